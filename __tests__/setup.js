@@ -1,0 +1,3 @@
+// Registers cdktf's jest matchers (toHaveResourceWithProperties, ...).
+const { Testing } = require('cdktf');
+Testing.setupJest();

@@ -1,0 +1,10 @@
+/** Jest runs the TypeScript sources through ts-jest in isolatedModules mode (transpile only);
+ * type-checking is `tsc --noEmit`, the first half of `npm test`. */
+module.exports = {
+  testEnvironment: 'node',
+  roots: ['<rootDir>/__tests__'],
+  testMatch: ['**/*.test.ts'],
+  transform: { '^.+\\.ts$': ['ts-jest', { isolatedModules: true, diagnostics: false }] },
+  setupFilesAfterEnv: ['<rootDir>/__tests__/setup.js'],
+  testTimeout: 60000,
+};

@@ -1,0 +1,107 @@
+/**
+ * The platform: what `infra` builds and what every pipeline runs on, derived in one place from config.
+ *
+ * Names that both the `infra` stack and the pipeline stacks must agree on (service accounts, queue,
+ * namespace, secret, pool names) are computed here and nowhere else. Pure; no cdktf.
+ */
+import { sliceShapeName, TpuSlice } from './tpu';
+
+/** How a TPU pool gets its capacity. */
+export type Capacity =
+  | { readonly type: 'reservation'; readonly reservation: string }
+  | { readonly type: 'spot' }
+  | { readonly type: 'flex-start'; readonly maxRunDurationSeconds: number };
+
+/** One group of identical TPU slices: one node pool per slice. */
+export interface TpuPoolGroup {
+  readonly slice: TpuSlice;
+  /** Number of slices (node pools) of this shape. */
+  readonly count: number;
+  readonly capacity: Capacity;
+  /** Node pool names, one per slice: `tpu-v6e-32-0`, `tpu-v6e-32-1`, ... */
+  readonly poolNames: readonly string[];
+}
+
+export interface PlatformInput {
+  readonly project: string;
+  readonly region: string;
+  readonly zone: string;
+  readonly clusterName: string;
+  readonly bucket: string;
+  /** Kubernetes namespace of the pipeline workloads. */
+  readonly namespace: string;
+  readonly cpuMachineType: string;
+  readonly tpuGroups: ReadonlyArray<{ slice: TpuSlice; count: number; capacity: Capacity }>;
+}
+
+export interface Platform {
+  readonly project: string;
+  readonly region: string;
+  readonly zone: string;
+  readonly clusterName: string;
+  readonly bucket: string;
+  readonly namespace: string;
+  /** Node pool for Pathways heads and conversions. */
+  readonly cpuPool: { readonly name: string; readonly machineType: string };
+  readonly tpuGroups: readonly TpuPoolGroup[];
+  /** Kubernetes service account every pipeline pod runs as (Workload Identity -> workloadGsaEmail). */
+  readonly serviceAccountName: string;
+  /** Google service account ids (the part before `@`) and emails. */
+  readonly nodeGsaId: string;
+  readonly nodeGsaEmail: string;
+  readonly workloadGsaId: string;
+  readonly workloadGsaEmail: string;
+  /** Secret Manager secret that holds the Hugging Face token (created empty by `infra`). */
+  readonly hfTokenSecretId: string;
+  /** Kueue objects. */
+  readonly localQueue: string;
+  readonly clusterQueue: string;
+  readonly tpuFlavor: string;
+  readonly cpuFlavor: string;
+  /** Bucket prefix Pathways uses as scratch space; a lifecycle rule expires it. */
+  readonly pathwaysScratchPrefix: string;
+}
+
+/** Node pool name of the CPU pool (Pathways heads, conversions). */
+export const CPU_POOL_NAME = 'cpu-np';
+
+/** Derives every shared name from the config values. */
+export function derivePlatform(input: PlatformInput): Platform {
+  const nodeGsaId = `${input.clusterName}-gke-np-sa`;
+  const workloadGsaId = `${input.clusterName}-gke-wl-sa`;
+  const email = (id: string) => `${id}@${input.project}.iam.gserviceaccount.com`;
+  return {
+    project: input.project,
+    region: input.region,
+    zone: input.zone,
+    clusterName: input.clusterName,
+    bucket: input.bucket,
+    namespace: input.namespace,
+    cpuPool: { name: CPU_POOL_NAME, machineType: input.cpuMachineType },
+    tpuGroups: input.tpuGroups.map((group) => ({
+      ...group,
+      poolNames: Array.from({ length: group.count }, (_, i) => `tpu-${sliceShapeName(group.slice)}-${i}`),
+    })),
+    serviceAccountName: 'workload-identity-k8s-sa',
+    nodeGsaId,
+    nodeGsaEmail: email(nodeGsaId),
+    workloadGsaId,
+    workloadGsaEmail: email(workloadGsaId),
+    hfTokenSecretId: 'hf-token',
+    localQueue: 'user-queue',
+    clusterQueue: 'cluster-queue',
+    tpuFlavor: 'flavor-tpu-v6e-slice',
+    cpuFlavor: 'pathways-flavor',
+    pathwaysScratchPrefix: 'pathways/',
+  };
+}
+
+/** Finds the slice group a pipeline targets, or undefined when `infra` has no such shape. */
+export function findTpuGroup(platform: Platform, machineType: string, topology: string): TpuPoolGroup | undefined {
+  return platform.tpuGroups.find((g) => g.slice.machineType === machineType && g.slice.topology === topology);
+}
+
+/** Total TPU chips of all slices: the Kueue TPU quota. */
+export function totalChips(platform: Platform): number {
+  return platform.tpuGroups.reduce((sum, g) => sum + g.slice.chips * g.count, 0);
+}
