@@ -31,13 +31,21 @@ interface MachineRow {
   readonly chipsPerVm: number;
   /** Topologies GKE accepts for a node pool of this machine type. */
   readonly topologies: readonly string[];
+  /** Host vCPUs and memory of one VM (Cloud TPU v6e doc, "VM types"). */
+  readonly hostVcpus: number;
+  readonly hostMemoryGib: number;
 }
 
 /** v6e machine type -> chips per VM and the topologies supported on GKE. */
 const MACHINES: Record<TpuMachineType, MachineRow> = {
-  'ct6e-standard-1t': { chipsPerVm: 1, topologies: ['1x1'] },
-  'ct6e-standard-4t': { chipsPerVm: 4, topologies: ['2x4', '4x4', '4x8', '8x8', '8x16', '16x16'] },
-  'ct6e-standard-8t': { chipsPerVm: 8, topologies: ['2x4'] },
+  'ct6e-standard-1t': { chipsPerVm: 1, topologies: ['1x1'], hostVcpus: 44, hostMemoryGib: 48 },
+  'ct6e-standard-4t': {
+    chipsPerVm: 4,
+    topologies: ['2x4', '4x4', '4x8', '8x8', '8x16', '16x16'],
+    hostVcpus: 180,
+    hostMemoryGib: 720,
+  },
+  'ct6e-standard-8t': { chipsPerVm: 8, topologies: ['2x4'], hostVcpus: 180, hostMemoryGib: 1440 },
 };
 
 /** Everything derived from (machine type, topology) for one slice. */
@@ -62,6 +70,9 @@ export interface TpuSlice {
   readonly pathwaysInstanceType: string;
   /** Total HBM of the slice, GiB. */
   readonly hbmGib: number;
+  /** vCPUs and memory (GiB) of all VMs of the slice: the Kueue TPU flavor's cpu/memory quota per slice. */
+  readonly hostVcpus: number;
+  readonly hostMemoryGib: number;
 }
 
 /** Topologies GKE supports for a v6e machine type. */
@@ -106,6 +117,8 @@ export function tpuSlice(machineType: string, topology: string, source = 'topolo
     podResources: { [TPU_RESOURCE]: String(row.chipsPerVm) },
     pathwaysInstanceType: `tpuv6e:${topology}`,
     hbmGib: chips * TPU_V6E_HBM_GIB_PER_CHIP,
+    hostVcpus: row.hostVcpus * vms,
+    hostMemoryGib: row.hostMemoryGib * vms,
   };
 }
 

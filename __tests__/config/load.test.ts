@@ -1,0 +1,249 @@
+import * as fs from 'fs';
+import * as os from 'os';
+import * as path from 'path';
+import { ConfigError, ENV_BINDINGS, loadConfig } from '../../config/load';
+import { platformFromConfig } from '../../config/platform';
+
+const example = JSON.parse(fs.readFileSync(path.join(__dirname, '..', '..', 'config', 'example.json'), 'utf8'));
+
+/** Writes a config file derived from the example with `patch` applied to a deep copy. */
+function configFile(patch: (c: any) => void): string {
+  const copy = JSON.parse(JSON.stringify(example));
+  patch(copy);
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'tpt-config-'));
+  const file = path.join(dir, 'config.json');
+  fs.writeFileSync(file, JSON.stringify(copy));
+  return file;
+}
+
+function errorOf(fn: () => unknown): string {
+  try {
+    fn();
+  } catch (err) {
+    expect(err).toBeInstanceOf(ConfigError);
+    return (err as Error).message;
+  }
+  throw new Error('expected a ConfigError');
+}
+
+describe('config defaults (example file, no env)', () => {
+  const { config, file } = loadConfig({ env: {} });
+
+  test('reads the checked-in example config', () => {
+    expect(file).toBe('config/example.json');
+    expect(config).toMatchObject({
+      project: 'my-tpu-project',
+      region: 'us-east5',
+      zone: 'us-east5-b',
+      clusterName: 'tpu-post-train',
+      tpu: { machineType: 'ct6e-standard-4t', topology: '4x8', slices: 1, capacity: 'reservation' },
+      controlPlane: { authorizedCidrs: ['203.0.113.0/24'], allowPublicAccess: false, dnsEndpoint: false },
+      deletionProtection: true,
+      controllers: { jobsetVersion: '0.12.0', kueueVersion: '0.19.2' },
+    });
+    expect(config.stateBucket).toBeUndefined();
+  });
+
+  test('applies schema defaults for keys the file leaves out', () => {
+    const loaded = loadConfig({
+      env: {},
+      file: configFile((c) => {
+        delete c.cpuPool;
+        delete c.bucketSettings;
+        delete c.controllers;
+        delete c.releaseChannel;
+      }),
+    });
+    expect(loaded.config.cpuPool).toEqual({ machineType: 'n4-highmem-64', maxNodes: 4 });
+    expect(loaded.config.bucketSettings).toEqual({ forceDestroy: false, scratchExpiryDays: 7 });
+    expect(loaded.config.controllers).toEqual({ jobsetVersion: '0.12.0', kueueVersion: '0.19.2' });
+    expect(loaded.config.releaseChannel).toBe('REGULAR');
+  });
+});
+
+describe('environment variables override the file', () => {
+  test('the tutorials’ variable names', () => {
+    const { config, sources } = loadConfig({
+      env: {
+        PROJECT: 'other-project',
+        REGION: 'europe-west4',
+        ZONE: 'europe-west4-a',
+        CLUSTER_NAME: 'rl-cluster',
+        GCS_BUCKET: 'other-bucket',
+        RESERVATION: 'res-2',
+        TOPOLOGY: '4x4',
+        CLUSTER_NODEPOOL_COUNT: '2',
+        AUTHORIZED_CIDR: '198.51.100.0/24, 192.0.2.7/32',
+        STATE_BUCKET: 'tf-state-bucket',
+        CLOUD_IMAGE_NAME: 'us-docker.pkg.dev/x/y/tpu_post_training:0.2.5',
+        RUN_ID: 'r2',
+      },
+    });
+    expect(config).toMatchObject({
+      project: 'other-project',
+      region: 'europe-west4',
+      zone: 'europe-west4-a',
+      clusterName: 'rl-cluster',
+      bucket: 'other-bucket',
+      stateBucket: 'tf-state-bucket',
+      tpu: { topology: '4x4', slices: 2, reservation: 'res-2' },
+      controlPlane: { authorizedCidrs: ['198.51.100.0/24', '192.0.2.7/32'] },
+    });
+    expect(config.pipelines['rl-qwen3']).toMatchObject({ image: 'us-docker.pkg.dev/x/y/tpu_post_training:0.2.5', runId: 'r2' });
+    expect(sources['tpu.topology']).toBe('TOPOLOGY (env)');
+  });
+
+  test('booleans: DNS endpoint, deletion protection, public control plane opt-in', () => {
+    const { config } = loadConfig({
+      env: { DNS_ENDPOINT: 'true', DELETION_PROTECTION: 'false', ALLOW_PUBLIC_CONTROL_PLANE: '1', AUTHORIZED_CIDR: '0.0.0.0/0' },
+    });
+    expect(config.controlPlane).toEqual({ authorizedCidrs: ['0.0.0.0/0'], allowPublicAccess: true, dnsEndpoint: true });
+    expect(config.deletionProtection).toBe(false);
+  });
+
+  test('an empty variable counts as unset', () => {
+    expect(loadConfig({ env: { TOPOLOGY: '' } }).config.tpu.topology).toBe('4x8');
+  });
+
+  test('HF_TOKEN is never read', () => {
+    expect(ENV_BINDINGS.map((b) => b.env)).not.toContain('HF_TOKEN');
+    const withToken = loadConfig({ env: { HF_TOKEN: 'hf_canary' } });
+    expect(JSON.stringify(withToken)).not.toContain('hf_canary');
+  });
+});
+
+describe('config errors name the variable or key, the value and what is allowed', () => {
+  test('cluster name', () => {
+    expect(errorOf(() => loadConfig({ env: { CLUSTER_NAME: 'My_Cluster' } }))).toContain(
+      "CLUSTER_NAME (env): cluster name must start with a lowercase letter, contain only lowercase letters, digits and dashes, and be at most 20 characters (service account ids '<name>-gke-wl-sa' are limited to 30), got 'My_Cluster'",
+    );
+    expect(errorOf(() => loadConfig({ env: { CLUSTER_NAME: 'a-very-long-cluster-name' } }))).toContain(
+      "got 'a-very-long-cluster-name'",
+    );
+  });
+
+  test('bucket name rules', () => {
+    expect(errorOf(() => loadConfig({ env: { GCS_BUCKET: 'ab' } }))).toContain(
+      "GCS_BUCKET (env): bucket name must be 3-63 characters long, got 'ab'",
+    );
+    expect(errorOf(() => loadConfig({ env: { GCS_BUCKET: 'google-models' } }))).toContain(
+      "bucket name must not start with 'goog' or contain 'google', got 'google-models'",
+    );
+    expect(errorOf(() => loadConfig({ env: { GCS_BUCKET: 'Upper' } }))).toContain("got 'Upper'");
+  });
+
+  test('zone not in region', () => {
+    expect(errorOf(() => loadConfig({ env: { ZONE: 'us-central1-b' } }))).toContain(
+      "ZONE (env): zone must be a zone of region us-east5 (such as us-east5-b), got 'us-central1-b'",
+    );
+  });
+
+  test('topology not valid for the machine type', () => {
+    expect(errorOf(() => loadConfig({ env: { TOPOLOGY: '4x9' } }))).toContain(
+      "TOPOLOGY (env): topology must be one of 2x4, 4x4, 4x8, 8x8, 8x16, 16x16 for ct6e-standard-4t, got '4x9'",
+    );
+    expect(errorOf(() => loadConfig({ env: { COMPUTE_TYPE: 'ct6e-standard-8t', TOPOLOGY: '4x8' } }))).toContain(
+      "topology must be one of 2x4 for ct6e-standard-8t, got '4x8'",
+    );
+  });
+
+  test('unknown machine type', () => {
+    expect(errorOf(() => loadConfig({ env: { COMPUTE_TYPE: 'v6e-32' } }))).toContain(
+      "COMPUTE_TYPE (env): must be one of ct6e-standard-1t, ct6e-standard-4t, ct6e-standard-8t, got 'v6e-32'",
+    );
+  });
+
+  test('fewer than one slice', () => {
+    expect(errorOf(() => loadConfig({ env: { CLUSTER_NODEPOOL_COUNT: '0' } }))).toContain(
+      'CLUSTER_NODEPOOL_COUNT (env): number of slices must be at least 1, got 0',
+    );
+    expect(errorOf(() => loadConfig({ env: { CLUSTER_NODEPOOL_COUNT: 'two' } }))).toContain(
+      "CLUSTER_NODEPOOL_COUNT (env): must be a whole number, got 'two'",
+    );
+  });
+
+  test('reservation capacity without a reservation name', () => {
+    const file = configFile((c) => delete c.tpu.reservation);
+    expect(errorOf(() => loadConfig({ env: {}, file }))).toContain(
+      `${file}: tpu.reservation: capacity 'reservation' needs a reservation name; set it, or choose capacity 'spot' or 'flex-start'`,
+    );
+    // spot needs no reservation
+    expect(loadConfig({ env: { TPU_CAPACITY: 'spot' }, file }).config.tpu.capacity).toBe('spot');
+  });
+
+  test('0.0.0.0/0 without the explicit opt-in', () => {
+    expect(errorOf(() => loadConfig({ env: { AUTHORIZED_CIDR: '10.0.0.0/8,0.0.0.0/0' } }))).toContain(
+      "AUTHORIZED_CIDR (env): '0.0.0.0/0' opens the control plane to the whole internet; list your own ranges, use the DNS endpoint (DNS_ENDPOINT=true), or opt in explicitly with ALLOW_PUBLIC_CONTROL_PLANE=true",
+    );
+  });
+
+  test('a malformed CIDR', () => {
+    expect(errorOf(() => loadConfig({ env: { AUTHORIZED_CIDR: '300.1.2.3/24' } }))).toContain(
+      "AUTHORIZED_CIDR (env): authorized CIDR has an octet above 255 or a prefix above 32, got '300.1.2.3/24'",
+    );
+  });
+
+  test('no way to reach the control plane', () => {
+    const file = configFile((c) => (c.controlPlane.authorizedCidrs = []));
+    expect(errorOf(() => loadConfig({ env: {}, file }))).toContain(
+      'no authorized CIDR and no DNS endpoint: nothing could reach the control plane; set AUTHORIZED_CIDR or DNS_ENDPOINT=true',
+    );
+    expect(loadConfig({ env: { DNS_ENDPOINT: 'true' }, file }).config.controlPlane.dnsEndpoint).toBe(true);
+  });
+
+  test('a boolean variable that is not a boolean', () => {
+    expect(errorOf(() => loadConfig({ env: { DNS_ENDPOINT: 'maybe' } }))).toContain(
+      "DNS_ENDPOINT (env): must be true or false, got 'maybe'",
+    );
+  });
+
+  test('an unknown key in the file', () => {
+    const file = configFile((c) => (c.tpu.topolgy = '4x8'));
+    expect(errorOf(() => loadConfig({ env: {}, file }))).toContain(`${file}: tpu: Unrecognized key(s) in object: 'topolgy'`);
+  });
+
+  test('a missing or unreadable config file', () => {
+    expect(errorOf(() => loadConfig({ env: { CONFIG_FILE: '/nonexistent/config.json' } }))).toContain(
+      '/nonexistent/config.json (CONFIG_FILE): cannot read config: file not found',
+    );
+  });
+
+  test('an unknown CPU machine type', () => {
+    const file = configFile((c) => (c.cpuPool.machineType = 'n9-huge-1'));
+    expect(errorOf(() => loadConfig({ env: {}, file }))).toContain(`${file}: cpuPool.machineType: machine type must be one of`);
+  });
+
+  test('a single-host pool that duplicates the main slices', () => {
+    expect(errorOf(() => loadConfig({ env: { COMPUTE_TYPE: 'ct6e-standard-8t', TOPOLOGY: '2x4' } }))).toContain(
+      'singleHost.enabled: the single-host pool (ct6e-standard-8t 2x4) duplicates the main TPU slices',
+    );
+  });
+
+  test('a bad run id', () => {
+    expect(errorOf(() => loadConfig({ env: { RUN_ID: 'Run_1' } }))).toContain(
+      "RUN_ID (env): run id must be 1-8 lowercase letters, digits or dashes, got 'Run_1'",
+    );
+  });
+
+  test('all problems are reported at once', () => {
+    const message = errorOf(() => loadConfig({ env: { TOPOLOGY: '4x9', ZONE: 'us-west1-a' } }));
+    expect(message.split('\n').filter((l) => l.startsWith('  - '))).toHaveLength(2);
+  });
+});
+
+describe('platform from config', () => {
+  test('one TPU group per slice shape, pool names per slice', () => {
+    const platform = platformFromConfig(loadConfig({ env: { CLUSTER_NODEPOOL_COUNT: '2' } }));
+    expect(platform.tpuGroups.map((g) => [g.slice.acceleratorType, g.count, g.poolNames])).toEqual([
+      ['v6e-32', 2, ['tpu-v6e-32-0', 'tpu-v6e-32-1']],
+      ['v6e-8', 1, ['tpu-v6e-8-8t-0']],
+    ]);
+    expect(platform.tpuGroups[0].capacity).toEqual({ type: 'reservation', reservation: 'my-v6e-32-reservation' });
+    expect(platform.workloadGsaEmail).toBe('tpu-post-train-gke-wl-sa@my-tpu-project.iam.gserviceaccount.com');
+  });
+
+  test('flex-start carries its maximum run duration', () => {
+    const platform = platformFromConfig(loadConfig({ env: { TPU_CAPACITY: 'flex-start' } }));
+    expect(platform.tpuGroups[0].capacity).toEqual({ type: 'flex-start', maxRunDurationSeconds: 24 * 3600 });
+  });
+});

@@ -1,0 +1,33 @@
+/** Shared fixtures: the example config with env overrides, and synthesized stacks as objects. */
+import { Testing, TerraformStack } from 'cdktf';
+import { loadConfig, LoadedConfig } from '../config/load';
+import { platformFromConfig } from '../config/platform';
+import { buildApp } from '../stacks/app';
+import { Platform } from '../jobs/platform';
+
+/** Loads config/example.json with the given env (nothing from the real environment). */
+export function exampleConfig(env: Record<string, string> = {}): LoadedConfig {
+  return loadConfig({ env });
+}
+
+export function examplePlatform(env: Record<string, string> = {}): Platform {
+  return platformFromConfig(exampleConfig(env));
+}
+
+/** Synthesized Terraform JSON of one stack of the whole app, as an object. */
+export function synthStack(name: string, env: Record<string, string> = {}): any {
+  const app = buildApp(exampleConfig(env), { outdir: Testing.app().outdir });
+  const stack = app.node.findChild(name) as TerraformStack;
+  return JSON.parse(Testing.synth(stack));
+}
+
+/** The same, as the string the cdktf matchers take. */
+export function synthStackString(name: string, env: Record<string, string> = {}): string {
+  const app = buildApp(exampleConfig(env), { outdir: Testing.app().outdir });
+  return Testing.synth(app.node.findChild(name) as TerraformStack);
+}
+
+/** Resources of one type in a synthesized stack, keyed by logical name. */
+export function resources(synth: any, type: string): Record<string, any> {
+  return synth.resource?.[type] ?? {};
+}

@@ -1,0 +1,51 @@
+import { StorageBucket } from '@cdktf/provider-google/lib/storage-bucket';
+import { StorageBucketIamMember } from '@cdktf/provider-google/lib/storage-bucket-iam-member';
+import { Construct } from 'constructs';
+
+export interface TrainingBucketProps {
+  readonly name: string;
+  readonly location: string;
+  /** Member (`serviceAccount:...`) that reads and writes checkpoints: gets roles/storage.admin on this bucket only. */
+  readonly writer: string;
+  /** Prefix Pathways writes scratch data to; objects under it expire. */
+  readonly scratchPrefix: string;
+  /** Days after which scratch objects are deleted. @default 7 */
+  readonly scratchExpiryDays?: number;
+  /** Let `terraform destroy` delete a bucket that still holds objects. @default false */
+  readonly forceDestroy?: boolean;
+}
+
+/**
+ * The checkpoint bucket: uniform access, public access prevention enforced, scratch prefix expiry,
+ * and storage.admin for the workload identity granted on the bucket (not the project).
+ */
+export class TrainingBucket extends Construct {
+  public readonly bucket: StorageBucket;
+
+  constructor(scope: Construct, id: string, props: TrainingBucketProps) {
+    super(scope, id);
+    this.bucket = new StorageBucket(this, 'bucket', {
+      name: props.name,
+      location: props.location,
+      uniformBucketLevelAccess: true,
+      publicAccessPrevention: 'enforced',
+      forceDestroy: props.forceDestroy ?? false,
+      lifecycleRule: [
+        {
+          action: { type: 'Delete' },
+          condition: { age: props.scratchExpiryDays ?? 7, matchesPrefix: [props.scratchPrefix] },
+        },
+      ],
+    });
+    new StorageBucketIamMember(this, 'writer', {
+      bucket: this.bucket.name,
+      role: 'roles/storage.admin',
+      member: props.writer,
+    });
+  }
+
+  /** `gs://<name>`. */
+  get url(): string {
+    return `gs://${this.bucket.name}`;
+  }
+}

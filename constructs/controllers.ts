@@ -1,0 +1,73 @@
+import { Release } from '@cdktf/provider-helm/lib/release';
+import { AssetType, ITerraformDependable, TerraformAsset } from 'cdktf';
+import { Construct } from 'constructs';
+
+/** Where the controllers' charts are published (OCI, no `helm repo add` needed). */
+export const JOBSET_CHART_REPOSITORY = 'oci://registry.k8s.io/jobset/charts';
+export const KUEUE_CHART_REPOSITORY = 'oci://registry.k8s.io/kueue/charts';
+
+export interface ControllersProps {
+  /** JobSet chart version (no leading v). */
+  readonly jobsetVersion: string;
+  /** Kueue chart version (no leading v). */
+  readonly kueueVersion: string;
+  /** Absolute path of the local chart that renders the Kueue objects (charts/kueue-queues). */
+  readonly queuesChartPath: string;
+  /** Complete Kueue objects (jobs/kueue.ts) the local chart renders. */
+  readonly queueObjects: readonly Record<string, unknown>[];
+  /** What must exist before any release installs (the node pools the controllers run on). */
+  readonly dependsOn?: ITerraformDependable[];
+  /** Helm timeout per release, seconds. @default 900 */
+  readonly timeoutSeconds?: number;
+}
+
+/**
+ * JobSet and Kueue from their upstream OCI Helm charts, then the Kueue queue objects from a local chart.
+ * helm_release needs no CRD at plan time, unlike kubernetes_manifest, so all of this plans in the same
+ * apply that creates the cluster. The local chart travels with the synthesized stack as a TerraformAsset,
+ * so its path resolves wherever Terraform runs.
+ */
+export class Controllers extends Construct {
+  public readonly jobset: Release;
+  public readonly kueue: Release;
+  public readonly queues: Release;
+
+  constructor(scope: Construct, id: string, props: ControllersProps) {
+    super(scope, id);
+    const timeout = props.timeoutSeconds ?? 900;
+    this.jobset = new Release(this, 'jobset', {
+      name: 'jobset',
+      repository: JOBSET_CHART_REPOSITORY,
+      chart: 'jobset',
+      version: props.jobsetVersion,
+      namespace: 'jobset-system',
+      createNamespace: true,
+      wait: true,
+      timeout,
+      dependsOn: props.dependsOn,
+    });
+    this.kueue = new Release(this, 'kueue', {
+      name: 'kueue',
+      repository: KUEUE_CHART_REPOSITORY,
+      chart: 'kueue',
+      version: props.kueueVersion,
+      namespace: 'kueue-system',
+      createNamespace: true,
+      wait: true,
+      timeout,
+      // Kueue manages JobSets; its webhook must see the JobSet CRD when it starts.
+      dependsOn: [this.jobset],
+    });
+    const chart = new TerraformAsset(this, 'queues-chart', { path: props.queuesChartPath, type: AssetType.DIRECTORY });
+    this.queues = new Release(this, 'queues', {
+      name: 'kueue-queues',
+      chart: chart.path,
+      namespace: 'kueue-system',
+      wait: true,
+      timeout,
+      values: [JSON.stringify({ objects: props.queueObjects })],
+      // The queue objects are validated by Kueue's webhooks: install them after Kueue is ready.
+      dependsOn: [this.kueue],
+    });
+  }
+}

@@ -1,0 +1,37 @@
+import { SecretManagerSecret } from '@cdktf/provider-google/lib/secret-manager-secret';
+import { SecretManagerSecretIamMember } from '@cdktf/provider-google/lib/secret-manager-secret-iam-member';
+import { Construct } from 'constructs';
+
+export interface HfTokenSecretProps {
+  readonly secretId: string;
+  /** Member that reads the token (the workload GSA): gets secretAccessor on this secret only. */
+  readonly reader: string;
+}
+
+/**
+ * The Secret Manager secret for the Hugging Face token, created WITHOUT a version: the value is added
+ * with one `gcloud secrets versions add` (see `secretCommand`) and never passes through Terraform, so it is
+ * in no config, state, plan or manifest.
+ */
+export class HfTokenSecret extends Construct {
+  public readonly secret: SecretManagerSecret;
+
+  constructor(scope: Construct, id: string, props: HfTokenSecretProps) {
+    super(scope, id);
+    this.secret = new SecretManagerSecret(this, 'secret', {
+      secretId: props.secretId,
+      replication: { auto: {} },
+      labels: { purpose: 'hugging-face-token' },
+    });
+    new SecretManagerSecretIamMember(this, 'reader', {
+      secretId: this.secret.id,
+      role: 'roles/secretmanager.secretAccessor',
+      member: props.reader,
+    });
+  }
+}
+
+/** The command that stores the token, reading it from the user's shell, never from this program. */
+export function secretCommand(project: string, secretId: string): string {
+  return `printf '%s' "$HF_TOKEN" | gcloud secrets versions add ${secretId} --project=${project} --data-file=-`;
+}

@@ -1,0 +1,70 @@
+import { ContainerNodePool, ContainerNodePoolConfig } from '@cdktf/provider-google/lib/container-node-pool';
+import { Construct } from 'constructs';
+import { Capacity } from '../jobs/platform';
+import { TPU_TAINT, TpuSlice } from '../jobs/tpu';
+
+/** Key GKE matches a SPECIFIC_RESERVATION affinity on. */
+export const RESERVATION_KEY = 'compute.googleapis.com/reservation-name';
+
+export interface TpuSlicePoolProps {
+  /** Node pool name, e.g. `tpu-v6e-32-0`. */
+  readonly name: string;
+  readonly clusterId: string;
+  /** The slice shape from the TPU table: machine type, topology, VMs. */
+  readonly slice: TpuSlice;
+  /** Zone that holds the reservation or capacity. */
+  readonly zone: string;
+  readonly capacity: Capacity;
+  readonly serviceAccountEmail: string;
+  /** Boot disk size, GB. @default 100 */
+  readonly diskSizeGb?: number;
+}
+
+/**
+ * One node pool per TPU slice. The pool is sized by the TPU table (node count = VMs per slice) and never
+ * autoscales on reserved or spot capacity: a multi-host slice is atomic. Multi-host slices get COMPACT
+ * placement with the topology; capacity is a specific reservation, spot, or flex-start (which GKE
+ * provisions by scaling the pool from zero, all VMs at once, and which needs auto-repair off).
+ */
+export class TpuSlicePool extends Construct {
+  public readonly pool: ContainerNodePool;
+
+  constructor(scope: Construct, id: string, props: TpuSlicePoolProps) {
+    super(scope, id);
+    const { slice, capacity } = props;
+    const flexStart = capacity.type === 'flex-start';
+    const config: ContainerNodePoolConfig = {
+      name: props.name,
+      cluster: props.clusterId,
+      nodeLocations: [props.zone],
+      // Reserved and spot slices: a fixed size. Flex-start: GKE scales 0 -> all VMs of the slice at once.
+      nodeCount: flexStart ? undefined : slice.vms,
+      autoscaling: flexStart
+        ? { totalMinNodeCount: 0, totalMaxNodeCount: slice.vms, locationPolicy: 'ANY' }
+        : undefined,
+      placementPolicy: slice.multiHost ? { type: 'COMPACT', tpuTopology: slice.topology } : undefined,
+      management: { autoRepair: !flexStart, autoUpgrade: true },
+      nodeConfig: {
+        machineType: slice.machineType,
+        serviceAccount: props.serviceAccountEmail,
+        oauthScopes: ['https://www.googleapis.com/auth/cloud-platform'],
+        imageType: 'COS_CONTAINERD',
+        diskType: 'hyperdisk-balanced',
+        diskSizeGb: props.diskSizeGb ?? 100,
+        workloadMetadataConfig: { mode: 'GKE_METADATA' },
+        gcfsConfig: { enabled: true },
+        shieldedInstanceConfig: { enableSecureBoot: true, enableIntegrityMonitoring: true },
+        metadata: { 'disable-legacy-endpoints': 'true' },
+        taint: [{ key: TPU_TAINT.key, value: TPU_TAINT.value, effect: TPU_TAINT.effect }],
+        spot: capacity.type === 'spot' ? true : undefined,
+        flexStart: flexStart ? true : undefined,
+        maxRunDuration: capacity.type === 'flex-start' ? `${capacity.maxRunDurationSeconds}s` : undefined,
+        reservationAffinity:
+          capacity.type === 'reservation'
+            ? { consumeReservationType: 'SPECIFIC_RESERVATION', key: RESERVATION_KEY, values: [capacity.reservation] }
+            : { consumeReservationType: 'NO_RESERVATION' },
+      },
+    };
+    this.pool = new ContainerNodePool(this, 'pool', config);
+  }
+}

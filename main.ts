@@ -1,0 +1,14 @@
+/**
+ * Entry point (cdktf.json runs the compiled dist/main.js): load config -> build every stack -> synth.
+ * Deploy one stack with `cdktf deploy infra` or `cdktf deploy <pipeline>`.
+ */
+import { loadConfig } from './config/load';
+import { buildApp } from './stacks/app';
+
+try {
+  buildApp(loadConfig()).synth();
+} catch (err) {
+  // Config and recipe errors are for the user, not a stack trace: print the message, write nothing.
+  process.stderr.write(`${err instanceof Error ? err.message : String(err)}\n`);
+  process.exit(1);
+}

@@ -1,0 +1,183 @@
+import { DataGoogleClientConfig } from '@cdktf/provider-google/lib/data-google-client-config';
+import { ProjectService } from '@cdktf/provider-google/lib/project-service';
+import { GoogleProvider } from '@cdktf/provider-google/lib/provider';
+import { HelmProvider } from '@cdktf/provider-helm/lib/provider';
+import { KubernetesProvider } from '@cdktf/provider-kubernetes/lib/provider';
+import { Fn, TerraformOutput, TerraformStack } from 'cdktf';
+import { Construct } from 'constructs';
+import { TrainingBucket } from '../constructs/bucket';
+import { Controllers } from '../constructs/controllers';
+import { CpuNodePool } from '../constructs/cpu-pool';
+import { GkeCluster } from '../constructs/gke-cluster';
+import { HfTokenSecret, secretCommand } from '../constructs/hf-token-secret';
+import { Identity } from '../constructs/identity';
+import { Network } from '../constructs/network';
+import { TpuSlicePool } from '../constructs/tpu-slice-pool';
+import { kueueObjects, kueueQuota } from '../jobs/kueue';
+import { Platform } from '../jobs/platform';
+import { useBackend } from './backend';
+
+/** APIs the stack uses; enabled here so a fresh project deploys in one go (never disabled on destroy). */
+export const REQUIRED_APIS = [
+  'compute.googleapis.com',
+  'container.googleapis.com',
+  'containerfilesystem.googleapis.com',
+  'iam.googleapis.com',
+  'secretmanager.googleapis.com',
+  'storage.googleapis.com',
+] as const;
+
+export interface InfraStackProps {
+  /** Shared names and the TPU slice groups (jobs/platform.ts). */
+  readonly platform: Platform;
+  /** Control-plane allow-list (validated by config: 0.0.0.0/0 only with explicit opt-in). */
+  readonly authorizedCidrs: readonly string[];
+  /** GKE DNS-based endpoint open to IAM-authorized callers from anywhere (hosted CI). @default false */
+  readonly dnsEndpoint?: boolean;
+  /** @default REGULAR */
+  readonly releaseChannel?: string;
+  /** @default true */
+  readonly deletionProtection?: boolean;
+  readonly systemPool: { readonly machineType: string; readonly nodes: number };
+  /** Autoscaler ceiling of `cpu-np`. */
+  readonly cpuPoolMaxNodes: number;
+  /** @default false */
+  readonly bucketForceDestroy?: boolean;
+  /** @default 7 */
+  readonly scratchExpiryDays?: number;
+  readonly jobsetVersion: string;
+  readonly kueueVersion: string;
+  /** Absolute path of charts/kueue-queues. */
+  readonly queuesChartPath: string;
+  /** GCS state bucket; unset means a local backend. */
+  readonly stateBucket?: string;
+}
+
+/**
+ * `cdktf deploy infra`: network, GKE cluster, node pools (system, cpu-np, one per TPU slice), service
+ * accounts, bucket, HF-token secret, JobSet + Kueue and the Kueue queues.
+ */
+export class InfraStack extends TerraformStack {
+  public readonly cluster: GkeCluster;
+  public readonly tpuPools: TpuSlicePool[] = [];
+
+  constructor(scope: Construct, id: string, props: InfraStackProps) {
+    super(scope, id);
+    const { platform } = props;
+    useBackend(this, id, props.stateBucket);
+    new GoogleProvider(this, 'google', { project: platform.project, region: platform.region });
+
+    const apis = REQUIRED_APIS.map(
+      (api) => new ProjectService(this, `api-${api.split('.')[0]}`, { service: api, disableOnDestroy: false }),
+    );
+    const network = new Network(this, 'network', { name: platform.clusterName, region: platform.region });
+    network.network.dependsOn = apis.map((api) => api.fqn);
+
+    const identity = new Identity(this, 'identity', { platform });
+    const nodeServiceAccount = identity.nodeServiceAccount;
+    this.cluster = new GkeCluster(this, 'gke', {
+      name: platform.clusterName,
+      region: platform.region,
+      project: platform.project,
+      networkId: network.network.id,
+      subnetworkId: network.subnetwork.id,
+      authorizedCidrs: props.authorizedCidrs,
+      dnsEndpoint: props.dnsEndpoint,
+      releaseChannel: props.releaseChannel,
+      deletionProtection: props.deletionProtection,
+      // The default pool GKE boots once (and this stack removes) runs as the node identity too.
+      defaultPoolServiceAccount: nodeServiceAccount.email,
+    });
+    const cluster = this.cluster.cluster;
+
+    // Kubernetes and Helm talk to the cluster this stack creates; both providers are configured lazily,
+    // so the first apply plans before the cluster exists (only helm_release and typed resources here,
+    // no kubernetes_manifest, which would need the API server at plan time).
+    const client = new DataGoogleClientConfig(this, 'client');
+    const endpoint = {
+      host: `https://${cluster.endpoint}`,
+      token: client.accessToken,
+      clusterCaCertificate: Fn.base64decode(cluster.masterAuth.clusterCaCertificate),
+    };
+    new KubernetesProvider(this, 'kubernetes', endpoint);
+    new HelmProvider(this, 'helm', { kubernetes: endpoint });
+
+    const systemPool = new CpuNodePool(this, 'system-pool', {
+      name: 'system',
+      clusterId: cluster.id,
+      zone: platform.zone,
+      machineType: props.systemPool.machineType,
+      nodeCount: props.systemPool.nodes,
+      serviceAccountEmail: nodeServiceAccount.email,
+    });
+    const cpuPool = new CpuNodePool(this, 'cpu-pool', {
+      name: platform.cpuPool.name,
+      clusterId: cluster.id,
+      zone: platform.zone,
+      machineType: platform.cpuPool.machineType,
+      maxNodes: props.cpuPoolMaxNodes,
+      serviceAccountEmail: nodeServiceAccount.email,
+    });
+    for (const group of platform.tpuGroups) {
+      group.poolNames.forEach((poolName) => {
+        this.tpuPools.push(
+          new TpuSlicePool(this, poolName, {
+            name: poolName,
+            clusterId: cluster.id,
+            slice: group.slice,
+            zone: platform.zone,
+            capacity: group.capacity,
+            serviceAccountEmail: nodeServiceAccount.email,
+          }),
+        );
+      });
+    }
+    identity.afterCluster(cluster, systemPool.pool);
+
+    const bucket = new TrainingBucket(this, 'bucket', {
+      name: platform.bucket,
+      location: platform.region,
+      writer: identity.workloadServiceAccount.member,
+      scratchPrefix: platform.pathwaysScratchPrefix,
+      scratchExpiryDays: props.scratchExpiryDays,
+      forceDestroy: props.bucketForceDestroy,
+    });
+    bucket.bucket.dependsOn = apis.map((api) => api.fqn);
+    const secret = new HfTokenSecret(this, 'hf-token', {
+      secretId: platform.hfTokenSecretId,
+      reader: identity.workloadServiceAccount.member,
+    });
+    secret.secret.dependsOn = apis.map((api) => api.fqn);
+
+    const queueOptions = { platform, cpuPoolMaxNodes: props.cpuPoolMaxNodes };
+    new Controllers(this, 'controllers', {
+      jobsetVersion: props.jobsetVersion,
+      kueueVersion: props.kueueVersion,
+      queuesChartPath: props.queuesChartPath,
+      queueObjects: kueueObjects(queueOptions),
+      dependsOn: [systemPool.pool, cpuPool.pool],
+    });
+
+    new TerraformOutput(this, 'get_credentials_command', {
+      description: 'Configures kubectl for the cluster',
+      value: GkeCluster.credentialsCommand(platform.clusterName, platform.region, platform.project, props.dnsEndpoint ?? false),
+    });
+    new TerraformOutput(this, 'bucket_url', { description: 'Checkpoints and exports', value: bucket.url });
+    new TerraformOutput(this, 'hf_token_secret_command', {
+      description: 'Stores the Hugging Face token in Secret Manager (reads $HF_TOKEN from your shell)',
+      value: secretCommand(platform.project, platform.hfTokenSecretId),
+    });
+    new TerraformOutput(this, 'local_queue', {
+      description: 'Kueue LocalQueue the pipelines submit to',
+      value: `${platform.namespace}/${platform.localQueue}`,
+    });
+    new TerraformOutput(this, 'tpu_node_pools', {
+      description: 'One node pool per TPU slice',
+      value: platform.tpuGroups.flatMap((g) => g.poolNames),
+    });
+    new TerraformOutput(this, 'kueue_tpu_quota', {
+      description: 'google.com/tpu quota of the ClusterQueue (all slices)',
+      value: kueueQuota(queueOptions).tpuChips,
+    });
+  }
+}
