@@ -2,7 +2,7 @@ import { ProjectIamMember } from '@cdktf/provider-google/lib/project-iam-member'
 import { ServiceAccount } from '@cdktf/provider-google/lib/service-account';
 import { ServiceAccountIamMember } from '@cdktf/provider-google/lib/service-account-iam-member';
 import { ServiceAccountV1 } from '@cdktf/provider-kubernetes/lib/service-account-v1';
-import { TerraformResource } from 'cdktf';
+import { dependable, TerraformResource } from 'cdktf';
 import { Construct } from 'constructs';
 import { Platform } from '../jobs/platform';
 
@@ -70,7 +70,7 @@ export class Identity extends Construct {
 
   /** Orders the Workload Identity binding after the cluster, and the KSA after a node pool. */
   afterCluster(cluster: TerraformResource, nodePool: TerraformResource): void {
-    this.workloadIdentityBinding.dependsOn = [cluster.fqn];
-    this.kubernetesServiceAccount.dependsOn = [nodePool.fqn];
+    this.workloadIdentityBinding.dependsOn = [dependable(cluster)];
+    this.kubernetesServiceAccount.dependsOn = [dependable(nodePool)];
   }
 }

@@ -3,7 +3,7 @@ import { ProjectService } from '@cdktf/provider-google/lib/project-service';
 import { GoogleProvider } from '@cdktf/provider-google/lib/provider';
 import { HelmProvider } from '@cdktf/provider-helm/lib/provider';
 import { KubernetesProvider } from '@cdktf/provider-kubernetes/lib/provider';
-import { Fn, TerraformOutput, TerraformStack } from 'cdktf';
+import { dependable, Fn, TerraformOutput, TerraformStack } from 'cdktf';
 import { Construct } from 'constructs';
 import { TrainingBucket } from '../constructs/bucket';
 import { Controllers } from '../constructs/controllers';
@@ -71,7 +71,7 @@ export class InfraStack extends TerraformStack {
       (api) => new ProjectService(this, `api-${api.split('.')[0]}`, { service: api, disableOnDestroy: false }),
     );
     const network = new Network(this, 'network', { name: platform.clusterName, region: platform.region });
-    network.network.dependsOn = apis.map((api) => api.fqn);
+    network.network.dependsOn = apis.map((api) => dependable(api));
 
     const identity = new Identity(this, 'identity', { platform });
     const nodeServiceAccount = identity.nodeServiceAccount;
@@ -142,12 +142,12 @@ export class InfraStack extends TerraformStack {
       scratchExpiryDays: props.scratchExpiryDays,
       forceDestroy: props.bucketForceDestroy,
     });
-    bucket.bucket.dependsOn = apis.map((api) => api.fqn);
+    bucket.bucket.dependsOn = apis.map((api) => dependable(api));
     const secret = new HfTokenSecret(this, 'hf-token', {
       secretId: platform.hfTokenSecretId,
       reader: identity.workloadServiceAccount.member,
     });
-    secret.secret.dependsOn = apis.map((api) => api.fqn);
+    secret.secret.dependsOn = apis.map((api) => dependable(api));
 
     const queueOptions = { platform, cpuPoolMaxNodes: props.cpuPoolMaxNodes };
     new Controllers(this, 'controllers', {

@@ -1,0 +1,98 @@
+import { Testing } from 'cdktf';
+import { TrainingBucket } from '../../constructs/bucket';
+import { Controllers } from '../../constructs/controllers';
+import { GkeCluster, GkeClusterProps } from '../../constructs/gke-cluster';
+import { Network } from '../../constructs/network';
+import * as path from 'path';
+
+const one = (out: string, type: string): any => Object.values(JSON.parse(out).resource[type])[0];
+
+describe('Network', () => {
+  test('defaults: blueprint ranges, Private Google Access, NAT, MTU 8896', () => {
+    const out = Testing.synthScope((s) => new Network(s, 'n', { name: 'c', region: 'us-east5' }));
+    expect(one(out, 'google_compute_subnetwork')).toMatchObject({
+      ip_cidr_range: '192.168.0.0/18',
+      private_ip_google_access: true,
+      secondary_ip_range: [
+        { range_name: 'pods', ip_cidr_range: '10.4.0.0/14' },
+        { range_name: 'services', ip_cidr_range: '10.0.32.0/20' },
+      ],
+    });
+    expect(one(out, 'google_compute_network')).toMatchObject({ mtu: 8896, auto_create_subnetworks: false });
+    expect(one(out, 'google_compute_router_nat')).toMatchObject({ source_subnetwork_ip_ranges_to_nat: 'ALL_SUBNETWORKS_ALL_IP_RANGES' });
+  });
+
+  test('overrides: ranges and MTU', () => {
+    const out = Testing.synthScope(
+      (s) => new Network(s, 'n', { name: 'c', region: 'r', nodeCidr: '10.10.0.0/20', podsCidr: '10.20.0.0/14', servicesCidr: '10.30.0.0/20', mtu: 1460 }),
+    );
+    expect(one(out, 'google_compute_subnetwork').secondary_ip_range[0].ip_cidr_range).toBe('10.20.0.0/14');
+    expect(one(out, 'google_compute_network').mtu).toBe(1460);
+  });
+});
+
+describe('GkeCluster', () => {
+  const base: GkeClusterProps = {
+    name: 'c',
+    region: 'us-east5',
+    project: 'p',
+    networkId: 'n',
+    subnetworkId: 's',
+    authorizedCidrs: ['198.51.100.0/24'],
+    defaultPoolServiceAccount: 'np@p.iam.gserviceaccount.com',
+  };
+  test('defaults: REGULAR channel, deletion protection, no DNS endpoint, default master range', () => {
+    const cluster = one(Testing.synthScope((s) => new GkeCluster(s, 'g', base)), 'google_container_cluster');
+    expect(cluster).toMatchObject({
+      release_channel: { channel: 'REGULAR' },
+      deletion_protection: true,
+      control_plane_endpoints_config: { dns_endpoint_config: { allow_external_traffic: false } },
+      private_cluster_config: { master_ipv4_cidr_block: '172.16.0.32/28' },
+    });
+  });
+  test('overrides', () => {
+    const cluster = one(
+      Testing.synthScope(
+        (s) => new GkeCluster(s, 'g', { ...base, releaseChannel: 'STABLE', deletionProtection: false, dnsEndpoint: true, masterCidr: '172.16.1.0/28' }),
+      ),
+      'google_container_cluster',
+    );
+    expect(cluster).toMatchObject({
+      release_channel: { channel: 'STABLE' },
+      deletion_protection: false,
+      control_plane_endpoints_config: { dns_endpoint_config: { allow_external_traffic: true } },
+      private_cluster_config: { master_ipv4_cidr_block: '172.16.1.0/28' },
+    });
+  });
+});
+
+describe('TrainingBucket', () => {
+  test('defaults: 7-day scratch expiry, no force destroy', () => {
+    const out = Testing.synthScope((s) => new TrainingBucket(s, 'b', { name: 'bkt', location: 'us-east5', writer: 'serviceAccount:x', scratchPrefix: 'pathways/' }));
+    expect(one(out, 'google_storage_bucket')).toMatchObject({ force_destroy: false, lifecycle_rule: [{ condition: { age: 7 } }] });
+  });
+  test('overrides', () => {
+    const out = Testing.synthScope(
+      (s) => new TrainingBucket(s, 'b', { name: 'bkt', location: 'r', writer: 'serviceAccount:x', scratchPrefix: 'p/', scratchExpiryDays: 2, forceDestroy: true }),
+    );
+    expect(one(out, 'google_storage_bucket')).toMatchObject({ force_destroy: true, lifecycle_rule: [{ condition: { age: 2, matches_prefix: ['p/'] } }] });
+  });
+});
+
+describe('Controllers', () => {
+  const chart = path.join(__dirname, '..', '..', 'charts', 'kueue-queues');
+  test('defaults: 900 s timeout, wait, namespaces created', () => {
+    const out = Testing.synthScope(
+      (s) => new Controllers(s, 'c', { jobsetVersion: '0.12.0', kueueVersion: '0.19.2', queuesChartPath: chart, queueObjects: [] }),
+    );
+    for (const release of Object.values(JSON.parse(out).resource.helm_release) as any[]) {
+      expect(release).toMatchObject({ timeout: 900, wait: true });
+    }
+  });
+  test('override: timeout', () => {
+    const out = Testing.synthScope(
+      (s) => new Controllers(s, 'c', { jobsetVersion: '0.12.0', kueueVersion: '0.19.2', queuesChartPath: chart, queueObjects: [], timeoutSeconds: 300 }),
+    );
+    expect(one(out, 'helm_release').timeout).toBe(300);
+  });
+});

@@ -1,0 +1,75 @@
+import { ContainerNodePool } from '@cdktf/provider-google/lib/container-node-pool';
+import { Testing } from 'cdktf';
+import { TpuSlicePool } from '../../constructs/tpu-slice-pool';
+import { Capacity } from '../../jobs/platform';
+import { tpuSlice } from '../../jobs/tpu';
+
+function synthPool(machineType: string, topology: string, capacity: Capacity, diskSizeGb?: number): any {
+  const out = Testing.synthScope((scope) => {
+    new TpuSlicePool(scope, 'pool', {
+      name: 'tpu-test-0',
+      clusterId: 'projects/p/locations/r/clusters/c',
+      slice: tpuSlice(machineType, topology),
+      zone: 'us-east5-b',
+      capacity,
+      serviceAccountEmail: 'np@p.iam.gserviceaccount.com',
+      diskSizeGb,
+    });
+  });
+  return Object.values(JSON.parse(out).resource.google_container_node_pool)[0];
+}
+
+const reservation: Capacity = { type: 'reservation', reservation: 'res' };
+
+test('GIVEN a 4x4 reservation slice THEN 4 nodes, COMPACT 4x4, specific reservation (defaults)', () => {
+  const out = Testing.synthScope((scope) => {
+    new TpuSlicePool(scope, 'pool', {
+      name: 'tpu-v6e-16-0',
+      clusterId: 'c',
+      slice: tpuSlice('ct6e-standard-4t', '4x4'),
+      zone: 'us-east5-b',
+      capacity: reservation,
+      serviceAccountEmail: 'np@p.iam.gserviceaccount.com',
+    });
+  });
+  expect(out).toHaveResourceWithProperties(ContainerNodePool, {
+    name: 'tpu-v6e-16-0',
+    node_count: 4,
+    placement_policy: { type: 'COMPACT', tpu_topology: '4x4' },
+    node_locations: ['us-east5-b'],
+  });
+  const pool = synthPool('ct6e-standard-4t', '4x4', reservation);
+  expect(pool.node_config).toMatchObject({ disk_size_gb: 100, disk_type: 'hyperdisk-balanced', image_type: 'COS_CONTAINERD' });
+});
+
+test('disk size override', () => {
+  expect(synthPool('ct6e-standard-4t', '4x8', reservation, 300).node_config.disk_size_gb).toBe(300);
+});
+
+test('a single-host slice has no placement policy', () => {
+  const pool = synthPool('ct6e-standard-8t', '2x4', reservation);
+  expect(pool.node_count).toBe(1);
+  expect(pool.placement_policy).toBeUndefined();
+});
+
+test('ct6e-standard-4t 2x4 is two VMs: COMPACT placement', () => {
+  expect(synthPool('ct6e-standard-4t', '2x4', reservation)).toMatchObject({
+    node_count: 2,
+    placement_policy: { type: 'COMPACT', tpu_topology: '2x4' },
+  });
+});
+
+test('spot: NO_RESERVATION, spot nodes, fixed size', () => {
+  const pool = synthPool('ct6e-standard-4t', '4x8', { type: 'spot' });
+  expect(pool).toMatchObject({ node_count: 8, node_config: { spot: true, reservation_affinity: { consume_reservation_type: 'NO_RESERVATION' } } });
+  expect(pool.autoscaling).toBeUndefined();
+});
+
+test('flex-start: autoscales 0 -> all VMs, auto-repair off, max run duration', () => {
+  const pool = synthPool('ct6e-standard-4t', '4x8', { type: 'flex-start', maxRunDurationSeconds: 7200 });
+  expect(pool).toMatchObject({
+    autoscaling: { total_min_node_count: 0, total_max_node_count: 8, location_policy: 'ANY' },
+    management: { auto_repair: false, auto_upgrade: true },
+    node_config: { flex_start: true, max_run_duration: '7200s' },
+  });
+});

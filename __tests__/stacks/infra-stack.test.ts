@@ -1,0 +1,301 @@
+import { ContainerCluster } from '@cdktf/provider-google/lib/container-cluster';
+import { ContainerNodePool } from '@cdktf/provider-google/lib/container-node-pool';
+import { StorageBucket } from '@cdktf/provider-google/lib/storage-bucket';
+import { Release } from '@cdktf/provider-helm/lib/release';
+import { resources, synthStack, synthStackString } from '../util';
+
+function pools(env: Record<string, string> = {}): Record<string, any> {
+  const byName: Record<string, any> = {};
+  for (const pool of Object.values(resources(synthStack('infra', env), 'google_container_node_pool'))) byName[pool.name] = pool;
+  return byName;
+}
+
+describe('infra stack: TPU pools', () => {
+  test('default: one reservation-bound v6e-32 pool of 8 nodes with COMPACT 4x8 placement', () => {
+    const pool = pools()['tpu-v6e-32-0'];
+    expect(pool).toMatchObject({
+      node_count: 8,
+      node_locations: ['us-east5-b'],
+      placement_policy: { type: 'COMPACT', tpu_topology: '4x8' },
+      management: { auto_repair: true, auto_upgrade: true },
+      node_config: {
+        machine_type: 'ct6e-standard-4t',
+        reservation_affinity: {
+          consume_reservation_type: 'SPECIFIC_RESERVATION',
+          key: 'compute.googleapis.com/reservation-name',
+          values: ['my-v6e-32-reservation'],
+        },
+        taint: [{ key: 'google.com/tpu', value: 'present', effect: 'NO_SCHEDULE' }],
+        workload_metadata_config: { mode: 'GKE_METADATA' },
+      },
+    });
+    expect(pool.autoscaling).toBeUndefined();
+    expect(pool.node_config.spot).toBeUndefined();
+  });
+
+  test.each([
+    ['2x4', 2],
+    ['4x4', 4],
+    ['8x8', 16],
+    ['16x16', 64],
+  ])('topology %s sizes the pool at %i nodes', (topology, nodes) => {
+    const pool = Object.values(pools({ TOPOLOGY: topology })).find((p) => p.placement_policy?.tpu_topology === topology);
+    expect(pool.node_count).toBe(nodes);
+  });
+
+  test('CLUSTER_NODEPOOL_COUNT=2 gives two identical pools, one per slice', () => {
+    const all = pools({ CLUSTER_NODEPOOL_COUNT: '2' });
+    expect(Object.keys(all).filter((n) => n.startsWith('tpu-v6e-32-'))).toEqual(['tpu-v6e-32-0', 'tpu-v6e-32-1']);
+    const { name: _a, ...first } = all['tpu-v6e-32-0'];
+    const { name: _b, ...second } = all['tpu-v6e-32-1'];
+    delete first['//'];
+    delete second['//'];
+    expect(second).toEqual(first);
+  });
+
+  test('the single-host pool: one ct6e-standard-8t node, no placement policy, its own reservation', () => {
+    const pool = pools()['tpu-v6e-8-8t-0'];
+    expect(pool).toMatchObject({
+      node_count: 1,
+      node_config: {
+        machine_type: 'ct6e-standard-8t',
+        reservation_affinity: { consume_reservation_type: 'SPECIFIC_RESERVATION', values: ['my-v6e-8-reservation'] },
+      },
+    });
+    expect(pool.placement_policy).toBeUndefined();
+  });
+
+  test('spot capacity: spot nodes, no reservation', () => {
+    const pool = pools({ TPU_CAPACITY: 'spot' })['tpu-v6e-32-0'];
+    expect(pool.node_config).toMatchObject({ spot: true, reservation_affinity: { consume_reservation_type: 'NO_RESERVATION' } });
+    expect(pool.node_count).toBe(8);
+  });
+
+  test('flex-start capacity: flex-start nodes scaled 0 -> 8 at once, auto-repair off, max run duration', () => {
+    const pool = pools({ TPU_CAPACITY: 'flex-start' })['tpu-v6e-32-0'];
+    expect(pool).toMatchObject({
+      autoscaling: { total_min_node_count: 0, total_max_node_count: 8 },
+      management: { auto_repair: false },
+      node_config: { flex_start: true, max_run_duration: '86400s', reservation_affinity: { consume_reservation_type: 'NO_RESERVATION' } },
+    });
+    expect(pool.node_count).toBeUndefined();
+  });
+
+  test('every node pool runs as the dedicated node service account', () => {
+    for (const pool of Object.values(pools())) {
+      expect(pool.node_config.service_account).toMatch(/google_service_account\.identity_node-sa_\w+\.email/);
+    }
+  });
+
+  test('system pool pinned to ZONE on e2-standard-8; cpu-np autoscales from zero', () => {
+    const all = pools();
+    expect(all.system).toMatchObject({ node_count: 1, node_locations: ['us-east5-b'], node_config: { machine_type: 'e2-standard-8' } });
+    expect(all['cpu-np']).toMatchObject({
+      autoscaling: { total_min_node_count: 0, total_max_node_count: 4 },
+      node_locations: ['us-east5-b'],
+      node_config: { machine_type: 'n4-highmem-64', disk_type: 'hyperdisk-balanced' },
+    });
+  });
+});
+
+describe('infra stack: cluster', () => {
+  test('private nodes, allow-list, Workload Identity, add-ons, IPv6 Google access disabled', () => {
+    expect(synthStackString('infra')).toHaveResourceWithProperties(ContainerCluster, {
+      name: 'tpu-post-train',
+      location: 'us-east5',
+      deletion_protection: true,
+      remove_default_node_pool: true,
+      private_ipv6_google_access: 'PRIVATE_IPV6_GOOGLE_ACCESS_DISABLED',
+      enable_shielded_nodes: true,
+      release_channel: { channel: 'REGULAR' },
+      workload_identity_config: { workload_pool: 'my-tpu-project.svc.id.goog' },
+      private_cluster_config: expect.objectContaining({ enable_private_nodes: true, enable_private_endpoint: false }),
+      master_authorized_networks_config: {
+        gcp_public_cidrs_access_enabled: false,
+        cidr_blocks: [{ cidr_block: '203.0.113.0/24', display_name: 'authorized-0' }],
+      },
+      addons_config: expect.objectContaining({ gcs_fuse_csi_driver_config: { enabled: true } }),
+      secret_manager_config: { enabled: true },
+      node_pool_defaults: { node_config_defaults: { gcfs_config: { enabled: true } } },
+      control_plane_endpoints_config: { dns_endpoint_config: { allow_external_traffic: false } },
+    });
+  });
+
+  test('no 0.0.0.0/0 anywhere by default', () => {
+    expect(synthStackString('infra')).not.toContain('0.0.0.0/0');
+  });
+
+  test('0.0.0.0/0 only with the explicit opt-in', () => {
+    const cluster = Object.values(
+      resources(synthStack('infra', { AUTHORIZED_CIDR: '0.0.0.0/0', ALLOW_PUBLIC_CONTROL_PLANE: 'true' }), 'google_container_cluster'),
+    )[0];
+    expect(cluster.master_authorized_networks_config.cidr_blocks).toEqual([{ cidr_block: '0.0.0.0/0', display_name: 'authorized-0' }]);
+  });
+
+  test('DNS endpoint option for hosted CI runners', () => {
+    const synth = synthStack('infra', { DNS_ENDPOINT: 'true' });
+    const cluster = Object.values(resources(synth, 'google_container_cluster'))[0];
+    expect(cluster.control_plane_endpoints_config).toEqual({ dns_endpoint_config: { allow_external_traffic: true } });
+    expect(synth.output.get_credentials_command.value).toContain('--dns-endpoint');
+  });
+
+  test('deletion protection can be turned off for teardown', () => {
+    const cluster = Object.values(resources(synthStack('infra', { DELETION_PROTECTION: 'false' }), 'google_container_cluster'))[0];
+    expect(cluster.deletion_protection).toBe(false);
+  });
+});
+
+describe('infra stack: identities and access', () => {
+  const synth = synthStack('infra');
+
+  test('node service account: logging, monitoring, metadata writer, artifact registry reader; nothing else', () => {
+    const roles = Object.values(resources(synth, 'google_project_iam_member')).map((m) => m.role);
+    expect(roles.sort()).toEqual([
+      'roles/artifactregistry.reader',
+      'roles/logging.logWriter',
+      'roles/monitoring.metricWriter',
+      'roles/monitoring.viewer',
+      'roles/stackdriver.resourceMetadata.writer',
+    ]);
+    for (const m of Object.values(resources(synth, 'google_project_iam_member'))) {
+      expect(m.member).toMatch(/identity_node-sa/);
+    }
+  });
+
+  test('no project-level admin or editor role for any service account', () => {
+    for (const m of Object.values(resources(synth, 'google_project_iam_member'))) {
+      expect(m.role).not.toMatch(/admin|editor|owner/i);
+    }
+  });
+
+  test('storage.admin is granted on the bucket only, to the workload service account', () => {
+    expect(Object.values(resources(synth, 'google_storage_bucket_iam_member'))).toEqual([
+      expect.objectContaining({ role: 'roles/storage.admin', member: expect.stringMatching(/identity_workload-sa_\w+\.member/) }),
+    ]);
+  });
+
+  test('secretAccessor is granted on the token secret only', () => {
+    expect(Object.values(resources(synth, 'google_secret_manager_secret_iam_member'))).toEqual([
+      expect.objectContaining({ role: 'roles/secretmanager.secretAccessor', member: expect.stringMatching(/identity_workload-sa/) }),
+    ]);
+  });
+
+  test('service account ids derive from the cluster name', () => {
+    expect(Object.values(resources(synth, 'google_service_account')).map((s) => s.account_id).sort()).toEqual([
+      'tpu-post-train-gke-np-sa',
+      'tpu-post-train-gke-wl-sa',
+    ]);
+  });
+
+  test('Workload Identity: the KSA is annotated and bound to the workload GSA', () => {
+    const binding = Object.values(resources(synth, 'google_service_account_iam_member'))[0];
+    expect(binding).toMatchObject({
+      role: 'roles/iam.workloadIdentityUser',
+      member: 'serviceAccount:my-tpu-project.svc.id.goog[default/workload-identity-k8s-sa]',
+    });
+    expect(binding.depends_on).toEqual([expect.stringMatching(/^google_container_cluster\./)]);
+    const ksa = Object.values(resources(synth, 'kubernetes_service_account_v1'))[0];
+    expect(ksa.metadata).toMatchObject({ name: 'workload-identity-k8s-sa', namespace: 'default' });
+    expect(ksa.metadata.annotations['iam.gke.io/gcp-service-account']).toMatch(/identity_workload-sa_\w+\.email/);
+  });
+
+  test('the HF token secret has no version: the value never passes through Terraform', () => {
+    expect(Object.keys(resources(synth, 'google_secret_manager_secret'))).toHaveLength(1);
+    expect(resources(synth, 'google_secret_manager_secret_version')).toEqual({});
+    expect(synth.output.hf_token_secret_command.value).toBe(
+      `printf '%s' "$HF_TOKEN" | gcloud secrets versions add hf-token --project=my-tpu-project --data-file=-`,
+    );
+  });
+});
+
+describe('infra stack: bucket', () => {
+  test('uniform access, public access prevention, no force destroy, scratch prefix expiry', () => {
+    expect(synthStackString('infra')).toHaveResourceWithProperties(StorageBucket, {
+      name: 'my-tpu-project-post-training',
+      location: 'us-east5',
+      uniform_bucket_level_access: true,
+      public_access_prevention: 'enforced',
+      force_destroy: false,
+      lifecycle_rule: [{ action: { type: 'Delete' }, condition: { age: 7, matches_prefix: ['pathways/'] } }],
+    });
+  });
+});
+
+describe('infra stack: controllers and queues', () => {
+  const synth = synthStack('infra');
+  const releases = Object.values(resources(synth, 'helm_release'));
+
+  test('JobSet and Kueue from their OCI charts at the configured versions', () => {
+    expect(synthStackString('infra')).toHaveResourceWithProperties(Release, {
+      name: 'jobset',
+      repository: 'oci://registry.k8s.io/jobset/charts',
+      chart: 'jobset',
+      version: '0.12.0',
+      namespace: 'jobset-system',
+    });
+    expect(synthStackString('infra')).toHaveResourceWithProperties(Release, {
+      name: 'kueue',
+      repository: 'oci://registry.k8s.io/kueue/charts',
+      chart: 'kueue',
+      version: '0.19.2',
+      namespace: 'kueue-system',
+    });
+  });
+
+  test('the local queue chart ships as an asset and renders after Kueue', () => {
+    const queues = releases.find((r) => r.name === 'kueue-queues');
+    expect(queues.chart).toMatch(/^assets\/controllers_queues-chart_\w+\/[0-9A-F]+$/);
+    expect(queues.depends_on).toEqual([expect.stringMatching(/^helm_release\.controllers_kueue_/)]);
+  });
+
+  test('ClusterQueue TPU quota = chips of all slices (one group covering tpu, cpu, memory)', () => {
+    const objects = (env: Record<string, string>) =>
+      JSON.parse(Object.values(resources(synthStack('infra', env), 'helm_release')).find((r) => r.name === 'kueue-queues').values[0]).objects;
+    const cq = objects({}).find((o: any) => o.kind === 'ClusterQueue');
+    expect(cq.spec.resourceGroups).toHaveLength(1);
+    expect(cq.spec.resourceGroups[0].coveredResources).toEqual(['google.com/tpu', 'cpu', 'memory']);
+    expect(cq.spec.resourceGroups[0].flavors[0].resources[0]).toEqual({ name: 'google.com/tpu', nominalQuota: 40 });
+    const two = objects({ CLUSTER_NODEPOOL_COUNT: '2' }).find((o: any) => o.kind === 'ClusterQueue');
+    expect(two.spec.resourceGroups[0].flavors[0].resources[0]).toEqual({ name: 'google.com/tpu', nominalQuota: 72 });
+  });
+
+  test('versions are configurable', () => {
+    const file = require('path').join(__dirname, '..', '..', 'config', 'example.json');
+    const copy = JSON.parse(require('fs').readFileSync(file, 'utf8'));
+    copy.controllers = { jobsetVersion: '0.11.1', kueueVersion: '0.18.0' };
+    const tmp = require('path').join(require('os').tmpdir(), `tpt-versions-${process.pid}.json`);
+    require('fs').writeFileSync(tmp, JSON.stringify(copy));
+    const versions = Object.values(resources(synthStack('infra', { CONFIG_FILE: tmp }), 'helm_release')).map((r) => [r.name, r.version]);
+    expect(versions).toEqual(expect.arrayContaining([['jobset', '0.11.1'], ['kueue', '0.18.0']]));
+  });
+});
+
+describe('infra stack: backend and outputs', () => {
+  test('local backend by default, outside cdktf.out', () => {
+    expect(synthStack('infra').terraform.backend).toEqual({ local: { path: '../../../terraform.infra.tfstate' } });
+  });
+
+  test('STATE_BUCKET switches to a GCS backend with the stack’s own prefix', () => {
+    expect(synthStack('infra', { STATE_BUCKET: 'my-tf-state' }).terraform.backend).toEqual({
+      gcs: { bucket: 'my-tf-state', prefix: 'tpu-post-training/infra' },
+    });
+  });
+
+  test('outputs: credentials command, bucket URL, secret command, queue', () => {
+    const { output } = synthStack('infra');
+    expect(output.get_credentials_command.value).toBe(
+      'gcloud container clusters get-credentials tpu-post-train --location=us-east5 --project=my-tpu-project',
+    );
+    expect(output.bucket_url.value).toMatch(/^gs:\/\/\$\{google_storage_bucket\.bucket_\w+\.name\}$/);
+    expect(output.local_queue.value).toBe('default/user-queue');
+    expect(output.tpu_node_pools.value).toEqual(['tpu-v6e-32-0', 'tpu-v6e-8-8t-0']);
+  });
+
+  test('snapshot (tripwire; the assertions above are the contract)', () => {
+    expect(synthStack('infra')).toMatchSnapshot();
+  });
+});
+
+test('ContainerNodePool matcher sees the TPU pool', () => {
+  expect(synthStackString('infra')).toHaveResourceWithProperties(ContainerNodePool, { name: 'tpu-v6e-32-0', node_count: 8 });
+});
