@@ -1,0 +1,76 @@
+/**
+ * `npm run bench`: what a synth costs on this machine, in one run.
+ *
+ * Times (min of 5 runs: wall time and peak RSS of a fresh `node` process each):
+ *   - synth: the compiled app (dist/main.js) synthesizing every stack into a temp dir;
+ *   - floor: `node` loading only cdktf (nothing can synth faster);
+ *   - root imports: `node` loading cdktf plus the three provider packages from their roots, i.e. what a
+ *     root import (`from '@cdktf/provider-google'`) would add to every synth.
+ * Prints the ratios and checks the targets: synth <= 1.0 s, <= 200 MB RSS, <= 3x the floor.
+ */
+import { spawnSync } from 'child_process';
+import * as fs from 'fs';
+import * as os from 'os';
+import * as path from 'path';
+
+const RUNS = 5;
+const ROOT = path.join(__dirname, '..', '..');
+
+interface Sample {
+  readonly wallMs: number;
+  readonly rssMb: number;
+}
+
+/** Runs `code` in a fresh node process; the child reports its own peak RSS on exit. */
+function run(code: string, env: NodeJS.ProcessEnv = {}): Sample {
+  const reporter = `process.on('exit', () => process.stderr.write('\\nBENCH_RSS ' + process.resourceUsage().maxRSS + '\\n'));`;
+  const start = process.hrtime.bigint();
+  const child = spawnSync(process.execPath, ['-e', `${reporter}${code}`], {
+    cwd: ROOT,
+    env: { ...process.env, ...env },
+    encoding: 'utf8',
+  });
+  const wallMs = Number(process.hrtime.bigint() - start) / 1e6;
+  if (child.status !== 0) throw new Error(`benchmark child failed (${child.status}):\n${child.stderr}`);
+  const rss = /BENCH_RSS (\d+)/.exec(child.stderr);
+  if (!rss) throw new Error(`benchmark child did not report its RSS:\n${child.stderr}`);
+  return { wallMs, rssMb: Number(rss[1]) / 1024 };
+}
+
+function best(label: string, code: string, env?: () => NodeJS.ProcessEnv): Sample {
+  const samples = Array.from({ length: RUNS }, () => run(code, env ? env() : {}));
+  const result = { wallMs: Math.min(...samples.map((s) => s.wallMs)), rssMb: Math.min(...samples.map((s) => s.rssMb)) };
+  console.log(`${label.padEnd(34)} ${result.wallMs.toFixed(0).padStart(6)} ms ${result.rssMb.toFixed(0).padStart(6)} MB   (min of ${RUNS})`);
+  return result;
+}
+
+function main(): void {
+  if (!fs.existsSync(path.join(ROOT, 'dist', 'main.js'))) throw new Error('dist/main.js is missing: run `npm run build` first');
+  console.log(`node ${process.version}, ${os.cpus().length} cores, ${(os.totalmem() / 2 ** 30).toFixed(0)} GiB`);
+  const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'tpt-bench-'));
+  let n = 0;
+  const synth = best('synth all stacks (dist/main.js)', `require('./dist/main.js')`, () => ({
+    CDKTF_OUTDIR: path.join(tmp, `out-${n++}`),
+  }));
+  const floor = best('floor (require cdktf)', `require('cdktf')`);
+  const roots = best(
+    'root imports (cdktf + 3 providers)',
+    `require('cdktf'); require('@cdktf/provider-google'); require('@cdktf/provider-kubernetes'); require('@cdktf/provider-helm')`,
+  );
+  const stacks = fs.readdirSync(path.join(tmp, 'out-0', 'stacks'));
+  console.log(`\nstacks synthesized: ${stacks.length} (${stacks.join(', ')})`);
+  console.log(`synth / floor:        ${(synth.wallMs / floor.wallMs).toFixed(2)}x time, ${(synth.rssMb / floor.rssMb).toFixed(2)}x RSS`);
+  console.log(`root imports / floor: ${(roots.wallMs / floor.wallMs).toFixed(2)}x time, ${(roots.rssMb / floor.rssMb).toFixed(2)}x RSS`);
+  console.log(`a root import would add ${(roots.wallMs - floor.wallMs).toFixed(0)} ms and ${(roots.rssMb - floor.rssMb).toFixed(0)} MB to every synth`);
+  const checks: Array<[string, boolean]> = [
+    [`synth <= 1000 ms (${synth.wallMs.toFixed(0)} ms)`, synth.wallMs <= 1000],
+    [`synth <= 200 MB RSS (${synth.rssMb.toFixed(0)} MB)`, synth.rssMb <= 200],
+    [`synth <= 3x floor (${(synth.wallMs / floor.wallMs).toFixed(2)}x)`, synth.wallMs <= 3 * floor.wallMs],
+  ];
+  console.log('');
+  for (const [label, ok] of checks) console.log(`${ok ? 'PASS' : 'FAIL'}  ${label}`);
+  fs.rmSync(tmp, { recursive: true, force: true });
+  if (checks.some(([, ok]) => !ok)) process.exitCode = 1;
+}
+
+main();
