@@ -5,7 +5,7 @@
  *   - synth: the compiled app (dist/main.js) synthesizing every stack into a temp dir;
  *   - floor: `node` loading only cdktf (nothing can synth faster);
  *   - root imports: `node` loading cdktf plus the three provider packages from their roots, i.e. what a
- *     root import (`from '@cdktf/provider-google'`) would add to every synth.
+ *     root import of a provider package would add to every synth.
  * Prints the ratios and checks the targets: synth <= 1.0 s, <= 200 MB RSS, <= 3x the floor.
  */
 import { spawnSync } from 'child_process';
