@@ -1,0 +1,92 @@
+/**
+ * Every generated object validates against its upstream CRD schema (JobSet v0.12.0, SecretProviderClass v1),
+ * with unknown fields as errors, for all pipelines on a 1-slice and a 2-slice platform.
+ *
+ * The schemas are NOT in this repo: they are read from $CRD_SCHEMAS_DIR or ../shared/schemas next to the repo.
+ * Without them this suite is skipped (a fresh clone passes).
+ */
+import * as fs from 'fs';
+import * as path from 'path';
+import Ajv from 'ajv';
+import { parse } from 'yaml';
+import { buildPipeline } from '../jobs/pipeline';
+import { RECIPES } from '../jobs/recipes';
+import { testPlatform } from './jobs/fixtures';
+
+const SCHEMAS_DIR = process.env.CRD_SCHEMAS_DIR ?? path.resolve(__dirname, '..', '..', 'shared', 'schemas');
+const FILES: Record<string, { file: string; version: string }> = {
+  JobSet: { file: 'jobset.x-k8s.io_jobsets.yaml', version: 'v1alpha2' },
+  SecretProviderClass: { file: 'secrets-store.csi.x-k8s.io_secretproviderclasses.yaml', version: 'v1' },
+};
+const available = Object.values(FILES).every((f) => fs.existsSync(path.join(SCHEMAS_DIR, f.file)));
+
+/** Object schemas with `properties` and no open-ended marker become closed: unknown fields are errors. */
+function closeObjects(schema: any): any {
+  if (Array.isArray(schema)) return schema.map(closeObjects);
+  if (!schema || typeof schema !== 'object') return schema;
+  const out: any = {};
+  for (const [k, v] of Object.entries(schema)) out[k] = k === 'properties' ? Object.fromEntries(Object.entries(v as object).map(([p, s]) => [p, closeObjects(s)])) : closeObjects(v);
+  if (out.properties && out.additionalProperties === undefined && !out['x-kubernetes-preserve-unknown-fields']) out.additionalProperties = false;
+  return out;
+}
+
+function loadValidator(kind: string) {
+  const { file, version } = FILES[kind];
+  const crd = parse(fs.readFileSync(path.join(SCHEMAS_DIR, file), 'utf8'));
+  const v = crd.spec.versions.find((x: any) => x.name === version);
+  // metadata is validated by the API server, not the CRD schema: allow what Kubernetes allows there.
+  const schema = closeObjects(v.schema.openAPIV3Schema);
+  schema.properties.metadata = { type: 'object' };
+  return new Ajv({ strict: false, allErrors: true }).compile(schema);
+}
+
+function objects() {
+  const out: Array<{ label: string; kind: string; object: any }> = [];
+  for (const slices of [1, 2]) {
+    for (const recipe of Object.values(RECIPES)) {
+      for (const conversionOn of ['cpu', 'tpu'] as const) {
+        const p = buildPipeline(recipe, testPlatform({ v6e32Slices: slices }), { runId: 'r1', conversionOn });
+        out.push({ label: `${p.name} ${slices} slice(s) SecretProviderClass`, kind: 'SecretProviderClass', object: p.secretProviderClass });
+        for (const s of p.steps) out.push({ label: `${s.jobSetName} ${slices} slice(s) conversionOn=${conversionOn}`, kind: 'JobSet', object: s.manifest });
+      }
+    }
+  }
+  return out;
+}
+
+const suite = available ? describe : describe.skip;
+suite(`CRD schemas from ${available ? SCHEMAS_DIR : 'CRD_SCHEMAS_DIR or ../shared/schemas (not found: skipped)'}`, () => {
+  const validators = available ? { JobSet: loadValidator('JobSet'), SecretProviderClass: loadValidator('SecretProviderClass') } : ({} as any);
+  const all = available ? objects() : [];
+
+  test.each(all.map((o) => [o.label, o] as const))('%s is valid with unknown fields as errors', (_label, o) => {
+    const validate = validators[o.kind];
+    const ok = validate(o.object);
+    expect(ok ? [] : validate.errors).toEqual([]);
+  });
+
+  test('the closed schema really rejects unknown fields', () => {
+    const m = JSON.parse(JSON.stringify(all.find((o) => o.kind === 'JobSet')!.object));
+    m.spec.replicatedJobs[0].template.spec.template.spec.containers[0].bogusField = true;
+    expect(validators.JobSet(m)).toBe(false);
+  });
+
+  test('fields the webhook would default are set explicitly', () => {
+    for (const o of all.filter((x) => x.kind === 'JobSet')) {
+      const spec = o.object.spec;
+      expect(spec.successPolicy?.operator).toBeDefined();
+      expect(spec.startupPolicy?.startupPolicyOrder).toBeDefined();
+      expect(spec.network).toEqual({ enableDNSHostnames: true, publishNotReadyAddresses: true });
+      for (const rule of spec.failurePolicy.rules) expect(rule.name).toMatch(/^[A-Za-z]([A-Za-z0-9_,:]*[A-Za-z0-9_])?$/);
+      for (const rj of spec.replicatedJobs) {
+        expect(rj.template.spec.completionMode).toBe('Indexed');
+        expect(rj.template.spec.template.spec.restartPolicy).toBe('Never');
+        expect(rj.replicas).toBeGreaterThan(0);
+      }
+    }
+  });
+});
+
+if (!available) {
+  test.skip('CRD schema validation skipped: set CRD_SCHEMAS_DIR or provide ../shared/schemas', () => undefined);
+}

@@ -1,0 +1,106 @@
+/** Pure builders: failure semantics, names, secret wiring, rendering. */
+import { compact, INFRASTRUCTURE_EXIT_CODES, pullPolicy } from '../../jobs/jobset';
+import { formatNumber, pythonJson, renderValue, shellQuote } from '../../jobs/maxtext';
+import { checkJobSetNames, longestPodName } from '../../jobs/names';
+import { buildPipeline } from '../../jobs/pipeline';
+import { RECIPES } from '../../jobs/recipes';
+import { testPlatform } from './fixtures';
+
+const p = buildPipeline(RECIPES['rl-qwen3'], testPlatform(), { runId: 'r1' });
+const all = () => Object.values(RECIPES).flatMap((r) => buildPipeline(r, testPlatform(), { runId: 'r1' }).steps);
+
+test('application errors fail the JobSet; infrastructure exit codes and disruptions restart it', () => {
+  for (const s of all()) {
+    const m = s.manifest as any;
+    expect(m.spec.failurePolicy).toEqual({
+      maxRestarts: s.maxRestarts,
+      restartStrategy: 'BlockingRecreate',
+      rules: [{ name: 'FailJobSetOnApplicationError', action: 'FailJobSet', onJobFailureReasons: ['PodFailurePolicy'] }],
+    });
+    const main = m.spec.replicatedJobs[0].template.spec;
+    expect(main.backoffLimit).toBe(0);
+    expect(main.podFailurePolicy.rules).toEqual([
+      { action: 'Count', onPodConditions: [{ type: 'DisruptionTarget', status: 'True' }] },
+      { action: 'FailJob', onExitCodes: { containerName: 'workload-container', operator: 'NotIn', values: [42, 137, 143] } },
+    ]);
+    for (const rj of m.spec.replicatedJobs) expect(rj.template.spec.template.spec.restartPolicy).toBe('Never');
+    expect(m.spec.ttlSecondsAfterFinished).toBeUndefined();
+  }
+  expect(INFRASTRUCTURE_EXIT_CODES).toEqual([42, 137, 143]);
+});
+
+test('every pod runs as the Workload Identity KSA, carries the queue label and mounts the token read-only', () => {
+  for (const s of all()) {
+    const m = s.manifest as any;
+    expect(m.metadata.labels['kueue.x-k8s.io/queue-name']).toBe('user-queue');
+    for (const rj of m.spec.replicatedJobs) {
+      const pod = rj.template.spec.template;
+      expect(pod.spec.serviceAccountName).toBe('workload-identity-k8s-sa');
+      expect(pod.metadata.labels['kueue.x-k8s.io/queue-name']).toBe('user-queue');
+    }
+    const head = m.spec.replicatedJobs[0].template.spec.template.spec;
+    const tokenUser = s.name !== 'to-hf' || s.jobSetName.indexOf('llama') < 0;
+    if (tokenUser) {
+      expect(head.volumes).toContainEqual({
+        name: 'hf-token',
+        csi: { driver: 'secrets-store-gke.csi.k8s.io', readOnly: true, volumeAttributes: { secretProviderClass: expect.stringMatching(/-hf-token$/) } },
+      });
+    }
+  }
+});
+
+test('the SecretProviderClass points at the Secret Manager secret, by reference only', () => {
+  expect(p.secretProviderClass).toEqual({
+    apiVersion: 'secrets-store.csi.x-k8s.io/v1',
+    kind: 'SecretProviderClass',
+    metadata: { name: 'rl-qwen3-hf-token', namespace: 'default', labels: p.labels },
+    spec: {
+      provider: 'gke',
+      parameters: { secrets: '- resourceName: "projects/my-project/secrets/hf-token/versions/latest"\n  path: "hf-token"\n' },
+    },
+  });
+});
+
+test('no manifest contains null, empty objects or empty arrays', () => {
+  const walk = (v: unknown, path: string): void => {
+    expect([path, v]).not.toEqual([path, null]);
+    if (Array.isArray(v)) {
+      expect([path, v.length]).not.toEqual([path, 0]);
+      v.forEach((x, i) => walk(x, `${path}[${i}]`));
+    } else if (v && typeof v === 'object') {
+      expect([path, Object.keys(v).length]).not.toEqual([path, 0]);
+      for (const [k, x] of Object.entries(v)) walk(x, `${path}.${k}`);
+    }
+  };
+  for (const s of all()) walk(s.manifest, s.jobSetName);
+  expect(compact({ a: undefined, b: [], c: {}, d: { e: null }, f: 0 })).toEqual({ f: 0 });
+});
+
+test('pod names: derived from the JobSet and checked against 63 characters', () => {
+  expect(longestPodName('rl-qwen3-r1-train', { name: 'worker', replicas: 2, parallelism: 8 })).toBe('rl-qwen3-r1-train-worker-1-7-xxxxx');
+  expect(() =>
+    buildPipeline(RECIPES['rl-qwen3'], testPlatform(), { runId: 'a-very-long-run-identifier-that-goes-on', configSource: 'pipelines.rl-qwen3' }),
+  ).toThrow(
+    "pipelines.rl-qwen3: pod name 'rl-qwen3-a-very-long-run-identifier-that-goes-on-to-maxtext-convert-0-0-xxxxx' is 77 characters, over the 63 JobSet allows; shorten the run id by at least 14 characters",
+  );
+  expect(() => checkJobSetNames('Bad_Name', [], 'x')).toThrow("x: JobSet name 'Bad_Name' must be a DNS-1035 label of at most 63 characters");
+});
+
+test('rendering: tutorial number spelling, python-style JSON, shell quoting, pull policy', () => {
+  expect(formatNumber(2e-5)).toBe('2e-5');
+  expect(formatNumber(0.95)).toBe('0.95');
+  expect(pythonJson({ a: [1, 'b'], c: false })).toBe('{"a": [1, "b"], "c": false}');
+  expect(shellQuote("it's")).toBe(`'it'\\''s'`);
+  expect(renderValue(true)).toBe('True');
+  expect(pullPolicy('x/y:latest')).toBe('Always');
+  expect(pullPolicy('x/y:0.2.4')).toBe('IfNotPresent');
+  expect(pullPolicy('x/y')).toBe('Always');
+});
+
+test('scripts avoid Terraform template syntax and never hold a token value', () => {
+  for (const s of all()) {
+    const json = JSON.stringify(s.manifest);
+    expect(json).not.toMatch(/\$\{|%\{/);
+    expect(json).not.toMatch(/hf_[A-Za-z0-9]{20,}/);
+  }
+});

@@ -1,0 +1,39 @@
+/** Shared test fixtures for the pipeline tests: the platforms the tutorials need. */
+import { derivePlatform, Platform } from '../../jobs/platform';
+import { tpuSlice } from '../../jobs/tpu';
+
+/** 1x ct6e-standard-4t 4x8 (reservation) + 1x ct6e-standard-8t 2x4, cpu-np n4-highmem-64, namespace default. */
+export function testPlatform(overrides: { v6e32Slices?: number; cpuMachineType?: string } = {}): Platform {
+  return derivePlatform({
+    project: 'my-project',
+    region: 'us-east5',
+    zone: 'us-east5-b',
+    clusterName: 'tpt',
+    bucket: 'my-bucket',
+    namespace: 'default',
+    cpuMachineType: overrides.cpuMachineType ?? 'n4-highmem-64',
+    tpuGroups: [
+      { slice: tpuSlice('ct6e-standard-4t', '4x8'), count: overrides.v6e32Slices ?? 1, capacity: { type: 'reservation', reservation: 'res-v6e' } },
+      { slice: tpuSlice('ct6e-standard-8t', '2x4'), count: 1, capacity: { type: 'reservation', reservation: 'res-v6e' } },
+    ],
+  });
+}
+
+/** Finds a container by name anywhere in a JobSet manifest. */
+export function container(manifest: Record<string, unknown>, rjob: string, name: string): Record<string, any> {
+  const spec = (manifest as any).spec.replicatedJobs.find((r: any) => r.name === rjob).template.spec.template.spec;
+  const all = [...(spec.initContainers ?? []), ...spec.containers];
+  const found = all.find((c: any) => c.name === name);
+  if (!found) throw new Error(`no container ${name} in ${rjob}`);
+  return found;
+}
+
+/** The env of a container as a name -> value map (valueFrom entries map to their fieldPath). */
+export function envOf(c: Record<string, any>): Record<string, string> {
+  return Object.fromEntries((c.env ?? []).map((e: any) => [e.name, e.value ?? `fieldRef:${e.valueFrom.fieldRef.fieldPath}`]));
+}
+
+/** The bash -c script of a container. */
+export function scriptOf(c: Record<string, any>): string {
+  return c.command[2];
+}

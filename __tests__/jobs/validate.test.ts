@@ -1,0 +1,136 @@
+/** One test per synth-time rule, asserting the message (recipe, field, value, what fits). */
+import { buildPipeline } from '../../jobs/pipeline';
+import { RECIPES } from '../../jobs/recipes';
+import { Recipe } from '../../jobs/recipes/types';
+import { testPlatform } from './fixtures';
+
+const qwen = RECIPES['rl-qwen3'];
+const llama = RECIPES['rl-llama3'];
+const run = (recipe: Recipe, overrides: Record<string, string | number | boolean> = {}, platform = testPlatform()) =>
+  () => buildPipeline(recipe, platform, { runId: 'r1', overrides });
+const withTrainArgs = (recipe: Recipe, args: Record<string, unknown>): Recipe =>
+  ({ ...recipe, train: { ...recipe.train, args: { ...recipe.train.args, ...args } } }) as Recipe;
+
+test('all four tutorial recipes pass every rule on the tutorial platform', () => {
+  for (const r of Object.values(RECIPES)) expect(run(r)).not.toThrow();
+});
+
+test('ICI parallelism product must equal the trainer devices', () => {
+  expect(run(qwen, { ici_fsdp_parallelism: 2, ici_expert_parallelism: 3 })).toThrow(
+    'rl-qwen3: ici_fsdp_parallelism x ici_tensor_parallelism x ici_expert_parallelism must equal the 16 trainer devices, got 2x2x3=12',
+  );
+});
+
+test('ICI parallelism: at most one -1, and the fixed axes must divide the devices', () => {
+  expect(run(qwen, { ici_tensor_parallelism: -1 })).toThrow(
+    'rl-qwen3: at most one of ici_fsdp_parallelism, ici_tensor_parallelism, ici_expert_parallelism may be -1, got ici_fsdp_parallelism=-1, ici_tensor_parallelism=-1',
+  );
+  expect(run(qwen, { ici_expert_parallelism: 3 })).toThrow(
+    'rl-qwen3: ici_tensor_parallelism x ici_expert_parallelism must divide the 16 trainer devices (ici_fsdp_parallelism=-1 takes the rest), got 2x3=6; products that fit: 1, 2, 4, 8, 16',
+  );
+});
+
+test('rollout TP x DP x EP must equal the sampler devices', () => {
+  const r = withTrainArgs(qwen, { rollout_data_parallelism: 2 });
+  expect(run(r)).toThrow(
+    'rl-qwen3: rollout_tensor_parallelism x rollout_data_parallelism x rollout_expert_parallelism must equal the 16 sampler devices, got 1x2x4=8',
+  );
+});
+
+test('device fractions only where MaxText splits (Pathways, >= 2 VMs)', () => {
+  expect(run(withTrainArgs(llama, { trainer_devices_fraction: 0.5 }))).toThrow(
+    'rl-llama3: trainer_devices_fraction=0.5 has no effect: MaxText splits trainer and sampler devices only on Pathways with >= 2 VMs (runtime mcjax, 8 devices / chips_per_vm 8 = 1 VM); remove it',
+  );
+});
+
+test('device fractions must not overlap', () => {
+  expect(run(qwen, { trainer_devices_fraction: 0.75 })).toThrow(
+    'rl-qwen3: trainer_devices_fraction + sampler_devices_fraction must be at most 1 (trainer and sampler devices would overlap), got 0.75 + 0.5 = 1.25',
+  );
+});
+
+test('chips_per_vm must match the machine type', () => {
+  expect(run(llama, { chips_per_vm: 4 })).toThrow('rl-llama3: chips_per_vm must equal the 8 chips per VM of ct6e-standard-8t, got 4');
+});
+
+test('batch_size must be a multiple of train_micro_batch_size', () => {
+  expect(run(qwen, { train_micro_batch_size: 3 })).toThrow(
+    'rl-qwen3: batch_size must be a multiple of train_micro_batch_size, got batch_size=8, train_micro_batch_size=3; micro batch sizes that fit: 1, 2, 4, 8',
+  );
+});
+
+test('rl.num_generations must be at least 2', () => {
+  expect(run(qwen, { 'rl.num_generations': 1 })).toThrow(
+    'rl-qwen3: rl.num_generations must be at least 2 (GRPO compares generations of one prompt), got 1',
+  );
+});
+
+test('max_prefill_predict_length must be below max_target_length', () => {
+  expect(run(qwen, { max_prefill_predict_length: 512 })).toThrow(
+    'rl-qwen3: max_prefill_predict_length must be less than max_target_length (MaxText silently drops longer prompts and generates max_target_length - max_prefill_predict_length tokens), got 512 >= 512',
+  );
+});
+
+test('scan_layers must agree across conversion, training and export', () => {
+  const r = RECIPES['rl-gemma4'];
+  const bad: Recipe = { ...r, toHf: { ...r.toHf, args: { ...r.toHf.args, scan_layers: true } } };
+  expect(run(bad)).toThrow('rl-gemma4: scan_layers must be equal in conversion, training and export, got to-maxtext=False, train=False, to-hf=True');
+});
+
+test('checkpoint storage flags: Pathways needs 0/0', () => {
+  expect(run(qwen, { checkpoint_storage_use_ocdbt: 1 })).toThrow(
+    'rl-qwen3: to-maxtext has checkpoint_storage_use_zarr3=0, checkpoint_storage_use_ocdbt=1, but Pathways (runtime pathways) needs both 0',
+  );
+});
+
+test('checkpoint storage flags: Zarr3 requires OCDBT (McJAX)', () => {
+  expect(run(llama, { checkpoint_storage_use_ocdbt: 0 })).toThrow(
+    'rl-llama3: to-maxtext has checkpoint_storage_use_zarr3=1 without checkpoint_storage_use_ocdbt; Zarr3 requires OCDBT (set both 1 or both 0)',
+  );
+});
+
+test('the Pathways head must fit the cpu-np machine', () => {
+  expect(run(qwen, {}, testPlatform({ cpuMachineType: 'n4-standard-64' }))).toThrow(
+    /rl-qwen3: the pathways-head pod's requests \(cpu 26, memory 309\.0Gi\) do not fit one cpu-np node: memory 309\.0Gi > 242\.0Gi allocatable on n4-standard-64; use a larger cpu-np machine type/,
+  );
+});
+
+test('conversion pods must fit the cpu-np machine', () => {
+  expect(run(RECIPES['sft-gemma4'], {}, testPlatform({ cpuMachineType: 'e2-standard-16' }))).toThrow(
+    /sft-gemma4: the to-maxtext pod's requests \(cpu 16, memory 128\.0Gi\) do not fit one cpu-np node: memory 128\.0Gi > \d+\.\dGi allocatable on e2-standard-16/,
+  );
+});
+
+test('a slice shape the infra config does not have is rejected', () => {
+  const r: Recipe = { ...RECIPES['sft-gemma4'], slice: { machineType: 'ct6e-standard-4t', topology: '4x4' } };
+  expect(() => buildPipeline(r, testPlatform(), { runId: 'r1', configSource: 'pipelines.sft-gemma4' })).toThrow(
+    'pipelines.sft-gemma4: targets a ct6e-standard-4t 4x4 slice, but the infra config has 1x ct6e-standard-4t 4x8, 1x ct6e-standard-8t 2x4; add that slice to infra or retarget the pipeline (machineType/topology)',
+  );
+});
+
+test('vllm maxtext_config.model_name must be the trained model', () => {
+  expect(() =>
+    buildPipeline(qwen, testPlatform(), {
+      runId: 'r1',
+      configSource: 'pipelines.rl-qwen3',
+      overrides: { vllm_additional_config: '{"maxtext_config": {"model_name": "qwen3-8b"}}' },
+    }),
+  ).toThrow(
+    "rl-qwen3 (pipelines.rl-qwen3.overrides): vllm_additional_config.maxtext_config.model_name must be the trained model 'qwen3-30b-a3b', got 'qwen3-8b'",
+  );
+});
+
+test('messages name the config source when the value came from config', () => {
+  expect(() =>
+    buildPipeline(qwen, testPlatform(), { runId: 'r1', configSource: 'pipelines.rl-qwen3', overrides: { 'rl.num_generations': 1 } }),
+  ).toThrow('rl-qwen3 (pipelines.rl-qwen3.overrides): rl.num_generations must be at least 2');
+});
+
+test('tpuVmEnv is single-host only', () => {
+  const r: Recipe = { ...RECIPES['sft-gemma4'], tpuVmEnv: true };
+  expect(run(r)).toThrow('sft-gemma4: tpuVmEnv is only valid on a single-VM slice, got ct6e-standard-4t 4x8 (8 VMs)');
+});
+
+test('all violations are reported together', () => {
+  expect(run(qwen, { 'rl.num_generations': 1, train_micro_batch_size: 3 })).toThrow(/batch_size must be a multiple[\s\S]*rl\.num_generations must be at least 2/);
+});

@@ -1,0 +1,472 @@
+/**
+ * Pure JobSet builders (`jobset.x-k8s.io/v1alpha2`): Pathways head + workers, multi-host JAX, and a single CPU pod,
+ * plus the pod pieces every pipeline pod shares (service account, Kueue queue label, HF-token volume, failure
+ * policy, TPU node selector and toleration from jobs/tpu.ts). Pure; no cdktf.
+ *
+ * Every field JobSet's webhook would default and the CRD marks as required (failure rule names, completionMode,
+ * network, success/startup policy, pod restartPolicy) is set explicitly, and `compact()` drops empty/undefined
+ * values so manifests contain no nulls. Shapes follow `gcluster job submit` v1.103 (../shared/reference/
+ * anchor-cluster-toolkit.md §3.5/3.6) minus `ttlSecondsAfterFinished` (DESIGN: a TTL makes Terraform re-create and
+ * re-run a finished JobSet) and minus `privileged` (the cgroup hack it served is a real memory limit here).
+ */
+import { ReplicatedJobShape } from './names';
+import { hfTokenVolume, hfTokenVolumeMount } from './secrets';
+import { TPU_TOLERATION, TpuSlice } from './tpu';
+import { ContainerResources, EnvMap } from './recipes/types';
+
+export const JOBSET_API_VERSION = 'jobset.x-k8s.io/v1alpha2';
+export const QUEUE_LABEL = 'kueue.x-k8s.io/queue-name';
+export const EXCLUSIVE_TOPOLOGY = 'alpha.jobset.sigs.k8s.io/exclusive-topology';
+export const NODE_POOL_LABEL = 'cloud.google.com/gke-nodepool';
+/** Name of the container that runs MaxText in every step (the tutorials' `kubectl logs -c workload-container`). */
+export const MAIN_CONTAINER = 'workload-container';
+
+/** Replicated job names. */
+export const RJOB = { head: 'pathways-head', worker: 'worker', slice: 'slice', convert: 'convert' } as const;
+
+/**
+ * JAX version of the Pathways images. The proxy and server must match the JAX of the workload image: the
+ * tutorials' tpu_post_training:0.2.4 pins jax 0.11.0 (MaxText extra_deps/tpu_post_train_overrides.txt).
+ * gcluster and xpk default to `:latest`, which silently changes under a running pipeline; the review flags it.
+ */
+export const PATHWAYS_JAX_VERSION = '0.11.0';
+/** Pathways images, tagged by JAX version (`jax-<version>`); a recipe may pin a digest instead. */
+export const PATHWAYS_IMAGES = {
+  proxy: `us-docker.pkg.dev/cloud-tpu-v2-images/pathways/proxy_server:jax-${PATHWAYS_JAX_VERSION}`,
+  server: `us-docker.pkg.dev/cloud-tpu-v2-images/pathways/server:jax-${PATHWAYS_JAX_VERSION}`,
+} as const;
+export const PATHWAYS_PORTS = { proxy: 29000, resourceManager: 29001, worker: 29005 } as const;
+
+/** Head pod container resources (gcluster's Pathways template). */
+export const PATHWAYS_DEFAULTS: Readonly<Record<'proxy' | 'resourceManager' | 'workload', ContainerResources>> = {
+  proxy: { limits: { cpu: '16', memory: '100Gi' } },
+  resourceManager: { limits: { cpu: '8', memory: '32Gi' } },
+  workload: { requests: { cpu: '2', memory: '8Gi' }, limits: { cpu: '24', memory: '100Gi' } },
+};
+
+/**
+ * Exit codes that mean "the infrastructure stopped me", so the JobSet restarts (up to maxRestarts) instead of
+ * failing: 137 (SIGKILL: preemption, node loss, OOM kill), 143 (SIGTERM: maintenance, drain), 42 (the xpk/libtpu
+ * convention for a retryable TPU runtime error). Any other non-zero exit of the main container is an
+ * application error and fails the JobSet at once.
+ */
+export const INFRASTRUCTURE_EXIT_CODES: readonly number[] = [42, 137, 143];
+
+type Obj = Record<string, unknown>;
+
+/** Drops undefined, empty arrays and empty objects, recursively; manifests never carry nulls or `{}`. */
+export function compact<T>(value: T): T {
+  if (Array.isArray(value)) {
+    return value.map((v) => compact(v)).filter((v) => v !== undefined) as unknown as T;
+  }
+  if (value !== null && typeof value === 'object') {
+    const out: Obj = {};
+    for (const [k, v] of Object.entries(value as Obj)) {
+      const c = compact(v);
+      if (c === undefined || c === null) continue;
+      if (Array.isArray(c) && c.length === 0) continue;
+      if (typeof c === 'object' && !Array.isArray(c) && Object.keys(c as Obj).length === 0) continue;
+      out[k] = c;
+    }
+    return out as T;
+  }
+  return value;
+}
+
+/** `Always` for `:latest` or untagged images, else `IfNotPresent`. */
+export function pullPolicy(image: string): string {
+  const tag = image.includes('@') ? 'digest' : (image.split('/').pop() ?? '').split(':')[1];
+  return tag === undefined || tag === 'latest' ? 'Always' : 'IfNotPresent';
+}
+
+function fieldEnv(name: string, fieldPath: string): Obj {
+  return { name, valueFrom: { fieldRef: { fieldPath } } };
+}
+/** Merges env lists by name: later values replace earlier ones in place; new names are appended. */
+function mergeEnv(base: Obj[], extra: EnvMap): Obj[] {
+  const out = [...base];
+  for (const [name, value] of Object.entries(extra)) {
+    const i = out.findIndex((e) => e.name === name);
+    if (i >= 0) out[i] = { name, value };
+    else out.push({ name, value });
+  }
+  return out;
+}
+function resources(r: ContainerResources | undefined): Obj | undefined {
+  return r ? { requests: r.requests, limits: r.limits } : undefined;
+}
+
+/** Settings every pod of a pipeline shares. */
+export interface PodCommon {
+  /** Pipeline (stack) name: names the SecretProviderClass the token volume uses. */
+  readonly pipeline: string;
+  /** Kubernetes service account (Workload Identity). */
+  readonly serviceAccountName: string;
+  /** Labels on the JobSet and every pod (the Kueue queue label among them). */
+  readonly labels: Readonly<Record<string, string>>;
+}
+
+/** Metadata and failure settings of one JobSet. */
+export interface JobSetCommon {
+  readonly name: string;
+  readonly namespace: string;
+  readonly pod: PodCommon;
+  /** JobSet restarts on infrastructure failures. */
+  readonly maxRestarts: number;
+}
+
+/** What a builder returns: the manifest and the replicated job shapes (for name checks and logs). */
+export interface BuiltJobSet {
+  readonly manifest: Obj;
+  readonly replicatedJobs: readonly ReplicatedJobShape[];
+  /** Replicated job whose pod 0/0 runs the step's main container (for `kubectl logs`). */
+  readonly mainReplicatedJob: string;
+}
+
+/** JobSet failure policy: application errors (PodFailurePolicy) fail the JobSet, everything else restarts it. */
+export function jobSetFailurePolicy(maxRestarts: number): Obj {
+  return {
+    maxRestarts,
+    restartStrategy: 'BlockingRecreate',
+    rules: [{ name: 'FailJobSetOnApplicationError', action: 'FailJobSet', onJobFailureReasons: ['PodFailurePolicy'] }],
+  };
+}
+
+/**
+ * Job pod failure policy for pods that run the main container: a disrupted pod (preemption, maintenance, drain)
+ * counts against backoffLimit 0, so the Job fails with BackoffLimitExceeded and the JobSet restarts it; an
+ * application exit code fails the Job with reason PodFailurePolicy, which `jobSetFailurePolicy` turns into
+ * FailJobSet. Requires pod restartPolicy Never.
+ */
+export function podFailurePolicy(containerName: string): Obj {
+  return {
+    rules: [
+      { action: 'Count', onPodConditions: [{ type: 'DisruptionTarget', status: 'True' }] },
+      {
+        action: 'FailJob',
+        onExitCodes: { containerName, operator: 'NotIn', values: [...INFRASTRUCTURE_EXIT_CODES] },
+      },
+    ],
+  };
+}
+
+function podMetadata(pod: PodCommon): Obj {
+  return { labels: { ...pod.labels } };
+}
+function baseJobSet(common: JobSetCommon, spec: Obj): Obj {
+  return compact({
+    apiVersion: JOBSET_API_VERSION,
+    kind: 'JobSet',
+    metadata: { name: common.name, namespace: common.namespace, labels: { ...common.pod.labels } },
+    spec: {
+      network: { enableDNSHostnames: true, publishNotReadyAddresses: true },
+      failurePolicy: jobSetFailurePolicy(common.maxRestarts),
+      ...spec,
+    },
+  });
+}
+
+/** The main (MaxText) container. */
+export interface MainContainer {
+  readonly image: string;
+  readonly script: string;
+  readonly env?: EnvMap;
+  readonly resources?: ContainerResources;
+}
+
+function mainContainer(c: MainContainer, extraEnv: Obj[] = [], extra: Obj = {}): Obj {
+  return {
+    name: MAIN_CONTAINER,
+    image: c.image,
+    imagePullPolicy: pullPolicy(c.image),
+    command: ['/bin/bash', '-c', c.script],
+    env: mergeEnv(extraEnv, c.env ?? {}),
+    resources: resources(c.resources),
+    volumeMounts: [hfTokenVolumeMount()],
+    ...extra,
+  };
+}
+
+/** TPU pod placement: slice node selector, TPU toleration, host network, chips per VM. */
+function tpuPodSpec(slice: TpuSlice): Obj {
+  return {
+    nodeSelector: { ...slice.nodeSelector },
+    tolerations: [{ ...TPU_TOLERATION }],
+    hostNetwork: true,
+    dnsPolicy: 'ClusterFirstWithHostNet',
+    terminationGracePeriodSeconds: 30,
+  };
+}
+
+/** A single pod on a CPU node pool (conversions). */
+export function cpuPodJobSet(common: JobSetCommon, main: MainContainer, nodePool: string): BuiltJobSet {
+  const manifest = baseJobSet(common, {
+    successPolicy: { operator: 'All' },
+    startupPolicy: { startupPolicyOrder: 'AnyOrder' },
+    replicatedJobs: [
+      {
+        name: RJOB.convert,
+        replicas: 1,
+        template: {
+          spec: {
+            completionMode: 'Indexed',
+            parallelism: 1,
+            completions: 1,
+            backoffLimit: 0,
+            podFailurePolicy: podFailurePolicy(MAIN_CONTAINER),
+            template: {
+              metadata: podMetadata(common.pod),
+              spec: {
+                serviceAccountName: common.pod.serviceAccountName,
+                restartPolicy: 'Never',
+                nodeSelector: { [NODE_POOL_LABEL]: nodePool },
+                containers: [mainContainer(main)],
+                volumes: [hfTokenVolume(common.pod.pipeline)],
+              },
+            },
+          },
+        },
+      },
+    ],
+  });
+  return { manifest, replicatedJobs: [{ name: RJOB.convert, replicas: 1, parallelism: 1 }], mainReplicatedJob: RJOB.convert };
+}
+
+/**
+ * Multi-host JAX (McJAX): one indexed replicated job per slice, one pod per TPU VM, DNS hostnames so GKE's TPU
+ * webhook can inject TPU_WORKER_ID / TPU_WORKER_HOSTNAMES, one slice per node pool.
+ */
+export function multiHostJaxJobSet(common: JobSetCommon, main: MainContainer, slice: TpuSlice, slices: number): BuiltJobSet {
+  const manifest = baseJobSet(common, {
+    successPolicy: { operator: 'All' },
+    startupPolicy: { startupPolicyOrder: 'AnyOrder' },
+    replicatedJobs: [
+      {
+        name: RJOB.slice,
+        replicas: slices,
+        template: {
+          metadata: { annotations: { [EXCLUSIVE_TOPOLOGY]: NODE_POOL_LABEL } },
+          spec: {
+            completionMode: 'Indexed',
+            parallelism: slice.vms,
+            completions: slice.vms,
+            backoffLimit: 0,
+            podFailurePolicy: podFailurePolicy(MAIN_CONTAINER),
+            template: {
+              metadata: podMetadata(common.pod),
+              spec: {
+                serviceAccountName: common.pod.serviceAccountName,
+                restartPolicy: 'Never',
+                ...tpuPodSpec(slice),
+                containers: [
+                  mainContainer(main, [], { resources: { ...resources(main.resources), limits: { ...main.resources?.limits, ...slice.podResources } } }),
+                ],
+                volumes: [hfTokenVolume(common.pod.pipeline)],
+              },
+            },
+          },
+        },
+      },
+    ],
+  });
+  return {
+    manifest,
+    replicatedJobs: [{ name: RJOB.slice, replicas: slices, parallelism: slice.vms }],
+    mainReplicatedJob: RJOB.slice,
+  };
+}
+
+/** Pathways-specific inputs. */
+export interface PathwaysInput {
+  readonly slice: TpuSlice;
+  readonly slices: number;
+  /** `--gcs_scratch_location` (gs://). */
+  readonly scratch: string;
+  /** Node pool of the head pod. */
+  readonly headNodePool: string;
+  readonly proxyEnv: EnvMap;
+  readonly serverEnv: EnvMap;
+  readonly workerEnv: EnvMap;
+  /** @default PATHWAYS_IMAGES.proxy */
+  readonly proxyImage?: string;
+  /** @default PATHWAYS_IMAGES.server */
+  readonly serverImage?: string;
+}
+
+const COORDINATOR = "metadata.labels['jobset.sigs.k8s.io/coordinator']";
+const ABSL = { ABSL_FLAGS: '--pathways_pipe_unreachable_timeout=60s' };
+const SHARED_TMP = { name: 'shared-tmp', hostPath: { path: '/tmp', type: 'DirectoryOrCreate' } };
+const SHARED_TMP_MOUNT = { name: 'shared-tmp', mountPath: '/tmp' };
+
+/** The three head containers' resources (the fit check in jobs/validate.ts sums them). */
+export function pathwaysHeadResources(workload: ContainerResources | undefined): ContainerResources[] {
+  return [PATHWAYS_DEFAULTS.proxy, PATHWAYS_DEFAULTS.resourceManager, workload ?? PATHWAYS_DEFAULTS.workload];
+}
+
+/**
+ * Pathways as a plain JobSet (what gcluster --pathways and xpk >= 1.8 emit): `pathways-head` (1 pod on the CPU
+ * pool; proxy and resource manager as native sidecars; the workload container talks to the proxy through
+ * JAX_BACKEND_TARGET) and `worker` (`pathways-worker`, one replicated job per slice, one pod per VM, exclusive per
+ * node pool). Coordinator = head, startup InOrder, success = head succeeded.
+ *
+ * Workers run without a podFailurePolicy: any worker failure fails its Job (backoffLimit 0) and restarts the JobSet
+ * (bounded by maxRestarts); whether the run is an application failure is decided by the head's workload container.
+ */
+export function pathwaysJobSet(common: JobSetCommon, main: MainContainer, pw: PathwaysInput): BuiltJobSet {
+  const serverImage = pw.serverImage ?? PATHWAYS_IMAGES.server;
+  const proxyImage = pw.proxyImage ?? PATHWAYS_IMAGES.proxy;
+  const ports = (...p: number[]) => p.map((containerPort) => ({ containerPort, protocol: 'TCP' }));
+  const rmAddress = `--resource_manager_address=$(PATHWAYS_HEAD):${PATHWAYS_PORTS.resourceManager}`;
+  const scratch = `--gcs_scratch_location=${pw.scratch}`;
+  const head = {
+    name: RJOB.head,
+    replicas: 1,
+    template: {
+      metadata: { annotations: { [EXCLUSIVE_TOPOLOGY]: 'kubernetes.io/hostname' } },
+      spec: {
+        completionMode: 'Indexed',
+        parallelism: 1,
+        completions: 1,
+        backoffLimit: 0,
+        podFailurePolicy: podFailurePolicy(MAIN_CONTAINER),
+        template: {
+          metadata: podMetadata(common.pod),
+          spec: {
+            serviceAccountName: common.pod.serviceAccountName,
+            restartPolicy: 'Never',
+            nodeSelector: { [NODE_POOL_LABEL]: pw.headNodePool },
+            hostNetwork: true,
+            dnsPolicy: 'ClusterFirstWithHostNet',
+            initContainers: [
+              {
+                name: 'pathways-proxy',
+                image: proxyImage,
+                imagePullPolicy: pullPolicy(proxyImage),
+                restartPolicy: 'Always',
+                args: [`--server_port=${PATHWAYS_PORTS.proxy}`, rmAddress, scratch],
+                env: mergeEnv([fieldEnv('PATHWAYS_HEAD', COORDINATOR)], { ...ABSL, ...pw.proxyEnv }),
+                ports: ports(PATHWAYS_PORTS.proxy),
+                resources: resources(PATHWAYS_DEFAULTS.proxy),
+              },
+              {
+                name: 'pathways-rm',
+                image: serverImage,
+                imagePullPolicy: pullPolicy(serverImage),
+                restartPolicy: 'Always',
+                args: [
+                  `--server_port=${PATHWAYS_PORTS.resourceManager}`,
+                  scratch,
+                  '--node_type=resource_manager',
+                  `--instance_count=${pw.slices}`,
+                  `--instance_type=${pw.slice.pathwaysInstanceType}`,
+                ],
+                env: mergeEnv(
+                  [
+                    fieldEnv('REPLICATED_JOB_NAME', "metadata.annotations['jobset.sigs.k8s.io/replicatedjob-name']"),
+                    fieldEnv('JOBSET_NAME', "metadata.annotations['jobset.sigs.k8s.io/jobset-name']"),
+                    fieldEnv('HOST_ADDRESS', COORDINATOR),
+                  ],
+                  { TPU_SKIP_MDS_QUERY: 'true', ...ABSL, ...pw.serverEnv },
+                ),
+                ports: ports(PATHWAYS_PORTS.resourceManager, PATHWAYS_PORTS.resourceManager + 1),
+                resources: resources(PATHWAYS_DEFAULTS.resourceManager),
+              },
+            ],
+            containers: [
+              {
+                ...mainContainer(
+                  main,
+                  mergeEnv([fieldEnv('PATHWAYS_HEAD', COORDINATOR)], {
+                    JAX_PLATFORMS: 'proxy',
+                    XCLOUD_ENVIRONMENT: 'GCP',
+                    JAX_BACKEND_TARGET: `grpc://$(PATHWAYS_HEAD):${PATHWAYS_PORTS.proxy}`,
+                    ...ABSL,
+                  }),
+                ),
+                volumeMounts: [SHARED_TMP_MOUNT, hfTokenVolumeMount()],
+              },
+            ],
+            volumes: [SHARED_TMP, hfTokenVolume(common.pod.pipeline)],
+          },
+        },
+      },
+    },
+  };
+  const worker = {
+    name: RJOB.worker,
+    replicas: pw.slices,
+    template: {
+      metadata: { annotations: { [EXCLUSIVE_TOPOLOGY]: NODE_POOL_LABEL } },
+      spec: {
+        completionMode: 'Indexed',
+        parallelism: pw.slice.vms,
+        completions: pw.slice.vms,
+        backoffLimit: 0,
+        template: {
+          metadata: podMetadata(common.pod),
+          spec: {
+            serviceAccountName: common.pod.serviceAccountName,
+            restartPolicy: 'Never',
+            ...tpuPodSpec(pw.slice),
+            containers: [
+              {
+                name: 'pathways-worker',
+                image: serverImage,
+                imagePullPolicy: pullPolicy(serverImage),
+                args: [`--server_port=${PATHWAYS_PORTS.worker}`, rmAddress, scratch],
+                env: mergeEnv(
+                  [
+                    { name: 'XCLOUD_ENVIRONMENT', value: 'GCP' },
+                    { name: 'MEGASCALE_GRPC_ENABLE_XOR_TRACER', value: 'false' },
+                    fieldEnv('MEGASCALE_NUM_SLICES', "metadata.labels['jobset.sigs.k8s.io/replicatedjob-replicas']"),
+                    fieldEnv('JOBSET_NAME', "metadata.annotations['jobset.sigs.k8s.io/jobset-name']"),
+                    fieldEnv('REPLICATED_JOB_NAME', "metadata.annotations['jobset.sigs.k8s.io/replicatedjob-name']"),
+                    fieldEnv('MEGASCALE_SLICE_ID', "metadata.labels['jobset.sigs.k8s.io/job-index']"),
+                    fieldEnv('PATHWAYS_HEAD', COORDINATOR),
+                    fieldEnv('MEGASCALE_COORDINATOR_ADDRESS', COORDINATOR),
+                  ],
+                  { ...ABSL, ...pw.workerEnv },
+                ),
+                ports: ports(PATHWAYS_PORTS.worker, PATHWAYS_PORTS.worker + 1, 8471, 8080),
+                resources: { limits: { ...pw.slice.podResources } },
+                volumeMounts: [SHARED_TMP_MOUNT],
+              },
+            ],
+            volumes: [SHARED_TMP],
+          },
+        },
+      },
+    },
+  };
+  const manifest = baseJobSet(common, {
+    coordinator: { replicatedJob: RJOB.head, jobIndex: 0, podIndex: 0 },
+    startupPolicy: { startupPolicyOrder: 'InOrder' },
+    successPolicy: { operator: 'All', targetReplicatedJobs: [RJOB.head] },
+    replicatedJobs: [head, worker],
+  });
+  return {
+    manifest,
+    replicatedJobs: [
+      { name: RJOB.head, replicas: 1, parallelism: 1 },
+      { name: RJOB.worker, replicas: pw.slices, parallelism: pw.slice.vms },
+    ],
+    mainReplicatedJob: RJOB.head,
+  };
+}
+
+/**
+ * Env a single-host TPU VM program expects when the metadata server is not queried (tutorial 002's exports),
+ * derived from the TPU table. Valid only for a one-VM slice.
+ */
+export function tpuVmEnv(slice: TpuSlice): EnvMap {
+  const [x, y] = slice.topology.split('x');
+  return {
+    TPU_ACCELERATOR_TYPE: slice.acceleratorType,
+    TPU_WORKER_ID: '0',
+    TPU_SKIP_MDS_QUERY: '1',
+    TPU_WORKER_HOSTNAMES: 'localhost',
+    TPU_TOPOLOGY: slice.topology,
+    TPU_CHIPS_PER_HOST_BOUNDS: `${x},${y},1`,
+    TPU_HOST_BOUNDS: '1,1,1',
+  };
+}

@@ -1,0 +1,268 @@
+/**
+ * MaxText command builders: `to_maxtext`, `train_rl`, `train_sft`, `to_huggingface`, the tutorials' source
+ * patches as named options, and the bucket layout every step reads and writes. Pure; no cdktf.
+ *
+ * Module paths and the output layout follow MaxText 0.2.4 (../shared/reference/maxtext-post-training.md §0, §3):
+ * to_maxtext writes `<dir>/0/items`; train_rl writes `<base>/<run_name>/checkpoints/actor/<step>/model_params`;
+ * train_sft writes `<base>/<run_name>/checkpoints/<step>/model_params`; to_huggingface writes into its
+ * `base_output_directory`.
+ *
+ * Scripts never contain `${` or `%{`: Terraform would read them as template syntax (the construct escapes them
+ * anyway, see constructs/jobset-step.ts), and shell `$VAR` does the same job here.
+ */
+import { HF_TOKEN_FILE } from './secrets';
+import { JsonValue, MaxTextArgs, Recipe, RlTrain, Scalar, SftTrain, SourcePatches } from './recipes/types';
+
+export const MODULES = {
+  toMaxText: 'maxtext.checkpoint_conversion.to_maxtext',
+  toHuggingFace: 'maxtext.checkpoint_conversion.to_huggingface',
+  trainRl: 'maxtext.trainers.post_train.rl.train_rl',
+  trainSft: 'maxtext.trainers.post_train.sft.train_sft',
+} as const;
+
+/** Where the image installs MaxText's sources (MAXTEXT_PKG_DIR=/deps/src/maxtext); the adafactor patch edits it. */
+export const MAXTEXT_SRC = '/deps/src/maxtext';
+
+/** A value rendered verbatim into the shell script (e.g. a reference to a variable set at run time). */
+export interface ShellExpr {
+  readonly shell: string;
+}
+/** The token, read from the mounted secret into $HF_TOKEN at run time; the manifest holds only this reference. */
+export const HF_TOKEN_REF: ShellExpr = { shell: '"$HF_TOKEN"' };
+
+type ArgValue = JsonValue | ShellExpr;
+/** One `python3 -m <module> key=value ... --flag=value` call. */
+export interface Invocation {
+  readonly module: string;
+  readonly args: ReadonlyArray<readonly [string, ArgValue]>;
+  /** argparse/absl flags rendered `--flag=value`. */
+  readonly flags?: ReadonlyArray<readonly [string, Scalar]>;
+  /** Boolean absl flags rendered bare (`--override_model_architecture`). */
+  readonly switches?: readonly string[];
+}
+
+/** gs:// paths of one pipeline (all end in `/` except none; derived here and nowhere else). */
+export interface PipelinePaths {
+  /** to_maxtext `base_output_directory`: `gs://<bucket>/<model>/max-text-format/`. */
+  readonly maxtextDir: string;
+  /** The converted checkpoint training loads: `<maxtextDir>0/items/`. */
+  readonly maxtextCheckpoint: string;
+  /** Training `base_output_directory`: `gs://<bucket>/<model>/trained/`. */
+  readonly trainOutputDir: string;
+  /** Checkpoints of this run: `<trainOutputDir><run_name>/checkpoints/`. */
+  readonly trainCheckpointDir: string;
+  /** The last training checkpoint to_huggingface reads. */
+  readonly trainedCheckpoint: string;
+  /** to_huggingface output: `gs://<bucket>/<model>/hf-trained/`. */
+  readonly hfExportDir: string;
+  /** Pathways `--gcs_scratch_location` (Pathways recipes only). */
+  readonly pathwaysScratch?: string;
+}
+
+function num(args: MaxTextArgs, key: string, fallback: number): number {
+  const value = args[key];
+  return typeof value === 'number' ? value : fallback;
+}
+
+/**
+ * The step of the last checkpoint training writes. RL: `num_batches x rl.num_iterations x train_fraction x num_epoch`
+ * (RLConfig `train_steps`); SFT: `steps`. Tunix force-saves the final step on close.
+ */
+export function lastCheckpointStep(train: RlTrain | SftTrain): number {
+  if (train.kind === 'sft') return num(train.args, 'steps', 150001);
+  return Math.floor(
+    num(train.args, 'num_batches', 4) *
+      num(train.args, 'rl.num_iterations', 1) *
+      num(train.args, 'train_fraction', 1) *
+      num(train.args, 'num_epoch', 1),
+  );
+}
+
+/** The training `run_name` (required in practice: an empty one writes checkpoints to the local disk). */
+export function runName(train: RlTrain | SftTrain): string {
+  const value = train.args['run_name'];
+  return typeof value === 'string' ? value : train.kind;
+}
+
+/** Derives every gs:// path of a pipeline. */
+export function pipelinePaths(recipe: Recipe, bucket: string, pathwaysScratchPrefix: string): PipelinePaths {
+  const root = `gs://${bucket}/${recipe.model.name}`;
+  const maxtextDir = `${root}/max-text-format/`;
+  const trainOutputDir = `${root}/trained/`;
+  const trainCheckpointDir = `${trainOutputDir}${runName(recipe.train)}/checkpoints/`;
+  const actor = recipe.train.kind === 'rl' ? 'actor/' : '';
+  return {
+    maxtextDir,
+    maxtextCheckpoint: `${maxtextDir}0/items/`,
+    trainOutputDir,
+    trainCheckpointDir,
+    trainedCheckpoint: `${trainCheckpointDir}${actor}${lastCheckpointStep(recipe.train)}/model_params/`,
+    hfExportDir: `${root}/hf-trained/`,
+    ...(recipe.runtime === 'pathways' ? { pathwaysScratch: `gs://${bucket}/${pathwaysScratchPrefix}` } : {}),
+  };
+}
+
+/** Formats a number as the tutorials write it (`2e-5`, not `0.00002`). */
+export function formatNumber(value: number): string {
+  return value !== 0 && Math.abs(value) < 1e-3 ? value.toExponential() : String(value);
+}
+
+/** JSON with Python's `json.dumps` separators (`, ` and `: `), as the tutorials write dict values. */
+export function pythonJson(value: JsonValue): string {
+  if (Array.isArray(value)) return `[${value.map(pythonJson).join(', ')}]`;
+  if (value !== null && typeof value === 'object') {
+    const entries = Object.entries(value as Record<string, JsonValue>).map(([k, v]) => `${JSON.stringify(k)}: ${pythonJson(v)}`);
+    return `{${entries.join(', ')}}`;
+  }
+  return JSON.stringify(value);
+}
+
+const SHELL_SAFE = /^[A-Za-z0-9_./:=@,+-]+$/;
+/** Quotes a word for bash when it needs it (single quotes; `'` becomes `'\''`). */
+export function shellQuote(word: string): string {
+  return SHELL_SAFE.test(word) ? word : `'${word.replace(/'/g, `'\\''`)}'`;
+}
+
+/** Renders one value for a MaxText `key=value` argument (already shell-quoted). */
+export function renderValue(value: ArgValue): string {
+  if (typeof value === 'object' && value !== null && 'shell' in value && Object.keys(value).length === 1) {
+    return (value as ShellExpr).shell;
+  }
+  if (typeof value === 'boolean') return value ? 'True' : 'False';
+  if (typeof value === 'number') return formatNumber(value);
+  if (typeof value === 'string') return shellQuote(value);
+  return shellQuote(pythonJson(value as JsonValue));
+}
+
+/** `python3 -m module \` + one argument per line. */
+export function renderInvocation(inv: Invocation): string {
+  const words = [
+    ...inv.args.map(([key, value]) => `${key}=${renderValue(value)}`),
+    ...(inv.flags ?? []).map(([flag, value]) => `--${flag}=${renderValue(value)}`),
+    ...(inv.switches ?? []).map((flag) => `--${flag}`),
+  ];
+  return [`python3 -m ${inv.module}`, ...words].join(' \\\n  ');
+}
+
+/** The adafactor patch (tutorials 000/001), failing the pod when MaxText's code no longer matches. */
+export function adafactorPatch(): string {
+  const file = `${MAXTEXT_SRC}/trainers/post_train/rl/utils_rl.py`;
+  return (
+    `python3 -c "import pathlib, re, sys; p = pathlib.Path('${file}'); ` +
+    `s, n = re.subn('optax[.]adamw[(][^)]+[)]', 'optax.adafactor(learning_rate=learning_rate)', p.read_text()); ` +
+    `sys.exit('adafactor patch: optax.adamw(...) not found in ' + str(p)) if n == 0 else p.write_text(s)"`
+  );
+}
+
+/** The vLLM sampler reshard-chunk patch (tutorial 000), failing the pod when the pattern is gone. */
+export function vllmReshardChunkPatch(size: number): string {
+  return (
+    `python3 -c "import pathlib, sys, tunix.generate.vllm_sampler as vs; p = pathlib.Path(vs.__file__); s = p.read_text(); ` +
+    `t = s.replace('reshard_chunk_size: Optional[int] = None', 'reshard_chunk_size: Optional[int] = ${size}')` +
+    `.replace('reshard_chunk_size=self.config.reshard_chunk_size', 'reshard_chunk_size=${size}'); ` +
+    `sys.exit('vllm reshard_chunk_size patch: pattern not found in ' + str(p)) if t == s else p.write_text(t)"`
+  );
+}
+
+/** Shell lines applying the enabled patches, in the tutorials' order. */
+export function patchLines(patches: SourcePatches | undefined): string[] {
+  const lines: string[] = [];
+  if (patches?.vllmReshardChunkSize !== undefined) lines.push(vllmReshardChunkPatch(patches.vllmReshardChunkSize));
+  if (patches?.adafactor) lines.push(adafactorPatch());
+  return lines;
+}
+
+/** What a step's container script does around the MaxText call. */
+export interface ScriptOptions {
+  /** Exit 0 on every pod but completion index 0 (the tutorials' `[ "$JOB_COMPLETION_INDEX" != "0" ] ||`). */
+  readonly onlyIndexZero?: boolean;
+  /** Read the HF token from the mounted secret into $HF_TOKEN. */
+  readonly readHfToken: boolean;
+  /** Extra shell lines run before the call (exports, patches). */
+  readonly prelude?: readonly string[];
+}
+
+/**
+ * The container script: `set -eu`, optional index-0 guard, token read, prelude, then `exec` the MaxText call so
+ * its exit code (and SIGTERM) reach Kubernetes unchanged: the failure policy keys on that exit code.
+ */
+export function buildScript(inv: Invocation, options: ScriptOptions): string {
+  const lines = ['set -eu'];
+  if (options.onlyIndexZero) {
+    lines.push('if [ "$JOB_COMPLETION_INDEX" != "0" ]; then echo "index $JOB_COMPLETION_INDEX: nothing to do"; exit 0; fi');
+  }
+  if (options.readHfToken) {
+    // Assign then export, so a missing secret file fails the script (export would mask the failure).
+    lines.push(`HF_TOKEN="$(cat ${HF_TOKEN_FILE})"`, 'export HF_TOKEN');
+  }
+  lines.push(...(options.prelude ?? []));
+  lines.push(`exec ${renderInvocation(inv)}`);
+  return lines.join('\n');
+}
+
+/** Everything a command builder needs from the pipeline. */
+export interface CommandContext {
+  readonly recipe: Recipe;
+  readonly paths: PipelinePaths;
+}
+
+function tokenArg(pass: boolean | undefined): Array<readonly [string, ArgValue]> {
+  return pass === false ? [] : [['hf_access_token', HF_TOKEN_REF]];
+}
+
+/** `to_maxtext`: HF checkpoint -> `<maxtextDir>0/items`. */
+export function toMaxTextInvocation({ recipe, paths }: CommandContext): Invocation {
+  const step = recipe.toMaxText;
+  const flags: Array<readonly [string, Scalar]> = [];
+  if (step.flags.hf_model_path !== undefined) flags.push(['hf_model_path', step.flags.hf_model_path]);
+  flags.push(['lazy_load_tensors', step.flags.lazy_load_tensors]);
+  return {
+    module: MODULES.toMaxText,
+    args: [
+      ['model_name', recipe.model.name],
+      ...tokenArg(step.passHfToken),
+      ['base_output_directory', paths.maxtextDir],
+      ...Object.entries(step.args),
+    ],
+    flags,
+  };
+}
+
+/** `train_rl` / `train_sft`: loads the converted checkpoint, writes under `<trainOutputDir><run_name>/`. */
+export function trainInvocation({ recipe, paths }: CommandContext): Invocation {
+  return {
+    module: recipe.train.kind === 'rl' ? MODULES.trainRl : MODULES.trainSft,
+    args: [
+      ['model_name', recipe.model.name],
+      ['base_output_directory', paths.trainOutputDir],
+      ['load_parameters_path', paths.maxtextCheckpoint],
+      ['hf_access_token', HF_TOKEN_REF],
+      ...Object.entries(recipe.train.args),
+    ],
+  };
+}
+
+/** `to_huggingface`: the last training checkpoint -> `<hfExportDir>`. */
+export function toHfInvocation({ recipe, paths }: CommandContext): Invocation {
+  const step = recipe.toHf;
+  return {
+    module: MODULES.toHuggingFace,
+    args: [
+      ['model_name', step.modelName ?? recipe.model.name],
+      ...tokenArg(step.passHfToken),
+      ['load_parameters_path', paths.trainedCheckpoint],
+      ['base_output_directory', paths.hfExportDir],
+      ...Object.entries(step.args),
+    ],
+    switches: step.overrideModelArchitecture ? ['override_model_architecture'] : [],
+  };
+}
+
+/** Shell prelude of the training container: the tutorials' exports and patches. */
+export function trainPrelude(train: RlTrain | SftTrain): string[] {
+  if (train.kind !== 'rl') return [];
+  const lines: string[] = [];
+  if (train.exportVllmHostIp) lines.push(`VLLM_HOST_IP="$(hostname -I | awk '{print $1}')"`, 'export VLLM_HOST_IP');
+  lines.push(...patchLines(train.patches));
+  return lines;
+}

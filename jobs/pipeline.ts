@@ -1,0 +1,369 @@
+/**
+ * buildPipeline: recipe + platform + options -> the pipeline's Kubernetes objects in order
+ * (`to-maxtext` -> `train` -> `to-hf`), their names, waits, logs commands and gs:// paths.
+ * Pure and deterministic (no cdktf, no env): the same inputs give byte-identical manifests and hashes.
+ */
+import { createHash } from 'crypto';
+import {
+  BuiltJobSet,
+  cpuPodJobSet,
+  JobSetCommon,
+  MAIN_CONTAINER,
+  multiHostJaxJobSet,
+  PATHWAYS_DEFAULTS,
+  pathwaysHeadResources,
+  pathwaysJobSet,
+  PodCommon,
+  QUEUE_LABEL,
+  tpuVmEnv,
+} from './jobset';
+import {
+  buildScript,
+  CommandContext,
+  PipelinePaths,
+  pipelinePaths,
+  toHfInvocation,
+  toMaxTextInvocation,
+  trainInvocation,
+  trainPrelude,
+} from './maxtext';
+import { checkJobSetNames, checkRunId, jobSetName } from './names';
+import { Platform } from './platform';
+import { ContainerResources, JsonValue, MaxTextArgs, Recipe, StepName, STEP_NAMES } from './recipes/types';
+import { buildSecretProviderClass } from './secrets';
+import { TpuSlice, tpuSlice } from './tpu';
+import { targetGroup, validateRecipe } from './validate';
+
+export type { StepName } from './recipes/types';
+export { STEP_NAMES } from './recipes/types';
+
+/** Resources of a conversion pod on the CPU pool: a 30B model in bf16 is ~62 GB; to_huggingface holds it unsharded. */
+export const DEFAULT_CONVERSION_RESOURCES: ContainerResources = {
+  requests: { cpu: '16', memory: '128Gi' },
+  limits: { memory: '200Gi' },
+};
+
+/** Per-pipeline options, filled by config/ from `pipelines.<name>` (+ env). */
+export interface PipelineOptions {
+  /** Part of every JobSet name; change it to re-run a finished pipeline. */
+  readonly runId: string;
+  /** Image of the MaxText steps. @default - the recipe's image (tpu_post_training:0.2.4) */
+  readonly image?: string;
+  /** Where the conversions run: the CPU pool, or the slice as the tutorials do. @default - the recipe's (`cpu`) */
+  readonly conversionOn?: 'cpu' | 'tpu';
+  /** How long a deploy waits for each step, minutes. @default - the recipe's timeoutMinutes */
+  readonly timeoutMinutes?: Partial<Record<StepName, number>>;
+  /** JobSet restarts on infrastructure failure, for every step. @default - the recipe's maxRestarts per step */
+  readonly maxRestarts?: number;
+  /** Retarget the training slice (must exist in infra). @default - the recipe's slice */
+  readonly machineType?: string;
+  /** @default - the recipe's slice */
+  readonly topology?: string;
+  /** Recipe values by MaxText key, applied to every step that has the key. Unknown key -> error listing allowed keys. */
+  readonly overrides?: Readonly<Record<string, string | number | boolean>>;
+  /** Where the options came from, e.g. `pipelines.rl-qwen3`; prefixes error messages. @default - the recipe name */
+  readonly configSource?: string;
+}
+
+/** One step: one JobSet. */
+export interface PipelineStep {
+  readonly name: StepName;
+  readonly jobSetName: string;
+  readonly namespace: string;
+  /** The JobSet manifest (pure Kubernetes content). */
+  readonly manifest: Record<string, unknown>;
+  readonly timeoutMinutes: number;
+  readonly maxRestarts: number;
+  /** `kubectl logs` for the step's main pod (job 0, pod 0, main container). */
+  readonly logsCommand: string;
+  /** `kubectl get jobset` for the step. */
+  readonly statusCommand: string;
+  /** Where the step runs. */
+  readonly runsOn: 'cpu' | 'tpu';
+  /** The TPU capacity the step holds. @default - none (CPU step) */
+  readonly tpu?: { readonly slice: TpuSlice; readonly slices: number };
+  /**
+   * sha256 over this step's manifest and the previous step's specHash. A change here means this step (and, through
+   * the chain, every later one) must be replaced; constructs/jobset-step.ts turns it into `replace_triggered_by`.
+   */
+  readonly specHash: string;
+}
+
+/** A post-training pipeline ready for a stack. */
+export interface Pipeline {
+  readonly name: string;
+  readonly runId: string;
+  readonly tutorial: string;
+  readonly description: string;
+  readonly image: string;
+  readonly model: { readonly name: string; readonly hfRepo: string; readonly exportName: string };
+  readonly runtime: Recipe['runtime'];
+  readonly namespace: string;
+  readonly slice: TpuSlice;
+  readonly slices: number;
+  /** The recipe after options were applied (what the manifests were built from). */
+  readonly recipe: Recipe;
+  /** The steps in order; each starts only when the previous one completed. */
+  readonly steps: readonly PipelineStep[];
+  /** The SecretProviderClass the pods mount the HF token through. */
+  readonly secretProviderClass: Record<string, unknown>;
+  /** Every gs:// path the pipeline reads or writes. */
+  readonly paths: PipelinePaths;
+  /** Labels on every object of the pipeline. */
+  readonly labels: Readonly<Record<string, string>>;
+}
+
+/** Canonical JSON (sorted keys) for hashing. */
+function canonical(value: unknown): string {
+  if (Array.isArray(value)) return `[${value.map(canonical).join(',')}]`;
+  if (value !== null && typeof value === 'object') {
+    return `{${Object.keys(value as object)
+      .sort()
+      .map((k) => `${JSON.stringify(k)}:${canonical((value as Record<string, unknown>)[k])}`)
+      .join(',')}}`;
+  }
+  return JSON.stringify(value);
+}
+
+/** sha256 of the previous hash and a manifest. */
+export function chainHash(previous: string, manifest: unknown): string {
+  return createHash('sha256').update(previous).update('\n').update(canonical(manifest)).digest('hex');
+}
+
+function coerce(key: string, current: JsonValue, value: string | number | boolean, source: string): JsonValue {
+  const fail = (want: string) => new Error(`${source}.overrides.${key} must be ${want}, got '${String(value)}'`);
+  if (typeof current === 'number') {
+    const n = typeof value === 'number' ? value : typeof value === 'string' && value.trim() !== '' ? Number(value) : NaN;
+    if (!Number.isFinite(n)) throw fail('a number');
+    return n;
+  }
+  if (typeof current === 'boolean') {
+    if (typeof value === 'boolean') return value;
+    if (/^(true|1)$/i.test(String(value))) return true;
+    if (/^(false|0)$/i.test(String(value))) return false;
+    throw fail('a boolean');
+  }
+  if (typeof current === 'string') {
+    if (typeof value !== 'string') throw fail('a string');
+    return value;
+  }
+  if (typeof value !== 'string') throw fail('a JSON object');
+  try {
+    return JSON.parse(value) as JsonValue;
+  } catch {
+    throw fail('a JSON object');
+  }
+}
+
+function overrideArgs<A>(args: A, overrides: Readonly<Record<string, string | number | boolean>>, source: string): A {
+  const out: Record<string, JsonValue> = { ...(args as unknown as Record<string, JsonValue>) };
+  for (const [key, value] of Object.entries(overrides)) {
+    if (key in out) out[key] = coerce(key, out[key], value, source);
+  }
+  return out as unknown as A;
+}
+
+/** MaxText keys (and to_maxtext flags) a config may override for a recipe. */
+export function overridableKeys(recipe: Recipe): string[] {
+  const keys = new Set<string>([
+    ...Object.keys(recipe.toMaxText.args),
+    ...Object.keys(recipe.toMaxText.flags),
+    ...Object.keys(recipe.train.args),
+    ...Object.keys(recipe.toHf.args),
+  ]);
+  return [...keys].sort();
+}
+
+/** Applies options to a recipe: image, conversion placement, slice and MaxText key overrides. */
+export function resolveRecipe(recipe: Recipe, options: PipelineOptions): Recipe {
+  const source = options.configSource ?? recipe.name;
+  const overrides = options.overrides ?? {};
+  const allowed = overridableKeys(recipe);
+  const unknown = Object.keys(overrides).filter((k) => !allowed.includes(k));
+  if (unknown.length > 0) {
+    throw new Error(`${source}.overrides: unknown key ${unknown.map((k) => `'${k}'`).join(', ')}; ${recipe.name} allows ${allowed.join(', ')}`);
+  }
+  return {
+    ...recipe,
+    image: options.image ?? recipe.image,
+    conversionOn: options.conversionOn ?? recipe.conversionOn ?? 'cpu',
+    slice: {
+      machineType: (options.machineType ?? recipe.slice.machineType) as Recipe['slice']['machineType'],
+      topology: options.topology ?? recipe.slice.topology,
+    },
+    toMaxText: {
+      ...recipe.toMaxText,
+      args: overrideArgs(recipe.toMaxText.args, overrides, source),
+      flags: overrideArgs(recipe.toMaxText.flags, overrides, source),
+    },
+    train: { ...recipe.train, args: overrideArgs(recipe.train.args as MaxTextArgs, overrides, source) },
+    toHf: { ...recipe.toHf, args: overrideArgs(recipe.toHf.args, overrides, source) },
+  };
+}
+
+function logsCommand(namespace: string, jobSet: string, built: BuiltJobSet): string {
+  const selector = [
+    `jobset.sigs.k8s.io/jobset-name=${jobSet}`,
+    `jobset.sigs.k8s.io/replicatedjob-name=${built.mainReplicatedJob}`,
+    'jobset.sigs.k8s.io/job-index=0',
+    'batch.kubernetes.io/job-completion-index=0',
+  ].join(',');
+  return `kubectl logs -n ${namespace} -f -c ${MAIN_CONTAINER} -l ${selector}`;
+}
+
+/** Builds the pipeline. Throws on any option, name or recipe rule violation (see jobs/validate.ts). */
+export function buildPipeline(recipe: Recipe, platform: Platform, options: PipelineOptions): Pipeline {
+  const source = options.configSource ?? recipe.name;
+  checkRunId(options.runId, source);
+  // Validate the retargeted slice against the TPU table first (names the config field).
+  tpuSlice(options.machineType ?? recipe.slice.machineType, options.topology ?? recipe.slice.topology, `${source}.topology`);
+  const resolved = resolveRecipe(recipe, options);
+  const group = targetGroup(resolved, platform, source);
+  const slice = group.slice;
+  const slices = group.count;
+  const paths = pipelinePaths(resolved, platform.bucket, platform.pathwaysScratchPrefix);
+  const ctx: CommandContext = { recipe: resolved, paths };
+  const onCpu = resolved.conversionOn !== 'tpu';
+  const conversionResources = (r: ContainerResources | undefined) => r ?? DEFAULT_CONVERSION_RESOURCES;
+  const workloadResources: ContainerResources | undefined =
+    resolved.train.kind === 'rl' && resolved.train.memoryLimit
+      ? {
+          requests: { ...PATHWAYS_DEFAULTS.workload.requests, memory: resolved.train.memoryLimit },
+          limits: { ...PATHWAYS_DEFAULTS.workload.limits, memory: resolved.train.memoryLimit },
+        }
+      : undefined;
+
+  const cpuPods: Record<string, ContainerResources[]> = {};
+  if (onCpu) {
+    cpuPods['to-maxtext'] = [conversionResources(resolved.toMaxText.resources)];
+    cpuPods['to-hf'] = [conversionResources(resolved.toHf.resources)];
+  }
+  if (resolved.runtime === 'pathways') cpuPods['pathways-head'] = pathwaysHeadResources(workloadResources);
+  validateRecipe(resolved, {
+    slice,
+    slices,
+    cpuMachineType: platform.cpuPool.machineType,
+    cpuPoolName: platform.cpuPool.name,
+    cpuPods,
+    overridden: new Set(Object.keys(options.overrides ?? {})),
+    configSource: options.configSource,
+  });
+
+  const baseLabels = {
+    'app.kubernetes.io/part-of': 'tpu-post-training',
+    'tpu-post-training/pipeline': resolved.name,
+    'tpu-post-training/run-id': options.runId,
+  };
+  const common = (step: StepName): JobSetCommon => {
+    const pod: PodCommon = {
+      pipeline: resolved.name,
+      serviceAccountName: platform.serviceAccountName,
+      labels: { ...baseLabels, 'tpu-post-training/step': step, [QUEUE_LABEL]: platform.localQueue },
+    };
+    return {
+      name: jobSetName(resolved.name, options.runId, step),
+      namespace: platform.namespace,
+      pod,
+      maxRestarts: options.maxRestarts ?? resolved.maxRestarts[step],
+    };
+  };
+
+  const conversion = (step: 'to-maxtext' | 'to-hf'): { built: BuiltJobSet; runsOn: 'cpu' | 'tpu' } => {
+    const conf = step === 'to-maxtext' ? resolved.toMaxText : resolved.toHf;
+    const inv = step === 'to-maxtext' ? toMaxTextInvocation(ctx) : toHfInvocation(ctx);
+    const readHfToken = conf.passHfToken !== false;
+    if (onCpu) {
+      const script = buildScript(inv, { readHfToken });
+      return {
+        built: cpuPodJobSet(common(step), { image: resolved.image, script, resources: conversionResources(conf.resources) }, platform.cpuPool.name),
+        runsOn: 'cpu',
+      };
+    }
+    // The tutorials' shape: every VM of one slice starts, index 0 converts, the others exit 0.
+    const script = buildScript(inv, { readHfToken, onlyIndexZero: true });
+    return { built: multiHostJaxJobSet(common(step), { image: resolved.image, script }, slice, 1), runsOn: 'tpu' };
+  };
+
+  const train = (): BuiltJobSet => {
+    const t = resolved.train;
+    const tpuEnvPrelude = resolved.tpuVmEnv ? ['TPU_NAME="$(hostname)"', 'export TPU_NAME'] : [];
+    const script = buildScript(trainInvocation(ctx), { readHfToken: true, prelude: [...tpuEnvPrelude, ...trainPrelude(t)] });
+    const env = { ...(resolved.tpuVmEnv ? tpuVmEnv(slice) : {}), ...t.env };
+    if (resolved.runtime === 'pathways' && resolved.pathways) {
+      return pathwaysJobSet(
+        common('train'),
+        { image: resolved.image, script, env, resources: workloadResources ?? PATHWAYS_DEFAULTS.workload },
+        {
+          slice,
+          slices,
+          scratch: paths.pathwaysScratch ?? `gs://${platform.bucket}/${platform.pathwaysScratchPrefix}`,
+          headNodePool: platform.cpuPool.name,
+          proxyEnv: resolved.pathways.proxyEnv,
+          serverEnv: resolved.pathways.serverEnv,
+          workerEnv: resolved.pathways.workerEnv,
+          proxyImage: resolved.pathways.proxyImage,
+          serverImage: resolved.pathways.serverImage,
+        },
+      );
+    }
+    return multiHostJaxJobSet(common('train'), { image: resolved.image, script, env }, slice, slices);
+  };
+
+  const toMaxText = conversion('to-maxtext');
+  const trained = train();
+  const toHf = conversion('to-hf');
+  const built: Array<{ name: StepName; built: BuiltJobSet; runsOn: 'cpu' | 'tpu'; slices: number }> = [
+    { name: 'to-maxtext', built: toMaxText.built, runsOn: toMaxText.runsOn, slices: 1 },
+    { name: 'train', built: trained, runsOn: 'tpu', slices },
+    { name: 'to-hf', built: toHf.built, runsOn: toHf.runsOn, slices: 1 },
+  ];
+
+  let previousHash = '';
+  const steps: PipelineStep[] = built.map(({ name, built: b, runsOn, slices: n }) => {
+    const c = common(name);
+    checkJobSetNames(c.name, b.replicatedJobs, source);
+    previousHash = chainHash(previousHash, b.manifest);
+    return {
+      name,
+      jobSetName: c.name,
+      namespace: platform.namespace,
+      manifest: b.manifest,
+      timeoutMinutes: options.timeoutMinutes?.[name] ?? resolved.timeoutMinutes[name],
+      maxRestarts: c.maxRestarts,
+      logsCommand: logsCommand(platform.namespace, c.name, b),
+      statusCommand: `kubectl get jobset -n ${platform.namespace} ${c.name}`,
+      runsOn,
+      ...(runsOn === 'tpu' ? { tpu: { slice, slices: n } } : {}),
+      specHash: previousHash,
+    };
+  });
+  for (const step of steps) {
+    if (!(Number.isInteger(step.timeoutMinutes) && step.timeoutMinutes > 0)) {
+      throw new Error(`${source}.timeoutMinutes.${step.name} must be a positive whole number of minutes, got ${step.timeoutMinutes}`);
+    }
+  }
+  if (!(Number.isInteger(steps[0].maxRestarts) && steps.every((s) => s.maxRestarts >= 0))) {
+    throw new Error(`${source}.maxRestarts must be a whole number >= 0, got ${options.maxRestarts}`);
+  }
+
+  return {
+    name: resolved.name,
+    runId: options.runId,
+    tutorial: resolved.tutorial,
+    description: resolved.description,
+    image: resolved.image,
+    model: { name: resolved.model.name, hfRepo: resolved.model.hfRepo, exportName: resolved.toHf.modelName ?? resolved.model.name },
+    runtime: resolved.runtime,
+    namespace: platform.namespace,
+    slice,
+    slices,
+    recipe: resolved,
+    steps,
+    secretProviderClass: buildSecretProviderClass(resolved.name, platform, baseLabels),
+    paths,
+    labels: baseLabels,
+  };
+}
+
+/** Step names in order (re-exported for callers that iterate). */
+export const PIPELINE_STEPS: readonly StepName[] = STEP_NAMES;

@@ -1,0 +1,20 @@
+/** Values shared by the tutorial recipes (each is a tutorial value, named once). */
+
+/** `CLOUD_IMAGE_NAME` of tutorials 000, 001 and 003. */
+export const TUTORIAL_IMAGE = 'us-docker.pkg.dev/cloud-tpu-images/maxtext-images/tpu_post_training:0.2.4';
+
+/** `--env` / `--pathways-{proxy,server,worker}-env` pairs tutorials 000 and 001 pass to every Pathways container. */
+export const PATHWAYS_TUTORIAL_ENV = {
+  GRPC_DNS_RESOLVER: 'native',
+  FLAGS_pathways_enforce_subset_devices_form_subslice: 'false',
+} as const;
+
+/** `vllm_hf_overrides` of the RL tutorials: run the MaxText model inside vLLM. */
+export const MAXTEXT_FOR_CAUSAL_LM = { architectures: ['MaxTextForCausalLM'] } as const;
+
+/**
+ * Step defaults the tutorials leave to `gcluster job submit`: `--restarts 1` unless given (the RL tutorials pass
+ * `--restarts=0` for training), and how long a deploy waits per step.
+ */
+export const CONVERSION_MAX_RESTARTS = 1;
+export const CONVERSION_TIMEOUT_MINUTES = 120;

@@ -1,0 +1,53 @@
+/**
+ * Tutorial 002 (Simplified Chinese): Llama 3.1 8B Instruct GRPO on one v6e-8 VM (`ct6e-standard-8t`), McJAX, no
+ * Pathways, GSM8K (rl.yml's default dataset). The tutorial's local /dev/shm paths become the bucket layout every
+ * pipeline uses; its RUN_NAME=$(date ...) becomes the fixed `rl` so the export finds the checkpoint. Every other
+ * value below is the tutorial's.
+ */
+import { Recipe } from './types';
+import { CONVERSION_MAX_RESTARTS, CONVERSION_TIMEOUT_MINUTES, TUTORIAL_IMAGE } from './common';
+
+export const rlLlama3: Recipe = {
+  name: 'rl-llama3',
+  tutorial: '002',
+  description: 'Llama 3.1 8B Instruct GRPO (train_rl) on a single v6e-8 host, McJAX',
+  model: { name: 'llama3.1-8b-Instruct', hfRepo: 'meta-llama/Llama-3.1-8B-Instruct' },
+  slice: { machineType: 'ct6e-standard-8t', topology: '2x4' },
+  // The tutorial pip-installs maxtext[tpu-post-train]==0.2.3 on the VM; this pipeline uses the same image as the
+  // others (0.2.4), whose RL keys the tutorial's flags are valid for.
+  image: TUTORIAL_IMAGE,
+  runtime: 'mcjax',
+  maxRestarts: { 'to-maxtext': CONVERSION_MAX_RESTARTS, train: 1, 'to-hf': CONVERSION_MAX_RESTARTS },
+  timeoutMinutes: { 'to-maxtext': CONVERSION_TIMEOUT_MINUTES, train: 240, 'to-hf': CONVERSION_TIMEOUT_MINUTES },
+  toMaxText: {
+    args: {
+      scan_layers: true,
+      use_multimodal: false,
+      hardware: 'cpu',
+      skip_jax_distributed_system: true,
+      // $((1 - USE_PATHWAYS)) with USE_PATHWAYS=0.
+      checkpoint_storage_use_zarr3: 1,
+      checkpoint_storage_use_ocdbt: 1,
+    },
+    flags: { lazy_load_tensors: false },
+  },
+  train: {
+    kind: 'rl',
+    args: {
+      run_name: 'rl',
+      chips_per_vm: 8,
+      num_batches: 50,
+      num_test_batches: 10,
+      rollout_data_parallelism: 1,
+      rollout_tensor_parallelism: -1,
+    },
+    env: {},
+  },
+  toHf: {
+    // The tutorial exports with HF_MODEL_NAME=llama3.1-8b and no token.
+    modelName: 'llama3.1-8b',
+    passHfToken: false,
+    args: { scan_layers: true, use_multimodal: false, weight_dtype: 'bfloat16' },
+  },
+  tpuVmEnv: true,
+};

@@ -1,0 +1,167 @@
+/**
+ * The shape of a post-training recipe: one tutorial's parameters as typed data.
+ *
+ * A recipe names MaxText keys exactly as MaxText spells them (`batch_size`, `rl.num_generations`), so a
+ * value can be compared with the tutorial by eye and overridden from config by the same key. Values that
+ * are derived (paths in the bucket, model name, the HF token reference, TPU numbers) are NOT in the recipe:
+ * jobs/maxtext.ts and jobs/pipeline.ts derive them in one place. Pure; no cdktf.
+ */
+import { TpuMachineType } from '../tpu';
+
+/** The three steps of every pipeline, in order. */
+export type StepName = 'to-maxtext' | 'train' | 'to-hf';
+export const STEP_NAMES: readonly StepName[] = ['to-maxtext', 'train', 'to-hf'];
+
+/** A scalar MaxText value. Booleans render as Python `True`/`False` (OmegaConf also reads `true`, `1`). */
+export type Scalar = string | number | boolean;
+/** A JSON value (for dict-valued keys such as `vllm_additional_config`); rendered as JSON. */
+export type JsonValue = Scalar | readonly JsonValue[] | { readonly [key: string]: JsonValue };
+/** MaxText `key=value` arguments, in the order they are rendered. */
+export type MaxTextArgs = Readonly<Record<string, JsonValue>>;
+/** Container environment variables (name -> value). */
+export type EnvMap = Readonly<Record<string, string>>;
+
+/** Kubernetes requests/limits of one container (quantities as Kubernetes spells them). */
+export interface ContainerResources {
+  readonly requests?: { readonly cpu?: string; readonly memory?: string };
+  readonly limits?: { readonly cpu?: string; readonly memory?: string };
+}
+
+/** `maxtext.checkpoint_conversion.to_maxtext`: the keys the tutorials pass (model/paths/token are derived). */
+export interface ToMaxTextArgs {
+  readonly scan_layers: boolean;
+  readonly use_multimodal: boolean;
+  readonly skip_jax_distributed_system: boolean;
+  /** 0 for Pathways, 1 for McJAX (MaxText docs: `$((1 - USE_PATHWAYS))`). */
+  readonly checkpoint_storage_use_zarr3: 0 | 1;
+  readonly checkpoint_storage_use_ocdbt: 0 | 1;
+  readonly hardware: 'cpu' | 'tpu' | 'gpu';
+}
+
+/** argparse flags of to_maxtext (`--flag=value`). */
+export interface ToMaxTextFlags {
+  /** HF repo to read; @default - MaxText's HF_IDS[model_name] (not passed). */
+  readonly hf_model_path?: string;
+  readonly lazy_load_tensors: boolean;
+}
+
+/** `maxtext.checkpoint_conversion.to_huggingface` keys the tutorials pass (paths/token are derived). */
+export interface ToHfArgs {
+  readonly skip_jax_distributed_system?: boolean;
+  readonly hardware?: 'cpu';
+  readonly scan_layers: boolean;
+  readonly use_multimodal: boolean;
+  readonly weight_dtype: 'bfloat16' | 'float32';
+}
+
+/** Step settings shared by the two conversions. */
+export interface ConversionStep<A> {
+  readonly args: A;
+  /**
+   * Pass `hf_access_token` (read from the mounted secret at run time) as the tutorials do.
+   * @default true
+   */
+  readonly passHfToken?: boolean;
+  /** Resources of the conversion pod on the CPU pool. @default DEFAULT_CONVERSION_RESOURCES (jobs/pipeline.ts) */
+  readonly resources?: ContainerResources;
+}
+
+/** `to_huggingface` step. */
+export interface ToHfStep extends ConversionStep<ToHfArgs> {
+  /** Pass `--override_model_architecture` (tutorials 000/001/003 do). @default false */
+  readonly overrideModelArchitecture?: boolean;
+  /** MaxText model name used for the export, when it differs (tutorial 002: `llama3.1-8b`). @default - recipe model name */
+  readonly modelName?: string;
+}
+
+/**
+ * In-container source patches the tutorials apply before training. Each is a named, documented option;
+ * jobs/maxtext.ts holds the exact code and fails the pod if the pattern is not found.
+ */
+export interface SourcePatches {
+  /**
+   * Replace the RL optimizer `optax.adamw(...)` in `utils_rl.get_optimizer` with
+   * `optax.adafactor(learning_rate=learning_rate)` (tutorials 000, 001): far less optimizer state in HBM.
+   * @default false
+   */
+  readonly adafactor?: boolean;
+  /**
+   * Hard-code Tunix's vLLM sampler `reshard_chunk_size` to this value (tutorial 000: 4): weight sync between
+   * trainer and sampler reshards this many keys at a time, bounding peak HBM.
+   * @default - not patched
+   */
+  readonly vllmReshardChunkSize?: number;
+}
+
+/** GRPO `maxtext.trainers.post_train.rl.train_rl`. */
+export interface RlTrain {
+  readonly kind: 'rl';
+  /** MaxText keys in tutorial order (paths, model_name and the token are derived). */
+  readonly args: MaxTextArgs;
+  /** Env of the training container (the tutorials' inline `VAR=value python3 ...` and `--env`). */
+  readonly env: EnvMap;
+  readonly patches?: SourcePatches;
+  /** Export `VLLM_HOST_IP=$(hostname -I | awk '{print $1}')` before training (tutorials 000, 001). @default false */
+  readonly exportVllmHostIp?: boolean;
+  /**
+   * Memory request and limit of the Pathways workload container (requested, so the scheduler and Kueue reserve it). Replaces tutorial 000's `echo 190G > /sys/fs/cgroup/memory.max`
+   * (which needs a privileged container and is invisible to the scheduler). Checked against the cpu-np machine.
+   * @default - the Pathways default (PATHWAYS_DEFAULTS.workload in jobs/jobset.ts)
+   */
+  readonly memoryLimit?: string;
+}
+
+/** `maxtext.trainers.post_train.sft.train_sft` on multi-host JAX. */
+export interface SftTrain {
+  readonly kind: 'sft';
+  readonly args: MaxTextArgs;
+  readonly env: EnvMap;
+}
+
+/** Env of the Pathways containers, per container as the tutorials pass them (`--env`, `--pathways-*-env`). */
+export interface PathwaysSettings {
+  /** `--pathways-proxy-env`. */
+  readonly proxyEnv: EnvMap;
+  /** `--pathways-server-env` (resource manager). */
+  readonly serverEnv: EnvMap;
+  /** `--pathways-worker-env`. */
+  readonly workerEnv: EnvMap;
+  /** @default PATHWAYS_IMAGES.proxy (jobs/jobset.ts) */
+  readonly proxyImage?: string;
+  /** Image of the resource manager and the workers. @default PATHWAYS_IMAGES.server (jobs/jobset.ts) */
+  readonly serverImage?: string;
+}
+
+/** One tutorial as a pipeline. */
+export interface Recipe {
+  /** Stack name, e.g. `rl-qwen3`; also the prefix of every JobSet name. */
+  readonly name: string;
+  /** Which tutorial under ../shared/seeds it reproduces (e.g. `000`). */
+  readonly tutorial: string;
+  readonly description: string;
+  /** MaxText model name and the Hugging Face repo it comes from. */
+  readonly model: { readonly name: string; readonly hfRepo: string };
+  /** Slice the training targets (must exist in `infra`). */
+  readonly slice: { readonly machineType: TpuMachineType; readonly topology: string };
+  /** Container image of every MaxText step. */
+  readonly image: string;
+  /** `pathways`: head + workers JobSet (single controller); `mcjax`: one JAX process per TPU VM. */
+  readonly runtime: 'pathways' | 'mcjax';
+  /** Where the conversions run by default. @default 'cpu' */
+  readonly conversionOn?: 'cpu' | 'tpu';
+  /** JobSet `failurePolicy.maxRestarts` per step (restarts on infrastructure failures only). */
+  readonly maxRestarts: Readonly<Record<StepName, number>>;
+  /** How long `cdktf deploy` waits for each step (queueing included). */
+  readonly timeoutMinutes: Readonly<Record<StepName, number>>;
+  readonly toMaxText: ConversionStep<ToMaxTextArgs> & { readonly flags: ToMaxTextFlags };
+  readonly train: RlTrain | SftTrain;
+  readonly toHf: ToHfStep;
+  /** Required when runtime is `pathways`. */
+  readonly pathways?: PathwaysSettings;
+  /**
+   * Env for a single-host TPU VM as tutorial 002 exports it (TPU_SKIP_MDS_QUERY, TPU_WORKER_ID, TPU_TOPOLOGY, ...),
+   * derived from the TPU table. Only valid on a single-VM slice.
+   * @default false
+   */
+  readonly tpuVmEnv?: boolean;
+}

@@ -1,0 +1,339 @@
+/**
+ * Synth-time checks of a recipe against the slice it targets: MaxText's start-up checks that can be known from
+ * the config, so a wrong value fails `cdktf synth` instead of a pod after a 20-minute slice spin-up.
+ * Each rule is a function returning messages that name the recipe, the field, the value and what fits.
+ * Facts and MaxText defaults: ../shared/reference/maxtext-post-training.md §1.3, §4, §9. Pure; no cdktf.
+ */
+import { doesNotFit, sumRequests } from './machines';
+import { findTpuGroup, Platform, TpuPoolGroup } from './platform';
+import { gib } from './quantity';
+import { ContainerResources, JsonValue, MaxTextArgs, Recipe } from './recipes/types';
+import { TpuSlice } from './tpu';
+
+/** What the checks need besides the recipe. */
+export interface ValidationContext {
+  readonly slice: TpuSlice;
+  readonly slices: number;
+  /** Machine type of the CPU pool (Pathways head, conversions). */
+  readonly cpuMachineType: string;
+  readonly cpuPoolName: string;
+  /** Resources of the pods that run on the CPU pool: name -> containers. */
+  readonly cpuPods: Readonly<Record<string, readonly ContainerResources[]>>;
+  /** MaxText keys whose value came from config overrides, and where (for messages). */
+  readonly overridden?: ReadonlySet<string>;
+  readonly configSource?: string;
+}
+
+type Rule = (recipe: Recipe, ctx: ValidationContext) => string[];
+
+/** Message prefix: the recipe, plus the config source when one of `keys` was set there. */
+function who(recipe: Recipe, ctx: ValidationContext, ...keys: string[]): string {
+  const fromConfig = ctx.configSource && keys.some((k) => ctx.overridden?.has(k));
+  return fromConfig ? `${recipe.name} (${ctx.configSource}.overrides)` : recipe.name;
+}
+
+function numberArg(args: MaxTextArgs, key: string, fallback: number): number {
+  const v = args[key];
+  return typeof v === 'number' ? v : fallback;
+}
+function py(v: JsonValue | undefined): string {
+  if (typeof v === 'boolean') return v ? 'True' : 'False';
+  return String(v);
+}
+function divisors(n: number): number[] {
+  return Array.from({ length: n }, (_, i) => i + 1).filter((d) => n % d === 0);
+}
+
+/** rl.yml / RLConfig defaults of the keys the device checks read (MaxText 0.2.4). */
+const RL_DEFAULTS = {
+  chips_per_vm: 4,
+  trainer_devices_fraction: 0.5,
+  sampler_devices_fraction: 0.5,
+  rollout_tensor_parallelism: 1,
+  rollout_data_parallelism: -1,
+  rollout_expert_parallelism: 1,
+  batch_size: 1,
+  train_micro_batch_size: -1,
+  'rl.num_generations': 2,
+  max_target_length: 1024,
+  max_prefill_predict_length: 256,
+} as const;
+
+/** Trainer and sampler device counts as MaxText's setup_configs_and_devices computes them (single-slice mode). */
+export function rlDevices(recipe: Recipe, ctx: ValidationContext): { total: number; vms: number; split: boolean; trainer: number; sampler: number } {
+  const args = recipe.train.args;
+  const total = ctx.slice.chips * ctx.slices;
+  const vms = Math.floor(total / numberArg(args, 'chips_per_vm', RL_DEFAULTS.chips_per_vm));
+  const usePathways = args['use_pathways'] !== false;
+  const split = usePathways && vms >= 2;
+  const tf = numberArg(args, 'trainer_devices_fraction', RL_DEFAULTS.trainer_devices_fraction);
+  const sf = numberArg(args, 'sampler_devices_fraction', RL_DEFAULTS.sampler_devices_fraction);
+  return {
+    total,
+    vms,
+    split,
+    trainer: split ? Math.floor(total * tf) : total,
+    sampler: split ? Math.floor(total * sf) : total,
+  };
+}
+
+const ICI_AXES = [
+  'data', 'fsdp', 'fsdp_transpose', 'sequence', 'context', 'context_autoregressive',
+  'tensor', 'tensor_transpose', 'tensor_sequence', 'autoregressive', 'pipeline', 'expert',
+].map((a) => `ici_${a}_parallelism`);
+
+/** The ICI mesh axes set in `args` (ici_fsdp_parallelism defaults to -1 when absent), in MaxText's order. */
+function iciAxes(args: MaxTextArgs): Array<[string, number]> {
+  const set: Array<[string, number]> = ICI_AXES.filter((k) => typeof args[k] === 'number').map((k) => [k, args[k] as number]);
+  if (!set.some(([k]) => k === 'ici_fsdp_parallelism')) set.unshift(['ici_fsdp_parallelism', -1]);
+  return set;
+}
+
+/** Checks a set of mesh axes (at most one -1) against a device count. */
+function meshMessages(prefix: string, axes: Array<[string, number]>, devices: number, what: string): string[] {
+  const bad = axes.filter(([, v]) => !(Number.isInteger(v) && (v === -1 || v > 0)));
+  if (bad.length > 0) return bad.map(([k, v]) => `${prefix}: ${k} must be -1 or a positive integer, got ${v}`);
+  const fill = axes.filter(([, v]) => v === -1);
+  if (fill.length > 1) {
+    return [`${prefix}: at most one of ${axes.map(([k]) => k).join(', ')} may be -1, got ${fill.map(([k]) => `${k}=-1`).join(', ')}`];
+  }
+  const fixed = axes.filter(([, v]) => v !== -1);
+  const product = fixed.reduce((p, [, v]) => p * v, 1);
+  const shown = `${fixed.map(([, v]) => v).join('x') || '1'}=${product}`;
+  if (fill.length === 1) {
+    if (devices % product !== 0) {
+      return [
+        `${prefix}: ${fixed.map(([k]) => k).join(' x ')} must divide the ${devices} ${what} ` +
+          `(${fill[0][0]}=-1 takes the rest), got ${shown}; products that fit: ${divisors(devices).join(', ')}`,
+      ];
+    }
+    return [];
+  }
+  if (product !== devices) {
+    return [`${prefix}: ${fixed.map(([k]) => k).join(' x ')} must equal the ${devices} ${what}, got ${shown}`];
+  }
+  return [];
+}
+
+/** ICI parallelism product (at most one -1) vs the trainer devices (RL: also the sampler mesh; SFT: per slice). */
+export const iciParallelism: Rule = (recipe, ctx) => {
+  const args = recipe.train.args;
+  const axes = iciAxes(args);
+  const prefix = who(recipe, ctx, ...axes.map(([k]) => k));
+  if (recipe.train.kind === 'sft') return meshMessages(prefix, axes, ctx.slice.chips, 'devices per slice');
+  const d = rlDevices(recipe, ctx);
+  const trainer = meshMessages(prefix, axes, d.trainer, 'trainer devices');
+  if (trainer.length > 0 || d.sampler === d.trainer) return trainer;
+  // Single-slice RL builds the rollout mesh from the same config over the sampler devices.
+  return meshMessages(prefix, axes, d.sampler, 'sampler devices');
+};
+
+/** Rollout (vLLM) tensor x data x expert parallelism vs the sampler devices. */
+export const rolloutParallelism: Rule = (recipe, ctx) => {
+  if (recipe.train.kind !== 'rl') return [];
+  const args = recipe.train.args;
+  const keys = ['rollout_tensor_parallelism', 'rollout_data_parallelism', 'rollout_expert_parallelism'] as const;
+  const axes: Array<[string, number]> = keys.map((k) => [k, numberArg(args, k, RL_DEFAULTS[k])]);
+  return meshMessages(who(recipe, ctx, ...keys), axes, rlDevices(recipe, ctx).sampler, 'sampler devices');
+};
+
+/** trainer/sampler fractions: only meaningful where MaxText splits (Pathways, >= 2 VMs); then they must fit. */
+export const deviceFractions: Rule = (recipe, ctx) => {
+  if (recipe.train.kind !== 'rl') return [];
+  const args = recipe.train.args;
+  const keys = ['trainer_devices_fraction', 'sampler_devices_fraction'];
+  const prefix = who(recipe, ctx, ...keys);
+  const d = rlDevices(recipe, ctx);
+  const given = keys.filter((k) => args[k] !== undefined);
+  if (!d.split || recipe.runtime !== 'pathways') {
+    return given.map(
+      (k) =>
+        `${prefix}: ${k}=${py(args[k])} has no effect: MaxText splits trainer and sampler devices only on Pathways with >= 2 VMs ` +
+        `(runtime ${recipe.runtime}, ${d.total} devices / chips_per_vm ${numberArg(args, 'chips_per_vm', RL_DEFAULTS.chips_per_vm)} = ${d.vms} VM); remove it`,
+    );
+  }
+  const tf = numberArg(args, keys[0], RL_DEFAULTS.trainer_devices_fraction);
+  const sf = numberArg(args, keys[1], RL_DEFAULTS.sampler_devices_fraction);
+  const out: string[] = [];
+  for (const [k, v] of [[keys[0], tf], [keys[1], sf]] as const) {
+    if (!(v > 0 && v <= 1)) out.push(`${prefix}: ${k} must be in (0, 1], got ${v}`);
+  }
+  if (out.length === 0 && tf + sf > 1 + 1e-9) {
+    out.push(`${prefix}: ${keys[0]} + ${keys[1]} must be at most 1 (trainer and sampler devices would overlap), got ${tf} + ${sf} = ${tf + sf}`);
+  }
+  if (out.length === 0 && (d.trainer < 1 || d.sampler < 1)) {
+    out.push(`${prefix}: the fractions leave ${d.trainer} trainer and ${d.sampler} sampler devices of ${d.total}; both need at least 1`);
+  }
+  return out;
+};
+
+/** chips_per_vm must be the slice's chips per VM, or MaxText miscounts VMs and splits a single host. */
+export const chipsPerVm: Rule = (recipe, ctx) => {
+  if (recipe.train.kind !== 'rl') return [];
+  const value = numberArg(recipe.train.args, 'chips_per_vm', RL_DEFAULTS.chips_per_vm);
+  if (value === ctx.slice.chipsPerVm) return [];
+  return [
+    `${who(recipe, ctx, 'chips_per_vm')}: chips_per_vm must equal the ${ctx.slice.chipsPerVm} chips per VM of ` +
+      `${ctx.slice.machineType}, got ${value}${recipe.train.args['chips_per_vm'] === undefined ? ' (MaxText default)' : ''}`,
+  ];
+};
+
+/** batch_size must be a multiple of train_micro_batch_size (Tunix RLTrainingConfig). */
+export const batchDivisibility: Rule = (recipe, ctx) => {
+  if (recipe.train.kind !== 'rl') return [];
+  const args = recipe.train.args;
+  const batch = numberArg(args, 'batch_size', RL_DEFAULTS.batch_size);
+  const micro = numberArg(args, 'train_micro_batch_size', RL_DEFAULTS.train_micro_batch_size);
+  if (micro === -1 || (micro > 0 && batch % micro === 0)) return [];
+  return [
+    `${who(recipe, ctx, 'batch_size', 'train_micro_batch_size')}: batch_size must be a multiple of train_micro_batch_size, ` +
+      `got batch_size=${batch}, train_micro_batch_size=${micro}; micro batch sizes that fit: ${divisors(batch).join(', ')}`,
+  ];
+};
+
+/** GRPO needs at least two generations per prompt. */
+export const numGenerations: Rule = (recipe, ctx) => {
+  if (recipe.train.kind !== 'rl') return [];
+  const n = numberArg(recipe.train.args, 'rl.num_generations', RL_DEFAULTS['rl.num_generations']);
+  if (n >= 2) return [];
+  return [`${who(recipe, ctx, 'rl.num_generations')}: rl.num_generations must be at least 2 (GRPO compares generations of one prompt), got ${n}`];
+};
+
+/** Prompts longer than max_prefill_predict_length are dropped; the completion budget is the difference. */
+export const promptLength: Rule = (recipe, ctx) => {
+  if (recipe.train.kind !== 'rl') return [];
+  const args = recipe.train.args;
+  const target = numberArg(args, 'max_target_length', RL_DEFAULTS.max_target_length);
+  const prefill = numberArg(args, 'max_prefill_predict_length', RL_DEFAULTS.max_prefill_predict_length);
+  if (prefill < target) return [];
+  return [
+    `${who(recipe, ctx, 'max_target_length', 'max_prefill_predict_length')}: max_prefill_predict_length must be less than ` +
+      `max_target_length (MaxText silently drops longer prompts and generates max_target_length - max_prefill_predict_length tokens), ` +
+      `got ${prefill} >= ${target}`,
+  ];
+};
+
+/** scan_layers must be the same in conversion, training (when given) and export. */
+export const scanLayers: Rule = (recipe, ctx) => {
+  const values: Array<[string, boolean]> = [['to-maxtext', recipe.toMaxText.args.scan_layers]];
+  const train = recipe.train.args['scan_layers'];
+  if (typeof train === 'boolean') values.push(['train', train]);
+  values.push(['to-hf', recipe.toHf.args.scan_layers]);
+  if (values.every(([, v]) => v === values[0][1])) return [];
+  return [
+    `${who(recipe, ctx, 'scan_layers')}: scan_layers must be equal in conversion, training and export, got ` +
+      `${values.map(([s, v]) => `${s}=${py(v)}`).join(', ')}`,
+  ];
+};
+
+/** Pathways reads and writes checkpoints without OCDBT/Zarr3; Zarr3 needs OCDBT anywhere. */
+export const checkpointStorage: Rule = (recipe, ctx) => {
+  const keys = ['checkpoint_storage_use_zarr3', 'checkpoint_storage_use_ocdbt'];
+  const prefix = who(recipe, ctx, ...keys);
+  const out: string[] = [];
+  const steps: Array<[string, MaxTextArgs]> = [
+    ['to-maxtext', recipe.toMaxText.args as unknown as MaxTextArgs],
+    ['train', recipe.train.args],
+  ];
+  for (const [step, args] of steps) {
+    const zarr3 = args[keys[0]];
+    const ocdbt = args[keys[1]];
+    if (zarr3 === undefined && ocdbt === undefined) continue;
+    const on = (v: JsonValue | undefined) => v === 1 || v === true;
+    if (recipe.runtime === 'pathways' && (on(zarr3) || on(ocdbt))) {
+      out.push(
+        `${prefix}: ${step} has checkpoint_storage_use_zarr3=${py(zarr3)}, checkpoint_storage_use_ocdbt=${py(ocdbt)}, ` +
+          'but Pathways (runtime pathways) needs both 0',
+      );
+    } else if (on(zarr3) && !on(ocdbt)) {
+      out.push(`${prefix}: ${step} has checkpoint_storage_use_zarr3=${py(zarr3)} without checkpoint_storage_use_ocdbt; Zarr3 requires OCDBT (set both 1 or both 0)`);
+    }
+  }
+  return out;
+};
+
+/** vllm_additional_config.maxtext_config.model_name must be the model being trained. */
+export const vllmModelName: Rule = (recipe, ctx) => {
+  const extra = recipe.train.args['vllm_additional_config'];
+  const mc = extra && typeof extra === 'object' && !Array.isArray(extra) ? (extra as Record<string, JsonValue>)['maxtext_config'] : undefined;
+  const name = mc && typeof mc === 'object' && !Array.isArray(mc) ? (mc as Record<string, JsonValue>)['model_name'] : undefined;
+  if (name === undefined || name === recipe.model.name) return [];
+  return [
+    `${who(recipe, ctx, 'vllm_additional_config', 'model_name')}: vllm_additional_config.maxtext_config.model_name must be ` +
+      `the trained model '${recipe.model.name}', got '${String(name)}'`,
+  ];
+};
+
+function podTotals(containers: readonly ContainerResources[], kind: 'requests' | 'limits'): { millicores: number; bytes: number } {
+  // A container without a request gets its limit as request (Kubernetes defaulting).
+  return sumRequests(
+    containers.map((c) => {
+      const r = kind === 'requests' ? { ...c.limits, ...c.requests } : { ...c.requests, ...c.limits };
+      return { cpu: r.cpu ?? '0', memory: r.memory ?? '0' };
+    }),
+  );
+}
+
+/** Pods on the CPU pool (Pathways head, conversions) must fit one node of its machine type, requests and limits. */
+export const cpuPodFit: Rule = (recipe, ctx) => {
+  const out: string[] = [];
+  for (const [pod, containers] of Object.entries(ctx.cpuPods)) {
+    for (const kind of ['requests', 'limits'] as const) {
+      const total = podTotals(containers, kind);
+      const reason = doesNotFit(total, ctx.cpuMachineType);
+      if (reason) {
+        out.push(
+          `${who(recipe, ctx)}: the ${pod} pod's ${kind} (cpu ${total.millicores / 1000}, memory ${gib(total.bytes)}) do not fit ` +
+            `one ${ctx.cpuPoolName} node: ${reason}; use a larger ${ctx.cpuPoolName} machine type or lower the pod's resources`,
+        );
+        break;
+      }
+    }
+  }
+  return out;
+};
+
+/** tpuVmEnv describes one VM; a multi-VM slice gets its TPU env from GKE. */
+export const tpuVmEnvSingleHost: Rule = (recipe, ctx) =>
+  recipe.tpuVmEnv && ctx.slice.multiHost
+    ? [`${recipe.name}: tpuVmEnv is only valid on a single-VM slice, got ${ctx.slice.machineType} ${ctx.slice.topology} (${ctx.slice.vms} VMs)`]
+    : [];
+
+/** Pathways recipes need their Pathways settings. */
+export const pathwaysSettings: Rule = (recipe) =>
+  recipe.runtime === 'pathways' && !recipe.pathways ? [`${recipe.name}: runtime pathways needs the recipe's pathways settings`] : [];
+
+/** Every rule, in the order messages are reported. */
+export const RULES: readonly Rule[] = [
+  iciParallelism,
+  rolloutParallelism,
+  deviceFractions,
+  chipsPerVm,
+  batchDivisibility,
+  numGenerations,
+  promptLength,
+  scanLayers,
+  checkpointStorage,
+  vllmModelName,
+  cpuPodFit,
+  tpuVmEnvSingleHost,
+  pathwaysSettings,
+];
+
+/** Runs every rule; throws one error listing all violations. */
+export function validateRecipe(recipe: Recipe, ctx: ValidationContext): void {
+  const messages = RULES.flatMap((rule) => rule(recipe, ctx));
+  if (messages.length > 0) throw new Error(messages.join('\n'));
+}
+
+/** The `infra` slice group a pipeline targets; throws naming what infra has. */
+export function targetGroup(recipe: Recipe, platform: Platform, source: string): TpuPoolGroup {
+  const { machineType, topology } = recipe.slice;
+  const group = findTpuGroup(platform, machineType, topology);
+  if (group) return group;
+  const have = platform.tpuGroups.map((g) => `${g.count}x ${g.slice.machineType} ${g.slice.topology}`).join(', ') || 'no TPU pools';
+  throw new Error(
+    `${source}: targets a ${machineType} ${topology} slice, but the infra config has ${have}; ` +
+      `add that slice to infra, retarget the pipeline (machineType/topology), or leave it out (PIPELINES env or pipelines.<name>.enabled=false)`,
+  );
+}
