@@ -1,0 +1,129 @@
+/** Pipeline stacks: providers from data sources, SecretProviderClass, ordered steps, outputs; one snapshot per stack. */
+import 'cdktf/lib/testing/adapters/jest';
+import * as fs from 'fs';
+import * as os from 'os';
+import * as path from 'path';
+import { App, Testing } from 'cdktf';
+import { DataGoogleContainerCluster } from '@cdktf/provider-google/lib/data-google-container-cluster';
+import { DataGoogleClientConfig } from '@cdktf/provider-google/lib/data-google-client-config';
+import { Manifest } from '@cdktf/provider-kubernetes/lib/manifest';
+import { buildPipeline } from '../../jobs/pipeline';
+import { RECIPES } from '../../jobs/recipes';
+import { PipelineStack } from '../../stacks/pipeline-stack';
+import { testPlatform } from '../jobs/fixtures';
+
+const platform = testPlatform();
+function synth(name: string): string {
+  const app = Testing.app();
+  const stack = new PipelineStack(app, name, { platform, pipeline: buildPipeline(RECIPES[name], platform, { runId: 'r1' }) });
+  return Testing.synth(stack);
+}
+const parsed = (name: string) => JSON.parse(synth(name));
+const manifests = (tf: any) => Object.values(tf.resource.kubernetes_manifest) as any[];
+
+describe.each(Object.keys(RECIPES))('%s', (name) => {
+  const out = synth(name);
+  const tf = JSON.parse(out);
+
+  test('snapshot', () => {
+    expect(out).toMatchSnapshot();
+  });
+
+  test('finds the cluster through data sources and configures kubernetes from them (no cross-stack reference)', () => {
+    expect(out).toHaveDataSourceWithProperties(DataGoogleContainerCluster, { name: 'tpt', location: 'us-east5', project: 'my-project' });
+    expect(out).toHaveDataSource(DataGoogleClientConfig);
+    expect(tf.provider.kubernetes[0]).toEqual({
+      host: expect.stringMatching(/^https:\/\/\$\{data\.google_container_cluster\.cluster\.endpoint\}$/),
+      token: '${data.google_client_config.client.access_token}',
+      cluster_ca_certificate: expect.stringContaining('base64decode(data.google_container_cluster.cluster.master_auth[0].cluster_ca_certificate)'),
+    });
+    expect(tf.provider.google[0]).toEqual({ project: 'my-project', region: 'us-east5' });
+    expect(JSON.stringify(tf)).not.toContain('terraform_remote_state');
+  });
+
+  test('SecretProviderClass, then to-maxtext -> train -> to-hf, each gated on the previous completion', () => {
+    expect(out).toHaveResourceWithProperties(Manifest, { manifest: expect.objectContaining({ kind: 'SecretProviderClass' }) });
+    const byName = (n: string) => Object.entries(tf.resource.kubernetes_manifest).find(([, m]: any) => m.manifest.metadata.name === n)!;
+    const [spcId] = byName(`${name}-hf-token`);
+    const [convId, conv] = byName(`${name}-r1-to-maxtext`) as any;
+    const [, train] = byName(`${name}-r1-train`) as any;
+    const [, toHf] = byName(`${name}-r1-to-hf`) as any;
+    expect(conv.depends_on).toEqual([`kubernetes_manifest.${spcId}`]);
+    expect(train.depends_on).toEqual([expect.stringMatching(/^data\.kubernetes_resource\.to-maxtext_Completed_/)]);
+    expect(toHf.depends_on).toEqual([expect.stringMatching(/^data\.kubernetes_resource\.train_Completed_/)]);
+    const gates = Object.values(tf.data.kubernetes_resource) as any[];
+    expect(gates.map((g) => g.depends_on[0])).toContain(`kubernetes_manifest.${convId}`);
+    for (const m of [conv, train, toHf]) expect(m.wait.fields).toEqual({ 'status.terminalState': '^(Completed|Failed)$' });
+  });
+
+  test('outputs: checkpoint paths, JobSet names and logs commands', () => {
+    const p = buildPipeline(RECIPES[name], platform, { runId: 'r1' });
+    expect(tf.output.trained_checkpoint.value).toBe(p.paths.trainedCheckpoint);
+    expect(tf.output.maxtext_checkpoint.value).toBe(p.paths.maxtextCheckpoint);
+    expect(tf.output.hf_export_dir.value).toBe(p.paths.hfExportDir);
+    for (const s of p.steps) {
+      const key = s.name.replace(/-/g, '_');
+      expect(tf.output[`${key}_jobset`].value).toBe(s.jobSetName);
+      expect(tf.output[`${key}_logs`].value).toBe(s.logsCommand);
+    }
+  });
+});
+
+test('a state bucket selects the GCS backend with the stack prefix', () => {
+  const app = Testing.app();
+  const stack = new PipelineStack(app, 'rl-qwen3', {
+    platform,
+    pipeline: buildPipeline(RECIPES['rl-qwen3'], platform, { runId: 'r1' }),
+    stateBucket: 'tf-state',
+  });
+  expect(JSON.parse(Testing.synth(stack)).terraform.backend.gcs).toEqual({ bucket: 'tf-state', prefix: 'tpu-post-training/rl-qwen3' });
+});
+
+test('an unchanged pipeline synthesizes identically; a changed value changes only its step hash and later ones', () => {
+  expect(synth('rl-gemma4')).toBe(synth('rl-gemma4'));
+  const hashes = (overrides: Record<string, number>) => {
+    const app = Testing.app();
+    const stack = new PipelineStack(app, 'rl-gemma4', { platform, pipeline: buildPipeline(RECIPES['rl-gemma4'], platform, { runId: 'r1', overrides }) });
+    const data = JSON.parse(Testing.synth(stack)).resource.terraform_data;
+    return Object.keys(data).sort().map((k) => data[k].input.sha256);
+  };
+  const a = hashes({});
+  const b = hashes({ batch_size: 8 });
+  // Sorted ids: to-hf, to-maxtext, train.
+  expect([a[0] === b[0], a[1] === b[1], a[2] === b[2]]).toEqual([false, true, false]);
+});
+
+test('no JobSet carries ttlSecondsAfterFinished', () => {
+  for (const name of Object.keys(RECIPES)) {
+    for (const m of manifests(parsed(name))) expect(m.manifest.spec?.ttlSecondsAfterFinished).toBeUndefined();
+  }
+});
+
+test('a canary value placed in HF_TOKEN appears nowhere under cdktf.out', () => {
+  const canary = 'hf_CANARYcanaryCANARYcanary0123456789';
+  const saved = process.env.HF_TOKEN;
+  process.env.HF_TOKEN = canary;
+  const outdir = fs.mkdtempSync(path.join(os.tmpdir(), 'cdktf-out-'));
+  try {
+    const app = new App({ outdir, stackTraces: false });
+    for (const name of Object.keys(RECIPES)) {
+      new PipelineStack(app, name, { platform, pipeline: buildPipeline(RECIPES[name], platform, { runId: 'r1' }) });
+    }
+    app.synth();
+    const files: string[] = [];
+    const walk = (dir: string) => {
+      for (const e of fs.readdirSync(dir, { withFileTypes: true })) {
+        const p = path.join(dir, e.name);
+        if (e.isDirectory()) walk(p);
+        else files.push(p);
+      }
+    };
+    walk(outdir);
+    expect(files.some((f) => f.endsWith('cdk.tf.json'))).toBe(true);
+    for (const f of files) expect([f, fs.readFileSync(f, 'utf8').includes(canary)]).toEqual([f, false]);
+  } finally {
+    if (saved === undefined) delete process.env.HF_TOKEN;
+    else process.env.HF_TOKEN = saved;
+    fs.rmSync(outdir, { recursive: true, force: true });
+  }
+});

@@ -1,0 +1,81 @@
+/**
+ * A pipeline stack: the SecretProviderClass and the pipeline's JobSets in order, each waiting for the previous
+ * one to complete. Thin: everything it applies comes from jobs/pipeline.ts.
+ *
+ * It finds the cluster through data sources from the same typed config (no cross-stack reference), so
+ * `cdktf deploy <pipeline>` works on its own once `infra` exists and needs no read access to infra's state.
+ * `cdktf destroy <pipeline>` deletes the pipeline's Kubernetes objects; the bucket and its data belong to infra.
+ */
+import { Construct } from 'constructs';
+import { Fn, TerraformOutput, TerraformStack } from 'cdktf';
+import { GoogleProvider } from '@cdktf/provider-google/lib/provider';
+import { DataGoogleContainerCluster } from '@cdktf/provider-google/lib/data-google-container-cluster';
+import { DataGoogleClientConfig } from '@cdktf/provider-google/lib/data-google-client-config';
+import { KubernetesProvider } from '@cdktf/provider-kubernetes/lib/provider';
+import { Manifest } from '@cdktf/provider-kubernetes/lib/manifest';
+import { ITerraformDependable } from 'cdktf';
+import { JobSetStep } from '../constructs/jobset-step';
+import type { Pipeline } from '../jobs/pipeline';
+import type { Platform } from '../jobs/platform';
+import { useBackend } from './backend';
+
+export interface PipelineStackProps {
+  readonly platform: Platform;
+  readonly pipeline: Pipeline;
+  /** GCS bucket for Terraform state. @default - local state file */
+  readonly stateBucket?: string;
+}
+
+/** Output name for a step value: `to_maxtext_jobset`, `train_logs`, ... */
+function outputId(step: string, what: string): string {
+  return `${step.replace(/-/g, '_')}_${what}`;
+}
+
+export class PipelineStack extends TerraformStack {
+  public readonly steps: readonly JobSetStep[];
+
+  constructor(scope: Construct, id: string, props: PipelineStackProps) {
+    super(scope, id);
+    const { platform, pipeline } = props;
+    useBackend(this, id, props.stateBucket);
+
+    new GoogleProvider(this, 'google', { project: platform.project, region: platform.region });
+    const cluster = new DataGoogleContainerCluster(this, 'cluster', {
+      name: platform.clusterName,
+      location: platform.region,
+      project: platform.project,
+    });
+    const client = new DataGoogleClientConfig(this, 'client');
+    new KubernetesProvider(this, 'kubernetes', {
+      host: `https://${cluster.endpoint}`,
+      token: client.accessToken,
+      clusterCaCertificate: Fn.base64decode(cluster.masterAuth.get(0).clusterCaCertificate),
+    });
+
+    const spc = new Manifest(this, 'hf-token', { manifest: pipeline.secretProviderClass });
+    const steps: JobSetStep[] = [];
+    let previous: ITerraformDependable[] = [spc];
+    for (const step of pipeline.steps) {
+      const s = new JobSetStep(this, step.name, { step, pipeline: pipeline.name, dependsOn: previous });
+      steps.push(s);
+      previous = [s.completed];
+    }
+    this.steps = steps;
+
+    const paths: Record<string, string | undefined> = {
+      hf_source: `hf://${pipeline.model.hfRepo}`,
+      maxtext_checkpoint: pipeline.paths.maxtextCheckpoint,
+      train_output_dir: pipeline.paths.trainOutputDir,
+      trained_checkpoint: pipeline.paths.trainedCheckpoint,
+      hf_export_dir: pipeline.paths.hfExportDir,
+      pathways_scratch: pipeline.paths.pathwaysScratch,
+    };
+    for (const [name, value] of Object.entries(paths)) {
+      if (value !== undefined) new TerraformOutput(this, name, { value });
+    }
+    for (const step of pipeline.steps) {
+      new TerraformOutput(this, outputId(step.name, 'jobset'), { value: step.jobSetName });
+      new TerraformOutput(this, outputId(step.name, 'logs'), { value: step.logsCommand });
+    }
+  }
+}
