@@ -39,6 +39,9 @@ export const ENV_BINDINGS: readonly EnvBinding[] = [
   { env: 'RUN_ID', path: 'pipelines.*.runId', kind: 'string' },
 ];
 
+/** PIPELINES=rl-qwen3,sft-gemma4 enables exactly those pipelines; PIPELINES=none synthesizes only infra. */
+export const PIPELINES_ENV = 'PIPELINES';
+
 /** The config file used when CONFIG_FILE is not set, relative to the repository root. */
 export const DEFAULT_CONFIG_FILE = 'config/example.json';
 
@@ -110,6 +113,16 @@ export function loadConfig(options: LoadOptions = {}): LoadedConfig {
     for (const target of expand(binding.path, raw)) {
       setPath(raw, target, parsed);
       sources[target] = `${binding.env} (env)`;
+    }
+  }
+  const selection = nonEmpty(env[PIPELINES_ENV]);
+  if (selection !== undefined) {
+    const wanted = selection === 'none' ? [] : selection.split(',').map((s) => s.trim()).filter((s) => s !== '');
+    const pipelines = (raw.pipelines ??= {}) as Record<string, Record<string, unknown>>;
+    for (const name of new Set([...Object.keys(pipelines), ...wanted])) {
+      if (!pipelines[name]) sources[`pipelines.${name}`] = `${PIPELINES_ENV} (env)`;
+      pipelines[name] = { ...(pipelines[name] ?? {}), enabled: wanted.includes(name) };
+      sources[`pipelines.${name}.enabled`] = `${PIPELINES_ENV} (env)`;
     }
   }
   if (problems.length > 0) throw new ConfigError(problems);

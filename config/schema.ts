@@ -74,8 +74,10 @@ const singleHostPool = z
 
 const pipeline = z
   .object({
+    /** Synthesize this pipeline's stack (PIPELINES lists the enabled ones). @default true */
+    enabled: z.boolean().default(true),
     /** Appended to every JobSet name of the pipeline; change it to re-run (RUN_ID applies to all). */
-    runId: z.string(),
+    runId: z.string().default('r1'),
     /** Container image (CLOUD_IMAGE_NAME applies to all). */
     image: z.string().optional(),
     /** Where the two checkpoint conversions run. */

@@ -5,8 +5,12 @@
 import * as path from 'path';
 import { App } from 'cdktf';
 import { LoadedConfig } from '../config/load';
+import { enabledPipelines, pipelineOptions } from '../config/pipelines';
 import { platformFromConfig } from '../config/platform';
+import { buildPipeline } from '../jobs/pipeline';
+import { RECIPES } from '../jobs/recipes';
 import { InfraStack } from './infra-stack';
+import { PipelineStack } from './pipeline-stack';
 
 export interface BuildOptions {
   /** Where `app.synth()` writes. @default cdktf.out (or CDKTF_OUTDIR when the cdktf CLI sets it) */
@@ -17,8 +21,14 @@ export interface BuildOptions {
 export function buildApp(loaded: LoadedConfig, options: BuildOptions = {}): App {
   const { config } = loaded;
   const platform = platformFromConfig(loaded);
+  const names = Object.keys(RECIPES);
+  // Every enabled pipeline is built (and validated against the platform) before any stack exists.
+  const pipelines = enabledPipelines(loaded, names).map((name) =>
+    buildPipeline(RECIPES[name], platform, pipelineOptions(loaded, name, names)),
+  );
 
-  const app = new App(options.outdir ? { outdir: options.outdir } : {});
+  // No construct stack traces: they cost ~10% of the synth and only serve cdktf's own debugging.
+  const app = new App({ stackTraces: false, ...(options.outdir ? { outdir: options.outdir } : {}) });
   new InfraStack(app, 'infra', {
     platform,
     authorizedCidrs: config.controlPlane.authorizedCidrs,
@@ -34,5 +44,8 @@ export function buildApp(loaded: LoadedConfig, options: BuildOptions = {}): App 
     queuesChartPath: path.join(loaded.repoRoot, 'charts', 'kueue-queues'),
     stateBucket: config.stateBucket,
   });
+  for (const pipeline of pipelines) {
+    new PipelineStack(app, pipeline.name, { platform, pipeline, stateBucket: config.stateBucket });
+  }
   return app;
 }

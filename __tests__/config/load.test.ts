@@ -247,3 +247,25 @@ describe('platform from config', () => {
     expect(platform.tpuGroups[0].capacity).toEqual({ type: 'flex-start', maxRunDurationSeconds: 24 * 3600 });
   });
 });
+
+describe('pipeline selection', () => {
+  const { enabledPipelines, pipelineOptions } = require('../../config/pipelines');
+  const names = ['rl-qwen3', 'rl-gemma4', 'sft-gemma4', 'rl-llama3'];
+
+  test('default: every recipe is enabled, with the file’s run id', () => {
+    const loaded = loadConfig({ env: {} });
+    expect(enabledPipelines(loaded, names)).toEqual(names);
+    expect(pipelineOptions(loaded, 'rl-qwen3', names)).toMatchObject({ runId: 'r1', configSource: 'config/example.json: pipelines.rl-qwen3' });
+  });
+
+  test('PIPELINES picks the pipelines to synthesize; PIPELINES=none leaves only infra', () => {
+    expect(enabledPipelines(loadConfig({ env: { PIPELINES: 'sft-gemma4, rl-qwen3' } }), names)).toEqual(['rl-qwen3', 'sft-gemma4']);
+    expect(enabledPipelines(loadConfig({ env: { PIPELINES: 'none' } }), names)).toEqual([]);
+  });
+
+  test('a pipeline key that names no recipe is an error, not silently ignored', () => {
+    expect(errorOf(() => enabledPipelines(loadConfig({ env: { PIPELINES: 'rl-qwen' } }), names))).toContain(
+      "PIPELINES (env): no recipe named 'rl-qwen'; recipes: rl-qwen3, rl-gemma4, sft-gemma4, rl-llama3",
+    );
+  });
+});

@@ -39,7 +39,7 @@ describe('infra stack: TPU pools', () => {
     ['8x8', 16],
     ['16x16', 64],
   ])('topology %s sizes the pool at %i nodes', (topology, nodes) => {
-    const pool = Object.values(pools({ TOPOLOGY: topology })).find((p) => p.placement_policy?.tpu_topology === topology);
+    const pool = Object.values(pools({ TOPOLOGY: topology, PIPELINES: 'none' })).find((p) => p.placement_policy?.tpu_topology === topology);
     expect(pool.node_count).toBe(nodes);
   });
 
@@ -298,4 +298,18 @@ describe('infra stack: backend and outputs', () => {
 
 test('ContainerNodePool matcher sees the TPU pool', () => {
   expect(synthStackString('infra')).toHaveResourceWithProperties(ContainerNodePool, { name: 'tpu-v6e-32-0', node_count: 8 });
+});
+
+describe('the whole app against the infra config', () => {
+  test('a pipeline whose slice infra does not have fails the synth, saying how to fix it', () => {
+    expect(() => synthStack('infra', { TOPOLOGY: '4x4' })).toThrow(
+      /rl-qwen3.*targets a ct6e-standard-4t 4x8 slice, but the infra config has .*4x4.*leave it out \(PIPELINES env or pipelines\.<name>\.enabled=false\)/,
+    );
+  });
+
+  test('with PIPELINES=none only infra is synthesized', () => {
+    const { buildApp } = require('../../stacks/app');
+    const app = buildApp(require('../util').exampleConfig({ PIPELINES: 'none' }), { outdir: require('cdktf').Testing.app().outdir });
+    expect(app.node.children.map((c: any) => c.node.id)).toEqual(['infra']);
+  });
 });

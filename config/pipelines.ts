@@ -1,0 +1,45 @@
+/**
+ * Per-pipeline options from config (`pipelines.<name>` in the file, CLOUD_IMAGE_NAME / RUN_ID from env).
+ */
+import type { PipelineOptions } from '../jobs/pipeline';
+import { ConfigError, LoadedConfig, sourceOf } from './load';
+
+/** Run id of a pipeline the config file does not mention. */
+export const DEFAULT_RUN_ID = 'r1';
+
+/** Names of the pipelines to synthesize: every recipe unless disabled (`enabled: false`, or PIPELINES). */
+export function enabledPipelines(loaded: LoadedConfig, knownNames: readonly string[]): string[] {
+  checkNames(loaded, knownNames);
+  return knownNames.filter((name) => loaded.config.pipelines[name]?.enabled ?? true);
+}
+
+function checkNames(loaded: LoadedConfig, knownNames: readonly string[]): void {
+  const unknown = Object.keys(loaded.config.pipelines).filter((key) => !knownNames.includes(key));
+  if (unknown.length > 0) {
+    throw new ConfigError(
+      unknown.map((key) => `${sourceOf(loaded, `pipelines.${key}`)}: no recipe named '${key}'; recipes: ${knownNames.join(', ')}`),
+    );
+  }
+}
+
+/**
+ * Options for the pipeline `name`. Throws ConfigError for a `pipelines.<key>` that names no recipe
+ * (a typo would otherwise silently configure nothing).
+ */
+export function pipelineOptions(loaded: LoadedConfig, name: string, knownNames: readonly string[]): PipelineOptions {
+  checkNames(loaded, knownNames);
+  const entry = loaded.config.pipelines[name];
+  const configSource = `${loaded.file}: pipelines.${name}`;
+  if (!entry) return { runId: DEFAULT_RUN_ID, configSource };
+  return {
+    runId: entry.runId,
+    image: entry.image,
+    conversionOn: entry.conversionOn,
+    timeoutMinutes: entry.timeoutMinutes,
+    maxRestarts: entry.maxRestarts,
+    machineType: entry.machineType,
+    topology: entry.topology,
+    overrides: entry.overrides,
+    configSource,
+  };
+}
