@@ -1,0 +1,22 @@
+#!/usr/bin/env bash
+# The plan review of a pull request: `npm run review` against the base branch, plus every real plan found in
+# plans/ (written by plan-stacks.sh when credentials exist). Always leaves review-report.md for the comment step;
+# records the review's exit code in the step output `exit_code` instead of failing, so the comment is posted first.
+# Usage: BASE_REF=main .github/scripts/review-pr.sh
+set -uo pipefail
+base="${BASE_REF:?set BASE_REF to the pull request base branch}"
+args=(--base "origin/${base}" --out review-report.md --quiet)
+if [ -d plans ]; then
+  for plan in plans/*.json; do
+    [ -e "$plan" ] || continue
+    args+=(--plan "$(basename "$plan" .json)=${plan}")
+  done
+fi
+npm run --silent review -- "${args[@]}"
+code=$?
+if [ ! -s review-report.md ]; then
+  printf '<!-- tpu-post-training:plan-review -->\n# Plan review: the review tool failed (exit %s)\n\nSee the workflow log.\n' "$code" > review-report.md
+fi
+echo "exit_code=${code}" >> "${GITHUB_OUTPUT:-/dev/null}"
+cat review-report.md >> "${GITHUB_STEP_SUMMARY:-/dev/null}"
+exit 0

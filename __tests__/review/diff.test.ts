@@ -1,0 +1,78 @@
+import { attributeChanges, diffSyntheses } from '../../review/diff';
+import { synthesisFromJson } from '../../review/load';
+import { asTf, IMAGE, infraJson, pipelineJson } from './fixtures';
+
+test('a topology change reads in slice terms', () => {
+  // GIVEN the base infra and a head that shrinks the 4x8 slice to 4x4
+  const head = infraJson();
+  head.resource.google_container_node_pool['tpu-32'].placement_policy.tpu_topology = '4x4';
+  head.resource.google_container_node_pool['tpu-32'].node_count = 4;
+  // WHEN diffed
+  const [infra] = diffSyntheses(synthesisFromJson({ infra: asTf(infraJson()) }), synthesisFromJson({ infra: asTf(head) }));
+  // THEN one changed resource, in the reviewer's words, with the raw attributes underneath
+  expect(infra).toMatchObject({ stack: 'infra', status: 'changed' });
+  expect(infra!.resources).toHaveLength(1);
+  expect(infra!.resources[0]).toMatchObject({ address: 'google_container_node_pool.tpu-32', action: 'changed' });
+  expect(infra!.resources[0]!.summary).toEqual(['TPU pool tpu-v6e-32-0: topology 4x8 -> 4x4, chips 32 -> 16, hosts 8 -> 4, node count 8 -> 4']);
+  expect(infra!.resources[0]!.attributes).toEqual([
+    { path: 'node_count', before: '8', after: '4' },
+    { path: 'placement_policy.tpu_topology', before: '"4x8"', after: '"4x4"' },
+  ]);
+});
+
+test('added and removed pools, IAM grants and JobSets are named in domain terms', () => {
+  const base = { infra: asTf(infraJson()), 'rl-qwen3': asTf(pipelineJson()) };
+  const infra = infraJson();
+  delete infra.resource.google_container_node_pool['tpu-8'];
+  infra.resource.google_container_node_pool['tpu-16'] = {
+    ...infra.resource.google_container_node_pool['tpu-32'],
+    name: 'tpu-v6e-16-0',
+    node_count: 4,
+    placement_policy: { type: 'COMPACT', tpu_topology: '4x4' },
+  };
+  infra.resource.google_project_iam_member['wl-admin'] = { project: 'proj', role: 'roles/storage.admin', member: 'serviceAccount:${google_service_account.wl-sa.email}' };
+  const pipeline = pipelineJson();
+  pipeline.resource.kubernetes_manifest.train.timeouts.create = '12h';
+  pipeline.resource.kubernetes_manifest.train.manifest.spec.replicatedJobs[0].template.spec.template.spec.containers[0].image = IMAGE.replace('2025.10.01', '2025.11.01');
+  const diffs = diffSyntheses(synthesisFromJson(base), synthesisFromJson({ infra: asTf(infra), 'rl-qwen3': asTf(pipeline) }));
+  const lines = diffs.flatMap((d) => d.resources.flatMap((r) => r.summary));
+  expect(lines).toEqual(expect.arrayContaining([
+    'TPU pool tpu-v6e-16-0 added: ct6e-standard-4t 4x4, 16 chips, 4 hosts, reservation tpu-v6e-32-0-reservation',
+    'TPU pool tpu-v6e-8-8t-0 removed: ct6e-standard-8t 2x4, 8 chips, 1 hosts, reservation tpu-v6e-8-8t-0-reservation',
+    'IAM grant added: serviceAccount:tpu-post-train-gke-wl-sa@proj.iam.gserviceaccount.com roles/storage.admin on project proj',
+  ]));
+  expect(lines.find((l) => l.startsWith('JobSet qwen3-8b-train'))).toBe(
+    `JobSet qwen3-8b-train: images ${IMAGE} -> ${IMAGE.replace('2025.10.01', '2025.11.01')}, timeout 24h -> 12h`,
+  );
+});
+
+test('a new stack and an unchanged stack are reported as such', () => {
+  const diffs = diffSyntheses(synthesisFromJson({ infra: asTf(infraJson()) }), synthesisFromJson({ infra: asTf(infraJson()), 'rl-qwen3': asTf(pipelineJson()) }));
+  expect(diffs.map((d) => [d.stack, d.status])).toEqual([['infra', 'unchanged'], ['rl-qwen3', 'added']]);
+  expect(diffs[1]!.resources.flatMap((r) => r.summary)).toContain(`JobSet qwen3-8b-to-maxtext (conversion) added: CPU, ${IMAGE}`);
+});
+
+test('a construct id change that keeps the pool name is flagged as destroy + recreate', () => {
+  const head = infraJson();
+  head.resource.google_container_node_pool['tpu-32-renamed'] = head.resource.google_container_node_pool['tpu-32'];
+  delete head.resource.google_container_node_pool['tpu-32'];
+  const [infra] = diffSyntheses(synthesisFromJson({ infra: asTf(infraJson()) }), synthesisFromJson({ infra: asTf(head) }));
+  expect(infra!.renamed).toEqual([{ from: 'google_container_node_pool.tpu-32', to: 'google_container_node_pool.tpu-32-renamed', name: 'tpu-v6e-32-0' }]);
+});
+
+test('cdktf metadata does not count as a change', () => {
+  expect(attributeChanges({ a: 1, '//': { metadata: { path: 'x' } } }, { a: 1, '//': { metadata: { path: 'y' } } })).toEqual([]);
+});
+
+test('a Kueue quota change reads as the quota', () => {
+  const head = infraJson();
+  const values = JSON.parse(head.resource.helm_release.queues.values[0]);
+  values.objects[0].spec.resourceGroups[0].flavors[0].resources[0].nominalQuota = 32;
+  head.resource.helm_release.queues.values = [JSON.stringify(values)];
+  head.resource.helm_release.jobset.version = '0.11.0';
+  const [infra] = diffSyntheses(synthesisFromJson({ infra: asTf(infraJson()) }), synthesisFromJson({ infra: asTf(head) }));
+  expect(infra!.resources.flatMap((r) => r.summary)).toEqual([
+    'Helm release jobset: chart jobset@0.10.1 -> jobset@0.11.0',
+    'Helm release kueue-queues: Kueue TPU quota 40 -> 32',
+  ]);
+});

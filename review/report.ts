@@ -1,0 +1,291 @@
+/**
+ * Renders the review as one Markdown document sized for a pull-request comment: findings first, then capacity
+ * and cost, access, pipelines, and (when asked) the change against the base ref and the real plans.
+ *
+ * Pure: models, findings, prices, diffs and plan reviews in; a string out.
+ */
+import type { StackDiff } from './diff';
+import type { Finding, Severity } from './findings';
+import type { JobSetStep, Pipeline, StackModel, TpuPool } from './model';
+import type { PlanAction, PlanReview } from './plan';
+import { cpuHourly, money, PriceTable, tpuChipHourly } from './prices';
+
+/** Hidden marker the PR workflow uses to find and update its one comment. */
+export const COMMENT_MARKER = '<!-- tpu-post-training:plan-review -->';
+
+export interface ReportInput {
+  readonly models: readonly StackModel[];
+  readonly findings: readonly Finding[];
+  readonly prices: PriceTable;
+  /** Where the synthesis came from (`cdktf.out`, or "synthesized from the working tree"). */
+  readonly source: string;
+  readonly diff?: { readonly base: string; readonly stacks: readonly StackDiff[] };
+  readonly plans?: readonly PlanReview[];
+  /** Seconds the review took, for the footer. */
+  readonly elapsedSeconds?: number;
+}
+
+const ICON: Record<Severity, string> = { error: '🛑 error', warning: '⚠️ warning', note: 'ℹ️ note' };
+const HOURS_PER_MONTH = 730;
+
+/** Escapes a table cell. */
+function cell(text: unknown): string {
+  return String(text ?? '').replace(/\|/g, '\\|').replace(/\r?\n/g, ' ');
+}
+
+function table(header: readonly string[], rows: ReadonlyArray<readonly unknown[]>): string {
+  if (rows.length === 0) return '_none_\n';
+  return [
+    `| ${header.join(' | ')} |`,
+    `| ${header.map(() => '---').join(' | ')} |`,
+    ...rows.map((r) => `| ${r.map(cell).join(' | ')} |`),
+  ].join('\n') + '\n';
+}
+
+function code(text: string): string {
+  return text ? `\`${text.replace(/`/g, "'")}\`` : '';
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+
+function findingsSection(findings: readonly Finding[]): string {
+  const count = (s: Severity) => findings.filter((x) => x.severity === s).length;
+  const head = `## Findings\n\n**${count('error')} error(s), ${count('warning')} warning(s), ${count('note')} note(s).**` +
+    (count('error') ? ' Errors fail this check.' : '') + '\n\n';
+  return head + table(
+    ['severity', 'stack', 'resource', 'finding', 'fix'],
+    findings.map((x) => [ICON[x.severity], x.stack, code(x.address), x.message, x.fix]),
+  );
+}
+
+function tpuHourly(prices: PriceTable, p: TpuPool): number | undefined {
+  if (!p.slice) return undefined;
+  const rate = tpuChipHourly(prices, p.slice.acceleratorType, p.capacity);
+  return rate === undefined ? undefined : rate * p.slice.chips;
+}
+
+function capacitySection(models: readonly StackModel[], prices: PriceTable): string {
+  const out: string[] = ['## Capacity and cost\n'];
+  for (const m of models) {
+    const hasCapacity = m.tpuPools.length + m.cpuPools.length + m.controlPlanes.length > 0;
+    if (!hasCapacity && !m.pipeline) continue;
+    out.push(`### \`${m.name}\`\n`);
+    if (hasCapacity) {
+      let tpuTotal = 0;
+      let cpuTotal = 0;
+      out.push('TPU slices (held while the stack exists):\n');
+      out.push(table(
+        ['pool', 'machine type', 'topology', 'chips', 'hosts', 'capacity', 'list $/h'],
+        m.tpuPools.map((p) => {
+          const hourly = tpuHourly(prices, p);
+          tpuTotal += hourly ?? 0;
+          const capacity = p.capacity === 'reservation' ? `reservation ${p.reservations.join(', ') || '(none)'}` : p.capacity;
+          return [p.name, p.machineType, p.slice?.topology ?? p.topology ?? '?', p.slice?.chips ?? '?', p.slice?.vms ?? '?', capacity,
+            hourly === undefined ? '?' : money(prices, hourly)];
+        }),
+      ));
+      out.push('\nCPU pools:\n');
+      out.push(table(
+        ['pool', 'machine type', 'nodes', 'spot', 'list $/h per node', 'kept running $/h'],
+        m.cpuPools.map((p) => {
+          const each = cpuHourly(prices, p.machineType, p.spot);
+          const floor = p.nodeCount ?? p.minNodes ?? 0;
+          cpuTotal += (each ?? 0) * floor;
+          const nodes = p.nodeCount !== undefined ? String(p.nodeCount) : `${p.minNodes ?? 0}-${p.maxNodes ?? '?'} (autoscaled)`;
+          return [p.name, p.machineType, nodes, p.spot ? 'yes' : 'no', each === undefined ? '?' : money(prices, each),
+            each === undefined ? '?' : money(prices, each * floor)];
+        }),
+      ));
+      const fee = m.controlPlanes.length * prices.clusterManagementFeePerHour;
+      const total = tpuTotal + cpuTotal + fee;
+      out.push(
+        `\n**Kept running: ~${money(prices, total)}/h (~${money(prices, total * HOURS_PER_MONTH)}/month)** = TPU ${money(prices, tpuTotal)}/h + ` +
+          `CPU ${money(prices, cpuTotal)}/h (autoscaled pools at their minimum) + cluster fee ${money(prices, fee)}/h.\n`,
+      );
+    }
+    if (m.pipeline) out.push(pipelineCost(m.pipeline, models, prices));
+    out.push('');
+  }
+  out.push(
+    `_Prices: ${prices.name}, ${prices.date}, ${prices.region} (${prices.currency}); table ${code(prices.origin ?? 'built-in')}; ` +
+      `source ${prices.source}. ${prices.note ?? ''}_\n`,
+  );
+  return out.join('\n');
+}
+
+function pipelineCost(p: Pipeline, models: readonly StackModel[], prices: PriceTable): string {
+  const pool = models
+    .flatMap((m) => m.tpuPools)
+    .find((x) => x.slice && x.slice.topology === p.tpuTopology && (p.tpuChipsPerPod === undefined || x.slice.chipsPerVm === p.tpuChipsPerPod));
+  const rate = pool?.slice ? tpuChipHourly(prices, pool.slice.acceleratorType, pool.capacity) : undefined;
+  const price = rate === undefined ? '' : ` (~${money(prices, rate * p.chipHours)} at ${pool!.capacity} list price` +
+    `${pool!.capacity === 'reservation' ? ', already paid for by the reservation' : ''})`;
+  return `Pipeline holds at most **${round(p.chipHours)} chip-hours**${price}: ` +
+    p.steps.filter((s) => s.tpuChips > 0).map((s) => `${s.name} ${s.tpuChips} chips x ${s.timeoutText ?? '?'} (timeout)`).join(', ') + '.\n';
+}
+
+function round(n: number): string {
+  return Number.isInteger(n) ? String(n) : n.toFixed(1);
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+
+function accessSection(models: readonly StackModel[]): string {
+  const out: string[] = ['## Access\n'];
+  const grants = models.flatMap((m) => m.grants);
+  out.push('IAM grants:\n');
+  out.push(table(['member', 'role', 'scope', 'on', 'stack', 'resource'],
+    grants.map((g) => [g.member, g.role, g.scope, g.target, g.stack, code(g.address)])));
+  out.push('\nControl plane:\n');
+  out.push(table(['cluster', 'IP allow-list', 'DNS endpoint (IAM)', 'IP endpoint', 'private nodes', 'private endpoint only', 'stack'],
+    models.flatMap((m) => m.controlPlanes).map((c) => [
+      c.name,
+      c.authorizedNetworks ? c.authorizedNetworks.map((n) => `${n.cidr}${n.displayName ? ` (${n.displayName})` : ''}`).join(', ') || '(empty)' : 'any (no allow-list)',
+      c.dnsEndpointExternal ? 'on, external traffic allowed' : 'internal only',
+      c.ipEndpointEnabled ? 'on' : 'off',
+      c.privateNodes ? 'yes' : 'no',
+      c.privateEndpoint ? 'yes' : 'no',
+      c.stack,
+    ])));
+  out.push('\nWorkload Identity:\n');
+  out.push(table(['Kubernetes SA', 'acts as Google SA', 'stack', 'resource'],
+    models.flatMap((m) => m.workloadIdentity).map((w) => [w.ksa, w.gsa, w.stack, code(w.address)])));
+  const mounts = models.flatMap((m) => m.secretMounts);
+  if (mounts.length) {
+    out.push('\nSecret Manager secrets mounted by pods (through SecretProviderClass; values never in Terraform):\n');
+    out.push(table(['stack', 'SecretProviderClass', 'secrets', 'resource'], mounts.map((x) => [x.stack, x.name, x.secrets.join(', ') || '?', code(x.address)])));
+  }
+  const pub: string[] = [];
+  for (const g of grants.filter((x) => x.member === 'allUsers' || x.member === 'allAuthenticatedUsers')) {
+    pub.push(`${g.role} for ${g.member} on ${g.scope} ${g.target} (${code(g.address)})`);
+  }
+  for (const c of models.flatMap((m) => m.controlPlanes)) {
+    for (const n of (c.authorizedNetworks ?? []).filter((x) => x.cidr === '0.0.0.0/0' || x.cidr === '::/0')) {
+      pub.push(`control plane of ${c.name} open to ${n.cidr} (${code(c.address)})`);
+    }
+    if (!c.authorizedNetworks && c.ipEndpointEnabled && !c.privateEndpoint) pub.push(`control plane of ${c.name}: public IP endpoint without allow-list`);
+    if (!c.privateNodes) pub.push(`nodes of ${c.name} have public IPs`);
+  }
+  for (const b of models.flatMap((m) => m.buckets).filter((x) => x.publicAccessPrevention !== 'enforced' && !x.uniformAccess)) {
+    pub.push(`bucket ${b.name} allows ACLs and public access prevention is not enforced`);
+  }
+  out.push(`\nPublic: ${pub.length ? '\n' + pub.map((x) => `- ${x}`).join('\n') : 'nothing public.'}\n`);
+  return out.join('\n');
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+
+function mermaidLabel(s: JobSetStep): string {
+  const where = s.tpuChips > 0 ? `${s.tpuChips} TPU chips${s.tpuTopology ? ` ${s.tpuTopology}` : ''}` : 'CPU';
+  return `${s.name}<br/>${s.kind} · ${where}${s.timeoutText ? ` · ≤${s.timeoutText}` : ''}`.replace(/"/g, '#quot;');
+}
+
+/** The step graph as a Mermaid flowchart. */
+export function mermaid(p: Pipeline): string {
+  const id = new Map(p.steps.map((s, i) => [s.name, `s${i}`]));
+  return [
+    '```mermaid',
+    'flowchart LR',
+    ...p.steps.map((s) => `  ${id.get(s.name)}["${mermaidLabel(s)}"]`),
+    ...p.edges.map(([a, b]) => `  ${id.get(a)} --> ${id.get(b)}`),
+    '```',
+  ].join('\n');
+}
+
+function pipelinesSection(models: readonly StackModel[]): string {
+  const pipelines = models.map((m) => m.pipeline).filter((p): p is Pipeline => p !== undefined);
+  const out: string[] = ['## Pipelines\n'];
+  if (pipelines.length === 0) out.push('_No pipeline stacks in this synthesis._\n');
+  for (const p of pipelines) {
+    out.push(`### \`${p.stack}\`\n`);
+    out.push(`Model ${code(p.model ?? '?')}; slice ${p.tpuTopology ? `${p.tpuTopology} (${p.tpuChips} chips)` : 'none'}; ` +
+      `images ${p.images.map(code).join(', ')}.\n`);
+    out.push(mermaid(p) + '\n');
+    out.push(table(['step', 'kind', 'image', 'slice', 'timeout', 'queue', 'resource'],
+      p.steps.map((s) => [s.name, s.kind, s.images.map((i) => i.image).filter((v, i, a) => a.indexOf(v) === i).join(', '),
+        s.tpuChips ? `${s.tpuChips} chips ${s.tpuTopology ?? ''}` : 'CPU', s.timeoutText ?? '-', s.queueName ?? '-', code(s.address)])));
+    const io = p.steps.flatMap((s) => s.gcs.map((g) => [s.name, g.access, code(g.path), g.key ?? '']));
+    out.push('\nGCS paths:\n');
+    out.push(table(['step', 'access', 'path', 'via'], io));
+  }
+  return out.join('\n');
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+
+function diffSection(diff: NonNullable<ReportInput['diff']>): string {
+  const out: string[] = [`## Changes against \`${diff.base}\`\n`];
+  const changed = diff.stacks.filter((s) => s.status !== 'unchanged');
+  if (changed.length === 0) out.push('No synthesized change in any stack.\n');
+  for (const s of diff.stacks) {
+    if (s.status === 'unchanged') {
+      out.push(`- \`${s.stack}\`: unchanged`);
+      continue;
+    }
+    const n = (a: string) => s.resources.filter((r) => r.action === a).length;
+    out.push(`\n### \`${s.stack}\` (${s.status}: +${n('added')} / -${n('removed')} / ~${n('changed')})\n`);
+    for (const r of s.resources) {
+      const sign = r.action === 'added' ? '+' : r.action === 'removed' ? '-' : '~';
+      for (const line of r.summary) out.push(`- ${sign} ${line}`);
+    }
+    for (const m of s.renamed) {
+      out.push(`- ⚠️ ${m.name}: address ${code(m.from)} -> ${code(m.to)}: Terraform destroys and recreates it (add a \`moved\` block)`);
+    }
+    const details = s.resources.filter((r) => r.attributes.length);
+    if (details.length) {
+      out.push('\n<details><summary>Changed attributes</summary>\n');
+      for (const r of details) {
+        out.push(`- ${code(r.address)}`);
+        for (const a of r.attributes.slice(0, 25)) out.push(`  - ${code(a.path)}: ${clip(a.before)} -> ${clip(a.after)}`);
+        if (r.attributes.length > 25) out.push(`  - ... ${r.attributes.length - 25} more`);
+      }
+      out.push('\n</details>');
+    }
+  }
+  return out.join('\n') + '\n';
+}
+
+function clip(value: string | undefined): string {
+  if (value === undefined) return '_(absent)_';
+  return code(value.length > 80 ? `${value.slice(0, 77)}...` : value);
+}
+
+const ACTION_ICON: Record<PlanAction, string> = {
+  create: '➕ create', update: '🔧 update', replace: '♻️ replace', delete: '🗑️ delete', read: 'read', 'no-op': 'no-op', forget: 'forget',
+};
+
+function plansSection(plans: readonly PlanReview[]): string {
+  const out: string[] = ['## Terraform plans\n'];
+  for (const p of plans) {
+    const c = p.counts;
+    out.push(`### \`${p.stack}\` (${code(p.file)}${p.terraformVersion ? `, Terraform ${p.terraformVersion}` : ''})\n`);
+    out.push(`${c.create} to create, ${c.update} to update, ${c.replace} to replace, ${c.delete} to delete, ${c['no-op']} unchanged.\n`);
+    out.push(table(['action', 'resource', 'what', 'forced by'],
+      p.changes.map((x) => [ACTION_ICON[x.action] + (x.replaceOrder ? ` (${x.replaceOrder})` : ''), code(x.address),
+        x.summary.join('; ') || x.attributes.slice(0, 5).map((a) => a.path).join(', '), x.replacePaths.join(', ')])));
+  }
+  return out.join('\n');
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+
+/** The whole report. */
+export function renderReport(input: ReportInput): string {
+  const errors = input.findings.filter((f) => f.severity === 'error').length;
+  const status = errors ? `🛑 ${errors} error(s)` : '✅ no errors';
+  const parts = [
+    COMMENT_MARKER,
+    `# Plan review: ${status}\n`,
+    `Stacks: ${input.models.map((m) => code(m.name)).join(', ') || '_none_'} (from ${input.source})` +
+      `${input.diff ? `; compared with ${code(input.diff.base)}` : ''}` +
+      `${input.plans?.length ? `; plans for ${input.plans.map((p) => code(p.stack)).join(', ')}` : ''}.\n`,
+    findingsSection(input.findings),
+    input.plans?.length ? plansSection(input.plans) : '',
+    input.diff ? diffSection(input.diff) : '',
+    capacitySection(input.models, input.prices),
+    accessSection(input.models),
+    pipelinesSection(input.models),
+    input.elapsedSeconds !== undefined ? `\n_Generated by \`npm run review\` in ${input.elapsedSeconds.toFixed(1)} s._\n` : '',
+  ];
+  return parts.filter(Boolean).join('\n');
+}
