@@ -104,7 +104,7 @@ test('conversion pods must fit the cpu-np machine', () => {
 test('a slice shape the infra config does not have is rejected', () => {
   const r: Recipe = { ...RECIPES['sft-gemma4'], slice: { machineType: 'ct6e-standard-4t', topology: '4x4' } };
   expect(() => buildPipeline(r, testPlatform(), { runId: 'r1', configSource: 'pipelines.sft-gemma4' })).toThrow(
-    'pipelines.sft-gemma4: targets a ct6e-standard-4t 4x4 slice, but the infra config has 1x ct6e-standard-4t 4x8, 1x ct6e-standard-8t 2x4; add that slice to infra or retarget the pipeline (machineType/topology)',
+    'pipelines.sft-gemma4: targets a ct6e-standard-4t 4x4 slice, but the infra config has 1x ct6e-standard-4t 4x8, 1x ct6e-standard-8t 2x4; add that slice to infra, retarget the pipeline (machineType/topology), or leave it out (PIPELINES env or pipelines.<name>.enabled=false)',
   );
 });
 
