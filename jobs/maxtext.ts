@@ -180,6 +180,11 @@ export interface ScriptOptions {
   readonly readHfToken: boolean;
   /** Extra shell lines run before the call (exports, patches). */
   readonly prelude?: readonly string[];
+  /**
+   * Exit 0 without running when this gs:// path already exists (the converted checkpoint of an earlier run:
+   * converting again would fail on the existing step 0). @default - always run
+   */
+  readonly skipIfExists?: string;
 }
 
 /**
@@ -190,6 +195,13 @@ export function buildScript(inv: Invocation, options: ScriptOptions): string {
   const lines = ['set -eu'];
   if (options.onlyIndexZero) {
     lines.push('if [ "$JOB_COMPLETION_INDEX" != "0" ]; then echo "index $JOB_COMPLETION_INDEX: nothing to do"; exit 0; fi');
+  }
+  if (options.skipIfExists !== undefined) {
+    const target = options.skipIfExists.replace(/^gs:\/\//, '');
+    lines.push(
+      `if python3 -c "import sys, gcsfs; sys.exit(0 if gcsfs.GCSFileSystem().exists('${target}') else 1)"; then ` +
+        `echo "${options.skipIfExists} exists: keeping it, nothing to convert (delete it to convert again)"; exit 0; fi`,
+    );
   }
   if (options.readHfToken) {
     // Assign then export, so a missing secret file fails the script (export would mask the failure).

@@ -272,15 +272,16 @@ export function buildPipeline(recipe: Recipe, platform: Platform, options: Pipel
     const conf = step === 'to-maxtext' ? resolved.toMaxText : resolved.toHf;
     const inv = step === 'to-maxtext' ? toMaxTextInvocation(ctx) : toHfInvocation(ctx);
     const readHfToken = conf.passHfToken !== false;
+    const skipIfExists = step === 'to-maxtext' && conf.reuseExisting !== false ? paths.maxtextCheckpoint : undefined;
     if (onCpu) {
-      const script = buildScript(inv, { readHfToken });
+      const script = buildScript(inv, { readHfToken, skipIfExists });
       return {
         built: cpuPodJobSet(common(step), { image: resolved.image, script, resources: conversionResources(conf.resources) }, platform.cpuPool.name),
         runsOn: 'cpu',
       };
     }
     // The tutorials' shape: every VM of one slice starts, index 0 converts, the others exit 0.
-    const script = buildScript(inv, { readHfToken, onlyIndexZero: true });
+    const script = buildScript(inv, { readHfToken, onlyIndexZero: true, skipIfExists });
     return { built: multiHostJaxJobSet(common(step), { image: resolved.image, script }, slice, 1), runsOn: 'tpu' };
   };
 

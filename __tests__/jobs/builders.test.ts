@@ -104,3 +104,26 @@ test('scripts avoid Terraform template syntax and never hold a token value', () 
     expect(json).not.toMatch(/hf_[A-Za-z0-9]{20,}/);
   }
 });
+
+describe('re-runs keep an existing converted checkpoint', () => {
+  const { container, scriptOf } = require('./fixtures');
+  const toMaxTextScript = (recipe: any) => {
+    const step = buildPipeline(recipe, testPlatform(), { runId: 'r2' }).steps[0];
+    return scriptOf(container(step.manifest, 'convert', 'workload-container'));
+  };
+
+  test('default: to-maxtext exits 0 when <bucket>/<model>/max-text-format/0/items/ exists, before reading the token', () => {
+    const script = toMaxTextScript(RECIPES['rl-qwen3']);
+    expect(script).toContain(
+      "gcsfs.GCSFileSystem().exists('b-bucket/qwen3-30b-a3b/max-text-format/0/items/')".replace('b-bucket', testPlatform().bucket),
+    );
+    expect(script.indexOf('gcsfs')).toBeLessThan(script.indexOf('HF_TOKEN='));
+  });
+
+  test('override: reuseExisting false always converts; to-hf never skips', () => {
+    const recipe = RECIPES['rl-qwen3'];
+    expect(toMaxTextScript({ ...recipe, toMaxText: { ...recipe.toMaxText, reuseExisting: false } })).not.toContain('gcsfs');
+    const toHf = buildPipeline(recipe, testPlatform(), { runId: 'r1' }).steps[2];
+    expect(scriptOf(container(toHf.manifest, 'convert', 'workload-container'))).not.toContain('gcsfs');
+  });
+});

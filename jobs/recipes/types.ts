@@ -64,6 +64,11 @@ export interface ConversionStep<A> {
   readonly passHfToken?: boolean;
   /** Resources of the conversion pod on the CPU pool. @default DEFAULT_CONVERSION_RESOURCES (jobs/pipeline.ts) */
   readonly resources?: ContainerResources;
+  /**
+   * to-maxtext only: keep a converted checkpoint an earlier run left in the bucket instead of converting again
+   * (a re-run with a new run id would otherwise fail on the existing step 0). @default true
+   */
+  readonly reuseExisting?: boolean;
 }
 
 /** `to_huggingface` step. */
