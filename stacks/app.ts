@@ -45,7 +45,12 @@ export function buildApp(loaded: LoadedConfig, options: BuildOptions = {}): App 
     stateBucket: config.stateBucket,
   });
   for (const pipeline of pipelines) {
-    new PipelineStack(app, pipeline.name, { platform, pipeline, stateBucket: config.stateBucket });
+    new PipelineStack(app, pipeline.name, {
+      platform,
+      pipeline,
+      stateBucket: config.stateBucket,
+      dnsEndpoint: config.controlPlane.dnsEndpoint,
+    });
   }
   return app;
 }

@@ -94,11 +94,15 @@ export class InfraStack extends TerraformStack {
     // so the first apply plans before the cluster exists (only helm_release and typed resources here,
     // no kubernetes_manifest, which would need the API server at plan time).
     const client = new DataGoogleClientConfig(this, 'client');
-    const endpoint = {
-      host: `https://${cluster.endpoint}`,
-      token: client.accessToken,
-      clusterCaCertificate: Fn.base64decode(cluster.masterAuth.clusterCaCertificate),
-    };
+    // With the DNS endpoint on, go through it (IAM-authorized, public certificate): a hosted CI runner that is
+    // not in the IP allow-list can then apply this stack's Helm releases too.
+    const endpoint = props.dnsEndpoint
+      ? { host: `https://${cluster.controlPlaneEndpointsConfig.dnsEndpointConfig.endpoint}`, token: client.accessToken }
+      : {
+          host: `https://${cluster.endpoint}`,
+          token: client.accessToken,
+          clusterCaCertificate: Fn.base64decode(cluster.masterAuth.clusterCaCertificate),
+        };
     new KubernetesProvider(this, 'kubernetes', endpoint);
     new HelmProvider(this, 'helm', { kubernetes: endpoint });
 

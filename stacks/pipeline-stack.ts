@@ -24,6 +24,11 @@ export interface PipelineStackProps {
   readonly pipeline: Pipeline;
   /** GCS bucket for Terraform state. @default - local state file */
   readonly stateBucket?: string;
+  /**
+   * Reach the API server through GKE's DNS-based endpoint (IAM-authorized, Google-managed certificate) instead
+   * of the IP endpoint: how hosted CI runners with no fixed address plan pipeline stacks. @default false
+   */
+  readonly dnsEndpoint?: boolean;
 }
 
 /** Output name for a step value: `to_maxtext_jobset`, `train_logs`, ... */
@@ -46,11 +51,20 @@ export class PipelineStack extends TerraformStack {
       project: platform.project,
     });
     const client = new DataGoogleClientConfig(this, 'client');
-    new KubernetesProvider(this, 'kubernetes', {
-      host: `https://${cluster.endpoint}`,
-      token: client.accessToken,
-      clusterCaCertificate: Fn.base64decode(cluster.masterAuth.get(0).clusterCaCertificate),
-    });
+    new KubernetesProvider(
+      this,
+      'kubernetes',
+      props.dnsEndpoint
+        ? {
+            host: `https://${cluster.controlPlaneEndpointsConfig.get(0).dnsEndpointConfig.get(0).endpoint}`,
+            token: client.accessToken,
+          }
+        : {
+            host: `https://${cluster.endpoint}`,
+            token: client.accessToken,
+            clusterCaCertificate: Fn.base64decode(cluster.masterAuth.get(0).clusterCaCertificate),
+          },
+    );
 
     const spc = new Manifest(this, 'hf-token', { manifest: pipeline.secretProviderClass });
     const steps: JobSetStep[] = [];

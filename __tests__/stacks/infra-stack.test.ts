@@ -313,3 +313,24 @@ describe('the whole app against the infra config', () => {
     expect(app.node.children.map((c: any) => c.node.id)).toEqual(['infra']);
   });
 });
+
+describe('pipeline stacks reach the cluster', () => {
+  test('by default through the IP endpoint with the cluster CA', () => {
+    const provider = synthStack('rl-qwen3').provider.kubernetes[0];
+    expect(provider.host).toMatch(/^https:\/\/\$\{data\.google_container_cluster\.cluster\.endpoint\}$/);
+    expect(provider.cluster_ca_certificate).toContain('base64decode');
+  });
+
+  test('with DNS_ENDPOINT=true through the IAM-authorized DNS endpoint (hosted CI runners)', () => {
+    const provider = synthStack('rl-qwen3', { DNS_ENDPOINT: 'true' }).provider.kubernetes[0];
+    expect(provider.host).toContain('control_plane_endpoints_config[0].dns_endpoint_config[0].endpoint');
+    expect(provider.cluster_ca_certificate).toBeUndefined();
+  });
+});
+
+test('infra: with DNS_ENDPOINT=true the Kubernetes and Helm providers use the DNS endpoint too', () => {
+  const synth = synthStack('infra', { DNS_ENDPOINT: 'true' });
+  expect(synth.provider.kubernetes[0].host).toContain('control_plane_endpoints_config[0].dns_endpoint_config[0].endpoint');
+  expect(synth.provider.helm[0].kubernetes.host).toContain('control_plane_endpoints_config[0].dns_endpoint_config[0].endpoint');
+  expect(synthStack('infra').provider.helm[0].kubernetes.host).toMatch(/google_container_cluster\.gke_cluster_\w+\.endpoint/);
+});
