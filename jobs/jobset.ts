@@ -198,75 +198,102 @@ function tpuPodSpec(slice: TpuSlice): Obj {
   };
 }
 
+/** What varies between the replicated jobs this project builds. */
+interface ReplicatedJobInput {
+  readonly name: string;
+  /** Jobs of this replicated job (slices). */
+  readonly replicas: number;
+  /** Pods per Job (VMs per slice, or 1). */
+  readonly pods: number;
+  /** Node label whose value a Job gets to itself. @default - none */
+  readonly exclusiveTopology?: string;
+  /** Whether the main container's exit code decides (pod failure policy); Pathways workers leave that to the head. */
+  readonly mainContainerDecides: boolean;
+  /** Pod spec fields beyond the service account and restart policy. */
+  readonly podSpec: Obj;
+}
+
+/**
+ * One replicated job of indexed Jobs: no retries inside a Job (backoffLimit 0, restartPolicy Never; restarts are
+ * the JobSet's, see failurePolicy), the pipeline's pod labels and service account.
+ */
+function replicatedJob(common: JobSetCommon, r: ReplicatedJobInput): Obj {
+  return {
+    name: r.name,
+    replicas: r.replicas,
+    template: {
+      metadata: r.exclusiveTopology ? { annotations: { [EXCLUSIVE_TOPOLOGY]: r.exclusiveTopology } } : undefined,
+      spec: {
+        completionMode: 'Indexed',
+        parallelism: r.pods,
+        completions: r.pods,
+        backoffLimit: 0,
+        podFailurePolicy: r.mainContainerDecides ? podFailurePolicy(MAIN_CONTAINER) : undefined,
+        template: {
+          metadata: podMetadata(common.pod),
+          spec: { serviceAccountName: common.pod.serviceAccountName, restartPolicy: 'Never', ...r.podSpec },
+        },
+      },
+    },
+  };
+}
+
 /** A single pod on a CPU node pool (conversions). */
 export function cpuPodJobSet(common: JobSetCommon, main: MainContainer, nodePool: string): BuiltJobSet {
   const manifest = baseJobSet(common, {
     successPolicy: { operator: 'All' },
     startupPolicy: { startupPolicyOrder: 'AnyOrder' },
     replicatedJobs: [
-      {
+      replicatedJob(common, {
         name: RJOB.convert,
         replicas: 1,
-        template: {
-          spec: {
-            completionMode: 'Indexed',
-            parallelism: 1,
-            completions: 1,
-            backoffLimit: 0,
-            podFailurePolicy: podFailurePolicy(MAIN_CONTAINER),
-            template: {
-              metadata: podMetadata(common.pod),
-              spec: {
-                serviceAccountName: common.pod.serviceAccountName,
-                restartPolicy: 'Never',
-                nodeSelector: { [NODE_POOL_LABEL]: nodePool },
-                containers: [mainContainer(main)],
-                volumes: [hfTokenVolume(common.pod.pipeline)],
-              },
-            },
-          },
+        pods: 1,
+        mainContainerDecides: true,
+        podSpec: {
+          nodeSelector: { [NODE_POOL_LABEL]: nodePool },
+          containers: [mainContainer(main)],
+          volumes: [hfTokenVolume(common.pod.pipeline)],
         },
-      },
+      }),
     ],
   });
-  return { manifest, replicatedJobs: [{ name: RJOB.convert, replicas: 1, parallelism: 1 }], mainReplicatedJob: RJOB.convert };
+  return {
+    manifest,
+    replicatedJobs: [{ name: RJOB.convert, replicas: 1, parallelism: 1 }],
+    mainReplicatedJob: RJOB.convert,
+  };
 }
 
 /**
  * Multi-host JAX (McJAX): one indexed replicated job per slice, one pod per TPU VM, DNS hostnames so GKE's TPU
  * webhook can inject TPU_WORKER_ID / TPU_WORKER_HOSTNAMES, one slice per node pool.
  */
-export function multiHostJaxJobSet(common: JobSetCommon, main: MainContainer, slice: TpuSlice, slices: number): BuiltJobSet {
+export function multiHostJaxJobSet(
+  common: JobSetCommon,
+  main: MainContainer,
+  slice: TpuSlice,
+  slices: number,
+): BuiltJobSet {
   const manifest = baseJobSet(common, {
     successPolicy: { operator: 'All' },
     startupPolicy: { startupPolicyOrder: 'AnyOrder' },
     replicatedJobs: [
-      {
+      replicatedJob(common, {
         name: RJOB.slice,
         replicas: slices,
-        template: {
-          metadata: { annotations: { [EXCLUSIVE_TOPOLOGY]: NODE_POOL_LABEL } },
-          spec: {
-            completionMode: 'Indexed',
-            parallelism: slice.vms,
-            completions: slice.vms,
-            backoffLimit: 0,
-            podFailurePolicy: podFailurePolicy(MAIN_CONTAINER),
-            template: {
-              metadata: podMetadata(common.pod),
-              spec: {
-                serviceAccountName: common.pod.serviceAccountName,
-                restartPolicy: 'Never',
-                ...tpuPodSpec(slice),
-                containers: [
-                  mainContainer(main, [], { resources: { ...resources(main.resources), limits: { ...main.resources?.limits, ...slice.podResources } } }),
-                ],
-                volumes: [hfTokenVolume(common.pod.pipeline)],
-              },
-            },
-          },
+        pods: slice.vms,
+        exclusiveTopology: NODE_POOL_LABEL,
+        mainContainerDecides: true,
+        podSpec: {
+          ...tpuPodSpec(slice),
+          containers: [
+            mainContainer(main, [], {
+              resources: { ...resources(main.resources), limits: { ...main.resources?.limits, ...slice.podResources } },
+            }),
+          ],
+          volumes: [hfTokenVolume(common.pod.pipeline)],
         },
-      },
+      }),
     ],
   });
   return {
@@ -318,126 +345,104 @@ export function pathwaysJobSet(common: JobSetCommon, main: MainContainer, pw: Pa
   const ports = (...p: number[]) => p.map((containerPort) => ({ containerPort, protocol: 'TCP' }));
   const rmAddress = `--resource_manager_address=$(PATHWAYS_HEAD):${PATHWAYS_PORTS.resourceManager}`;
   const scratch = `--gcs_scratch_location=${pw.scratch}`;
-  const head = {
+  const head = replicatedJob(common, {
     name: RJOB.head,
     replicas: 1,
-    template: {
-      metadata: { annotations: { [EXCLUSIVE_TOPOLOGY]: 'kubernetes.io/hostname' } },
-      spec: {
-        completionMode: 'Indexed',
-        parallelism: 1,
-        completions: 1,
-        backoffLimit: 0,
-        podFailurePolicy: podFailurePolicy(MAIN_CONTAINER),
-        template: {
-          metadata: podMetadata(common.pod),
-          spec: {
-            serviceAccountName: common.pod.serviceAccountName,
-            restartPolicy: 'Never',
-            nodeSelector: { [NODE_POOL_LABEL]: pw.headNodePool },
-            hostNetwork: true,
-            dnsPolicy: 'ClusterFirstWithHostNet',
-            initContainers: [
-              {
-                name: 'pathways-proxy',
-                image: proxyImage,
-                imagePullPolicy: pullPolicy(proxyImage),
-                restartPolicy: 'Always',
-                args: [`--server_port=${PATHWAYS_PORTS.proxy}`, rmAddress, scratch],
-                env: mergeEnv([fieldEnv('PATHWAYS_HEAD', COORDINATOR)], { ...ABSL, ...pw.proxyEnv }),
-                ports: ports(PATHWAYS_PORTS.proxy),
-                resources: resources(PATHWAYS_DEFAULTS.proxy),
-              },
-              {
-                name: 'pathways-rm',
-                image: serverImage,
-                imagePullPolicy: pullPolicy(serverImage),
-                restartPolicy: 'Always',
-                args: [
-                  `--server_port=${PATHWAYS_PORTS.resourceManager}`,
-                  scratch,
-                  '--node_type=resource_manager',
-                  `--instance_count=${pw.slices}`,
-                  `--instance_type=${pw.slice.pathwaysInstanceType}`,
-                ],
-                env: mergeEnv(
-                  [
-                    fieldEnv('REPLICATED_JOB_NAME', "metadata.annotations['jobset.sigs.k8s.io/replicatedjob-name']"),
-                    fieldEnv('JOBSET_NAME', "metadata.annotations['jobset.sigs.k8s.io/jobset-name']"),
-                    fieldEnv('HOST_ADDRESS', COORDINATOR),
-                  ],
-                  { TPU_SKIP_MDS_QUERY: 'true', ...ABSL, ...pw.serverEnv },
-                ),
-                ports: ports(PATHWAYS_PORTS.resourceManager, PATHWAYS_PORTS.resourceManager + 1),
-                resources: resources(PATHWAYS_DEFAULTS.resourceManager),
-              },
-            ],
-            containers: [
-              {
-                ...mainContainer(
-                  main,
-                  mergeEnv([fieldEnv('PATHWAYS_HEAD', COORDINATOR)], {
-                    JAX_PLATFORMS: 'proxy',
-                    XCLOUD_ENVIRONMENT: 'GCP',
-                    JAX_BACKEND_TARGET: `grpc://$(PATHWAYS_HEAD):${PATHWAYS_PORTS.proxy}`,
-                    ...ABSL,
-                  }),
-                ),
-                volumeMounts: [SHARED_TMP_MOUNT, hfTokenVolumeMount()],
-              },
-            ],
-            volumes: [SHARED_TMP, hfTokenVolume(common.pod.pipeline)],
-          },
+    pods: 1,
+    exclusiveTopology: 'kubernetes.io/hostname',
+    mainContainerDecides: true,
+    podSpec: {
+      nodeSelector: { [NODE_POOL_LABEL]: pw.headNodePool },
+      hostNetwork: true,
+      dnsPolicy: 'ClusterFirstWithHostNet',
+      initContainers: [
+        {
+          name: 'pathways-proxy',
+          image: proxyImage,
+          imagePullPolicy: pullPolicy(proxyImage),
+          restartPolicy: 'Always',
+          args: [`--server_port=${PATHWAYS_PORTS.proxy}`, rmAddress, scratch],
+          env: mergeEnv([fieldEnv('PATHWAYS_HEAD', COORDINATOR)], { ...ABSL, ...pw.proxyEnv }),
+          ports: ports(PATHWAYS_PORTS.proxy),
+          resources: resources(PATHWAYS_DEFAULTS.proxy),
         },
-      },
+        {
+          name: 'pathways-rm',
+          image: serverImage,
+          imagePullPolicy: pullPolicy(serverImage),
+          restartPolicy: 'Always',
+          args: [
+            `--server_port=${PATHWAYS_PORTS.resourceManager}`,
+            scratch,
+            '--node_type=resource_manager',
+            `--instance_count=${pw.slices}`,
+            `--instance_type=${pw.slice.pathwaysInstanceType}`,
+          ],
+          env: mergeEnv(
+            [
+              fieldEnv('REPLICATED_JOB_NAME', "metadata.annotations['jobset.sigs.k8s.io/replicatedjob-name']"),
+              fieldEnv('JOBSET_NAME', "metadata.annotations['jobset.sigs.k8s.io/jobset-name']"),
+              fieldEnv('HOST_ADDRESS', COORDINATOR),
+            ],
+            { TPU_SKIP_MDS_QUERY: 'true', ...ABSL, ...pw.serverEnv },
+          ),
+          ports: ports(PATHWAYS_PORTS.resourceManager, PATHWAYS_PORTS.resourceManager + 1),
+          resources: resources(PATHWAYS_DEFAULTS.resourceManager),
+        },
+      ],
+      containers: [
+        {
+          ...mainContainer(
+            main,
+            mergeEnv([fieldEnv('PATHWAYS_HEAD', COORDINATOR)], {
+              JAX_PLATFORMS: 'proxy',
+              XCLOUD_ENVIRONMENT: 'GCP',
+              JAX_BACKEND_TARGET: `grpc://$(PATHWAYS_HEAD):${PATHWAYS_PORTS.proxy}`,
+              ...ABSL,
+            }),
+          ),
+          volumeMounts: [SHARED_TMP_MOUNT, hfTokenVolumeMount()],
+        },
+      ],
+      volumes: [SHARED_TMP, hfTokenVolume(common.pod.pipeline)],
     },
-  };
-  const worker = {
+  });
+  // Workers have no pod failure policy: any worker failure restarts the JobSet; the head decides success.
+  const worker = replicatedJob(common, {
     name: RJOB.worker,
     replicas: pw.slices,
-    template: {
-      metadata: { annotations: { [EXCLUSIVE_TOPOLOGY]: NODE_POOL_LABEL } },
-      spec: {
-        completionMode: 'Indexed',
-        parallelism: pw.slice.vms,
-        completions: pw.slice.vms,
-        backoffLimit: 0,
-        template: {
-          metadata: podMetadata(common.pod),
-          spec: {
-            serviceAccountName: common.pod.serviceAccountName,
-            restartPolicy: 'Never',
-            ...tpuPodSpec(pw.slice),
-            containers: [
-              {
-                name: 'pathways-worker',
-                image: serverImage,
-                imagePullPolicy: pullPolicy(serverImage),
-                args: [`--server_port=${PATHWAYS_PORTS.worker}`, rmAddress, scratch],
-                env: mergeEnv(
-                  [
-                    { name: 'XCLOUD_ENVIRONMENT', value: 'GCP' },
-                    { name: 'MEGASCALE_GRPC_ENABLE_XOR_TRACER', value: 'false' },
-                    fieldEnv('MEGASCALE_NUM_SLICES', "metadata.labels['jobset.sigs.k8s.io/replicatedjob-replicas']"),
-                    fieldEnv('JOBSET_NAME', "metadata.annotations['jobset.sigs.k8s.io/jobset-name']"),
-                    fieldEnv('REPLICATED_JOB_NAME', "metadata.annotations['jobset.sigs.k8s.io/replicatedjob-name']"),
-                    fieldEnv('MEGASCALE_SLICE_ID', "metadata.labels['jobset.sigs.k8s.io/job-index']"),
-                    fieldEnv('PATHWAYS_HEAD', COORDINATOR),
-                    fieldEnv('MEGASCALE_COORDINATOR_ADDRESS', COORDINATOR),
-                  ],
-                  { ...ABSL, ...pw.workerEnv },
-                ),
-                ports: ports(PATHWAYS_PORTS.worker, PATHWAYS_PORTS.worker + 1, 8471, 8080),
-                resources: { limits: { ...pw.slice.podResources } },
-                volumeMounts: [SHARED_TMP_MOUNT],
-              },
+    pods: pw.slice.vms,
+    exclusiveTopology: NODE_POOL_LABEL,
+    mainContainerDecides: false,
+    podSpec: {
+      ...tpuPodSpec(pw.slice),
+      containers: [
+        {
+          name: 'pathways-worker',
+          image: serverImage,
+          imagePullPolicy: pullPolicy(serverImage),
+          args: [`--server_port=${PATHWAYS_PORTS.worker}`, rmAddress, scratch],
+          env: mergeEnv(
+            [
+              { name: 'XCLOUD_ENVIRONMENT', value: 'GCP' },
+              { name: 'MEGASCALE_GRPC_ENABLE_XOR_TRACER', value: 'false' },
+              fieldEnv('MEGASCALE_NUM_SLICES', "metadata.labels['jobset.sigs.k8s.io/replicatedjob-replicas']"),
+              fieldEnv('JOBSET_NAME', "metadata.annotations['jobset.sigs.k8s.io/jobset-name']"),
+              fieldEnv('REPLICATED_JOB_NAME', "metadata.annotations['jobset.sigs.k8s.io/replicatedjob-name']"),
+              fieldEnv('MEGASCALE_SLICE_ID', "metadata.labels['jobset.sigs.k8s.io/job-index']"),
+              fieldEnv('PATHWAYS_HEAD', COORDINATOR),
+              fieldEnv('MEGASCALE_COORDINATOR_ADDRESS', COORDINATOR),
             ],
-            volumes: [SHARED_TMP],
-          },
+            { ...ABSL, ...pw.workerEnv },
+          ),
+          ports: ports(PATHWAYS_PORTS.worker, PATHWAYS_PORTS.worker + 1, 8471, 8080),
+          resources: { limits: { ...pw.slice.podResources } },
+          volumeMounts: [SHARED_TMP_MOUNT],
         },
-      },
+      ],
+      volumes: [SHARED_TMP],
     },
-  };
+  });
   const manifest = baseJobSet(common, {
     coordinator: { replicatedJob: RJOB.head, jobIndex: 0, podIndex: 0 },
     startupPolicy: { startupPolicyOrder: 'InOrder' },
