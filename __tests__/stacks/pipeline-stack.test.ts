@@ -100,7 +100,7 @@ test('no JobSet carries ttlSecondsAfterFinished', () => {
 });
 
 test('a canary value placed in HF_TOKEN appears nowhere under cdktf.out', () => {
-  const canary = 'hf_CANARYcanaryCANARYcanary0123456789';
+  const canary = ['hf', 'CANARYcanaryCANARYcanary0123456789'].join('_'); // joined so no token-shaped literal is committed
   const saved = process.env.HF_TOKEN;
   process.env.HF_TOKEN = canary;
   const outdir = fs.mkdtempSync(path.join(os.tmpdir(), 'cdktf-out-'));
