@@ -48,7 +48,7 @@ export const DEFAULT_CONFIG_FILE = 'config/example.json';
 /** Thrown when the config is invalid; `issues` holds one line per problem, each naming its source. */
 export class ConfigError extends Error {
   constructor(readonly issues: readonly string[]) {
-    super(`invalid config:\n${issues.map((i) => `  - ${i}`).join('\n')}`);
+    super(`invalid config:\n${[...new Set(issues)].map((i) => `  - ${i}`).join('\n')}`);
     this.name = 'ConfigError';
   }
 }

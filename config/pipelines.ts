@@ -1,11 +1,9 @@
 /**
  * Per-pipeline options from config (`pipelines.<name>` in the file, CLOUD_IMAGE_NAME / RUN_ID from env).
  */
-import type { PipelineOptions } from '../jobs/pipeline';
+import { DEFAULT_RUN_ID, PipelineOptions } from '../jobs/pipeline';
 import { ConfigError, LoadedConfig, sourceOf } from './load';
 
-/** Run id of a pipeline the config file does not mention. */
-export const DEFAULT_RUN_ID = 'r1';
 
 /** Names of the pipelines to synthesize: every recipe unless disabled (`enabled: false`, or PIPELINES). */
 export function enabledPipelines(loaded: LoadedConfig, knownNames: readonly string[]): string[] {

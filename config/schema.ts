@@ -8,6 +8,7 @@
  */
 import { z } from 'zod';
 import { MACHINE_SHAPES } from '../jobs/machines';
+import { DEFAULT_RUN_ID } from '../jobs/pipeline';
 import { supportedTopologies, TPU_V6E_MACHINE_TYPES, TpuMachineType } from '../jobs/tpu';
 
 const CLUSTER_NAME = /^[a-z]([-a-z0-9]*[a-z0-9])?$/;
@@ -77,7 +78,7 @@ const pipeline = z
     /** Synthesize this pipeline's stack (PIPELINES lists the enabled ones). @default true */
     enabled: z.boolean().default(true),
     /** Appended to every JobSet name of the pipeline; change it to re-run (RUN_ID applies to all). */
-    runId: z.string().default('r1'),
+    runId: z.string().default(DEFAULT_RUN_ID),
     /** Container image (CLOUD_IMAGE_NAME applies to all). */
     image: z.string().optional(),
     /** Where the two checkpoint conversions run. */

@@ -13,11 +13,17 @@ export interface TrainingBucketProps {
   readonly scratchExpiryDays?: number;
   /** Let `terraform destroy` delete a bucket that still holds objects. @default false */
   readonly forceDestroy?: boolean;
+  /**
+   * Member that host-network pods act as: gets roles/storage.objectAdmin on this bucket only. Workload Identity
+   * does not apply to pods on the host network (TPU workers, the Pathways head: `hostNetwork: true` as gcluster and
+   * xpk run them); they reach GCS as the node service account. @default - none
+   */
+  readonly hostNetworkWriter?: string;
 }
 
 /**
  * The checkpoint bucket: uniform access, public access prevention enforced, scratch prefix expiry,
- * and storage.admin for the workload identity granted on the bucket (not the project).
+ * storage.admin for the workload identity and objectAdmin for host-network pods, granted on the bucket (not the project).
  */
 export class TrainingBucket extends Construct {
   public readonly bucket: StorageBucket;
@@ -42,6 +48,13 @@ export class TrainingBucket extends Construct {
       role: 'roles/storage.admin',
       member: props.writer,
     });
+    if (props.hostNetworkWriter) {
+      new StorageBucketIamMember(this, 'host-network-writer', {
+        bucket: this.bucket.name,
+        role: 'roles/storage.objectAdmin',
+        member: props.hostNetworkWriter,
+      });
+    }
   }
 
   /** `gs://<name>`. */

@@ -181,8 +181,9 @@ export interface ScriptOptions {
   /** Extra shell lines run before the call (exports, patches). */
   readonly prelude?: readonly string[];
   /**
-   * Exit 0 without running when this gs:// path already exists (the converted checkpoint of an earlier run:
-   * converting again would fail on the existing step 0). @default - always run
+   * Exit 0 without running when this gs:// object already exists: Orbax's `commit_success.txt`, written on GCS
+   * only once a checkpoint step is complete (a partial one from a preempted run does not count).
+   * @default - always run
    */
   readonly skipIfExists?: string;
 }
@@ -200,7 +201,7 @@ export function buildScript(inv: Invocation, options: ScriptOptions): string {
     const target = options.skipIfExists.replace(/^gs:\/\//, '');
     lines.push(
       `if python3 -c "import sys, gcsfs; sys.exit(0 if gcsfs.GCSFileSystem().exists('${target}') else 1)"; then ` +
-        `echo "${options.skipIfExists} exists: keeping it, nothing to convert (delete it to convert again)"; exit 0; fi`,
+        `echo "a complete converted checkpoint exists (${options.skipIfExists}); keeping it (delete the step directory to convert again)"; exit 0; fi`,
     );
   }
   if (options.readHfToken) {

@@ -175,6 +175,20 @@ export function overridableKeys(recipe: Recipe): string[] {
 }
 
 /** Applies options to a recipe: image, conversion placement, slice and MaxText key overrides. */
+/** The run id of a first run: its MaxText run_name is the tutorial's. */
+export const DEFAULT_RUN_ID = 'r1';
+
+/**
+ * MaxText resumes from the newest checkpoint under `<base_output_directory>/<run_name>/`, so a re-run under the
+ * same run_name would "finish" at once. A run id other than DEFAULT_RUN_ID therefore trains under
+ * `<run_name>-<runId>` (e.g. `rl-r2`); an explicit `overrides.run_name` wins.
+ */
+function runNameFor(args: MaxTextArgs, options: PipelineOptions): JsonValue {
+  const name = args['run_name'];
+  if (options.overrides?.['run_name'] !== undefined || typeof name !== 'string' || options.runId === DEFAULT_RUN_ID) return name;
+  return `${name}-${options.runId}`;
+}
+
 export function resolveRecipe(recipe: Recipe, options: PipelineOptions): Recipe {
   const source = options.configSource ?? recipe.name;
   const overrides = options.overrides ?? {};
@@ -183,6 +197,7 @@ export function resolveRecipe(recipe: Recipe, options: PipelineOptions): Recipe 
   if (unknown.length > 0) {
     throw new Error(`${source}.overrides: unknown key ${unknown.map((k) => `'${k}'`).join(', ')}; ${recipe.name} allows ${allowed.join(', ')}`);
   }
+  const trainArgs = overrideArgs(recipe.train.args as MaxTextArgs, overrides, source);
   return {
     ...recipe,
     image: options.image ?? recipe.image,
@@ -196,7 +211,7 @@ export function resolveRecipe(recipe: Recipe, options: PipelineOptions): Recipe 
       args: overrideArgs(recipe.toMaxText.args, overrides, source),
       flags: overrideArgs(recipe.toMaxText.flags, overrides, source),
     },
-    train: { ...recipe.train, args: overrideArgs(recipe.train.args as MaxTextArgs, overrides, source) },
+    train: { ...recipe.train, args: { ...trainArgs, run_name: runNameFor(trainArgs, options) } },
     toHf: { ...recipe.toHf, args: overrideArgs(recipe.toHf.args, overrides, source) },
   };
 }
@@ -271,8 +286,10 @@ export function buildPipeline(recipe: Recipe, platform: Platform, options: Pipel
   const conversion = (step: 'to-maxtext' | 'to-hf'): { built: BuiltJobSet; runsOn: 'cpu' | 'tpu' } => {
     const conf = step === 'to-maxtext' ? resolved.toMaxText : resolved.toHf;
     const inv = step === 'to-maxtext' ? toMaxTextInvocation(ctx) : toHfInvocation(ctx);
-    const readHfToken = conf.passHfToken !== false;
-    const skipIfExists = step === 'to-maxtext' && conf.reuseExisting !== false ? paths.maxtextCheckpoint : undefined;
+    // The token is always exported from the mounted secret (Hugging Face downloads read HF_TOKEN, as in the
+    // tutorials' shells); `passHfToken` only decides whether it is also passed as `hf_access_token=`.
+    const readHfToken = true;
+    const skipIfExists = step === 'to-maxtext' && conf.reuseExisting !== false ? `${paths.maxtextDir}0/commit_success.txt` : undefined;
     if (onCpu) {
       const script = buildScript(inv, { readHfToken, skipIfExists });
       return {

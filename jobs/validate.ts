@@ -213,11 +213,15 @@ export const promptLength: Rule = (recipe, ctx) => {
   ];
 };
 
-/** scan_layers must be the same in conversion, training (when given) and export. */
+/**
+ * scan_layers must be the same in conversion, training and export. RL reads it from the checkpoint when not
+ * given; SFT falls back to base.yml's `scan_layers: True`, so an SFT run that does not pass it trains scanned.
+ */
 export const scanLayers: Rule = (recipe, ctx) => {
   const values: Array<[string, boolean]> = [['to-maxtext', recipe.toMaxText.args.scan_layers]];
-  const train = recipe.train.args['scan_layers'];
-  if (typeof train === 'boolean') values.push(['train', train]);
+  const given = recipe.train.args['scan_layers'];
+  const train = typeof given === 'boolean' ? given : recipe.train.kind === 'sft' ? true : undefined;
+  if (train !== undefined) values.push([typeof given === 'boolean' ? 'train' : 'train (base.yml default)', train]);
   values.push(['to-hf', recipe.toHf.args.scan_layers]);
   if (values.every(([, v]) => v === values[0][1])) return [];
   return [

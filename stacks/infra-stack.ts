@@ -142,6 +142,7 @@ export class InfraStack extends TerraformStack {
       name: platform.bucket,
       location: platform.region,
       writer: identity.workloadServiceAccount.member,
+      hostNetworkWriter: nodeServiceAccount.member,
       scratchPrefix: platform.pathwaysScratchPrefix,
       scratchExpiryDays: props.scratchExpiryDays,
       forceDestroy: props.bucketForceDestroy,

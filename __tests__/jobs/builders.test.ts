@@ -112,10 +112,10 @@ describe('re-runs keep an existing converted checkpoint', () => {
     return scriptOf(container(step.manifest, 'convert', 'workload-container'));
   };
 
-  test('default: to-maxtext exits 0 when <bucket>/<model>/max-text-format/0/items/ exists, before reading the token', () => {
+  test('default: to-maxtext exits 0 when a complete step 0 (Orbax commit_success.txt) exists, before reading the token', () => {
     const script = toMaxTextScript(RECIPES['rl-qwen3']);
     expect(script).toContain(
-      "gcsfs.GCSFileSystem().exists('b-bucket/qwen3-30b-a3b/max-text-format/0/items/')".replace('b-bucket', testPlatform().bucket),
+      "gcsfs.GCSFileSystem().exists('b-bucket/qwen3-30b-a3b/max-text-format/0/commit_success.txt')".replace('b-bucket', testPlatform().bucket),
     );
     expect(script.indexOf('gcsfs')).toBeLessThan(script.indexOf('HF_TOKEN='));
   });

@@ -159,14 +159,15 @@ describe('rl-llama3 (tutorial 002)', () => {
       'rollout_data_parallelism=1', 'rollout_tensor_parallelism=-1', 'TPU_NAME="$(hostname)"']) expect(s).toContain(v);
     expect(JSON.stringify(m)).not.toContain('pathways');
   });
-  test('McJAX checkpoint format in conversion, export as llama3.1-8b without a token', () => {
+  test('McJAX checkpoint format in conversion, export as llama3.1-8b with HF_TOKEN in the environment, no token argument', () => {
     const c = mainScript(p, 'to-maxtext');
     for (const v of ['checkpoint_storage_use_zarr3=1', 'checkpoint_storage_use_ocdbt=1', '--lazy_load_tensors=False']) expect(c).toContain(v);
     const h = mainScript(p, 'to-hf');
     expect(h).toContain('model_name=llama3.1-8b \\');
     expect(h).toContain('load_parameters_path=gs://my-bucket/llama3.1-8b-Instruct/trained/rl/checkpoints/actor/50/model_params/');
     expect(h).not.toContain('hf_access_token');
-    expect(h).not.toContain('/var/run/secrets/hf');
+    // The tutorial's shell had HF_TOKEN exported: the export downloads the gated Llama tokenizer/config with it.
+    expect(h).toContain('HF_TOKEN="$(cat /var/run/secrets/hf/hf-token)"\nexport HF_TOKEN');
     expect(p.model.exportName).toBe('llama3.1-8b');
   });
 });
@@ -273,4 +274,26 @@ test('outputs: paths, logs commands for the main pod', () => {
 
 test('pure and deterministic: building twice gives identical output', () => {
   for (const name of Object.keys(RECIPES)) expect(JSON.stringify(build(name))).toBe(JSON.stringify(build(name)));
+});
+
+describe('run ids and MaxText run names', () => {
+  const { buildPipeline } = require('../../jobs/pipeline');
+  const { testPlatform } = require('./fixtures');
+  const runNameOf = (options: any) =>
+    buildPipeline(RECIPES['rl-qwen3'], testPlatform(), options).paths.trainedCheckpoint as string;
+
+  test('the first run (r1) trains under the tutorial’s run_name', () => {
+    expect(runNameOf({ runId: 'r1' })).toBe('gs://my-bucket/qwen3-30b-a3b/trained/rl/checkpoints/actor/50/model_params/');
+  });
+
+  test('a re-run trains under <run_name>-<runId> (MaxText would otherwise resume at the last step), and exports from there', () => {
+    const p = buildPipeline(RECIPES['rl-qwen3'], testPlatform(), { runId: 'r2' });
+    expect(p.paths.trainedCheckpoint).toBe('gs://my-bucket/qwen3-30b-a3b/trained/rl-r2/checkpoints/actor/50/model_params/');
+    expect(JSON.stringify(p.steps[1].manifest)).toContain('run_name=rl-r2');
+    expect(JSON.stringify(p.steps[2].manifest)).toContain('trained/rl-r2/checkpoints/actor/50/model_params/');
+  });
+
+  test('an explicit overrides.run_name wins', () => {
+    expect(runNameOf({ runId: 'r2', overrides: { run_name: 'resume-me' } })).toContain('/trained/resume-me/');
+  });
 });

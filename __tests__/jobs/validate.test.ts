@@ -134,3 +134,9 @@ test('tpuVmEnv is single-host only', () => {
 test('all violations are reported together', () => {
   expect(run(qwen, { 'rl.num_generations': 1, train_micro_batch_size: 3 })).toThrow(/batch_size must be a multiple[\s\S]*rl\.num_generations must be at least 2/);
 });
+
+test('SFT that does not pass scan_layers trains scanned (base.yml): unscanned conversions are rejected', () => {
+  expect(run(RECIPES['sft-gemma4'], { scan_layers: false })).toThrow(
+    'sft-gemma4: scan_layers must be equal in conversion, training and export, got to-maxtext=False, train (base.yml default)=True, to-hf=False',
+  );
+});
