@@ -203,6 +203,21 @@ export function describeResource(
     const parts = [v, quota, values && !quota ? 'values changed' : undefined].filter(Boolean);
     return [`Helm release ${rname}: ${parts.join(', ') || 'settings changed'}`];
   }
+  if (type === 'terraform_data' && !verb) {
+    // A step's spec hash (constructs/spec-hash.ts): when it changes, replace_triggered_by replaces every JobSet that
+    // references it, even when the JobSet's own manifest is unchanged (a later step after a changed earlier one).
+    const ref = `terraform_data.${name}`;
+    const manifests = Object.entries(block(context?.after?.resource?.kubernetes_manifest) ?? {}).filter(([, r]) => {
+      const triggers = block(isObj(r) ? r.lifecycle : undefined)?.replace_triggered_by;
+      return Array.isArray(triggers) && triggers.includes(ref);
+    });
+    return manifests.flatMap(([mname, r]) => {
+      const j = single('kubernetes_manifest', mname, r, context?.after)?.jobsets[0];
+      if (!j) return [];
+      const cost = j.tpuChips ? ` on ${j.tpuChips} chips${j.timeoutText ? ` (up to ${j.timeoutText})` : ''}` : '';
+      return [`JobSet ${j.name} will be REPLACED (its spec or an earlier step changed): re-runs ${j.kind}${cost}`];
+    });
+  }
   if (type === 'kubernetes_manifest') {
     const m = block(isObj(after) ? after.manifest : isObj(before) ? before.manifest : undefined);
     const kind = String(m?.kind ?? 'manifest');

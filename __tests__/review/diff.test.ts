@@ -76,3 +76,27 @@ test('a Kueue quota change reads as the quota', () => {
     'Helm release kueue-queues: Kueue TPU quota 40 -> 32',
   ]);
 });
+
+test('a changed step spec reads as the replacement of that step and every later one, with the chips it re-runs on', () => {
+  // GIVEN the real rl-qwen3 stack, and a head whose conversion step changed (so its chained spec hash, and every later one)
+  const { buildApp } = require('../../stacks/app');
+  const { loadConfig } = require('../../config/load');
+  const { Testing } = require('cdktf');
+  const synth = (env: Record<string, string>) => {
+    const app = buildApp(loadConfig({ env: { PIPELINES: 'rl-qwen3', ...env } }), { outdir: Testing.app().outdir });
+    return JSON.parse(Testing.synth(app.node.findChild('rl-qwen3')));
+  };
+  const base = synth({});
+  const head = synth({ CLOUD_IMAGE_NAME: 'us-docker.pkg.dev/cloud-tpu-images/maxtext-images/tpu_post_training:0.2.5' });
+  // WHEN diffed
+  const [stack] = diffSyntheses(synthesisFromJson({ 'rl-qwen3': base }), synthesisFromJson({ 'rl-qwen3': head }));
+  const lines = stack!.resources.flatMap((r) => r.summary);
+  // THEN the training step's replacement is spelled out with its 32 chips and its timeout
+  expect(lines).toEqual(
+    expect.arrayContaining([
+      'JobSet rl-qwen3-r1-to-maxtext will be REPLACED (its spec or an earlier step changed): re-runs conversion',
+      'JobSet rl-qwen3-r1-train will be REPLACED (its spec or an earlier step changed): re-runs training on 32 chips (up to 12h)',
+      'JobSet rl-qwen3-r1-to-hf will be REPLACED (its spec or an earlier step changed): re-runs export',
+    ]),
+  );
+});
