@@ -35,7 +35,7 @@
  *    (`terraform -chdir=cdktf.out/stacks/<stack> import '<address>' 'apiVersion=jobset.x-k8s.io/v1alpha2,kind=JobSet,namespace=<ns>,name=<jobset>'`),
  *    after which the gate checks it Completed before the next step starts; or deletes it with kubectl to re-run the
  *    step. (If a future provider version started returning partial state on a failed wait, the object would be
- *    tainted instead, and `terraform untaint` is the equivalent fix.) See README, "Interrupted deploys".
+ *    tainted instead, and `terraform untaint` is the equivalent fix.) See README, "If a deploy is interrupted while it waits".
  *
  * No `ttlSecondsAfterFinished`: a finished JobSet must stay so Terraform does not plan it again (DESIGN).
  */
