@@ -288,7 +288,8 @@ export const cpuPodFit: Rule = (recipe, ctx) => {
       if (reason) {
         out.push(
           `${who(recipe, ctx)}: the ${pod} pod's ${kind} (cpu ${total.millicores / 1000}, memory ${gib(total.bytes)}) do not fit ` +
-            `one ${ctx.cpuPoolName} node: ${reason}; use a larger ${ctx.cpuPoolName} machine type or lower the pod's resources`,
+            `one ${ctx.cpuPoolName} node: ${reason}; set cpuPool.machineType (config) to a larger machine from jobs/machines.ts ` +
+            `or lower the ${pod} pod's resources in the recipe`,
         );
         break;
       }
@@ -305,7 +306,9 @@ export const tpuVmEnvSingleHost: Rule = (recipe, ctx) =>
 
 /** Pathways recipes need their Pathways settings. */
 export const pathwaysSettings: Rule = (recipe) =>
-  recipe.runtime === 'pathways' && !recipe.pathways ? [`${recipe.name}: runtime pathways needs the recipe's pathways settings`] : [];
+  recipe.runtime === 'pathways' && !recipe.pathways
+    ? [`${recipe.name}.pathways: runtime 'pathways' needs the pathways settings (proxyEnv, serverEnv, workerEnv; {} for none), got none`]
+    : [];
 
 /** Every rule, in the order messages are reported. */
 export const RULES: readonly Rule[] = [

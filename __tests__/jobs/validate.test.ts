@@ -91,7 +91,7 @@ test('checkpoint storage flags: Zarr3 requires OCDBT (McJAX)', () => {
 
 test('the Pathways head must fit the cpu-np machine', () => {
   expect(run(qwen, {}, testPlatform({ cpuMachineType: 'n4-standard-64' }))).toThrow(
-    /rl-qwen3: the pathways-head pod's requests \(cpu 26, memory 309\.0Gi\) do not fit one cpu-np node: memory 309\.0Gi > 242\.0Gi allocatable on n4-standard-64; use a larger cpu-np machine type/,
+    /rl-qwen3: the pathways-head pod's requests \(cpu 26, memory 309\.0Gi\) do not fit one cpu-np node: memory 309\.0Gi > 242\.0Gi allocatable on n4-standard-64; set cpuPool\.machineType \(config\) to a larger machine from jobs\/machines\.ts or lower the pathways-head pod.s resources in the recipe/,
   );
 });
 
@@ -138,5 +138,12 @@ test('all violations are reported together', () => {
 test('SFT that does not pass scan_layers trains scanned (base.yml): unscanned conversions are rejected', () => {
   expect(run(RECIPES['sft-gemma4'], { scan_layers: false })).toThrow(
     'sft-gemma4: scan_layers must be equal in conversion, training and export, got to-maxtext=False, train (base.yml default)=True, to-hf=False',
+  );
+});
+
+test('a Pathways recipe without its Pathways settings is rejected', () => {
+  const { pathways: _omit, ...bare } = qwen;
+  expect(run(bare as Recipe)).toThrow(
+    "rl-qwen3.pathways: runtime 'pathways' needs the pathways settings (proxyEnv, serverEnv, workerEnv; {} for none), got none",
   );
 });
