@@ -225,6 +225,28 @@ describe('config errors name the variable or key, the value and what is allowed'
     );
   });
 
+  test('state bucket name rules', () => {
+    expect(errorOf(() => loadConfig({ env: { STATE_BUCKET: 'tf..state' } }))).toContain(
+      "STATE_BUCKET (env): state bucket name must not contain .., .- or -., got 'tf..state'",
+    );
+  });
+
+  test('project id and region formats', () => {
+    expect(errorOf(() => loadConfig({ env: { PROJECT: 'My Project' } }))).toContain(
+      'PROJECT (env): must be a Google Cloud project id (6-30 lowercase letters, digits, dashes)',
+    );
+    expect(errorOf(() => loadConfig({ env: { REGION: 'us east5' } }))).toContain('REGION (env): must be a Compute Engine region such as us-east5');
+  });
+
+  test('a config file that is not a JSON object', () => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'tpt-config-'));
+    const file = path.join(dir, 'list.json');
+    fs.writeFileSync(file, '[1, 2]');
+    expect(errorOf(() => loadConfig({ env: {}, file }))).toContain(`${file}: the config file must hold a JSON object`);
+    fs.writeFileSync(file, '{ not json');
+    expect(errorOf(() => loadConfig({ env: {}, file }))).toContain(`${file}: cannot read config:`);
+  });
+
   test('all problems are reported at once', () => {
     const message = errorOf(() => loadConfig({ env: { TOPOLOGY: '4x9', ZONE: 'us-west1-a' } }));
     expect(message.split('\n').filter((l) => l.startsWith('  - '))).toHaveLength(2);

@@ -147,3 +147,12 @@ test('a Pathways recipe without its Pathways settings is rejected', () => {
     "rl-qwen3.pathways: runtime 'pathways' needs the pathways settings (proxyEnv, serverEnv, workerEnv; {} for none), got none",
   );
 });
+
+test('step timeouts and restart counts from options are checked', () => {
+  expect(() => buildPipeline(qwen, testPlatform(), { runId: 'r1', timeoutMinutes: { train: 0 }, configSource: 'pipelines.rl-qwen3' })).toThrow(
+    'pipelines.rl-qwen3.timeoutMinutes.train must be a positive whole number of minutes, got 0',
+  );
+  expect(() => buildPipeline(qwen, testPlatform(), { runId: 'r1', maxRestarts: -1, configSource: 'pipelines.rl-qwen3' })).toThrow(
+    'pipelines.rl-qwen3.maxRestarts must be a whole number >= 0, got -1',
+  );
+});
