@@ -1,0 +1,46 @@
+/**
+ * The entry point as a user runs it (`node dist/main.js`, what cdktf.json runs): bad input fails before
+ * anything is written. dist/ is brought up to date by the review's launcher (transpile only, like ts-jest).
+ */
+import { spawnSync } from 'child_process';
+import * as fs from 'fs';
+import * as os from 'os';
+import * as path from 'path';
+
+const ROOT = path.join(__dirname, '..');
+// eslint-disable-next-line @typescript-eslint/no-require-imports
+const launch = require('../review/launch.js') as { refresh: () => number };
+
+function runMain(env: Record<string, string>) {
+  launch.refresh();
+  const outdir = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'tpt-main-')), 'cdktf.out');
+  const child = spawnSync(process.execPath, [path.join(ROOT, 'dist', 'main.js')], {
+    cwd: ROOT,
+    env: { PATH: process.env.PATH, CDKTF_OUTDIR: outdir, ...env },
+    encoding: 'utf8',
+  });
+  return { ...child, outdir };
+}
+
+test('a bad value: exit 1, the message names the variable and the allowed values, nothing is written', () => {
+  const { status, stderr, outdir } = runMain({ TOPOLOGY: '4x9' });
+  expect(status).toBe(1);
+  expect(stderr).toBe(
+    "invalid config:\n  - TOPOLOGY (env): topology must be one of 2x4, 4x4, 4x8, 8x8, 8x16, 16x16 for ct6e-standard-4t, got '4x9'\n",
+  );
+  expect(fs.existsSync(outdir)).toBe(false);
+});
+
+test('a recipe that does not fit the infra: exit 1 before anything is written', () => {
+  const { status, stderr, outdir } = runMain({ TOPOLOGY: '4x4' });
+  expect(status).toBe(1);
+  expect(stderr).toMatch(/rl-qwen3.*targets a ct6e-standard-4t 4x8 slice, but the infra config has/);
+  expect(fs.existsSync(outdir)).toBe(false);
+});
+
+test('the example config synthesizes every stack', () => {
+  const { status, stderr, outdir } = runMain({});
+  expect(stderr).toBe('');
+  expect(status).toBe(0);
+  expect(fs.readdirSync(path.join(outdir, 'stacks')).sort()).toEqual(['infra', 'rl-gemma4', 'rl-llama3', 'rl-qwen3', 'sft-gemma4']);
+});
