@@ -15,7 +15,7 @@ export interface ControllersProps {
   readonly queuesChartPath: string;
   /** Complete Kueue objects (jobs/kueue.ts) the local chart renders. */
   readonly queueObjects: readonly Record<string, unknown>[];
-  /** What must exist before any release installs (the node pools the controllers run on). */
+  /** What must exist before any release installs (the node pools the controllers run on). @default - nothing */
   readonly dependsOn?: ITerraformDependable[];
   /** Helm timeout per release, seconds. @default 900 */
   readonly timeoutSeconds?: number;

@@ -8,9 +8,9 @@ export interface CpuNodePoolProps {
   readonly zone: string;
   readonly machineType: string;
   readonly serviceAccountEmail: string;
-  /** Fixed node count; set this or `maxNodes`. */
+  /** Fixed node count; set this or `maxNodes`. @default - autoscaled (maxNodes) */
   readonly nodeCount?: number;
-  /** Autoscale from `minNodes` to this many nodes. */
+  /** Autoscale from `minNodes` to this many nodes; set this or `nodeCount`. @default - fixed size (nodeCount) */
   readonly maxNodes?: number;
   /** Lower bound when autoscaling. @default 0 */
   readonly minNodes?: number;

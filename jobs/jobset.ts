@@ -170,7 +170,9 @@ function baseJobSet(common: JobSetCommon, spec: Obj): Obj {
 export interface MainContainer {
   readonly image: string;
   readonly script: string;
+  /** Container env. @default - none */
   readonly env?: EnvMap;
+  /** Requests and limits. @default - none (the TPU request is added on TPU pods) */
   readonly resources?: ContainerResources;
 }
 

@@ -35,9 +35,9 @@ type ArgValue = JsonValue | ShellExpr;
 export interface Invocation {
   readonly module: string;
   readonly args: ReadonlyArray<readonly [string, ArgValue]>;
-  /** argparse/absl flags rendered `--flag=value`. */
+  /** argparse/absl flags rendered `--flag=value`. @default - none */
   readonly flags?: ReadonlyArray<readonly [string, Scalar]>;
-  /** Boolean absl flags rendered bare (`--override_model_architecture`). */
+  /** Boolean absl flags rendered bare (`--override_model_architecture`). @default - none */
   readonly switches?: readonly string[];
 }
 
@@ -55,7 +55,7 @@ export interface PipelinePaths {
   readonly trainedCheckpoint: string;
   /** to_huggingface output: `gs://<bucket>/<model>/hf-trained/`. */
   readonly hfExportDir: string;
-  /** Pathways `--gcs_scratch_location` (Pathways recipes only). */
+  /** Pathways `--gcs_scratch_location`. @default - none (McJAX recipes) */
   readonly pathwaysScratch?: string;
 }
 
@@ -174,11 +174,11 @@ export function patchLines(patches: SourcePatches | undefined): string[] {
 
 /** What a step's container script does around the MaxText call. */
 export interface ScriptOptions {
-  /** Exit 0 on every pod but completion index 0 (the tutorials' `[ "$JOB_COMPLETION_INDEX" != "0" ] ||`). */
+  /** Exit 0 on every pod but completion index 0 (the tutorials' `[ "$JOB_COMPLETION_INDEX" != "0" ] ||`). @default false */
   readonly onlyIndexZero?: boolean;
   /** Read the HF token from the mounted secret into $HF_TOKEN. */
   readonly readHfToken: boolean;
-  /** Extra shell lines run before the call (exports, patches). */
+  /** Extra shell lines run before the call (exports, patches). @default - none */
   readonly prelude?: readonly string[];
   /**
    * Exit 0 without running when this gs:// object already exists: Orbax's `commit_success.txt`, written on GCS

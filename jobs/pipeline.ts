@@ -59,7 +59,7 @@ export interface PipelineOptions {
   readonly machineType?: string;
   /** @default - the recipe's slice */
   readonly topology?: string;
-  /** Recipe values by MaxText key, applied to every step that has the key. Unknown key -> error listing allowed keys. */
+  /** Recipe values by MaxText key, applied to every step that has the key; an unknown key is an error. @default - none */
   readonly overrides?: Readonly<Record<string, string | number | boolean>>;
   /** Where the options came from, e.g. `pipelines.rl-qwen3`; prefixes error messages. @default - the recipe name */
   readonly configSource?: string;

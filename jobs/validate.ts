@@ -19,8 +19,9 @@ export interface ValidationContext {
   readonly cpuPoolName: string;
   /** Resources of the pods that run on the CPU pool: name -> containers. */
   readonly cpuPods: Readonly<Record<string, readonly ContainerResources[]>>;
-  /** MaxText keys whose value came from config overrides, and where (for messages). */
+  /** MaxText keys whose value came from config overrides (for messages). @default - none */
   readonly overridden?: ReadonlySet<string>;
+  /** Where those overrides came from. @default - the recipe name */
   readonly configSource?: string;
 }
 

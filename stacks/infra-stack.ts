@@ -49,7 +49,7 @@ export interface InfraStackProps {
   readonly kueueVersion: string;
   /** Absolute path of charts/kueue-queues. */
   readonly queuesChartPath: string;
-  /** GCS state bucket; unset means a local backend. */
+  /** GCS state bucket. @default - a local backend */
   readonly stateBucket?: string;
 }
 

@@ -23,7 +23,9 @@ export type EnvMap = Readonly<Record<string, string>>;
 
 /** Kubernetes requests/limits of one container (quantities as Kubernetes spells them). */
 export interface ContainerResources {
+  /** @default - the limits (Kubernetes defaulting) */
   readonly requests?: { readonly cpu?: string; readonly memory?: string };
+  /** @default - none */
   readonly limits?: { readonly cpu?: string; readonly memory?: string };
 }
 
@@ -47,7 +49,9 @@ export interface ToMaxTextFlags {
 
 /** `maxtext.checkpoint_conversion.to_huggingface` keys the tutorials pass (paths/token are derived). */
 export interface ToHfArgs {
+  /** @default - not passed (tutorial 002 does not pass it) */
   readonly skip_jax_distributed_system?: boolean;
+  /** @default - not passed (tutorial 002 does not pass it) */
   readonly hardware?: 'cpu';
   readonly scan_layers: boolean;
   readonly use_multimodal: boolean;
@@ -105,6 +109,7 @@ export interface RlTrain {
   readonly args: MaxTextArgs;
   /** Env of the training container (the tutorials' inline `VAR=value python3 ...` and `--env`). */
   readonly env: EnvMap;
+  /** In-container source patches applied before training. @default - none */
   readonly patches?: SourcePatches;
   /** Export `VLLM_HOST_IP=$(hostname -I | awk '{print $1}')` before training (tutorials 000, 001). @default false */
   readonly exportVllmHostIp?: boolean;
@@ -161,7 +166,7 @@ export interface Recipe {
   readonly toMaxText: ConversionStep<ToMaxTextArgs> & { readonly flags: ToMaxTextFlags };
   readonly train: RlTrain | SftTrain;
   readonly toHf: ToHfStep;
-  /** Required when runtime is `pathways`. */
+  /** Required when runtime is `pathways` (validated). @default - none (McJAX) */
   readonly pathways?: PathwaysSettings;
   /**
    * Env for a single-host TPU VM as tutorial 002 exports it (TPU_SKIP_MDS_QUERY, TPU_WORKER_ID, TPU_TOPOLOGY, ...),
