@@ -9,8 +9,10 @@ export interface GkeClusterProps {
   readonly networkId: string;
   readonly subnetworkId: string;
   readonly project: string;
-  /** CIDRs allowed to reach the public endpoint; `0.0.0.0/0` must be opted into by config. */
+  /** CIDRs allowed to reach the public endpoint; `0.0.0.0/0` only with `allowPublicAccess`. */
   readonly authorizedCidrs: readonly string[];
+  /** Accept an internet-wide (`/0`) CIDR; it is labelled PUBLIC_OPT_IN_NAME so reviews see it was deliberate. @default false */
+  readonly allowPublicAccess?: boolean;
   /** Enable GKE's DNS-based endpoint with external traffic (IAM-authorized). @default false */
   readonly dnsEndpoint?: boolean;
   /** GKE release channel. @default REGULAR */
@@ -30,11 +32,21 @@ export interface GkeClusterProps {
  * resolves Google APIs to IPv6 and fails with errno 101). The default node pool is removed; pools are
  * separate resources so changing one never replaces the cluster.
  */
+/** Display name of an internet-wide allow-list entry that was opted into explicitly (ALLOW_PUBLIC_CONTROL_PLANE). */
+export const PUBLIC_OPT_IN_NAME = 'public-opt-in';
+
 export class GkeCluster extends Construct {
   public readonly cluster: ContainerCluster;
 
   constructor(scope: Construct, id: string, props: GkeClusterProps) {
     super(scope, id);
+    const open = props.authorizedCidrs.filter((cidr) => cidr.endsWith('/0'));
+    if (open.length > 0 && !props.allowPublicAccess) {
+      throw new Error(
+        `cluster ${props.name}: authorizedCidrs contains ${open.join(', ')}, which opens the control plane to the internet; ` +
+          'set allowPublicAccess (ALLOW_PUBLIC_CONTROL_PLANE=true) to mean it, or use the DNS endpoint',
+      );
+    }
     this.cluster = new ContainerCluster(this, 'cluster', {
       name: props.name,
       location: props.region,
@@ -61,7 +73,10 @@ export class GkeCluster extends Construct {
       },
       masterAuthorizedNetworksConfig: {
         gcpPublicCidrsAccessEnabled: false,
-        cidrBlocks: props.authorizedCidrs.map((cidr, i) => ({ cidrBlock: cidr, displayName: `authorized-${i}` })),
+        cidrBlocks: props.authorizedCidrs.map((cidr, i) => ({
+          cidrBlock: cidr,
+          displayName: cidr.endsWith('/0') ? PUBLIC_OPT_IN_NAME : `authorized-${i}`,
+        })),
       },
       controlPlaneEndpointsConfig: { dnsEndpointConfig: { allowExternalTraffic: props.dnsEndpoint ?? false } },
       enableShieldedNodes: true,

@@ -19,6 +19,8 @@ export interface Finding {
 }
 
 const OPEN_CIDRS = new Set(['0.0.0.0/0', '::/0']);
+/** Display name the GkeCluster construct gives an opted-in `/0` entry (constructs/gke-cluster.ts PUBLIC_OPT_IN_NAME). */
+const PUBLIC_OPT_IN_NAME = 'public-opt-in';
 const PUBLIC_MEMBERS = new Set(['allUsers', 'allAuthenticatedUsers']);
 /** Roles that make a service account a project admin (CKV_GCP_42's `.*(admin|Admin|editor|owner)`). */
 const ADMIN_ROLE = /(admin|Admin|editor|owner)/;
@@ -36,10 +38,14 @@ function controlPlaneRules(m: StackModel): Finding[] {
   for (const cp of m.controlPlanes) {
     const open = (cp.authorizedNetworks ?? []).filter((n) => OPEN_CIDRS.has(n.cidr));
     for (const n of open) {
+      // An entry named PUBLIC_OPT_IN_NAME was opted into explicitly (ALLOW_PUBLIC_CONTROL_PLANE, as the tutorials do):
+      // still reported, as a warning, so the PR shows it without failing every check that follows.
+      const optedIn = n.displayName === PUBLIC_OPT_IN_NAME;
       out.push(
-        f('error', 'control-plane-open', cp,
+        f(optedIn ? 'warning' : 'error', 'control-plane-open', cp,
           `cluster ${cp.name}: the control-plane allow-list contains ${n.cidr}${n.displayName ? ` (${n.displayName})` : ''}: ` +
-            'any address on the internet can reach the Kubernetes API',
+            'any address on the internet can reach the Kubernetes API' +
+            (optedIn ? ' (explicitly opted in with ALLOW_PUBLIC_CONTROL_PLANE)' : ''),
           'remove it from the authorized networks; give CI runners the DNS-based endpoint (IAM-authorized) instead, ' +
             'or list the office/VPN ranges that need kubectl'),
       );

@@ -32,6 +32,7 @@ export function buildApp(loaded: LoadedConfig, options: BuildOptions = {}): App 
   new InfraStack(app, 'infra', {
     platform,
     authorizedCidrs: config.controlPlane.authorizedCidrs,
+    allowPublicAccess: config.controlPlane.allowPublicAccess,
     dnsEndpoint: config.controlPlane.dnsEndpoint,
     releaseChannel: config.releaseChannel,
     deletionProtection: config.deletionProtection,

@@ -32,6 +32,8 @@ export interface InfraStackProps {
   readonly platform: Platform;
   /** Control-plane allow-list (validated by config: 0.0.0.0/0 only with explicit opt-in). */
   readonly authorizedCidrs: readonly string[];
+  /** The explicit opt-in for 0.0.0.0/0 (ALLOW_PUBLIC_CONTROL_PLANE). @default false */
+  readonly allowPublicAccess?: boolean;
   /** GKE DNS-based endpoint open to IAM-authorized callers from anywhere (hosted CI). @default false */
   readonly dnsEndpoint?: boolean;
   /** @default REGULAR */
@@ -82,6 +84,7 @@ export class InfraStack extends TerraformStack {
       networkId: network.network.id,
       subnetworkId: network.subnetwork.id,
       authorizedCidrs: props.authorizedCidrs,
+      allowPublicAccess: props.allowPublicAccess,
       dnsEndpoint: props.dnsEndpoint,
       releaseChannel: props.releaseChannel,
       deletionProtection: props.deletionProtection,

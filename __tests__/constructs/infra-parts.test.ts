@@ -66,6 +66,18 @@ describe('GkeCluster', () => {
   });
 });
 
+test('GkeCluster refuses an internet-wide CIDR unless allowPublicAccess says it is meant, and labels it', () => {
+  const props: GkeClusterProps = {
+    name: 'c', region: 'r', project: 'p', networkId: 'n', subnetworkId: 's',
+    authorizedCidrs: ['0.0.0.0/0'], defaultPoolServiceAccount: 'np@p.iam.gserviceaccount.com',
+  };
+  expect(() => Testing.synthScope((s) => new GkeCluster(s, 'g', props))).toThrow(
+    'cluster c: authorizedCidrs contains 0.0.0.0/0, which opens the control plane to the internet; set allowPublicAccess (ALLOW_PUBLIC_CONTROL_PLANE=true) to mean it, or use the DNS endpoint',
+  );
+  const cluster = one(Testing.synthScope((s) => new GkeCluster(s, 'g', { ...props, allowPublicAccess: true })), 'google_container_cluster');
+  expect(cluster.master_authorized_networks_config.cidr_blocks).toEqual([{ cidr_block: '0.0.0.0/0', display_name: 'public-opt-in' }]);
+});
+
 describe('TrainingBucket', () => {
   test('defaults: 7-day scratch expiry, no force destroy', () => {
     const out = Testing.synthScope((s) => new TrainingBucket(s, 'b', { name: 'bkt', location: 'us-east5', writer: 'serviceAccount:x', scratchPrefix: 'pathways/' }));

@@ -28,6 +28,14 @@ test('0.0.0.0/0 on the control plane is an error naming the cluster', () => {
   expect(f!.fix).toMatch(/DNS-based endpoint/);
 });
 
+test('an explicitly opted-in 0.0.0.0/0 (ALLOW_PUBLIC_CONTROL_PLANE) is still reported, as a warning', () => {
+  const infra = infraJson();
+  infra.resource.google_container_cluster.gke.master_authorized_networks_config.cidr_blocks.push({ cidr_block: '0.0.0.0/0', display_name: 'public-opt-in' });
+  const [f] = only(run(infra), 'control-plane-open');
+  expect(f).toMatchObject({ severity: 'warning', address: 'google_container_cluster.gke' });
+  expect(f!.message).toMatch(/explicitly opted in with ALLOW_PUBLIC_CONTROL_PLANE/);
+});
+
 test('a project-level admin or editor role on a service account is an error', () => {
   const infra = infraJson();
   infra.resource.google_project_iam_member['wl-storage'] = {

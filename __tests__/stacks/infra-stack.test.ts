@@ -129,7 +129,7 @@ describe('infra stack: cluster', () => {
     const cluster = Object.values(
       resources(synthStack('infra', { AUTHORIZED_CIDR: '0.0.0.0/0', ALLOW_PUBLIC_CONTROL_PLANE: 'true' }), 'google_container_cluster'),
     )[0];
-    expect(cluster.master_authorized_networks_config.cidr_blocks).toEqual([{ cidr_block: '0.0.0.0/0', display_name: 'authorized-0' }]);
+    expect(cluster.master_authorized_networks_config.cidr_blocks).toEqual([{ cidr_block: '0.0.0.0/0', display_name: 'public-opt-in' }]);
   });
 
   test('DNS endpoint option for hosted CI runners', () => {
