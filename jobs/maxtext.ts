@@ -176,8 +176,6 @@ export function patchLines(patches: SourcePatches | undefined): string[] {
 export interface ScriptOptions {
   /** Exit 0 on every pod but completion index 0 (the tutorials' `[ "$JOB_COMPLETION_INDEX" != "0" ] ||`). @default false */
   readonly onlyIndexZero?: boolean;
-  /** Read the HF token from the mounted secret into $HF_TOKEN. */
-  readonly readHfToken: boolean;
   /** Extra shell lines run before the call (exports, patches). @default - none */
   readonly prelude?: readonly string[];
   /**
@@ -189,10 +187,12 @@ export interface ScriptOptions {
 }
 
 /**
- * The container script: `set -eu`, optional index-0 guard, token read, prelude, then `exec` the MaxText call so
- * its exit code (and SIGTERM) reach Kubernetes unchanged: the failure policy keys on that exit code.
+ * The container script: `set -eu`, optional index-0 guard and skip check, the HF token read from the mounted
+ * secret into $HF_TOKEN (every step: Hugging Face downloads read it, as in the tutorials' shells), the prelude,
+ * then `exec` the MaxText call so its exit code (and SIGTERM) reach Kubernetes unchanged: the failure policy
+ * keys on that exit code.
  */
-export function buildScript(inv: Invocation, options: ScriptOptions): string {
+export function buildScript(inv: Invocation, options: ScriptOptions = {}): string {
   const lines = ['set -eu'];
   if (options.onlyIndexZero) {
     lines.push('if [ "$JOB_COMPLETION_INDEX" != "0" ]; then echo "index $JOB_COMPLETION_INDEX: nothing to do"; exit 0; fi');
@@ -204,10 +204,8 @@ export function buildScript(inv: Invocation, options: ScriptOptions): string {
         `echo "a complete converted checkpoint exists (${options.skipIfExists}); keeping it (delete the step directory to convert again)"; exit 0; fi`,
     );
   }
-  if (options.readHfToken) {
-    // Assign then export, so a missing secret file fails the script (export would mask the failure).
-    lines.push(`HF_TOKEN="$(cat ${HF_TOKEN_FILE})"`, 'export HF_TOKEN');
-  }
+  // Assign then export, so a missing secret file fails the script (export would mask the failure).
+  lines.push(`HF_TOKEN="$(cat ${HF_TOKEN_FILE})"`, 'export HF_TOKEN');
   lines.push(...(options.prelude ?? []));
   lines.push(`exec ${renderInvocation(inv)}`);
   return lines.join('\n');

@@ -174,7 +174,6 @@ export function overridableKeys(recipe: Recipe): string[] {
   return [...keys].sort();
 }
 
-/** Applies options to a recipe: image, conversion placement, slice and MaxText key overrides. */
 /** The run id of a first run: its MaxText run_name is the tutorial's. */
 export const DEFAULT_RUN_ID = 'r1';
 
@@ -189,6 +188,7 @@ function runNameFor(args: MaxTextArgs, options: PipelineOptions): JsonValue {
   return `${name}-${options.runId}`;
 }
 
+/** Applies options to a recipe: image, conversion placement, slice and MaxText key overrides. */
 export function resolveRecipe(recipe: Recipe, options: PipelineOptions): Recipe {
   const source = options.configSource ?? recipe.name;
   const overrides = options.overrides ?? {};
@@ -286,26 +286,23 @@ export function buildPipeline(recipe: Recipe, platform: Platform, options: Pipel
   const conversion = (step: 'to-maxtext' | 'to-hf'): { built: BuiltJobSet; runsOn: 'cpu' | 'tpu' } => {
     const conf = step === 'to-maxtext' ? resolved.toMaxText : resolved.toHf;
     const inv = step === 'to-maxtext' ? toMaxTextInvocation(ctx) : toHfInvocation(ctx);
-    // The token is always exported from the mounted secret (Hugging Face downloads read HF_TOKEN, as in the
-    // tutorials' shells); `passHfToken` only decides whether it is also passed as `hf_access_token=`.
-    const readHfToken = true;
     const skipIfExists = step === 'to-maxtext' && conf.reuseExisting !== false ? `${paths.maxtextDir}0/commit_success.txt` : undefined;
     if (onCpu) {
-      const script = buildScript(inv, { readHfToken, skipIfExists });
+      const script = buildScript(inv, { skipIfExists });
       return {
         built: cpuPodJobSet(common(step), { image: resolved.image, script, resources: conversionResources(conf.resources) }, platform.cpuPool.name),
         runsOn: 'cpu',
       };
     }
     // The tutorials' shape: every VM of one slice starts, index 0 converts, the others exit 0.
-    const script = buildScript(inv, { readHfToken, onlyIndexZero: true, skipIfExists });
+    const script = buildScript(inv, { onlyIndexZero: true, skipIfExists });
     return { built: multiHostJaxJobSet(common(step), { image: resolved.image, script }, slice, 1), runsOn: 'tpu' };
   };
 
   const train = (): BuiltJobSet => {
     const t = resolved.train;
     const tpuEnvPrelude = resolved.tpuVmEnv ? ['TPU_NAME="$(hostname)"', 'export TPU_NAME'] : [];
-    const script = buildScript(trainInvocation(ctx), { readHfToken: true, prelude: [...tpuEnvPrelude, ...trainPrelude(t)] });
+    const script = buildScript(trainInvocation(ctx), { prelude: [...tpuEnvPrelude, ...trainPrelude(t)] });
     const env = { ...(resolved.tpuVmEnv ? tpuVmEnv(slice) : {}), ...t.env };
     if (resolved.runtime === 'pathways' && resolved.pathways) {
       return pathwaysJobSet(

@@ -62,7 +62,7 @@ export interface ToHfArgs {
 export interface ConversionStep<A> {
   readonly args: A;
   /**
-   * Pass `hf_access_token` (read from the mounted secret at run time) as the tutorials do.
+   * Also pass the token as `hf_access_token=` (as tutorials 000, 001, 003 do); $HF_TOKEN is exported in every step.
    * @default true
    */
   readonly passHfToken?: boolean;
