@@ -5,7 +5,10 @@ import { DEFAULT_RUN_ID, PipelineOptions } from '../jobs/pipeline';
 import { ConfigError, LoadedConfig, sourceOf } from './load';
 
 
-/** Names of the pipelines to synthesize: every recipe unless disabled (`enabled: false`, or PIPELINES). */
+/**
+ * Names of the pipelines to synthesize: every recipe unless disabled (`enabled: false`, or PIPELINES). Throws
+ * ConfigError for a `pipelines.<key>` that names no recipe (a typo would otherwise silently configure nothing).
+ */
 export function enabledPipelines(loaded: LoadedConfig, knownNames: readonly string[]): string[] {
   checkNames(loaded, knownNames);
   return knownNames.filter((name) => loaded.config.pipelines[name]?.enabled ?? true);
@@ -20,12 +23,8 @@ function checkNames(loaded: LoadedConfig, knownNames: readonly string[]): void {
   }
 }
 
-/**
- * Options for the pipeline `name`. Throws ConfigError for a `pipelines.<key>` that names no recipe
- * (a typo would otherwise silently configure nothing).
- */
-export function pipelineOptions(loaded: LoadedConfig, name: string, knownNames: readonly string[]): PipelineOptions {
-  checkNames(loaded, knownNames);
+/** Options for the pipeline `name` (names were checked by `enabledPipelines`). */
+export function pipelineOptions(loaded: LoadedConfig, name: string): PipelineOptions {
   const entry = loaded.config.pipelines[name];
   const configSource = `${loaded.file}: pipelines.${name}`;
   if (!entry) return { runId: DEFAULT_RUN_ID, configSource };

@@ -1,5 +1,6 @@
 import { ContainerCluster } from '@cdktf/provider-google/lib/container-cluster';
 import { Construct } from 'constructs';
+import { PUBLIC_OPT_IN_NAME } from '../jobs/platform';
 import { PODS_RANGE, SERVICES_RANGE } from './network';
 
 export interface GkeClusterProps {
@@ -32,9 +33,6 @@ export interface GkeClusterProps {
  * resolves Google APIs to IPv6 and fails with errno 101). The default node pool is removed; pools are
  * separate resources so changing one never replaces the cluster.
  */
-/** Display name of an internet-wide allow-list entry that was opted into explicitly (ALLOW_PUBLIC_CONTROL_PLANE). */
-export const PUBLIC_OPT_IN_NAME = 'public-opt-in';
-
 export class GkeCluster extends Construct {
   public readonly cluster: ContainerCluster;
 

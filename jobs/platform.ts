@@ -62,6 +62,12 @@ export interface Platform {
   readonly pathwaysScratchPrefix: string;
 }
 
+/**
+ * Display name of an internet-wide control-plane allow-list entry that was opted into explicitly
+ * (ALLOW_PUBLIC_CONTROL_PLANE): the cluster construct writes it, the plan review reads it.
+ */
+export const PUBLIC_OPT_IN_NAME = 'public-opt-in';
+
 /** Node pool name of the CPU pool (Pathways heads, conversions). */
 export const CPU_POOL_NAME = 'cpu-np';
 

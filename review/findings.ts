@@ -5,6 +5,7 @@
  * Pure: works on `StackModel`s (and on stack texts for the secret scan).
  */
 import type { StackModel, TpuPool } from './model';
+import { PUBLIC_OPT_IN_NAME } from '../jobs/platform';
 
 export type Severity = 'error' | 'warning' | 'note';
 
@@ -19,8 +20,6 @@ export interface Finding {
 }
 
 const OPEN_CIDRS = new Set(['0.0.0.0/0', '::/0']);
-/** Display name the GkeCluster construct gives an opted-in `/0` entry (constructs/gke-cluster.ts PUBLIC_OPT_IN_NAME). */
-const PUBLIC_OPT_IN_NAME = 'public-opt-in';
 const PUBLIC_MEMBERS = new Set(['allUsers', 'allAuthenticatedUsers']);
 /** Roles that make a service account a project admin (CKV_GCP_42's `.*(admin|Admin|editor|owner)`). */
 const ADMIN_ROLE = /(admin|Admin|editor|owner)/;

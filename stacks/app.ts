@@ -24,7 +24,7 @@ export function buildApp(loaded: LoadedConfig, options: BuildOptions = {}): App 
   const names = Object.keys(RECIPES);
   // Every enabled pipeline is built (and validated against the platform) before any stack exists.
   const pipelines = enabledPipelines(loaded, names).map((name) =>
-    buildPipeline(RECIPES[name], platform, pipelineOptions(loaded, name, names)),
+    buildPipeline(RECIPES[name], platform, pipelineOptions(loaded, name)),
   );
 
   // No construct stack traces: they cost ~10% of the synth and only serve cdktf's own debugging.

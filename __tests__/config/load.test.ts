@@ -277,7 +277,7 @@ describe('pipeline selection', () => {
   test('default: every recipe is enabled, with the file’s run id', () => {
     const loaded = loadConfig({ env: {} });
     expect(enabledPipelines(loaded, names)).toEqual(names);
-    expect(pipelineOptions(loaded, 'rl-qwen3', names)).toMatchObject({ runId: 'r1', configSource: 'config/example.json: pipelines.rl-qwen3' });
+    expect(pipelineOptions(loaded, 'rl-qwen3')).toMatchObject({ runId: 'r1', configSource: 'config/example.json: pipelines.rl-qwen3' });
   });
 
   test('PIPELINES picks the pipelines to synthesize; PIPELINES=none leaves only infra', () => {

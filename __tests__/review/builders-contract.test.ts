@@ -16,7 +16,7 @@ const platform = platformFromConfig(loaded);
 const names = Object.keys(RECIPES);
 
 test.each(names)('%s reads back as conversion -> training -> export on its slice', (name) => {
-  const built = buildPipeline(RECIPES[name]!, platform, pipelineOptions(loaded, name, names));
+  const built = buildPipeline(RECIPES[name]!, platform, pipelineOptions(loaded, name));
   const resources: Record<string, unknown> = {};
   let previous: string | undefined;
   for (const step of built.steps) {
