@@ -3,10 +3,13 @@
  * Deploy one stack with `cdktf deploy infra` or `cdktf deploy <pipeline>`.
  */
 import { loadConfig } from './config/load';
-import { buildApp } from './stacks/app';
+import { composeApp } from './stacks/app';
 
 try {
-  buildApp(loadConfig()).synth();
+  const { app, notices } = composeApp(loadConfig());
+  // Notices (unread tutorial variables, pipelines left out, tight fits) go to stderr, one line each, once.
+  for (const notice of notices) process.stderr.write(`note: ${notice}\n`);
+  app.synth();
 } catch (err) {
   // Config and recipe errors are for the user, not a stack trace: print the message, write nothing.
   process.stderr.write(`${err instanceof Error ? err.message : String(err)}\n`);

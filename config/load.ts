@@ -7,7 +7,8 @@
 import * as fs from 'fs';
 import * as path from 'path';
 import { ZodIssue } from 'zod';
-import { Config, configSchema } from './schema';
+import { slicesForAcceleratorType, TpuSlice } from '../jobs/tpu';
+import { bucketDomainNotice, Config, configSchema, isDocumentationRange } from './schema';
 
 /** How an environment variable maps onto the config. */
 interface EnvBinding {
@@ -34,6 +35,7 @@ export const ENV_BINDINGS: readonly EnvBinding[] = [
   { env: 'CLUSTER_NODEPOOL_COUNT', path: 'tpu.slices', kind: 'int' },
   { env: 'TPU_CAPACITY', path: 'tpu.capacity', kind: 'string' },
   { env: 'RESERVATION', path: 'tpu.reservation', kind: 'string' },
+  { env: 'SINGLE_HOST_CAPACITY', path: 'singleHost.capacity', kind: 'string' },
   { env: 'SINGLE_HOST_RESERVATION', path: 'singleHost.reservation', kind: 'string' },
   { env: 'CLOUD_IMAGE_NAME', path: 'pipelines.*.image', kind: 'string' },
   { env: 'RUN_ID', path: 'pipelines.*.runId', kind: 'string' },
@@ -41,6 +43,48 @@ export const ENV_BINDINGS: readonly EnvBinding[] = [
 
 /** PIPELINES=rl-qwen3,sft-gemma4 enables exactly those pipelines; PIPELINES=none synthesizes only infra. */
 export const PIPELINES_ENV = 'PIPELINES';
+
+/**
+ * TPU_TYPE=v6e-32 (tutorials 001, 003) is a Cloud TPU accelerator type: read through the TPU table as the machine
+ * type and topology it names (fewest VMs first: `v6e-8` is the one 8-chip VM). It must agree with COMPUTE_TYPE and
+ * TOPOLOGY when those are set too.
+ */
+export const TPU_TYPE_ENV = 'TPU_TYPE';
+
+/**
+ * Variables the tutorials export that this program never reads, and why: each set one gets one notice line, so a
+ * user who exported it does not believe it took effect. The value is never read (HF_TOKEN above all).
+ */
+export const UNREAD_TUTORIAL_VARIABLES: Readonly<Record<string, string>> = {
+  MODEL_NAME: 'each pipeline recipe names its model; choose pipelines with PIPELINES (e.g. PIPELINES=rl-qwen3)',
+  HF_TOKEN:
+    "the token never enters Terraform; store it once with: printf '%s' \"$HF_TOKEN\" | gcloud secrets versions add hf-token --data-file=- (its value was not read)",
+  CLUSTER_TOOLKIT_VERSION: 'no Cluster Toolkit is used: the infra stack builds the cluster',
+  TPU_NAME: 'GKE names the TPU nodes; the single-host pipeline sets TPU_NAME to its pod name',
+};
+
+/** Config paths that may still hold the example config's placeholders, and the variable that replaces each. */
+export const PLACEHOLDER_FIELDS: ReadonlyArray<{ readonly path: string; readonly env: string }> = [
+  { path: 'project', env: 'PROJECT' },
+  { path: 'bucket', env: 'GCS_BUCKET' },
+  { path: 'tpu.reservation', env: 'RESERVATION' },
+  { path: 'singleHost.reservation', env: 'SINGLE_HOST_RESERVATION' },
+  { path: 'controlPlane.authorizedCidrs', env: 'AUTHORIZED_CIDR' },
+];
+
+/** A value the example config ships that must not reach a cloud. */
+export interface Placeholder {
+  /** Dotted config path, e.g. `tpu.reservation`. */
+  readonly path: string;
+  /** The variable that replaces it, e.g. `RESERVATION`. */
+  readonly env: string;
+  readonly value: string;
+}
+
+/** Largest config file read (a config is a few KB): a bigger one is refused before it is parsed. */
+export const MAX_CONFIG_FILE_BYTES = 256 * 1024;
+/** Longest environment value read. */
+export const MAX_ENV_VALUE_LENGTH = 4096;
 
 /** The config file used when CONFIG_FILE is not set, relative to the repository root. */
 export const DEFAULT_CONFIG_FILE = 'config/example.json';
@@ -61,6 +105,12 @@ export interface LoadedConfig {
   readonly sources: Readonly<Record<string, string>>;
   /** Absolute repository root (holds package.json and charts/). */
   readonly repoRoot: string;
+  /** One line each for what the user should know but is not an error (unread variables, warnings); main prints them. */
+  readonly notices: readonly string[];
+  /** Example-config placeholders still in the config: synth works offline, a plan fails at once (constructs/preflight.ts). */
+  readonly placeholders: readonly Placeholder[];
+  /** True when PIPELINES chose the pipelines: exactly those, each must fit. */
+  readonly pipelinesSelected: boolean;
 }
 
 export interface LoadOptions {
@@ -91,8 +141,15 @@ export function loadConfig(options: LoadOptions = {}): LoadedConfig {
 
   let raw: Record<string, unknown>;
   try {
+    const size = fs.statSync(absolute).size;
+    if (size > MAX_CONFIG_FILE_BYTES) {
+      throw new ConfigError([
+        `${file}${env.CONFIG_FILE ? ' (CONFIG_FILE)' : ''}: config file is ${size} bytes; at most ${MAX_CONFIG_FILE_BYTES} are read (a config is a few KB)`,
+      ]);
+    }
     raw = JSON.parse(fs.readFileSync(absolute, 'utf8')) as Record<string, unknown>;
   } catch (err) {
+    if (err instanceof ConfigError) throw err;
     const reason = (err as NodeJS.ErrnoException).code === 'ENOENT' ? 'file not found' : (err as Error).message;
     throw new ConfigError([`${file}${env.CONFIG_FILE ? ' (CONFIG_FILE)' : ''}: cannot read config: ${reason}`]);
   }
@@ -102,9 +159,31 @@ export function loadConfig(options: LoadOptions = {}): LoadedConfig {
 
   const sources: Record<string, string> = {};
   const problems: string[] = [];
+  const notices: string[] = [];
+  const given = (name: string): string | undefined => {
+    const value = env[name];
+    if (value === undefined || value === '') return undefined;
+    if (value.length > MAX_ENV_VALUE_LENGTH) {
+      problems.push(`${name} (env): is ${value.length} characters long; at most ${MAX_ENV_VALUE_LENGTH} are read`);
+      return undefined;
+    }
+    return value;
+  };
+  // Env over file for the capacity of a pool as a unit: TPU_CAPACITY=spot replaces the file's reservation, and
+  // RESERVATION replaces the file's spot. Within one layer, a reservation with spot/flex-start is an error (schema).
+  for (const [block, capacityEnv, reservationEnv] of [
+    ['tpu', 'TPU_CAPACITY', 'RESERVATION'],
+    ['singleHost', 'SINGLE_HOST_CAPACITY', 'SINGLE_HOST_RESERVATION'],
+  ] as const) {
+    const node = raw[block];
+    if ((given(capacityEnv) || given(reservationEnv)) && node && typeof node === 'object' && !Array.isArray(node)) {
+      delete (node as Record<string, unknown>).capacity;
+      delete (node as Record<string, unknown>).reservation;
+    }
+  }
   for (const binding of ENV_BINDINGS) {
-    const value = env[binding.env];
-    if (value === undefined || value === '') continue;
+    const value = given(binding.env);
+    if (value === undefined) continue;
     const parsed = parseEnv(binding, value);
     if (typeof parsed === 'object' && parsed !== null && 'error' in parsed) {
       problems.push(`${binding.env} (env): ${parsed.error}`);
@@ -115,15 +194,21 @@ export function loadConfig(options: LoadOptions = {}): LoadedConfig {
       sources[target] = `${binding.env} (env)`;
     }
   }
-  const selection = nonEmpty(env[PIPELINES_ENV]);
+  applyTpuType(given(TPU_TYPE_ENV), raw, sources, problems);
+  const selection = given(PIPELINES_ENV);
   if (selection !== undefined) {
-    const wanted = selection === 'none' ? [] : selection.split(',').map((s) => s.trim()).filter((s) => s !== '');
+    const wanted = selection.trim() === 'none' ? [] : selection.split(',').map((s) => s.trim()).filter((s) => s !== '');
     const pipelines = (raw.pipelines ??= {}) as Record<string, Record<string, unknown>>;
+    // Exactly the listed pipelines, whatever the file lists: every other recipe is off (enabledPipelines reads
+    // pipelinesSelected), a listed one not in the file gets an entry.
     for (const name of new Set([...Object.keys(pipelines), ...wanted])) {
       if (!pipelines[name]) sources[`pipelines.${name}`] = `${PIPELINES_ENV} (env)`;
       pipelines[name] = { ...(pipelines[name] ?? {}), enabled: wanted.includes(name) };
       sources[`pipelines.${name}.enabled`] = `${PIPELINES_ENV} (env)`;
     }
+  }
+  for (const [name, why] of Object.entries(UNREAD_TUTORIAL_VARIABLES)) {
+    if (env[name] !== undefined && env[name] !== '') notices.push(`${name} is set but not read by this program: ${why}`);
   }
   if (problems.length > 0) throw new ConfigError(problems);
 
@@ -131,7 +216,94 @@ export function loadConfig(options: LoadOptions = {}): LoadedConfig {
   if (!result.success) {
     throw new ConfigError(result.error.issues.map((issue) => describeIssue(issue, file, sources)));
   }
-  return { config: result.data, file, sources, repoRoot };
+  const loadedBase = { file, sources };
+  const bucketNotice = bucketDomainNotice(result.data.bucket, sourceOf(loadedBase, 'bucket'));
+  if (bucketNotice) notices.push(bucketNotice);
+  return {
+    config: result.data,
+    file,
+    sources,
+    repoRoot,
+    notices,
+    placeholders: findPlaceholders(result.data, repoRoot),
+    pipelinesSelected: selection !== undefined,
+  };
+}
+
+/** TPU_TYPE -> tpu.machineType + tpu.topology through the TPU table; conflicts with COMPUTE_TYPE/TOPOLOGY are errors. */
+function applyTpuType(value: string | undefined, raw: Record<string, unknown>, sources: Record<string, string>, problems: string[]): void {
+  if (value === undefined) return;
+  const acceleratorType = value.trim();
+  const candidates = slicesForAcceleratorType(acceleratorType);
+  if (candidates.length === 0) {
+    problems.push(`${TPU_TYPE_ENV} (env): must be a Cloud TPU accelerator type of the TPU table such as v6e-32, v6e-8, v5litepod-16, v5p-16 or tpu7x-16, got '${acceleratorType}'`);
+    return;
+  }
+  const fromEnv = (p: string) => sources[p]?.endsWith('(env)') ?? false;
+  const machineType = fromEnv('tpu.machineType') ? String(getPath(raw, 'tpu.machineType')) : undefined;
+  const topology = fromEnv('tpu.topology') ? String(getPath(raw, 'tpu.topology')) : undefined;
+  const fits = candidates.filter((s) => (machineType === undefined || s.machineType === machineType) && (topology === undefined || s.topology === topology));
+  const shape = (s: TpuSlice) => `${s.machineType} ${s.topology}`;
+  if (fits.length === 0) {
+    const set = [machineType !== undefined ? `COMPUTE_TYPE (env) is '${machineType}'` : '', topology !== undefined ? `TOPOLOGY (env) is '${topology}'` : '']
+      .filter((x) => x !== '')
+      .join(' and ');
+    problems.push(
+      `${TPU_TYPE_ENV} (env): '${acceleratorType}' is ${candidates.map(shape).join(' or ')}, but ${set}; make them agree or unset one`,
+    );
+    return;
+  }
+  const chosen = fits[0];
+  for (const [p, v] of [
+    ['tpu.machineType', chosen.machineType],
+    ['tpu.topology', chosen.topology],
+  ] as const) {
+    if (!fromEnv(p)) {
+      setPath(raw, p, v);
+      sources[p] = `${TPU_TYPE_ENV} (env)`;
+    }
+  }
+}
+
+let examplePlaceholderValues: Map<string, Set<string>> | undefined;
+
+/** The example config's values at PLACEHOLDER_FIELDS (read once): the example file is the one home of the placeholders. */
+function exampleValues(repoRoot: string): Map<string, Set<string>> {
+  if (examplePlaceholderValues) return examplePlaceholderValues;
+  const values = new Map<string, Set<string>>();
+  let example: Record<string, unknown> = {};
+  try {
+    example = JSON.parse(fs.readFileSync(path.join(repoRoot, DEFAULT_CONFIG_FILE), 'utf8')) as Record<string, unknown>;
+  } catch {
+    // No example file: only the documentation ranges count as placeholders.
+  }
+  const kind = (p: string) => (p.endsWith('reservation') ? 'reservation' : p);
+  for (const field of PLACEHOLDER_FIELDS) {
+    const v = getPath(example, field.path);
+    const set = values.get(kind(field.path)) ?? new Set<string>();
+    for (const item of Array.isArray(v) ? v : v === undefined ? [] : [v]) set.add(String(item));
+    values.set(kind(field.path), set);
+  }
+  examplePlaceholderValues = values;
+  return values;
+}
+
+/** Every placeholder still in the config: a value the example file ships, or an RFC 5737 documentation range. */
+export function findPlaceholders(config: Config, repoRoot: string): Placeholder[] {
+  const values = exampleValues(repoRoot);
+  const out: Placeholder[] = [];
+  const plain = config as unknown as Record<string, unknown>;
+  for (const field of PLACEHOLDER_FIELDS) {
+    const v = getPath(plain, field.path);
+    const known = values.get(field.path.endsWith('reservation') ? 'reservation' : field.path) ?? new Set<string>();
+    for (const item of Array.isArray(v) ? v : v === undefined ? [] : [v]) {
+      const value = String(item);
+      if (known.has(value) || (field.path === 'controlPlane.authorizedCidrs' && isDocumentationRange(value))) {
+        out.push({ path: field.path, env: field.env, value });
+      }
+    }
+  }
+  return out;
 }
 
 /** The source label for a dotted config path: env var, or `file: path`. */

@@ -2,17 +2,11 @@
  * Per-pipeline options from config (`pipelines.<name>` in the file, CLOUD_IMAGE_NAME / RUN_ID from env).
  */
 import { DEFAULT_RUN_ID, PipelineOptions } from '../jobs/pipeline';
+import { findTpuGroup, Platform } from '../jobs/platform';
+import type { Recipe } from '../jobs/recipes/types';
+import { sliceShapeName, tpuSlice, TpuSlice } from '../jobs/tpu';
 import { ConfigError, LoadedConfig, sourceOf } from './load';
-
-
-/**
- * Names of the pipelines to synthesize: every recipe unless disabled (`enabled: false`, or PIPELINES). Throws
- * ConfigError for a `pipelines.<key>` that names no recipe (a typo would otherwise silently configure nothing).
- */
-export function enabledPipelines(loaded: LoadedConfig, knownNames: readonly string[]): string[] {
-  checkNames(loaded, knownNames);
-  return knownNames.filter((name) => loaded.config.pipelines[name]?.enabled ?? true);
-}
+import { SINGLE_HOST_SLICE } from './schema';
 
 function checkNames(loaded: LoadedConfig, knownNames: readonly string[]): void {
   const unknown = Object.keys(loaded.config.pipelines).filter((key) => !knownNames.includes(key));
@@ -21,6 +15,54 @@ function checkNames(loaded: LoadedConfig, knownNames: readonly string[]): void {
       unknown.map((key) => `${sourceOf(loaded, `pipelines.${key}`)}: no recipe named '${key}'; recipes: ${knownNames.join(', ')}`),
     );
   }
+}
+
+/** The pipelines to build, and one notice per pipeline left out because infra lacks its slice. */
+export interface PipelineSelection {
+  readonly names: readonly string[];
+  readonly notices: readonly string[];
+}
+
+/** The variables that give infra a slice shape, for the "left out" notice and the error. */
+function howToAdd(slice: TpuSlice): string {
+  if (slice.machineType === SINGLE_HOST_SLICE.machineType && slice.topology === SINGLE_HOST_SLICE.topology) {
+    return 'SINGLE_HOST_RESERVATION=<v6e-8 reservation> (or SINGLE_HOST_CAPACITY=spot|flex-start) adds it next to the main slices';
+  }
+  return `COMPUTE_TYPE=${slice.machineType} TOPOLOGY=${slice.topology} (TPU_TYPE=${slice.acceleratorType}) with its RESERVATION makes it the main slice shape`;
+}
+
+/**
+ * Which pipelines to build against `platform`. A pipeline runs only on a slice shape infra has: one that was merely
+ * enabled by default is left out with one notice saying why and which variables add the shape; one that was asked
+ * for (named in PIPELINES, or `enabled: true` in the file) is an error. Unknown `pipelines.<key>` are errors too.
+ */
+export function selectPipelines(loaded: LoadedConfig, recipes: Readonly<Record<string, Recipe>>, platform: Platform): PipelineSelection {
+  const knownNames = Object.keys(recipes);
+  checkNames(loaded, knownNames);
+  const names: string[] = [];
+  const notices: string[] = [];
+  const problems: string[] = [];
+  const have = platform.tpuGroups.map((g) => `${g.slice.machineType} ${g.slice.topology}`).join(', ') || 'no TPU slices';
+  for (const name of knownNames) {
+    const entry = loaded.config.pipelines[name];
+    const enabled = loaded.pipelinesSelected ? entry?.enabled === true : entry?.enabled ?? true;
+    if (!enabled) continue;
+    const machineType = entry?.machineType ?? recipes[name].slice.machineType;
+    const topology = entry?.topology ?? recipes[name].slice.topology;
+    if (findTpuGroup(platform, machineType, topology)) {
+      names.push(name);
+      continue;
+    }
+    const slice = tpuSlice(machineType, topology, `${sourceOf(loaded, `pipelines.${name}`)}: topology`);
+    const why = `${name} trains on ${machineType} ${topology} (${sliceShapeName(slice)}), infra has ${have}`;
+    if (loaded.pipelinesSelected || entry?.enabled === true) {
+      problems.push(`${sourceOf(loaded, `pipelines.${name}.enabled`)}: ${why}; ${howToAdd(slice)}, or leave ${name} out`);
+    } else {
+      notices.push(`${name} left out: ${why}; ${howToAdd(slice)}`);
+    }
+  }
+  if (problems.length > 0) throw new ConfigError(problems);
+  return { names, notices };
 }
 
 /** Options for the pipeline `name` (names were checked by `enabledPipelines`). */

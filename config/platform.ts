@@ -1,39 +1,37 @@
 /**
- * Turns the validated config into the Platform every stack shares (jobs/platform.ts).
+ * Turns the validated config into the Platform every stack shares (jobs/platform.ts): the main TPU slices, and
+ * the single-host pool only when something asked for it (singleHost block, SINGLE_HOST_RESERVATION or
+ * SINGLE_HOST_CAPACITY).
  */
-import { Capacity, derivePlatform, Platform } from '../jobs/platform';
-import { tpuSlice } from '../jobs/tpu';
-import { LoadedConfig, sourceOf } from './load';
-import { Config } from './schema';
+import { Capacity, capacityOf, CapacityType } from '../jobs/capacity';
+import { derivePlatform, Platform } from '../jobs/platform';
+import { tpuSlice, TpuSlice } from '../jobs/tpu';
+import { ConfigError, LoadedConfig, sourceOf } from './load';
+import { SINGLE_HOST_SLICE } from './schema';
 
-/** The single-host slice shape of the optional single-host pool (the single-host RL tutorial's v6e-8 VM). */
-export const SINGLE_HOST_SHAPE = { machineType: 'ct6e-standard-8t', topology: '2x4' } as const;
+export { SINGLE_HOST_SLICE as SINGLE_HOST_SHAPE } from './schema';
 
-function capacityOf(type: Config['tpu']['capacity'], reservation: string | undefined, maxRunHours: number): Capacity {
-  switch (type) {
-    case 'reservation':
-      return { type, reservation: reservation ?? '' };
-    case 'spot':
-      return { type };
-    case 'flex-start':
-      return { type, maxRunDurationSeconds: maxRunHours * 3600 };
-  }
+function capacity(loaded: LoadedConfig, block: string, type: CapacityType | undefined, reservation: string | undefined, hours: number): Capacity {
+  const result = capacityOf(type ?? 'reservation', reservation, hours);
+  // The schema already refused these; this keeps the types honest.
+  if ('problem' in result) throw new ConfigError([`${sourceOf(loaded, `${block}.capacity`)}: ${result.problem}`]);
+  return result.capacity;
 }
 
 export function platformFromConfig(loaded: LoadedConfig): Platform {
   const c = loaded.config;
-  const groups = [
+  const groups: Array<{ slice: TpuSlice; count: number; capacity: Capacity }> = [
     {
       slice: tpuSlice(c.tpu.machineType, c.tpu.topology, sourceOf(loaded, 'tpu.topology')),
       count: c.tpu.slices,
-      capacity: capacityOf(c.tpu.capacity, c.tpu.reservation, c.tpu.flexStartMaxRunHours),
+      capacity: capacity(loaded, 'tpu', c.tpu.capacity, c.tpu.reservation, c.tpu.flexStartMaxRunHours),
     },
   ];
-  if (c.singleHost.enabled) {
+  if (c.singleHost?.enabled) {
     groups.push({
-      slice: tpuSlice(SINGLE_HOST_SHAPE.machineType, SINGLE_HOST_SHAPE.topology),
+      slice: tpuSlice(SINGLE_HOST_SLICE.machineType, SINGLE_HOST_SLICE.topology),
       count: 1,
-      capacity: capacityOf(c.singleHost.capacity, c.singleHost.reservation, c.singleHost.flexStartMaxRunHours),
+      capacity: capacity(loaded, 'singleHost', c.singleHost.capacity, c.singleHost.reservation, c.singleHost.flexStartMaxRunHours),
     });
   }
   return derivePlatform({

@@ -7,21 +7,27 @@
  * HF_TOKEN is deliberately absent: the token never enters Terraform (DESIGN.md).
  */
 import { z } from 'zod';
+import { CAPACITY_TYPES, capacityOf, CapacityType, FLEX_START_MAX_RUN_HOURS, GKE_LIMITS, reservationProblem } from '../jobs/capacity';
+import { imageReferenceProblem } from '../jobs/image-ref';
 import { MACHINE_SHAPES } from '../jobs/machines';
 import { DEFAULT_RUN_ID } from '../jobs/pipeline';
-import { supportedTopologies, TPU_V6E_MACHINE_TYPES, TpuMachineType } from '../jobs/tpu';
+import { sliceProblem, tpuSlice, TPU_MACHINE_TYPES, TpuMachineType } from '../jobs/tpu';
+
+export { CAPACITY_TYPES } from '../jobs/capacity';
 
 const CLUSTER_NAME = /^[a-z]([-a-z0-9]*[a-z0-9])?$/;
 const REGION = /^[a-z]+-[a-z]+[0-9]+$/;
 const RUN_ID = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/;
 const IPV4_CIDR = /^(\d{1,3})\.(\d{1,3})\.(\d{1,3})\.(\d{1,3})\/(\d{1,2})$/;
 
-/** Where a TPU pool's capacity comes from. */
-export const CAPACITY_TYPES = ['reservation', 'spot', 'flex-start'] as const;
-
 /** Bucket naming rules (Cloud Storage "Bucket names"): the message says which one failed. */
 export function bucketNameProblem(name: string): string | undefined {
-  if (name.length < 3 || name.length > 63) return `must be 3-63 characters long`;
+  if (name.includes('.')) {
+    // Names with dots may be up to 222 characters, each dot-separated component up to 63.
+    if (name.length < 3 || name.length > 222 || name.split('.').some((c) => c.length > 63)) {
+      return 'with dots must be 3-222 characters long, each dot-separated part at most 63';
+    }
+  } else if (name.length < 3 || name.length > 63) return `must be 3-63 characters long`;
   if (!/^[a-z0-9][a-z0-9._-]*[a-z0-9]$/.test(name)) {
     return 'may contain only lowercase letters, digits, dashes, underscores and dots, and must start and end with a letter or digit';
   }
@@ -33,54 +39,122 @@ export function bucketNameProblem(name: string): string | undefined {
   return undefined;
 }
 
-/** Returns a reason when `cidr` is not a valid IPv4 CIDR block. */
-export function cidrProblem(cidr: string): string | undefined {
+/**
+ * Cloud Storage creates a bucket whose name contains dots only for a caller who verified ownership of that domain
+ * (Cloud Storage "Bucket names": "names containing dots require verification"). A warning, not an error: a user with
+ * a verified domain may mean it.
+ */
+export function bucketDomainNotice(name: string, source: string): string | undefined {
+  if (!name.includes('.')) return undefined;
+  return (
+    `${source}: bucket name '${name}' contains dots: Cloud Storage creates it only if you have verified ownership of ` +
+    `the domain '${name}' (Search Console); otherwise the deploy fails with 403 — use dashes instead (e.g. '${name.replace(/\./g, '-')}')`
+  );
+}
+
+/** An IPv4 CIDR block as [first address, last address] (numbers), or undefined when it does not parse. */
+export function cidrRange(cidr: string): { first: number; last: number; prefix: number; base: number } | undefined {
   const m = IPV4_CIDR.exec(cidr);
-  if (!m) return 'must be an IPv4 CIDR block such as 203.0.113.0/24';
+  if (!m) return undefined;
   const octets = m.slice(1, 5).map(Number);
   const prefix = Number(m[5]);
-  if (octets.some((o) => o > 255) || prefix > 32) return 'has an octet above 255 or a prefix above 32';
+  if (octets.some((o) => o > 255) || prefix > 32) return undefined;
+  const base = ((octets[0] * 256 + octets[1]) * 256 + octets[2]) * 256 + octets[3];
+  const size = 2 ** (32 - prefix);
+  const first = base - (base % size);
+  return { first, last: first + size - 1, prefix, base };
+}
+
+function dotted(n: number): string {
+  return [24, 16, 8, 0].map((shift) => Math.floor(n / 2 ** shift) % 256).join('.');
+}
+
+/** Returns a reason when `cidr` is not a valid IPv4 CIDR block (including host bits set below the prefix). */
+export function cidrProblem(cidr: string): string | undefined {
+  if (!IPV4_CIDR.test(cidr)) return 'must be an IPv4 CIDR block such as 198.51.100.0/24';
+  const r = cidrRange(cidr);
+  if (!r) return 'has an octet above 255 or a prefix above 32';
+  if (r.base !== r.first) return `has host bits set below the /${r.prefix} prefix (GKE rejects it); did you mean ${dotted(r.first)}/${r.prefix}?`;
   return undefined;
 }
 
+/** True when the blocks together cover every IPv4 address (e.g. 0.0.0.0/1 + 128.0.0.0/1): as open as 0.0.0.0/0. */
+export function coversInternet(cidrs: readonly string[]): boolean {
+  const ranges = cidrs
+    .map(cidrRange)
+    .filter((r): r is NonNullable<typeof r> => r !== undefined)
+    .sort((a, b) => a.first - b.first);
+  let next = 0;
+  for (const r of ranges) {
+    if (r.first > next) return false;
+    next = Math.max(next, r.last + 1);
+  }
+  return next >= 2 ** 32;
+}
+
+/** Documentation ranges (RFC 5737): placeholders, never a real client. */
+export const DOCUMENTATION_RANGES = ['192.0.2.0/24', '198.51.100.0/24', '203.0.113.0/24'] as const;
+
+/** True when `cidr` lies inside an RFC 5737 documentation range. */
+export function isDocumentationRange(cidr: string): boolean {
+  const r = cidrRange(cidr);
+  if (!r) return false;
+  return DOCUMENTATION_RANGES.some((doc) => {
+    const d = cidrRange(doc)!;
+    return r.first >= d.first && r.last <= d.last;
+  });
+}
+
 const capacity = z.enum(CAPACITY_TYPES);
+const flexStartMaxRunHours = z
+  .number()
+  .int()
+  .min(FLEX_START_MAX_RUN_HOURS.min)
+  .max(FLEX_START_MAX_RUN_HOURS.max)
+  .default(FLEX_START_MAX_RUN_HOURS.default);
 
 const tpuPool = z
   .object({
-    /** GKE machine type of the slices (COMPUTE_TYPE). */
-    machineType: z.enum(TPU_V6E_MACHINE_TYPES),
+    /** GKE machine type of the slices (COMPUTE_TYPE): any machine type of the TPU table (jobs/tpu.ts). */
+    machineType: z.enum(TPU_MACHINE_TYPES),
     /** Slice topology (TOPOLOGY). */
-    topology: z.string(),
+    topology: z.string().max(32),
     /** Number of identical slices, one node pool each (CLUSTER_NODEPOOL_COUNT). */
     slices: z.number().int(),
-    /** reservation | spot | flex-start (TPU_CAPACITY). */
-    capacity,
-    /** Reservation name, required for capacity 'reservation' (RESERVATION). */
-    reservation: z.string().optional(),
-    /** Flex-start: the longest a node may live, hours. */
-    flexStartMaxRunHours: z.number().int().min(1).max(168).default(24),
+    /** reservation | spot | flex-start (TPU_CAPACITY). @default reservation */
+    capacity: capacity.optional(),
+    /** Reservation name or `projects/<p>/reservations/<r>`, required for capacity 'reservation' (RESERVATION). */
+    reservation: z.string().max(256).optional(),
+    /** Flex-start: the longest a node may live, hours. @default 24 */
+    flexStartMaxRunHours,
   })
   .strict();
 
 const singleHostPool = z
   .object({
-    /** Adds one ct6e-standard-8t 2x4 node pool for single-host pipelines (rl-llama3). */
-    enabled: z.boolean(),
-    capacity,
-    /** Reservation name for the single-host pool (SINGLE_HOST_RESERVATION). */
-    reservation: z.string().optional(),
-    flexStartMaxRunHours: z.number().int().min(1).max(168).default(24),
+    /** Keep the block but build no pool with `false`. @default true */
+    enabled: z.boolean().default(true),
+    /** reservation | spot | flex-start (SINGLE_HOST_CAPACITY). @default reservation */
+    capacity: capacity.optional(),
+    /** Reservation of the single-host pool (SINGLE_HOST_RESERVATION). */
+    reservation: z.string().max(256).optional(),
+    /** @default 24 */
+    flexStartMaxRunHours,
   })
   .strict();
 
 const pipeline = z
   .object({
-    /** Synthesize this pipeline's stack (PIPELINES lists the enabled ones). @default true */
-    enabled: z.boolean().default(true),
+    /**
+     * Synthesize this pipeline's stack. `true` insists (a slice infra lacks is then an error); unset, a pipeline
+     * whose slice infra lacks is left out with a notice. PIPELINES selects exactly the listed ones.
+     * @default - enabled when infra has its slice
+     */
+    enabled: z.boolean().optional(),
     /** Appended to every JobSet name of the pipeline; change it to re-run (RUN_ID applies to all). */
-    runId: z.string().default(DEFAULT_RUN_ID),
+    runId: z.string().max(64).default(DEFAULT_RUN_ID),
     /** Container image (CLOUD_IMAGE_NAME applies to all). */
-    image: z.string().optional(),
+    image: z.string().max(1024).optional(),
     /** Where the two checkpoint conversions run. */
     conversionOn: z.enum(['cpu', 'tpu']).optional(),
     /** Per-step wait timeout, minutes. */
@@ -92,10 +166,10 @@ const pipeline = z
     /** Restarts of a JobSet after infrastructure failures (preemption, maintenance, SIGTERM/SIGKILL). */
     maxRestarts: z.number().int().min(0).max(20).optional(),
     /** Retarget the pipeline to another slice shape that `infra` has. */
-    machineType: z.enum(TPU_V6E_MACHINE_TYPES).optional(),
-    topology: z.string().optional(),
+    machineType: z.enum(TPU_MACHINE_TYPES).optional(),
+    topology: z.string().max(32).optional(),
     /** Recipe field overrides by MaxText key, e.g. { "batch_size": 16 }. */
-    overrides: z.record(z.union([z.string(), z.number(), z.boolean()])).optional(),
+    overrides: z.record(z.union([z.string().max(4096), z.number(), z.boolean()])).optional(),
   })
   .strict();
 
@@ -113,7 +187,7 @@ export const configSchema = z
     controlPlane: z
       .object({
         /** CIDRs allowed to reach the public control-plane endpoint (AUTHORIZED_CIDR, comma-separated). */
-        authorizedCidrs: z.array(z.string()),
+        authorizedCidrs: z.array(z.string().max(64)).max(GKE_LIMITS.authorizedNetworks, `at most ${GKE_LIMITS.authorizedNetworks} CIDR blocks (GKE's authorized-networks limit)`),
         /** Explicit opt-in for 0.0.0.0/0 (ALLOW_PUBLIC_CONTROL_PLANE=true); the review flags it. */
         allowPublicAccess: z.boolean().default(false),
         /** GKE's DNS-based, IAM-authorized endpoint reachable from anywhere (hosted CI) (DNS_ENDPOINT). */
@@ -124,7 +198,12 @@ export const configSchema = z
     /** GKE deletion protection; set false (DELETION_PROTECTION=false) and deploy once before destroy. */
     deletionProtection: z.boolean().default(true),
     tpu: tpuPool,
-    singleHost: singleHostPool,
+    /**
+     * The optional single-host pool (one ct6e-standard-8t 2x4 VM, the single-host tutorial's v6e-8) next to the main
+     * slices. It exists only when something asks for it: this block, SINGLE_HOST_RESERVATION or SINGLE_HOST_CAPACITY.
+     * @default - no single-host pool
+     */
+    singleHost: singleHostPool.optional(),
     systemPool: z
       .object({ machineType: z.string().default('e2-standard-8'), nodes: z.number().int().min(1).max(10).default(1) })
       .strict()
@@ -149,7 +228,7 @@ export const configSchema = z
       })
       .strict()
       .default({}),
-    pipelines: z.record(pipeline).default({}),
+    pipelines: z.record(pipeline).refine((p) => Object.keys(p).length <= 64, 'at most 64 pipeline entries').default({}),
   })
   .strict()
   .superRefine((c, ctx) => {
@@ -169,20 +248,25 @@ export const configSchema = z
     if (!new RegExp(`^${c.region}-[a-z]$`).test(c.zone)) {
       issue(['zone'], `zone must be a zone of region ${c.region} (such as ${c.region}-b), got '${c.zone}'`);
     }
-    checkTopology(c.tpu.machineType, c.tpu.topology, ['tpu', 'topology'], issue);
-    if (c.tpu.slices < 1) issue(['tpu', 'slices'], `number of slices must be at least 1, got ${c.tpu.slices}`);
-    checkReservation(c.tpu.capacity, c.tpu.reservation, ['tpu', 'reservation'], issue);
-    if (c.singleHost.enabled && c.tpu.machineType === 'ct6e-standard-8t') {
+    const topologyProblem = sliceProblem(c.tpu.machineType, c.tpu.topology);
+    if (topologyProblem) issue(['tpu', 'topology'], topologyProblem);
+    checkSlices(c.tpu.machineType, c.tpu.topology, c.tpu.slices, topologyProblem === undefined, issue);
+    checkCapacity(c.tpu.capacity, c.tpu.reservation, ['tpu'], issue);
+    if (c.singleHost?.enabled && c.tpu.machineType === SINGLE_HOST_SLICE.machineType && c.tpu.topology === SINGLE_HOST_SLICE.topology) {
       issue(
-        ['singleHost', 'enabled'],
-        "the single-host pool (ct6e-standard-8t 2x4) duplicates the main TPU slices; set singleHost.enabled to false or raise CLUSTER_NODEPOOL_COUNT instead",
+        ['singleHost'],
+        `the single-host pool (${SINGLE_HOST_SLICE.machineType} ${SINGLE_HOST_SLICE.topology}) duplicates the main TPU slices; drop SINGLE_HOST_RESERVATION / SINGLE_HOST_CAPACITY (or the singleHost block) or raise CLUSTER_NODEPOOL_COUNT instead`,
       );
     }
-    if (c.singleHost.enabled) checkReservation(c.singleHost.capacity, c.singleHost.reservation, ['singleHost', 'reservation'], issue);
+    if (c.singleHost?.enabled) checkCapacity(c.singleHost.capacity, c.singleHost.reservation, ['singleHost'], issue);
 
+    let cidrsValid = true;
     c.controlPlane.authorizedCidrs.forEach((cidr, i) => {
       const p = cidrProblem(cidr);
-      if (p) issue(['controlPlane', 'authorizedCidrs', i], `authorized CIDR ${p}, got '${cidr}'`);
+      if (p) {
+        cidrsValid = false;
+        issue(['controlPlane', 'authorizedCidrs', i], `authorized CIDR ${p}, got '${cidr}'`);
+      }
       if (cidr.endsWith('/0') && !c.controlPlane.allowPublicAccess) {
         issue(
           ['controlPlane', 'authorizedCidrs', i],
@@ -190,6 +274,14 @@ export const configSchema = z
         );
       }
     });
+    const cidrs = c.controlPlane.authorizedCidrs;
+    if (cidrsValid && !cidrs.some((x) => x.endsWith('/0')) && !c.controlPlane.allowPublicAccess && coversInternet(cidrs)) {
+      issue(
+        ['controlPlane', 'authorizedCidrs'],
+        `the authorized CIDRs ${cidrs.join(', ')} together cover the whole internet (as open as 0.0.0.0/0); list your own ranges, ` +
+          'use the DNS endpoint (DNS_ENDPOINT=true), or opt in explicitly with ALLOW_PUBLIC_CONTROL_PLANE=true',
+      );
+    }
     if (c.controlPlane.authorizedCidrs.length === 0 && !c.controlPlane.dnsEndpoint) {
       issue(
         ['controlPlane', 'authorizedCidrs'],
@@ -209,34 +301,56 @@ export const configSchema = z
         issue(['pipelines', name, 'runId'], `run id must be 1-8 lowercase letters, digits or dashes, got '${p.runId}'`);
       }
       if (p.topology !== undefined) {
-        checkTopology(p.machineType ?? c.tpu.machineType, p.topology, ['pipelines', name, 'topology'], issue);
+        const problem = sliceProblem(p.machineType ?? c.tpu.machineType, p.topology);
+        if (problem) issue(['pipelines', name, 'topology'], problem);
+      }
+      if (p.image !== undefined) {
+        const problem = imageReferenceProblem(p.image);
+        if (problem) issue(['pipelines', name, 'image'], problem);
       }
     }
   });
 
-function checkTopology(
+/** The shape of the optional single-host pool: the single-host RL tutorial's one v6e-8 VM. */
+export const SINGLE_HOST_SLICE = { machineType: 'ct6e-standard-8t', topology: '2x4' } as const satisfies {
+  machineType: TpuMachineType;
+  topology: string;
+};
+
+/** Slice count: at least 1, and all slices' VMs within GKE's nodes-per-cluster limit (a huge count fails here, fast). */
+function checkSlices(
   machineType: TpuMachineType,
   topology: string,
-  path: string[],
+  slices: number,
+  shapeValid: boolean,
   issue: (path: (string | number)[], message: string) => void,
 ): void {
-  const allowed = supportedTopologies(machineType);
-  if (!allowed.includes(topology)) {
-    issue(path, `topology must be one of ${allowed.join(', ')} for ${machineType}, got '${topology}'`);
+  if (slices < 1) {
+    issue(['tpu', 'slices'], `number of slices must be at least 1, got ${slices}`);
+    return;
+  }
+  const vms = shapeValid ? tpuSlice(machineType, topology).vms : 1;
+  const max = Math.floor(GKE_LIMITS.nodesPerCluster / vms);
+  if (slices > max) {
+    issue(
+      ['tpu', 'slices'],
+      `number of slices must be at most ${max} for ${machineType} ${topology} (${vms} VMs each; GKE allows ${GKE_LIMITS.nodesPerCluster} nodes per cluster), got ${slices}`,
+    );
   }
 }
 
-function checkReservation(
-  type: (typeof CAPACITY_TYPES)[number],
+/** A capacity type with its reservation: a reservation is required for 'reservation' and refused with spot/flex-start. */
+function checkCapacity(
+  type: CapacityType | undefined,
   reservation: string | undefined,
   path: string[],
   issue: (path: (string | number)[], message: string) => void,
 ): void {
-  if (type === 'reservation' && !reservation) {
-    issue(path, "capacity 'reservation' needs a reservation name; set it, or choose capacity 'spot' or 'flex-start'");
-  }
-  if (reservation !== undefined && reservation !== '' && !/^[a-z]([-a-z0-9]{0,61}[a-z0-9])?$/.test(reservation)) {
-    issue(path, `reservation name must be a lowercase Compute Engine resource name, got '${reservation}'`);
+  const result = capacityOf(type ?? 'reservation', reservation);
+  if ('problem' in result) issue([...path, type === undefined || type === 'reservation' ? 'reservation' : 'capacity'], result.problem);
+  if (reservation !== undefined && reservation !== '') {
+    const problem = reservationProblem(reservation);
+    if (problem) issue([...path, 'reservation'], problem);
   }
 }
 

@@ -111,6 +111,8 @@ export interface Pipeline {
   readonly paths: PipelinePaths;
   /** Labels on every object of the pipeline. */
   readonly labels: Readonly<Record<string, string>>;
+  /** Warnings for the user (a tight HBM fit), printed once by main.ts. */
+  readonly notices: readonly string[];
 }
 
 /** Canonical JSON (sorted keys) for hashing. */
@@ -254,7 +256,7 @@ export function buildPipeline(recipe: Recipe, platform: Platform, options: Pipel
     cpuPods['to-hf'] = [conversionResources(resolved.toHf.resources)];
   }
   if (resolved.runtime === 'pathways') cpuPods['pathways-head'] = pathwaysHeadResources(workloadResources);
-  validateRecipe(resolved, {
+  const notices = validateRecipe(resolved, {
     slice,
     slices,
     cpuMachineType: platform.cpuPool.machineType,
@@ -377,6 +379,7 @@ export function buildPipeline(recipe: Recipe, platform: Platform, options: Pipel
     secretProviderClass: buildSecretProviderClass(resolved.name, platform, baseLabels),
     paths,
     labels: baseLabels,
+    notices,
   };
 }
 

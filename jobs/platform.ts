@@ -4,13 +4,10 @@
  * Names that both the `infra` stack and the pipeline stacks must agree on (service accounts, queue,
  * namespace, secret, pool names) are computed here and nowhere else. Pure; no cdktf.
  */
+import type { Capacity } from './capacity';
 import { sliceShapeName, TpuSlice } from './tpu';
 
-/** How a TPU pool gets its capacity. */
-export type Capacity =
-  | { readonly type: 'reservation'; readonly reservation: string }
-  | { readonly type: 'spot' }
-  | { readonly type: 'flex-start'; readonly maxRunDurationSeconds: number };
+export type { Capacity } from './capacity';
 
 /** One group of identical TPU slices: one node pool per slice. */
 export interface TpuPoolGroup {

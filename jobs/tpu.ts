@@ -1,19 +1,25 @@
 /**
- * The TPU v6e (Trillium) table: the one place in the project that knows a TPU number.
+ * The TPU table: the one place in the project that knows a TPU number, one row per generation.
  *
- * Everything else (node pools, Kueue quota, JobSet shapes, MaxText device checks, the plan review's
- * capacity section) derives from `tpuSlice(machineType, topology)`. Facts from the Cloud TPU v6e
- * "Supported configurations" table and GKE's "About TPUs in GKE" (see ../shared/reference/cdktf-gke-terraform.md §3.1).
+ * Everything else (node pools, Kueue quota, JobSet shapes, MaxText device checks, HBM fit checks, the plan review's
+ * capacity section, the config's accepted machine types) derives from `tpuSlice(machineType, topology)`.
+ * Adding a generation is one row in GENERATIONS plus tests.
+ *
+ * Modelled on AI-Hypercomputer/xpk `src/xpk/core/system_characteristics.py` (v1.9.0): one
+ * `get_tpu_system_characteristics_map(...)` call per generation and machine type (GKE accelerator label, machine
+ * type, supported topologies, tensorcores per chip, `pathways_tpu_version`), and everything per slice derived from
+ * the topology: chips = product of the dimensions, VMs = chips / chips per VM, accelerator type
+ * `<prefix>-<chips x tensorcores per chip>`, Pathways `--instance_type` `<pathways_tpu_version>:<topology>`, 3-D
+ * topologies from `generate_tpu_topologies(max_cubes)`. Unlike xpk (whose chips per VM is 1 or 4), this table
+ * also has the 8-chip single-host VMs (`ct6e-standard-8t`, `ct5lp-hightpu-8t`) GKE offers.
+ *
+ * Facts per generation: Cloud TPU docs v5e / v5p / v6e / tpu7x ("Supported configurations", "System architecture":
+ * HBM per chip, vCPUs and RAM of a 4-chip VM) and GKE "Plan TPUs in GKE" (machine types, topologies, labels);
+ * see ../shared/reference/cdktf-gke-terraform.md §3.1 and anchor-xpk-pathways-jobset.md §2.
  *
  * Pure: no cdktf import.
  */
 
-/** The GKE machine types of TPU v6e. */
-export const TPU_V6E_MACHINE_TYPES = ['ct6e-standard-1t', 'ct6e-standard-4t', 'ct6e-standard-8t'] as const;
-export type TpuMachineType = (typeof TPU_V6E_MACHINE_TYPES)[number];
-
-/** The GKE node label value every v6e node carries (`cloud.google.com/gke-tpu-accelerator`). */
-export const TPU_V6E_ACCELERATOR = 'tpu-v6e-slice';
 /** Node label keys GKE puts on TPU nodes; pods select on them. */
 export const TPU_ACCELERATOR_LABEL = 'cloud.google.com/gke-tpu-accelerator';
 export const TPU_TOPOLOGY_LABEL = 'cloud.google.com/gke-tpu-topology';
@@ -23,33 +29,134 @@ export const TPU_RESOURCE = 'google.com/tpu';
 export const TPU_TAINT = { key: TPU_RESOURCE, value: 'present', effect: 'NO_SCHEDULE' } as const;
 /** The matching pod toleration (Kubernetes spelling of the effect). */
 export const TPU_TOLERATION = { key: TPU_RESOURCE, operator: 'Exists', effect: 'NoSchedule' } as const;
-/** HBM per v6e chip, GiB (Cloud TPU v6e doc). */
-export const TPU_V6E_HBM_GIB_PER_CHIP = 32;
 
+/** One GKE machine type of a generation. */
 interface MachineRow {
   /** Chips attached to one VM (one GKE node). */
   readonly chipsPerVm: number;
   /** Topologies GKE accepts for a node pool of this machine type. */
   readonly topologies: readonly string[];
-  /** Host vCPUs and memory of one VM (Cloud TPU v6e doc, "VM types"). */
+  /** How to describe the topologies in an error message when the list is long. @default - the list */
+  readonly topologyRule?: string;
+  /** Host vCPUs and memory (GiB) of one VM. */
   readonly hostVcpus: number;
   readonly hostMemoryGib: number;
 }
 
-/** v6e machine type -> chips per VM and the topologies supported on GKE. */
-const MACHINES: Record<TpuMachineType, MachineRow> = {
-  'ct6e-standard-1t': { chipsPerVm: 1, topologies: ['1x1'], hostVcpus: 44, hostMemoryGib: 48 },
-  'ct6e-standard-4t': {
-    chipsPerVm: 4,
-    topologies: ['2x4', '4x4', '4x8', '8x8', '8x16', '16x16'],
-    hostVcpus: 180,
-    hostMemoryGib: 720,
+/** One TPU generation: the row xpk's get_tpu_system_characteristics_map takes. */
+interface GenerationRow {
+  /** Cloud TPU accelerator type prefix (`v6e` in `v6e-32`; xpk `prefix`). */
+  readonly prefix: string;
+  /** TensorCores per chip: Cloud TPU accelerator types count TensorCores (`v5p-16` is 8 chips). */
+  readonly tensorcoresPerChip: number;
+  /** `cloud.google.com/gke-tpu-accelerator` value (xpk `gke_accelerator`). */
+  readonly acceleratorLabel: string;
+  /** Pathways `--instance_type` prefix (xpk `pathways_tpu_version`). */
+  readonly pathwaysVersion: string;
+  /** HBM per chip, GiB. */
+  readonly hbmGibPerChip: number;
+  /** The machine type whose pool names carry no `-<n>t` suffix (the 4-chip VM of multi-host slices). */
+  readonly defaultMachineType: string;
+  /** Multi-host pools need a GCE workload policy instead of COMPACT placement (xpk `tpu_type_requires_workload_policy`). */
+  readonly requiresWorkloadPolicy: boolean;
+  readonly machines: Readonly<Record<string, MachineRow>>;
+}
+
+/** 2-D slice shapes of v5e and v6e on 4-chip VMs (2x2 is one VM; 2x4 and larger are multi-host). */
+const TWO_D_4T = ['2x2', '2x4', '4x4', '4x8', '8x8', '8x16', '16x16'] as const;
+
+/**
+ * xpk `generate_tpu_topologies(max_cubes)`: 2x2x1, 2x2x2, 2x2x4, 2x4x4, then every AxBxC with A <= B <= C multiples
+ * of 4 up to 256 and (A/4)(B/4)(C/4) <= maxCubes.
+ */
+export function cubeTopologies(maxCubes: number): string[] {
+  const out = ['2x2x1', '2x2x2', '2x2x4', '2x4x4'];
+  for (let x = 4; x <= 256; x += 4) {
+    for (let y = x; y <= 256; y += 4) {
+      for (let z = y; z <= 256; z += 4) {
+        if ((x / 4) * (y / 4) * (z / 4) <= maxCubes) out.push(`${x}x${y}x${z}`);
+      }
+    }
+  }
+  return out;
+}
+
+const cubeRule = (maxCubes: number) =>
+  `2x2x1, 2x2x2, 2x2x4, 2x4x4, or AxBxC with A <= B <= C multiples of 4 and (A/4)x(B/4)x(C/4) <= ${maxCubes}`;
+
+/** The generations. Keys are the names config and messages use. */
+export const GENERATIONS = {
+  v5e: {
+    prefix: 'v5litepod',
+    tensorcoresPerChip: 1,
+    acceleratorLabel: 'tpu-v5-lite-podslice',
+    pathwaysVersion: 'tpuv5e',
+    hbmGibPerChip: 16,
+    defaultMachineType: 'ct5lp-hightpu-4t',
+    requiresWorkloadPolicy: false,
+    machines: {
+      'ct5lp-hightpu-1t': { chipsPerVm: 1, topologies: ['1x1'], hostVcpus: 24, hostMemoryGib: 48 },
+      'ct5lp-hightpu-4t': { chipsPerVm: 4, topologies: TWO_D_4T, hostVcpus: 112, hostMemoryGib: 192 },
+      'ct5lp-hightpu-8t': { chipsPerVm: 8, topologies: ['2x4'], hostVcpus: 224, hostMemoryGib: 384 },
+    },
   },
-  'ct6e-standard-8t': { chipsPerVm: 8, topologies: ['2x4'], hostVcpus: 180, hostMemoryGib: 1440 },
-};
+  v5p: {
+    prefix: 'v5p',
+    tensorcoresPerChip: 2,
+    acceleratorLabel: 'tpu-v5p-slice',
+    pathwaysVersion: 'tpuv5',
+    hbmGibPerChip: 95,
+    defaultMachineType: 'ct5p-hightpu-4t',
+    requiresWorkloadPolicy: false,
+    machines: {
+      'ct5p-hightpu-4t': { chipsPerVm: 4, topologies: cubeTopologies(140), topologyRule: cubeRule(140), hostVcpus: 208, hostMemoryGib: 448 },
+    },
+  },
+  v6e: {
+    prefix: 'v6e',
+    tensorcoresPerChip: 1,
+    acceleratorLabel: 'tpu-v6e-slice',
+    pathwaysVersion: 'tpuv6e',
+    hbmGibPerChip: 32,
+    defaultMachineType: 'ct6e-standard-4t',
+    requiresWorkloadPolicy: false,
+    machines: {
+      'ct6e-standard-1t': { chipsPerVm: 1, topologies: ['1x1'], hostVcpus: 44, hostMemoryGib: 48 },
+      'ct6e-standard-4t': { chipsPerVm: 4, topologies: TWO_D_4T, hostVcpus: 180, hostMemoryGib: 720 },
+      'ct6e-standard-8t': { chipsPerVm: 8, topologies: ['2x4'], hostVcpus: 180, hostMemoryGib: 1440 },
+    },
+  },
+  tpu7x: {
+    prefix: 'tpu7x',
+    tensorcoresPerChip: 2,
+    acceleratorLabel: 'tpu7x',
+    pathwaysVersion: 'tpu7x',
+    hbmGibPerChip: 192,
+    defaultMachineType: 'tpu7x-standard-4t',
+    requiresWorkloadPolicy: true,
+    machines: {
+      'tpu7x-standard-4t': { chipsPerVm: 4, topologies: cubeTopologies(144), topologyRule: cubeRule(144), hostVcpus: 224, hostMemoryGib: 960 },
+    },
+  },
+} as const satisfies Record<string, GenerationRow>;
+
+export type TpuGeneration = keyof typeof GENERATIONS;
+type MachinesOf<G extends TpuGeneration> = keyof (typeof GENERATIONS)[G]['machines'];
+/** Every GKE TPU machine type of the table. */
+export type TpuMachineType = { [G in TpuGeneration]: MachinesOf<G> }[TpuGeneration] & string;
+
+const MACHINE_INDEX: ReadonlyMap<string, { generation: TpuGeneration; row: GenerationRow; machine: MachineRow }> = new Map(
+  (Object.entries(GENERATIONS) as Array<[TpuGeneration, GenerationRow]>).flatMap(([generation, row]) =>
+    Object.entries(row.machines).map(([machineType, machine]) => [machineType, { generation, row, machine }] as const),
+  ),
+);
+
+/** Every machine type of the table, in table order (a non-empty tuple for zod's enum). */
+export const TPU_MACHINE_TYPES = [...MACHINE_INDEX.keys()] as [TpuMachineType, ...TpuMachineType[]];
 
 /** Everything derived from (machine type, topology) for one slice. */
 export interface TpuSlice {
+  readonly generation: TpuGeneration;
   readonly machineType: TpuMachineType;
   readonly topology: string;
   /** Chips in the slice (product of the topology). */
@@ -60,70 +167,128 @@ export interface TpuSlice {
   readonly vms: number;
   /** More than one VM: the node pool is atomic, needs COMPACT placement, pods form an indexed job. */
   readonly multiHost: boolean;
-  /** Cloud TPU accelerator type name, e.g. `v6e-32`. */
+  /** Cloud TPU accelerator type name, e.g. `v6e-32`, `v5p-16` (TensorCores for v5p/tpu7x). */
   readonly acceleratorType: string;
+  /** `cloud.google.com/gke-tpu-accelerator` of the slice's nodes, e.g. `tpu-v6e-slice`. */
+  readonly acceleratorLabel: string;
   /** Node labels a pod selects to land on this slice. */
   readonly nodeSelector: Readonly<Record<string, string>>;
   /** Container resource limits for one pod per VM. */
   readonly podResources: Readonly<Record<string, string>>;
   /** Pathways `--instance_type` value, e.g. `tpuv6e:4x8`. */
   readonly pathwaysInstanceType: string;
-  /** Total HBM of the slice, GiB. */
+  /** HBM of one chip and of the slice, GiB. */
+  readonly hbmGibPerChip: number;
   readonly hbmGib: number;
   /** vCPUs and memory (GiB) of all VMs of the slice: the Kueue TPU flavor's cpu/memory quota per slice. */
   readonly hostVcpus: number;
   readonly hostMemoryGib: number;
+  /** A multi-host pool of this generation needs a GCE workload policy (tpu7x) instead of COMPACT + tpu_topology. */
+  readonly requiresWorkloadPolicy: boolean;
 }
 
-/** Topologies GKE supports for a v6e machine type. */
+/** The generation a machine type belongs to, or undefined when the table has no such machine type. */
+export function generationOf(machineType: string): TpuGeneration | undefined {
+  return MACHINE_INDEX.get(machineType)?.generation;
+}
+
+/** Topologies GKE supports for a machine type. */
 export function supportedTopologies(machineType: TpuMachineType): readonly string[] {
-  return MACHINES[machineType].topologies;
+  return MACHINE_INDEX.get(machineType)?.machine.topologies ?? [];
 }
 
-/** True when `value` names a v6e machine type. */
+/** The topologies of a machine type as an error message shows them (the list, or its rule when long). */
+export function describeTopologies(machineType: TpuMachineType): string {
+  const entry = MACHINE_INDEX.get(machineType);
+  if (!entry) return '';
+  return entry.machine.topologyRule ?? entry.machine.topologies.join(', ');
+}
+
+/** True when `value` names a TPU machine type of the table. */
 export function isTpuMachineType(value: string): value is TpuMachineType {
-  return (TPU_V6E_MACHINE_TYPES as readonly string[]).includes(value);
+  return MACHINE_INDEX.has(value);
+}
+
+/** Why (machineType, topology) is not a slice of the table, or undefined when it is. Never throws; cheap. */
+export function sliceProblem(machineType: string, topology: string, source = 'topology'): string | undefined {
+  const entry = MACHINE_INDEX.get(machineType);
+  if (!entry) return `machine type must be one of ${TPU_MACHINE_TYPES.join(', ')}, got '${machineType}'`;
+  if (!entry.machine.topologies.includes(topology)) {
+    return `${source} must be one of ${describeTopologies(machineType as TpuMachineType)} for ${machineType}, got '${topology}'`;
+  }
+  return undefined;
 }
 
 /**
  * Derives the slice facts for a machine type and topology.
  *
  * @param source where the values came from, used in error messages (e.g. `TOPOLOGY (env)`).
- * @throws when the machine type is not a v6e type or the topology is not supported for it.
+ * @throws when the machine type is not in the table or the topology is not supported for it.
  */
 export function tpuSlice(machineType: string, topology: string, source = 'topology'): TpuSlice {
-  if (!isTpuMachineType(machineType)) {
-    throw new Error(
-      `machine type must be one of ${TPU_V6E_MACHINE_TYPES.join(', ')}, got '${machineType}'`,
-    );
-  }
-  const row = MACHINES[machineType];
-  if (!row.topologies.includes(topology)) {
-    throw new Error(
-      `${source} must be one of ${row.topologies.join(', ')} for ${machineType}, got '${topology}'`,
-    );
-  }
+  const problem = sliceProblem(machineType, topology, source);
+  if (problem) throw new Error(problem);
+  const { generation, row, machine } = MACHINE_INDEX.get(machineType)!;
   const chips = topology.split('x').reduce((product, dim) => product * Number(dim), 1);
-  const vms = chips / row.chipsPerVm;
+  const chipsPerVm = Math.min(machine.chipsPerVm, chips);
+  const vms = chips / chipsPerVm;
   return {
-    machineType,
+    generation,
+    machineType: machineType as TpuMachineType,
     topology,
     chips,
-    chipsPerVm: row.chipsPerVm,
+    chipsPerVm,
     vms,
     multiHost: vms > 1,
-    acceleratorType: `v6e-${chips}`,
-    nodeSelector: { [TPU_ACCELERATOR_LABEL]: TPU_V6E_ACCELERATOR, [TPU_TOPOLOGY_LABEL]: topology },
-    podResources: { [TPU_RESOURCE]: String(row.chipsPerVm) },
-    pathwaysInstanceType: `tpuv6e:${topology}`,
-    hbmGib: chips * TPU_V6E_HBM_GIB_PER_CHIP,
-    hostVcpus: row.hostVcpus * vms,
-    hostMemoryGib: row.hostMemoryGib * vms,
+    acceleratorType: `${row.prefix}-${chips * row.tensorcoresPerChip}`,
+    acceleratorLabel: row.acceleratorLabel,
+    nodeSelector: { [TPU_ACCELERATOR_LABEL]: row.acceleratorLabel, [TPU_TOPOLOGY_LABEL]: topology },
+    podResources: { [TPU_RESOURCE]: String(chipsPerVm) },
+    pathwaysInstanceType: `${row.pathwaysVersion}:${topology}`,
+    hbmGibPerChip: row.hbmGibPerChip,
+    hbmGib: chips * row.hbmGibPerChip,
+    hostVcpus: machine.hostVcpus * vms,
+    hostMemoryGib: machine.hostMemoryGib * vms,
+    requiresWorkloadPolicy: row.requiresWorkloadPolicy && vms > 1,
   };
 }
 
-/** Stable short name of a slice shape, used in node pool names: `v6e-32`, or `v6e-8-8t` for the 8-chip VM. */
+/**
+ * Stable short name of a slice shape, used in node pool names (Terraform addresses: never change a name this gives).
+ * The accelerator type (`v6e-32`, `v5p-16`), or `<prefix>-<topology>` for 3-D generations where several topologies
+ * share a chip count (`v5p-4x4x16` and `v5p-4x8x8`); a `-<n>t` suffix when the VM is not the generation's
+ * default machine type (`v6e-8-8t`).
+ */
 export function sliceShapeName(slice: TpuSlice): string {
-  const suffix = slice.machineType === 'ct6e-standard-4t' ? '' : `-${slice.chipsPerVm}t`;
-  return `${slice.acceleratorType}${suffix}`;
+  const row: GenerationRow = GENERATIONS[slice.generation];
+  const base = slice.topology.split('x').length === 3 ? `${row.prefix}-${slice.topology}` : slice.acceleratorType;
+  const suffix = slice.machineType === row.defaultMachineType ? '' : `-${MACHINE_INDEX.get(slice.machineType)!.machine.chipsPerVm}t`;
+  return `${base}${suffix}`;
 }
+
+/**
+ * Every slice of the table with a given Cloud TPU accelerator type (`v6e-32`), fewest VMs first: the TPU API's
+ * `v6e-8` is the one 8-chip VM, so a tutorial's TPU_TYPE reads as that one unless the machine type says otherwise.
+ */
+export function slicesForAcceleratorType(acceleratorType: string): TpuSlice[] {
+  const m = /^([a-z0-9]+)-(\d+)$/.exec(acceleratorType);
+  if (!m) return [];
+  const out: TpuSlice[] = [];
+  for (const [machineType, { row, machine }] of MACHINE_INDEX) {
+    if (row.prefix !== m[1]) continue;
+    for (const topology of machine.topologies) {
+      const slice = tpuSlice(machineType, topology);
+      if (slice.acceleratorType === acceleratorType) out.push(slice);
+    }
+  }
+  return out.sort((a, b) => a.vms - b.vms);
+}
+
+/** The accelerator type prefixes of the table (`v5litepod, v5p, v6e, tpu7x`), for messages. */
+export const ACCELERATOR_PREFIXES: readonly string[] = Object.values(GENERATIONS).map((g) => g.prefix);
+
+/**
+ * The v6e accelerator label, derived from the table.
+ * @deprecated read `slice.acceleratorLabel` (every generation has its own); kept for callers written for v6e only.
+ */
+export const TPU_V6E_ACCELERATOR: string = GENERATIONS.v6e.acceleratorLabel;

@@ -8,7 +8,11 @@ import { doesNotFit, sumRequests } from './machines';
 import { findTpuGroup, Platform, TpuPoolGroup } from './platform';
 import { gib } from './quantity';
 import { ContainerResources, JsonValue, MaxTextArgs, Recipe } from './recipes/types';
-import { TpuSlice } from './tpu';
+import { estimateHbm, HbmEstimate, StepDevices } from './hbm';
+import { imageReferenceProblem } from './image-ref';
+import { RL_DEFAULTS } from './maxtext-defaults';
+import { modelSize } from './models';
+import { GENERATIONS, sliceShapeName, supportedTopologies, tpuSlice, TpuMachineType, TpuSlice } from './tpu';
 
 /** What the checks need besides the recipe. */
 export interface ValidationContext {
@@ -44,21 +48,6 @@ function py(v: JsonValue | undefined): string {
 function divisors(n: number): number[] {
   return Array.from({ length: n }, (_, i) => i + 1).filter((d) => n % d === 0);
 }
-
-/** rl.yml / RLConfig defaults of the keys the device checks read (MaxText 0.2.4). */
-const RL_DEFAULTS = {
-  chips_per_vm: 4,
-  trainer_devices_fraction: 0.5,
-  sampler_devices_fraction: 0.5,
-  rollout_tensor_parallelism: 1,
-  rollout_data_parallelism: -1,
-  rollout_expert_parallelism: 1,
-  batch_size: 1,
-  train_micro_batch_size: -1,
-  'rl.num_generations': 2,
-  max_target_length: 1024,
-  max_prefill_predict_length: 256,
-} as const;
 
 /** Trainer and sampler device counts as MaxText's setup_configs_and_devices computes them (single-slice mode). */
 export function rlDevices(recipe: Recipe, ctx: ValidationContext): { total: number; vms: number; split: boolean; trainer: number; sampler: number } {
@@ -311,6 +300,121 @@ export const pathwaysSettings: Rule = (recipe) =>
     ? [`${recipe.name}.pathways: runtime 'pathways' needs the pathways settings (proxyEnv, serverEnv, workerEnv; {} for none), got none`]
     : [];
 
+/** Trainer/sampler chips of the training step on `slice` x `slices` (RL: MaxText's split; SFT: every chip). */
+function stepDevices(recipe: Recipe, slice: TpuSlice, slices: number): StepDevices {
+  if (recipe.train.kind === 'sft') return { trainer: slice.chips * slices, sampler: 0, split: false };
+  const d = rlDevices(recipe, { slice, slices } as ValidationContext);
+  return { trainer: d.trainer, sampler: d.sampler, split: d.split };
+}
+
+function estimateOn(recipe: Recipe, slice: TpuSlice, slices: number): HbmEstimate | undefined {
+  const size = modelSize(recipe.model.name);
+  if (!size) return undefined;
+  return estimateHbm({
+    model: recipe.model.name,
+    size,
+    kind: recipe.train.kind,
+    args: recipe.train.args,
+    adafactor: recipe.train.kind === 'rl' ? recipe.train.patches?.adafactor === true : false,
+    slice,
+    devices: stepDevices(recipe, slice, slices),
+  });
+}
+
+/** The smallest slice of the same generation (any machine type) the step fits on, as `ct6e-standard-4t 4x8 (v6e-32)`. */
+function smallestFit(recipe: Recipe, slice: TpuSlice): string | undefined {
+  const generation = GENERATIONS[slice.generation];
+  const candidates = (Object.keys(generation.machines) as TpuMachineType[])
+    .flatMap((m) => supportedTopologies(m).map((t) => tpuSlice(m, t)))
+    .filter((s) => s.chips > slice.chips)
+    .sort((a, b) => a.chips - b.chips || a.vms - b.vms);
+  for (const candidate of candidates) {
+    // chips_per_vm follows the slice (the chipsPerVm rule checks it separately).
+    const args = recipe.train.kind === 'rl' ? { ...recipe.train.args, chips_per_vm: candidate.chipsPerVm } : recipe.train.args;
+    const moved = { ...recipe, train: { ...recipe.train, args } } as Recipe;
+    if (estimateOn(moved, candidate, 1)?.verdict === 'fits') {
+      return `${candidate.machineType} ${candidate.topology} (${sliceShapeName(candidate)})`;
+    }
+  }
+  return undefined;
+}
+
+/** What a failing or tight estimate can change besides the slice. */
+function knobs(recipe: Recipe): string {
+  if (recipe.train.kind === 'sft') return 'or set weight_dtype=bfloat16 (halves weights, gradients and AdamW state)';
+  const adafactor = recipe.train.patches?.adafactor ? '' : 'enable the adafactor patch (patches.adafactor), ';
+  return `or ${adafactor}lower hbm_utilization_vllm / raise trainer_devices_fraction to move HBM between sampler and trainer`;
+}
+
+/**
+ * HBM fit of the training step (jobs/hbm.ts): impossible is an error naming the model, the slice and what would
+ * fit. A model without a row in jobs/models.ts is not estimated (hbmWarnings says so).
+ */
+export const hbmFit: Rule = (recipe, ctx) => {
+  const estimate = estimateOn(recipe, ctx.slice, ctx.slices);
+  if (!estimate || estimate.verdict !== 'impossible') return [];
+  const fit = smallestFit(recipe, ctx.slice);
+  return [
+    `${who(recipe, ctx)}: ${recipe.model.name} does not fit ${ctx.slices > 1 ? `${ctx.slices}x ` : ''}${ctx.slice.machineType} ${ctx.slice.topology} ` +
+      `(${sliceShapeName(ctx.slice)}, ${ctx.slice.hbmGibPerChip} GiB HBM per chip): ${estimate.reasons.join('; ')}; ` +
+      `${fit ? `it fits ${fit} or larger, ` : 'no slice of this generation fits it, '}${knobs(recipe)} (estimate: jobs/hbm.ts)`,
+  ];
+};
+
+/** Warnings of the training step's HBM estimate: a tight fit, or a model the estimate has no size for. */
+export function hbmWarnings(recipe: Recipe, ctx: ValidationContext): string[] {
+  if (!modelSize(recipe.model.name)) {
+    return [`${recipe.name}: no HBM estimate for model '${recipe.model.name}' (add its size to jobs/models.ts)`];
+  }
+  const estimate = estimateOn(recipe, ctx.slice, ctx.slices);
+  if (!estimate || estimate.verdict !== 'tight') return [];
+  return [
+    `${who(recipe, ctx)}: ${recipe.model.name} fits ${ctx.slice.machineType} ${ctx.slice.topology} (${sliceShapeName(ctx.slice)}) tightly: ` +
+      `${estimate.reasons.join('; ')}; an out-of-memory error at start-up is possible — ${knobs(recipe).replace(/^or /, '')} (estimate: jobs/hbm.ts)`,
+  ];
+}
+
+/** Ranges MaxText's pydantic schema enforces (maxtext-v0.2.4 `src/maxtext/configs/types.py`), checked where given. */
+const RANGES: ReadonlyArray<{ key: string; ok: (v: number) => boolean; want: string }> = [
+  { key: 'hbm_utilization_vllm', ok: (v) => v > 0 && v <= 1, want: 'in (0, 1]' },
+  { key: 'num_batches', ok: (v) => Number.isInteger(v) && v >= 1, want: 'a whole number >= 1' },
+  { key: 'learning_rate', ok: (v) => v >= 0, want: '>= 0 (NonNegativeFloat)' },
+  { key: 'batch_size', ok: (v) => Number.isInteger(v) && v >= 1, want: 'a whole number >= 1' },
+  { key: 'train_micro_batch_size', ok: (v) => Number.isInteger(v) && (v === -1 || v >= 1), want: 'a whole number >= 1, or -1 (= batch_size)' },
+  { key: 'rollout_micro_batch_size', ok: (v) => Number.isInteger(v) && (v === -1 || v >= 1), want: 'a whole number >= 1, or -1' },
+  { key: 'eval_batch_size', ok: (v) => Number.isInteger(v) && (v === -1 || v >= 1), want: 'a whole number >= 1, or -1 (= batch_size)' },
+  { key: 'kv_cache_buffer', ok: (v) => Number.isInteger(v) && v > 0, want: 'a whole number > 0' },
+  { key: 'rl.num_iterations', ok: (v) => Number.isInteger(v) && v >= 1, want: 'a whole number >= 1' },
+  { key: 'per_device_batch_size', ok: (v) => v > 0, want: '> 0' },
+  { key: 'steps', ok: (v) => Number.isInteger(v) && (v === -1 || v >= 1), want: 'a whole number >= 1' },
+];
+
+export const maxtextRanges: Rule = (recipe, ctx) => {
+  const args = recipe.train.args;
+  const out: string[] = [];
+  for (const { key, ok, want } of RANGES) {
+    const v = args[key];
+    if (v === undefined) continue;
+    if (typeof v !== 'number' || !Number.isFinite(v) || !ok(v)) {
+      out.push(`${who(recipe, ctx, key)}: ${key} must be ${want} (MaxText's config schema rejects it at start-up), got ${py(v)}`);
+    }
+  }
+  return out;
+};
+
+/** Every image a pipeline pulls must be a pinned reference (registry/path:tag or @sha256 digest). */
+export const imageReferences: Rule = (recipe, ctx) => {
+  const images: Array<[string, string | undefined]> = [
+    ['image', recipe.image],
+    ['pathways.proxyImage', recipe.pathways?.proxyImage],
+    ['pathways.serverImage', recipe.pathways?.serverImage],
+  ];
+  return images.flatMap(([field, ref]) => {
+    const problem = ref === undefined ? undefined : imageReferenceProblem(ref);
+    return problem ? [`${recipe.name}${ctx.configSource && field === 'image' ? ` (${ctx.configSource}.image)` : ''}: ${field}: ${problem}`] : [];
+  });
+};
+
 /** Every rule, in the order messages are reported. */
 export const RULES: readonly Rule[] = [
   iciParallelism,
@@ -326,12 +430,16 @@ export const RULES: readonly Rule[] = [
   cpuPodFit,
   tpuVmEnvSingleHost,
   pathwaysSettings,
+  maxtextRanges,
+  imageReferences,
+  hbmFit,
 ];
 
-/** Runs every rule; throws one error listing all violations. */
-export function validateRecipe(recipe: Recipe, ctx: ValidationContext): void {
+/** Runs every rule; throws one error listing all violations. Returns the warnings (tight HBM fits) otherwise. */
+export function validateRecipe(recipe: Recipe, ctx: ValidationContext): string[] {
   const messages = RULES.flatMap((rule) => rule(recipe, ctx));
   if (messages.length > 0) throw new Error(messages.join('\n'));
+  return hbmWarnings(recipe, ctx);
 }
 
 /** The `infra` slice group a pipeline targets; throws naming what infra has. */

@@ -5,7 +5,7 @@
 import * as path from 'path';
 import { App } from 'cdktf';
 import { LoadedConfig } from '../config/load';
-import { enabledPipelines, pipelineOptions } from '../config/pipelines';
+import { pipelineOptions, selectPipelines } from '../config/pipelines';
 import { platformFromConfig } from '../config/platform';
 import { buildPipeline } from '../jobs/pipeline';
 import { RECIPES } from '../jobs/recipes';
@@ -19,13 +19,17 @@ export interface BuildOptions {
 
 /** Builds every stack; throws (before anything is written) when the config or a recipe is invalid. */
 export function buildApp(loaded: LoadedConfig, options: BuildOptions = {}): App {
+  return composeApp(loaded, options).app;
+}
+
+/** The app and every notice for the user (unread variables, pipelines left out, fit warnings), each once. */
+export function composeApp(loaded: LoadedConfig, options: BuildOptions = {}): { app: App; notices: string[] } {
   const { config } = loaded;
   const platform = platformFromConfig(loaded);
-  const names = Object.keys(RECIPES);
-  // Every enabled pipeline is built (and validated against the platform) before any stack exists.
-  const pipelines = enabledPipelines(loaded, names).map((name) =>
-    buildPipeline(RECIPES[name], platform, pipelineOptions(loaded, name)),
-  );
+  const selection = selectPipelines(loaded, RECIPES, platform);
+  // Every selected pipeline is built (and validated against the platform) before any stack exists.
+  const pipelines = selection.names.map((name) => buildPipeline(RECIPES[name], platform, pipelineOptions(loaded, name)));
+  const notices = [...new Set([...loaded.notices, ...selection.notices, ...pipelines.flatMap((p) => p.notices)])];
 
   // No construct stack traces: they cost ~10% of the synth and only serve cdktf's own debugging.
   const app = new App({ stackTraces: false, ...(options.outdir ? { outdir: options.outdir } : {}) });
@@ -53,5 +57,5 @@ export function buildApp(loaded: LoadedConfig, options: BuildOptions = {}): App 
       dnsEndpoint: config.controlPlane.dnsEndpoint,
     });
   }
-  return app;
+  return { app, notices };
 }

@@ -1,0 +1,111 @@
+/**
+ * The capacity vocabulary: how a TPU pool gets its VMs. One home for the words (reservation, spot, flex-start),
+ * the reservation reference forms GKE accepts, and the rule that a reservation excludes spot and flex-start.
+ * config/ parses into it, constructs/ and the review read it. Pure; no cdktf.
+ *
+ * Facts: a GKE node pool consumes a reservation through `reservation_affinity { consume_reservation_type =
+ * SPECIFIC_RESERVATION, key = compute.googleapis.com/reservation-name, values = [<name>] }`; a reservation shared
+ * from another project is named `projects/<project>/reservations/<name>` (GKE "Consuming reserved zonal
+ * resources"). Spot and flex-start pools consume no reservation (NO_RESERVATION) — DESIGN.md, reference/
+ * cdktf-gke-terraform.md §3.2.
+ */
+
+/** Where a TPU pool's capacity comes from. */
+export const CAPACITY_TYPES = ['reservation', 'spot', 'flex-start'] as const;
+export type CapacityType = (typeof CAPACITY_TYPES)[number];
+
+/** How a TPU pool gets its capacity. */
+export type Capacity =
+  | { readonly type: 'reservation'; readonly reservation: string }
+  | { readonly type: 'spot' }
+  | { readonly type: 'flex-start'; readonly maxRunDurationSeconds: number };
+
+/** Flex-start: the longest a node may live, hours (GKE allows up to 7 days). */
+export const FLEX_START_MAX_RUN_HOURS = { default: 24, min: 1, max: 168 } as const;
+
+/** A reservation reference: a name in the cluster's project, or `projects/<project>/reservations/<name>`. */
+export interface ReservationRef {
+  /** Project that owns the reservation. @default - the cluster's project */
+  readonly project?: string;
+  readonly name: string;
+}
+
+const RESERVATION_NAME = /^[a-z]([-a-z0-9]{0,61}[a-z0-9])?$/;
+const SHARED = /^projects\/([^/]+)\/reservations\/([^/]+)$/;
+const PROJECT_ID = /^[a-z][a-z0-9-]{4,28}[a-z0-9]$/;
+
+/** Parses a reservation reference; undefined when it is neither a name nor `projects/P/reservations/R`. */
+export function parseReservation(ref: string): ReservationRef | undefined {
+  const shared = SHARED.exec(ref);
+  if (shared) {
+    return PROJECT_ID.test(shared[1]) && RESERVATION_NAME.test(shared[2]) ? { project: shared[1], name: shared[2] } : undefined;
+  }
+  return RESERVATION_NAME.test(ref) ? { name: ref } : undefined;
+}
+
+/** Why `ref` is not a reservation reference, or undefined when it is one. */
+export function reservationProblem(ref: string): string | undefined {
+  if (parseReservation(ref)) return undefined;
+  return (
+    `reservation must be a Compute Engine reservation name (lowercase letters, digits, dashes) or a shared ` +
+    `reservation 'projects/<project>/reservations/<name>', got '${ref}'`
+  );
+}
+
+/**
+ * Builds a Capacity from the config words. A reservation together with spot or flex-start is refused: GKE would
+ * silently consume no reservation, so the user's reserved VMs would idle while spot VMs are bought.
+ *
+ * @returns the capacity, or a problem naming the conflict (callers prefix it with the config source).
+ */
+export function capacityOf(
+  type: CapacityType,
+  reservation: string | undefined,
+  flexStartMaxRunHours: number = FLEX_START_MAX_RUN_HOURS.default,
+): { capacity: Capacity } | { problem: string } {
+  const hasReservation = reservation !== undefined && reservation !== '';
+  switch (type) {
+    case 'reservation':
+      if (!hasReservation) {
+        return { problem: "capacity 'reservation' needs a reservation name; set it, or choose capacity 'spot' or 'flex-start'" };
+      }
+      return { capacity: { type, reservation: reservation as string } };
+    case 'spot':
+    case 'flex-start':
+      if (hasReservation) {
+        return {
+          problem:
+            `capacity '${type}' consumes no reservation, but reservation '${reservation}' is set; ` +
+            `drop the reservation to use ${type}, or drop the capacity setting to use the reservation`,
+        };
+      }
+      return type === 'spot' ? { capacity: { type } } : { capacity: { type, maxRunDurationSeconds: flexStartMaxRunHours * 3600 } };
+  }
+}
+
+/** Short human label: `reservation my-res`, `spot`, `flex-start (24h)`. */
+export function describeCapacity(capacity: Capacity): string {
+  switch (capacity.type) {
+    case 'reservation':
+      return `reservation ${capacity.reservation}`;
+    case 'spot':
+      return 'spot';
+    case 'flex-start':
+      return `flex-start (${capacity.maxRunDurationSeconds / 3600}h)`;
+  }
+}
+
+/**
+ * GKE limits a config is checked against at synth, so a count that cannot deploy fails in milliseconds.
+ * Sources: GKE "Quotas and limits" (nodes per cluster 15,000 on GKE >= 1.18; nodes per node pool zone 1,000);
+ * GKE "Configure node pool auto-creation" (more than 200 node pools slow the cluster autoscaler down); GKE
+ * "Add authorized networks for control plane access" (50 CIDR blocks on a cluster with a public endpoint; not
+ * re-read for this change, check before relying on a larger list).
+ */
+export const GKE_LIMITS = {
+  nodesPerCluster: 15_000,
+  nodesPerPoolZone: 1_000,
+  /** Above this many node pools the autoscaler's latency grows: a warning, not an error. */
+  nodePoolsBeforeAutoscalerSlowdown: 200,
+  authorizedNetworks: 50,
+} as const;
