@@ -1,6 +1,7 @@
 import { Release } from '@cdktf/provider-helm/lib/release';
 import { AssetType, ITerraformDependable, TerraformAsset } from 'cdktf';
 import { Construct } from 'constructs';
+import { kueueChartValues } from '../jobs/kueue';
 
 /** Where the controllers' charts are published (OCI, no `helm repo add` needed). */
 export const JOBSET_CHART_REPOSITORY = 'oci://registry.k8s.io/jobset/charts';
@@ -15,6 +16,8 @@ export interface ControllersProps {
   readonly queuesChartPath: string;
   /** Complete Kueue objects (jobs/kueue.ts) the local chart renders. */
   readonly queueObjects: readonly Record<string, unknown>[];
+  /** Values of the Kueue chart. @default kueueChartValues() (jobs/kueue.ts: the manager configuration with only the JobSet integration) */
+  readonly kueueValues?: Record<string, unknown>;
   /** What must exist before any release installs (the node pools the controllers run on). @default - nothing */
   readonly dependsOn?: ITerraformDependable[];
   /** Helm timeout per release, seconds. @default 900 */
@@ -55,6 +58,7 @@ export class Controllers extends Construct {
       createNamespace: true,
       wait: true,
       timeout,
+      values: [JSON.stringify(props.kueueValues ?? kueueChartValues())],
       // Kueue manages JobSets; its webhook must see the JobSet CRD when it starts.
       dependsOn: [this.jobset],
     });

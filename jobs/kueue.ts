@@ -1,15 +1,30 @@
 /**
- * Kueue objects (kueue.x-k8s.io/v1beta2) for the platform: one TPU flavor (accelerator label only: a
- * topology label would cap multi-slice workloads), one flavor for the CPU pool, one ClusterQueue with a
- * single resource group covering google.com/tpu, cpu and memory (split groups leave Pathways heads
- * pending), and the LocalQueue pipelines submit to. Pure; the infra stack ships them through the local
- * Helm chart charts/kueue-queues.
+ * Kueue objects (kueue.x-k8s.io/v1beta2) for the platform, and the Kueue manager configuration.
+ *
+ * Kueue v0.19 matches a ResourceFlavor on that flavor's own node label keys only
+ * (kubernetes-sigs/kueue v0.19.2, pkg/scheduler/flavorassigner/flavorassigner.go, `checkFlavorForPodSets`): a pod
+ * whose node selector names none of a flavor's keys matches it. So label keys cannot keep CPU pods off a TPU
+ * flavor; a taint can. Each TPU flavor therefore:
+ *  - declares `nodeTaints` google.com/tpu=present:NoSchedule (what GKE puts on TPU nodes), which Kueue checks against
+ *    the pod's own tolerations (CPU pods have none, so they skip every TPU flavor), and declares no flavor
+ *    `tolerations` (those are added to every pod for that check and would let CPU pods through);
+ *  - is one slice shape: accelerator AND topology labels, with the chips, vCPUs and memory of all slices of that
+ *    shape as quota, so 2x4 work cannot be admitted against 4x8 quota.
+ * The CPU flavor (`cloud.google.com/gke-nodepool: cpu-np`) comes last and holds no TPU quota, so a TPU pod that
+ * matches it (its selector names no node pool) never fits there.
+ * One ClusterQueue with a single resource group covering google.com/tpu, cpu and memory (split groups leave
+ * Pathways heads pending), and the LocalQueue pipelines submit to. Pure; the infra stack ships the objects through
+ * the local Helm chart charts/kueue-queues and the manager configuration as the Kueue chart's values.
  */
 import { allocatable, machineShape } from './machines';
-import { CPU_POOL_NAME, Platform, totalChips } from './platform';
-import { TPU_ACCELERATOR_LABEL, TPU_RESOURCE, TPU_TOLERATION, TPU_V6E_ACCELERATOR } from './tpu';
+import { CPU_POOL_NAME, Platform, TpuPoolGroup } from './platform';
+import { sliceShapeName, TPU_RESOURCE, TPU_TAINT, TpuSlice } from './tpu';
 
 export const KUEUE_API_VERSION = 'kueue.x-k8s.io/v1beta2';
+/** The Kueue integration framework of the only workload kind the pipelines submit (JobSet). */
+export const JOBSET_FRAMEWORK = 'jobset.x-k8s.io/jobset';
+/** Port Kueue's webhook server listens on (Kueue chart values, `webhook.port`). */
+export const KUEUE_WEBHOOK_PORT = 9443;
 
 export interface KueueOptions {
   readonly platform: Platform;
@@ -17,47 +32,76 @@ export interface KueueOptions {
   readonly cpuPoolMaxNodes: number;
 }
 
+/** Quota of one TPU slice-shape flavor. */
+export interface TpuFlavorQuota {
+  readonly flavor: string;
+  readonly slice: TpuSlice;
+  readonly chips: number;
+  readonly cpu: number;
+  readonly memoryGi: number;
+}
+
 /** Quota numbers, exposed for outputs, the review and tests. */
 export interface KueueQuota {
+  /** google.com/tpu of all flavors. */
   readonly tpuChips: number;
-  readonly tpuFlavorCpu: number;
-  readonly tpuFlavorMemoryGi: number;
+  readonly tpuFlavors: readonly TpuFlavorQuota[];
   readonly cpuFlavorCpu: number;
   readonly cpuFlavorMemoryGi: number;
+}
+
+/** ResourceFlavor name of a TPU slice shape: `tpu-v6e-32`, `tpu-v6e-8-8t`. */
+export function tpuFlavorName(slice: TpuSlice): string {
+  return `tpu-${sliceShapeName(slice)}`;
+}
+
+/** Groups of the same shape merged (two groups of one shape share one flavor and add up). */
+function byShape(groups: readonly TpuPoolGroup[]): TpuFlavorQuota[] {
+  const out = new Map<string, TpuFlavorQuota>();
+  for (const g of groups) {
+    const flavor = tpuFlavorName(g.slice);
+    const prev = out.get(flavor);
+    out.set(flavor, {
+      flavor,
+      slice: g.slice,
+      chips: (prev?.chips ?? 0) + g.slice.chips * g.count,
+      cpu: (prev?.cpu ?? 0) + g.slice.hostVcpus * g.count,
+      memoryGi: (prev?.memoryGi ?? 0) + g.slice.hostMemoryGib * g.count,
+    });
+  }
+  return [...out.values()];
 }
 
 export function kueueQuota(options: KueueOptions): KueueQuota {
   const { platform } = options;
   const free = allocatable(machineShape(platform.cpuPool.machineType, 'cpuPool.machineType'));
+  const tpuFlavors = byShape(platform.tpuGroups);
   return {
-    tpuChips: totalChips(platform),
-    tpuFlavorCpu: platform.tpuGroups.reduce((sum, g) => sum + g.slice.hostVcpus * g.count, 0),
-    tpuFlavorMemoryGi: platform.tpuGroups.reduce((sum, g) => sum + g.slice.hostMemoryGib * g.count, 0),
+    tpuChips: tpuFlavors.reduce((sum, f) => sum + f.chips, 0),
+    tpuFlavors,
     cpuFlavorCpu: Math.floor(free.millicores / 1000) * options.cpuPoolMaxNodes,
     cpuFlavorMemoryGi: Math.floor(free.bytes / 2 ** 30) * options.cpuPoolMaxNodes,
   };
 }
 
-/** The ResourceFlavors, ClusterQueue and LocalQueue, in apply order. */
+/** The ResourceFlavors (TPU shapes first, CPU last: the order Kueue tries them), ClusterQueue and LocalQueue. */
 export function kueueObjects(options: KueueOptions): Record<string, unknown>[] {
   const { platform } = options;
   const quota = kueueQuota(options);
+  const flavor = (name: string, spec: Record<string, unknown>) => ({
+    apiVersion: KUEUE_API_VERSION,
+    kind: 'ResourceFlavor',
+    metadata: { name },
+    spec,
+  });
   return [
-    {
-      apiVersion: KUEUE_API_VERSION,
-      kind: 'ResourceFlavor',
-      metadata: { name: platform.tpuFlavor },
-      spec: {
-        nodeLabels: { [TPU_ACCELERATOR_LABEL]: TPU_V6E_ACCELERATOR },
-        tolerations: [{ key: TPU_TOLERATION.key, operator: 'Equal', value: 'present', effect: TPU_TOLERATION.effect }],
-      },
-    },
-    {
-      apiVersion: KUEUE_API_VERSION,
-      kind: 'ResourceFlavor',
-      metadata: { name: platform.cpuFlavor },
-      spec: { nodeLabels: { 'cloud.google.com/gke-nodepool': CPU_POOL_NAME } },
-    },
+    ...quota.tpuFlavors.map((f) =>
+      flavor(f.flavor, {
+        nodeLabels: { ...f.slice.nodeSelector },
+        nodeTaints: [{ key: TPU_TAINT.key, value: TPU_TAINT.value, effect: 'NoSchedule' }],
+      }),
+    ),
+    flavor(platform.cpuFlavor, { nodeLabels: { 'cloud.google.com/gke-nodepool': CPU_POOL_NAME } }),
     {
       apiVersion: KUEUE_API_VERSION,
       kind: 'ClusterQueue',
@@ -70,14 +114,14 @@ export function kueueObjects(options: KueueOptions): Record<string, unknown>[] {
           {
             coveredResources: [TPU_RESOURCE, 'cpu', 'memory'],
             flavors: [
-              {
-                name: platform.tpuFlavor,
+              ...quota.tpuFlavors.map((f) => ({
+                name: f.flavor,
                 resources: [
-                  { name: TPU_RESOURCE, nominalQuota: quota.tpuChips },
-                  { name: 'cpu', nominalQuota: quota.tpuFlavorCpu },
-                  { name: 'memory', nominalQuota: `${quota.tpuFlavorMemoryGi}Gi` },
+                  { name: TPU_RESOURCE, nominalQuota: f.chips },
+                  { name: 'cpu', nominalQuota: f.cpu },
+                  { name: 'memory', nominalQuota: `${f.memoryGi}Gi` },
                 ],
-              },
+              })),
               {
                 name: platform.cpuFlavor,
                 resources: [
@@ -98,4 +142,41 @@ export function kueueObjects(options: KueueOptions): Record<string, unknown>[] {
       spec: { clusterQueue: platform.clusterQueue },
     },
   ];
+}
+
+/**
+ * The Kueue manager configuration (`config.kueue.x-k8s.io/v1beta2` Configuration), passed as the chart's
+ * `managerConfig.controllerManagerConfigYaml` (JSON is YAML). It keeps the chart's v0.19.2 defaults
+ * (charts/kueue/values.yaml) except `integrations.frameworks`, which lists only the frameworks in use: the chart
+ * renders the pod, deployment and statefulset mutating webhooks with `failurePolicy: Fail` exactly when those
+ * frameworks are listed (charts/kueue/templates/webhook/manifests.yaml), i.e. cluster-wide webhooks that block
+ * every Pod/Deployment/StatefulSet whenever Kueue is unreachable. Frameworks not listed get a no-op webhook
+ * (pkg/controller/jobframework/setup.go).
+ */
+export function kueueManagerConfig(frameworks: readonly string[] = [JOBSET_FRAMEWORK]): Record<string, unknown> {
+  return {
+    apiVersion: 'config.kueue.x-k8s.io/v1beta2',
+    kind: 'Configuration',
+    health: { healthProbeBindAddress: ':8081' },
+    metrics: { bindAddress: ':8443' },
+    webhook: { port: KUEUE_WEBHOOK_PORT },
+    leaderElection: { leaderElect: true, resourceName: 'c1f6bfd2.kueue.x-k8s.io' },
+    controller: {
+      groupKindConcurrency: {
+        'Job.batch': 5,
+        Pod: 5,
+        'Workload.kueue.x-k8s.io': 10,
+        'LocalQueue.kueue.x-k8s.io': 5,
+        'ClusterQueue.kueue.x-k8s.io': 5,
+        'ResourceFlavor.kueue.x-k8s.io': 1,
+      },
+    },
+    clientConnection: { qps: 300, burst: 500 },
+    integrations: { frameworks: [...frameworks] },
+  };
+}
+
+/** Helm values of the Kueue chart. */
+export function kueueChartValues(frameworks?: readonly string[]): Record<string, unknown> {
+  return { managerConfig: { controllerManagerConfigYaml: JSON.stringify(kueueManagerConfig(frameworks), null, 2) } };
 }

@@ -53,7 +53,7 @@ export interface Platform {
   /** Kueue objects. */
   readonly localQueue: string;
   readonly clusterQueue: string;
-  readonly tpuFlavor: string;
+  /** ResourceFlavor of the CPU pool (TPU flavors are one per slice shape: jobs/kueue.ts `tpuFlavorName`). */
   readonly cpuFlavor: string;
   /** Bucket prefix Pathways uses as scratch space; a lifecycle rule expires it. */
   readonly pathwaysScratchPrefix: string;
@@ -93,8 +93,7 @@ export function derivePlatform(input: PlatformInput): Platform {
     hfTokenSecretId: 'hf-token',
     localQueue: 'user-queue',
     clusterQueue: 'cluster-queue',
-    tpuFlavor: 'flavor-tpu-v6e-slice',
-    cpuFlavor: 'pathways-flavor',
+    cpuFlavor: 'cpu-np',
     pathwaysScratchPrefix: 'pathways/',
   };
 }

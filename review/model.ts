@@ -700,7 +700,8 @@ function kueueQuota(stack: string, r: TfResource, readChart?: ChartReader): Kueu
       if (tpu === undefined && literal) tpu = Number(literal[1]);
     }
   }
-  const mentionsClusterQueue = /ClusterQueue|clusterQueue|nominalQuota|resourceGroups/.test(text) || tpu !== undefined;
+  // The Kueue chart's own values name ClusterQueue only as a controller concurrency key; quota objects have these.
+  const mentionsClusterQueue = /nominalQuota|resourceGroups/.test(text) || tpu !== undefined;
   if (!mentionsClusterQueue && !(files?.templates ?? []).some((t) => /ClusterQueue/.test(t))) return undefined;
   return { stack, address: r.address, tpuChips: tpu };
 }

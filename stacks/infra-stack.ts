@@ -1,11 +1,11 @@
-import { DataGoogleClientConfig } from '@cdktf/provider-google/lib/data-google-client-config';
 import { ProjectService } from '@cdktf/provider-google/lib/project-service';
 import { GoogleProvider } from '@cdktf/provider-google/lib/provider';
 import { HelmProvider } from '@cdktf/provider-helm/lib/provider';
 import { KubernetesProvider } from '@cdktf/provider-kubernetes/lib/provider';
-import { dependable, Fn, TerraformOutput, TerraformStack } from 'cdktf';
+import { dependable, TerraformOutput, TerraformStack } from 'cdktf';
 import { Construct } from 'constructs';
 import { TrainingBucket } from '../constructs/bucket';
+import { clusterEndpoint, helmProviderAccess, kubernetesProviderAccess } from '../constructs/cluster-access';
 import { Controllers } from '../constructs/controllers';
 import { CpuNodePool } from '../constructs/cpu-pool';
 import { GkeCluster } from '../constructs/gke-cluster';
@@ -95,19 +95,19 @@ export class InfraStack extends TerraformStack {
 
     // Kubernetes and Helm talk to the cluster this stack creates; both providers are configured lazily,
     // so the first apply plans before the cluster exists (only helm_release and typed resources here,
-    // no kubernetes_manifest, which would need the API server at plan time).
-    const client = new DataGoogleClientConfig(this, 'client');
-    // With the DNS endpoint on, go through it (IAM-authorized, public certificate): a hosted CI runner that is
-    // not in the IP allow-list can then apply this stack's Helm releases too.
-    const endpoint = props.dnsEndpoint
-      ? { host: `https://${cluster.controlPlaneEndpointsConfig.dnsEndpointConfig.endpoint}`, token: client.accessToken }
-      : {
-          host: `https://${cluster.endpoint}`,
-          token: client.accessToken,
-          clusterCaCertificate: Fn.base64decode(cluster.masterAuth.clusterCaCertificate),
-        };
-    new KubernetesProvider(this, 'kubernetes', endpoint);
-    new HelmProvider(this, 'helm', { kubernetes: endpoint });
+    // no kubernetes_manifest, which would need the API server at plan time). With the DNS endpoint on, they go
+    // through it (IAM-authorized, public certificate): a hosted CI runner outside the IP allow-list can apply too.
+    // Exec credentials (constructs/cluster-access.ts): no token in state, none that expires during a wait.
+    const endpoint = clusterEndpoint(
+      {
+        endpoint: cluster.endpoint,
+        dnsEndpoint: cluster.controlPlaneEndpointsConfig.dnsEndpointConfig.endpoint,
+        caCertificateBase64: cluster.masterAuth.clusterCaCertificate,
+      },
+      props.dnsEndpoint ?? false,
+    );
+    new KubernetesProvider(this, 'kubernetes', kubernetesProviderAccess(endpoint));
+    new HelmProvider(this, 'helm', { kubernetes: helmProviderAccess(endpoint) });
 
     const systemPool = new CpuNodePool(this, 'system-pool', {
       name: 'system',
@@ -184,8 +184,8 @@ export class InfraStack extends TerraformStack {
       value: platform.tpuGroups.flatMap((g) => g.poolNames),
     });
     new TerraformOutput(this, 'kueue_tpu_quota', {
-      description: 'google.com/tpu quota of the ClusterQueue (all slices)',
-      value: kueueQuota(queueOptions).tpuChips,
+      description: 'google.com/tpu quota of the ClusterQueue per slice-shape flavor',
+      value: Object.fromEntries(kueueQuota(queueOptions).tpuFlavors.map((f) => [f.flavor, f.chips])),
     });
   }
 }

@@ -7,10 +7,10 @@
  * `cdktf destroy <pipeline>` deletes the pipeline's Kubernetes objects; the bucket and its data belong to infra.
  */
 import { Construct } from 'constructs';
-import { Fn, TerraformOutput, TerraformStack } from 'cdktf';
+import { TerraformOutput, TerraformStack } from 'cdktf';
 import { GoogleProvider } from '@cdktf/provider-google/lib/provider';
 import { DataGoogleContainerCluster } from '@cdktf/provider-google/lib/data-google-container-cluster';
-import { DataGoogleClientConfig } from '@cdktf/provider-google/lib/data-google-client-config';
+import { clusterEndpoint, kubernetesProviderAccess } from '../constructs/cluster-access';
 import { KubernetesProvider } from '@cdktf/provider-kubernetes/lib/provider';
 import { Manifest } from '@cdktf/provider-kubernetes/lib/manifest';
 import { ITerraformDependable } from 'cdktf';
@@ -50,20 +50,20 @@ export class PipelineStack extends TerraformStack {
       location: platform.region,
       project: platform.project,
     });
-    const client = new DataGoogleClientConfig(this, 'client');
+    // Exec credentials (constructs/cluster-access.ts): a training wait of many hours outlives any access token.
     new KubernetesProvider(
       this,
       'kubernetes',
-      props.dnsEndpoint
-        ? {
-            host: `https://${cluster.controlPlaneEndpointsConfig.get(0).dnsEndpointConfig.get(0).endpoint}`,
-            token: client.accessToken,
-          }
-        : {
-            host: `https://${cluster.endpoint}`,
-            token: client.accessToken,
-            clusterCaCertificate: Fn.base64decode(cluster.masterAuth.get(0).clusterCaCertificate),
+      kubernetesProviderAccess(
+        clusterEndpoint(
+          {
+            endpoint: cluster.endpoint,
+            dnsEndpoint: cluster.controlPlaneEndpointsConfig.get(0).dnsEndpointConfig.get(0).endpoint,
+            caCertificateBase64: cluster.masterAuth.get(0).clusterCaCertificate,
           },
+          props.dnsEndpoint ?? false,
+        ),
+      ),
     );
 
     const spc = new Manifest(this, 'hf-token', { manifest: pipeline.secretProviderClass });

@@ -16,14 +16,22 @@ const platform = (slices: number) =>
     tpuGroups: [{ slice: tpuSlice('ct6e-standard-4t', '4x8'), count: slices, capacity: { type: 'spot' } }],
   });
 
-test('TPU quota is the chips of all slices; flavor cpu/memory are the TPU hosts', () => {
-  expect(kueueQuota({ platform: platform(1), cpuPoolMaxNodes: 2 })).toMatchObject({ tpuChips: 32, tpuFlavorCpu: 1440, tpuFlavorMemoryGi: 5760 });
+test('TPU quota is the chips of all slices of a shape; flavor cpu/memory are the TPU hosts', () => {
+  expect(kueueQuota({ platform: platform(1), cpuPoolMaxNodes: 2 })).toMatchObject({
+    tpuChips: 32,
+    tpuFlavors: [{ flavor: 'tpu-v6e-32', chips: 32, cpu: 1440, memoryGi: 5760 }],
+  });
   expect(kueueQuota({ platform: platform(3), cpuPoolMaxNodes: 2 }).tpuChips).toBe(96);
 });
 
-test('the TPU flavor selects on the accelerator label only (a topology label caps multi-slice)', () => {
+test('one TPU flavor per slice shape: accelerator + topology labels, the TPU taint, no flavor tolerations; CPU flavor last', () => {
   const [tpuFlavor, cpuFlavor, , localQueue] = kueueObjects({ platform: platform(1), cpuPoolMaxNodes: 1 }) as any[];
-  expect(tpuFlavor.spec.nodeLabels).toEqual({ 'cloud.google.com/gke-tpu-accelerator': 'tpu-v6e-slice' });
+  expect(tpuFlavor.metadata.name).toBe('tpu-v6e-32');
+  expect(tpuFlavor.spec).toEqual({
+    nodeLabels: { 'cloud.google.com/gke-tpu-accelerator': 'tpu-v6e-slice', 'cloud.google.com/gke-tpu-topology': '4x8' },
+    nodeTaints: [{ key: 'google.com/tpu', value: 'present', effect: 'NoSchedule' }],
+  });
+  expect(cpuFlavor.metadata.name).toBe('cpu-np');
   expect(cpuFlavor.spec.nodeLabels).toEqual({ 'cloud.google.com/gke-nodepool': 'cpu-np' });
   expect(localQueue).toEqual({
     apiVersion: 'kueue.x-k8s.io/v1beta2',

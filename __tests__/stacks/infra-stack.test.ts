@@ -249,15 +249,23 @@ describe('infra stack: controllers and queues', () => {
     expect(queues.depends_on).toEqual([expect.stringMatching(/^helm_release\.controllers_kueue_/)]);
   });
 
-  test('ClusterQueue TPU quota = chips of all slices (one group covering tpu, cpu, memory)', () => {
+  test('ClusterQueue TPU quota per slice shape = chips of all slices of that shape (one group covering tpu, cpu, memory)', () => {
     const objects = (env: Record<string, string>) =>
       JSON.parse(Object.values(resources(synthStack('infra', env), 'helm_release')).find((r) => r.name === 'kueue-queues').values[0]).objects;
-    const cq = objects({}).find((o: any) => o.kind === 'ClusterQueue');
-    expect(cq.spec.resourceGroups).toHaveLength(1);
-    expect(cq.spec.resourceGroups[0].coveredResources).toEqual(['google.com/tpu', 'cpu', 'memory']);
-    expect(cq.spec.resourceGroups[0].flavors[0].resources[0]).toEqual({ name: 'google.com/tpu', nominalQuota: 40 });
-    const two = objects({ CLUSTER_NODEPOOL_COUNT: '2' }).find((o: any) => o.kind === 'ClusterQueue');
-    expect(two.spec.resourceGroups[0].flavors[0].resources[0]).toEqual({ name: 'google.com/tpu', nominalQuota: 72 });
+    const quotas = (env: Record<string, string>) => {
+      const cq = objects(env).find((o: any) => o.kind === 'ClusterQueue');
+      expect(cq.spec.resourceGroups).toHaveLength(1);
+      expect(cq.spec.resourceGroups[0].coveredResources).toEqual(['google.com/tpu', 'cpu', 'memory']);
+      return Object.fromEntries(cq.spec.resourceGroups[0].flavors.map((f: any) => [f.name, f.resources[0].nominalQuota]));
+    };
+    expect(quotas({})).toEqual({ 'tpu-v6e-32': 32, 'tpu-v6e-8-8t': 8, 'cpu-np': 0 });
+    expect(quotas({ CLUSTER_NODEPOOL_COUNT: '2' })).toEqual({ 'tpu-v6e-32': 64, 'tpu-v6e-8-8t': 8, 'cpu-np': 0 });
+  });
+
+  test('Kueue is installed with only the JobSet integration (no fail-closed pod, deployment, statefulset webhooks)', () => {
+    const kueue = Object.values(resources(synthStack('infra'), 'helm_release')).find((r) => r.name === 'kueue');
+    const config = JSON.parse(JSON.parse(kueue.values[0]).managerConfig.controllerManagerConfigYaml);
+    expect(config).toMatchObject({ kind: 'Configuration', webhook: { port: 9443 }, integrations: { frameworks: ['jobset.x-k8s.io/jobset'] } });
   });
 
   test('versions are configurable', () => {

@@ -5,7 +5,6 @@ import * as os from 'os';
 import * as path from 'path';
 import { App, Testing } from 'cdktf';
 import { DataGoogleContainerCluster } from '@cdktf/provider-google/lib/data-google-container-cluster';
-import { DataGoogleClientConfig } from '@cdktf/provider-google/lib/data-google-client-config';
 import { Manifest } from '@cdktf/provider-kubernetes/lib/manifest';
 import { buildPipeline } from '../../jobs/pipeline';
 import { RECIPES } from '../../jobs/recipes';
@@ -31,10 +30,10 @@ describe.each(Object.keys(RECIPES))('%s', (name) => {
 
   test('finds the cluster through data sources and configures kubernetes from them (no cross-stack reference)', () => {
     expect(out).toHaveDataSourceWithProperties(DataGoogleContainerCluster, { name: 'tpt', location: 'us-east5', project: 'my-project' });
-    expect(out).toHaveDataSource(DataGoogleClientConfig);
+    expect(tf.data.google_client_config).toBeUndefined();
     expect(tf.provider.kubernetes[0]).toEqual({
       host: expect.stringMatching(/^https:\/\/\$\{data\.google_container_cluster\.cluster\.endpoint\}$/),
-      token: '${data.google_client_config.client.access_token}',
+      exec: [{ api_version: 'client.authentication.k8s.io/v1beta1', command: 'gke-gcloud-auth-plugin' }],
       cluster_ca_certificate: expect.stringContaining('base64decode(data.google_container_cluster.cluster.master_auth[0].cluster_ca_certificate)'),
     });
     expect(tf.provider.google[0]).toEqual({ project: 'my-project', region: 'us-east5' });

@@ -1,0 +1,61 @@
+/**
+ * How long a credential lives against how long a wait runs, over every stack the app synthesizes.
+ *
+ * - A `token` read from `data.google_client_config.access_token` is an OAuth access token of about one hour, read
+ *   once when the provider is configured (hashicorp/terraform-provider-google v6.50.0, data source
+ *   google_client_config), and stored in state.
+ * - An `exec` plugin credential is fetched again by client-go whenever the previous one expires
+ *   (k8s.io/client-go plugin/pkg/client/auth/exec: the ExecCredential's status.expirationTimestamp), so it never
+ *   runs out during a wait.
+ * - The kubernetes_manifest waiter (hashicorp/terraform-provider-kubernetes v2.38.0, manifest/provider/waiter.go)
+ *   polls every second until the fields match or `timeouts.create` passes, and returns on the first API error: the
+ *   credential must stay valid for the whole `timeouts.create`. helm_release waits up to its `timeout` seconds.
+ */
+import { allConfigurations, Obj } from './synthesized';
+
+const ACCESS_TOKEN_SECONDS = 3600;
+
+/** Seconds a provider's credential stays valid; Infinity when it is refreshed. */
+function credentialLifetime(provider: Obj): number {
+  const exec = Array.isArray(provider.exec) ? provider.exec[0] : provider.exec;
+  if (exec?.command) return Infinity;
+  if (provider.token) return ACCESS_TOKEN_SECONDS;
+  return 0;
+}
+
+function durationSeconds(d: string): number {
+  const m = /^(\d+)(s|m|h)$/.exec(d);
+  if (!m) throw new Error(`unparsed duration ${d}`);
+  return Number(m[1]) * { s: 1, m: 60, h: 3600 }[m[2] as 's' | 'm' | 'h'];
+}
+
+/** The longest any resource in the stack waits on the cluster, seconds. */
+function longestWait(stack: Obj): number {
+  const manifests = Object.values((stack.resource?.kubernetes_manifest ?? {}) as Record<string, Obj>).map((m) =>
+    m.wait ? durationSeconds(m.timeouts?.create ?? '10m') : 0,
+  );
+  const releases = Object.values((stack.resource?.helm_release ?? {}) as Record<string, Obj>).map((r) => Number(r.timeout ?? 300));
+  return Math.max(0, ...manifests, ...releases);
+}
+
+describe.each(allConfigurations())('credentials outlive the waits (%s)', (_name, synth) => {
+  test.each(Object.entries(synth.stacks))('%s', (_stack, json) => {
+    const providers: Obj[] = [
+      ...(json.provider?.kubernetes ?? []),
+      ...(json.provider?.helm ?? []).map((h: Obj) => h.kubernetes),
+    ];
+    const wait = longestWait(json);
+    for (const p of providers) {
+      expect({ lifetime: credentialLifetime(p), wait }).toEqual({ lifetime: Infinity, wait });
+      expect(p.exec?.command ?? p.exec?.[0]?.command).toBe('gke-gcloud-auth-plugin');
+    }
+    // No OAuth token is read into state at all.
+    expect(json.data?.google_client_config).toBeUndefined();
+    for (const p of providers) expect(p.token).toBeUndefined();
+  });
+
+  test('the pipelines wait longer than an access token lives (the failure this rule prevents)', () => {
+    const longest = Math.max(...Object.values(synth.stacks).map(longestWait));
+    expect(longest).toBeGreaterThan(ACCESS_TOKEN_SECONDS);
+  });
+});

@@ -1,0 +1,91 @@
+/**
+ * Kueue behaviour over everything the app synthesizes (model: __tests__/models/kueue.ts, Kueue v0.19.2): every pod
+ * set of every pipeline JobSet is admitted to the flavor of the pool it targets, and the pod Kueue then releases can
+ * be scheduled on a node of that pool. Plus the chart's webhooks (charts/kueue/templates/webhook/manifests.yaml @
+ * v0.19.2): only the integrations in use are enabled.
+ */
+import { admitWorkload, admittedPod, assignFlavor, podRequests, schedulableOn } from './kueue';
+import { allConfigurations, Obj, podSets, synthesize } from './synthesized';
+import { TPU_RESOURCE } from '../../jobs/tpu';
+
+const configs = allConfigurations();
+
+describe.each(configs)('Kueue admits and places every pod set (%s)', (_name, synth) => {
+  const cq = synth.kueueObjects.find((o) => o.kind === 'ClusterQueue')!;
+  const flavors = synth.kueueObjects.filter((o) => o.kind === 'ResourceFlavor');
+  const cases = synth.jobSets.flatMap((js) => podSets(js.manifest).map((ps) => [`${js.manifest.metadata.name}/${ps.name}`, js, ps] as const));
+
+  test.each(cases)('%s', (_label, js, ps) => {
+    const decision = admitWorkload(cq, flavors, podSets(js.manifest))[ps.name];
+    expect({ flavor: decision.flavor, reasons: decision.reasons }).toEqual({ flavor: expect.any(String), reasons: expect.any(Array) });
+    const flavor = flavors.find((f) => f.metadata.name === decision.flavor)!;
+    const pod = admittedPod(ps.pod, flavor);
+    const pools = synth.nodePools.filter((p) => schedulableOn(pod, p));
+    expect(pools.map((p) => p.name)).not.toEqual([]);
+    const wantsTpu = (podRequests(ps.pod)[TPU_RESOURCE] ?? 0) > 0;
+    // A CPU pod never lands on a TPU flavor (it would hold TPU quota and wait for a TPU node forever), and every
+    // node it may then run on is a CPU node; a TPU pod only on the flavor of its own slice shape.
+    for (const pool of pools) expect(pool.labels['cloud.google.com/gke-tpu-accelerator'] !== undefined).toBe(wantsTpu);
+    if (wantsTpu) {
+      expect(flavor.spec.nodeLabels).toEqual({
+        'cloud.google.com/gke-tpu-accelerator': ps.pod.nodeSelector['cloud.google.com/gke-tpu-accelerator'],
+        'cloud.google.com/gke-tpu-topology': ps.pod.nodeSelector['cloud.google.com/gke-tpu-topology'],
+      });
+    } else {
+      expect(flavor.spec.nodeLabels).toEqual({ 'cloud.google.com/gke-nodepool': 'cpu-np' });
+    }
+  });
+});
+
+describe('the model catches what Kueue would really do', () => {
+  const synth = synthesize({});
+  const cq = synth.kueueObjects.find((o) => o.kind === 'ClusterQueue')!;
+  const flavors = synth.kueueObjects.filter((o) => o.kind === 'ResourceFlavor');
+  const train = synth.jobSets.find((j) => j.manifest.metadata.name === 'rl-qwen3-r1-train')!;
+  const [head, workers] = podSets(train.manifest);
+
+  test('the earlier flavor design (accelerator label only, flavor tolerations) put the CPU head on the TPU flavor', () => {
+    const old: Obj = {
+      metadata: { name: 'flavor-tpu-v6e-slice' },
+      spec: {
+        nodeLabels: { 'cloud.google.com/gke-tpu-accelerator': 'tpu-v6e-slice' },
+        tolerations: [{ key: 'google.com/tpu', operator: 'Equal', value: 'present', effect: 'NoSchedule' }],
+      },
+    };
+    const oldCq = { spec: { resourceGroups: [{ ...cq.spec.resourceGroups[0], flavors: [{ ...cq.spec.resourceGroups[0].flavors[0], name: old.metadata.name }, ...cq.spec.resourceGroups[0].flavors.slice(1)] }] } };
+    const decision = assignFlavor(oldCq, [old, ...flavors], head.pod, head.count);
+    expect(decision.flavor).toBe('flavor-tpu-v6e-slice');
+    // ... and the pod it releases selects cpu-np AND the TPU accelerator: no node has both.
+    expect(synth.nodePools.filter((p) => schedulableOn(admittedPod(head.pod, old), p))).toEqual([]);
+  });
+
+  test('today the head passes over the TPU flavors because of their taint and lands on cpu-np', () => {
+    const decision = assignFlavor(cq, flavors, head.pod, head.count);
+    expect(decision.flavor).toBe('cpu-np');
+    expect(decision.reasons[0]).toMatch(/^untolerated taint google\.com\/tpu=present:NoSchedule in flavor tpu-v6e-32$/);
+  });
+
+  test('a 2x4 pod set cannot take 4x8 quota, and a second 4x8 workload waits while one holds the slice', () => {
+    const only4x8 = flavors.filter((f) => f.spec.nodeLabels['cloud.google.com/gke-tpu-topology'] !== '2x4');
+    const pod2x4 = { ...workers.pod, nodeSelector: { ...workers.pod.nodeSelector, 'cloud.google.com/gke-tpu-topology': '2x4' } };
+    expect(assignFlavor(cq, only4x8, pod2x4, 1).flavor).toBeUndefined();
+    const usage = { 'tpu-v6e-32': { [TPU_RESOURCE]: 32 } };
+    expect(assignFlavor(cq, flavors, workers.pod, workers.count, usage)).toEqual({
+      reasons: expect.arrayContaining(['insufficient quota for google.com/tpu in flavor tpu-v6e-32', "flavor tpu-v6e-8-8t doesn't match node affinity"]),
+    });
+  });
+});
+
+describe('the Kueue chart gets only the integrations the pipelines use', () => {
+  // charts/kueue/templates/webhook/manifests.yaml @ v0.19.2: mpod/mdeployment/mstatefulset get failurePolicy Fail
+  // exactly when "pod"/"deployment"/"statefulset" are in integrations.frameworks (else Ignore).
+  const FAIL_CLOSED_WHEN_LISTED = ['pod', 'deployment', 'statefulset'];
+  const FRAMEWORK_OF_KIND: Record<string, string> = { JobSet: 'jobset.x-k8s.io/jobset', Job: 'batch/job' };
+
+  test.each(configs)('%s', (_name, synth) => {
+    const frameworks: string[] = synth.kueueManagerConfig.integrations.frameworks;
+    const used = new Set(synth.jobSets.map((j) => FRAMEWORK_OF_KIND[j.manifest.kind]));
+    expect(new Set(frameworks)).toEqual(used.size > 0 ? used : new Set(['jobset.x-k8s.io/jobset']));
+    expect(frameworks.filter((f) => FAIL_CLOSED_WHEN_LISTED.includes(f))).toEqual([]);
+  });
+});

@@ -1,0 +1,109 @@
+/**
+ * Everything the app synthesizes, as the systems it drives would see it: the infra stack's node pools (with the
+ * labels and taints GKE puts on their nodes), the Kueue objects and chart values, and every pipeline stack's
+ * JobSets, for the configurations the behavioural models run over. Synthesized once per configuration.
+ */
+import { Testing, TerraformStack } from 'cdktf';
+import { loadConfig } from '../../config/load';
+import { buildApp } from '../../stacks/app';
+import { TPU_ACCELERATOR_LABEL, TPU_TOPOLOGY_LABEL, isTpuMachineType, supportedTopologies, tpuSlice } from '../../jobs/tpu';
+
+export type Obj = Record<string, any>;
+
+/** The configurations every model runs over (env on top of config/example.json). */
+export const CONFIGURATIONS: Readonly<Record<string, Record<string, string>>> = {
+  example: {},
+  'two slices': { CLUSTER_NODEPOOL_COUNT: '2' },
+  'single host asked for': { SINGLE_HOST_RESERVATION: 'my-v6e-8-reservation' },
+  spot: { TPU_CAPACITY: 'spot', RESERVATION: '' },
+};
+
+export interface NodePoolModel {
+  readonly name: string;
+  readonly machineType: string;
+  /** Labels every node of the pool carries (GKE's node pool, TPU accelerator and topology labels). */
+  readonly labels: Readonly<Record<string, string>>;
+  readonly taints: ReadonlyArray<{ key: string; value?: string; effect: string }>;
+  readonly serviceAccount: string;
+  readonly raw: Obj;
+}
+
+export interface JobSetModel {
+  readonly stack: string;
+  readonly address: string;
+  readonly manifest: Obj;
+  readonly raw: Obj;
+}
+
+export interface Synthesized {
+  readonly stacks: Readonly<Record<string, Obj>>;
+  readonly infra: Obj;
+  readonly nodePools: readonly NodePoolModel[];
+  readonly kueueObjects: readonly Obj[];
+  readonly kueueManagerConfig: Obj;
+  readonly jobSets: readonly JobSetModel[];
+}
+
+const EFFECTS: Record<string, string> = { NO_SCHEDULE: 'NoSchedule', NO_EXECUTE: 'NoExecute', PREFER_NO_SCHEDULE: 'PreferNoSchedule' };
+
+function nodePool(raw: Obj): NodePoolModel {
+  const machineType = raw.node_config.machine_type as string;
+  const labels: Record<string, string> = { 'cloud.google.com/gke-nodepool': raw.name, ...(raw.node_config.labels ?? {}) };
+  if (isTpuMachineType(machineType)) {
+    const topology = raw.placement_policy?.tpu_topology ?? supportedTopologies(machineType)[0];
+    const slice = tpuSlice(machineType, topology);
+    labels[TPU_ACCELERATOR_LABEL] = slice.nodeSelector[TPU_ACCELERATOR_LABEL];
+    labels[TPU_TOPOLOGY_LABEL] = topology;
+  }
+  const taints = (raw.node_config.taint ?? []).map((t: Obj) => ({ key: t.key, value: t.value, effect: EFFECTS[t.effect] ?? t.effect }));
+  return { name: raw.name, machineType, labels, taints, serviceAccount: raw.node_config.service_account, raw };
+}
+
+const cache = new Map<string, Synthesized>();
+
+/** Synthesizes the whole app for one configuration. */
+export function synthesize(env: Record<string, string>): Synthesized {
+  const key = JSON.stringify(env);
+  const hit = cache.get(key);
+  if (hit) return hit;
+  const app = buildApp(loadConfig({ env }), { outdir: Testing.app().outdir });
+  const stacks: Record<string, Obj> = {};
+  for (const child of app.node.children) {
+    if (child instanceof TerraformStack) stacks[child.node.id] = JSON.parse(Testing.synth(child));
+  }
+  const infra = stacks.infra;
+  const releases = Object.values(infra.resource.helm_release ?? {}) as Obj[];
+  const queues = releases.find((r) => r.name === 'kueue-queues')!;
+  const kueue = releases.find((r) => r.name === 'kueue')!;
+  const jobSets: JobSetModel[] = [];
+  for (const [stack, json] of Object.entries(stacks)) {
+    for (const [name, raw] of Object.entries((json.resource?.kubernetes_manifest ?? {}) as Record<string, Obj>)) {
+      if (raw.manifest.kind === 'JobSet') jobSets.push({ stack, address: `kubernetes_manifest.${name}`, manifest: raw.manifest, raw });
+    }
+  }
+  const result: Synthesized = {
+    stacks,
+    infra,
+    nodePools: Object.values(infra.resource.google_container_node_pool as Record<string, Obj>).map(nodePool),
+    kueueObjects: JSON.parse(queues.values[0]).objects,
+    kueueManagerConfig: JSON.parse(JSON.parse(kueue.values[0]).managerConfig.controllerManagerConfigYaml),
+    jobSets,
+  };
+  cache.set(key, result);
+  return result;
+}
+
+/** Every configuration, synthesized. */
+export function allConfigurations(): Array<[string, Synthesized]> {
+  return Object.entries(CONFIGURATIONS).map(([name, env]) => [name, synthesize(env)]);
+}
+
+/** Pod sets of a JobSet as Kueue's JobSet integration builds them: one per replicated job, count = replicas x parallelism. */
+export function podSets(manifest: Obj): Array<{ name: string; count: number; pod: Obj; job: Obj }> {
+  return manifest.spec.replicatedJobs.map((r: Obj) => ({
+    name: r.name,
+    count: r.replicas * (r.template.spec.parallelism ?? 1),
+    pod: r.template.spec.template.spec,
+    job: r.template.spec,
+  }));
+}
