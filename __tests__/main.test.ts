@@ -26,21 +26,36 @@ test('a bad value: exit 1, the message names the variable and the allowed values
   const { status, stderr, outdir } = runMain({ TOPOLOGY: '4x9' });
   expect(status).toBe(1);
   expect(stderr).toBe(
-    "invalid config:\n  - TOPOLOGY (env): topology must be one of 2x4, 4x4, 4x8, 8x8, 8x16, 16x16 for ct6e-standard-4t, got '4x9'\n",
+    "invalid config:\n  - TOPOLOGY (env): topology must be one of 2x2, 2x4, 4x4, 4x8, 8x8, 8x16, 16x16 for ct6e-standard-4t, got '4x9'\n",
   );
   expect(fs.existsSync(outdir)).toBe(false);
 });
 
-test('a recipe that does not fit the infra: exit 1 before anything is written', () => {
-  const { status, stderr, outdir } = runMain({ TOPOLOGY: '4x4' });
+test('a recipe asked for that does not fit the infra: exit 1 before anything is written', () => {
+  const { status, stderr, outdir } = runMain({ TOPOLOGY: '4x4', PIPELINES: 'rl-qwen3' });
   expect(status).toBe(1);
-  expect(stderr).toMatch(/rl-qwen3.*targets a ct6e-standard-4t 4x8 slice, but the infra config has/);
+  expect(stderr).toMatch(/PIPELINES \(env\): rl-qwen3 trains on ct6e-standard-4t 4x8 \(v6e-32\), infra has ct6e-standard-4t 4x4/);
   expect(fs.existsSync(outdir)).toBe(false);
 });
 
-test('the example config synthesizes every stack', () => {
+test('the example config synthesizes infra and the v6e-32 pipelines; the one left out gets one line on stderr', () => {
   const { status, stderr, outdir } = runMain({});
-  expect(stderr).toBe('');
+  expect(stderr).toBe(
+    'note: rl-llama3 left out: rl-llama3 trains on ct6e-standard-8t 2x4 (v6e-8-8t), infra has ct6e-standard-4t 4x8; ' +
+      'SINGLE_HOST_RESERVATION=<v6e-8 reservation> (or SINGLE_HOST_CAPACITY=spot|flex-start) adds it next to the main slices\n',
+  );
   expect(status).toBe(0);
+  expect(fs.readdirSync(path.join(outdir, 'stacks')).sort()).toEqual(['infra', 'rl-gemma4', 'rl-qwen3', 'sft-gemma4']);
+});
+
+test('with the single-host pool asked for, every stack; unread tutorial variables get one line each, never a value', () => {
+  const token = ['hf', 'main', 'canary', String(process.pid)].join('_');
+  const { status, stderr, outdir } = runMain({ SINGLE_HOST_RESERVATION: 'my-v6e-8-reservation', HF_TOKEN: token, MODEL_NAME: 'qwen3-30b-a3b' });
+  expect(status).toBe(0);
+  expect(stderr.split('\n').filter((l) => l !== '')).toEqual([
+    expect.stringMatching(/^note: MODEL_NAME is set but not read by this program: /),
+    expect.stringMatching(/^note: HF_TOKEN is set but not read by this program: .*its value was not read/),
+  ]);
+  expect(stderr).not.toContain(token);
   expect(fs.readdirSync(path.join(outdir, 'stacks')).sort()).toEqual(['infra', 'rl-gemma4', 'rl-llama3', 'rl-qwen3', 'sft-gemma4']);
 });

@@ -254,7 +254,7 @@ export const configSchema = z
     checkCapacity(c.tpu.capacity, c.tpu.reservation, ['tpu'], issue);
     if (c.singleHost?.enabled && c.tpu.machineType === SINGLE_HOST_SLICE.machineType && c.tpu.topology === SINGLE_HOST_SLICE.topology) {
       issue(
-        ['singleHost'],
+        c.singleHost.reservation ? ['singleHost', 'reservation'] : c.singleHost.capacity ? ['singleHost', 'capacity'] : ['singleHost'],
         `the single-host pool (${SINGLE_HOST_SLICE.machineType} ${SINGLE_HOST_SLICE.topology}) duplicates the main TPU slices; drop SINGLE_HOST_RESERVATION / SINGLE_HOST_CAPACITY (or the singleHost block) or raise CLUSTER_NODEPOOL_COUNT instead`,
       );
     }

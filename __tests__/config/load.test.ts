@@ -140,7 +140,7 @@ describe('config errors name the variable or key, the value and what is allowed'
 
   test('topology not valid for the machine type', () => {
     expect(errorOf(() => loadConfig({ env: { TOPOLOGY: '4x9' } }))).toContain(
-      "TOPOLOGY (env): topology must be one of 2x4, 4x4, 4x8, 8x8, 8x16, 16x16 for ct6e-standard-4t, got '4x9'",
+      "TOPOLOGY (env): topology must be one of 2x2, 2x4, 4x4, 4x8, 8x8, 8x16, 16x16 for ct6e-standard-4t, got '4x9'",
     );
     expect(errorOf(() => loadConfig({ env: { COMPUTE_TYPE: 'ct6e-standard-8t', TOPOLOGY: '4x8' } }))).toContain(
       "topology must be one of 2x4 for ct6e-standard-8t, got '4x8'",
@@ -149,7 +149,7 @@ describe('config errors name the variable or key, the value and what is allowed'
 
   test('unknown machine type', () => {
     expect(errorOf(() => loadConfig({ env: { COMPUTE_TYPE: 'v6e-32' } }))).toContain(
-      "COMPUTE_TYPE (env): must be one of ct6e-standard-1t, ct6e-standard-4t, ct6e-standard-8t, got 'v6e-32'",
+      "COMPUTE_TYPE (env): must be one of ct5lp-hightpu-1t, ct5lp-hightpu-4t, ct5lp-hightpu-8t, ct5p-hightpu-4t, ct6e-standard-1t, ct6e-standard-4t, ct6e-standard-8t, tpu7x-standard-4t, got 'v6e-32'",
     );
   });
 
@@ -214,9 +214,9 @@ describe('config errors name the variable or key, the value and what is allowed'
   });
 
   test('a single-host pool that duplicates the main slices', () => {
-    expect(errorOf(() => loadConfig({ env: { COMPUTE_TYPE: 'ct6e-standard-8t', TOPOLOGY: '2x4' } }))).toContain(
-      'singleHost.enabled: the single-host pool (ct6e-standard-8t 2x4) duplicates the main TPU slices',
-    );
+    expect(
+      errorOf(() => loadConfig({ env: { COMPUTE_TYPE: 'ct6e-standard-8t', TOPOLOGY: '2x4', SINGLE_HOST_RESERVATION: 'res-v6e-8' } })),
+    ).toContain('SINGLE_HOST_RESERVATION (env): the single-host pool (ct6e-standard-8t 2x4) duplicates the main TPU slices');
   });
 
   test('a bad run id', () => {
@@ -255,7 +255,7 @@ describe('config errors name the variable or key, the value and what is allowed'
 
 describe('platform from config', () => {
   test('one TPU group per slice shape, pool names per slice', () => {
-    const platform = platformFromConfig(loadConfig({ env: { CLUSTER_NODEPOOL_COUNT: '2' } }));
+    const platform = platformFromConfig(loadConfig({ env: { CLUSTER_NODEPOOL_COUNT: '2', SINGLE_HOST_RESERVATION: 'res-v6e-8' } }));
     expect(platform.tpuGroups.map((g) => [g.slice.acceleratorType, g.count, g.poolNames])).toEqual([
       ['v6e-32', 2, ['tpu-v6e-32-0', 'tpu-v6e-32-1']],
       ['v6e-8', 1, ['tpu-v6e-8-8t-0']],
@@ -265,28 +265,63 @@ describe('platform from config', () => {
   });
 
   test('flex-start carries its maximum run duration', () => {
+    // TPU_CAPACITY replaces the file's capacity and reservation as a unit (env over file).
     const platform = platformFromConfig(loadConfig({ env: { TPU_CAPACITY: 'flex-start' } }));
     expect(platform.tpuGroups[0].capacity).toEqual({ type: 'flex-start', maxRunDurationSeconds: 24 * 3600 });
   });
 });
 
 describe('pipeline selection', () => {
-  const { enabledPipelines, pipelineOptions } = require('../../config/pipelines');
+  const { selectPipelines, pipelineOptions } = require('../../config/pipelines');
+  const { RECIPES } = require('../../jobs/recipes');
   const names = ['rl-qwen3', 'rl-gemma4', 'sft-gemma4', 'rl-llama3'];
+  const select = (env: Record<string, string>, file?: string) => {
+    const loaded = loadConfig({ env, file });
+    return selectPipelines(loaded, RECIPES, platformFromConfig(loaded));
+  };
 
-  test('default: every recipe is enabled, with the file’s run id', () => {
+  test('default: every recipe whose slice infra has, with the file’s run id; the others left out with one notice each', () => {
     const loaded = loadConfig({ env: {} });
-    expect(enabledPipelines(loaded, names)).toEqual(names);
+    expect(select({})).toEqual({
+      names: ['rl-qwen3', 'rl-gemma4', 'sft-gemma4'],
+      notices: [
+        'rl-llama3 left out: rl-llama3 trains on ct6e-standard-8t 2x4 (v6e-8-8t), infra has ct6e-standard-4t 4x8; ' +
+          'SINGLE_HOST_RESERVATION=<v6e-8 reservation> (or SINGLE_HOST_CAPACITY=spot|flex-start) adds it next to the main slices',
+      ],
+    });
+    expect(select({ SINGLE_HOST_RESERVATION: 'res-v6e-8' })).toEqual({ names, notices: [] });
     expect(pipelineOptions(loaded, 'rl-qwen3')).toMatchObject({ runId: 'r1', configSource: 'config/example.json: pipelines.rl-qwen3' });
   });
 
   test('PIPELINES picks the pipelines to synthesize; PIPELINES=none leaves only infra', () => {
-    expect(enabledPipelines(loadConfig({ env: { PIPELINES: 'sft-gemma4, rl-qwen3' } }), names)).toEqual(['rl-qwen3', 'sft-gemma4']);
-    expect(enabledPipelines(loadConfig({ env: { PIPELINES: 'none' } }), names)).toEqual([]);
+    expect(select({ PIPELINES: 'sft-gemma4, rl-qwen3' }).names).toEqual(['rl-qwen3', 'sft-gemma4']);
+    expect(select({ PIPELINES: 'none' })).toEqual({ names: [], notices: [] });
+  });
+
+  test('PIPELINES works with a config file that lists no pipelines: exactly the listed ones', () => {
+    const file = configFile((c) => delete c.pipelines);
+    expect(select({ PIPELINES: 'rl-gemma4' }, file).names).toEqual(['rl-gemma4']);
+    expect(select({}, file).names).toEqual(['rl-qwen3', 'rl-gemma4', 'sft-gemma4']);
+  });
+
+  test('a pipeline named in PIPELINES whose slice infra lacks is an error naming the variable that adds it', () => {
+    expect(errorOf(() => select({ PIPELINES: 'rl-llama3' }))).toContain(
+      'PIPELINES (env): rl-llama3 trains on ct6e-standard-8t 2x4 (v6e-8-8t), infra has ct6e-standard-4t 4x8; SINGLE_HOST_RESERVATION=',
+    );
+    expect(errorOf(() => select({ PIPELINES: 'rl-qwen3', COMPUTE_TYPE: 'ct6e-standard-8t', TOPOLOGY: '2x4' }))).toContain(
+      'rl-qwen3 trains on ct6e-standard-4t 4x8 (v6e-32), infra has ct6e-standard-8t 2x4; COMPUTE_TYPE=ct6e-standard-4t TOPOLOGY=4x8 (TPU_TYPE=v6e-32) with its RESERVATION',
+    );
+  });
+
+  test('enabled: true in the file insists too (an error); enabled: false leaves a pipeline out silently', () => {
+    const insists = configFile((c) => (c.pipelines['rl-llama3'] = { enabled: true }));
+    expect(errorOf(() => select({}, insists))).toContain(`${insists}: pipelines.rl-llama3.enabled: rl-llama3 trains on ct6e-standard-8t 2x4`);
+    const off = configFile((c) => (c.pipelines['rl-llama3'] = { enabled: false }));
+    expect(select({}, off).notices).toEqual([]);
   });
 
   test('a pipeline key that names no recipe is an error, not silently ignored', () => {
-    expect(errorOf(() => enabledPipelines(loadConfig({ env: { PIPELINES: 'rl-qwen' } }), names))).toContain(
+    expect(errorOf(() => select({ PIPELINES: 'rl-qwen' }))).toContain(
       "PIPELINES (env): no recipe named 'rl-qwen'; recipes: rl-qwen3, rl-gemma4, sft-gemma4, rl-llama3",
     );
   });

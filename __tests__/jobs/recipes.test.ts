@@ -231,9 +231,15 @@ describe('options', () => {
     expect((step(o, 'train').manifest as any).spec.failurePolicy.maxRestarts).toBe(3);
   });
   test('retargeting the slice through options (machineType/topology)', () => {
-    expect(() => build('sft-gemma4', { topology: '2x4', machineType: 'ct6e-standard-8t', configSource: 'pipelines.sft-gemma4' })).not.toThrow();
+    const platform = testPlatform();
+    const wide = { ...platform, tpuGroups: [...platform.tpuGroups, { ...platform.tpuGroups[0], slice: require('../../jobs/tpu').tpuSlice('ct6e-standard-4t', '8x8'), poolNames: ['tpu-v6e-64-0'] }] };
+    expect(buildPipeline(RECIPES['sft-gemma4'], wide, { runId: 'r1', topology: '8x8' }).slice.chips).toBe(64);
+    // A 31B SFT retargeted to one v6e-8 is refused by the HBM estimate (jobs/hbm.ts), naming what would fit.
+    expect(() => build('sft-gemma4', { topology: '2x4', machineType: 'ct6e-standard-8t', configSource: 'pipelines.sft-gemma4' })).toThrow(
+      'gemma4-31b does not fit ct6e-standard-8t 2x4 (v6e-8-8t, 32 GiB HBM per chip)',
+    );
     expect(() => build('sft-gemma4', { topology: '3x3', configSource: 'pipelines.sft-gemma4' })).toThrow(
-      "pipelines.sft-gemma4.topology must be one of 2x4, 4x4, 4x8, 8x8, 8x16, 16x16 for ct6e-standard-4t, got '3x3'",
+      "pipelines.sft-gemma4.topology must be one of 2x2, 2x4, 4x4, 4x8, 8x8, 8x16, 16x16 for ct6e-standard-4t, got '3x3'",
     );
   });
   test('a run id changes every name and every spec hash', () => {

@@ -5,7 +5,7 @@
  * v0.19.2): only the integrations in use are enabled.
  */
 import { admitWorkload, admittedPod, assignFlavor, podRequests, schedulableOn } from './kueue';
-import { allConfigurations, Obj, podSets, synthesize } from './synthesized';
+import { allConfigurations, CONFIGURATIONS, Obj, podSets, synthesize } from './synthesized';
 import { TPU_RESOURCE } from '../../jobs/tpu';
 
 const configs = allConfigurations();
@@ -38,7 +38,7 @@ describe.each(configs)('Kueue admits and places every pod set (%s)', (_name, syn
 });
 
 describe('the model catches what Kueue would really do', () => {
-  const synth = synthesize({});
+  const synth = synthesize(CONFIGURATIONS['single host asked for']);
   const cq = synth.kueueObjects.find((o) => o.kind === 'ClusterQueue')!;
   const flavors = synth.kueueObjects.filter((o) => o.kind === 'ResourceFlavor');
   const train = synth.jobSets.find((j) => j.manifest.metadata.name === 'rl-qwen3-r1-train')!;

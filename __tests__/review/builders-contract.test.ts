@@ -11,7 +11,8 @@ import { RECIPES } from '../../jobs/recipes';
 import type { TerraformJson } from '../../review/load';
 import { extractStack } from '../../review/model';
 
-const loaded = loadConfig({ env: {} });
+// The single-host pool is asked for, so every recipe has its slice.
+const loaded = loadConfig({ env: { SINGLE_HOST_RESERVATION: 'my-v6e-8-reservation' } });
 const platform = platformFromConfig(loaded);
 const names = Object.keys(RECIPES);
 

@@ -109,7 +109,7 @@ test('an unsupported topology is an error quoting the TPU table', () => {
   const infra = infraJson();
   infra.resource.google_container_node_pool['tpu-32'].placement_policy.tpu_topology = '3x3';
   const [f] = only(run(infra), 'tpu-slice-unknown');
-  expect(f!.message).toMatch(/must be one of 2x4, 4x4, 4x8, .* for ct6e-standard-4t, got '3x3'/);
+  expect(f!.message).toMatch(/must be one of 2x2, 2x4, 4x4, 4x8, .* for ct6e-standard-4t, got '3x3'/);
 });
 
 test('a reservation pool without a reservation name is an error', () => {

@@ -54,7 +54,8 @@ describe('infra stack: TPU pools', () => {
   });
 
   test('the single-host pool: one ct6e-standard-8t node, no placement policy, its own reservation', () => {
-    const pool = pools()['tpu-v6e-8-8t-0'];
+    expect(pools()['tpu-v6e-8-8t-0']).toBeUndefined(); // only when something asks for it
+    const pool = pools({ SINGLE_HOST_RESERVATION: 'my-v6e-8-reservation' })['tpu-v6e-8-8t-0'];
     expect(pool).toMatchObject({
       node_count: 1,
       node_config: {
@@ -258,8 +259,10 @@ describe('infra stack: controllers and queues', () => {
       expect(cq.spec.resourceGroups[0].coveredResources).toEqual(['google.com/tpu', 'cpu', 'memory']);
       return Object.fromEntries(cq.spec.resourceGroups[0].flavors.map((f: any) => [f.name, f.resources[0].nominalQuota]));
     };
-    expect(quotas({})).toEqual({ 'tpu-v6e-32': 32, 'tpu-v6e-8-8t': 8, 'cpu-np': 0 });
-    expect(quotas({ CLUSTER_NODEPOOL_COUNT: '2' })).toEqual({ 'tpu-v6e-32': 64, 'tpu-v6e-8-8t': 8, 'cpu-np': 0 });
+    expect(quotas({})).toEqual({ 'tpu-v6e-32': 32, 'cpu-np': 0 });
+    const single = { SINGLE_HOST_RESERVATION: 'my-v6e-8-reservation' };
+    expect(quotas(single)).toEqual({ 'tpu-v6e-32': 32, 'tpu-v6e-8-8t': 8, 'cpu-np': 0 });
+    expect(quotas({ ...single, CLUSTER_NODEPOOL_COUNT: '2' })).toEqual({ 'tpu-v6e-32': 64, 'tpu-v6e-8-8t': 8, 'cpu-np': 0 });
   });
 
   test('Kueue is installed with only the JobSet integration (no fail-closed pod, deployment, statefulset webhooks)', () => {
@@ -297,7 +300,8 @@ describe('infra stack: backend and outputs', () => {
     );
     expect(output.bucket_url.value).toMatch(/^gs:\/\/\$\{google_storage_bucket\.bucket_\w+\.name\}$/);
     expect(output.local_queue.value).toBe('default/user-queue');
-    expect(output.tpu_node_pools.value).toEqual(['tpu-v6e-32-0', 'tpu-v6e-8-8t-0']);
+    expect(output.tpu_node_pools.value).toEqual(['tpu-v6e-32-0']);
+    expect(synthStack('infra', { SINGLE_HOST_RESERVATION: 'res-v6e-8' }).output.tpu_node_pools.value).toEqual(['tpu-v6e-32-0', 'tpu-v6e-8-8t-0']);
   });
 
   test('snapshot (tripwire; the assertions above are the contract)', () => {
@@ -310,10 +314,16 @@ test('ContainerNodePool matcher sees the TPU pool', () => {
 });
 
 describe('the whole app against the infra config', () => {
-  test('a pipeline whose slice infra does not have fails the synth, saying how to fix it', () => {
-    expect(() => synthStack('infra', { TOPOLOGY: '4x4' })).toThrow(
-      /rl-qwen3.*targets a ct6e-standard-4t 4x8 slice, but the infra config has .*4x4.*leave it out \(PIPELINES env or pipelines\.<name>\.enabled=false\)/,
+  test('a pipeline asked for whose slice infra does not have fails the synth, saying how to fix it', () => {
+    expect(() => synthStack('infra', { TOPOLOGY: '4x4', PIPELINES: 'rl-qwen3' })).toThrow(
+      /PIPELINES \(env\): rl-qwen3 trains on ct6e-standard-4t 4x8 \(v6e-32\), infra has ct6e-standard-4t 4x4; COMPUTE_TYPE=ct6e-standard-4t TOPOLOGY=4x8/,
     );
+  });
+
+  test('pipelines merely enabled by default whose slice infra lacks are left out, not an error', () => {
+    const { buildApp } = require('../../stacks/app');
+    const app = buildApp(require('../util').exampleConfig({ TOPOLOGY: '4x4' }), { outdir: require('cdktf').Testing.app().outdir });
+    expect(app.node.children.map((c: any) => c.node.id)).toEqual(['infra']);
   });
 
   test('with PIPELINES=none only infra is synthesized', () => {

@@ -1,0 +1,188 @@
+/**
+ * Each tutorial's user, setting only that tutorial's environment variables (over the checked-in example file):
+ * exactly the capacity they have, nothing they don't, and one line for anything left out or not read.
+ */
+import { Testing, TerraformStack } from 'cdktf';
+import { ConfigError, loadConfig } from '../../config/load';
+import { composeApp } from '../../stacks/app';
+
+/** Synthesizes the whole app from env only: stack names, TPU pools of infra (by pool name), notices. */
+function journey(env: Record<string, string>) {
+  const { app, notices } = composeApp(loadConfig({ env }), { outdir: Testing.app().outdir });
+  const stacks = app.node.children.map((c) => c.node.id);
+  const infra = JSON.parse(Testing.synth(app.node.findChild('infra') as TerraformStack));
+  const all = Object.values(infra.resource.google_container_node_pool ?? {}) as any[];
+  const tpuPools = Object.fromEntries(all.filter((p) => p.node_config.machine_type.startsWith('ct') || p.node_config.machine_type.startsWith('tpu')).map((p) => [p.name, p]));
+  return { stacks, tpuPools, notices, infra };
+}
+
+function configError(env: Record<string, string>): string {
+  try {
+    loadConfig({ env });
+  } catch (err) {
+    expect(err).toBeInstanceOf(ConfigError);
+    return (err as Error).message;
+  }
+  throw new Error('expected a ConfigError');
+}
+
+/** What tutorials 000, 001 and 003 export (001/003 add TPU_TYPE). */
+const TUTORIAL_V6E_32 = {
+  PROJECT: 'acme-tpu-prod',
+  REGION: 'us-east5',
+  ZONE: 'us-east5-a',
+  CLUSTER_NAME: 'post-train',
+  GCS_BUCKET: 'acme-post-train-ckpt',
+  RESERVATION: 'acme-v6e-32',
+  COMPUTE_TYPE: 'ct6e-standard-4t',
+  TOPOLOGY: '4x8',
+  CLUSTER_NODEPOOL_COUNT: '1',
+  CLOUD_IMAGE_NAME: 'us-docker.pkg.dev/cloud-tpu-images/maxtext-images/tpu_post_training:0.2.4',
+};
+
+// Built at run time so no token-shaped literal is committed.
+const TOKEN = ['hf', 'canary', String(Date.now())].join('_');
+
+describe('tutorials 000/001/003: exactly their v6e-32 slice on their reservation', () => {
+  const run = journey({
+    ...TUTORIAL_V6E_32,
+    TPU_TYPE: 'v6e-32',
+    MODEL_NAME: 'qwen3-30b-a3b',
+    HF_TOKEN: TOKEN,
+    CLUSTER_TOOLKIT_VERSION: 'v1.103.0',
+  });
+
+  test('one TPU pool: 8 nodes of ct6e-standard-4t 4x8 on RESERVATION, no single-host pool', () => {
+    expect(Object.keys(run.tpuPools)).toEqual(['tpu-v6e-32-0']);
+    expect(run.tpuPools['tpu-v6e-32-0']).toMatchObject({
+      node_count: 8,
+      placement_policy: { type: 'COMPACT', tpu_topology: '4x8' },
+      node_config: {
+        machine_type: 'ct6e-standard-4t',
+        reservation_affinity: { consume_reservation_type: 'SPECIFIC_RESERVATION', values: ['acme-v6e-32'] },
+      },
+    });
+  });
+
+  test('the three v6e-32 pipelines; rl-llama3 left out with one line saying which variable adds it', () => {
+    expect(run.stacks).toEqual(['infra', 'rl-qwen3', 'rl-gemma4', 'sft-gemma4']);
+    expect(run.notices.filter((n) => n.startsWith('rl-llama3 left out'))).toEqual([
+      expect.stringContaining('SINGLE_HOST_RESERVATION=<v6e-8 reservation>'),
+    ]);
+  });
+
+  test('tutorial variables the program never reads get one notice each; the token value is never printed', () => {
+    for (const name of ['MODEL_NAME', 'HF_TOKEN', 'CLUSTER_TOOLKIT_VERSION']) {
+      expect(run.notices.filter((n) => n.startsWith(`${name} is set but not read`))).toHaveLength(1);
+    }
+    expect(run.notices.join('\n')).not.toContain(TOKEN);
+    expect(JSON.stringify(run.infra)).not.toContain(TOKEN);
+  });
+
+  test('a tutorial without COMPUTE_TYPE/TOPOLOGY: TPU_TYPE alone gives the same slice', () => {
+    const { COMPUTE_TYPE: _c, TOPOLOGY: _t, ...rest } = TUTORIAL_V6E_32;
+    const loaded = loadConfig({ env: { ...rest, TPU_TYPE: 'v6e-32' } });
+    expect(loaded.config.tpu).toMatchObject({ machineType: 'ct6e-standard-4t', topology: '4x8' });
+    expect(loaded.sources['tpu.topology']).toBe('TPU_TYPE (env)');
+  });
+});
+
+describe('tutorial 002: one v6e-8 VM on its reservation and the rl-llama3 stack', () => {
+  const run = journey({
+    PROJECT: 'acme-tpu-prod',
+    ZONE: 'us-east5-b',
+    COMPUTE_TYPE: 'ct6e-standard-8t',
+    TOPOLOGY: '2x4',
+    RESERVATION: 'acme-v6e-8',
+    TPU_NAME: 'my-tpu-vm',
+  });
+
+  test('one single-host pool with 1 node, no placement policy, on RESERVATION', () => {
+    expect(Object.keys(run.tpuPools)).toEqual(['tpu-v6e-8-8t-0']);
+    expect(run.tpuPools['tpu-v6e-8-8t-0']).toMatchObject({
+      node_count: 1,
+      node_config: { machine_type: 'ct6e-standard-8t', reservation_affinity: { values: ['acme-v6e-8'] } },
+    });
+    expect(run.tpuPools['tpu-v6e-8-8t-0'].placement_policy).toBeUndefined();
+  });
+
+  test('the rl-llama3 stack only; each v6e-32 pipeline left out with one line; TPU_NAME noted', () => {
+    expect(run.stacks).toEqual(['infra', 'rl-llama3']);
+    expect(run.notices.filter((n) => / left out: /.test(n))).toHaveLength(3);
+    expect(run.notices).toContainEqual(expect.stringMatching(/^TPU_NAME is set but not read/));
+  });
+});
+
+describe('both: the v6e-32 slices and the single-host pool, each on its own capacity', () => {
+  test('RESERVATION + SINGLE_HOST_RESERVATION: two pools, every pipeline', () => {
+    const run = journey({ ...TUTORIAL_V6E_32, SINGLE_HOST_RESERVATION: 'acme-v6e-8' });
+    expect(Object.keys(run.tpuPools)).toEqual(['tpu-v6e-32-0', 'tpu-v6e-8-8t-0']);
+    expect(run.tpuPools['tpu-v6e-8-8t-0'].node_config.reservation_affinity.values).toEqual(['acme-v6e-8']);
+    expect(run.stacks).toEqual(['infra', 'rl-qwen3', 'rl-gemma4', 'sft-gemma4', 'rl-llama3']);
+    expect(run.notices.filter((n) => / left out: /.test(n))).toEqual([]);
+  });
+
+  test('spot for the slices and flex-start for the single-host pool (no reservation anywhere)', () => {
+    const { RESERVATION: _r, ...rest } = TUTORIAL_V6E_32;
+    const run = journey({ ...rest, TPU_CAPACITY: 'spot', SINGLE_HOST_CAPACITY: 'flex-start' });
+    expect(run.tpuPools['tpu-v6e-32-0'].node_config).toMatchObject({ spot: true, reservation_affinity: { consume_reservation_type: 'NO_RESERVATION' } });
+    expect(run.tpuPools['tpu-v6e-8-8t-0'].node_config).toMatchObject({
+      flex_start: true,
+      reservation_affinity: { consume_reservation_type: 'NO_RESERVATION' },
+    });
+  });
+
+  test('a shared reservation projects/P/reservations/R is accepted as GKE spells it', () => {
+    const run = journey({ ...TUTORIAL_V6E_32, RESERVATION: 'projects/acme-shared/reservations/v6e-32-pool' });
+    expect(run.tpuPools['tpu-v6e-32-0'].node_config.reservation_affinity.values).toEqual(['projects/acme-shared/reservations/v6e-32-pool']);
+  });
+});
+
+describe('capacity errors', () => {
+  test('a reservation together with spot or flex-start is an error, for either pool', () => {
+    expect(configError({ ...TUTORIAL_V6E_32, TPU_CAPACITY: 'spot' })).toContain(
+      "TPU_CAPACITY (env): capacity 'spot' consumes no reservation, but reservation 'acme-v6e-32' is set; drop the reservation to use spot",
+    );
+    expect(configError({ SINGLE_HOST_RESERVATION: 'acme-v6e-8', SINGLE_HOST_CAPACITY: 'flex-start' })).toContain(
+      "SINGLE_HOST_CAPACITY (env): capacity 'flex-start' consumes no reservation, but reservation 'acme-v6e-8' is set",
+    );
+  });
+
+  test('a reservation reference that is neither a name nor projects/P/reservations/R', () => {
+    expect(configError({ RESERVATION: 'projects/acme/reservation/x' })).toContain(
+      "RESERVATION (env): reservation must be a Compute Engine reservation name (lowercase letters, digits, dashes) or a shared reservation 'projects/<project>/reservations/<name>', got 'projects/acme/reservation/x'",
+    );
+  });
+
+  test('TPU_TYPE that conflicts with COMPUTE_TYPE or TOPOLOGY is an error; an unknown one lists the forms', () => {
+    expect(configError({ TPU_TYPE: 'v6e-32', TOPOLOGY: '4x4' })).toContain(
+      "TPU_TYPE (env): 'v6e-32' is ct6e-standard-4t 4x8, but TOPOLOGY (env) is '4x4'; make them agree or unset one",
+    );
+    expect(configError({ TPU_TYPE: 'v6e-8', COMPUTE_TYPE: 'ct6e-standard-1t' })).toContain(
+      "TPU_TYPE (env): 'v6e-8' is ct6e-standard-8t 2x4 or ct6e-standard-4t 2x4, but COMPUTE_TYPE (env) is 'ct6e-standard-1t'",
+    );
+    expect(configError({ TPU_TYPE: 'v6e32' })).toContain("TPU_TYPE (env): must be a Cloud TPU accelerator type of the TPU table such as v6e-32");
+  });
+
+  test('TPU_TYPE=v6e-8 with COMPUTE_TYPE=ct6e-standard-4t picks the 2-VM 2x4 shape', () => {
+    expect(loadConfig({ env: { TPU_TYPE: 'v6e-8', COMPUTE_TYPE: 'ct6e-standard-4t' } }).config.tpu.topology).toBe('2x4');
+  });
+});
+
+describe('other generations', () => {
+  test('COMPUTE_TYPE=ct5p-hightpu-4t TOPOLOGY=2x2x2 PIPELINES=none: a 2-node v5p slice', () => {
+    const run = journey({ COMPUTE_TYPE: 'ct5p-hightpu-4t', TOPOLOGY: '2x2x2', PIPELINES: 'none' });
+    expect(run.stacks).toEqual(['infra']);
+    expect(Object.keys(run.tpuPools)).toEqual(['tpu-v5p-2x2x2-0']);
+    expect(run.tpuPools['tpu-v5p-2x2x2-0']).toMatchObject({
+      node_count: 2,
+      placement_policy: { type: 'COMPACT', tpu_topology: '2x2x2' },
+      node_config: { machine_type: 'ct5p-hightpu-4t' },
+    });
+  });
+
+  test('v5e on a multi-host slice', () => {
+    const run = journey({ COMPUTE_TYPE: 'ct5lp-hightpu-4t', TOPOLOGY: '4x4', PIPELINES: 'none' });
+    expect(run.tpuPools['tpu-v5litepod-16-0']).toMatchObject({ node_count: 4, node_config: { machine_type: 'ct5lp-hightpu-4t' } });
+  });
+});
