@@ -156,3 +156,28 @@ test('step timeouts and restart counts from options are checked', () => {
     'pipelines.rl-qwen3.maxRestarts must be a whole number >= 0, got -1',
   );
 });
+
+describe("ranges MaxText's config schema enforces (types.py)", () => {
+  test.each([
+    ['hbm_utilization_vllm', 0, 'in (0, 1]'],
+    ['hbm_utilization_vllm', 1.2, 'in (0, 1]'],
+    ['num_batches', 0, 'a whole number >= 1'],
+    ['num_batches', 2.5, 'a whole number >= 1'],
+    ['learning_rate', -1e-5, '>= 0 (NonNegativeFloat)'],
+    ['batch_size', 7.5, 'a whole number >= 1'],
+    ['train_micro_batch_size', 0, 'a whole number >= 1, or -1 (= batch_size)'],
+  ])('%s=%p is refused', (key, value, want) => {
+    expect(run(qwen, { [key]: value })).toThrow(`rl-qwen3: ${key} must be ${want} (MaxText's config schema rejects it at start-up), got ${value}`);
+  });
+
+  test('the boundary values pass', () => {
+    expect(run(qwen, { hbm_utilization_vllm: 0.55, learning_rate: 0 })).not.toThrow();
+  });
+});
+
+test('every image a pipeline pulls must be a pinned reference', () => {
+  const r = { ...qwen, pathways: { ...qwen.pathways!, proxyImage: 'us-docker.pkg.dev/cloud-tpu-v2-images/pathways/proxy_server' } } as Recipe;
+  expect(run(r)).toThrow(
+    "rl-qwen3: pathways.proxyImage: image must be a reference such as us-docker.pkg.dev/<project>/<repo>/<image>:<tag> or <image>@sha256:<64 hex digits>, got 'us-docker.pkg.dev/cloud-tpu-v2-images/pathways/proxy_server'",
+  );
+});

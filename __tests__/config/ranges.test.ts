@@ -1,0 +1,113 @@
+/** Range and format checks at load time: GKE limits, CIDR rules, bucket dots, image references, input sizes. */
+import * as fs from 'fs';
+import * as os from 'os';
+import * as path from 'path';
+import { ConfigError, loadConfig, MAX_CONFIG_FILE_BYTES } from '../../config/load';
+import { cidrProblem, coversInternet, isDocumentationRange } from '../../config/schema';
+
+function configError(env: Record<string, string>, file?: string): string {
+  try {
+    loadConfig({ env, file });
+  } catch (err) {
+    expect(err).toBeInstanceOf(ConfigError);
+    return (err as Error).message;
+  }
+  throw new Error('expected a ConfigError');
+}
+
+describe('counts within GKE limits', () => {
+  test('CLUSTER_NODEPOOL_COUNT=100000 fails in milliseconds, naming the variable and the bound', () => {
+    const start = process.hrtime.bigint();
+    const message = configError({ CLUSTER_NODEPOOL_COUNT: '100000' });
+    const ms = Number(process.hrtime.bigint() - start) / 1e6;
+    expect(message).toContain(
+      'CLUSTER_NODEPOOL_COUNT (env): number of slices must be at most 1875 for ct6e-standard-4t 4x8 (8 VMs each; GKE allows 15000 nodes per cluster), got 100000',
+    );
+    expect(ms).toBeLessThan(100);
+  });
+
+  test('the bound follows the slice: a 1-VM slice allows more pools', () => {
+    expect(configError({ COMPUTE_TYPE: 'ct6e-standard-8t', TOPOLOGY: '2x4', CLUSTER_NODEPOOL_COUNT: '15001' })).toContain(
+      'must be at most 15000 for ct6e-standard-8t 2x4 (1 VMs each',
+    );
+  });
+
+  test('more authorized networks than GKE accepts', () => {
+    const cidrs = Array.from({ length: 51 }, (_, i) => `10.0.${i}.0/24`).join(',');
+    expect(configError({ AUTHORIZED_CIDR: cidrs })).toContain("AUTHORIZED_CIDR (env): at most 50 CIDR blocks (GKE's authorized-networks limit)");
+  });
+});
+
+describe('CIDR rules', () => {
+  test('host bits set below the prefix are refused, with the block meant', () => {
+    expect(cidrProblem('198.51.100.7/24')).toBe('has host bits set below the /24 prefix (GKE rejects it); did you mean 198.51.100.0/24?');
+    expect(configError({ AUTHORIZED_CIDR: '10.1.2.3/8' })).toContain(
+      "AUTHORIZED_CIDR (env): authorized CIDR has host bits set below the /8 prefix (GKE rejects it); did you mean 10.0.0.0/8?, got '10.1.2.3/8'",
+    );
+    expect(cidrProblem('10.1.2.3/32')).toBeUndefined();
+  });
+
+  test('ranges that together cover the internet count as 0.0.0.0/0', () => {
+    expect(coversInternet(['0.0.0.0/1', '128.0.0.0/1'])).toBe(true);
+    expect(coversInternet(['0.0.0.0/2', '64.0.0.0/2', '128.0.0.0/2', '192.0.0.0/3', '224.0.0.0/3'])).toBe(true);
+    expect(coversInternet(['0.0.0.0/1', '128.0.0.0/2'])).toBe(false);
+    expect(configError({ AUTHORIZED_CIDR: '0.0.0.0/1,128.0.0.0/1' })).toContain(
+      'the authorized CIDRs 0.0.0.0/1, 128.0.0.0/1 together cover the whole internet (as open as 0.0.0.0/0)',
+    );
+    expect(() => loadConfig({ env: { AUTHORIZED_CIDR: '0.0.0.0/1,128.0.0.0/1', ALLOW_PUBLIC_CONTROL_PLANE: 'true' } })).not.toThrow();
+  });
+
+  test('documentation ranges (RFC 5737) are recognised as placeholders', () => {
+    expect(isDocumentationRange('203.0.113.0/24')).toBe(true);
+    expect(isDocumentationRange('198.51.100.64/26')).toBe(true);
+    expect(isDocumentationRange('203.0.112.0/23')).toBe(false);
+  });
+});
+
+describe('bucket names with dots need domain verification: a clear warning', () => {
+  test('a dotted name loads with one notice naming the variable and the fix', () => {
+    const loaded = loadConfig({ env: { GCS_BUCKET: 'ckpt.example.com' } });
+    expect(loaded.notices).toEqual([
+      "GCS_BUCKET (env): bucket name 'ckpt.example.com' contains dots: Cloud Storage creates it only if you have verified ownership of the domain 'ckpt.example.com' (Search Console); otherwise the deploy fails with 403 — use dashes instead (e.g. 'ckpt-example-com')",
+    ]);
+    expect(loadConfig({ env: {} }).notices).toEqual([]);
+  });
+});
+
+describe('image references', () => {
+  test('CLOUD_IMAGE_NAME must be registry/path:tag or @sha256 digest', () => {
+    expect(configError({ CLOUD_IMAGE_NAME: 'us-docker.pkg.dev/p/r/img' })).toContain(
+      "CLOUD_IMAGE_NAME (env): image must be a reference such as us-docker.pkg.dev/<project>/<repo>/<image>:<tag> or <image>@sha256:<64 hex digits>, got 'us-docker.pkg.dev/p/r/img'",
+    );
+    expect(configError({ CLOUD_IMAGE_NAME: 'US-docker.pkg.dev/p/R/img:1' })).toContain('CLOUD_IMAGE_NAME (env): image must be a reference');
+    expect(() => loadConfig({ env: { CLOUD_IMAGE_NAME: `ghcr.io/acme/maxtext@sha256:${'a'.repeat(64)}` } })).not.toThrow();
+    expect(() => loadConfig({ env: { CLOUD_IMAGE_NAME: 'localhost:5000/maxtext:dev-1' } })).not.toThrow();
+  });
+});
+
+describe('config errors in <= 100 ms for any input size', () => {
+  const timed = (fn: () => unknown): { ms: number; message: string } => {
+    const start = process.hrtime.bigint();
+    let message = '';
+    try {
+      fn();
+    } catch (err) {
+      message = (err as Error).message;
+    }
+    return { ms: Number(process.hrtime.bigint() - start) / 1e6, message };
+  };
+
+  test('a huge environment value is refused before it is split', () => {
+    const r = timed(() => loadConfig({ env: { AUTHORIZED_CIDR: '10.0.0.0/8,'.repeat(1_000_000) } }));
+    expect(r.message).toContain('AUTHORIZED_CIDR (env): is 11000000 characters long; at most 4096 are read');
+    expect(r.ms).toBeLessThan(100);
+  });
+
+  test('a huge config file is refused before it is parsed', () => {
+    const file = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'tpt-big-')), 'big.json');
+    fs.writeFileSync(file, JSON.stringify({ pipelines: Object.fromEntries(Array.from({ length: 200_000 }, (_, i) => [`p${i}`, {}])) }));
+    const r = timed(() => loadConfig({ env: {}, file }));
+    expect(r.message).toContain(`config file is ${fs.statSync(file).size} bytes; at most ${MAX_CONFIG_FILE_BYTES} are read`);
+    expect(r.ms).toBeLessThan(100);
+  });
+});
