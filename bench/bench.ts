@@ -6,7 +6,9 @@
  *   - floor: `node` loading only cdktf (nothing can synth faster);
  *   - root imports: `node` loading cdktf plus the three provider packages from their roots, i.e. what a
  *     root import of a provider package would add to every synth.
- * Prints the ratios and checks the targets: synth <= 1.0 s, <= 200 MB RSS, <= 3x the floor.
+ *   - config errors: in a fresh `node`, loadConfig on pathological inputs (a 100000-slice count, an 11 MB
+ *     AUTHORIZED_CIDR, a 2 MB config file, a 1000-entry allow-list file); each must fail fast.
+ * Prints the ratios and checks the targets: synth <= 1.0 s, <= 200 MB RSS, <= 3x the floor, config errors <= 100 ms.
  */
 import { spawnSync } from 'child_process';
 import * as fs from 'fs';
@@ -58,6 +60,7 @@ function main(): void {
     // Built from parts so the project's own "no root import" checks don't flag this measurement.
     ['cdktf', ...['google', 'kubernetes', 'helm'].map((p) => `@cdktf/provider-${p}`)].map((m) => `require('${m}');`).join(' '),
   );
+  const configErrors = configErrorTimes(tmp);
   const stacks = fs.readdirSync(path.join(tmp, 'out-0', 'stacks'));
   console.log(`\nstacks synthesized: ${stacks.length} (${stacks.join(', ')})`);
   console.log(`synth / floor:        ${(synth.wallMs / floor.wallMs).toFixed(2)}x time, ${(synth.rssMb / floor.rssMb).toFixed(2)}x RSS`);
@@ -67,11 +70,55 @@ function main(): void {
     [`synth <= 1000 ms (${synth.wallMs.toFixed(0)} ms)`, synth.wallMs <= 1000],
     [`synth <= 200 MB RSS (${synth.rssMb.toFixed(0)} MB)`, synth.rssMb <= 200],
     [`synth <= 3x floor (${(synth.wallMs / floor.wallMs).toFixed(2)}x)`, synth.wallMs <= 3 * floor.wallMs],
+    ...configErrors.map(([label, ms]): [string, boolean] => [`config error <= 100 ms: ${label} (${ms.toFixed(1)} ms)`, ms <= 100]),
   ];
   console.log('');
   for (const [label, ok] of checks) console.log(`${ok ? 'PASS' : 'FAIL'}  ${label}`);
   fs.rmSync(tmp, { recursive: true, force: true });
   if (checks.some(([, ok]) => !ok)) process.exitCode = 1;
+}
+
+/**
+ * Times loadConfig on inputs of any size in a fresh node process (the module already loaded: what is measured is
+ * the config's own work). Each case must throw a ConfigError; returns [label, ms] per case (best of RUNS).
+ */
+function configErrorTimes(tmp: string): Array<[string, number]> {
+  const bigFile = path.join(tmp, 'big-config.json');
+  fs.writeFileSync(bigFile, JSON.stringify({ pipelines: Object.fromEntries(Array.from({ length: 100_000 }, (_, i) => [`p${i}`, {}])) }));
+  const example = JSON.parse(fs.readFileSync(path.join(ROOT, 'config', 'example.json'), 'utf8'));
+  const manyCidrs = path.join(tmp, 'many-cidrs.json');
+  fs.writeFileSync(
+    manyCidrs,
+    JSON.stringify({ ...example, controlPlane: { ...example.controlPlane, authorizedCidrs: Array.from({ length: 1000 }, (_, i) => `10.${i >> 8}.${i & 255}.0/24`) } }),
+  );
+  // Built inside the child: an 11 MB value does not fit on a command line.
+  const code = `
+    const { loadConfig } = require('./dist/config/load');
+    const cases = {
+      'CLUSTER_NODEPOOL_COUNT=100000': { env: { CLUSTER_NODEPOOL_COUNT: '100000' } },
+      'AUTHORIZED_CIDR of 11 MB': { env: { AUTHORIZED_CIDR: '10.0.0.0/8,'.repeat(1000000) } },
+      'config file of ${(fs.statSync(bigFile).size / 2 ** 20).toFixed(1)} MB': { env: {}, file: ${JSON.stringify(bigFile)} },
+      'allow-list of 1000 CIDRs': { env: {}, file: ${JSON.stringify(manyCidrs)} },
+    };
+    const out = {};
+    for (const [label, c] of Object.entries(cases)) {
+      let best = Infinity;
+      for (let i = 0; i < ${RUNS}; i++) {
+        const t = process.hrtime.bigint();
+        let failed = false;
+        try { loadConfig(c); } catch (e) { failed = e.name === 'ConfigError'; }
+        best = Math.min(best, Number(process.hrtime.bigint() - t) / 1e6);
+        if (!failed) throw new Error(label + ': expected a ConfigError');
+      }
+      out[label] = best;
+    }
+    process.stdout.write(JSON.stringify(out));`;
+  const child = spawnSync(process.execPath, ['-e', code], { cwd: ROOT, encoding: 'utf8', maxBuffer: 64 * 2 ** 20 });
+  if (child.status !== 0) throw new Error(`config-error benchmark failed:\n${child.stderr}`);
+  const times = Object.entries(JSON.parse(child.stdout) as Record<string, number>);
+  console.log('');
+  for (const [label, ms] of times) console.log(`${`config error: ${label}`.padEnd(44)} ${ms.toFixed(1).padStart(6)} ms   (min of ${RUNS})`);
+  return times;
 }
 
 main();
