@@ -14,16 +14,18 @@ export interface TrainingBucketProps {
   /** Let `terraform destroy` delete a bucket that still holds objects. @default false */
   readonly forceDestroy?: boolean;
   /**
-   * Member that host-network pods act as: gets roles/storage.objectAdmin on this bucket only. Workload Identity
-   * does not apply to pods on the host network (TPU workers, the Pathways head: `hostNetwork: true` as gcluster and
-   * xpk run them); they reach GCS as the node service account. @default - none
+   * Member that host-network pods act as: gets roles/storage.admin on this bucket only, like `writer`. Workload
+   * Identity does not apply to pods on the host network (TPU workers, the Pathways head: `hostNetwork: true` as
+   * gcluster and xpk run them); they reach GCS as the node service account, and MaxText needs storage.buckets.get,
+   * which roles/storage.objectAdmin lacks (a misleading "bucket not found"). @default - none
    */
   readonly hostNetworkWriter?: string;
 }
 
 /**
  * The checkpoint bucket: uniform access, public access prevention enforced, scratch prefix expiry,
- * storage.admin for the workload identity and objectAdmin for host-network pods, granted on the bucket (not the project).
+ * roles/storage.admin for the workload identity and for the identity host-network pods act as, granted on the bucket
+ * (not the project).
  */
 export class TrainingBucket extends Construct {
   public readonly bucket: StorageBucket;
@@ -51,7 +53,7 @@ export class TrainingBucket extends Construct {
     if (props.hostNetworkWriter) {
       new StorageBucketIamMember(this, 'host-network-writer', {
         bucket: this.bucket.name,
-        role: 'roles/storage.objectAdmin',
+        role: 'roles/storage.admin',
         member: props.hostNetworkWriter,
       });
     }

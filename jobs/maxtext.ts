@@ -253,7 +253,12 @@ export function trainInvocation({ recipe, paths }: CommandContext): Invocation {
   };
 }
 
-/** `to_huggingface`: the last training checkpoint -> `<hfExportDir>`. */
+/**
+ * `to_huggingface`: the last training checkpoint -> `<hfExportDir>`. `--hf_model_path` is always the repo the model
+ * was trained from: without it to_huggingface bundles the tokenizer of `HF_IDS[model_name]`
+ * (maxtext-v0.2.4 src/maxtext/checkpoint_conversion/to_huggingface.py; src/maxtext/utils/globals.py), which is
+ * Qwen3-30B-A3B-*Thinking*-2507 for `qwen3-30b-a3b` and the base Llama-3.1-8B for `llama3.1-8b`.
+ */
 export function toHfInvocation({ recipe, paths }: CommandContext): Invocation {
   const step = recipe.toHf;
   return {
@@ -265,8 +270,24 @@ export function toHfInvocation({ recipe, paths }: CommandContext): Invocation {
       ['base_output_directory', paths.hfExportDir],
       ...Object.entries(step.args),
     ],
+    flags: [['hf_model_path', recipe.model.hfRepo]],
     switches: step.overrideModelArchitecture ? ['override_model_architecture'] : [],
   };
+}
+
+/**
+ * What a MaxText step needs on a node without TPU: `hardware=cpu` (JAX on CPU devices) and
+ * `skip_jax_distributed_system=true`. Without the latter MaxText calls `jax.distributed.initialize()`
+ * (maxtext-v0.2.4 src/maxtext/utils/max_utils.py `maybe_initialize_jax_distributed_system`: the TPU path, or for
+ * hardware=cpu `initialize_jax_for_cpu`, which waits for a coordinator no single pod has).
+ */
+export const CPU_RUNTIME_ARGS = { hardware: 'cpu', skip_jax_distributed_system: true } as const;
+
+/** The invocation with CPU_RUNTIME_ARGS set (replacing the same keys in place, else appended). */
+export function onCpu(inv: Invocation): Invocation {
+  const args = inv.args.map(([k, v]) => [k, k in CPU_RUNTIME_ARGS ? CPU_RUNTIME_ARGS[k as keyof typeof CPU_RUNTIME_ARGS] : v] as const);
+  for (const [k, v] of Object.entries(CPU_RUNTIME_ARGS)) if (!args.some(([a]) => a === k)) args.push([k, v]);
+  return { ...inv, args };
 }
 
 /** Shell prelude of the training container: the tutorials' exports and patches. */

@@ -20,6 +20,7 @@ import {
 import {
   buildScript,
   CommandContext,
+  onCpu as placeOnCpu,
   PipelinePaths,
   pipelinePaths,
   toHfInvocation,
@@ -287,7 +288,8 @@ export function buildPipeline(recipe: Recipe, platform: Platform, options: Pipel
 
   const conversion = (step: 'to-maxtext' | 'to-hf'): { built: BuiltJobSet; runsOn: 'cpu' | 'tpu' } => {
     const conf = step === 'to-maxtext' ? resolved.toMaxText : resolved.toHf;
-    const inv = step === 'to-maxtext' ? toMaxTextInvocation(ctx) : toHfInvocation(ctx);
+    const tutorialInv = step === 'to-maxtext' ? toMaxTextInvocation(ctx) : toHfInvocation(ctx);
+    const inv = onCpu ? placeOnCpu(tutorialInv) : tutorialInv;
     const skipIfExists = step === 'to-maxtext' && conf.reuseExisting !== false ? `${paths.maxtextDir}0/commit_success.txt` : undefined;
     if (onCpu) {
       const script = buildScript(inv, { skipIfExists });

@@ -84,12 +84,12 @@ describe('TrainingBucket', () => {
     expect(one(out, 'google_storage_bucket')).toMatchObject({ force_destroy: false, lifecycle_rule: [{ condition: { age: 7 } }] });
     expect(Object.keys(JSON.parse(out).resource.google_storage_bucket_iam_member)).toHaveLength(1);
   });
-  test('override: host-network pods act as the node account, which gets objectAdmin on the bucket', () => {
+  test('override: host-network pods act as the node account, which gets storage.admin on the bucket', () => {
     const out = Testing.synthScope(
       (s) => new TrainingBucket(s, 'b', { name: 'bkt', location: 'r', writer: 'serviceAccount:wl', scratchPrefix: 'p/', hostNetworkWriter: 'serviceAccount:np' }),
     );
     expect(Object.values(JSON.parse(out).resource.google_storage_bucket_iam_member)).toContainEqual(
-      expect.objectContaining({ role: 'roles/storage.objectAdmin', member: 'serviceAccount:np' }),
+      expect.objectContaining({ role: 'roles/storage.admin', member: 'serviceAccount:np' }),
     );
   });
   test('overrides', () => {

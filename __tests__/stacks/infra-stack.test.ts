@@ -169,9 +169,9 @@ describe('infra stack: identities and access', () => {
     }
   });
 
-  test('storage.admin on the bucket only, to the workload service account; objectAdmin to the node account for host-network pods', () => {
+  test('storage.admin on the bucket only, to the workload service account and to the node account (host-network pods)', () => {
     expect(Object.values(resources(synth, 'google_storage_bucket_iam_member'))).toEqual([
-      expect.objectContaining({ role: 'roles/storage.objectAdmin', member: expect.stringMatching(/identity_node-sa_\w+\.member/) }),
+      expect.objectContaining({ role: 'roles/storage.admin', member: expect.stringMatching(/identity_node-sa_\w+\.member/) }),
       expect.objectContaining({ role: 'roles/storage.admin', member: expect.stringMatching(/identity_workload-sa_\w+\.member/) }),
     ]);
   });

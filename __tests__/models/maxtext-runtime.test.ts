@@ -1,0 +1,86 @@
+/**
+ * What MaxText does at start-up with the arguments each synthesized step passes, on the node the step lands on.
+ * Model of maxtext-v0.2.4 src/maxtext/utils/max_utils.py `maybe_initialize_jax_distributed_system`:
+ * skip_jax_distributed_system -> skipped; enable_single_controller (Pathways) -> skipped; hardware=cpu ->
+ * `initialize_jax_for_cpu` (needs a coordinator address: a lone pod has none); otherwise the TPU path calls
+ * `jax.distributed.initialize()`, which needs TPU devices. So a pod without TPUs must skip, and run JAX on CPU
+ * unless its devices are remote (Pathways: JAX_PLATFORMS=proxy). Defaults a step does not pass come from its config
+ * file: src/maxtext/configs/post_train/rl.yml sets `skip_jax_distributed_system: true` for train_rl; base.yml false.
+ */
+import { podRequests } from './kueue';
+import { allConfigurations, Obj, podSets } from './synthesized';
+import { TPU_RESOURCE } from '../../jobs/tpu';
+
+/** `python3 -m <module> k=v ... --flag=v` calls in a container script (continuation lines joined). */
+export function maxTextCalls(script: string): Array<{ module: string; args: Record<string, string>; flags: Record<string, string> }> {
+  const joined = script.replace(/\\\n\s*/g, ' ');
+  const calls = [];
+  for (const line of joined.split('\n')) {
+    const m = /python3 -m (maxtext\.\S+)(.*)$/.exec(line);
+    if (!m) continue;
+    const args: Record<string, string> = {};
+    const flags: Record<string, string> = {};
+    for (const word of m[2].trim().split(/\s+(?=(?:--)?[\w.]+(?:=|$))/)) {
+      const f = /^--([\w.]+)(?:=(.*))?$/.exec(word);
+      if (f) flags[f[1]] = f[2] ?? 'true';
+      else {
+        const a = /^([\w.]+)=(.*)$/.exec(word);
+        if (a) args[a[1]] = a[2];
+      }
+    }
+    calls.push({ module: m[1], args, flags });
+  }
+  return calls;
+}
+
+const truthy = (v: string | undefined) => v !== undefined && /^(true|1)$/i.test(v);
+
+/** Config-file defaults of the keys the model reads, per module (maxtext-v0.2.4 configs). */
+const MODULE_DEFAULTS: Record<string, Record<string, string>> = {
+  'maxtext.trainers.post_train.rl.train_rl': { skip_jax_distributed_system: 'true' },
+};
+
+/** The branch MaxText takes; `undefined` means it gets past the distributed init on this node. */
+function distributedInit(args: Record<string, string>, hasTpu: boolean): string | undefined {
+  if (truthy(args.skip_jax_distributed_system)) return undefined;
+  if (truthy(args.enable_single_controller)) return undefined;
+  if (args.hardware === 'cpu') return 'initialize_jax_for_cpu waits for a coordinator';
+  return hasTpu ? undefined : 'jax.distributed.initialize() on the TPU path, with no TPU';
+}
+
+describe.each(allConfigurations())('MaxText gets past start-up on the node each step lands on (%s)', (_name, synth) => {
+  const cases = synth.jobSets.flatMap((js) =>
+    podSets(js.manifest).flatMap((ps) =>
+      [...(ps.pod.containers ?? [])].filter((c: Obj) => c.command?.[0] === '/bin/bash').map((c: Obj) => [`${js.manifest.metadata.name}/${ps.name}/${c.name}`, ps, c] as const),
+    ),
+  );
+  test.each(cases)('%s', (_label, ps, c) => {
+    const hasTpu = (podRequests(ps.pod)[TPU_RESOURCE] ?? 0) > 0;
+    const calls = maxTextCalls(c.command[2]);
+    expect(calls.length).toBeGreaterThan(0);
+    const remoteDevices = (c.env ?? []).some((e: Obj) => e.name === 'JAX_PLATFORMS' && /proxy/.test(e.value));
+    for (const call of calls) {
+      const args = { ...(MODULE_DEFAULTS[call.module] ?? {}), ...call.args };
+      expect(distributedInit(args, hasTpu)).toBeUndefined();
+      if (!hasTpu && !remoteDevices) expect(args.hardware).toBe('cpu');
+    }
+  });
+});
+
+test('the model fails the earlier rl-llama3 export on CPU (no hardware/skip flags)', () => {
+  expect(distributedInit({ model_name: 'llama3.1-8b', scan_layers: 'True' }, false)).toMatch(/no TPU/);
+  expect(distributedInit({ hardware: 'cpu' }, false)).toMatch(/coordinator/);
+});
+
+test('every export bundles the tokenizer of the repo the model was trained from', () => {
+  const synth = allConfigurations()[0][1];
+  const exports = synth.jobSets.filter((j) => j.manifest.metadata.name.endsWith('-to-hf'));
+  expect(exports.length).toBeGreaterThan(0);
+  const repos: Record<string, string> = {};
+  for (const j of exports) {
+    const [call] = maxTextCalls(podSets(j.manifest)[0].pod.containers[0].command[2]);
+    repos[j.stack] = call.flags.hf_model_path;
+  }
+  expect(repos).toMatchObject({ 'rl-qwen3': 'Qwen/Qwen3-30B-A3B-Instruct-2507' });
+  if (repos['rl-llama3']) expect(repos['rl-llama3']).toBe('meta-llama/Llama-3.1-8B-Instruct');
+});
