@@ -18,6 +18,35 @@ function capacity(loaded: LoadedConfig, block: string, type: CapacityType | unde
   return result.capacity;
 }
 
+/** One reservation and everything bound to it: what the plan-time reservation check compares against. */
+export interface ReservationUse {
+  readonly reservation: string;
+  readonly machineType: string;
+  /** VMs of all slices bound to it. */
+  readonly vms: number;
+  readonly pools: readonly string[];
+  /** Where the reservation was set, e.g. `RESERVATION (env)`. */
+  readonly env: string;
+}
+
+/** The reservations the TPU pools consume, with the VMs of all slices bound to each. */
+export function reservationUses(loaded: LoadedConfig, platform: Platform): ReservationUse[] {
+  const out = new Map<string, ReservationUse>();
+  platform.tpuGroups.forEach((group, i) => {
+    if (group.capacity.type !== 'reservation') return;
+    const key = group.capacity.reservation;
+    const prev = out.get(key);
+    out.set(key, {
+      reservation: key,
+      machineType: group.slice.machineType,
+      vms: (prev?.vms ?? 0) + group.slice.vms * group.count,
+      pools: [...(prev?.pools ?? []), ...group.poolNames],
+      env: prev?.env ?? sourceOf(loaded, i === 0 ? 'tpu.reservation' : 'singleHost.reservation'),
+    });
+  });
+  return [...out.values()];
+}
+
 export function platformFromConfig(loaded: LoadedConfig): Platform {
   const c = loaded.config;
   const groups: Array<{ slice: TpuSlice; count: number; capacity: Capacity }> = [

@@ -259,6 +259,13 @@ export const configSchema = z
       );
     }
     if (c.singleHost?.enabled) checkCapacity(c.singleHost.capacity, c.singleHost.reservation, ['singleHost'], issue);
+    if (c.singleHost?.enabled && c.singleHost.reservation && c.singleHost.reservation === c.tpu.reservation) {
+      issue(
+        ['singleHost', 'reservation'],
+        `the single-host pool (${SINGLE_HOST_SLICE.machineType}) and the main slices (${c.tpu.machineType}) name the same reservation '${c.tpu.reservation}'; ` +
+          'a reservation holds one machine type: give each pool its own',
+      );
+    }
 
     let cidrsValid = true;
     c.controlPlane.authorizedCidrs.forEach((cidr, i) => {

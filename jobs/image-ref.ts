@@ -54,3 +54,21 @@ export function artifactRegistryImage(
     tagOrDigest: parsed.digest ?? parsed.tag!,
   };
 }
+
+/** Every distinct `image` of the containers in Kubernetes objects (JobSet manifests), in first-seen order. */
+export function imagesIn(objects: readonly unknown[]): string[] {
+  const out = new Set<string>();
+  const walk = (node: unknown): void => {
+    if (Array.isArray(node)) node.forEach(walk);
+    else if (node !== null && typeof node === 'object') {
+      for (const [key, value] of Object.entries(node as Record<string, unknown>)) {
+        if ((key === 'containers' || key === 'initContainers') && Array.isArray(value)) {
+          for (const c of value) if (c && typeof (c as { image?: unknown }).image === 'string') out.add((c as { image: string }).image);
+        }
+        walk(value);
+      }
+    }
+  };
+  objects.forEach(walk);
+  return [...out];
+}

@@ -6,7 +6,7 @@ import * as path from 'path';
 import { App } from 'cdktf';
 import { LoadedConfig } from '../config/load';
 import { pipelineOptions, selectPipelines } from '../config/pipelines';
-import { platformFromConfig } from '../config/platform';
+import { platformFromConfig, reservationUses } from '../config/platform';
 import { buildPipeline } from '../jobs/pipeline';
 import { RECIPES } from '../jobs/recipes';
 import { InfraStack } from './infra-stack';
@@ -48,6 +48,8 @@ export function composeApp(loaded: LoadedConfig, options: BuildOptions = {}): { 
     kueueVersion: config.controllers.kueueVersion,
     queuesChartPath: path.join(loaded.repoRoot, 'charts', 'kueue-queues'),
     stateBucket: config.stateBucket,
+    placeholders: loaded.placeholders,
+    reservations: reservationUses(loaded, platform),
   });
   for (const pipeline of pipelines) {
     new PipelineStack(app, pipeline.name, {
@@ -55,6 +57,7 @@ export function composeApp(loaded: LoadedConfig, options: BuildOptions = {}): { 
       pipeline,
       stateBucket: config.stateBucket,
       dnsEndpoint: config.controlPlane.dnsEndpoint,
+      placeholders: loaded.placeholders,
     });
   }
   return { app, notices };

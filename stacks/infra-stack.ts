@@ -12,6 +12,7 @@ import { GkeCluster } from '../constructs/gke-cluster';
 import { HfTokenSecret, secretCommand } from '../constructs/hf-token-secret';
 import { Identity } from '../constructs/identity';
 import { Network } from '../constructs/network';
+import { PlaceholderGuard, PlaceholderRef, ReservationChecks, ReservationUse } from '../constructs/preflight';
 import { TpuSlicePool } from '../constructs/tpu-slice-pool';
 import { kueueObjects, kueueQuota } from '../jobs/kueue';
 import { Platform } from '../jobs/platform';
@@ -19,6 +20,8 @@ import { useBackend } from './backend';
 
 /** APIs the stack uses; enabled here so a fresh project deploys in one go (never disabled on destroy). */
 export const REQUIRED_APIS = [
+  // The pipeline stacks' plan-time image check reads Artifact Registry (constructs/preflight.ts).
+  'artifactregistry.googleapis.com',
   'compute.googleapis.com',
   'container.googleapis.com',
   'containerfilesystem.googleapis.com',
@@ -53,6 +56,10 @@ export interface InfraStackProps {
   readonly queuesChartPath: string;
   /** GCS state bucket. @default - a local backend */
   readonly stateBucket?: string;
+  /** Example-config placeholders still in the config: the plan fails at once naming each. @default - none */
+  readonly placeholders?: readonly PlaceholderRef[];
+  /** Reservations the TPU pools consume, checked at plan time (exist in the zone, machine type, size). @default - none */
+  readonly reservations?: readonly ReservationUse[];
 }
 
 /**
@@ -68,6 +75,14 @@ export class InfraStack extends TerraformStack {
     const { platform } = props;
     useBackend(this, id, props.stateBucket);
     new GoogleProvider(this, 'google', { project: platform.project, region: platform.region });
+    // Plan-time checks (constructs/preflight.ts): placeholders, then every reservation the TPU pools consume.
+    const preflight = new PlaceholderGuard(this, 'preflight', { placeholders: props.placeholders ?? [] });
+    new ReservationChecks(this, 'reservations', {
+      project: platform.project,
+      zone: platform.zone,
+      uses: props.reservations ?? [],
+      precondition: preflight.precondition,
+    });
 
     const apis = REQUIRED_APIS.map(
       (api) => new ProjectService(this, `api-${api.split('.')[0]}`, { service: api, disableOnDestroy: false }),

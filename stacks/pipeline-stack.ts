@@ -15,6 +15,9 @@ import { KubernetesProvider } from '@cdktf/provider-kubernetes/lib/provider';
 import { Manifest } from '@cdktf/provider-kubernetes/lib/manifest';
 import { ITerraformDependable } from 'cdktf';
 import { JobSetStep } from '../constructs/jobset-step';
+import { secretCommand } from '../constructs/hf-token-secret';
+import { PipelinePreflight, PlaceholderGuard, PlaceholderRef } from '../constructs/preflight';
+import { imagesIn } from '../jobs/image-ref';
 import type { Pipeline } from '../jobs/pipeline';
 import type { Platform } from '../jobs/platform';
 import { useBackend } from './backend';
@@ -29,6 +32,8 @@ export interface PipelineStackProps {
    * of the IP endpoint: how hosted CI runners with no fixed address plan pipeline stacks. @default false
    */
   readonly dnsEndpoint?: boolean;
+  /** Example-config placeholders still in the config: the plan fails at once naming each. @default - none */
+  readonly placeholders?: readonly PlaceholderRef[];
 }
 
 /** Output name for a step value: `to_maxtext_jobset`, `train_logs`, ... */
@@ -45,6 +50,15 @@ export class PipelineStack extends TerraformStack {
     useBackend(this, id, props.stateBucket);
 
     new GoogleProvider(this, 'google', { project: platform.project, region: platform.region });
+    // Plan-time checks (constructs/preflight.ts): placeholders, the token's version (never its value), the images.
+    const preflight = new PlaceholderGuard(this, 'preflight', { placeholders: props.placeholders ?? [] });
+    new PipelinePreflight(this, 'pipeline-preflight', {
+      project: platform.project,
+      hfTokenSecretId: platform.hfTokenSecretId,
+      images: imagesIn(pipeline.steps.map((s) => s.manifest)),
+      precondition: preflight.precondition,
+      secretCommand: secretCommand(platform.project, platform.hfTokenSecretId),
+    });
     const cluster = new DataGoogleContainerCluster(this, 'cluster', {
       name: platform.clusterName,
       location: platform.region,

@@ -1,0 +1,182 @@
+/**
+ * Plan-time checks (constructs/preflight.ts), proven on the synthesized JSON:
+ * - their shape (which data sources, which attributes, no token value anywhere);
+ * - their behaviour, by Terraform itself: the placeholder guard is planned for real (`terraform_data` is built in,
+ *   so `terraform plan` needs no provider and no network); each data-source postcondition is evaluated by Terraform
+ *   against recorded-shape results (found, missing, wrong machine type, too small), with `self.` read from a local
+ *   holding that result. Needs the `terraform` binary (CI installs it; the PR workflow plans with it).
+ */
+import { spawnSync } from 'child_process';
+import * as fs from 'fs';
+import * as os from 'os';
+import * as path from 'path';
+import { synthStack } from '../util';
+
+const TERRAFORM = spawnSync('terraform', ['version'], { encoding: 'utf8' }).status === 0;
+const REAL = {
+  PROJECT: 'acme-tpu-prod',
+  GCS_BUCKET: 'acme-post-train-ckpt',
+  RESERVATION: 'acme-v6e-32',
+  AUTHORIZED_CIDR: '198.18.0.0/15',
+};
+
+/** Runs `terraform init` + `plan` on a JSON config; returns the errors' summaries and messages. */
+function plan(config: object): { ok: boolean; output: string } {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'tpt-tf-'));
+  fs.writeFileSync(path.join(dir, 'main.tf.json'), JSON.stringify(config));
+  const env = { ...process.env, TF_IN_AUTOMATION: '1', CHECKPOINT_DISABLE: '1', TF_CLI_CONFIG_FILE: '/dev/null' };
+  const init = spawnSync('terraform', ['init', '-input=false', '-no-color'], { cwd: dir, env, encoding: 'utf8' });
+  if (init.status !== 0) throw new Error(`terraform init failed: ${init.stderr}`);
+  const p = spawnSync('terraform', ['plan', '-input=false', '-no-color', '-lock=false'], { cwd: dir, env, encoding: 'utf8' });
+  fs.rmSync(dir, { recursive: true, force: true });
+  return { ok: p.status === 0, output: `${p.stdout}\n${p.stderr}` };
+}
+
+/** Terraform's verdict on each of a data source's postconditions for one simulated read result. */
+function postconditions(dataSource: any, result: object): { ok: boolean; output: string } {
+  const checks = Object.fromEntries(
+    dataSource.lifecycle.postcondition.map((c: any, i: number) => [
+      `post${i}`,
+      { lifecycle: { precondition: [{ condition: c.condition.replace(/\bself\./g, 'local.read.'), error_message: c.error_message }] } },
+    ]),
+  );
+  return plan({ locals: { read: result }, resource: { terraform_data: checks } });
+}
+
+/** Which postconditions (by index) Terraform reported as failed. */
+function failed(result: { output: string }): number[] {
+  return [...result.output.matchAll(/in resource\.terraform_data\.post(\d+)\.lifecycle/g)].map((m) => Number(m[1]));
+}
+
+/** Only the preflight part of a stack: its local and terraform_data (no provider needed). */
+function guardOnly(stack: any): object {
+  return { locals: stack.locals, resource: { terraform_data: stack.resource.terraform_data } };
+}
+
+describe('placeholders never reach a cloud', () => {
+  const example = synthStack('infra', { PIPELINES: 'none' });
+
+  test('the example config synthesizes, carrying a guard that lists each placeholder and its variable', () => {
+    expect(example.locals.preflight_placeholders).toEqual([
+      "project 'my-tpu-project' (set PROJECT)",
+      "bucket 'my-tpu-project-post-training' (set GCS_BUCKET)",
+      "tpu.reservation 'my-v6e-32-reservation' (set RESERVATION)",
+      "controlPlane.authorizedCidrs '203.0.113.0/24' (set AUTHORIZED_CIDR)",
+    ]);
+    const [guard] = Object.values(example.resource.terraform_data) as any[];
+    expect(guard.lifecycle.precondition[0].condition).toBe('${length(local.preflight_placeholders) == 0}');
+  });
+
+  test('a real config carries an empty list', () => {
+    expect(synthStack('infra', { ...REAL, PIPELINES: 'none' }).locals.preflight_placeholders).toEqual([]);
+  });
+
+  test('every pipeline stack carries the guard too', () => {
+    expect(synthStack('rl-qwen3').locals.preflight_placeholders).toHaveLength(4);
+  });
+
+  test('data sources that call Google APIs are not read while a placeholder is left', () => {
+    for (const ds of Object.values(example.data.google_compute_reservation) as any[]) {
+      expect(ds.lifecycle.precondition).toEqual([expect.objectContaining({ condition: '${length(local.preflight_placeholders) == 0}' })]);
+    }
+  });
+
+  (TERRAFORM ? test : test.skip)('terraform plan fails at once, naming each placeholder; with real values it plans', () => {
+    const failed = plan(guardOnly(example));
+    expect(failed.ok).toBe(false);
+    expect(failed.output).toContain('Resource precondition failed');
+    for (const v of ['PROJECT', 'GCS_BUCKET', 'RESERVATION', 'AUTHORIZED_CIDR']) expect(failed.output).toContain(`(set ${v})`);
+    const real = plan(guardOnly(synthStack('infra', { ...REAL, PIPELINES: 'none' })));
+    expect(real.output).toContain('Plan: 1 to add');
+    expect(real.ok).toBe(true);
+  });
+});
+
+describe('reservations are checked at plan time', () => {
+  const infra = synthStack('infra', { ...REAL, CLUSTER_NODEPOOL_COUNT: '2', SINGLE_HOST_RESERVATION: 'acme-v6e-8', PIPELINES: 'none' });
+  const reservations = Object.values(infra.data.google_compute_reservation) as any[];
+  const byName = Object.fromEntries(reservations.map((r) => [r.name, r]));
+
+  test('one data source per reservation, in ZONE, in the owner project', () => {
+    expect(reservations.map((r) => [r.name, r.zone, r.project])).toEqual([
+      ['acme-v6e-32', 'us-east5-b', 'acme-tpu-prod'],
+      ['acme-v6e-8', 'us-east5-b', 'acme-tpu-prod'],
+    ]);
+    const shared = synthStack('infra', { ...REAL, RESERVATION: 'projects/acme-shared/reservations/v6e-pool', PIPELINES: 'none' });
+    expect(Object.values(shared.data.google_compute_reservation).map((r: any) => [r.name, r.project])).toEqual([['v6e-pool', 'acme-shared']]);
+  });
+
+  test('the checks compare the machine type and the VMs of all slices bound to it', () => {
+    const conditions = byName['acme-v6e-32'].lifecycle.postcondition.map((c: any) => c.condition);
+    expect(conditions).toEqual([
+      '${self.status != null && self.status != ""}',
+      '${try(self.specific_reservation[0].instance_properties[0].machine_type, "") == "ct6e-standard-4t"}',
+      '${try(self.specific_reservation[0].count, 0) >= 16}',
+    ]);
+    expect(byName['acme-v6e-8'].lifecycle.postcondition[2].condition).toBe('${try(self.specific_reservation[0].count, 0) >= 1}');
+  });
+
+  const read = (machineType: string, count: number) => ({
+    status: 'READY',
+    specific_reservation: [{ count, in_use_count: 0, instance_properties: [{ machine_type: machineType }] }],
+  });
+
+  (TERRAFORM ? test : test.skip)('Terraform passes a matching reservation and fails each mismatch with its fix', () => {
+    const r = byName['acme-v6e-32'];
+    const ok = postconditions(r, read('ct6e-standard-4t', 16));
+    expect(ok.ok).toBe(true);
+    // What the provider leaves for a 404 (the resource read clears the id): empty attributes. All three report.
+    const missing = postconditions(r, { status: '', specific_reservation: [] });
+    expect(failed(missing)).toEqual([0, 1, 2]);
+    expect(missing.output).toContain("Reservation 'acme-v6e-32' (RESERVATION (env)) was not found in zone us-east5-b of project");
+    const wrong = postconditions(r, read('ct6e-standard-8t', 16));
+    expect(failed(wrong)).toEqual([1]);
+    expect(wrong.output).toMatch(/is not for ct6e-standard-4t, the machine type of\s+tpu-v6e-32-0, tpu-v6e-32-1/);
+    const small = postconditions(r, read('ct6e-standard-4t', 8));
+    expect(failed(small)).toEqual([2]);
+    expect(small.output).toMatch(/holds fewer than the 16 VMs of tpu-v6e-32-0,\s+tpu-v6e-32-1/);
+    // A reservation made from an instance template has no instance_properties: reported, not an evaluation error.
+    const template = postconditions(r, { status: 'READY', specific_reservation: [{ count: 16, instance_properties: [] }] });
+    expect(failed(template)).toEqual([1]);
+    expect(template.output).not.toContain('Error: Invalid index');
+  });
+
+  test('spot and flex-start pools consume no reservation: nothing to check', () => {
+    const spot = synthStack('infra', { ...REAL, RESERVATION: '', TPU_CAPACITY: 'spot', PIPELINES: 'none' });
+    expect(spot.data?.google_compute_reservation).toBeUndefined();
+  });
+});
+
+describe('before a pipeline deploys: the token has a version, the images exist', () => {
+  const stack = synthStack('rl-qwen3', REAL);
+
+  test('the token version is read as metadata only: fetch_secret_data = false, no secret_data anywhere', () => {
+    const [version] = Object.values(stack.data.google_secret_manager_secret_version) as any[];
+    expect(version).toMatchObject({ secret: 'hf-token', project: 'acme-tpu-prod', fetch_secret_data: false });
+    expect(JSON.stringify(stack)).not.toMatch(/"secret_data"|secret_version_access/);
+    expect(version.lifecycle.postcondition[0].error_message).toContain("gcloud secrets versions add hf-token --project=acme-tpu-prod --data-file=-");
+  });
+
+  (TERRAFORM ? test : test.skip)('a destroyed newest version fails with the command that adds one', () => {
+    const [version] = Object.values(stack.data.google_secret_manager_secret_version) as any[];
+    expect(postconditions(version, { destroy_time: '', name: 'projects/1/secrets/hf-token/versions/3' }).ok).toBe(true);
+    expect(postconditions(version, { destroy_time: null, name: 'projects/1/secrets/hf-token/versions/3' }).ok).toBe(true);
+    const destroyed = postconditions(version, { destroy_time: '2026-11-30T10:00:00Z' });
+    expect(failed(destroyed)).toEqual([0]);
+    expect(destroyed.output).toMatch(/The newest version of secret 'hf-token' in project\s+acme-tpu-prod is destroyed/);
+  });
+
+  test('every Artifact Registry image the pods pull is looked up (tag or digest)', () => {
+    const images = Object.values(stack.data.google_artifact_registry_docker_image) as any[];
+    expect(images.map((i) => [i.project, i.location, i.repository_id, i.image_name])).toEqual([
+      ['cloud-tpu-images', 'us', 'maxtext-images', 'tpu_post_training:0.2.4'],
+      ['cloud-tpu-v2-images', 'us', 'pathways', expect.stringMatching(/^proxy_server:jax-/)],
+      ['cloud-tpu-v2-images', 'us', 'pathways', expect.stringMatching(/^server:jax-/)],
+    ]);
+  });
+
+  test('an image outside Artifact Registry is not looked up (no data source can tell)', () => {
+    const s = synthStack('rl-llama3', { ...REAL, SINGLE_HOST_RESERVATION: 'acme-v6e-8', CLOUD_IMAGE_NAME: 'ghcr.io/acme/maxtext:1.0' });
+    expect(s.data.google_artifact_registry_docker_image).toBeUndefined();
+  });
+});

@@ -1,0 +1,232 @@
+import { DataGoogleArtifactRegistryDockerImage } from '@cdktf/provider-google/lib/data-google-artifact-registry-docker-image';
+import { DataGoogleComputeReservation } from '@cdktf/provider-google/lib/data-google-compute-reservation';
+import { DataGoogleSecretManagerSecretVersion } from '@cdktf/provider-google/lib/data-google-secret-manager-secret-version';
+import { DataResource, Precondition, TerraformLocal } from 'cdktf';
+import { Construct } from 'constructs';
+import { parseReservation } from '../jobs/capacity';
+import { artifactRegistryImage } from '../jobs/image-ref';
+
+/**
+ * Plan-time checks: every one fails `terraform plan` (and so `cdktf deploy`, which plans first) before anything is
+ * created, with a message that says what to fix. Nothing here needs the cluster.
+ *
+ * Placeholders: a `terraform_data` (Terraform's built-in resource: no provider, no credentials, no API call) with one
+ * precondition whose condition is the list of placeholders found at synth being empty. Chosen over a `check` block
+ * (its failures are warnings: the apply would go on) and over a postcondition on the google provider's first data
+ * source (that data source is read with the placeholder project first, so the user would see the API's 403/404
+ * before, or instead of, the name of the variable to set). Terraform evaluates a precondition whose inputs are known
+ * during the plan, and a failed plan applies nothing, so no resource needs to depend on it. The example config
+ * still synthesizes offline: the check is in the JSON, it runs only when a plan does.
+ *
+ * Data sources of hashicorp/google v6.50.0 (`google/services/...` in hashicorp/terraform-provider-google):
+ * - `google_compute_reservation` (compute/data_source_google_compute_reservation.go): `name` + `zone` (+ `project`
+ *   for a shared reservation). On a 404 the resource read clears the id and returns no error, so a missing
+ *   reservation reads as empty attributes: the postconditions name it. `specific_reservation[0].count` and
+ *   `.instance_properties[0].machine_type` are the reservation's size and VM shape (empty for a reservation made
+ *   from an instance template, which the machine-type check then reports).
+ * - `google_secret_manager_secret_version` (secretmanager/data_source_secret_manager_secret_version.go): GETs
+ *   `versions/latest` (metadata) and only when `fetch_secret_data` is true (its default) calls `:access` and stores
+ *   `secret_data`. With `fetch_secret_data = false` the token never enters state. A secret with no version fails the
+ *   read (the API's 404 names the secret). The data source hard-codes `enabled = true`, so a DISABLED latest version
+ *   cannot be told from an enabled one here; `destroy_time` is set for a destroyed one, which the postcondition
+ *   refuses. v6.50.0 has no data source that lists a secret's versions (`google_secret_manager_secrets` lists secrets).
+ * - `google_artifact_registry_docker_image` (artifactregistry/data_source_artifact_registry_docker_image.go): finds
+ *   `image_name` (`name:tag` or `name@sha256:...`) in a repository; a missing image fails the read. Only images in
+ *   Artifact Registry (`<location>-docker.pkg.dev/<project>/<repo>/<image>`) can be checked this way.
+ */
+
+/** A value the example config ships (`config/load.ts` Placeholder). */
+export interface PlaceholderRef {
+  readonly path: string;
+  readonly env: string;
+  readonly value: string;
+}
+
+/** The one-line description of a placeholder in the precondition's message. */
+export function describePlaceholder(p: PlaceholderRef): string {
+  return `${p.path} '${p.value}' (set ${p.env})`;
+}
+
+/** An HCL string literal inside an interpolation (`${` and `%{` escaped). */
+function hclString(value: string): string {
+  return JSON.stringify(value).replace(/\$\{/g, '$$$${').replace(/%\{/g, '%%{');
+}
+
+/** Name of the local holding the placeholders found (one per stack). */
+export const PLACEHOLDERS_LOCAL = 'preflight_placeholders';
+
+export interface PlaceholderGuardProps {
+  /** Placeholders found in the config (config/load.ts `findPlaceholders`). */
+  readonly placeholders: readonly PlaceholderRef[];
+}
+
+/**
+ * `terraform_data.preflight`: fails the plan, naming each placeholder and its variable, before anything exists. The
+ * list lives in a local (`locals { preflight_placeholders = [...] }`): Terraform refuses a condition that refers to
+ * no object ("must refer to at least one object from elsewhere in the configuration"), so the condition reads it.
+ */
+export class PlaceholderGuard extends Construct {
+  public readonly guard: DataResource;
+  /** The same check for the data sources that call Google APIs: they are not read while a placeholder is left. */
+  public readonly precondition: Precondition;
+
+  constructor(scope: Construct, id: string, props: PlaceholderGuardProps) {
+    super(scope, id);
+    const found = props.placeholders.map(describePlaceholder);
+    const list = new TerraformLocal(this, 'list', found);
+    list.overrideLogicalId(PLACEHOLDERS_LOCAL);
+    this.precondition = {
+      condition: `\${length(local.${PLACEHOLDERS_LOCAL}) == 0}`,
+      errorMessage:
+        found.length === 0
+          ? 'The config holds no example placeholders.'
+          : `The config still holds the example config's placeholders: ${found.join('; ')}. ` +
+            'Set these variables (or the keys in your CONFIG_FILE) to your own values; nothing was created.',
+    };
+    this.guard = new DataResource(this, 'placeholders', {
+      input: { placeholders: list.asList },
+      lifecycle: { precondition: [this.precondition] },
+    });
+  }
+}
+
+export interface ReservationUse {
+  /** The reservation as GKE names it: `name` or `projects/<owner>/reservations/<name>`. */
+  readonly reservation: string;
+  /** Machine type of the pools bound to it. */
+  readonly machineType: string;
+  /** VMs of all slices bound to it. */
+  readonly vms: number;
+  /** The pools bound to it (for messages). */
+  readonly pools: readonly string[];
+  /** The variable that names it (for messages). */
+  readonly env: string;
+}
+
+export interface ReservationChecksProps {
+  readonly project: string;
+  readonly zone: string;
+  readonly uses: readonly ReservationUse[];
+  /** PlaceholderGuard.precondition: no API call while a placeholder is left. */
+  readonly precondition: Precondition;
+}
+
+/** Construct id of a reservation's check: stable per reservation reference. */
+function reservationId(ref: string): string {
+  return ref.replace(/^projects\//, '').replace(/\/reservations\//, '-');
+}
+
+/**
+ * One `google_compute_reservation` data source per reservation: it exists in ZONE, is for the pools' machine type,
+ * and holds at least the VMs of every slice bound to it. Read at plan time: seconds, not a 15-minute cluster create
+ * followed by pools that never get nodes.
+ */
+export class ReservationChecks extends Construct {
+  public readonly reservations: readonly DataGoogleComputeReservation[];
+
+  constructor(scope: Construct, id: string, props: ReservationChecksProps) {
+    super(scope, id);
+    this.reservations = props.uses.map((use) => {
+      const ref = parseReservation(use.reservation);
+      if (!ref) throw new Error(`reservation check: '${use.reservation}' is not a reservation reference`);
+      const owner = ref.project ?? props.project;
+      const where = `zone ${props.zone} of project ${owner}`;
+      const pools = use.pools.join(', ');
+      return new DataGoogleComputeReservation(this, reservationId(use.reservation), {
+        name: ref.name,
+        zone: props.zone,
+        project: owner,
+        lifecycle: {
+          precondition: [props.precondition],
+          postcondition: [
+            {
+              condition: '${self.status != null && self.status != ""}',
+              errorMessage:
+                `Reservation '${ref.name}' (${use.env}) was not found in ${where}. A reservation is zonal: set ZONE to its zone, ` +
+                `or ${use.env} to its name (a shared one as projects/<owner>/reservations/<name>); list them with ` +
+                `gcloud compute reservations list --project=${owner}.`,
+            },
+            {
+              condition: `\${try(self.specific_reservation[0].instance_properties[0].machine_type, "") == ${hclString(use.machineType)}}`,
+              errorMessage:
+                `Reservation '${ref.name}' (${use.env}) in ${where} is not for ${use.machineType}, the machine type of ${pools}: ` +
+                `GKE would create the pools but never get a node. Use a reservation of ${use.machineType} VMs, or change ` +
+                'COMPUTE_TYPE/TOPOLOGY to what the reservation holds.',
+            },
+            {
+              condition: `\${try(self.specific_reservation[0].count, 0) >= ${use.vms}}`,
+              errorMessage:
+                `Reservation '${ref.name}' (${use.env}) in ${where} holds fewer than the ${use.vms} VMs of ${pools}: a multi-host ` +
+                'slice is created whole or not at all. Lower CLUSTER_NODEPOOL_COUNT or TOPOLOGY, or grow the reservation.',
+            },
+          ],
+        },
+      });
+    });
+  }
+}
+
+export interface PipelinePreflightProps {
+  readonly project: string;
+  /** Secret Manager secret that must hold an enabled token version. */
+  readonly hfTokenSecretId: string;
+  /** Every image the pipeline's pods pull; those in Artifact Registry are checked. */
+  readonly images: readonly string[];
+  /** PlaceholderGuard.precondition: no API call while a placeholder is left. */
+  readonly precondition: Precondition;
+  /** The command that adds the token version (for the message). */
+  readonly secretCommand: string;
+}
+
+/** Before a pipeline deploys: the token has a version (metadata only, never its value), and the images exist. */
+export class PipelinePreflight extends Construct {
+  public readonly tokenVersion: DataGoogleSecretManagerSecretVersion;
+  public readonly images: readonly DataGoogleArtifactRegistryDockerImage[];
+
+  constructor(scope: Construct, id: string, props: PipelinePreflightProps) {
+    super(scope, id);
+    this.tokenVersion = new DataGoogleSecretManagerSecretVersion(this, 'hf-token-version', {
+      project: props.project,
+      secret: props.hfTokenSecretId,
+      // Metadata only: the token's value is never read into state or a plan.
+      fetchSecretData: false,
+      lifecycle: {
+        precondition: [props.precondition],
+        postcondition: [
+          {
+            condition: '${self.destroy_time == null || self.destroy_time == ""}',
+            errorMessage:
+              `The newest version of secret '${props.hfTokenSecretId}' in project ${props.project} is destroyed: the pods would ` +
+              `get no Hugging Face token. Add one: ${props.secretCommand}`,
+          },
+        ],
+      },
+    });
+    const seen = new Set<string>();
+    const images: DataGoogleArtifactRegistryDockerImage[] = [];
+    for (const image of props.images) {
+      const ar = artifactRegistryImage(image);
+      if (!ar || seen.has(image)) continue;
+      seen.add(image);
+      const nameAndVersion = ar.tagOrDigest.startsWith('sha256:') ? `${ar.image}@${ar.tagOrDigest}` : `${ar.image}:${ar.tagOrDigest}`;
+      images.push(
+        new DataGoogleArtifactRegistryDockerImage(this, `image-${images.length}`, {
+          project: ar.project,
+          location: ar.location,
+          repositoryId: ar.repository,
+          imageName: nameAndVersion,
+          lifecycle: {
+            precondition: [props.precondition],
+            postcondition: [
+              {
+                condition: '${self.self_link != null && self.self_link != ""}',
+                errorMessage: `Image ${image} was not found in Artifact Registry: set CLOUD_IMAGE_NAME (or pipelines.<name>.image) to an image that exists.`,
+              },
+            ],
+          },
+        }),
+      );
+    }
+    this.images = images;
+  }
+}
