@@ -138,7 +138,7 @@ function tpuPoolRules(m: StackModel): Finding[] {
     if (!p.slice) {
       out.push(
         f('error', 'tpu-slice-unknown', p, `TPU pool ${p.name}: ${p.sliceError ?? 'no topology'}`,
-          'use a machine type and topology from the TPU v6e table (jobs/tpu.ts); set placement_policy.tpu_topology'),
+          'use a machine type and topology from the TPU table (jobs/tpu.ts); set placement_policy.tpu_topology'),
       );
       continue;
     }
@@ -192,7 +192,7 @@ function capacityRules(p: TpuPool): Finding[] {
   if (p.capacity === 'on-demand') {
     return [
       f('warning', 'tpu-on-demand', p,
-        `TPU pool ${p.name} has neither a reservation, spot nor flex-start: on-demand v6e capacity is rarely available and the pool may never come up`,
+        `TPU pool ${p.name} has neither a reservation, spot nor flex-start: on-demand TPU capacity is rarely available and the pool may never come up`,
         'set a reservation (RESERVATION), or spot / flex-start'),
     ];
   }

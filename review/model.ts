@@ -26,7 +26,7 @@ export interface TpuPool {
   readonly name: string;
   readonly machineType: string;
   readonly topology?: string;
-  /** Slice facts from the TPU table; undefined when machine type and topology do not form a v6e slice. */
+  /** Slice facts from the TPU table; undefined when machine type and topology do not form a slice of it. */
   readonly slice?: TpuSlice;
   /** Why `slice` is undefined. */
   readonly sliceError?: string;
@@ -294,7 +294,6 @@ export function durationSeconds(text: string | undefined): number | undefined {
 // ---------------------------------------------------------------------------------------------------------------
 // node pools
 
-const TPU_MACHINE_PREFIX = 'ct6e-';
 
 function poolName(r: TfResource): string {
   const name = str(r.attrs.name);
@@ -712,7 +711,8 @@ function kueueQuota(stack: string, r: TfResource, readChart?: ChartReader): Kueu
 export function extractStack(name: string, json: TerraformJson, readChart?: ChartReader): StackModel {
   const rs = resources(json);
   const pools = rs.filter((r) => r.type === 'google_container_node_pool');
-  const isTpu = (r: TfResource) => String(block(r.attrs.node_config)?.machine_type ?? '').startsWith(TPU_MACHINE_PREFIX);
+  // Any machine type of the TPU table (jobs/tpu.ts), every generation.
+  const isTpu = (r: TfResource) => isTpuMachineType(String(block(r.attrs.node_config)?.machine_type ?? ''));
   const allGrants = grants(name, rs, json);
   const jobsets = rs
     .filter((r) => r.type === 'kubernetes_manifest')

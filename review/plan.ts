@@ -10,6 +10,7 @@
 import { attributeChanges, AttributeChange, describeResource } from './diff';
 import type { Finding } from './findings';
 import type { TerraformJson } from './load';
+import { isTpuMachineType } from '../jobs/tpu';
 import { extractStack, isObj, JobSetStep } from './model';
 
 export type PlanAction = 'create' | 'update' | 'replace' | 'delete' | 'read' | 'no-op' | 'forget';
@@ -65,7 +66,7 @@ function jobSetOf(type: string, name: string, values: unknown): JobSetStep | und
 function isTpuPool(type: string, values: unknown): boolean {
   if (type !== 'google_container_node_pool' || !isObj(values)) return false;
   const nodeConfig = Array.isArray(values.node_config) ? values.node_config[0] : values.node_config;
-  return isObj(nodeConfig) && String(nodeConfig.machine_type ?? '').startsWith('ct6e-');
+  return isObj(nodeConfig) && isTpuMachineType(String(nodeConfig.machine_type ?? ''));
 }
 
 /** Terraform's `action_reason` values, in words. */

@@ -221,3 +221,13 @@ test('errors sort before warnings and notes', () => {
   const severities = run(infra).map((f) => f.severity);
   expect(severities).toEqual([...severities].sort((a, b) => ['error', 'warning', 'note'].indexOf(a) - ['error', 'warning', 'note'].indexOf(b)));
 });
+
+test('a TPU pool of another generation (v5p) is read as a slice of the TPU table', () => {
+  const infra = infraJson();
+  const pool = infra.resource.google_container_node_pool['tpu-32'];
+  pool.node_config.machine_type = 'ct5p-hightpu-4t';
+  pool.placement_policy.tpu_topology = '2x2x2';
+  pool.node_count = 2;
+  const model = extractStack('infra', infra);
+  expect(model.tpuPools.find((p) => p.machineType === 'ct5p-hightpu-4t')!.slice).toMatchObject({ acceleratorType: 'v5p-16', chips: 8, vms: 2 });
+});
