@@ -1,3 +1,4 @@
+import { ComputeResourcePolicy } from '@cdktf/provider-google/lib/compute-resource-policy';
 import { ContainerNodePool, ContainerNodePoolConfig } from '@cdktf/provider-google/lib/container-node-pool';
 import { Construct } from 'constructs';
 import { Capacity } from '../jobs/platform';
@@ -28,11 +29,23 @@ export interface TpuSlicePoolProps {
  */
 export class TpuSlicePool extends Construct {
   public readonly pool: ContainerNodePool;
+  /** The GCE workload policy a tpu7x multi-host slice is placed by. @default - none (COMPACT + tpu_topology) */
+  public readonly workloadPolicy?: ComputeResourcePolicy;
 
   constructor(scope: Construct, id: string, props: TpuSlicePoolProps) {
     super(scope, id);
     const { slice, capacity } = props;
     const flexStart = capacity.type === 'flex-start';
+    // tpu7x multi-host slices are placed by a HIGH_THROUGHPUT workload policy carrying the topology, named as xpk
+    // names it (AI-Hypercomputer/xpk v1.9.0 src/xpk/core/nodepool.py ensure_resource_policy_exists, scheduling.py
+    // get_placement_policy_name), instead of COMPACT + tpu_topology.
+    if (slice.requiresWorkloadPolicy) {
+      this.workloadPolicy = new ComputeResourcePolicy(this, 'workload-policy', {
+        name: `${props.name}-placement-policy`,
+        region: props.zone.replace(/-[a-z]$/, ''),
+        workloadPolicy: { type: 'HIGH_THROUGHPUT', acceleratorTopology: slice.topology },
+      });
+    }
     const config: ContainerNodePoolConfig = {
       name: props.name,
       cluster: props.clusterId,
@@ -42,7 +55,11 @@ export class TpuSlicePool extends Construct {
       autoscaling: flexStart
         ? { totalMinNodeCount: 0, totalMaxNodeCount: slice.vms, locationPolicy: 'ANY' }
         : undefined,
-      placementPolicy: slice.multiHost ? { type: 'COMPACT', tpuTopology: slice.topology } : undefined,
+      placementPolicy: this.workloadPolicy
+        ? { type: 'COMPACT', policyName: this.workloadPolicy.name }
+        : slice.multiHost
+          ? { type: 'COMPACT', tpuTopology: slice.topology }
+          : undefined,
       management: { autoRepair: !flexStart, autoUpgrade: true },
       nodeConfig: {
         machineType: slice.machineType,

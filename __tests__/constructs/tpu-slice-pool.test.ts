@@ -73,3 +73,33 @@ test('flex-start: autoscales 0 -> all VMs, auto-repair off, max run duration', (
     node_config: { flex_start: true, max_run_duration: '7200s' },
   });
 });
+
+test('GIVEN a tpu7x multi-host slice THEN a HIGH_THROUGHPUT workload policy with the topology places it (no tpu_topology)', () => {
+  const out = JSON.parse(
+    Testing.synthScope((scope) => {
+      new TpuSlicePool(scope, 'pool', {
+        name: 'tpu-tpu7x-2x2x2-0',
+        clusterId: 'c',
+        slice: tpuSlice('tpu7x-standard-4t', '2x2x2'),
+        zone: 'us-central1-c',
+        capacity: reservation,
+        serviceAccountEmail: 'np@p.iam.gserviceaccount.com',
+      });
+    }),
+  );
+  const [policy] = Object.values(out.resource.google_compute_resource_policy) as any[];
+  expect(policy).toEqual({
+    name: 'tpu-tpu7x-2x2x2-0-placement-policy',
+    region: 'us-central1',
+    workload_policy: { type: 'HIGH_THROUGHPUT', accelerator_topology: '2x2x2' },
+  });
+  const [pool] = Object.values(out.resource.google_container_node_pool) as any[];
+  expect(pool.node_count).toBe(2);
+  expect(pool.placement_policy).toEqual({ type: 'COMPACT', policy_name: expect.stringMatching(/^\$\{google_compute_resource_policy\.pool_workload-policy_\w+\.name\}$/) });
+});
+
+test('GIVEN a v5p multi-host slice THEN COMPACT placement with its 3-D topology, no workload policy', () => {
+  const pool = synthPool('ct5p-hightpu-4t', '2x2x2', reservation);
+  expect(pool.placement_policy).toEqual({ type: 'COMPACT', tpu_topology: '2x2x2' });
+  expect(pool.node_count).toBe(2);
+});
