@@ -7,6 +7,7 @@
 import * as fs from 'fs';
 import * as path from 'path';
 import { ZodIssue } from 'zod';
+import { GKE_LIMITS } from '../jobs/capacity';
 import { slicesForAcceleratorType, TpuSlice } from '../jobs/tpu';
 import { bucketDomainNotice, Config, configSchema, isDocumentationRange } from './schema';
 
@@ -219,6 +220,14 @@ export function loadConfig(options: LoadOptions = {}): LoadedConfig {
   const loadedBase = { file, sources };
   const bucketNotice = bucketDomainNotice(result.data.bucket, sourceOf(loadedBase, 'bucket'));
   if (bucketNotice) notices.push(bucketNotice);
+  // system + cpu-np + one pool per slice (+ the single-host pool).
+  const pools = 2 + result.data.tpu.slices + (result.data.singleHost?.enabled ? 1 : 0);
+  if (pools > GKE_LIMITS.nodePoolsBeforeAutoscalerSlowdown) {
+    notices.push(
+      `${sourceOf(loadedBase, 'tpu.slices')}: ${pools} node pools: above ${GKE_LIMITS.nodePoolsBeforeAutoscalerSlowdown} GKE's cluster autoscaler ` +
+        'slows down (GKE "Configure node pool auto-creation"); the CPU pool may take longer to scale',
+    );
+  }
   return {
     config: result.data,
     file,

@@ -111,3 +111,10 @@ describe('config errors in <= 100 ms for any input size', () => {
     expect(r.ms).toBeLessThan(100);
   });
 });
+
+test('more than 200 node pools: a notice that the autoscaler slows down', () => {
+  expect(loadConfig({ env: { CLUSTER_NODEPOOL_COUNT: '199' } }).notices).toEqual([
+    expect.stringMatching(/^CLUSTER_NODEPOOL_COUNT \(env\): 201 node pools: above 200 GKE's cluster autoscaler slows down/),
+  ]);
+  expect(loadConfig({ env: { CLUSTER_NODEPOOL_COUNT: '198' } }).notices).toEqual([]);
+});
