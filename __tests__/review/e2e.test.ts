@@ -86,15 +86,17 @@ maybe('review of the real synthesized app', () => {
   });
 
   test('--base synthesizes a git ref in a temporary worktree and diffs it', () => {
-    const before = fs.readFileSync(path.join(ROOT, '.git', 'HEAD'), 'utf8');
+    // The git dir: `.git` is a file in a linked worktree, so ask git where it is.
+    const gitDir = require('child_process').execFileSync('git', ['rev-parse', '--absolute-git-dir'], { cwd: ROOT, encoding: 'utf8' }).trim();
+    const before = fs.readFileSync(path.join(gitDir, 'HEAD'), 'utf8');
     const base = synthesizeRef(ROOT, 'HEAD');
     expect(base.outdir).toMatch(/^HEAD \([0-9a-f]{10}\)$/);
     expect(base.stacks.map((s) => s.name)).toContain('infra');
     const diffs = diffSyntheses(base, synthesis);
     expect(diffs.map((d) => d.stack)).toEqual(expect.arrayContaining(synthesis.stacks.map((s) => s.name)));
     // the worktree is gone and the checkout untouched
-    expect(fs.readFileSync(path.join(ROOT, '.git', 'HEAD'), 'utf8')).toBe(before);
-    const worktrees = fs.existsSync(path.join(ROOT, '.git', 'worktrees')) ? fs.readdirSync(path.join(ROOT, '.git', 'worktrees')) : [];
+    expect(fs.readFileSync(path.join(gitDir, 'HEAD'), 'utf8')).toBe(before);
+    const worktrees = fs.existsSync(path.join(gitDir, 'worktrees')) ? fs.readdirSync(path.join(gitDir, 'worktrees')) : [];
     expect(worktrees.filter((w) => w.startsWith('src'))).toEqual([]);
   });
 });
