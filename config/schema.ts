@@ -8,12 +8,12 @@
  */
 import { z } from 'zod';
 import { MACHINE_SHAPES } from '../jobs/machines';
+import { RUN_ID_PATTERN } from '../jobs/names';
 import { DEFAULT_RUN_ID } from '../jobs/pipeline';
 import { supportedTopologies, TPU_V6E_MACHINE_TYPES, TpuMachineType } from '../jobs/tpu';
 
 const CLUSTER_NAME = /^[a-z]([-a-z0-9]*[a-z0-9])?$/;
 const REGION = /^[a-z]+-[a-z]+[0-9]+$/;
-const RUN_ID = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/;
 const IPV4_CIDR = /^(\d{1,3})\.(\d{1,3})\.(\d{1,3})\.(\d{1,3})\/(\d{1,2})$/;
 
 /** Where a TPU pool's capacity comes from. */
@@ -205,8 +205,9 @@ export const configSchema = z
       }
     }
     for (const [name, p] of Object.entries(c.pipelines)) {
-      if (!RUN_ID.test(p.runId) || p.runId.length > 8) {
-        issue(['pipelines', name, 'runId'], `run id must be 1-8 lowercase letters, digits or dashes, got '${p.runId}'`);
+      // Format only: how long a run id may be depends on the pipeline's names (jobs/names.ts, checked when it is built).
+      if (!RUN_ID_PATTERN.test(p.runId)) {
+        issue(['pipelines', name, 'runId'], `run id must be lowercase letters, digits or dashes, starting and ending with a letter or digit, got '${p.runId}'`);
       }
       if (p.topology !== undefined) {
         checkTopology(p.machineType ?? c.tpu.machineType, p.topology, ['pipelines', name, 'topology'], issue);

@@ -110,7 +110,7 @@ export class JobSetStep extends Construct {
     const { step } = props;
     this.step = step;
     this.specHash = new SpecHash(this, 'SpecHash', step.specHash);
-    const timeout = `${step.timeoutMinutes}m`;
+    const timeout = `${step.waitMinutes}m`;
     this.jobSet = new Manifest(this, 'JobSet', {
       provider: props.provider,
       manifest: escapeTemplates(step.manifest),
