@@ -83,12 +83,14 @@ const pipeline = z
     image: z.string().optional(),
     /** Where the two checkpoint conversions run. */
     conversionOn: z.enum(['cpu', 'tpu']).optional(),
-    /** Per-step wait timeout, minutes. */
+    /** How long one attempt of each step may run, minutes (the Jobs' activeDeadlineSeconds). */
     timeoutMinutes: z
       .object({ 'to-maxtext': z.number().int().positive(), train: z.number().int().positive(), 'to-hf': z.number().int().positive() })
       .partial()
       .strict()
       .optional(),
+    /** How long a step may wait in Kueue's queue before the deploy stops waiting, minutes. @default 60 (DEFAULT_QUEUE_MINUTES) */
+    queueMinutes: z.number().int().min(0).max(10080).optional(),
     /** Restarts of a JobSet after infrastructure failures (preemption, maintenance, SIGTERM/SIGKILL). */
     maxRestarts: z.number().int().min(0).max(20).optional(),
     /** Retarget the pipeline to another slice shape that `infra` has. */

@@ -25,15 +25,16 @@ export const MAIN_CONTAINER = 'workload-container';
 export const RJOB = { head: 'pathways-head', worker: 'worker', slice: 'slice', convert: 'convert' } as const;
 
 /**
- * JAX version of the Pathways images. The proxy and server must match the JAX of the workload image: the
- * tutorials' tpu_post_training:0.2.4 pins jax 0.11.0 (MaxText extra_deps/tpu_post_train_overrides.txt).
- * gcluster and xpk default to `:latest`, which silently changes under a running pipeline; the review flags it.
+ * Pathways images. Only tags that can be shown to exist are used: `latest` is what the tutorials run (`gcluster job
+ * submit --pathways` and xpk default to it), and what MaxText's own Pathways CI runs at maxtext-v0.2.4
+ * (.github/workflows/run_pathways_tests.yml). No `jax-0.11.0` tag (the JAX of tpu_post_training:0.2.4) appears in any
+ * upstream source, and a missing tag would sit in ImagePullBackOff holding the slice until the deploy's wait ends.
+ * `latest` moves, so it is pulled Always and the plan review flags it: pin a digest you have checked with
+ * `gcloud artifacts docker images describe <image>:latest` in the recipe (`pathways.proxyImage` / `serverImage`).
  */
-export const PATHWAYS_JAX_VERSION = '0.11.0';
-/** Pathways images, tagged by JAX version (`jax-<version>`); a recipe may pin a digest instead. */
 export const PATHWAYS_IMAGES = {
-  proxy: `us-docker.pkg.dev/cloud-tpu-v2-images/pathways/proxy_server:jax-${PATHWAYS_JAX_VERSION}`,
-  server: `us-docker.pkg.dev/cloud-tpu-v2-images/pathways/server:jax-${PATHWAYS_JAX_VERSION}`,
+  proxy: 'us-docker.pkg.dev/cloud-tpu-v2-images/pathways/proxy_server:latest',
+  server: 'us-docker.pkg.dev/cloud-tpu-v2-images/pathways/server:latest',
 } as const;
 export const PATHWAYS_PORTS = { proxy: 29000, resourceManager: 29001, worker: 29005 } as const;
 
