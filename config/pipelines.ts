@@ -75,6 +75,7 @@ export function pipelineOptions(loaded: LoadedConfig, name: string): PipelineOpt
     image: entry.image,
     conversionOn: entry.conversionOn,
     timeoutMinutes: entry.timeoutMinutes,
+    queueMinutes: entry.queueMinutes,
     maxRestarts: entry.maxRestarts,
     machineType: entry.machineType,
     topology: entry.topology,

@@ -10,6 +10,7 @@ import { z } from 'zod';
 import { CAPACITY_TYPES, capacityOf, CapacityType, FLEX_START_MAX_RUN_HOURS, GKE_LIMITS, reservationProblem } from '../jobs/capacity';
 import { imageReferenceProblem } from '../jobs/image-ref';
 import { MACHINE_SHAPES } from '../jobs/machines';
+import { RUN_ID_PATTERN } from '../jobs/names';
 import { DEFAULT_RUN_ID } from '../jobs/pipeline';
 import { sliceProblem, tpuSlice, TPU_MACHINE_TYPES, TpuMachineType } from '../jobs/tpu';
 
@@ -17,7 +18,6 @@ export { CAPACITY_TYPES } from '../jobs/capacity';
 
 const CLUSTER_NAME = /^[a-z]([-a-z0-9]*[a-z0-9])?$/;
 const REGION = /^[a-z]+-[a-z]+[0-9]+$/;
-const RUN_ID = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/;
 const IPV4_CIDR = /^(\d{1,3})\.(\d{1,3})\.(\d{1,3})\.(\d{1,3})\/(\d{1,2})$/;
 
 /** Bucket naming rules (Cloud Storage "Bucket names"): the message says which one failed. */
@@ -157,12 +157,14 @@ const pipeline = z
     image: z.string().max(1024).optional(),
     /** Where the two checkpoint conversions run. */
     conversionOn: z.enum(['cpu', 'tpu']).optional(),
-    /** Per-step wait timeout, minutes. */
+    /** How long one attempt of each step may run, minutes (the Jobs' activeDeadlineSeconds). */
     timeoutMinutes: z
       .object({ 'to-maxtext': z.number().int().positive(), train: z.number().int().positive(), 'to-hf': z.number().int().positive() })
       .partial()
       .strict()
       .optional(),
+    /** How long a step may wait in Kueue's queue before the deploy stops waiting, minutes. @default 60 (DEFAULT_QUEUE_MINUTES) */
+    queueMinutes: z.number().int().min(0).max(10080).optional(),
     /** Restarts of a JobSet after infrastructure failures (preemption, maintenance, SIGTERM/SIGKILL). */
     maxRestarts: z.number().int().min(0).max(20).optional(),
     /** Retarget the pipeline to another slice shape that `infra` has. */
@@ -304,8 +306,9 @@ export const configSchema = z
       }
     }
     for (const [name, p] of Object.entries(c.pipelines)) {
-      if (!RUN_ID.test(p.runId) || p.runId.length > 8) {
-        issue(['pipelines', name, 'runId'], `run id must be 1-8 lowercase letters, digits or dashes, got '${p.runId}'`);
+      // Format only: how long a run id may be depends on the pipeline's names (jobs/names.ts, checked when it is built).
+      if (!RUN_ID_PATTERN.test(p.runId)) {
+        issue(['pipelines', name, 'runId'], `run id must be lowercase letters, digits or dashes, starting and ending with a letter or digit, got '${p.runId}'`);
       }
       if (p.topology !== undefined) {
         const problem = sliceProblem(p.machineType ?? c.tpu.machineType, p.topology);

@@ -1,7 +1,17 @@
+import { ComputeFirewall } from '@cdktf/provider-google/lib/compute-firewall';
 import { Release } from '@cdktf/provider-helm/lib/release';
 import { AssetType, ITerraformDependable, TerraformAsset } from 'cdktf';
 import { Construct } from 'constructs';
-import { kueueChartValues } from '../jobs/kueue';
+import { KUEUE_WEBHOOK_PORT, kueueChartValues } from '../jobs/kueue';
+
+/**
+ * Ports the API server calls on the controllers' pods: the JobSet webhook (charts/jobset/templates/controller/
+ * deployment.yaml @ v0.12.0: containerPort 9443), Kueue's webhook (Configuration webhook.port 9443) and Kueue's
+ * visibility API server (charts/kueue/templates/visibility/service.yaml @ v0.19.2: targetPort 8082). A private
+ * cluster's control plane reaches nodes on 443 and 10250 only; both webhooks fail closed (failurePolicy Fail), so
+ * without this rule no JobSet (and no Job) could be created.
+ */
+export const CONTROLLER_PORTS: readonly number[] = [...new Set([9443, KUEUE_WEBHOOK_PORT, 8082])];
 
 /** Where the controllers' charts are published (OCI, no `helm repo add` needed). */
 export const JOBSET_CHART_REPOSITORY = 'oci://registry.k8s.io/jobset/charts';
@@ -22,6 +32,17 @@ export interface ControllersProps {
   readonly dependsOn?: ITerraformDependable[];
   /** Helm timeout per release, seconds. @default 900 */
   readonly timeoutSeconds?: number;
+  /** Where the control plane calls the controllers' webhooks from, and on which nodes they run. */
+  readonly webhookAccess: {
+    /** Prefix of the firewall rule's name (the cluster name). */
+    readonly namePrefix: string;
+    /** VPC of the nodes. */
+    readonly network: string;
+    /** The control plane's range (private cluster). */
+    readonly controlPlaneCidr: string;
+    /** Service account of the nodes the controllers run on (the firewall rule's target). */
+    readonly nodeServiceAccount: string;
+  };
 }
 
 /**
@@ -34,10 +55,21 @@ export class Controllers extends Construct {
   public readonly jobset: Release;
   public readonly kueue: Release;
   public readonly queues: Release;
+  /** Lets the control plane reach the webhooks on the nodes. */
+  public readonly webhookFirewall: ComputeFirewall;
 
   constructor(scope: Construct, id: string, props: ControllersProps) {
     super(scope, id);
     const timeout = props.timeoutSeconds ?? 900;
+    this.webhookFirewall = new ComputeFirewall(this, 'webhooks', {
+      name: `${props.webhookAccess.namePrefix}-control-plane-to-webhooks`,
+      network: props.webhookAccess.network,
+      direction: 'INGRESS',
+      sourceRanges: [props.webhookAccess.controlPlaneCidr],
+      targetServiceAccounts: [props.webhookAccess.nodeServiceAccount],
+      allow: [{ protocol: 'tcp', ports: CONTROLLER_PORTS.map(String) }],
+      description: 'GKE control plane -> JobSet and Kueue webhooks and the Kueue visibility API',
+    });
     this.jobset = new Release(this, 'jobset', {
       name: 'jobset',
       repository: JOBSET_CHART_REPOSITORY,
@@ -47,7 +79,8 @@ export class Controllers extends Construct {
       createNamespace: true,
       wait: true,
       timeout,
-      dependsOn: props.dependsOn,
+      // The webhook must be reachable before Helm waits for the release and Kueue installs its objects.
+      dependsOn: [...(props.dependsOn ?? []), this.webhookFirewall],
     });
     this.kueue = new Release(this, 'kueue', {
       name: 'kueue',

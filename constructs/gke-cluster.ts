@@ -1,5 +1,7 @@
 import { ContainerCluster } from '@cdktf/provider-google/lib/container-cluster';
+import { Fn } from 'cdktf';
 import { Construct } from 'constructs';
+import { BuiltinData } from './builtin-data';
 import { PUBLIC_OPT_IN_NAME } from '../jobs/platform';
 import { PODS_RANGE, SERVICES_RANGE } from './network';
 
@@ -22,9 +24,20 @@ export interface GkeClusterProps {
   readonly deletionProtection?: boolean;
   /** Service account of the short-lived default node pool GKE creates and this construct removes. */
   readonly defaultPoolServiceAccount: string;
-  /** Control-plane range for private nodes. @default 172.16.0.32/28 */
+  /** Control-plane range for private nodes. @default DEFAULT_MASTER_CIDR (172.16.0.32/28) */
   readonly masterCidr?: string;
+  /**
+   * Days GKE may not upgrade nodes or the minor version, from the cluster's first apply (a NO_MINOR_OR_NODE_UPGRADES
+   * exclusion); 0 for none. GKE refuses an exclusion past the minor version's end of support. @default 30
+   */
+  readonly upgradeExclusionDays?: number;
 }
+
+/**
+ * When GKE may do automatic maintenance: weekend nights (UTC). A recurring window with a fixed first occurrence in
+ * the past, so the synthesized value never changes.
+ */
+export const MAINTENANCE_WINDOW = { startTime: '2026-01-03T02:00:00Z', endTime: '2026-01-03T08:00:00Z', recurrence: 'FREQ=WEEKLY;BYDAY=SA,SU' } as const;
 
 /**
  * Regional GKE Standard cluster for TPU post-training: private nodes, public endpoint limited to the
@@ -33,11 +46,24 @@ export interface GkeClusterProps {
  * resolves Google APIs to IPv6 and fails with errno 101). The default node pool is removed; pools are
  * separate resources so changing one never replaces the cluster.
  */
+/** Default control-plane range of the private cluster. */
+export const DEFAULT_MASTER_CIDR = '172.16.0.32/28';
+
 export class GkeCluster extends Construct {
   public readonly cluster: ContainerCluster;
+  /** The control plane's range: the source of its webhook calls to nodes. */
+  public readonly masterCidr: string;
 
   constructor(scope: Construct, id: string, props: GkeClusterProps) {
     super(scope, id);
+    this.masterCidr = props.masterCidr ?? DEFAULT_MASTER_CIDR;
+    const exclusionDays = props.upgradeExclusionDays ?? 30;
+    if (!(Number.isInteger(exclusionDays) && exclusionDays >= 0)) {
+      throw new Error(`cluster ${props.name}: upgradeExclusionDays must be a whole number of days >= 0, got ${exclusionDays}`);
+    }
+    // plantimestamp() at the first plan, kept: ignore_changes stops every later plan from moving it.
+    const exclusionStart =
+      exclusionDays > 0 ? new BuiltinData(this, 'upgrade-exclusion-start', '${plantimestamp()}', { ignoreChanges: ['input'] }) : undefined;
     const open = props.authorizedCidrs.filter((cidr) => cidr.endsWith('/0'));
     if (open.length > 0 && !props.allowPublicAccess) {
       throw new Error(
@@ -67,7 +93,7 @@ export class GkeCluster extends Construct {
       privateClusterConfig: {
         enablePrivateNodes: true,
         enablePrivateEndpoint: false,
-        masterIpv4CidrBlock: props.masterCidr ?? '172.16.0.32/28',
+        masterIpv4CidrBlock: this.masterCidr,
       },
       masterAuthorizedNetworksConfig: {
         gcpPublicCidrsAccessEnabled: false,
@@ -85,6 +111,23 @@ export class GkeCluster extends Construct {
       secretManagerConfig: { enabled: true },
       nodePoolDefaults: { nodeConfigDefaults: { gcfsConfig: { enabled: true } } },
       loggingConfig: { enableComponents: ['SYSTEM_COMPONENTS', 'WORKLOADS'] },
+      // Upgrades recreate nodes, and a multi-host TPU slice only as a whole: a running JobSet loses its slice. Node
+      // and minor upgrades are excluded for upgradeExclusionDays from the first apply (the start is stored once in
+      // terraform_data, so later plans do not move it; renew with -replace on that resource), and other maintenance
+      // happens in weekend night windows. Patch upgrades of the control plane do not touch nodes.
+      maintenancePolicy: {
+        recurringWindow: { ...MAINTENANCE_WINDOW },
+        maintenanceExclusion: exclusionDays > 0
+          ? [
+              {
+                exclusionName: 'no-minor-or-node-upgrades',
+                startTime: exclusionStart!.output,
+                endTime: Fn.timeadd(exclusionStart!.output, `${exclusionDays * 24}h`),
+                exclusionOptions: { scope: 'NO_MINOR_OR_NODE_UPGRADES' },
+              },
+            ]
+          : undefined,
+      },
       lifecycle: { ignoreChanges: ['node_config'] },
     });
   }

@@ -27,15 +27,17 @@
  *    again). An unchanged pipeline plans no change. Chaining hashes rather than pointing replace_triggered_by at the
  *    previous manifest keeps provider-side drift on an earlier JobSet from re-running later steps.
  *
- * 4. Interrupted waits never silently replace a running JobSet. When the wait ends in error (timeout, Ctrl-C,
- *    killed runner), the provider returns no new state for the create (apply.go returns before setting NewState),
- *    so Terraform records nothing: the JobSet keeps running in the cluster but is not in state, and is NOT tainted.
- *    The next deploy plans a create and the apply fails with "Cannot create resource that already exists"
- *    (apply.go checks before a create) instead of deleting it. The user waits for it to end, then imports it
- *    (`terraform -chdir=cdktf.out/stacks/<stack> import '<address>' 'apiVersion=jobset.x-k8s.io/v1alpha2,kind=JobSet,namespace=<ns>,name=<jobset>'`),
- *    after which the gate checks it Completed before the next step starts; or deletes it with kubectl to re-run the
- *    step. (If a future provider version started returning partial state on a failed wait, the object would be
- *    tainted instead, and `terraform untaint` is the equivalent fix.) See README, "If a deploy is interrupted while it waits".
+ * 4. How a wait can end without the JobSet ending, and what Terraform then does (manifest/provider/apply.go @ v2.38.0):
+ *    - the wait reaches `timeouts.create`: the waiter returns a WaiterError, apply.go adds "Operation timed out" and
+ *      still reads the object and returns it as NewState. A create that returns an error AND state is recorded as
+ *      tainted, so the next plan replaces (deletes and re-creates) the JobSet, which may still be training. The wait is
+ *      therefore derived from the Jobs' own deadlines (jobs/pipeline.ts `waitMinutes`: queue allowance + every attempt
+ *      the failure policy allows), so an admitted JobSet ends by itself first; and the plan review reports a tainted
+ *      step with the exact `terraform untaint` command (README, "How long a deploy waits, and if it stops waiting").
+ *    - Ctrl-C, a killed runner, or an API error during the wait: apply.go returns without NewState, so the JobSet keeps
+ *      running in the cluster but is not in state; the next create fails with "Cannot create resource that already
+ *      exists" instead of deleting it. Wait for it, then import it (or delete it with kubectl to run the step again).
+ *    Credentials cannot expire during a wait: the provider uses exec credentials (constructs/cluster-access.ts).
  *
  * No `ttlSecondsAfterFinished`: a finished JobSet must stay so Terraform does not plan it again (DESIGN).
  */
@@ -110,7 +112,7 @@ export class JobSetStep extends Construct {
     const { step } = props;
     this.step = step;
     this.specHash = new SpecHash(this, 'SpecHash', step.specHash);
-    const timeout = `${step.timeoutMinutes}m`;
+    const timeout = `${step.waitMinutes}m`;
     this.jobSet = new Manifest(this, 'JobSet', {
       provider: props.provider,
       manifest: escapeTemplates(step.manifest),

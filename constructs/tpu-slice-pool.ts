@@ -50,11 +50,16 @@ export class TpuSlicePool extends Construct {
       name: props.name,
       cluster: props.clusterId,
       nodeLocations: [props.zone],
-      // Reserved and spot slices: a fixed size. Flex-start: GKE scales 0 -> all VMs of the slice at once.
+      // Reserved and spot slices: a fixed size. Flex-start: GKE scales 0 -> all VMs of the slice at once, with
+      // per-zone limits (Cluster Toolkit modules/compute/gke-node-pool: total_* limits break TPU flex-start); the pool
+      // has one zone, so per zone is the whole slice.
       nodeCount: flexStart ? undefined : slice.vms,
-      autoscaling: flexStart
-        ? { totalMinNodeCount: 0, totalMaxNodeCount: slice.vms, locationPolicy: 'ANY' }
-        : undefined,
+      autoscaling: flexStart ? { minNodeCount: 0, maxNodeCount: slice.vms, locationPolicy: 'ANY' } : undefined,
+      // An upgrade replaces nodes one at a time without a surge node (there is no spare reserved capacity to surge
+      // into); a multi-host slice is recreated as a whole either way, which the cluster's maintenance exclusion
+      // keeps away from running work (constructs/gke-cluster.ts). Flex-start nodes are short-lived: GKE recreates
+      // them rather than upgrading in place.
+      upgradeSettings: flexStart ? { strategy: 'SHORT_LIVED' } : { strategy: 'SURGE', maxSurge: 0, maxUnavailable: 1 },
       placementPolicy: this.workloadPolicy
         ? { type: 'COMPACT', policyName: this.workloadPolicy.name }
         : slice.multiHost

@@ -9,7 +9,7 @@
  * anchor-cluster-toolkit.md §3.5/3.6) minus `ttlSecondsAfterFinished` (DESIGN: a TTL makes Terraform re-create and
  * re-run a finished JobSet) and minus `privileged` (the cgroup hack it served is a real memory limit here).
  */
-import { ReplicatedJobShape } from './names';
+import { CoordinatorShape, ReplicatedJobShape } from './names';
 import { hfTokenVolume, hfTokenVolumeMount } from './secrets';
 import { TPU_TOLERATION, TpuSlice } from './tpu';
 import { ContainerResources, EnvMap } from './recipes/types';
@@ -25,15 +25,16 @@ export const MAIN_CONTAINER = 'workload-container';
 export const RJOB = { head: 'pathways-head', worker: 'worker', slice: 'slice', convert: 'convert' } as const;
 
 /**
- * JAX version of the Pathways images. The proxy and server must match the JAX of the workload image: the
- * tutorials' tpu_post_training:0.2.4 pins jax 0.11.0 (MaxText extra_deps/tpu_post_train_overrides.txt).
- * gcluster and xpk default to `:latest`, which silently changes under a running pipeline; the review flags it.
+ * Pathways images. Only tags that can be shown to exist are used: `latest` is what the tutorials run (`gcluster job
+ * submit --pathways` and xpk default to it), and what MaxText's own Pathways CI runs at maxtext-v0.2.4
+ * (.github/workflows/run_pathways_tests.yml). No `jax-0.11.0` tag (the JAX of tpu_post_training:0.2.4) appears in any
+ * upstream source, and a missing tag would sit in ImagePullBackOff holding the slice until the deploy's wait ends.
+ * `latest` moves, so it is pulled Always and the plan review flags it: pin a digest you have checked with
+ * `gcloud artifacts docker images describe <image>:latest` in the recipe (`pathways.proxyImage` / `serverImage`).
  */
-export const PATHWAYS_JAX_VERSION = '0.11.0';
-/** Pathways images, tagged by JAX version (`jax-<version>`); a recipe may pin a digest instead. */
 export const PATHWAYS_IMAGES = {
-  proxy: `us-docker.pkg.dev/cloud-tpu-v2-images/pathways/proxy_server:jax-${PATHWAYS_JAX_VERSION}`,
-  server: `us-docker.pkg.dev/cloud-tpu-v2-images/pathways/server:jax-${PATHWAYS_JAX_VERSION}`,
+  proxy: 'us-docker.pkg.dev/cloud-tpu-v2-images/pathways/proxy_server:latest',
+  server: 'us-docker.pkg.dev/cloud-tpu-v2-images/pathways/server:latest',
 } as const;
 export const PATHWAYS_PORTS = { proxy: 29000, resourceManager: 29001, worker: 29005 } as const;
 
@@ -113,6 +114,11 @@ export interface JobSetCommon {
   readonly pod: PodCommon;
   /** JobSet restarts on infrastructure failures. */
   readonly maxRestarts: number;
+  /**
+   * How long one attempt may run: every Job's `activeDeadlineSeconds` (counted from the Job's start, i.e. from
+   * Kueue's admission; reset when Kueue suspends it). Past it the Job fails with DeadlineExceeded and the JobSet fails.
+   */
+  readonly activeDeadlineSeconds: number;
 }
 
 /** What a builder returns: the manifest and the replicated job shapes (for name checks and logs). */
@@ -121,14 +127,24 @@ export interface BuiltJobSet {
   readonly replicatedJobs: readonly ReplicatedJobShape[];
   /** Replicated job whose pod 0/0 runs the step's main container (for `kubectl logs`). */
   readonly mainReplicatedJob: string;
+  /** The coordinator pod. @default - none */
+  readonly coordinator?: CoordinatorShape;
 }
 
-/** JobSet failure policy: application errors (PodFailurePolicy) fail the JobSet, everything else restarts it. */
+/**
+ * Job failure reasons that fail the JobSet at once: an application exit code (PodFailurePolicy) and an attempt that
+ * ran past its deadline (DeadlineExceeded: restarting it would run past the deploy's wait). Any other reason
+ * (BackoffLimitExceeded after a disruption or an infrastructure exit code) matches no rule, and JobSet's default
+ * action restarts the JobSet while restarts < maxRestarts (jobset v0.12.0 pkg/controllers/failure_policy.go).
+ */
+export const FAIL_JOBSET_REASONS: readonly string[] = ['PodFailurePolicy', 'DeadlineExceeded'];
+
+/** JobSet failure policy: application errors and deadlines fail the JobSet, everything else restarts it. */
 export function jobSetFailurePolicy(maxRestarts: number): Obj {
   return {
     maxRestarts,
     restartStrategy: 'BlockingRecreate',
-    rules: [{ name: 'FailJobSetOnApplicationError', action: 'FailJobSet', onJobFailureReasons: ['PodFailurePolicy'] }],
+    rules: [{ name: 'FailJobSetOnApplicationErrorOrDeadline', action: 'FailJobSet', onJobFailureReasons: [...FAIL_JOBSET_REASONS] }],
   };
 }
 
@@ -209,15 +225,23 @@ interface ReplicatedJobInput {
   readonly pods: number;
   /** Node label whose value a Job gets to itself. @default - none */
   readonly exclusiveTopology?: string;
-  /** Whether the main container's exit code decides (pod failure policy); Pathways workers leave that to the head. */
+  /**
+   * Whether the main container's exit code decides (pod failure policy, restartPolicy Never, backoffLimit 0). Pathways
+   * workers leave that to the head and restart in place instead (restartPolicy OnFailure, backoffLimit 4 x pods), as
+   * xpk (src/xpk/templates/pathways_workload_create.yaml.j2) and the PathwaysJob controller (NumVMs*4) run them.
+   */
   readonly mainContainerDecides: boolean;
   /** Pod spec fields beyond the service account and restart policy. */
   readonly podSpec: Obj;
 }
 
+/** Container restarts in place a Pathways worker Job allows per pod (xpk and PathwaysJob: 4 x VMs per Job). */
+export const PATHWAYS_WORKER_RESTARTS_PER_POD = 4;
+
 /**
- * One replicated job of indexed Jobs: no retries inside a Job (backoffLimit 0, restartPolicy Never; restarts are
- * the JobSet's, see failurePolicy), the pipeline's pod labels and service account.
+ * One replicated job of indexed Jobs, the pipeline's pod labels and service account, and the attempt's deadline.
+ * Pods whose main container decides run once (backoffLimit 0, restartPolicy Never: retries are the JobSet's, see
+ * failurePolicy; a podFailurePolicy requires Never); the others restart in place (OnFailure).
  */
 function replicatedJob(common: JobSetCommon, r: ReplicatedJobInput): Obj {
   return {
@@ -229,11 +253,16 @@ function replicatedJob(common: JobSetCommon, r: ReplicatedJobInput): Obj {
         completionMode: 'Indexed',
         parallelism: r.pods,
         completions: r.pods,
-        backoffLimit: 0,
+        backoffLimit: r.mainContainerDecides ? 0 : PATHWAYS_WORKER_RESTARTS_PER_POD * r.pods,
+        activeDeadlineSeconds: common.activeDeadlineSeconds,
         podFailurePolicy: r.mainContainerDecides ? podFailurePolicy(MAIN_CONTAINER) : undefined,
         template: {
           metadata: podMetadata(common.pod),
-          spec: { serviceAccountName: common.pod.serviceAccountName, restartPolicy: 'Never', ...r.podSpec },
+          spec: {
+            serviceAccountName: common.pod.serviceAccountName,
+            restartPolicy: r.mainContainerDecides ? 'Never' : 'OnFailure',
+            ...r.podSpec,
+          },
         },
       },
     },
@@ -291,9 +320,10 @@ export function multiHostJaxJobSet(
           containers: [
             mainContainer(main, [], {
               resources: { ...resources(main.resources), limits: { ...main.resources?.limits, ...slice.podResources } },
+              volumeMounts: [DSHM_MOUNT, hfTokenVolumeMount()],
             }),
           ],
-          volumes: [hfTokenVolume(common.pod.pipeline)],
+          volumes: [DSHM, hfTokenVolume(common.pod.pipeline)],
         },
       }),
     ],
@@ -323,6 +353,13 @@ export interface PathwaysInput {
 }
 
 const COORDINATOR = "metadata.labels['jobset.sigs.k8s.io/coordinator']";
+/**
+ * A memory-backed /dev/shm for pods that run JAX/vLLM on the TPU VM: the container runtime's default is 64 MiB, which
+ * vLLM's and JAX's shared-memory transfers exhaust (xpk mounts the same emptyDir `medium: Memory` on every workload
+ * pod, src/xpk/templates). It counts against the pod's memory like any tmpfs.
+ */
+const DSHM = { name: 'dshm', emptyDir: { medium: 'Memory' } };
+const DSHM_MOUNT = { name: 'dshm', mountPath: '/dev/shm' };
 const ABSL = { ABSL_FLAGS: '--pathways_pipe_unreachable_timeout=60s' };
 const SHARED_TMP = { name: 'shared-tmp', hostPath: { path: '/tmp', type: 'DirectoryOrCreate' } };
 const SHARED_TMP_MOUNT = { name: 'shared-tmp', mountPath: '/tmp' };
@@ -338,8 +375,9 @@ export function pathwaysHeadResources(workload: ContainerResources | undefined):
  * JAX_BACKEND_TARGET) and `worker` (`pathways-worker`, one replicated job per slice, one pod per VM, exclusive per
  * node pool). Coordinator = head, startup InOrder, success = head succeeded.
  *
- * Workers run without a podFailurePolicy: any worker failure fails its Job (backoffLimit 0) and restarts the JobSet
- * (bounded by maxRestarts); whether the run is an application failure is decided by the head's workload container.
+ * Workers run without a podFailurePolicy and restart in place (OnFailure, backoffLimit 4 x VMs): a worker that crashes
+ * comes back and rejoins the resource manager; only a Job that exhausts its backoff fails and restarts the JobSet
+ * (bounded by maxRestarts). Whether the run is an application failure is decided by the head's workload container.
  */
 export function pathwaysJobSet(common: JobSetCommon, main: MainContainer, pw: PathwaysInput): BuiltJobSet {
   const serverImage = pw.serverImage ?? PATHWAYS_IMAGES.server;
@@ -409,7 +447,7 @@ export function pathwaysJobSet(common: JobSetCommon, main: MainContainer, pw: Pa
       volumes: [SHARED_TMP, hfTokenVolume(common.pod.pipeline)],
     },
   });
-  // Workers have no pod failure policy: any worker failure restarts the JobSet; the head decides success.
+  // Workers have no pod failure policy: they restart in place; the head decides success.
   const worker = replicatedJob(common, {
     name: RJOB.worker,
     replicas: pw.slices,
@@ -445,8 +483,9 @@ export function pathwaysJobSet(common: JobSetCommon, main: MainContainer, pw: Pa
       volumes: [SHARED_TMP],
     },
   });
+  const coordinator: CoordinatorShape = { replicatedJob: RJOB.head, jobIndex: 0, podIndex: 0 };
   const manifest = baseJobSet(common, {
-    coordinator: { replicatedJob: RJOB.head, jobIndex: 0, podIndex: 0 },
+    coordinator,
     startupPolicy: { startupPolicyOrder: 'InOrder' },
     successPolicy: { operator: 'All', targetReplicatedJobs: [RJOB.head] },
     replicatedJobs: [head, worker],
@@ -458,6 +497,7 @@ export function pathwaysJobSet(common: JobSetCommon, main: MainContainer, pw: Pa
       { name: RJOB.worker, replicas: pw.slices, parallelism: pw.slice.vms },
     ],
     mainReplicatedJob: RJOB.head,
+    coordinator,
   };
 }
 

@@ -172,6 +172,47 @@ export function patchLines(patches: SourcePatches | undefined): string[] {
   return lines;
 }
 
+/**
+ * What a failed conversion printed when the failure was a transient service error rather than its own: Hugging Face
+ * (huggingface_hub raises requests' HTTPError, "429 Client Error: Too Many Requests", "503 Server Error") and Cloud
+ * Storage (google.api_core exceptions TooManyRequests, ServiceUnavailable, InternalServerError, gcsfs HttpError), and
+ * dropped connections. Extended POSIX regex (grep -E).
+ */
+export const TRANSIENT_ERROR_PATTERN =
+  '429 Client Error|5[0-9][0-9] Server Error|TooManyRequests|ServiceUnavailable|InternalServerError|BadGateway|GatewayTimeout|' +
+  'Connection reset by peer|RemoteDisconnected|ReadTimeout|ConnectTimeout';
+/** How long a conversion waits before its one retry after a transient error, seconds. */
+export const TRANSIENT_RETRY_DELAY_SECONDS = 60;
+
+/**
+ * Shell lines that run `command` (streaming its output to the log as usual) and, when it exits 1-127 and its output
+ * matches TRANSIENT_ERROR_PATTERN, run it once more with `exec`; any other failure exits with the command's code, so
+ * the pod failure policy still sees application errors (FailJobSet) and signals (restart) as before. SIGTERM is passed
+ * on to the command (bash is PID 1 and would otherwise ignore it).
+ */
+export function retryOnceOnTransient(command: string, delaySeconds: number = TRANSIENT_RETRY_DELAY_SECONDS): string[] {
+  return [
+    'attempt_log="$(mktemp)"',
+    'exec 3> >(tee "$attempt_log"); tee_pid=$!',
+    `${command} >&3 2>&3 &`,
+    'child=$!',
+    `trap 'kill -TERM "$child" 2>/dev/null' TERM`,
+    'set +e',
+    'wait "$child"; rc=$?',
+    'while kill -0 "$child" 2>/dev/null; do wait "$child"; rc=$?; done',
+    'set -e',
+    'trap - TERM',
+    'exec 3>&-',
+    'while kill -0 "$tee_pid" 2>/dev/null; do sleep 0.1; done',
+    `if [ "$rc" -ne 0 ] && [ "$rc" -lt 128 ] && grep -Eq '${TRANSIENT_ERROR_PATTERN}' "$attempt_log"; then`,
+    `  echo "transient service error (exit $rc); retrying once in ${delaySeconds}s"`,
+    `  sleep ${delaySeconds}`,
+    `  exec ${command}`,
+    'fi',
+    'exit "$rc"',
+  ];
+}
+
 /** What a step's container script does around the MaxText call. */
 export interface ScriptOptions {
   /** Exit 0 on every pod but completion index 0 (the tutorials' `[ "$JOB_COMPLETION_INDEX" != "0" ] ||`). @default false */
@@ -184,6 +225,8 @@ export interface ScriptOptions {
    * @default - always run
    */
   readonly skipIfExists?: string;
+  /** Run the call once more after a transient service error (retryOnceOnTransient). @default false */
+  readonly retryTransientOnce?: boolean;
 }
 
 /**
@@ -207,7 +250,8 @@ export function buildScript(inv: Invocation, options: ScriptOptions = {}): strin
   // Assign then export, so a missing secret file fails the script (export would mask the failure).
   lines.push(`HF_TOKEN="$(cat ${HF_TOKEN_FILE})"`, 'export HF_TOKEN');
   lines.push(...(options.prelude ?? []));
-  lines.push(`exec ${renderInvocation(inv)}`);
+  if (options.retryTransientOnce) lines.push(...retryOnceOnTransient(renderInvocation(inv)));
+  else lines.push(`exec ${renderInvocation(inv)}`);
   return lines.join('\n');
 }
 

@@ -1,7 +1,9 @@
 /**
- * Kubernetes names of pipeline objects, derived from the stack, run id and step, and checked against the
- * limits JobSet enforces (pod names `<jobset>-<replicatedJob>-<jobIndex>-<podIndex>-xxxxx` must be a
- * DNS-1035 label of at most 63 characters). Pure; no cdktf.
+ * Kubernetes names of pipeline objects, derived from the stack, run id and step, and checked against every name and
+ * label value the JobSet controller derives from them (kubernetes-sigs/jobset v0.12.0 pkg/webhooks/jobset_webhook.go):
+ * Job names `<jobset>-<rjob>-<jobIndex>` and pod names `<jobset>-<rjob>-<jobIndex>-<podIndex>-xxxxx` are DNS-1035
+ * labels of at most 63 characters; the headless Service (subdomain, the JobSet name) too; with a coordinator, the
+ * label value `<jobset>-<rjob>-<jobIndex>-<podIndex>.<subdomain>` is at most 63 characters. Pure; no cdktf.
  */
 
 /** Maximum length of a DNS-1035 label (pod names, JobSet names, label values). */
@@ -10,7 +12,8 @@ export const MAX_LABEL = 63;
 export const POD_SUFFIX_LENGTH = 6;
 
 const DNS_1035 = /^[a-z]([-a-z0-9]*[a-z0-9])?$/;
-const RUN_ID = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/;
+/** Run ids: lowercase letters, digits and '-', starting and ending alphanumeric (the one definition; config uses it). */
+export const RUN_ID_PATTERN = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/;
 
 /** One replicated job of a JobSet, as far as names are concerned. */
 export interface ReplicatedJobShape {
@@ -19,9 +22,24 @@ export interface ReplicatedJobShape {
   readonly parallelism: number;
 }
 
-/** Checks a run id: lowercase letters, digits and '-', starting and ending alphanumeric. */
+/** The JobSet's coordinator pod (Pathways head). */
+export interface CoordinatorShape {
+  readonly replicatedJob: string;
+  readonly jobIndex: number;
+  readonly podIndex: number;
+}
+
+/** What a step's names depend on besides the JobSet name. */
+export interface JobSetNameShape {
+  readonly step: string;
+  readonly replicatedJobs: readonly ReplicatedJobShape[];
+  /** @default - no coordinator */
+  readonly coordinator?: CoordinatorShape;
+}
+
+/** Checks a run id's format: lowercase letters, digits and '-', starting and ending with a letter or digit. */
 export function checkRunId(runId: string, source: string): void {
-  if (!RUN_ID.test(runId)) {
+  if (!RUN_ID_PATTERN.test(runId)) {
     throw new Error(
       `${source}.runId must be lowercase letters, digits and '-', starting and ending with a letter or digit, got '${runId}'`,
     );
@@ -38,22 +56,49 @@ export function longestPodName(jobSet: string, rjob: ReplicatedJobShape): string
   return `${jobSet}-${rjob.name}-${rjob.replicas - 1}-${rjob.parallelism - 1}-xxxxx`;
 }
 
-/**
- * Throws when a name the JobSet controller derives would be invalid: the JobSet name itself, or a pod name
- * over 63 characters. The message says how many characters the run id may have.
- */
-export function checkJobSetNames(jobSet: string, rjobs: readonly ReplicatedJobShape[], source: string): void {
-  if (!DNS_1035.test(jobSet) || jobSet.length > MAX_LABEL) {
-    throw new Error(`${source}: JobSet name '${jobSet}' must be a DNS-1035 label of at most ${MAX_LABEL} characters`);
+/** The coordinator label value JobSet puts on every pod (`jobset.sigs.k8s.io/coordinator`); subdomain = JobSet name. */
+export function coordinatorEndpoint(jobSet: string, c: CoordinatorShape): string {
+  return `${jobSet}-${c.replicatedJob}-${c.jobIndex}-${c.podIndex}.${jobSet}`;
+}
+
+/** Every name or label value the JobSet controller would derive that is invalid, as `what 'value' (length)`. */
+export function jobSetNameProblems(jobSet: string, shape: JobSetNameShape): string[] {
+  const problems: string[] = [];
+  const label = (what: string, value: string) => {
+    if (!DNS_1035.test(value)) problems.push(`${what} '${value}' is not a DNS-1035 label`);
+    else if (value.length > MAX_LABEL) problems.push(`${what} '${value}' is ${value.length} characters, over the ${MAX_LABEL} JobSet allows`);
+  };
+  label('JobSet name (and Service)', jobSet);
+  for (const rjob of shape.replicatedJobs) {
+    label('Job name', `${jobSet}-${rjob.name}-${rjob.replicas - 1}`);
+    label('pod name', longestPodName(jobSet, rjob));
   }
-  for (const rjob of rjobs) {
-    const pod = longestPodName(jobSet, rjob);
-    if (pod.length > MAX_LABEL) {
-      const over = pod.length - MAX_LABEL;
+  if (shape.coordinator) {
+    const value = coordinatorEndpoint(jobSet, shape.coordinator);
+    if (value.length > MAX_LABEL) problems.push(`coordinator label value '${value}' is ${value.length} characters, over the ${MAX_LABEL} JobSet allows`);
+  }
+  return problems;
+}
+
+/** The longest run id whose derived names are all valid for these steps of `stack`. */
+export function runIdLimit(stack: string, shapes: readonly JobSetNameShape[]): number {
+  let n = 0;
+  while (n < MAX_LABEL && shapes.every((s) => jobSetNameProblems(jobSetName(stack, 'r'.repeat(n + 1), s.step), s).length === 0)) n++;
+  return n;
+}
+
+/** Throws when a derived name is invalid, naming the problem and how long run ids of this stack may be. */
+export function checkJobSetNames(stack: string, runId: string, shapes: readonly JobSetNameShape[], source: string): void {
+  for (const shape of shapes) {
+    const name = jobSetName(stack, runId, shape.step);
+    const problems = jobSetNameProblems(name, shape);
+    const tooLong = problems.find((p) => p.includes(' characters, over the '));
+    if (tooLong) {
       throw new Error(
-        `${source}: pod name '${pod}' is ${pod.length} characters, over the ${MAX_LABEL} JobSet allows; ` +
-          `shorten the run id by at least ${over} characters`,
+        `${source}.runId '${runId}' is too long: run ids of ${stack} may have at most ${runIdLimit(stack, shapes)} characters ` +
+          `(JobSet ${name}: ${tooLong})`,
       );
     }
+    if (problems.length > 0) throw new Error(`${source}: ${problems[0]}`);
   }
 }

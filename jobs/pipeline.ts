@@ -28,7 +28,7 @@ import {
   trainInvocation,
   trainPrelude,
 } from './maxtext';
-import { checkJobSetNames, checkRunId, jobSetName } from './names';
+import { checkJobSetNames, checkRunId, jobSetName, JobSetNameShape, runIdLimit } from './names';
 import { Platform } from './platform';
 import { ContainerResources, JsonValue, MaxTextArgs, Recipe, StepName, STEP_NAMES } from './recipes/types';
 import { buildSecretProviderClass } from './secrets';
@@ -52,8 +52,13 @@ export interface PipelineOptions {
   readonly image?: string;
   /** Where the conversions run: the CPU pool, or the slice as the tutorials do. @default - the recipe's (`cpu`) */
   readonly conversionOn?: 'cpu' | 'tpu';
-  /** How long a deploy waits for each step, minutes. @default - the recipe's timeoutMinutes */
+  /**
+   * How long one attempt of each step may run, minutes (every Job's activeDeadlineSeconds; queueing not included).
+   * @default - the recipe's timeoutMinutes
+   */
   readonly timeoutMinutes?: Partial<Record<StepName, number>>;
+  /** How long a step may wait in Kueue's queue before the deploy stops waiting, minutes. @default DEFAULT_QUEUE_MINUTES */
+  readonly queueMinutes?: number;
   /** JobSet restarts on infrastructure failure, for every step. @default - the recipe's maxRestarts per step */
   readonly maxRestarts?: number;
   /** Retarget the training slice (must exist in infra). @default - the recipe's slice */
@@ -73,10 +78,19 @@ export interface PipelineStep {
   readonly namespace: string;
   /** The JobSet manifest (pure Kubernetes content). */
   readonly manifest: Record<string, unknown>;
+  /** How long one attempt may run (the Jobs' activeDeadlineSeconds), minutes. */
   readonly timeoutMinutes: number;
   readonly maxRestarts: number;
+  /**
+   * How long the deploy waits for the JobSet to end (`timeouts.create`), minutes: the queue allowance plus every
+   * attempt the failure policy allows plus a margin, so the JobSet ends by itself (Completed, or Failed on its
+   * deadline) before Terraform's wait gives up. See waitMinutes().
+   */
+  readonly waitMinutes: number;
   /** `kubectl logs` for the step's main pod (job 0, pod 0, main container). */
   readonly logsCommand: string;
+  /** What the JobSet controller derives names from (replicated jobs, coordinator). */
+  readonly nameShape: JobSetNameShape;
   /** `kubectl get jobset` for the step. */
   readonly statusCommand: string;
   /** Where the step runs. */
@@ -114,6 +128,22 @@ export interface Pipeline {
   readonly labels: Readonly<Record<string, string>>;
   /** Warnings for the user (a tight HBM fit), printed once by main.ts. */
   readonly notices: readonly string[];
+}
+
+/** Default allowance for a step waiting in Kueue's queue (for quota or a slice to free up), minutes. */
+export const DEFAULT_QUEUE_MINUTES = 60;
+/** Margin for the JobSet controller to recreate Jobs between attempts and set its terminal state, minutes per attempt. */
+export const ATTEMPT_MARGIN_MINUTES = 10;
+
+/**
+ * The deploy's wait for a step: queue + (maxRestarts + 1) x (attempt deadline + margin). A wait that reaches
+ * `timeouts.create` returns "Operation timed out" AND state (hashicorp/terraform-provider-kubernetes v2.38.0,
+ * manifest/provider/apply.go: on a WaiterError it reads the object and sets NewState), so Terraform records the create
+ * as tainted and the next apply would replace (kill and restart) a JobSet that may still be training. Deriving the
+ * wait from the Jobs' own deadlines makes the JobSet end first unless it queued longer than `queueMinutes`.
+ */
+export function waitMinutes(runMinutes: number, maxRestarts: number, queueMinutes: number): number {
+  return queueMinutes + (maxRestarts + 1) * (runMinutes + ATTEMPT_MARGIN_MINUTES);
 }
 
 /** Canonical JSON (sorted keys) for hashing. */
@@ -272,6 +302,21 @@ export function buildPipeline(recipe: Recipe, platform: Platform, options: Pipel
     'tpu-post-training/pipeline': resolved.name,
     'tpu-post-training/run-id': options.runId,
   };
+  const runMinutes = (step: StepName) => options.timeoutMinutes?.[step] ?? resolved.timeoutMinutes[step];
+  const restarts = (step: StepName) => options.maxRestarts ?? resolved.maxRestarts[step];
+  for (const step of STEP_NAMES) {
+    const m = runMinutes(step);
+    if (!(Number.isInteger(m) && m > 0)) {
+      throw new Error(`${source}.timeoutMinutes.${step} must be a positive whole number of minutes, got ${m}`);
+    }
+    if (!(Number.isInteger(restarts(step)) && restarts(step) >= 0)) {
+      throw new Error(`${source}.maxRestarts must be a whole number >= 0, got ${restarts(step)}`);
+    }
+  }
+  const queueMinutes = options.queueMinutes ?? DEFAULT_QUEUE_MINUTES;
+  if (!(Number.isInteger(queueMinutes) && queueMinutes >= 0)) {
+    throw new Error(`${source}.queueMinutes must be a whole number of minutes >= 0, got ${queueMinutes}`);
+  }
   const common = (step: StepName): JobSetCommon => {
     const pod: PodCommon = {
       pipeline: resolved.name,
@@ -282,7 +327,8 @@ export function buildPipeline(recipe: Recipe, platform: Platform, options: Pipel
       name: jobSetName(resolved.name, options.runId, step),
       namespace: platform.namespace,
       pod,
-      maxRestarts: options.maxRestarts ?? resolved.maxRestarts[step],
+      maxRestarts: restarts(step),
+      activeDeadlineSeconds: runMinutes(step) * 60,
     };
   };
 
@@ -292,14 +338,14 @@ export function buildPipeline(recipe: Recipe, platform: Platform, options: Pipel
     const inv = onCpu ? placeOnCpu(tutorialInv) : tutorialInv;
     const skipIfExists = step === 'to-maxtext' && conf.reuseExisting !== false ? `${paths.maxtextDir}0/commit_success.txt` : undefined;
     if (onCpu) {
-      const script = buildScript(inv, { skipIfExists });
+      const script = buildScript(inv, { skipIfExists, retryTransientOnce: true });
       return {
         built: cpuPodJobSet(common(step), { image: resolved.image, script, resources: conversionResources(conf.resources) }, platform.cpuPool.name),
         runsOn: 'cpu',
       };
     }
     // The tutorials' shape: every VM of one slice starts, index 0 converts, the others exit 0.
-    const script = buildScript(inv, { onlyIndexZero: true, skipIfExists });
+    const script = buildScript(inv, { onlyIndexZero: true, skipIfExists, retryTransientOnce: true });
     return { built: multiHostJaxJobSet(common(step), { image: resolved.image, script }, slice, 1), runsOn: 'tpu' };
   };
 
@@ -337,33 +383,32 @@ export function buildPipeline(recipe: Recipe, platform: Platform, options: Pipel
     { name: 'to-hf', built: toHf.built, runsOn: toHf.runsOn, slices: 1 },
   ];
 
+  checkJobSetNames(
+    resolved.name,
+    options.runId,
+    built.map(({ name, built: b }) => ({ step: name, replicatedJobs: b.replicatedJobs, coordinator: b.coordinator })),
+    source,
+  );
   let previousHash = '';
   const steps: PipelineStep[] = built.map(({ name, built: b, runsOn, slices: n }) => {
     const c = common(name);
-    checkJobSetNames(c.name, b.replicatedJobs, source);
     previousHash = chainHash(previousHash, b.manifest);
     return {
       name,
       jobSetName: c.name,
       namespace: platform.namespace,
       manifest: b.manifest,
-      timeoutMinutes: options.timeoutMinutes?.[name] ?? resolved.timeoutMinutes[name],
+      timeoutMinutes: runMinutes(name),
       maxRestarts: c.maxRestarts,
+      waitMinutes: waitMinutes(runMinutes(name), c.maxRestarts, queueMinutes),
       logsCommand: logsCommand(platform.namespace, c.name, b),
+      nameShape: { step: name, replicatedJobs: b.replicatedJobs, coordinator: b.coordinator },
       statusCommand: `kubectl get jobset -n ${platform.namespace} ${c.name}`,
       runsOn,
       ...(runsOn === 'tpu' ? { tpu: { slice, slices: n } } : {}),
       specHash: previousHash,
     };
   });
-  for (const step of steps) {
-    if (!(Number.isInteger(step.timeoutMinutes) && step.timeoutMinutes > 0)) {
-      throw new Error(`${source}.timeoutMinutes.${step.name} must be a positive whole number of minutes, got ${step.timeoutMinutes}`);
-    }
-  }
-  if (!(Number.isInteger(steps[0].maxRestarts) && steps.every((s) => s.maxRestarts >= 0))) {
-    throw new Error(`${source}.maxRestarts must be a whole number >= 0, got ${options.maxRestarts}`);
-  }
 
   return {
     name: resolved.name,
@@ -383,6 +428,12 @@ export function buildPipeline(recipe: Recipe, platform: Platform, options: Pipel
     labels: baseLabels,
     notices,
   };
+}
+
+/** The longest run id `recipe` accepts on `platform` (every name and label value JobSet derives stays valid). */
+export function maxRunIdLength(recipe: Recipe, platform: Platform): number {
+  const shapes = buildPipeline(recipe, platform, { runId: DEFAULT_RUN_ID }).steps.map((s) => s.nameShape);
+  return runIdLimit(recipe.name, shapes);
 }
 
 /** Step names in order (re-exported for callers that iterate). */

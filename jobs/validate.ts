@@ -6,7 +6,7 @@
  */
 import { doesNotFit, sumRequests } from './machines';
 import { findTpuGroup, Platform, TpuPoolGroup } from './platform';
-import { gib } from './quantity';
+import { gib, parseBytes } from './quantity';
 import { ContainerResources, JsonValue, MaxTextArgs, Recipe } from './recipes/types';
 import { estimateHbm, HbmEstimate, StepDevices } from './hbm';
 import { imageReferenceProblem } from './image-ref';
@@ -415,6 +415,27 @@ export const imageReferences: Rule = (recipe, ctx) => {
   });
 };
 
+/**
+ * Memory quantities in a recipe use binary units (Ki, Mi, Gi, Ti). The tutorials size memory the way the kernel reads
+ * it (`190G` in memory.max is 190 x 2^30 bytes, lib/cmdline.c memparse), while Kubernetes reads `G` as 10^9: a decimal
+ * unit here silently gives a step raised for running out of memory 7% less than the tutorial.
+ */
+export const binaryMemoryUnits: Rule = (recipe) => {
+  const quantities: Array<[string, string | undefined]> = [
+    ['train.memoryLimit', recipe.train.kind === 'rl' ? recipe.train.memoryLimit : undefined],
+    ...(['toMaxText', 'toHf'] as const).flatMap((step) =>
+      (['requests', 'limits'] as const).map((kind) => [`${step}.resources.${kind}.memory`, recipe[step].resources?.[kind]?.memory] as [string, string | undefined]),
+    ),
+  ];
+  return quantities
+    .filter(([, q]) => q !== undefined && !/^\d+(\.\d+)?(Ki|Mi|Gi|Ti)$/.test(q))
+    .map(([field, q]) => {
+      const decimal = /^(\d+(?:\.\d+)?)([kMGT])$/.exec(q!);
+      const hint = decimal ? ` (Kubernetes reads ${decimal[2]} as a power of 10: '${q}' is ${gib(parseBytes(q!))}; the kernel's ${q} is ${decimal[1]}${decimal[2] === 'k' ? 'Ki' : `${decimal[2]}i`})` : '';
+      return `${recipe.name}: ${field} must use a binary unit (Ki, Mi, Gi, Ti), got '${q}'${hint}`;
+    });
+};
+
 /** Every rule, in the order messages are reported. */
 export const RULES: readonly Rule[] = [
   iciParallelism,
@@ -430,6 +451,7 @@ export const RULES: readonly Rule[] = [
   cpuPodFit,
   tpuVmEnvSingleHost,
   pathwaysSettings,
+  binaryMemoryUnits,
   maxtextRanges,
   imageReferences,
   hbmFit,

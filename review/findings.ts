@@ -231,10 +231,12 @@ function jobSetRules(m: StackModel): Finding[] {
       const tag = imageTag(image);
       if (tag === undefined || tag === 'latest') {
         out.push(
-          f('error', 'image-unpinned', j,
+          // A warning, not an error: `latest` exists and is what upstream runs (the Pathways images have no tag that
+          // can be shown to match the workload's JAX); an error would fail every default review.
+          f('warning', 'image-unpinned', j,
             `JobSet ${j.name} container ${container} uses ${image} (${tag === undefined ? 'no tag' : 'the latest tag'}): ` +
               'a re-run or a node replacement pulls a different image',
-            'pin a version tag or a digest (@sha256:...)'),
+            'pin a digest you have checked (@sha256:..., gcloud artifacts docker images describe <image>:latest) or a version tag that exists'),
         );
       }
     }

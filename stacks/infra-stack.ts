@@ -1,8 +1,7 @@
-import { ProjectService } from '@cdktf/provider-google/lib/project-service';
 import { GoogleProvider } from '@cdktf/provider-google/lib/provider';
 import { HelmProvider } from '@cdktf/provider-helm/lib/provider';
 import { KubernetesProvider } from '@cdktf/provider-kubernetes/lib/provider';
-import { dependable, TerraformOutput, TerraformStack } from 'cdktf';
+import { TerraformOutput, TerraformStack } from 'cdktf';
 import { Construct } from 'constructs';
 import { TrainingBucket } from '../constructs/bucket';
 import { clusterEndpoint, helmProviderAccess, kubernetesProviderAccess } from '../constructs/cluster-access';
@@ -13,22 +12,13 @@ import { HfTokenSecret, secretCommand } from '../constructs/hf-token-secret';
 import { Identity } from '../constructs/identity';
 import { Network } from '../constructs/network';
 import { PlaceholderGuard, PlaceholderRef, ReservationChecks, ReservationUse } from '../constructs/preflight';
+import { ProjectApis } from '../constructs/project-apis';
 import { TpuSlicePool } from '../constructs/tpu-slice-pool';
 import { kueueObjects, kueueQuota } from '../jobs/kueue';
 import { Platform } from '../jobs/platform';
 import { useBackend } from './backend';
 
-/** APIs the stack uses; enabled here so a fresh project deploys in one go (never disabled on destroy). */
-export const REQUIRED_APIS = [
-  // The pipeline stacks' plan-time image check reads Artifact Registry (constructs/preflight.ts).
-  'artifactregistry.googleapis.com',
-  'compute.googleapis.com',
-  'container.googleapis.com',
-  'containerfilesystem.googleapis.com',
-  'iam.googleapis.com',
-  'secretmanager.googleapis.com',
-  'storage.googleapis.com',
-] as const;
+export { REQUIRED_APIS } from '../constructs/project-apis';
 
 export interface InfraStackProps {
   /** Shared names and the TPU slice groups (jobs/platform.ts). */
@@ -84,11 +74,9 @@ export class InfraStack extends TerraformStack {
       precondition: preflight.precondition,
     });
 
-    const apis = REQUIRED_APIS.map(
-      (api) => new ProjectService(this, `api-${api.split('.')[0]}`, { service: api, disableOnDestroy: false }),
-    );
+    // Every google_* resource below depends on the services of the APIs it calls (constructs/project-apis.ts).
+    new ProjectApis(this);
     const network = new Network(this, 'network', { name: platform.clusterName, region: platform.region });
-    network.network.dependsOn = apis.map((api) => dependable(api));
 
     const identity = new Identity(this, 'identity', { platform });
     const nodeServiceAccount = identity.nodeServiceAccount;
@@ -165,12 +153,10 @@ export class InfraStack extends TerraformStack {
       scratchExpiryDays: props.scratchExpiryDays,
       forceDestroy: props.bucketForceDestroy,
     });
-    bucket.bucket.dependsOn = apis.map((api) => dependable(api));
-    const secret = new HfTokenSecret(this, 'hf-token', {
+    new HfTokenSecret(this, 'hf-token', {
       secretId: platform.hfTokenSecretId,
       reader: identity.workloadServiceAccount.member,
     });
-    secret.secret.dependsOn = apis.map((api) => dependable(api));
 
     const queueOptions = { platform, cpuPoolMaxNodes: props.cpuPoolMaxNodes };
     new Controllers(this, 'controllers', {
@@ -179,6 +165,12 @@ export class InfraStack extends TerraformStack {
       queuesChartPath: props.queuesChartPath,
       queueObjects: kueueObjects(queueOptions),
       dependsOn: [systemPool.pool, cpuPool.pool],
+      webhookAccess: {
+        namePrefix: platform.clusterName,
+        network: network.network.id,
+        controlPlaneCidr: this.cluster.masterCidr,
+        nodeServiceAccount: nodeServiceAccount.email,
+      },
     });
 
     new TerraformOutput(this, 'get_credentials_command', {

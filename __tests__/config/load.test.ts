@@ -221,7 +221,7 @@ describe('config errors name the variable or key, the value and what is allowed'
 
   test('a bad run id', () => {
     expect(errorOf(() => loadConfig({ env: { RUN_ID: 'Run_1' } }))).toContain(
-      "RUN_ID (env): run id must be 1-8 lowercase letters, digits or dashes, got 'Run_1'",
+      "RUN_ID (env): run id must be lowercase letters, digits or dashes, starting and ending with a letter or digit, got 'Run_1'",
     );
   });
 

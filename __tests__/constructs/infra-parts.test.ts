@@ -64,6 +64,32 @@ describe('GkeCluster', () => {
       private_cluster_config: { master_ipv4_cidr_block: '172.16.1.0/28' },
     });
   });
+  test('default maintenance: weekend-night windows, and no node or minor upgrades for 30 days from a start stored once', () => {
+    const out = JSON.parse(Testing.synthScope((s) => new GkeCluster(s, 'g', base)));
+    const cluster: any = Object.values(out.resource.google_container_cluster)[0];
+    const [startId, start]: [string, any] = Object.entries(out.resource.terraform_data)[0] as any;
+    expect(start).toEqual({ input: '${plantimestamp()}', lifecycle: { ignore_changes: ['input'] } });
+    expect(cluster.maintenance_policy).toEqual({
+      recurring_window: { start_time: '2026-01-03T02:00:00Z', end_time: '2026-01-03T08:00:00Z', recurrence: 'FREQ=WEEKLY;BYDAY=SA,SU' },
+      maintenance_exclusion: [
+        {
+          exclusion_name: 'no-minor-or-node-upgrades',
+          start_time: `\${terraform_data.${startId}.output}`,
+          end_time: `\${timeadd(terraform_data.${startId}.output, "720h")}`,
+          exclusion_options: { scope: 'NO_MINOR_OR_NODE_UPGRADES' },
+        },
+      ],
+    });
+  });
+  test('override: upgradeExclusionDays 0 keeps only the window; a bad value is an error', () => {
+    const out = JSON.parse(Testing.synthScope((s) => new GkeCluster(s, 'g', { ...base, upgradeExclusionDays: 0 })));
+    const cluster: any = Object.values(out.resource.google_container_cluster)[0];
+    expect(cluster.maintenance_policy.maintenance_exclusion).toBeUndefined();
+    expect(out.resource.terraform_data).toBeUndefined();
+    expect(() => Testing.synthScope((s) => new GkeCluster(s, 'g', { ...base, upgradeExclusionDays: 1.5 }))).toThrow(
+      'cluster c: upgradeExclusionDays must be a whole number of days >= 0, got 1.5',
+    );
+  });
 });
 
 test('GkeCluster refuses an internet-wide CIDR unless allowPublicAccess says it is meant, and labels it', () => {
@@ -102,9 +128,10 @@ describe('TrainingBucket', () => {
 
 describe('Controllers', () => {
   const chart = path.join(__dirname, '..', '..', 'charts', 'kueue-queues');
+  const webhookAccess = { namePrefix: 'tpt', network: 'net-id', controlPlaneCidr: '172.16.0.32/28', nodeServiceAccount: 'np@p.iam.gserviceaccount.com' };
   test('defaults: 900 s timeout, wait, namespaces created', () => {
     const out = Testing.synthScope(
-      (s) => new Controllers(s, 'c', { jobsetVersion: '0.12.0', kueueVersion: '0.19.2', queuesChartPath: chart, queueObjects: [] }),
+      (s) => new Controllers(s, 'c', { jobsetVersion: '0.12.0', kueueVersion: '0.19.2', queuesChartPath: chart, queueObjects: [], webhookAccess }),
     );
     for (const release of Object.values(JSON.parse(out).resource.helm_release) as any[]) {
       expect(release).toMatchObject({ timeout: 900, wait: true });
@@ -112,8 +139,23 @@ describe('Controllers', () => {
   });
   test('override: timeout', () => {
     const out = Testing.synthScope(
-      (s) => new Controllers(s, 'c', { jobsetVersion: '0.12.0', kueueVersion: '0.19.2', queuesChartPath: chart, queueObjects: [], timeoutSeconds: 300 }),
+      (s) => new Controllers(s, 'c', { jobsetVersion: '0.12.0', kueueVersion: '0.19.2', queuesChartPath: chart, queueObjects: [], timeoutSeconds: 300, webhookAccess }),
     );
     expect(one(out, 'helm_release').timeout).toBe(300);
+  });
+  test('the control plane may reach the webhooks (9443) and the Kueue visibility API (8082) on the nodes, from its range only', () => {
+    const out = JSON.parse(Testing.synthScope((s) => new Controllers(s, 'c', { jobsetVersion: '0.12.0', kueueVersion: '0.19.2', queuesChartPath: chart, queueObjects: [], webhookAccess })));
+    expect(Object.values(out.resource.google_compute_firewall)).toEqual([
+      expect.objectContaining({
+        name: 'tpt-control-plane-to-webhooks',
+        network: 'net-id',
+        direction: 'INGRESS',
+        source_ranges: ['172.16.0.32/28'],
+        target_service_accounts: ['np@p.iam.gserviceaccount.com'],
+        allow: [{ protocol: 'tcp', ports: ['9443', '8082'] }],
+      }),
+    ]);
+    const jobset = Object.values(out.resource.helm_release as Record<string, any>).find((r) => r.name === 'jobset');
+    expect(jobset.depends_on).toContainEqual(expect.stringMatching(/^google_compute_firewall\./));
   });
 });

@@ -20,14 +20,15 @@ function synth(): any {
   return JSON.parse(out);
 }
 
-test('the JobSet waits for status.terminalState Completed or Failed, bounded by the step timeout', () => {
+test('the JobSet waits for status.terminalState Completed or Failed, bounded by queue + attempts x (deadline + margin)', () => {
   const out = Testing.synthScope((scope) => {
     new KubernetesProvider(scope, 'k8s', {});
     new JobSetStep(scope, 'train', { step: train, pipeline: 'rl-qwen3' });
   });
   expect(out).toHaveResourceWithProperties(Manifest, {
     wait: { fields: { 'status.terminalState': '^(Completed|Failed)$' } },
-    timeouts: { create: '720m', update: '720m', delete: '15m' },
+    // rl-qwen3 train: 60 min queue + 1 attempt x (720 min deadline + 10 min margin).
+    timeouts: { create: '790m', update: '790m', delete: '15m' },
   });
 });
 

@@ -59,16 +59,25 @@ test('ct6e-standard-4t 2x4 is two VMs: COMPACT placement', () => {
   });
 });
 
+test('upgrades replace nodes without a surge slice (no spare reserved capacity)', () => {
+  for (const capacity of [{ type: 'spot' as const }, { type: 'reservation' as const, reservation: 'r' }]) {
+    expect(synthPool('ct6e-standard-4t', '4x8', capacity).upgrade_settings).toEqual({ strategy: 'SURGE', max_surge: 0, max_unavailable: 1 });
+  }
+});
+
 test('spot: NO_RESERVATION, spot nodes, fixed size', () => {
   const pool = synthPool('ct6e-standard-4t', '4x8', { type: 'spot' });
   expect(pool).toMatchObject({ node_count: 8, node_config: { spot: true, reservation_affinity: { consume_reservation_type: 'NO_RESERVATION' } } });
   expect(pool.autoscaling).toBeUndefined();
 });
 
-test('flex-start: autoscales 0 -> all VMs, auto-repair off, max run duration', () => {
+test('flex-start: autoscales 0 -> all VMs with per-zone limits (total limits break TPU flex-start), auto-repair off, max run duration', () => {
   const pool = synthPool('ct6e-standard-4t', '4x8', { type: 'flex-start', maxRunDurationSeconds: 7200 });
+  expect(pool.autoscaling.total_min_node_count).toBeUndefined();
+  expect(pool.autoscaling.total_max_node_count).toBeUndefined();
   expect(pool).toMatchObject({
-    autoscaling: { total_min_node_count: 0, total_max_node_count: 8, location_policy: 'ANY' },
+    upgrade_settings: { strategy: 'SHORT_LIVED' },
+    autoscaling: { min_node_count: 0, max_node_count: 8, location_policy: 'ANY' },
     management: { auto_repair: false, auto_upgrade: true },
     node_config: { flex_start: true, max_run_duration: '7200s' },
   });

@@ -9,21 +9,27 @@ import { testPlatform } from './fixtures';
 const p = buildPipeline(RECIPES['rl-qwen3'], testPlatform(), { runId: 'r1' });
 const all = () => Object.values(RECIPES).flatMap((r) => buildPipeline(r, testPlatform(), { runId: 'r1' }).steps);
 
-test('application errors fail the JobSet; infrastructure exit codes and disruptions restart it', () => {
+test('application errors and deadlines fail the JobSet; infrastructure exit codes and disruptions restart it', () => {
   for (const s of all()) {
     const m = s.manifest as any;
     expect(m.spec.failurePolicy).toEqual({
       maxRestarts: s.maxRestarts,
       restartStrategy: 'BlockingRecreate',
-      rules: [{ name: 'FailJobSetOnApplicationError', action: 'FailJobSet', onJobFailureReasons: ['PodFailurePolicy'] }],
+      rules: [{ name: 'FailJobSetOnApplicationErrorOrDeadline', action: 'FailJobSet', onJobFailureReasons: ['PodFailurePolicy', 'DeadlineExceeded'] }],
     });
+    for (const rj of m.spec.replicatedJobs) expect(rj.template.spec.activeDeadlineSeconds).toBe(s.timeoutMinutes * 60);
     const main = m.spec.replicatedJobs[0].template.spec;
     expect(main.backoffLimit).toBe(0);
     expect(main.podFailurePolicy.rules).toEqual([
       { action: 'Count', onPodConditions: [{ type: 'DisruptionTarget', status: 'True' }] },
       { action: 'FailJob', onExitCodes: { containerName: 'workload-container', operator: 'NotIn', values: [42, 137, 143] } },
     ]);
-    for (const rj of m.spec.replicatedJobs) expect(rj.template.spec.template.spec.restartPolicy).toBe('Never');
+    for (const rj of m.spec.replicatedJobs) {
+      const pathwaysWorker = rj.name === 'worker';
+      expect(rj.template.spec.template.spec.restartPolicy).toBe(pathwaysWorker ? 'OnFailure' : 'Never');
+      expect(rj.template.spec.backoffLimit).toBe(pathwaysWorker ? 4 * rj.template.spec.parallelism : 0);
+      expect(rj.template.spec.podFailurePolicy === undefined).toBe(pathwaysWorker);
+    }
     expect(m.spec.ttlSecondsAfterFinished).toBeUndefined();
   }
   expect(INFRASTRUCTURE_EXIT_CODES).toEqual([42, 137, 143]);
@@ -81,9 +87,12 @@ test('pod names: derived from the JobSet and checked against 63 characters', () 
   expect(() =>
     buildPipeline(RECIPES['rl-qwen3'], testPlatform(), { runId: 'a-very-long-run-identifier-that-goes-on', configSource: 'pipelines.rl-qwen3' }),
   ).toThrow(
-    "pipelines.rl-qwen3: pod name 'rl-qwen3-a-very-long-run-identifier-that-goes-on-to-maxtext-convert-0-0-xxxxx' is 77 characters, over the 63 JobSet allows; shorten the run id by at least 14 characters",
+    "pipelines.rl-qwen3.runId 'a-very-long-run-identifier-that-goes-on' is too long: run ids of rl-qwen3 may have at most 7 characters " +
+      "(JobSet rl-qwen3-a-very-long-run-identifier-that-goes-on-to-maxtext: Job name 'rl-qwen3-a-very-long-run-identifier-that-goes-on-to-maxtext-convert-0' is 69 characters, over the 63 JobSet allows)",
   );
-  expect(() => checkJobSetNames('Bad_Name', [], 'x')).toThrow("x: JobSet name 'Bad_Name' must be a DNS-1035 label of at most 63 characters");
+  expect(() => checkJobSetNames('Bad_Name', 'r1', [{ step: 'train', replicatedJobs: [] }], 'x')).toThrow(
+    "x: JobSet name (and Service) 'Bad_Name-r1-train' is not a DNS-1035 label",
+  );
 });
 
 test('rendering: tutorial number spelling, python-style JSON, shell quoting, pull policy', () => {

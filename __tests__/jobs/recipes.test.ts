@@ -66,9 +66,9 @@ describe('rl-qwen3 (tutorial 000)', () => {
       expect(envOf(container(m, rj, c))).toMatchObject({ GRPC_DNS_RESOLVER: 'native', FLAGS_pathways_enforce_subset_devices_form_subslice: 'false' });
     }
   });
-  test('the 190G cgroup hack is a real memory limit, and nothing is privileged', () => {
+  test('the 190G cgroup hack is a real memory limit of 190Gi (the kernel reads G as 2^30), and nothing is privileged', () => {
     const m = step(p, 'train').manifest;
-    expect(container(m, 'pathways-head', 'workload-container').resources.limits.memory).toBe('190G');
+    expect(container(m, 'pathways-head', 'workload-container').resources.limits.memory).toBe('190Gi');
     expect(JSON.stringify(p.steps.map((s) => s.manifest))).not.toMatch(/privileged|memory\.max/);
   });
   test('Pathways shape: head on cpu-np, workers per slice, instance type and scratch from the TPU table and bucket', () => {

@@ -91,7 +91,7 @@ test('checkpoint storage flags: Zarr3 requires OCDBT (McJAX)', () => {
 
 test('the Pathways head must fit the cpu-np machine', () => {
   expect(run(qwen, {}, testPlatform({ cpuMachineType: 'n4-standard-64' }))).toThrow(
-    /rl-qwen3: the pathways-head pod's requests \(cpu 26, memory 309\.0Gi\) do not fit one cpu-np node: memory 309\.0Gi > 242\.0Gi allocatable on n4-standard-64; set cpuPool\.machineType \(config\) to a larger machine from jobs\/machines\.ts or lower the pathways-head pod.s resources in the recipe/,
+    /rl-qwen3: the pathways-head pod's requests \(cpu 26, memory 322\.0Gi\) do not fit one cpu-np node: memory 322\.0Gi > 242\.0Gi allocatable on n4-standard-64; set cpuPool\.machineType \(config\) to a larger machine from jobs\/machines\.ts or lower the pathways-head pod.s resources in the recipe/,
   );
 });
 
@@ -180,4 +180,19 @@ test('every image a pipeline pulls must be a pinned reference', () => {
   expect(run(r)).toThrow(
     "rl-qwen3: pathways.proxyImage: image must be a reference such as us-docker.pkg.dev/<project>/<repo>/<image>:<tag> or <image>@sha256:<64 hex digits>, got 'us-docker.pkg.dev/cloud-tpu-v2-images/pathways/proxy_server'",
   );
+});
+
+test('queue allowance from options is checked', () => {
+  expect(() => buildPipeline(qwen, testPlatform(), { runId: 'r1', queueMinutes: -5, configSource: 'pipelines.rl-qwen3' })).toThrow(
+    'pipelines.rl-qwen3.queueMinutes must be a whole number of minutes >= 0, got -5',
+  );
+});
+
+test('memory quantities must use binary units: 190G is not the tutorial\'s 190G', () => {
+  const decimal = { ...qwen, train: { ...qwen.train, memoryLimit: '190G' } } as Recipe;
+  expect(run(decimal)).toThrow(
+    "rl-qwen3: train.memoryLimit must use a binary unit (Ki, Mi, Gi, Ti), got '190G' (Kubernetes reads G as a power of 10: '190G' is 177.0Gi; the kernel's 190G is 190Gi)",
+  );
+  const conversion = { ...qwen, toHf: { ...qwen.toHf, resources: { limits: { memory: '200000M' } } } } as Recipe;
+  expect(run(conversion)).toThrow("rl-qwen3: toHf.resources.limits.memory must use a binary unit (Ki, Mi, Gi, Ti), got '200000M'");
 });

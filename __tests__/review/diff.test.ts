@@ -95,7 +95,7 @@ test('a changed step spec reads as the replacement of that step and every later 
   expect(lines).toEqual(
     expect.arrayContaining([
       'JobSet rl-qwen3-r1-to-maxtext will be REPLACED (its spec or an earlier step changed): re-runs conversion',
-      'JobSet rl-qwen3-r1-train will be REPLACED (its spec or an earlier step changed): re-runs training on 32 chips (up to 12h)',
+      'JobSet rl-qwen3-r1-train will be REPLACED (its spec or an earlier step changed): re-runs training on 32 chips (up to 13h10m)',
       'JobSet rl-qwen3-r1-to-hf will be REPLACED (its spec or an earlier step changed): re-runs export',
     ]),
   );

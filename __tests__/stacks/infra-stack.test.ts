@@ -75,7 +75,7 @@ describe('infra stack: TPU pools', () => {
   test('flex-start capacity: flex-start nodes scaled 0 -> 8 at once, auto-repair off, max run duration', () => {
     const pool = pools({ TPU_CAPACITY: 'flex-start' })['tpu-v6e-32-0'];
     expect(pool).toMatchObject({
-      autoscaling: { total_min_node_count: 0, total_max_node_count: 8 },
+      autoscaling: { min_node_count: 0, max_node_count: 8 },
       management: { auto_repair: false },
       node_config: { flex_start: true, max_run_duration: '86400s', reservation_affinity: { consume_reservation_type: 'NO_RESERVATION' } },
     });
@@ -195,7 +195,7 @@ describe('infra stack: identities and access', () => {
       role: 'roles/iam.workloadIdentityUser',
       member: 'serviceAccount:my-tpu-project.svc.id.goog[default/workload-identity-k8s-sa]',
     });
-    expect(binding.depends_on).toEqual([expect.stringMatching(/^google_container_cluster\./)]);
+    expect(binding.depends_on).toEqual([expect.stringMatching(/^google_container_cluster\./), 'google_project_service.api-iam']);
     const ksa = Object.values(resources(synth, 'kubernetes_service_account_v1'))[0];
     expect(ksa.metadata).toMatchObject({ name: 'workload-identity-k8s-sa', namespace: 'default' });
     expect(ksa.metadata.annotations['iam.gke.io/gcp-service-account']).toMatch(/identity_workload-sa_\w+\.email/);

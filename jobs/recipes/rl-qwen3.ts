@@ -93,8 +93,9 @@ export const rlQwen3: Recipe = {
     },
     exportVllmHostIp: true,
     patches: { vllmReshardChunkSize: 4, adafactor: true },
-    // Tutorial: `echo 190G > /sys/fs/cgroup/memory.max`; here a real limit on the workload container.
-    memoryLimit: '190G',
+    // Tutorial: `echo 190G > /sys/fs/cgroup/memory.max`; here a real limit on the workload container. The kernel reads
+    // G as 2^30 (memparse), so the tutorial's limit is 190 GiB: in Kubernetes that is 190Gi (190G would be 10^9 bytes).
+    memoryLimit: '190Gi',
   },
   toHf: {
     args: {

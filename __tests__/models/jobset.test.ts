@@ -1,0 +1,76 @@
+/**
+ * JobSet and Job behaviour (model: __tests__/models/jobset.ts) over every JobSet the app synthesizes, and the
+ * deploy's wait against the JobSet's own lifetime (hashicorp/terraform-provider-kubernetes v2.38.0).
+ */
+import { buildPipeline, maxRunIdLength } from '../../jobs/pipeline';
+import { RECIPES } from '../../jobs/recipes';
+import { testPlatform } from '../jobs/fixtures';
+import { jobAfterFailures, jobSetNameErrors, jobValidationErrors, onJobFailure } from './jobset';
+import { allConfigurations, Obj, podSets } from './synthesized';
+
+const configs = allConfigurations();
+const allJobSets = configs.flatMap(([c, s]) => s.jobSets.map((j) => [`${c}: ${j.manifest.metadata.name}`, j] as const));
+
+describe('the JobSet webhook and the Job API accept every synthesized JobSet', () => {
+  test.each(allJobSets)('%s', (_label, j) => {
+    expect(jobSetNameErrors(j.manifest)).toEqual([]);
+    for (const rj of j.manifest.spec.replicatedJobs) expect(jobValidationErrors(rj.template.spec)).toEqual([]);
+  });
+});
+
+describe.each(Object.keys(RECIPES))('%s: the longest run id the program accepts still makes valid JobSets', (name) => {
+  const platform = testPlatform();
+  const longest = maxRunIdLength(RECIPES[name], platform);
+
+  test('at the limit every derived name is valid', () => {
+    const pipeline = buildPipeline(RECIPES[name], platform, { runId: 'r'.repeat(longest) });
+    for (const step of pipeline.steps) expect(jobSetNameErrors(step.manifest)).toEqual([]);
+  });
+
+  test('one character more is refused at synth, naming the limit', () => {
+    expect(() => buildPipeline(RECIPES[name], platform, { runId: 'r'.repeat(longest + 1), configSource: `pipelines.${name}` })).toThrow(
+      `pipelines.${name}.runId 'r${'r'.repeat(longest)}' is too long: run ids of ${name} may have at most ${longest} characters`,
+    );
+  });
+});
+
+test('the coordinator label, not the pod name, is what limits a Pathways pipeline', () => {
+  const js: Obj = buildPipeline(RECIPES['rl-gemma4'], testPlatform(), { runId: 'r'.repeat(maxRunIdLength(RECIPES['rl-gemma4'], testPlatform())) }).steps[1].manifest;
+  const longer = { ...js, metadata: { ...js.metadata, name: `${js.metadata.name}x` } };
+  expect(jobSetNameErrors(longer)).toEqual([expect.stringMatching(/^coordinator label value '.*' \(65\) is invalid$/)]);
+});
+
+describe.each(allJobSets)('failures end the way the design says (%s)', (_label, j) => {
+  const js = j.manifest;
+  const max = js.spec.failurePolicy.maxRestarts;
+  test('an application exit code fails the JobSet at once; a deadline too; an infrastructure failure restarts it', () => {
+    expect(onJobFailure(js, 'PodFailurePolicy', 0)).toBe('FailJobSet');
+    expect(onJobFailure(js, 'DeadlineExceeded', 0)).toBe('FailJobSet');
+    expect(onJobFailure(js, 'BackoffLimitExceeded', 0)).toBe(max > 0 ? 'RestartJobSet' : 'FailJobSet');
+    expect(onJobFailure(js, 'BackoffLimitExceeded', max)).toBe('FailJobSet');
+  });
+  test('a Pathways worker that crashes restarts in place without failing its Job; the main container never retries inside the Job', () => {
+    for (const ps of podSets(js)) {
+      if (ps.name === 'worker') {
+        expect(jobAfterFailures(ps.job, ps.count)).toBeUndefined();
+        expect(jobAfterFailures(ps.job, 4 * ps.count + 1)).toBe('BackoffLimitExceeded');
+      } else {
+        expect(jobAfterFailures(ps.job, 1)).toBe('BackoffLimitExceeded');
+      }
+    }
+  });
+});
+
+describe.each(allJobSets)("the deploy's wait outlasts the JobSet once admitted (%s)", (_label, j) => {
+  // manifest/provider/apply.go @ v2.38.0: when the wait reaches timeouts.create the provider still returns state with
+  // the error, so Terraform taints the JobSet and the next apply replaces it. The JobSet must end by itself first:
+  // every attempt is bounded by its Jobs' activeDeadlineSeconds, and a deadline fails the JobSet (no restart).
+  test('timeouts.create >= (maxRestarts + 1) x deadline, with room left for queueing', () => {
+    const js = j.manifest;
+    const deadlines = js.spec.replicatedJobs.map((rj: Obj) => rj.template.spec.activeDeadlineSeconds);
+    for (const d of deadlines) expect(d).toBeGreaterThan(0);
+    const lifetime = (js.spec.failurePolicy.maxRestarts + 1) * Math.max(...deadlines);
+    const wait = Number(/^(\d+)m$/.exec(j.raw.timeouts.create)![1]) * 60;
+    expect(wait - lifetime).toBeGreaterThanOrEqual(30 * 60);
+  });
+});
