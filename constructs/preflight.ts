@@ -1,10 +1,11 @@
 import { DataGoogleArtifactRegistryDockerImage } from '@cdktf/provider-google/lib/data-google-artifact-registry-docker-image';
 import { DataGoogleComputeReservation } from '@cdktf/provider-google/lib/data-google-compute-reservation';
 import { DataGoogleSecretManagerSecretVersion } from '@cdktf/provider-google/lib/data-google-secret-manager-secret-version';
-import { DataResource, Precondition, TerraformLocal } from 'cdktf';
+import { Precondition, TerraformLocal } from 'cdktf';
 import { Construct } from 'constructs';
 import { parseReservation } from '../jobs/capacity';
 import { artifactRegistryImage } from '../jobs/image-ref';
+import { BuiltinData } from './builtin-data';
 
 /**
  * Plan-time checks: every one fails `terraform plan` (and so `cdktf deploy`, which plans first) before anything is
@@ -66,7 +67,7 @@ export interface PlaceholderGuardProps {
  * no object ("must refer to at least one object from elsewhere in the configuration"), so the condition reads it.
  */
 export class PlaceholderGuard extends Construct {
-  public readonly guard: DataResource;
+  public readonly guard: BuiltinData;
   /** The same check for the data sources that call Google APIs: they are not read while a placeholder is left. */
   public readonly precondition: Precondition;
 
@@ -83,10 +84,8 @@ export class PlaceholderGuard extends Construct {
           : `The config still holds the example config's placeholders: ${found.join('; ')}. ` +
             'Set these variables (or the keys in your CONFIG_FILE) to your own values; nothing was created.',
     };
-    this.guard = new DataResource(this, 'placeholders', {
-      input: { placeholders: list.asList },
-      lifecycle: { precondition: [this.precondition] },
-    });
+    // BuiltinData, not cdktf's DataResource: no `terraform version` child process per instance at synth.
+    this.guard = new BuiltinData(this, 'placeholders', { placeholders: list.asList }, { precondition: [this.precondition] });
   }
 }
 
