@@ -18,10 +18,12 @@
  *   rollout_expert_parallelism` chips, and the KV cache: 2 x layers x KV heads x head dim values per token, at least
  *   one sequence of `max_target_length + kv_cache_buffer` tokens (vLLM refuses to start without room for one), ideally
  *   `batch_size x rl.num_generations` of them. vLLM may use `hbm_utilization_vllm` of each sampler chip.
- * - Where trainer and sampler share the chips (MaxText splits them only on Pathways with >= 2 VMs), the assumption is
- *   that vLLM sizes its KV cache as `hbm_utilization_vllm` x HBM minus what is resident when it starts (the trainer's
- *   weights), leaving `1 - hbm_utilization_vllm` for gradients and optimizer state. This reading of tpu_inference is
- *   not verified against its source, so breaking it is a warning; only state larger than the chips is an error.
+ * - vLLM on TPU sizes its KV cache as `hbm_utilization_vllm` x total HBM minus the HBM already in use on its chips,
+ *   and refuses to start when that is <= 0 (vllm-project/tpu-inference v0.27.0 `tpu_inference/worker/tpu_worker.py`
+ *   `determine_available_memory`). Where trainer and sampler share the chips (MaxText splits them only on Pathways
+ *   with >= 2 VMs), what is in use then includes the trainer's weights; gradients and optimizer state must fit the
+ *   `1 - hbm_utilization_vllm` left. When MaxText creates the optimizer state relative to vLLM's start was not
+ *   verified, so a colocated step over vLLM's share is a warning; only state larger than the chips is an error.
  *
  * Not counted: activations (remat-dependent), XLA scratch, the logits buffer. That is what the headroom is for:
  * above TIGHT_FRACTION of a chip (or of vLLM's share) is a warning.
