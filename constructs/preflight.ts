@@ -5,6 +5,7 @@ import { Precondition, TerraformLocal } from 'cdktf';
 import { Construct } from 'constructs';
 import { parseReservation } from '../jobs/capacity';
 import { artifactRegistryImage } from '../jobs/image-ref';
+import { PLACEHOLDERS_LOCAL } from '../jobs/platform';
 import { BuiltinData } from './builtin-data';
 
 /**
@@ -52,9 +53,6 @@ export function describePlaceholder(p: PlaceholderRef): string {
 function hclString(value: string): string {
   return JSON.stringify(value).replace(/\$\{/g, '$$$${').replace(/%\{/g, '%%{');
 }
-
-/** Name of the local holding the placeholders found (one per stack). */
-export const PLACEHOLDERS_LOCAL = 'preflight_placeholders';
 
 export interface PlaceholderGuardProps {
   /** Placeholders found in the config (config/load.ts `findPlaceholders`). */

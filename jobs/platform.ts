@@ -65,6 +65,12 @@ export interface Platform {
  */
 export const PUBLIC_OPT_IN_NAME = 'public-opt-in';
 
+/**
+ * Name of the Terraform local that lists the example-config placeholders still in a stack's config: the preflight
+ * guard (constructs/preflight.ts) fails the plan on it, the plan review reports it.
+ */
+export const PLACEHOLDERS_LOCAL = 'preflight_placeholders';
+
 /** Node pool name of the CPU pool (Pathways heads, conversions). */
 export const CPU_POOL_NAME = 'cpu-np';
 

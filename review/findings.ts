@@ -5,7 +5,7 @@
  * Pure: works on `StackModel`s (and on stack texts for the secret scan).
  */
 import type { StackModel, TpuPool } from './model';
-import { PUBLIC_OPT_IN_NAME } from '../jobs/platform';
+import { PLACEHOLDERS_LOCAL, PUBLIC_OPT_IN_NAME } from '../jobs/platform';
 
 export type Severity = 'error' | 'warning' | 'note';
 
@@ -381,6 +381,26 @@ function secretVersionRule(m: StackModel): Finding[] {
   );
 }
 
+/** A data source that reads the token's value puts it into state and every plan. */
+function secretReadRule(m: StackModel): Finding[] {
+  return m.secretReadsIntoState.map((address) =>
+    f('error', 'secret-read-into-state', { stack: m.name, address },
+      `${address} reads a secret's payload into Terraform state (secret_data)`,
+      'check the version with fetch_secret_data = false (metadata only), or mount the secret in the pod instead'),
+  );
+}
+
+/** The example config's placeholders are still in the stack: its plan fails at the preflight guard. */
+function placeholderRule(m: StackModel): Finding[] {
+  if (m.placeholders.length === 0) return [];
+  return [
+    // A warning, not an error: the example config is reviewed offline too (CI without project variables).
+    f('warning', 'placeholders', { stack: m.name, address: `local.${PLACEHOLDERS_LOCAL}` },
+      `the config still holds the example's placeholders: ${m.placeholders.join('; ')}; a plan of this stack fails at once`,
+      'set those variables (or keys in CONFIG_FILE) to your own values'),
+  ];
+}
+
 // ---------------------------------------------------------------------------------------------------------------
 
 const ORDER: Record<Severity, number> = { error: 0, warning: 1, note: 2 };
@@ -396,6 +416,8 @@ export function review(models: readonly StackModel[], texts: ReadonlyArray<{ sta
       ...tpuPoolRules(m),
       ...jobSetRules(m),
       ...secretVersionRule(m),
+      ...secretReadRule(m),
+      ...placeholderRule(m),
     ]),
     ...crossStackRules(models),
     ...texts.flatMap((t) => secretFindings(t.stack, t.text, t.json)),

@@ -6,6 +6,7 @@
  * construct ids that name resources. Pure: no file system, no cdktf; TPU numbers come from `jobs/tpu.ts`.
  */
 import { parseAllDocuments } from 'yaml';
+import { PLACEHOLDERS_LOCAL } from '../jobs/platform';
 import { supportedTopologies, tpuSlice, TpuSlice, isTpuMachineType, TPU_RESOURCE, TPU_TOPOLOGY_LABEL } from '../jobs/tpu';
 import type { TerraformJson } from './load';
 
@@ -193,6 +194,10 @@ export interface StackModel {
   readonly secretMounts: readonly SecretMount[];
   /** Addresses of secret versions whose payload is in the Terraform config. */
   readonly secretVersionsWithData: readonly string[];
+  /** Data sources that read a secret's payload into state (`secret_data`): the version data source by default, the access one always. */
+  readonly secretReadsIntoState: readonly string[];
+  /** Example-config placeholders the stack's preflight guard lists (constructs/preflight.ts): its plan will fail. */
+  readonly placeholders: readonly string[];
 }
 
 /** Reads a local Helm chart's values.yaml and templates, for quota the values do not carry. */
@@ -757,5 +762,12 @@ export function extractStack(name: string, json: TerraformJson, readChart?: Char
     secretVersionsWithData: rs
       .filter((r) => r.type === 'google_secret_manager_secret_version' && r.attrs.secret_data !== undefined)
       .map((r) => r.address),
+    secretReadsIntoState: [
+      ...Object.keys(json.data?.google_secret_manager_secret_version ?? {})
+        .filter((n) => json.data!.google_secret_manager_secret_version![n]!.fetch_secret_data !== false)
+        .map((n) => `data.google_secret_manager_secret_version.${n}`),
+      ...Object.keys(json.data?.google_secret_manager_secret_version_access ?? {}).map((n) => `data.google_secret_manager_secret_version_access.${n}`),
+    ],
+    placeholders: list(isObj(json.locals) ? (json.locals as Obj)[PLACEHOLDERS_LOCAL] : undefined).map(String),
   };
 }

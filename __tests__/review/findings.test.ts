@@ -231,3 +231,23 @@ test('a TPU pool of another generation (v5p) is read as a slice of the TPU table
   const model = extractStack('infra', infra);
   expect(model.tpuPools.find((p) => p.machineType === 'ct5p-hightpu-4t')!.slice).toMatchObject({ acceleratorType: 'v5p-16', chips: 8, vms: 2 });
 });
+
+test('a stack that still lists example placeholders is a warning: its plan fails at the preflight guard', () => {
+  const infra = infraJson();
+  const model = extractStack('infra', { ...infra, locals: { preflight_placeholders: ["project 'my-tpu-project' (set PROJECT)"] } });
+  const found = review([model]).filter((x) => x.rule === 'placeholders');
+  expect(found).toEqual([
+    expect.objectContaining({ severity: 'warning', address: 'local.preflight_placeholders', message: expect.stringContaining("project 'my-tpu-project' (set PROJECT)") }),
+  ]);
+  expect(review([extractStack('infra', { ...infra, locals: { preflight_placeholders: [] } })]).filter((x) => x.rule === 'placeholders')).toEqual([]);
+});
+
+test('a secret version data source that reads the payload is an error; fetch_secret_data = false is fine', () => {
+  const json = pipelineJson();
+  const reading = { ...json, data: { ...(json.data ?? {}), google_secret_manager_secret_version: { tok: { secret: 'hf-token' } } } };
+  expect(review([extractStack('p', reading)]).filter((x) => x.rule === 'secret-read-into-state').map((x) => x.address)).toEqual([
+    'data.google_secret_manager_secret_version.tok',
+  ]);
+  const metadata = { ...json, data: { ...(json.data ?? {}), google_secret_manager_secret_version: { tok: { secret: 'hf-token', fetch_secret_data: false } } } };
+  expect(review([extractStack('p', metadata)]).filter((x) => x.rule === 'secret-read-into-state')).toEqual([]);
+});
