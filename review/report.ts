@@ -73,12 +73,15 @@ function capacitySection(models: readonly StackModel[], prices: PriceTable): str
     if (hasCapacity) {
       let tpuTotal = 0;
       let cpuTotal = 0;
+      // Slices the price table has no rate for (another generation): the total says it leaves them out.
+      const unpriced = new Set<string>();
       out.push('TPU slices (held while the stack exists):\n');
       out.push(table(
         ['pool', 'machine type', 'topology', 'chips', 'hosts', 'capacity', 'list $/h'],
         m.tpuPools.map((p) => {
           const hourly = tpuHourly(prices, p);
           tpuTotal += hourly ?? 0;
+          if (hourly === undefined) unpriced.add(p.slice?.acceleratorType ?? p.machineType);
           const capacity = p.capacity === 'reservation' ? `reservation ${p.reservations.join(', ') || '(none)'}` : p.capacity;
           return [p.name, p.machineType, p.slice?.topology ?? p.topology ?? '?', p.slice?.chips ?? '?', p.slice?.vms ?? '?', capacity,
             hourly === undefined ? '?' : money(prices, hourly)];
@@ -100,7 +103,11 @@ function capacitySection(models: readonly StackModel[], prices: PriceTable): str
       const total = tpuTotal + cpuTotal + fee;
       out.push(
         `\n**Kept running: ~${money(prices, total)}/h (~${money(prices, total * HOURS_PER_MONTH)}/month)** = TPU ${money(prices, tpuTotal)}/h + ` +
-          `CPU ${money(prices, cpuTotal)}/h (autoscaled pools at their minimum) + cluster fee ${money(prices, fee)}/h.\n`,
+          `CPU ${money(prices, cpuTotal)}/h (autoscaled pools at their minimum) + cluster fee ${money(prices, fee)}/h.` +
+          (unpriced.size > 0
+            ? ` The TPU figure leaves out ${[...unpriced].join(', ')}: the price table has no rate for it (add one to the table or pass --prices).`
+            : '') +
+          '\n',
       );
     }
     if (m.pipeline) out.push(pipelineCost(m.pipeline, models, prices));

@@ -154,3 +154,15 @@ test('cli: bad arguments are usage errors (exit 2)', () => {
     err.mockRestore();
   }
 });
+
+test('a slice the price table has no rate for is named in the total, not silently counted as $0', () => {
+  const infra = infraJson();
+  const pool = infra.resource.google_container_node_pool['tpu-32'];
+  pool.node_config.machine_type = 'ct5p-hightpu-4t';
+  pool.placement_policy.tpu_topology = '2x2x2';
+  pool.node_count = 2;
+  const ms = [extractStack('infra', asTf(infra))];
+  const md = renderReport({ models: ms, findings: [], prices: loadPrices(), source: 'fixtures' });
+  expect(md).toContain('The TPU figure leaves out v5p-16: the price table has no rate for it');
+  expect(renderReport({ models: models(), findings: [], prices: loadPrices(), source: 'fixtures' })).not.toContain('leaves out');
+});
