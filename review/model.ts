@@ -6,6 +6,7 @@
  * construct ids that name resources. Pure: no file system, no cdktf; TPU numbers come from `jobs/tpu.ts`.
  */
 import { parseAllDocuments } from 'yaml';
+import type { CapacityType } from '../jobs/capacity';
 import { PLACEHOLDERS_LOCAL } from '../jobs/platform';
 import { supportedTopologies, tpuSlice, TpuSlice, isTpuMachineType, TPU_RESOURCE, TPU_TOPOLOGY_LABEL } from '../jobs/tpu';
 import type { TerraformJson } from './load';
@@ -18,7 +19,8 @@ export interface TfResource {
   readonly attrs: Record<string, unknown>;
 }
 
-export type TpuCapacityKind = 'reservation' | 'spot' | 'flex-start' | 'on-demand';
+/** The capacity vocabulary (jobs/capacity.ts), plus what a pool that names none gets. */
+export type TpuCapacityKind = CapacityType | 'on-demand';
 
 export interface TpuPool {
   readonly stack: string;

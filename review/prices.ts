@@ -5,9 +5,10 @@
  */
 import * as fs from 'fs';
 import { MACHINE_SHAPES, MachineShape } from '../jobs/machines';
+import type { TpuCapacityKind } from './model';
 import BUILT_IN from './prices.json';
 
-export type TpuCapacityPrice = 'on-demand' | 'reservation' | 'spot' | 'flex-start';
+export type TpuCapacityPrice = TpuCapacityKind;
 
 export interface PriceTable {
   readonly name: string;
