@@ -9,7 +9,6 @@ import { tpuSlice, TpuSlice } from '../jobs/tpu';
 import { ConfigError, LoadedConfig, sourceOf } from './load';
 import { SINGLE_HOST_SLICE } from './schema';
 
-export { SINGLE_HOST_SLICE as SINGLE_HOST_SHAPE } from './schema';
 
 function capacity(loaded: LoadedConfig, block: string, type: CapacityType | undefined, reservation: string | undefined, hours: number): Capacity {
   const result = capacityOf(type ?? 'reservation', reservation, hours);

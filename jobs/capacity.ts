@@ -83,28 +83,15 @@ export function capacityOf(
   }
 }
 
-/** Short human label: `reservation my-res`, `spot`, `flex-start (24h)`. */
-export function describeCapacity(capacity: Capacity): string {
-  switch (capacity.type) {
-    case 'reservation':
-      return `reservation ${capacity.reservation}`;
-    case 'spot':
-      return 'spot';
-    case 'flex-start':
-      return `flex-start (${capacity.maxRunDurationSeconds / 3600}h)`;
-  }
-}
-
 /**
  * GKE limits a config is checked against at synth, so a count that cannot deploy fails in milliseconds.
- * Sources: GKE "Quotas and limits" (nodes per cluster 15,000 on GKE >= 1.18; nodes per node pool zone 1,000);
+ * Sources: GKE "Quotas and limits" (nodes per cluster: 15,000 on GKE >= 1.18; no per-cluster node pool limit was found);
  * GKE "Configure node pool auto-creation" (more than 200 node pools slow the cluster autoscaler down); GKE
  * "Add authorized networks for control plane access" (50 CIDR blocks on a cluster with a public endpoint; not
  * re-read for this change, check before relying on a larger list).
  */
 export const GKE_LIMITS = {
   nodesPerCluster: 15_000,
-  nodesPerPoolZone: 1_000,
   /** Above this many node pools the autoscaler's latency grows: a warning, not an error. */
   nodePoolsBeforeAutoscalerSlowdown: 200,
   authorizedNetworks: 50,

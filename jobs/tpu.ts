@@ -283,12 +283,3 @@ export function slicesForAcceleratorType(acceleratorType: string): TpuSlice[] {
   }
   return out.sort((a, b) => a.vms - b.vms);
 }
-
-/** The accelerator type prefixes of the table (`v5litepod, v5p, v6e, tpu7x`), for messages. */
-export const ACCELERATOR_PREFIXES: readonly string[] = Object.values(GENERATIONS).map((g) => g.prefix);
-
-/**
- * The v6e accelerator label, derived from the table.
- * @deprecated read `slice.acceleratorLabel` (every generation has its own); kept for callers written for v6e only.
- */
-export const TPU_V6E_ACCELERATOR: string = GENERATIONS.v6e.acceleratorLabel;
