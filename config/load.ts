@@ -195,6 +195,12 @@ export function loadConfig(options: LoadOptions = {}): LoadedConfig {
       sources[target] = `${binding.env} (env)`;
     }
   }
+  // Asking for the single-host pool through its variables turns it on, whatever the file's `enabled` says.
+  const singleHostEnv = ['SINGLE_HOST_RESERVATION', 'SINGLE_HOST_CAPACITY'].find((name) => given(name) !== undefined);
+  if (singleHostEnv) {
+    setPath(raw, 'singleHost.enabled', true);
+    sources['singleHost.enabled'] = `${singleHostEnv} (env)`;
+  }
   applyTpuType(given(TPU_TYPE_ENV), raw, sources, problems);
   const selection = given(PIPELINES_ENV);
   if (selection !== undefined) {

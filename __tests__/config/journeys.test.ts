@@ -186,3 +186,16 @@ describe('other generations', () => {
     expect(run.tpuPools['tpu-v5litepod-16-0']).toMatchObject({ node_count: 4, node_config: { machine_type: 'ct5lp-hightpu-4t' } });
   });
 });
+
+test('SINGLE_HOST_RESERVATION turns the pool on even where the file says singleHost.enabled: false', () => {
+  const fs = require('fs');
+  const path = require('path');
+  const os = require('os');
+  const example = JSON.parse(fs.readFileSync(path.join(__dirname, '..', '..', 'config', 'example.json'), 'utf8'));
+  const file = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'tpt-sh-')), 'c.json');
+  fs.writeFileSync(file, JSON.stringify({ ...example, singleHost: { enabled: false } }));
+  expect(loadConfig({ env: {}, file }).config.singleHost?.enabled).toBe(false);
+  const loaded = loadConfig({ env: { SINGLE_HOST_RESERVATION: 'acme-v6e-8' }, file });
+  expect(loaded.config.singleHost).toMatchObject({ enabled: true, reservation: 'acme-v6e-8' });
+  expect(loaded.sources['singleHost.enabled']).toBe('SINGLE_HOST_RESERVATION (env)');
+});
