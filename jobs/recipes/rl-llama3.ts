@@ -44,9 +44,8 @@ export const rlLlama3: Recipe = {
     env: {},
   },
   toHf: {
-    // The tutorial exports with HF_MODEL_NAME=llama3.1-8b and no token.
+    // The tutorial exports with HF_MODEL_NAME=llama3.1-8b (its shell has HF_TOKEN exported, as every step here does).
     modelName: 'llama3.1-8b',
-    passHfToken: false,
     args: { scan_layers: true, use_multimodal: false, weight_dtype: 'bfloat16' },
   },
   tpuVmEnv: true,

@@ -61,11 +61,6 @@ export interface ToHfArgs {
 /** Step settings shared by the two conversions. */
 export interface ConversionStep<A> {
   readonly args: A;
-  /**
-   * Also pass the token as `hf_access_token=` (as tutorials 000, 001, 003 do); $HF_TOKEN is exported in every step.
-   * @default true
-   */
-  readonly passHfToken?: boolean;
   /** Resources of the conversion pod on the CPU pool. @default DEFAULT_CONVERSION_RESOURCES (jobs/pipeline.ts) */
   readonly resources?: ContainerResources;
   /**
