@@ -44,12 +44,14 @@ export function buildApp(loaded: LoadedConfig, options: BuildOptions = {}): App 
     kueueVersion: config.controllers.kueueVersion,
     queuesChartPath: path.join(loaded.repoRoot, 'charts', 'kueue-queues'),
     stateBucket: config.stateBucket,
+    localStateDir: loaded.repoRoot,
   });
   for (const pipeline of pipelines) {
     new PipelineStack(app, pipeline.name, {
       platform,
       pipeline,
       stateBucket: config.stateBucket,
+      localStateDir: loaded.repoRoot,
       dnsEndpoint: config.controlPlane.dnsEndpoint,
     });
   }

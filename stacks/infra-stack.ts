@@ -15,7 +15,7 @@ import { Network } from '../constructs/network';
 import { TpuSlicePool } from '../constructs/tpu-slice-pool';
 import { kueueObjects, kueueQuota } from '../jobs/kueue';
 import { Platform } from '../jobs/platform';
-import { useBackend } from './backend';
+import { BackendProps, useBackend } from './backend';
 
 /** APIs the stack uses; enabled here so a fresh project deploys in one go (never disabled on destroy). */
 export const REQUIRED_APIS = [
@@ -27,7 +27,7 @@ export const REQUIRED_APIS = [
   'storage.googleapis.com',
 ] as const;
 
-export interface InfraStackProps {
+export interface InfraStackProps extends BackendProps {
   /** Shared names and the TPU slice groups (jobs/platform.ts). */
   readonly platform: Platform;
   /** Control-plane allow-list (validated by config: 0.0.0.0/0 only with explicit opt-in). */
@@ -51,8 +51,6 @@ export interface InfraStackProps {
   readonly kueueVersion: string;
   /** Absolute path of charts/kueue-queues. */
   readonly queuesChartPath: string;
-  /** GCS state bucket. @default - a local backend */
-  readonly stateBucket?: string;
 }
 
 /**
@@ -66,7 +64,7 @@ export class InfraStack extends TerraformStack {
   constructor(scope: Construct, id: string, props: InfraStackProps) {
     super(scope, id);
     const { platform } = props;
-    useBackend(this, id, props.stateBucket);
+    useBackend(this, id, props);
     new GoogleProvider(this, 'google', { project: platform.project, region: platform.region });
 
     const apis = REQUIRED_APIS.map(

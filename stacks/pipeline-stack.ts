@@ -17,13 +17,11 @@ import { ITerraformDependable } from 'cdktf';
 import { JobSetStep } from '../constructs/jobset-step';
 import type { Pipeline } from '../jobs/pipeline';
 import type { Platform } from '../jobs/platform';
-import { useBackend } from './backend';
+import { BackendProps, useBackend } from './backend';
 
-export interface PipelineStackProps {
+export interface PipelineStackProps extends BackendProps {
   readonly platform: Platform;
   readonly pipeline: Pipeline;
-  /** GCS bucket for Terraform state. @default - local state file */
-  readonly stateBucket?: string;
   /**
    * Reach the API server through GKE's DNS-based endpoint (IAM-authorized, Google-managed certificate) instead
    * of the IP endpoint: how hosted CI runners with no fixed address plan pipeline stacks. @default false
@@ -42,7 +40,7 @@ export class PipelineStack extends TerraformStack {
   constructor(scope: Construct, id: string, props: PipelineStackProps) {
     super(scope, id);
     const { platform, pipeline } = props;
-    useBackend(this, id, props.stateBucket);
+    useBackend(this, id, props);
 
     new GoogleProvider(this, 'google', { project: platform.project, region: platform.region });
     const cluster = new DataGoogleContainerCluster(this, 'cluster', {
