@@ -40,6 +40,7 @@ export function buildApp(loaded: LoadedConfig, options: BuildOptions = {}): App 
     cpuPoolMaxNodes: config.cpuPool.maxNodes,
     bucketForceDestroy: config.bucketSettings.forceDestroy,
     scratchExpiryDays: config.bucketSettings.scratchExpiryDays,
+    bucketSoftDeleteDays: config.bucketSettings.softDeleteDays,
     jobsetVersion: config.controllers.jobsetVersion,
     kueueVersion: config.controllers.kueueVersion,
     queuesChartPath: path.join(loaded.repoRoot, 'charts', 'kueue-queues'),

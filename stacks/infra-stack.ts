@@ -47,6 +47,8 @@ export interface InfraStackProps extends BackendProps {
   readonly bucketForceDestroy?: boolean;
   /** @default 7 */
   readonly scratchExpiryDays?: number;
+  /** Soft-delete retention of the checkpoint bucket, days (0 = off). @default DEFAULT_SOFT_DELETE_DAYS (0) */
+  readonly bucketSoftDeleteDays?: number;
   readonly jobsetVersion: string;
   readonly kueueVersion: string;
   /** Absolute path of charts/kueue-queues. */
@@ -147,6 +149,7 @@ export class InfraStack extends TerraformStack {
       scratchPrefix: platform.pathwaysScratchPrefix,
       scratchExpiryDays: props.scratchExpiryDays,
       forceDestroy: props.bucketForceDestroy,
+      softDeleteDays: props.bucketSoftDeleteDays,
     });
     bucket.bucket.dependsOn = apis.map((api) => dependable(api));
     const secret = new HfTokenSecret(this, 'hf-token', {
