@@ -57,3 +57,6 @@ export function checkJobSetNames(jobSet: string, rjobs: readonly ReplicatedJobSh
     }
   }
 }
+
+/** Pipeline-stack output carrying a pipeline's `maxtextDifference` (jobs/pipeline.ts); the plan review reads it. */
+export const TUTORIAL_MAXTEXT_OUTPUT = 'tutorial_maxtext';

@@ -28,7 +28,9 @@ import {
   trainPrelude,
 } from './maxtext';
 import { checkJobSetNames, checkRunId, jobSetName } from './names';
+export { TUTORIAL_MAXTEXT_OUTPUT } from './names';
 import { Platform } from './platform';
+import { imageMaxTextVersion } from './recipes/common';
 import { ContainerResources, JsonValue, MaxTextArgs, Recipe, StepName, STEP_NAMES } from './recipes/types';
 import { buildSecretProviderClass } from './secrets';
 import { TpuSlice, tpuSlice } from './tpu';
@@ -111,6 +113,21 @@ export interface Pipeline {
   readonly paths: PipelinePaths;
   /** Labels on every object of the pipeline. */
   readonly labels: Readonly<Record<string, string>>;
+  /**
+   * Says which MaxText the tutorial installs and which this pipeline runs, when they differ (recipe
+   * `tutorialMaxText`). @default - none: the pipeline runs the tutorial's MaxText
+   */
+  readonly maxtextDifference?: string;
+}
+
+/** The sentence reporting a deliberate MaxText version difference, or undefined when there is none. */
+export function maxtextDifference(recipe: Recipe): string | undefined {
+  const tutorial = recipe.tutorialMaxText;
+  if (tutorial === undefined) return undefined;
+  const running = imageMaxTextVersion(recipe.image);
+  if (running === tutorial.version) return undefined;
+  const runs = running === undefined ? `runs ${recipe.image} (MaxText version not known from the tag)` : `runs MaxText ${running} (the image's)`;
+  return `tutorial ${recipe.tutorial} installs MaxText ${tutorial.version}; this pipeline ${runs}: ${tutorial.why}`;
 }
 
 /** Canonical JSON (sorted keys) for hashing. */
@@ -395,6 +412,7 @@ export function buildPipeline(recipe: Recipe, platform: Platform, options: Pipel
     secretProviderClass: buildSecretProviderClass(resolved.name, platform, baseLabels),
     paths,
     labels: baseLabels,
+    ...(maxtextDifference(resolved) !== undefined ? { maxtextDifference: maxtextDifference(resolved) } : {}),
   };
 }
 

@@ -15,7 +15,7 @@ import { KubernetesProvider } from '@cdktf/provider-kubernetes/lib/provider';
 import { Manifest } from '@cdktf/provider-kubernetes/lib/manifest';
 import { ITerraformDependable } from 'cdktf';
 import { JobSetStep } from '../constructs/jobset-step';
-import type { Pipeline } from '../jobs/pipeline';
+import { TUTORIAL_MAXTEXT_OUTPUT, type Pipeline } from '../jobs/pipeline';
 import type { Platform } from '../jobs/platform';
 import { BackendProps, useBackend } from './backend';
 
@@ -84,6 +84,9 @@ export class PipelineStack extends TerraformStack {
     };
     for (const [name, value] of Object.entries(paths)) {
       if (value !== undefined) new TerraformOutput(this, name, { value });
+    }
+    if (pipeline.maxtextDifference !== undefined) {
+      new TerraformOutput(this, TUTORIAL_MAXTEXT_OUTPUT, { value: pipeline.maxtextDifference });
     }
     for (const step of pipeline.steps) {
       new TerraformOutput(this, outputId(step.name, 'jobset'), { value: step.jobSetName });

@@ -150,6 +150,12 @@ export interface Recipe {
   readonly slice: { readonly machineType: TpuMachineType; readonly topology: string };
   /** Container image of every MaxText step. */
   readonly image: string;
+  /**
+   * The MaxText version the tutorial installs, when the recipe deliberately runs another one (the image's): the
+   * difference is reported by the stack (`tutorial_maxtext` output), the plan review and the README.
+   * @default - none: the recipe runs the tutorial's version
+   */
+  readonly tutorialMaxText?: { readonly version: string; readonly why: string };
   /** `pathways`: head + workers JobSet (single controller); `mcjax`: one JAX process per TPU VM. */
   readonly runtime: 'pathways' | 'mcjax';
   /** Where the conversions run by default. @default 'cpu' */
