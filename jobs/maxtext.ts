@@ -10,8 +10,8 @@
  * The HF token never appears on a command line: every step exports HF_TOKEN from the mounted secret and MaxText
  * reads it from the environment (AI-Hypercomputer/maxtext maxtext-v0.2.4 src/maxtext/configs/pyconfig.py
  * `_resolve_or_infer_addl_config`: `hf_access_token` unset -> `os.environ.get("HF_TOKEN")`, and
- * `_initialize_pydantic` in the same file warns that `hf_access_token` on the command line "is deprecated and insecure because it
- * makes your token visible in 'ps'"). to_maxtext (`pyconfig.initialize`), to_huggingface
+ * `_initialize_pydantic` in the same file warns that `hf_access_token` on the command line "is deprecated and
+ * insecure because it makes your token visible in 'ps'"). to_maxtext (`pyconfig.initialize`), to_huggingface
  * (`pyconfig.initialize_pydantic`), train_rl and train_sft all build their config through that function and pass
  * `config.hf_access_token` to the Hugging Face downloads (checkpoint, tokenizer, config).
  *

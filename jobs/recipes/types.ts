@@ -29,7 +29,7 @@ export interface ContainerResources {
   readonly limits?: { readonly cpu?: string; readonly memory?: string };
 }
 
-/** `maxtext.checkpoint_conversion.to_maxtext`: the keys the tutorials pass (model/paths/token are derived). */
+/** `maxtext.checkpoint_conversion.to_maxtext`: the keys the tutorials pass (model and paths are derived; the token comes from the environment). */
 export interface ToMaxTextArgs {
   readonly scan_layers: boolean;
   readonly use_multimodal: boolean;
@@ -47,7 +47,7 @@ export interface ToMaxTextFlags {
   readonly lazy_load_tensors: boolean;
 }
 
-/** `maxtext.checkpoint_conversion.to_huggingface` keys the tutorials pass (paths/token are derived). */
+/** `maxtext.checkpoint_conversion.to_huggingface` keys the tutorials pass (paths are derived; the token comes from the environment). */
 export interface ToHfArgs {
   /** @default - not passed (tutorial 002 does not pass it) */
   readonly skip_jax_distributed_system?: boolean;
@@ -100,7 +100,7 @@ export interface SourcePatches {
 /** GRPO `maxtext.trainers.post_train.rl.train_rl`. */
 export interface RlTrain {
   readonly kind: 'rl';
-  /** MaxText keys in tutorial order (paths, model_name and the token are derived). */
+  /** MaxText keys in tutorial order (paths and model_name are derived; the token comes from the environment). */
   readonly args: MaxTextArgs;
   /** Env of the training container (the tutorials' inline `VAR=value python3 ...` and `--env`). */
   readonly env: EnvMap;
