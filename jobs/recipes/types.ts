@@ -3,8 +3,8 @@
  *
  * A recipe names MaxText keys exactly as MaxText spells them (`batch_size`, `rl.num_generations`), so a
  * value can be compared with the tutorial by eye and overridden from config by the same key. Values that
- * are derived (paths in the bucket, model name, the HF token reference, TPU numbers) are NOT in the recipe:
- * jobs/maxtext.ts and jobs/pipeline.ts derive them in one place. Pure; no cdktf.
+ * are derived (paths in the bucket, model name, TPU numbers) are NOT in the recipe: jobs/maxtext.ts and
+ * jobs/pipeline.ts derive them in one place; the HF token is never an argument (environment only). Pure; no cdktf.
  */
 import { TpuMachineType } from '../tpu';
 
