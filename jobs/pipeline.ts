@@ -22,6 +22,7 @@ import {
   CommandContext,
   PipelinePaths,
   pipelinePaths,
+  runName,
   toHfInvocation,
   toMaxTextInvocation,
   trainInvocation,
@@ -414,6 +415,29 @@ export function buildPipeline(recipe: Recipe, platform: Platform, options: Pipel
     labels: baseLabels,
     ...(maxtextDifference(resolved) !== undefined ? { maxtextDifference: maxtextDifference(resolved) } : {}),
   };
+}
+
+/** The directories a pipeline run writes that belong to it alone: its training run and its export. */
+export function runOutputs(pipeline: Pipeline): string[] {
+  return [`${pipeline.paths.trainOutputDir}${runName(pipeline.recipe.train)}/`, pipeline.paths.hfExportDir];
+}
+
+/**
+ * Refuses pipelines that would write into each other's results: a training run directory or an export directory
+ * equal to, or inside, another pipeline's (same model and run_name). The converted checkpoint is not checked: a
+ * shared one is by design the identical conversion (see conversionVariant).
+ */
+export function checkRunOutputs(pipelines: readonly Pipeline[]): void {
+  const owned = pipelines.flatMap((p) => runOutputs(p).map((dir) => ({ pipeline: p.name, dir })));
+  for (const a of owned) {
+    const b = owned.find((o) => o.pipeline !== a.pipeline && (o.dir.startsWith(a.dir) || a.dir.startsWith(o.dir)));
+    if (b) {
+      throw new Error(
+        `pipelines ${a.pipeline} and ${b.pipeline} would both write ${a.dir.length <= b.dir.length ? a.dir : b.dir}; ` +
+          `give one another run_name (pipelines.${b.pipeline}.overrides.run_name)`,
+      );
+    }
+  }
 }
 
 /** Step names in order (re-exported for callers that iterate). */

@@ -9,7 +9,9 @@
  * - the HF token reaches MaxText through the environment only (pyconfig.py `_resolve_or_infer_addl_config` reads
  *   HF_TOKEN), never on a command line.
  */
+import { buildPipeline, checkRunOutputs } from '../../jobs/pipeline';
 import { RECIPES } from '../../jobs/recipes';
+import { testPlatform } from '../jobs/fixtures';
 import { HF_TOKEN_FILE } from '../../jobs/secrets';
 import { synthStack } from '../util';
 
@@ -186,5 +188,41 @@ describe('the HF token stays off every command line', () => {
       expect(exported).toBeGreaterThan(script.indexOf(`HF_TOKEN="$(cat ${HF_TOKEN_FILE})"`));
       expect(exported).toBeLessThan(script.indexOf('exec python3 -m'));
     }
+  });
+});
+
+describe('pipelines that would share a result are refused at synth', () => {
+  const platform = testPlatform();
+  const qwen = buildPipeline(RECIPES['rl-qwen3'], platform, { runId: 'r1' });
+
+  test('the four recipes own distinct run and export directories', () => {
+    expect(() => checkRunOutputs(PIPELINES.map((n) => buildPipeline(RECIPES[n], platform, { runId: 'r1' })))).not.toThrow();
+  });
+
+  test('a second pipeline on the same model and run_name names both and the fix', () => {
+    const twin = buildPipeline({ ...RECIPES['rl-qwen3'], name: 'rl-qwen3-b' }, platform, { runId: 'r1' });
+    expect(() => checkRunOutputs([qwen, twin])).toThrow(
+      "pipelines rl-qwen3 and rl-qwen3-b would both write gs://my-bucket/qwen3-30b-a3b/trained/rl/; give one another run_name (pipelines.rl-qwen3-b.overrides.run_name)",
+    );
+    const renamed = buildPipeline({ ...RECIPES['rl-qwen3'], name: 'rl-qwen3-b' }, platform, { runId: 'r1', overrides: { run_name: 'rl-b' } });
+    expect(() => checkRunOutputs([qwen, renamed])).not.toThrow();
+  });
+});
+
+describe('the converted checkpoint is shared only by identical conversions', () => {
+  const platform = testPlatform();
+  const dir = (options: Parameters<typeof buildPipeline>[2]) => buildPipeline(RECIPES['rl-qwen3'], platform, options).paths.maxtextDir;
+
+  test('another run id, the same conversion: the same directory (kept, not converted again)', () => {
+    expect(dir({ runId: 'r2' })).toBe(dir({ runId: 'r1' }));
+    expect(dir({ runId: 'r1' })).toBe('gs://my-bucket/qwen3-30b-a3b/max-text-format/');
+  });
+
+  test('an overridden to_maxtext flag, or only a training key: own directory vs the same one', () => {
+    const flag = dir({ runId: 'r2', overrides: { lazy_load_tensors: false } });
+    expect(flag).toMatch(/^gs:\/\/my-bucket\/qwen3-30b-a3b\/max-text-format-[0-9a-f]{8}\/$/);
+    expect(flag).not.toBe(dir({ runId: 'r2', image: 'example.com/maxtext:custom' }));
+    // A training-only key does not change the conversion.
+    expect(dir({ runId: 'r2', overrides: { num_batches: 10 } })).toBe(dir({ runId: 'r1' }));
   });
 });
