@@ -52,7 +52,7 @@ export interface Invocation {
 /**
  * gs:// paths of one pipeline run (all end in `/`; derived here and nowhere else). What each step writes:
  * to-maxtext `maxtextDir` (shared by every run whose conversion is identical, see conversionVariant), train
- * `<trainOutputDir><run_name>/` (checkpoints, metrics, tensorboard), to-hf `hfExportDir` (`.../hf-trained/<run_name>/`).
+ * `trainRunDir`, to-hf `hfExportDir` (`.../hf-trained/<run_name>/`).
  */
 export interface PipelinePaths {
   /**
@@ -64,7 +64,9 @@ export interface PipelinePaths {
   readonly maxtextCheckpoint: string;
   /** Training `base_output_directory`: `gs://<bucket>/<model>/trained/`. */
   readonly trainOutputDir: string;
-  /** Checkpoints of this run: `<trainOutputDir><run_name>/checkpoints/`. */
+  /** Everything training writes for this run (checkpoints, metrics, tensorboard): `<trainOutputDir><run_name>/`. */
+  readonly trainRunDir: string;
+  /** Checkpoints of this run: `<trainRunDir>checkpoints/`. */
   readonly trainCheckpointDir: string;
   /** The last training checkpoint to_huggingface reads. */
   readonly trainedCheckpoint: string;
@@ -110,12 +112,14 @@ export function pipelinePaths(recipe: Recipe, bucket: string, pathwaysScratchPre
   const maxtextDir = conversionVariant === undefined ? `${root}/max-text-format/` : `${root}/max-text-format-${conversionVariant}/`;
   const trainOutputDir = `${root}/trained/`;
   const run = runName(recipe.train);
-  const trainCheckpointDir = `${trainOutputDir}${run}/checkpoints/`;
+  const trainRunDir = `${trainOutputDir}${run}/`;
+  const trainCheckpointDir = `${trainRunDir}checkpoints/`;
   const actor = recipe.train.kind === 'rl' ? 'actor/' : '';
   return {
     maxtextDir,
     maxtextCheckpoint: `${maxtextDir}0/items/`,
     trainOutputDir,
+    trainRunDir,
     trainCheckpointDir,
     trainedCheckpoint: `${trainCheckpointDir}${actor}${lastCheckpointStep(recipe.train)}/model_params/`,
     // to_huggingface writes into base_output_directory itself (maxtext-v0.2.4

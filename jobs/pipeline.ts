@@ -22,14 +22,12 @@ import {
   CommandContext,
   PipelinePaths,
   pipelinePaths,
-  runName,
   toHfInvocation,
   toMaxTextInvocation,
   trainInvocation,
   trainPrelude,
 } from './maxtext';
 import { checkJobSetNames, checkRunId, jobSetName } from './names';
-export { TUTORIAL_MAXTEXT_OUTPUT } from './names';
 import { Platform } from './platform';
 import { imageMaxTextVersion } from './recipes/common';
 import { ContainerResources, JsonValue, MaxTextArgs, Recipe, StepName, STEP_NAMES } from './recipes/types';
@@ -369,6 +367,7 @@ export function buildPipeline(recipe: Recipe, platform: Platform, options: Pipel
     { name: 'to-hf', built: toHf.built, runsOn: toHf.runsOn, slices: 1 },
   ];
 
+  const difference = maxtextDifference(resolved);
   let previousHash = '';
   const steps: PipelineStep[] = built.map(({ name, built: b, runsOn, slices: n }) => {
     const c = common(name);
@@ -413,13 +412,13 @@ export function buildPipeline(recipe: Recipe, platform: Platform, options: Pipel
     secretProviderClass: buildSecretProviderClass(resolved.name, platform, baseLabels),
     paths,
     labels: baseLabels,
-    ...(maxtextDifference(resolved) !== undefined ? { maxtextDifference: maxtextDifference(resolved) } : {}),
+    ...(difference !== undefined ? { maxtextDifference: difference } : {}),
   };
 }
 
 /** The directories a pipeline run writes that belong to it alone: its training run and its export. */
 export function runOutputs(pipeline: Pipeline): string[] {
-  return [`${pipeline.paths.trainOutputDir}${runName(pipeline.recipe.train)}/`, pipeline.paths.hfExportDir];
+  return [pipeline.paths.trainRunDir, pipeline.paths.hfExportDir];
 }
 
 /**

@@ -15,7 +15,8 @@ import { KubernetesProvider } from '@cdktf/provider-kubernetes/lib/provider';
 import { Manifest } from '@cdktf/provider-kubernetes/lib/manifest';
 import { ITerraformDependable } from 'cdktf';
 import { JobSetStep } from '../constructs/jobset-step';
-import { TUTORIAL_MAXTEXT_OUTPUT, type Pipeline } from '../jobs/pipeline';
+import { TUTORIAL_MAXTEXT_OUTPUT } from '../jobs/names';
+import type { Pipeline } from '../jobs/pipeline';
 import type { Platform } from '../jobs/platform';
 import { BackendProps, useBackend } from './backend';
 

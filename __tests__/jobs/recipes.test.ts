@@ -262,6 +262,7 @@ test('outputs: paths, logs commands for the main pod', () => {
     maxtextDir: 'gs://my-bucket/qwen3-30b-a3b/max-text-format/',
     maxtextCheckpoint: 'gs://my-bucket/qwen3-30b-a3b/max-text-format/0/items/',
     trainOutputDir: 'gs://my-bucket/qwen3-30b-a3b/trained/',
+    trainRunDir: 'gs://my-bucket/qwen3-30b-a3b/trained/rl/',
     trainCheckpointDir: 'gs://my-bucket/qwen3-30b-a3b/trained/rl/checkpoints/',
     trainedCheckpoint: 'gs://my-bucket/qwen3-30b-a3b/trained/rl/checkpoints/actor/50/model_params/',
     hfExportDir: 'gs://my-bucket/qwen3-30b-a3b/hf-trained/rl/',
