@@ -30,6 +30,7 @@ import {
 } from './maxtext';
 import { checkJobSetNames, checkRunId, jobSetName, JobSetNameShape, runIdLimit } from './names';
 import { Platform } from './platform';
+import { imageMaxTextVersion } from './recipes/common';
 import { ContainerResources, JsonValue, MaxTextArgs, Recipe, StepName, STEP_NAMES } from './recipes/types';
 import { buildSecretProviderClass } from './secrets';
 import { TpuSlice, tpuSlice } from './tpu';
@@ -126,6 +127,21 @@ export interface Pipeline {
   readonly paths: PipelinePaths;
   /** Labels on every object of the pipeline. */
   readonly labels: Readonly<Record<string, string>>;
+  /**
+   * Says which MaxText the tutorial installs and which this pipeline runs, when they differ (recipe
+   * `tutorialMaxText`). @default - none: the pipeline runs the tutorial's MaxText
+   */
+  readonly maxtextDifference?: string;
+}
+
+/** The sentence reporting a deliberate MaxText version difference, or undefined when there is none. */
+export function maxtextDifference(recipe: Recipe): string | undefined {
+  const tutorial = recipe.tutorialMaxText;
+  if (tutorial === undefined) return undefined;
+  const running = imageMaxTextVersion(recipe.image);
+  if (running === tutorial.version) return undefined;
+  const runs = running === undefined ? `runs ${recipe.image} (MaxText version not known from the tag)` : `runs MaxText ${running} (the image's)`;
+  return `tutorial ${recipe.tutorial} installs MaxText ${tutorial.version}; this pipeline ${runs}: ${tutorial.why}`;
 }
 
 /** Default allowance for a step waiting in Kueue's queue (for quota or a slice to free up), minutes. */
@@ -219,6 +235,24 @@ function runNameFor(args: MaxTextArgs, options: PipelineOptions): JsonValue {
   return `${name}-${options.runId}`;
 }
 
+/** What makes two to_maxtext conversions identical: the image, the model and every argument and flag. */
+function conversionKey(recipe: Recipe): string {
+  return canonical({ image: recipe.image, model: recipe.model, args: recipe.toMaxText.args, flags: recipe.toMaxText.flags });
+}
+
+/**
+ * The to_maxtext output directory is shared by the runs of a pipeline (to-maxtext keeps a complete checkpoint it
+ * finds, see `reuseExisting`), which is right only when they would convert identically. A conversion that differs
+ * from the recipe's own (another image, an overridden to_maxtext argument or flag, e.g. `scan_layers`) is a
+ * variant: the first 8 hex digits of sha256 over its key name its own directory (`max-text-format-<variant>/`).
+ * @returns @default - undefined: the recipe's own conversion (`max-text-format/`)
+ */
+export function conversionVariant(recipe: Recipe, resolved: Recipe): string | undefined {
+  const key = conversionKey(resolved);
+  if (key === conversionKey(recipe)) return undefined;
+  return createHash('sha256').update(key).digest('hex').slice(0, 8);
+}
+
 /** Applies options to a recipe: image, conversion placement, slice and MaxText key overrides. */
 export function resolveRecipe(recipe: Recipe, options: PipelineOptions): Recipe {
   const source = options.configSource ?? recipe.name;
@@ -267,7 +301,7 @@ export function buildPipeline(recipe: Recipe, platform: Platform, options: Pipel
   const group = targetGroup(resolved, platform, source);
   const slice = group.slice;
   const slices = group.count;
-  const paths = pipelinePaths(resolved, platform.bucket, platform.pathwaysScratchPrefix);
+  const paths = pipelinePaths(resolved, platform.bucket, platform.pathwaysScratchPrefix, conversionVariant(recipe, resolved));
   const ctx: CommandContext = { recipe: resolved, paths };
   const onCpu = resolved.conversionOn !== 'tpu';
   const conversionResources = (r: ContainerResources | undefined) => r ?? DEFAULT_CONVERSION_RESOURCES;
@@ -387,6 +421,7 @@ export function buildPipeline(recipe: Recipe, platform: Platform, options: Pipel
     built.map(({ name, built: b }) => ({ step: name, replicatedJobs: b.replicatedJobs, coordinator: b.coordinator })),
     source,
   );
+  const difference = maxtextDifference(resolved);
   let previousHash = '';
   const steps: PipelineStep[] = built.map(({ name, built: b, runsOn, slices: n }) => {
     const c = common(name);
@@ -424,6 +459,7 @@ export function buildPipeline(recipe: Recipe, platform: Platform, options: Pipel
     secretProviderClass: buildSecretProviderClass(resolved.name, platform, baseLabels),
     paths,
     labels: baseLabels,
+    ...(difference !== undefined ? { maxtextDifference: difference } : {}),
   };
 }
 
@@ -431,6 +467,29 @@ export function buildPipeline(recipe: Recipe, platform: Platform, options: Pipel
 export function maxRunIdLength(recipe: Recipe, platform: Platform): number {
   const shapes = buildPipeline(recipe, platform, { runId: DEFAULT_RUN_ID }).steps.map((s) => s.nameShape);
   return runIdLimit(recipe.name, shapes);
+}
+
+/** The directories a pipeline run writes that belong to it alone: its training run and its export. */
+export function runOutputs(pipeline: Pipeline): string[] {
+  return [pipeline.paths.trainRunDir, pipeline.paths.hfExportDir];
+}
+
+/**
+ * Refuses pipelines that would write into each other's results: a training run directory or an export directory
+ * equal to, or inside, another pipeline's (same model and run_name). The converted checkpoint is not checked: a
+ * shared one is by design the identical conversion (see conversionVariant).
+ */
+export function checkRunOutputs(pipelines: readonly Pipeline[]): void {
+  const owned = pipelines.flatMap((p) => runOutputs(p).map((dir) => ({ pipeline: p.name, dir })));
+  for (const a of owned) {
+    const b = owned.find((o) => o.pipeline !== a.pipeline && (o.dir.startsWith(a.dir) || a.dir.startsWith(o.dir)));
+    if (b) {
+      throw new Error(
+        `pipelines ${a.pipeline} and ${b.pipeline} would both write ${a.dir.length <= b.dir.length ? a.dir : b.dir}; ` +
+          `give one another run_name (pipelines.${b.pipeline}.overrides.run_name)`,
+      );
+    }
+  }
 }
 
 /** Step names in order (re-exported for callers that iterate). */

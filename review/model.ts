@@ -7,6 +7,7 @@
  */
 import { parseAllDocuments } from 'yaml';
 import { supportedTopologies, tpuSlice, TpuSlice, isTpuMachineType, TPU_RESOURCE, TPU_TOPOLOGY_LABEL } from '../jobs/tpu';
+import { TUTORIAL_MAXTEXT_OUTPUT } from '../jobs/names';
 import type { TerraformJson } from './load';
 
 /** A Terraform resource as it appears in the JSON: `type.name` plus its attributes. */
@@ -143,6 +144,8 @@ export interface Pipeline {
   readonly chipHours: number;
   readonly gcsRead: readonly string[];
   readonly gcsWritten: readonly string[];
+  /** The stack's note that it runs another MaxText than its tutorial installs. @default - none */
+  readonly maxtextDifference?: string;
 }
 
 export interface KueueQuota {
@@ -708,6 +711,12 @@ function kueueQuota(stack: string, r: TfResource, readChart?: ChartReader): Kueu
 
 // ---------------------------------------------------------------------------------------------------------------
 
+/** Adds the stack's `tutorial_maxtext` output (jobs/names.ts) to its pipeline. */
+function withMaxTextDifference(pipeline: Pipeline | undefined, json: TerraformJson): Pipeline | undefined {
+  const note = json.output?.[TUTORIAL_MAXTEXT_OUTPUT]?.value;
+  return pipeline && typeof note === 'string' ? { ...pipeline, maxtextDifference: note } : pipeline;
+}
+
 /** Extracts the domain model of one stack. */
 export function extractStack(name: string, json: TerraformJson, readChart?: ChartReader): StackModel {
   const rs = resources(json);
@@ -727,7 +736,7 @@ export function extractStack(name: string, json: TerraformJson, readChart?: Char
     controlPlanes: rs.filter((r) => r.type === 'google_container_cluster').map((r) => controlPlane(name, r, json)),
     workloadIdentity: workloadIdentity(name, allGrants, rs, json),
     jobsets,
-    pipeline: pipelineOf(name, jobsets, dependencyMap(json)),
+    pipeline: withMaxTextDifference(pipelineOf(name, jobsets, dependencyMap(json)), json),
     kueue: rs
       .filter((r) => r.type === 'helm_release')
       .map((r) => kueueQuota(name, r, readChart))

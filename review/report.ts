@@ -200,6 +200,7 @@ function pipelinesSection(models: readonly StackModel[]): string {
     out.push(`### \`${p.stack}\`\n`);
     out.push(`Model ${code(p.model ?? '?')}; slice ${p.tpuTopology ? `${p.tpuTopology} (${p.tpuChips} chips)` : 'none'}; ` +
       `images ${p.images.map(code).join(', ')}.\n`);
+    if (p.maxtextDifference) out.push(`MaxText version: ${p.maxtextDifference}.\n`);
     out.push(mermaid(p) + '\n');
     out.push(table(['step', 'kind', 'image', 'slice', 'timeout', 'queue', 'resource'],
       p.steps.map((s) => [s.name, s.kind, s.images.map((i) => i.image).filter((v, i, a) => a.indexOf(v) === i).join(', '),

@@ -7,7 +7,7 @@ import { App } from 'cdktf';
 import { LoadedConfig } from '../config/load';
 import { enabledPipelines, pipelineOptions } from '../config/pipelines';
 import { platformFromConfig } from '../config/platform';
-import { buildPipeline } from '../jobs/pipeline';
+import { buildPipeline, checkRunOutputs } from '../jobs/pipeline';
 import { RECIPES } from '../jobs/recipes';
 import { InfraStack } from './infra-stack';
 import { PipelineStack } from './pipeline-stack';
@@ -26,6 +26,8 @@ export function buildApp(loaded: LoadedConfig, options: BuildOptions = {}): App 
   const pipelines = enabledPipelines(loaded, names).map((name) =>
     buildPipeline(RECIPES[name], platform, pipelineOptions(loaded, name)),
   );
+  // No pipeline may write into another's training run or export.
+  checkRunOutputs(pipelines);
 
   // No construct stack traces: they cost ~10% of the synth and only serve cdktf's own debugging.
   const app = new App({ stackTraces: false, ...(options.outdir ? { outdir: options.outdir } : {}) });
@@ -40,16 +42,19 @@ export function buildApp(loaded: LoadedConfig, options: BuildOptions = {}): App 
     cpuPoolMaxNodes: config.cpuPool.maxNodes,
     bucketForceDestroy: config.bucketSettings.forceDestroy,
     scratchExpiryDays: config.bucketSettings.scratchExpiryDays,
+    bucketSoftDeleteDays: config.bucketSettings.softDeleteDays,
     jobsetVersion: config.controllers.jobsetVersion,
     kueueVersion: config.controllers.kueueVersion,
     queuesChartPath: path.join(loaded.repoRoot, 'charts', 'kueue-queues'),
     stateBucket: config.stateBucket,
+    localStateDir: loaded.repoRoot,
   });
   for (const pipeline of pipelines) {
     new PipelineStack(app, pipeline.name, {
       platform,
       pipeline,
       stateBucket: config.stateBucket,
+      localStateDir: loaded.repoRoot,
       dnsEndpoint: config.controlPlane.dnsEndpoint,
     });
   }

@@ -15,11 +15,11 @@ import { ProjectApis } from '../constructs/project-apis';
 import { TpuSlicePool } from '../constructs/tpu-slice-pool';
 import { kueueObjects, kueueQuota } from '../jobs/kueue';
 import { Platform } from '../jobs/platform';
-import { useBackend } from './backend';
+import { BackendProps, useBackend } from './backend';
 
 export { REQUIRED_APIS } from '../constructs/project-apis';
 
-export interface InfraStackProps {
+export interface InfraStackProps extends BackendProps {
   /** Shared names and the TPU slice groups (jobs/platform.ts). */
   readonly platform: Platform;
   /** Control-plane allow-list (validated by config: 0.0.0.0/0 only with explicit opt-in). */
@@ -39,12 +39,12 @@ export interface InfraStackProps {
   readonly bucketForceDestroy?: boolean;
   /** @default 7 */
   readonly scratchExpiryDays?: number;
+  /** Soft-delete retention of the checkpoint bucket, days (0 = off). @default DEFAULT_SOFT_DELETE_DAYS (0) */
+  readonly bucketSoftDeleteDays?: number;
   readonly jobsetVersion: string;
   readonly kueueVersion: string;
   /** Absolute path of charts/kueue-queues. */
   readonly queuesChartPath: string;
-  /** GCS state bucket. @default - a local backend */
-  readonly stateBucket?: string;
 }
 
 /**
@@ -58,7 +58,7 @@ export class InfraStack extends TerraformStack {
   constructor(scope: Construct, id: string, props: InfraStackProps) {
     super(scope, id);
     const { platform } = props;
-    useBackend(this, id, props.stateBucket);
+    useBackend(this, id, props);
     new GoogleProvider(this, 'google', { project: platform.project, region: platform.region });
 
     // Every google_* resource below depends on the services of the APIs it calls (constructs/project-apis.ts).
@@ -139,6 +139,7 @@ export class InfraStack extends TerraformStack {
       scratchPrefix: platform.pathwaysScratchPrefix,
       scratchExpiryDays: props.scratchExpiryDays,
       forceDestroy: props.bucketForceDestroy,
+      softDeleteDays: props.bucketSoftDeleteDays,
     });
     new HfTokenSecret(this, 'hf-token', {
       secretId: platform.hfTokenSecretId,

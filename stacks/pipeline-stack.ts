@@ -15,15 +15,14 @@ import { KubernetesProvider } from '@cdktf/provider-kubernetes/lib/provider';
 import { Manifest } from '@cdktf/provider-kubernetes/lib/manifest';
 import { ITerraformDependable } from 'cdktf';
 import { JobSetStep } from '../constructs/jobset-step';
+import { TUTORIAL_MAXTEXT_OUTPUT } from '../jobs/names';
 import type { Pipeline } from '../jobs/pipeline';
 import type { Platform } from '../jobs/platform';
-import { useBackend } from './backend';
+import { BackendProps, useBackend } from './backend';
 
-export interface PipelineStackProps {
+export interface PipelineStackProps extends BackendProps {
   readonly platform: Platform;
   readonly pipeline: Pipeline;
-  /** GCS bucket for Terraform state. @default - local state file */
-  readonly stateBucket?: string;
   /**
    * Reach the API server through GKE's DNS-based endpoint (IAM-authorized, Google-managed certificate) instead
    * of the IP endpoint: how hosted CI runners with no fixed address plan pipeline stacks. @default false
@@ -42,7 +41,7 @@ export class PipelineStack extends TerraformStack {
   constructor(scope: Construct, id: string, props: PipelineStackProps) {
     super(scope, id);
     const { platform, pipeline } = props;
-    useBackend(this, id, props.stateBucket);
+    useBackend(this, id, props);
 
     new GoogleProvider(this, 'google', { project: platform.project, region: platform.region });
     const cluster = new DataGoogleContainerCluster(this, 'cluster', {
@@ -86,6 +85,9 @@ export class PipelineStack extends TerraformStack {
     };
     for (const [name, value] of Object.entries(paths)) {
       if (value !== undefined) new TerraformOutput(this, name, { value });
+    }
+    if (pipeline.maxtextDifference !== undefined) {
+      new TerraformOutput(this, TUTORIAL_MAXTEXT_OUTPUT, { value: pipeline.maxtextDifference });
     }
     for (const step of pipeline.steps) {
       new TerraformOutput(this, outputId(step.name, 'jobset'), { value: step.jobSetName });

@@ -33,8 +33,9 @@ describe('rl-qwen3 (tutorial 000)', () => {
       'python3 -m maxtext.checkpoint_conversion.to_maxtext', 'model_name=qwen3-30b-a3b', '--hf_model_path=Qwen/Qwen3-30B-A3B-Instruct-2507',
       'base_output_directory=gs://my-bucket/qwen3-30b-a3b/max-text-format/', 'scan_layers=True', 'use_multimodal=False',
       'skip_jax_distributed_system=True', 'checkpoint_storage_use_zarr3=0', 'checkpoint_storage_use_ocdbt=0', 'hardware=cpu',
-      '--lazy_load_tensors=True', 'hf_access_token="$HF_TOKEN"',
+      '--lazy_load_tensors=True',
     ]) expect(s).toContain(v);
+    expect(s).not.toContain('hf_access_token');
   });
   test('train_rl keys, patches and env on the Pathways containers', () => {
     const s = mainScript(p, 'train');
@@ -88,11 +89,11 @@ describe('rl-qwen3 (tutorial 000)', () => {
     });
     expect(m.spec.ttlSecondsAfterFinished).toBeUndefined();
   });
-  test('to_huggingface reads the last RL checkpoint and writes hf-trained/', () => {
+  test('to_huggingface reads the last RL checkpoint and writes hf-trained/<run_name>/', () => {
     const s = mainScript(p, 'to-hf');
     for (const v of [
       'load_parameters_path=gs://my-bucket/qwen3-30b-a3b/trained/rl/checkpoints/actor/50/model_params/',
-      'base_output_directory=gs://my-bucket/qwen3-30b-a3b/hf-trained/', 'weight_dtype=bfloat16', '--override_model_architecture',
+      'base_output_directory=gs://my-bucket/qwen3-30b-a3b/hf-trained/rl/', 'weight_dtype=bfloat16', '--override_model_architecture',
     ]) expect(s).toContain(v);
   });
 });
@@ -261,9 +262,10 @@ test('outputs: paths, logs commands for the main pod', () => {
     maxtextDir: 'gs://my-bucket/qwen3-30b-a3b/max-text-format/',
     maxtextCheckpoint: 'gs://my-bucket/qwen3-30b-a3b/max-text-format/0/items/',
     trainOutputDir: 'gs://my-bucket/qwen3-30b-a3b/trained/',
+    trainRunDir: 'gs://my-bucket/qwen3-30b-a3b/trained/rl/',
     trainCheckpointDir: 'gs://my-bucket/qwen3-30b-a3b/trained/rl/checkpoints/',
     trainedCheckpoint: 'gs://my-bucket/qwen3-30b-a3b/trained/rl/checkpoints/actor/50/model_params/',
-    hfExportDir: 'gs://my-bucket/qwen3-30b-a3b/hf-trained/',
+    hfExportDir: 'gs://my-bucket/qwen3-30b-a3b/hf-trained/rl/',
     pathwaysScratch: 'gs://my-bucket/pathways/',
   });
   expect(step(p, 'train').logsCommand).toBe(

@@ -3,6 +3,7 @@
  * every stack, render the report; and synthesize HEAD in a temporary worktree as `--base` does.
  * Skipped only while main.ts does not exist yet.
  */
+import { execFileSync } from 'child_process';
 import * as fs from 'fs';
 import * as os from 'os';
 import * as path from 'path';
@@ -14,6 +15,8 @@ import { loadPrices } from '../../review/prices';
 import { renderReport } from '../../review/report';
 
 const ROOT = path.resolve(__dirname, '..', '..');
+/** The git directory: `<ROOT>/.git` in a clone, elsewhere in a linked worktree (where `.git` is a file). */
+const GIT_DIR = execFileSync('git', ['rev-parse', '--absolute-git-dir'], { cwd: ROOT, encoding: 'utf8' }).trim();
 const hasApp = fs.existsSync(path.join(ROOT, 'main.ts'));
 const maybe = hasApp ? describe : describe.skip;
 
@@ -86,15 +89,15 @@ maybe('review of the real synthesized app', () => {
   });
 
   test('--base synthesizes a git ref in a temporary worktree and diffs it', () => {
-    const before = fs.readFileSync(path.join(ROOT, '.git', 'HEAD'), 'utf8');
+    const before = fs.readFileSync(path.join(GIT_DIR, 'HEAD'), 'utf8');
     const base = synthesizeRef(ROOT, 'HEAD');
     expect(base.outdir).toMatch(/^HEAD \([0-9a-f]{10}\)$/);
     expect(base.stacks.map((s) => s.name)).toContain('infra');
     const diffs = diffSyntheses(base, synthesis);
     expect(diffs.map((d) => d.stack)).toEqual(expect.arrayContaining(synthesis.stacks.map((s) => s.name)));
     // the worktree is gone and the checkout untouched
-    expect(fs.readFileSync(path.join(ROOT, '.git', 'HEAD'), 'utf8')).toBe(before);
-    const worktrees = fs.existsSync(path.join(ROOT, '.git', 'worktrees')) ? fs.readdirSync(path.join(ROOT, '.git', 'worktrees')) : [];
+    expect(fs.readFileSync(path.join(GIT_DIR, 'HEAD'), 'utf8')).toBe(before);
+    const worktrees = fs.existsSync(path.join(GIT_DIR, 'worktrees')) ? fs.readdirSync(path.join(GIT_DIR, 'worktrees')) : [];
     expect(worktrees.filter((w) => w.startsWith('src'))).toEqual([]);
   });
 });
