@@ -10,6 +10,7 @@
  * Scripts never contain `${` or `%{`: Terraform would read them as template syntax (the construct escapes them
  * anyway, see constructs/jobset-step.ts), and shell `$VAR` does the same job here.
  */
+import { createHash } from 'crypto';
 import { HF_TOKEN_FILE } from './secrets';
 import { JsonValue, MaxTextArgs, Recipe, RlTrain, Scalar, SftTrain, SourcePatches } from './recipes/types';
 
@@ -43,7 +44,7 @@ export interface Invocation {
 
 /** gs:// paths of one pipeline (all end in `/` except none; derived here and nowhere else). */
 export interface PipelinePaths {
-  /** to_maxtext `base_output_directory`: `gs://<bucket>/<model>/max-text-format/`. */
+  /** to_maxtext `base_output_directory`: `gs://<bucket>/<model>/max-text-format/<conversionKey>/`. */
   readonly maxtextDir: string;
   /** The converted checkpoint training loads: `<maxtextDir>0/items/`. */
   readonly maxtextCheckpoint: string;
@@ -84,10 +85,25 @@ export function runName(train: RlTrain | SftTrain): string {
   return typeof value === 'string' ? value : train.kind;
 }
 
+/**
+ * A short stable key of what a converted checkpoint is made from: the model and the to_maxtext arguments and flags
+ * (not the image, the token, or where the step runs). It names the converted checkpoint's directory, so the
+ * to-maxtext step reuses an existing checkpoint (buildScript skipIfExists) only when it was converted with the same
+ * arguments; changing one converts again into a new directory.
+ */
+export function conversionKey(recipe: Recipe): string {
+  const sorted = (_key: string, value: unknown) =>
+    value !== null && typeof value === 'object' && !Array.isArray(value)
+      ? Object.fromEntries(Object.entries(value as Record<string, unknown>).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)))
+      : value;
+  const inputs = { model: recipe.model.name, args: recipe.toMaxText.args, flags: recipe.toMaxText.flags };
+  return createHash('sha256').update(JSON.stringify(inputs, sorted)).digest('hex').slice(0, 12);
+}
+
 /** Derives every gs:// path of a pipeline. */
 export function pipelinePaths(recipe: Recipe, bucket: string, pathwaysScratchPrefix: string): PipelinePaths {
   const root = `gs://${bucket}/${recipe.model.name}`;
-  const maxtextDir = `${root}/max-text-format/`;
+  const maxtextDir = `${root}/max-text-format/${conversionKey(recipe)}/`;
   const trainOutputDir = `${root}/trained/`;
   const trainCheckpointDir = `${trainOutputDir}${runName(recipe.train)}/checkpoints/`;
   const actor = recipe.train.kind === 'rl' ? 'actor/' : '';

@@ -91,12 +91,39 @@ test('a changed step spec reads as the replacement of that step and every later 
   // WHEN diffed
   const [stack] = diffSyntheses(synthesisFromJson({ 'rl-qwen3': base }), synthesisFromJson({ 'rl-qwen3': head }));
   const lines = stack!.resources.flatMap((r) => r.summary);
-  // THEN the training step's replacement is spelled out with its 32 chips and its timeout
-  expect(lines).toEqual(
-    expect.arrayContaining([
-      'JobSet rl-qwen3-r1-to-maxtext will be REPLACED (its spec or an earlier step changed): re-runs conversion',
-      'JobSet rl-qwen3-r1-train will be REPLACED (its spec or an earlier step changed): re-runs training on 32 chips (up to 12h)',
-      'JobSet rl-qwen3-r1-to-hf will be REPLACED (its spec or an earlier step changed): re-runs export',
-    ]),
-  );
+  // THEN the steps come in pipeline order; the training step's replacement is spelled out with its 32 chips and its
+  // timeout, and the conversion (same arguments, only the image changed) reuses its converted checkpoint
+  const replaced = lines.filter((l) => l.includes('will be REPLACED'));
+  expect(replaced).toEqual([
+    expect.stringMatching(
+      /^JobSet rl-qwen3-r1-to-maxtext will be REPLACED \(its spec or an earlier step changed\): reuses the converted checkpoint at gs:\/\/[\w-]+\/qwen3-30b-a3b\/max-text-format\/[0-9a-f]{12}\/ \(same conversion arguments/,
+    ),
+    'JobSet rl-qwen3-r1-train will be REPLACED (its spec or an earlier step changed): re-runs training on 32 chips (up to 12h)',
+    'JobSet rl-qwen3-r1-to-hf will be REPLACED (its spec or an earlier step changed): re-runs export',
+  ]);
+  expect(stack!.resources.map((r) => r.address.split('.')[1]!.split('_')[0])).toEqual(['to-maxtext', 'to-maxtext', 'train', 'train', 'to-hf', 'to-hf']);
+});
+
+test('a changed conversion argument re-runs conversion into a new directory, shown as key: old -> new', () => {
+  const { buildApp } = require('../../stacks/app');
+  const { loadConfig } = require('../../config/load');
+  const { Testing } = require('cdktf');
+  const fs = require('fs');
+  const os = require('os');
+  const path = require('path');
+  const synth = (overrides?: Record<string, unknown>) => {
+    const example = JSON.parse(fs.readFileSync(path.join(__dirname, '..', '..', 'config', 'example.json'), 'utf8'));
+    if (overrides) example.pipelines['rl-qwen3'].overrides = overrides;
+    const file = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'review-config-')), 'config.json');
+    fs.writeFileSync(file, JSON.stringify(example));
+    const app = buildApp(loadConfig({ env: { PIPELINES: 'rl-qwen3' }, file }), { outdir: Testing.app().outdir });
+    return JSON.parse(Testing.synth(app.node.findChild('rl-qwen3')));
+  };
+  const [stack] = diffSyntheses(synthesisFromJson({ 'rl-qwen3': synth() }), synthesisFromJson({ 'rl-qwen3': synth({ scan_layers: false, batch_size: 16 }) }));
+  const lines = stack!.resources.flatMap((r) => r.summary);
+  const conversion = lines.find((l) => l.startsWith('JobSet rl-qwen3-r1-to-maxtext will be REPLACED'))!;
+  expect(conversion).toMatch(/: re-runs conversion into gs:\/\/\S+\/max-text-format\/[0-9a-f]{12}\/ \(conversion arguments changed: scan_layers: True -> False\)$/);
+  // the JobSet lines show each changed key, not a cut-off command
+  expect(lines.find((l) => l.startsWith('JobSet rl-qwen3-r1-to-hf:'))).toMatch(/scan_layers: True -> False/);
+  expect(lines.find((l) => l.startsWith('JobSet rl-qwen3-r1-train:'))).toMatch(/batch_size: 8 -> 16/);
 });

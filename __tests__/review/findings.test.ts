@@ -90,9 +90,10 @@ test('a flex-start slice scaling 0 -> all VMs is expected; any other flex-start 
 test('a TPU pool whose node count disagrees with its topology is an error', () => {
   const infra = infraJson();
   infra.resource.google_container_node_pool['tpu-32'].node_count = 4;
-  const [f] = only(run(infra), 'tpu-node-count');
+  const [f] = only(run(infra), 'tpu-node-count-mismatch');
   expect(f).toMatchObject({ severity: 'error', address: 'google_container_node_pool.tpu-32' });
   expect(f!.message).toBe('TPU pool tpu-v6e-32-0: node_count 4 disagrees with topology 4x8 on ct6e-standard-4t (32 chips = 8 VMs of 4)');
+  expect(f!.fix).toBe('set node_count = 8, or change the topology (a new pool)');
 });
 
 test('a single-host pool with topology only in its labels is read from the labels', () => {
@@ -164,7 +165,7 @@ test('a private key in the synthesized output is an error', () => {
 test('a secret version with its payload in Terraform is an error', () => {
   const infra = infraJson();
   infra.resource.google_secret_manager_secret_version = { v: { secret: '${google_secret_manager_secret.hf.id}', secret_data: '${var.hf_token}' } };
-  const [f] = only(run(infra), 'secret-in-output');
+  const [f] = only(run(infra), 'secret-version-payload');
   expect(f).toMatchObject({ address: 'google_secret_manager_secret_version.v' });
 });
 
@@ -173,7 +174,7 @@ test('Kueue quota below what a pipeline step requests is an error', () => {
   const values = JSON.parse(infra.resource.helm_release.queues.values[0]);
   values.objects[0].spec.resourceGroups[0].flavors[0].resources[0].nominalQuota = 16;
   infra.resource.helm_release.queues.values = [JSON.stringify(values)];
-  const found = only(run(infra), 'kueue-quota-short');
+  const found = [...only(run(infra), 'kueue-quota-never-admits'), ...only(run(infra), 'kueue-quota-below-pools')];
   const step = found.find((f) => f.address === 'kubernetes_manifest.train')!;
   expect(step.severity).toBe('error');
   expect(step.message).toBe(
@@ -193,7 +194,7 @@ test('a pipeline whose slice does not exist in infra is an error', () => {
 test('a pipeline selecting a node pool infra lacks is an error', () => {
   const pipeline = pipelineJson();
   pipeline.resource.kubernetes_manifest['to-hf'].manifest.spec.replicatedJobs[0].template.spec.template.spec.nodeSelector['cloud.google.com/gke-nodepool'] = 'big-cpu';
-  const [f] = only(run(undefined, pipeline), 'pipeline-slice-missing');
+  const [f] = only(run(undefined, pipeline), 'pipeline-pool-missing');
   expect(f).toMatchObject({ address: 'kubernetes_manifest.to-hf' });
   expect(f!.message).toBe('JobSet qwen3-8b-to-hf selects node pool big-cpu, which infra does not have');
 });
