@@ -108,6 +108,34 @@ export function withUnknowns(after: unknown, unknown: unknown): unknown {
   return after;
 }
 
+/** The value at a flattened path (`a.b[0].c`). */
+function valueAt(value: unknown, path: string): unknown {
+  let v = value;
+  for (const part of path.match(/[^.[\]]+/g) ?? []) {
+    if (Array.isArray(v)) v = v[Number(part)];
+    else if (isObj(v)) v = v[part];
+    else return undefined;
+  }
+  return v;
+}
+
+/**
+ * Attribute changes of a plan change; a value known only after apply is one change at its own path
+ * (`output: {"batch_size":40} -> (known after apply)`), not a removal of everything under it.
+ */
+export function planAttributeChanges(before: unknown, after: unknown): AttributeChange[] {
+  const all = attributeChanges(before, after);
+  const unknown = all.filter((c) => c.after === JSON.stringify(KNOWN_AFTER_APPLY)).map((c) => c.path);
+  const under = (path: string, parent: string) => path.startsWith(`${parent}.`) || path.startsWith(`${parent}[`);
+  return all
+    .filter((c) => !(c.after === undefined && unknown.some((u) => under(c.path, u))))
+    .map((c) => {
+      if (!unknown.includes(c.path) || c.before !== undefined) return c;
+      const old = valueAt(before, c.path);
+      return old === undefined || old === null ? c : { ...c, before: JSON.stringify(old) };
+    });
+}
+
 /** A resource address without its instance key (`a.b[0]`, `a.b["x"]` -> `a.b`). */
 export function baseAddress(address: string): string {
   return address.replace(/\[[^\]]*\]$/, '');
@@ -152,7 +180,7 @@ export function reviewPlan(stack: string, file: string, plan: unknown, options: 
       deposed: raw.deposed,
       replacePaths: (raw.change?.replace_paths ?? []).map(pathText),
       summary,
-      attributes: action === 'update' || action === 'replace' ? attributeChanges(before, after) : [],
+      attributes: action === 'update' || action === 'replace' ? planAttributeChanges(before, after) : [],
       before,
       after,
     });

@@ -1,4 +1,5 @@
 import { leadingPath, SLICE_IN_PLACE_BREAKS } from '../resources/container-node-pool';
+import { KNOWN_AFTER_APPLY } from '../plan';
 import { liveChanges, tpuPoolOf } from './plan-facts';
 import { finding, Rule } from './types';
 
@@ -16,7 +17,7 @@ export const planResizesTpuSlice: Rule = {
       const after = tpuPoolOf(c, 'after');
       const slice = before?.slice ?? after?.slice;
       if (!before || !after || !slice) return [];
-      const paths = [...new Set(c.attributes.map((a) => leadingPath(a.path)))];
+      const paths = [...new Set(c.attributes.filter((a) => a.after !== JSON.stringify(KNOWN_AFTER_APPLY)).map((a) => leadingPath(a.path)))];
       const breaking = paths.filter((p) => SLICE_IN_PLACE_BREAKS[p] && (slice.multiHost || (p === 'node_count' && after.nodeCount !== slice.vms)));
       if (breaking.length === 0) return [];
       const what = breaking

@@ -1,4 +1,5 @@
 import { leadingPath, SLICE_IN_PLACE_BREAKS } from '../resources/container-node-pool';
+import { KNOWN_AFTER_APPLY } from '../plan';
 import { liveChanges, tpuPoolOf } from './plan-facts';
 import { finding, Rule } from './types';
 
@@ -10,7 +11,7 @@ export const planUpdatesTpuSlice: Rule = {
       if (c.action !== 'update') return [];
       const pool = tpuPoolOf(c, 'after') ?? tpuPoolOf(c, 'before');
       if (!pool?.slice?.multiHost) return [];
-      const paths = [...new Set(c.attributes.map((a) => leadingPath(a.path)))].filter((p) => !SLICE_IN_PLACE_BREAKS[p]);
+      const paths = [...new Set(c.attributes.filter((a) => a.after !== JSON.stringify(KNOWN_AFTER_APPLY)).map((a) => leadingPath(a.path)))].filter((p) => !SLICE_IN_PLACE_BREAKS[p]);
       if (paths.length === 0) return [];
       return [
         finding('plan-updates-tpu-slice', 'warning', { stack: plan.stack, address: c.address },
