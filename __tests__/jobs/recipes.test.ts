@@ -322,7 +322,7 @@ describe('the converted checkpoint is keyed by the conversion arguments', () => 
 
   test('key order in the recipe does not matter', () => {
     const recipe = RECIPES['rl-qwen3']!;
-    const reversed = { ...recipe, toMaxText: { ...recipe.toMaxText, args: Object.fromEntries(Object.entries(recipe.toMaxText.args).reverse()) } };
+    const reversed = { ...recipe, toMaxText: { ...recipe.toMaxText, args: Object.fromEntries(Object.entries(recipe.toMaxText.args).reverse()) as typeof recipe.toMaxText.args } };
     expect(conversionKey(reversed)).toBe(conversionKey(recipe));
   });
 });
