@@ -9,6 +9,7 @@ import { execFileSync } from 'child_process';
 import * as fs from 'fs';
 import * as os from 'os';
 import * as path from 'path';
+import { attributeChanges, AttributeChange } from './attributes';
 import { describeResource } from './describe';
 import { readSynthesis, synthesize, Synthesis, TerraformJson } from './load';
 import { extractStack } from './model';
@@ -16,12 +17,8 @@ import { triggeredManifests } from './resources/terraform-data';
 import { isObj } from './values';
 
 export { describeResource } from './describe';
-
-export interface AttributeChange {
-  readonly path: string;
-  readonly before?: string;
-  readonly after?: string;
-}
+export { attributeChanges, flatten } from './attributes';
+export type { AttributeChange } from './attributes';
 
 export type ResourceAction = 'added' | 'removed' | 'changed';
 
@@ -40,32 +37,6 @@ export interface StackDiff {
   readonly resources: readonly ResourceDiff[];
   /** Same `name` attribute under a new address: Terraform destroys and recreates it. */
   readonly renamed: ReadonlyArray<{ from: string; to: string; name: string }>;
-}
-
-// ---------------------------------------------------------------------------------------------------------------
-// attributes
-
-/** Flattens a value into `a.b[0].c` -> JSON text, skipping cdktf's `//` metadata. */
-export function flatten(value: unknown, prefix = '', out = new Map<string, string>()): Map<string, string> {
-  if (Array.isArray(value)) {
-    if (value.length === 0) out.set(prefix, '[]');
-    value.forEach((v, i) => flatten(v, `${prefix}[${i}]`, out));
-  } else if (isObj(value)) {
-    const entries = Object.entries(value).filter(([k]) => k !== '//');
-    if (entries.length === 0) out.set(prefix, '{}');
-    for (const [k, v] of entries) flatten(v, prefix ? `${prefix}.${k}` : k, out);
-  } else if (value !== undefined && value !== null) {
-    out.set(prefix, JSON.stringify(value));
-  }
-  return out;
-}
-
-/** Leaf attributes that differ between two attribute objects. */
-export function attributeChanges(before: unknown, after: unknown): AttributeChange[] {
-  const a = flatten(before);
-  const b = flatten(after);
-  const keys = [...new Set([...a.keys(), ...b.keys()])].sort();
-  return keys.filter((k) => a.get(k) !== b.get(k)).map((k) => ({ path: k, before: a.get(k), after: b.get(k) }));
 }
 
 // ---------------------------------------------------------------------------------------------------------------

@@ -14,7 +14,7 @@
  * path of `after_unknown`. Pure.
  */
 import { describeResource } from './describe';
-import { attributeChanges, AttributeChange } from './diff';
+import { attributeChanges, AttributeChange } from './attributes';
 import { isObj } from './values';
 
 export type PlanAction = 'create' | 'update' | 'replace' | 'delete' | 'read' | 'no-op' | 'forget';

@@ -13,7 +13,9 @@ test('a topology change reads in slice terms', () => {
   expect(infra).toMatchObject({ stack: 'infra', status: 'changed' });
   expect(infra!.resources).toHaveLength(1);
   expect(infra!.resources[0]).toMatchObject({ address: 'google_container_node_pool.tpu-32', action: 'changed' });
-  expect(infra!.resources[0]!.summary).toEqual(['TPU pool tpu-v6e-32-0: topology 4x8 -> 4x4, chips 32 -> 16, hosts 8 -> 4, node count 8 -> 4']);
+  expect(infra!.resources[0]!.summary).toEqual([
+    'TPU pool tpu-v6e-32-0: topology 4x8 -> 4x4, chips 32 -> 16, hosts 8 -> 4, node count 8 -> 4 (Terraform replaces the pool: placement_policy cannot change in place)',
+  ]);
   expect(infra!.resources[0]!.attributes).toEqual([
     { path: 'node_count', before: '8', after: '4' },
     { path: 'placement_policy.tpu_topology', before: '"4x8"', after: '"4x4"' },

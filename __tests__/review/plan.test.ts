@@ -41,7 +41,9 @@ test('a TPU pool replaced by a topology change is an error worded in slice terms
   expect(plan.counts).toMatchObject({ replace: 1, 'no-op': 1 });
   const [change] = plan.changes;
   expect(change).toMatchObject({ action: 'replace', replaceOrder: 'delete-first', replacePaths: ['placement_policy[0].tpu_topology'] });
-  expect(change!.summary).toEqual(['TPU pool tpu-v6e-32-0: topology 4x8 -> 4x4, chips 32 -> 16, hosts 8 -> 4, node count 8 -> 4']);
+  expect(change!.summary).toEqual([
+    'TPU pool tpu-v6e-32-0: topology 4x8 -> 4x4, chips 32 -> 16, hosts 8 -> 4, node count 8 -> 4 (Terraform replaces the pool: placement_policy cannot change in place)',
+  ]);
   const [f] = plan.findings;
   expect(f).toMatchObject({ severity: 'error', rule: 'plan-destroys-tpu-pool', address: 'google_container_node_pool.tpu-v6e-32-0_pool_37EE0668' });
   expect(f!.message).toMatch(/the slice is replaced \(forced by placement_policy\[0\]\.tpu_topology\)/);
@@ -151,7 +153,7 @@ test('an in-place node_count change of a multi-host TPU pool is an error saying 
   // GIVEN a plan that updates tpu-v6e-32-0 in place: node_count 8 -> 4, topology still 4x8 (no replacement)
   const plan = reviewed('update-tpu-node-count');
   expect(plan.changes[0]).toMatchObject({ action: 'update' });
-  expect(plan.changes[0]!.summary).toEqual(['TPU pool tpu-v6e-32-0: node count 8 -> 4']);
+  expect(plan.changes[0]!.summary).toEqual(['TPU pool tpu-v6e-32-0: node count 8 -> 4 (Terraform changes node_count in place, which a multi-host slice cannot take)']);
   const f = plan.findings.find((x) => x.rule === 'plan-resizes-tpu-slice')!;
   expect(f).toMatchObject({ severity: 'error', address: 'google_container_node_pool.tpu-v6e-32-0_pool_37EE0668' });
   expect(f.message).toBe(

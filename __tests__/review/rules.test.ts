@@ -147,3 +147,26 @@ describe('plan rules on hand-made plans', () => {
     );
   });
 });
+
+describe('google_container_node_pool describer (provider v6.50.0 ForceNew model)', () => {
+  const { forcesReplacement, leadingPath, isTpuPoolAttrs } = require('../../review/resources/container-node-pool');
+  const { TPU_V6E_MACHINE_TYPES } = require('../../jobs/tpu');
+
+  test('ForceNew paths replace the pool; node_count, autoscaling, machine type and zones are in place', () => {
+    for (const p of ['placement_policy[0].tpu_topology', 'placement_policy.tpu_topology', 'node_config[0].spot', 'node_config.reservation_affinity.values[0]', 'initial_node_count', 'name']) {
+      expect([p, forcesReplacement(p)]).toEqual([p, true]);
+    }
+    for (const p of ['node_count', 'autoscaling[0].total_max_node_count', 'node_config[0].machine_type', 'node_locations[0]', 'node_config.labels.team', 'version']) {
+      expect([p, forcesReplacement(p)]).toEqual([p, false]);
+    }
+    expect(leadingPath('node_config[0].machine_type')).toBe('node_config.machine_type');
+    expect(leadingPath('autoscaling[0].max_node_count')).toBe('autoscaling');
+  });
+
+  test('TPU pools are recognised through the TPU table (jobs/tpu.ts), not a machine-type prefix', () => {
+    const pool = (machineType: string) => ({ node_config: { machine_type: machineType } });
+    for (const t of TPU_V6E_MACHINE_TYPES) expect(isTpuPoolAttrs(pool(t))).toBe(true);
+    expect(isTpuPoolAttrs(pool('ct6e-standard-99t'))).toBe(false);
+    expect(isTpuPoolAttrs(pool('n4-highmem-64'))).toBe(false);
+  });
+});

@@ -15,6 +15,7 @@
  */
 import { isTpuMachineType, supportedTopologies, tpuSlice, TpuSlice, TPU_TOPOLOGY_LABEL } from '../../jobs/tpu';
 import { arrow, block, bool, isObj, list, nameOf, num, resolveRefs, str, TfResource } from '../values';
+import { attributeChanges } from '../attributes';
 import type { ChangeContext, ExtractContext, ResourceDescriber } from './types';
 
 export type TpuCapacityKind = 'reservation' | 'spot' | 'flex-start' | 'on-demand';
@@ -173,7 +174,20 @@ export function scalesFromZero(p: { autoscaling?: unknown; minNodes?: number; no
   return p.autoscaling ? (p.minNodes ?? 0) === 0 : p.nodeCount === 0;
 }
 
-function describe({ b, a, verb }: ChangeContext): string[] | undefined {
+/**
+ * What Terraform does with a TPU pool change (provider v6.50.0): a ForceNew attribute replaces the pool; otherwise
+ * the change is applied in place, which a multi-host slice cannot take for the attributes in SLICE_IN_PLACE_BREAKS.
+ */
+export function whatTerraformDoes(before: unknown, after: unknown, pool: TpuPool): string {
+  const paths = attributeChanges(before, after).map((c) => c.path);
+  const forcing = [...new Set(paths.filter(forcesReplacement).map(leadingPath))];
+  if (forcing.length) return ` (Terraform replaces the pool: ${forcing.join(', ')} cannot change in place)`;
+  const breaking = [...new Set(paths.map(leadingPath))].filter((x) => SLICE_IN_PLACE_BREAKS[x]);
+  if (breaking.length && pool.slice?.multiHost) return ` (Terraform changes ${breaking.join(', ')} in place, which a multi-host slice cannot take)`;
+  return '';
+}
+
+function describe({ b, a, verb, before, after }: ChangeContext): string[] | undefined {
   const bt = b?.tpuPools[0];
   const at = a?.tpuPools[0];
   if (bt || at) {
@@ -192,7 +206,7 @@ function describe({ b, a, verb }: ChangeContext): string[] | undefined {
       arrow('service account', bt!.serviceAccount, at!.serviceAccount),
       arrow('zones', bt!.zones.join(','), at!.zones.join(',')),
     ].filter(Boolean);
-    return parts.length ? [`TPU pool ${p.name}: ${parts.join(', ')}`] : [];
+    return parts.length ? [`TPU pool ${p.name}: ${parts.join(', ')}${whatTerraformDoes(before, after, at!)}`] : [];
   }
   const bc = b?.cpuPools[0];
   const ac = a?.cpuPools[0];
