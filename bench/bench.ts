@@ -75,6 +75,18 @@ function main(): void {
   console.log(`synth / floor:        ${(synth.wallMs / floor.wallMs).toFixed(2)}x time, ${(synth.rssMb / floor.rssMb).toFixed(2)}x RSS`);
   console.log(`root imports / floor: ${(roots.wallMs / floor.wallMs).toFixed(2)}x time, ${(roots.rssMb / floor.rssMb).toFixed(2)}x RSS`);
   console.log(`a root import would add ${(roots.wallMs - floor.wallMs).toFixed(0)} ms and ${(roots.rssMb - floor.rssMb).toFixed(0)} MB to every synth`);
+  // The review's build step: `tsc -b` skips an up-to-date project on its build info; `tsc -p` re-reads every input.
+  const tsc = require.resolve('typescript/bin/tsc');
+  const timed = (args: string[]) => {
+    const start = process.hrtime.bigint();
+    const child = spawnSync(process.execPath, [tsc, ...args], { cwd: ROOT, encoding: 'utf8' });
+    if (child.status !== 0) throw new Error(`tsc ${args.join(' ')} failed:\n${child.stdout}${child.stderr}`);
+    return Number(process.hrtime.bigint() - start) / 1e6;
+  };
+  const buildB = Math.min(...[0, 1, 2].map(() => timed(['-b', 'tsconfig.build.json'])));
+  const buildP = Math.min(...[0, 1, 2].map(() => timed(['-p', 'tsconfig.build.json'])));
+  console.log(`${'no-op build: tsc -b (npm run review)'.padEnd(34)} ${buildB.toFixed(0).padStart(6)} ms          (min of 3)`);
+  console.log(`${'no-op build: tsc -p'.padEnd(34)} ${buildP.toFixed(0).padStart(6)} ms          (min of 3)`);
   const review = Math.min(...[0, 1, 2].map(() => reviewMs(tmp, [])));
   console.log(`${'npm run review'.padEnd(34)} ${review.toFixed(0).padStart(6)} ms          (min of 3)`);
   const base = reviewMs(tmp, ['--base', 'HEAD']);

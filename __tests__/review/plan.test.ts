@@ -188,6 +188,13 @@ test('a JobSet tainted by a timed-out wait shows the exact terraform untaint com
   expect(findings[0]!.fix).toBe(
     "if the JobSet is still running or completed, keep it: `cd cdktf.out/stacks/rl-qwen3 && terraform untaint 'kubernetes_manifest.train'`, then plan again",
   );
+  // a tainted CPU step (here the export) is a warning: re-running it holds no slice
+  const raw = fixture('replace-training-jobset') as any;
+  const hf = raw.resource_changes.find((r: any) => r.address === 'kubernetes_manifest.to-hf');
+  hf.action_reason = 'replace_because_tainted';
+  const cpu = findingsOf(reviewPlan('rl-qwen3', 'p.json', raw)).filter((f) => f.rule === 'plan-tainted-jobset');
+  expect(cpu).toEqual([expect.objectContaining({ severity: 'warning', address: 'kubernetes_manifest.to-hf' })]);
+  expect(cpu[0]!.fix).toContain("terraform untaint 'kubernetes_manifest.to-hf'");
 });
 
 test('a plan whose addresses belong to another stack is an error naming that stack', () => {
