@@ -11,7 +11,7 @@ import { Finding, hasErrors, review } from './findings';
 import { readSynthesis, Synthesis, synthesize } from './load';
 import { extractStack, StackModel } from './model';
 import { PlanReview, reviewPlan } from './plan';
-import { loadPrices } from './prices';
+import { loadPrices, parsePrices, PriceTable } from './prices';
 import { renderReport } from './report';
 import type { ChartReader } from './resources/types';
 
@@ -128,6 +128,17 @@ function stackAddresses(synthesis: Synthesis): Map<string, Set<string>> {
   );
 }
 
+/** Reads a --prices file and checks it against the table's schema; errors name the file (and the key). */
+export function readPrices(file: string): PriceTable {
+  let raw: unknown;
+  try {
+    raw = JSON.parse(fs.readFileSync(file, 'utf8'));
+  } catch (error) {
+    throw new Error(`price file ${file}: ${(error as Error).message}`);
+  }
+  return parsePrices(raw, file);
+}
+
 /** Reads and parses a plan file; errors name the file. */
 function readPlan(file: string): unknown {
   let text: string;
@@ -162,7 +173,7 @@ export function run(options: CliOptions, repoDir: string, started = Date.now()):
     source = 'a fresh synth of the working tree';
   }
   const models = modelsOf(synthesis);
-  const prices = loadPrices(options.prices, { stackChips: options.maxChips, stackHourly: options.maxHourly });
+  const prices = loadPrices(options.prices ? readPrices(options.prices) : undefined, { stackChips: options.maxChips, stackHourly: options.maxHourly });
   const addresses = stackAddresses(synthesis);
   const plans: PlanReview[] = options.plans.map(({ stack, file }) => {
     const synthesized = synthesis.stacks.find((s) => s.name === stack);

@@ -3,7 +3,8 @@
  * changed, worded the way a reviewer thinks ("TPU pool tpu-v6e-32-0: topology 4x8 -> 4x4, chips 32 -> 16"),
  * with the raw attribute paths that changed underneath.
  *
- * `describeResource` is shared with `plan.ts`, which words real plan actions the same way.
+ * The wording comes from `describe.ts` (the resource describers), shared with `plan.ts`, which words real plan
+ * actions the same way.
  */
 import { execFileSync } from 'child_process';
 import * as fs from 'fs';

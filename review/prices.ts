@@ -1,10 +1,10 @@
 /**
  * The price table the cost section uses: a small dated JSON in the repo (`review/prices.json`), replaceable with
- * `--prices <file>` of the same shape, checked with zod (a wrong type names the file and the key). Machine shapes
+ * `--prices <file>` of the same shape (read by the CLI), checked with zod (a wrong type names the file and the key).
+ * Pure. Machine shapes
  * come from `jobs/machines.ts`; TPU chips from `jobs/tpu.ts`. The report always names the table, its date and source,
  * and which rate each pool is priced at and why.
  */
-import * as fs from 'fs';
 import { z } from 'zod';
 import { MACHINE_SHAPES, MachineShape } from '../jobs/machines';
 import BUILT_IN from './prices.json';
@@ -71,22 +71,11 @@ export function parsePrices(raw: unknown, origin: string): PriceTable {
   return { ...parsed.data, origin };
 }
 
-/** The built-in table, or an override file. */
-export function loadPrices(file?: string, thresholds: Partial<Thresholds> = {}): PriceTable {
-  let table: PriceTable;
-  if (!file) {
-    table = parsePrices(BUILT_IN, 'review/prices.json (built-in)');
-  } else {
-    let raw: unknown;
-    try {
-      raw = JSON.parse(fs.readFileSync(file, 'utf8'));
-    } catch (error) {
-      throw new Error(`price file ${file}: ${(error as Error).message}`);
-    }
-    table = parsePrices(raw, file);
-  }
+/** The built-in table (review/prices.json), or `table` (an override file's parsed table), with threshold overrides. */
+export function loadPrices(table?: PriceTable, thresholds: Partial<Thresholds> = {}): PriceTable {
+  const base = table ?? parsePrices(BUILT_IN, 'review/prices.json (built-in)');
   const defined = Object.fromEntries(Object.entries(thresholds).filter(([, v]) => v !== undefined));
-  return { ...table, thresholds: { ...table.thresholds, ...defined } };
+  return { ...base, thresholds: { ...base.thresholds, ...defined } };
 }
 
 /** Memory per vCPU of the standard Compute Engine series suffixes. */

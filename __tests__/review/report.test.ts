@@ -1,7 +1,7 @@
 import * as fs from 'fs';
 import * as os from 'os';
 import * as path from 'path';
-import { main, parseArgs, run } from '../../review/cli';
+import { main, parseArgs, readPrices, run } from '../../review/cli';
 import { review } from '../../review/findings';
 import { durationSeconds, extractStack, gcsUses } from '../../review/model';
 import { loadPrices } from '../../review/prices';
@@ -112,7 +112,7 @@ const BUILT_IN = JSON.parse(fs.readFileSync(path.join(__dirname, '..', '..', 're
 
 test('a price file overrides the built-in table and the report names it', () => {
   const file = priceFile({ ...BUILT_IN, name: 'negotiated', date: '2026-01-01', tpu: { v6e: { ...BUILT_IN.tpu.v6e, 'commit-1y': { chipHour: 1, estimate: false, source: 'contract' } } } });
-  const md = renderReport({ models: models(), findings: [], prices: loadPrices(file), source: 'fixtures' });
+  const md = renderReport({ models: models(), findings: [], prices: readPrices(file), source: 'fixtures' });
   expect(md).toContain('| tpu-v6e-32-0 | ct6e-standard-4t | 4x8 | 32 | 8 | reservation tpu-v6e-32-0-reservation | 1-year commitment $1/chip-h | $32.00 (the reservation is billed whether or not pods run) | $32.00 |');
   expect(md).toContain('_Prices: negotiated, 2026-01-01');
   expect(md).toContain(file);
@@ -120,13 +120,13 @@ test('a price file overrides the built-in table and the report names it', () => 
 
 test('a price file with wrong types is an error naming the file and the key, never $NaN', () => {
   const file = priceFile({ ...BUILT_IN, tpu: { v6e: { ...BUILT_IN.tpu.v6e, spot: { chipHour: 'cheap', estimate: true, source: 'x' } } }, thresholds: { stackChips: -1, stackHourly: 10 } });
-  expect(() => loadPrices(file)).toThrow(
+  expect(() => readPrices(file)).toThrow(
     `price file ${file}: tpu.v6e.spot.chipHour: Expected number, received string; thresholds.stackChips: Number must be greater than 0 (see review/prices.json for the shape)`,
   );
-  expect(() => loadPrices(priceFile({ name: 'broken' }))).toThrow(/date: Required; currency: Required; source: Required; tpu: Required; reservationRate: Required/);
+  expect(() => readPrices(priceFile({ name: 'broken' }))).toThrow(/date: Required; currency: Required; source: Required; tpu: Required; reservationRate: Required/);
   const bad = path.join(path.dirname(file), 'bad.json');
   fs.writeFileSync(bad, '{ nope');
-  expect(() => loadPrices(bad)).toThrow(new RegExp(`^price file ${bad}: `));
+  expect(() => readPrices(bad)).toThrow(new RegExp(`^price file ${bad}: `));
 });
 
 test('a reservation is priced at the committed-use rate and says why; idle scale-from-0 capacity costs nothing idle', () => {
@@ -223,6 +223,10 @@ test('cli: --help exits 0 with the usage; a flag without its value is a usage er
     expect(r.value).toBe(2);
     expect(r.stderr).toBe(`review: ${flag} needs a value (see --help)\n`);
   }
+  const prices = priceFile({ ...BUILT_IN, clusterManagementFeePerHour: '0.10' });
+  const dir = writeSynthesis({ infra: infraJson() });
+  const badPrices = quietly(() => main(['--from', dir, '--out', path.join(dir, 'r.md'), '--prices', prices]));
+  expect(badPrices).toMatchObject({ value: 2, stderr: `review: price file ${prices}: clusterManagementFeePerHour: Expected number, received string (see review/prices.json for the shape)\n` });
   const unknown = quietly(() => main(['--bogus']));
   expect(unknown).toMatchObject({ value: 2, stderr: "review: unknown option '--bogus' (see --help)\n" });
 });
