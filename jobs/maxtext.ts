@@ -18,6 +18,7 @@
  * Scripts never contain `${` or `%{`: Terraform would read them as template syntax (the construct escapes them
  * anyway, see constructs/jobset-step.ts), and shell `$VAR` does the same job here.
  */
+import { createHash } from 'crypto';
 import { HF_TOKEN_FILE } from './secrets';
 import { JsonValue, MaxTextArgs, Recipe, RlTrain, Scalar, SftTrain, SourcePatches } from './recipes/types';
 
@@ -51,14 +52,11 @@ export interface Invocation {
 
 /**
  * gs:// paths of one pipeline run (all end in `/`; derived here and nowhere else). What each step writes:
- * to-maxtext `maxtextDir` (shared by every run whose conversion is identical, see conversionVariant), train
+ * to-maxtext `maxtextDir` (shared by every run whose conversion is identical, see conversionKey), train
  * `trainRunDir`, to-hf `hfExportDir` (`.../hf-trained/<run_name>/`).
  */
 export interface PipelinePaths {
-  /**
-   * to_maxtext `base_output_directory`: `gs://<bucket>/<model>/max-text-format/` for the recipe's own conversion,
-   * `.../max-text-format-<variant>/` for a different one (other image, args or flags).
-   */
+  /** to_maxtext `base_output_directory`: `gs://<bucket>/<model>/max-text-format/<conversionKey>/`. */
   readonly maxtextDir: string;
   /** The converted checkpoint training loads: `<maxtextDir>0/items/`. */
   readonly maxtextCheckpoint: string;
@@ -102,14 +100,24 @@ export function runName(train: RlTrain | SftTrain): string {
 }
 
 /**
- * Derives every gs:// path of a pipeline run. `conversionVariant` names a to_maxtext conversion that differs from
- * the recipe's own (jobs/pipeline.ts `conversionVariant`): it gets its own directory, so a run never reuses (or
- * overwrites) a converted checkpoint made with other settings.
- * @param conversionVariant @default - the recipe's conversion (`max-text-format/`)
+ * A short stable key of what a converted checkpoint is made from: the image (the MaxText version that writes it), the
+ * model and the to_maxtext arguments and flags (not the token, the run id, or where the step runs). It names the
+ * converted checkpoint's directory, so the to-maxtext step reuses an existing checkpoint (buildScript skipIfExists)
+ * only when it was converted identically; changing one converts again into a new directory.
  */
-export function pipelinePaths(recipe: Recipe, bucket: string, pathwaysScratchPrefix: string, conversionVariant?: string): PipelinePaths {
+export function conversionKey(recipe: Recipe): string {
+  const sorted = (_key: string, value: unknown) =>
+    value !== null && typeof value === 'object' && !Array.isArray(value)
+      ? Object.fromEntries(Object.entries(value as Record<string, unknown>).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)))
+      : value;
+  const inputs = { image: recipe.image, model: recipe.model.name, args: recipe.toMaxText.args, flags: recipe.toMaxText.flags };
+  return createHash('sha256').update(JSON.stringify(inputs, sorted)).digest('hex').slice(0, 12);
+}
+
+/** Derives every gs:// path of a pipeline run. */
+export function pipelinePaths(recipe: Recipe, bucket: string, pathwaysScratchPrefix: string): PipelinePaths {
   const root = `gs://${bucket}/${recipe.model.name}`;
-  const maxtextDir = conversionVariant === undefined ? `${root}/max-text-format/` : `${root}/max-text-format-${conversionVariant}/`;
+  const maxtextDir = `${root}/max-text-format/${conversionKey(recipe)}/`;
   const trainOutputDir = `${root}/trained/`;
   const run = runName(recipe.train);
   const trainRunDir = `${trainOutputDir}${run}/`;

@@ -235,24 +235,6 @@ function runNameFor(args: MaxTextArgs, options: PipelineOptions): JsonValue {
   return `${name}-${options.runId}`;
 }
 
-/** What makes two to_maxtext conversions identical: the image, the model and every argument and flag. */
-function conversionKey(recipe: Recipe): string {
-  return canonical({ image: recipe.image, model: recipe.model, args: recipe.toMaxText.args, flags: recipe.toMaxText.flags });
-}
-
-/**
- * The to_maxtext output directory is shared by the runs of a pipeline (to-maxtext keeps a complete checkpoint it
- * finds, see `reuseExisting`), which is right only when they would convert identically. A conversion that differs
- * from the recipe's own (another image, an overridden to_maxtext argument or flag, e.g. `scan_layers`) is a
- * variant: the first 8 hex digits of sha256 over its key name its own directory (`max-text-format-<variant>/`).
- * @returns @default - undefined: the recipe's own conversion (`max-text-format/`)
- */
-export function conversionVariant(recipe: Recipe, resolved: Recipe): string | undefined {
-  const key = conversionKey(resolved);
-  if (key === conversionKey(recipe)) return undefined;
-  return createHash('sha256').update(key).digest('hex').slice(0, 8);
-}
-
 /** Applies options to a recipe: image, conversion placement, slice and MaxText key overrides. */
 export function resolveRecipe(recipe: Recipe, options: PipelineOptions): Recipe {
   const source = options.configSource ?? recipe.name;
@@ -301,7 +283,7 @@ export function buildPipeline(recipe: Recipe, platform: Platform, options: Pipel
   const group = targetGroup(resolved, platform, source);
   const slice = group.slice;
   const slices = group.count;
-  const paths = pipelinePaths(resolved, platform.bucket, platform.pathwaysScratchPrefix, conversionVariant(recipe, resolved));
+  const paths = pipelinePaths(resolved, platform.bucket, platform.pathwaysScratchPrefix);
   const ctx: CommandContext = { recipe: resolved, paths };
   const onCpu = resolved.conversionOn !== 'tpu';
   const conversionResources = (r: ContainerResources | undefined) => r ?? DEFAULT_CONVERSION_RESOURCES;
@@ -477,7 +459,7 @@ export function runOutputs(pipeline: Pipeline): string[] {
 /**
  * Refuses pipelines that would write into each other's results: a training run directory or an export directory
  * equal to, or inside, another pipeline's (same model and run_name). The converted checkpoint is not checked: a
- * shared one is by design the identical conversion (see conversionVariant).
+ * shared one is by design the identical conversion (jobs/maxtext.ts conversionKey).
  */
 export function checkRunOutputs(pipelines: readonly Pipeline[]): void {
   const owned = pipelines.flatMap((p) => runOutputs(p).map((dir) => ({ pipeline: p.name, dir })));

@@ -15,8 +15,6 @@ import { loadPrices } from '../../review/prices';
 import { renderReport } from '../../review/report';
 
 const ROOT = path.resolve(__dirname, '..', '..');
-/** The git directory: `<ROOT>/.git` in a clone, elsewhere in a linked worktree (where `.git` is a file). */
-const GIT_DIR = execFileSync('git', ['rev-parse', '--absolute-git-dir'], { cwd: ROOT, encoding: 'utf8' }).trim();
 const hasApp = fs.existsSync(path.join(ROOT, 'main.ts'));
 const maybe = hasApp ? describe : describe.skip;
 
@@ -89,15 +87,19 @@ maybe('review of the real synthesized app', () => {
   });
 
   test('--base synthesizes a git ref in a temporary worktree and diffs it', () => {
-    const before = fs.readFileSync(path.join(GIT_DIR, 'HEAD'), 'utf8');
+    // This checkout may itself be a worktree (.git is a file then): ask git where its directory is.
+    const gitDir = path.resolve(ROOT, execFileSync('git', ['-C', ROOT, 'rev-parse', '--git-dir'], { encoding: 'utf8' }).trim());
+    const commonDir = path.resolve(ROOT, execFileSync('git', ['-C', ROOT, 'rev-parse', '--git-common-dir'], { encoding: 'utf8' }).trim());
+    const worktreesBefore = fs.existsSync(path.join(commonDir, 'worktrees')) ? fs.readdirSync(path.join(commonDir, 'worktrees')) : [];
+    const before = fs.readFileSync(path.join(gitDir, 'HEAD'), 'utf8');
     const base = synthesizeRef(ROOT, 'HEAD');
     expect(base.outdir).toMatch(/^HEAD \([0-9a-f]{10}\)$/);
     expect(base.stacks.map((s) => s.name)).toContain('infra');
     const diffs = diffSyntheses(base, synthesis);
     expect(diffs.map((d) => d.stack)).toEqual(expect.arrayContaining(synthesis.stacks.map((s) => s.name)));
     // the worktree is gone and the checkout untouched
-    expect(fs.readFileSync(path.join(GIT_DIR, 'HEAD'), 'utf8')).toBe(before);
-    const worktrees = fs.existsSync(path.join(GIT_DIR, 'worktrees')) ? fs.readdirSync(path.join(GIT_DIR, 'worktrees')) : [];
-    expect(worktrees.filter((w) => w.startsWith('src'))).toEqual([]);
+    expect(fs.readFileSync(path.join(gitDir, 'HEAD'), 'utf8')).toBe(before);
+    const worktrees = fs.existsSync(path.join(commonDir, 'worktrees')) ? fs.readdirSync(path.join(commonDir, 'worktrees')) : [];
+    expect(worktrees.filter((w) => w.startsWith('src') && !worktreesBefore.includes(w))).toEqual([]);
   });
 });

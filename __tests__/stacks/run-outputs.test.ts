@@ -150,8 +150,9 @@ describe('every run writes its own results', () => {
     const variant = stepsOf('rl-qwen3', 'r3', { CLOUD_IMAGE_NAME: 'example.com/maxtext:custom' });
     const conv = writesOf(variant.find((s) => s.step === 'to-maxtext')!).outputs[0];
     const shared = writesOf(ALL.find((s) => s.pipeline === 'rl-qwen3' && s.step === 'to-maxtext')!).outputs[0];
-    expect(shared).toMatch(/\/qwen3-30b-a3b\/max-text-format\/$/);
-    expect(conv).toMatch(/\/qwen3-30b-a3b\/max-text-format-[0-9a-f]{8}\/$/);
+    expect(shared).toMatch(/\/qwen3-30b-a3b\/max-text-format\/[0-9a-f]{12}\/$/);
+    expect(conv).toMatch(/\/qwen3-30b-a3b\/max-text-format\/[0-9a-f]{12}\/$/);
+    expect(conv).not.toBe(shared);
     const train = variant.find((s) => s.step === 'train')!;
     const call = train.containers.map((c) => scriptOf(c)).filter((x): x is string => !!x && x.includes('exec python3')).map(maxtextCall)[0]!;
     expect(call.args['load_parameters_path']).toBe(`${conv}0/items/`);
@@ -215,12 +216,13 @@ describe('the converted checkpoint is shared only by identical conversions', () 
 
   test('another run id, the same conversion: the same directory (kept, not converted again)', () => {
     expect(dir({ runId: 'r2' })).toBe(dir({ runId: 'r1' }));
-    expect(dir({ runId: 'r1' })).toBe('gs://my-bucket/qwen3-30b-a3b/max-text-format/');
+    expect(dir({ runId: 'r1' })).toMatch(/^gs:\/\/my-bucket\/qwen3-30b-a3b\/max-text-format\/[0-9a-f]{12}\/$/);
   });
 
   test('an overridden to_maxtext flag, or only a training key: own directory vs the same one', () => {
     const flag = dir({ runId: 'r2', overrides: { lazy_load_tensors: false } });
-    expect(flag).toMatch(/^gs:\/\/my-bucket\/qwen3-30b-a3b\/max-text-format-[0-9a-f]{8}\/$/);
+    expect(flag).toMatch(/^gs:\/\/my-bucket\/qwen3-30b-a3b\/max-text-format\/[0-9a-f]{12}\/$/);
+    expect(flag).not.toBe(dir({ runId: 'r1' }));
     expect(flag).not.toBe(dir({ runId: 'r2', image: 'example.com/maxtext:custom' }));
     // A training-only key does not change the conversion.
     expect(dir({ runId: 'r2', overrides: { num_batches: 10 } })).toBe(dir({ runId: 'r1' }));
