@@ -152,7 +152,7 @@ test('a reservation is priced at the committed-use rate and says why; idle scale
   const md = renderReport({ models: [m], findings: [], prices, source: 'fixtures' });
   expect(md).toContain('| tpu-v6e-32-0 | ct6e-standard-4t | 4x8 | 32 | 8 | flex-start | flex-start $1.35/chip-h (estimate) | $0.00 (scales from 0 (autoscaling 0..8): nothing billed while idle) | $43.20 |');
   expect(md).toContain('Rate assumed for reservation-bound pools: **1-year commitment**');
-  expect(md).toContain('Estimates (not list prices): v6e spot, v6e flex-start.');
+  expect(md).toContain('Estimates (not list prices): v6e 1-year commitment, v6e 3-year commitment, v6e spot, v6e flex-start.');
 });
 
 test('a stack past the chips or hourly threshold gets a finding; the thresholds come from the table or the flags', () => {
