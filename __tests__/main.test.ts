@@ -1,6 +1,6 @@
 /**
  * The entry point as a user runs it (`node dist/main.js`, what cdktf.json runs): bad input fails before
- * anything is written. dist/ is brought up to date by the review's launcher (transpile only, like ts-jest).
+ * anything is written. dist/ is brought up to date by the project's one build (`tsc -b tsconfig.build.json`, as `npm run review`).
  */
 import { spawnSync } from 'child_process';
 import * as fs from 'fs';
@@ -8,11 +8,13 @@ import * as os from 'os';
 import * as path from 'path';
 
 const ROOT = path.join(__dirname, '..');
-// eslint-disable-next-line @typescript-eslint/no-require-imports
-const launch = require('../review/launch.js') as { refresh: () => number };
+
+beforeAll(() => {
+  const build = spawnSync(process.execPath, [require.resolve('typescript/bin/tsc'), '-b', 'tsconfig.build.json'], { cwd: ROOT, encoding: 'utf8' });
+  if (build.status !== 0) throw new Error(`tsc -b tsconfig.build.json failed:\n${build.stdout}${build.stderr}`);
+});
 
 function runMain(env: Record<string, string>) {
-  launch.refresh();
   const outdir = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'tpt-main-')), 'cdktf.out');
   const child = spawnSync(process.execPath, [path.join(ROOT, 'dist', 'main.js')], {
     cwd: ROOT,

@@ -1,9 +1,14 @@
 /** Shared fixtures: the example config with env overrides, and synthesized stacks as objects. */
+import * as fs from 'fs';
+import * as path from 'path';
 import { Testing, TerraformStack } from 'cdktf';
-import { loadConfig, LoadedConfig } from '../config/load';
+import { findRepoRoot, loadConfig, LoadedConfig } from '../config/load';
 import { platformFromConfig } from '../config/platform';
 import { buildApp } from '../stacks/app';
 import { Platform } from '../jobs/platform';
+
+/** Env that asks for the single-host pool, so every recipe (rl-llama3 too) has its slice in infra. */
+export const WITH_SINGLE_HOST: Readonly<Record<string, string>> = { SINGLE_HOST_RESERVATION: 'my-v6e-8-reservation' };
 
 /** Loads config/example.json with the given env (nothing from the real environment). */
 export function exampleConfig(env: Record<string, string> = {}): LoadedConfig {
@@ -14,16 +19,27 @@ export function examplePlatform(env: Record<string, string> = {}): Platform {
   return platformFromConfig(exampleConfig(env));
 }
 
+/**
+ * The output folder the stack helpers build into: `cdktf.out` at the repository root, cdktf's default, so the
+ * local backend path is the one a user gets (stacks/backend.ts makes it relative to the repository root). Nothing
+ * is written there but the (empty) folder itself: Testing.synth keeps the JSON in memory.
+ */
+export function defaultOutdir(): string {
+  const dir = path.join(findRepoRoot(), 'cdktf.out');
+  fs.mkdirSync(dir, { recursive: true });
+  return dir;
+}
+
 /** Synthesized Terraform JSON of one stack of the whole app, as an object. */
 export function synthStack(name: string, env: Record<string, string> = {}): any {
-  const app = buildApp(exampleConfig(env), { outdir: Testing.app().outdir });
+  const app = buildApp(exampleConfig(env), { outdir: defaultOutdir() });
   const stack = app.node.findChild(name) as TerraformStack;
   return JSON.parse(Testing.synth(stack));
 }
 
 /** The same, as the string the cdktf matchers take. */
 export function synthStackString(name: string, env: Record<string, string> = {}): string {
-  const app = buildApp(exampleConfig(env), { outdir: Testing.app().outdir });
+  const app = buildApp(exampleConfig(env), { outdir: defaultOutdir() });
   return Testing.synth(app.node.findChild(name) as TerraformStack);
 }
 

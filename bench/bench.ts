@@ -6,9 +6,12 @@
  *   - floor: `node` loading only cdktf (nothing can synth faster);
  *   - root imports: `node` loading cdktf plus the three provider packages from their roots, i.e. what a
  *     root import of a provider package would add to every synth.
+ *   - review: `npm run review` end to end (no-op `tsc -b` build + synth + review + report; min of 3), and
+ *     `npm run review -- --base HEAD` once (a second synthesis of HEAD in a temporary worktree).
  *   - config errors: in a fresh `node`, loadConfig on pathological inputs (a 100000-slice count, an 11 MB
- *     AUTHORIZED_CIDR, a 2 MB config file, a 1000-entry allow-list file); each must fail fast.
- * Prints the ratios and checks the targets: synth <= 1.0 s, <= 200 MB RSS, <= 3x the floor, config errors <= 100 ms.
+ *     AUTHORIZED_CIDR, a 1 MB config file, a 1000-entry allow-list file); each must fail fast.
+ * Prints the ratios and checks the targets: synth <= 1.0 s, <= 200 MB RSS, <= 3x the floor; review <= 3 s,
+ * --base <= 15 s; config errors <= 100 ms.
  */
 import { spawnSync } from 'child_process';
 import * as fs from 'fs';
@@ -46,6 +49,15 @@ function best(label: string, code: string, env?: () => NodeJS.ProcessEnv): Sampl
   return result;
 }
 
+/** Wall time of one `npm run review` with extra arguments, in ms. */
+function reviewMs(tmp: string, extra: string[]): number {
+  const start = process.hrtime.bigint();
+  const child = spawnSync('npm', ['run', '--silent', 'review', '--', '--quiet', '--out', path.join(tmp, 'review.md'), ...extra], { cwd: ROOT, encoding: 'utf8' });
+  const ms = Number(process.hrtime.bigint() - start) / 1e6;
+  if (child.status !== 0 && child.status !== 1) throw new Error(`npm run review failed (${child.status}):\n${child.stderr}`);
+  return ms;
+}
+
 function main(): void {
   if (!fs.existsSync(path.join(ROOT, 'dist', 'main.js'))) throw new Error('dist/main.js is missing: run `npm run build` first');
   console.log(`node ${process.version}, ${os.cpus().length} cores, ${(os.totalmem() / 2 ** 30).toFixed(0)} GiB`);
@@ -66,7 +78,25 @@ function main(): void {
   console.log(`synth / floor:        ${(synth.wallMs / floor.wallMs).toFixed(2)}x time, ${(synth.rssMb / floor.rssMb).toFixed(2)}x RSS`);
   console.log(`root imports / floor: ${(roots.wallMs / floor.wallMs).toFixed(2)}x time, ${(roots.rssMb / floor.rssMb).toFixed(2)}x RSS`);
   console.log(`a root import would add ${(roots.wallMs - floor.wallMs).toFixed(0)} ms and ${(roots.rssMb - floor.rssMb).toFixed(0)} MB to every synth`);
+  // The review's build step: `tsc -b` skips an up-to-date project on its build info; `tsc -p` re-reads every input.
+  const tsc = require.resolve('typescript/bin/tsc');
+  const timed = (args: string[]) => {
+    const start = process.hrtime.bigint();
+    const child = spawnSync(process.execPath, [tsc, ...args], { cwd: ROOT, encoding: 'utf8' });
+    if (child.status !== 0) throw new Error(`tsc ${args.join(' ')} failed:\n${child.stdout}${child.stderr}`);
+    return Number(process.hrtime.bigint() - start) / 1e6;
+  };
+  const buildB = Math.min(...[0, 1, 2].map(() => timed(['-b', 'tsconfig.build.json'])));
+  const buildP = Math.min(...[0, 1, 2].map(() => timed(['-p', 'tsconfig.build.json'])));
+  console.log(`${'no-op build: tsc -b (npm run review)'.padEnd(34)} ${buildB.toFixed(0).padStart(6)} ms          (min of 3)`);
+  console.log(`${'no-op build: tsc -p'.padEnd(34)} ${buildP.toFixed(0).padStart(6)} ms          (min of 3)`);
+  const review = Math.min(...[0, 1, 2].map(() => reviewMs(tmp, [])));
+  console.log(`${'npm run review'.padEnd(34)} ${review.toFixed(0).padStart(6)} ms          (min of 3)`);
+  const base = reviewMs(tmp, ['--base', 'HEAD']);
+  console.log(`${'npm run review -- --base HEAD'.padEnd(34)} ${base.toFixed(0).padStart(6)} ms          (1 run)`);
   const checks: Array<[string, boolean]> = [
+    [`review <= 3000 ms (${review.toFixed(0)} ms)`, review <= 3000],
+    [`review --base <= 15000 ms (${base.toFixed(0)} ms)`, base <= 15000],
     [`synth <= 1000 ms (${synth.wallMs.toFixed(0)} ms)`, synth.wallMs <= 1000],
     [`synth <= 200 MB RSS (${synth.rssMb.toFixed(0)} MB)`, synth.rssMb <= 200],
     [`synth <= 3x floor (${(synth.wallMs / floor.wallMs).toFixed(2)}x)`, synth.wallMs <= 3 * floor.wallMs],

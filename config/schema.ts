@@ -12,6 +12,7 @@ import { imageReferenceProblem } from '../jobs/image-ref';
 import { MACHINE_SHAPES } from '../jobs/machines';
 import { RUN_ID_PATTERN } from '../jobs/names';
 import { DEFAULT_RUN_ID } from '../jobs/pipeline';
+import { DEFAULT_SOFT_DELETE_DAYS, isValidSoftDeleteDays } from '../jobs/platform';
 import { sliceProblem, tpuSlice, TPU_MACHINE_TYPES, TpuMachineType } from '../jobs/tpu';
 
 export { CAPACITY_TYPES } from '../jobs/capacity';
@@ -220,6 +221,14 @@ export const configSchema = z
         forceDestroy: z.boolean().default(false),
         /** Days after which objects under the Pathways scratch prefix are deleted. */
         scratchExpiryDays: z.number().int().min(1).max(365).default(7),
+        /**
+         * Days a deleted or overwritten object stays restorable (and billed) in the checkpoint bucket: 0 = soft
+         * delete off (the default: deleted checkpoints stop costing at once), or 7 to 90.
+         */
+        softDeleteDays: z
+          .number()
+          .refine(isValidSoftDeleteDays, (days) => ({ message: `must be 0 (soft delete off) or a whole number of days from 7 to 90, got ${days}` }))
+          .default(DEFAULT_SOFT_DELETE_DAYS),
       })
       .strict()
       .default({}),

@@ -1,6 +1,7 @@
 import { StorageBucket } from '@cdktf/provider-google/lib/storage-bucket';
 import { StorageBucketIamMember } from '@cdktf/provider-google/lib/storage-bucket-iam-member';
 import { Construct } from 'constructs';
+import { DEFAULT_SOFT_DELETE_DAYS, isValidSoftDeleteDays } from '../jobs/platform';
 
 export interface TrainingBucketProps {
   readonly name: string;
@@ -13,6 +14,13 @@ export interface TrainingBucketProps {
   readonly scratchExpiryDays?: number;
   /** Let `terraform destroy` delete a bucket that still holds objects. @default false */
   readonly forceDestroy?: boolean;
+  /**
+   * Days GCS keeps a deleted or overwritten object restorable (and billed): 0 turns soft delete off, otherwise
+   * 7 to 90 (GCS's range). Off by default for this bucket: it holds multi-hundred-GB checkpoints that runs
+   * rewrite and users delete to free space, and GCS's own default (7 days) would keep billing every deleted one.
+   * @default DEFAULT_SOFT_DELETE_DAYS (0)
+   */
+  readonly softDeleteDays?: number;
   /**
    * Member that host-network pods act as: gets roles/storage.admin on this bucket only, like `writer`. Workload
    * Identity does not apply to pods on the host network (TPU workers, the Pathways head: `hostNetwork: true` as
@@ -32,12 +40,17 @@ export class TrainingBucket extends Construct {
 
   constructor(scope: Construct, id: string, props: TrainingBucketProps) {
     super(scope, id);
+    const softDeleteDays = props.softDeleteDays ?? DEFAULT_SOFT_DELETE_DAYS;
+    if (!isValidSoftDeleteDays(softDeleteDays)) {
+      throw new Error(`softDeleteDays must be 0 (off) or a whole number of days from 7 to 90, got ${softDeleteDays}`);
+    }
     this.bucket = new StorageBucket(this, 'bucket', {
       name: props.name,
       location: props.location,
       uniformBucketLevelAccess: true,
       publicAccessPrevention: 'enforced',
       forceDestroy: props.forceDestroy ?? false,
+      softDeletePolicy: { retentionDurationSeconds: softDeleteDays * 86400 },
       lifecycleRule: [
         {
           action: { type: 'Delete' },

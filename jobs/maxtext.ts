@@ -5,11 +5,20 @@
  * Module paths and the output layout follow MaxText 0.2.4 (../shared/reference/maxtext-post-training.md §0, §3):
  * to_maxtext writes `<dir>/0/items`; train_rl writes `<base>/<run_name>/checkpoints/actor/<step>/model_params`;
  * train_sft writes `<base>/<run_name>/checkpoints/<step>/model_params`; to_huggingface writes into its
- * `base_output_directory`.
+ * `base_output_directory` itself (no run_name below it), so each run gets its own export directory here.
+ *
+ * The HF token never appears on a command line: every step exports HF_TOKEN from the mounted secret and MaxText
+ * reads it from the environment (AI-Hypercomputer/maxtext maxtext-v0.2.4 src/maxtext/configs/pyconfig.py
+ * `_resolve_or_infer_addl_config`: `hf_access_token` unset -> `os.environ.get("HF_TOKEN")`, and
+ * `_initialize_pydantic` in the same file warns that `hf_access_token` on the command line "is deprecated and
+ * insecure because it makes your token visible in 'ps'"). to_maxtext (`pyconfig.initialize`), to_huggingface
+ * (`pyconfig.initialize_pydantic`), train_rl and train_sft all build their config through that function and pass
+ * `config.hf_access_token` to the Hugging Face downloads (checkpoint, tokenizer, config).
  *
  * Scripts never contain `${` or `%{`: Terraform would read them as template syntax (the construct escapes them
  * anyway, see constructs/jobset-step.ts), and shell `$VAR` does the same job here.
  */
+import { createHash } from 'crypto';
 import { HF_TOKEN_FILE } from './secrets';
 import { JsonValue, MaxTextArgs, Recipe, RlTrain, Scalar, SftTrain, SourcePatches } from './recipes/types';
 
@@ -27,8 +36,8 @@ export const MAXTEXT_SRC = '/deps/src/maxtext';
 export interface ShellExpr {
   readonly shell: string;
 }
-/** The token, read from the mounted secret into $HF_TOKEN at run time; the manifest holds only this reference. */
-export const HF_TOKEN_REF: ShellExpr = { shell: '"$HF_TOKEN"' };
+/** The environment variable every step exports the token in (from the mounted secret file) and MaxText reads. */
+export const HF_TOKEN_ENV = 'HF_TOKEN';
 
 type ArgValue = JsonValue | ShellExpr;
 /** One `python3 -m <module> key=value ... --flag=value` call. */
@@ -41,19 +50,25 @@ export interface Invocation {
   readonly switches?: readonly string[];
 }
 
-/** gs:// paths of one pipeline (all end in `/` except none; derived here and nowhere else). */
+/**
+ * gs:// paths of one pipeline run (all end in `/`; derived here and nowhere else). What each step writes:
+ * to-maxtext `maxtextDir` (shared by every run whose conversion is identical, see conversionKey), train
+ * `trainRunDir`, to-hf `hfExportDir` (`.../hf-trained/<run_name>/`).
+ */
 export interface PipelinePaths {
-  /** to_maxtext `base_output_directory`: `gs://<bucket>/<model>/max-text-format/`. */
+  /** to_maxtext `base_output_directory`: `gs://<bucket>/<model>/max-text-format/<conversionKey>/`. */
   readonly maxtextDir: string;
   /** The converted checkpoint training loads: `<maxtextDir>0/items/`. */
   readonly maxtextCheckpoint: string;
   /** Training `base_output_directory`: `gs://<bucket>/<model>/trained/`. */
   readonly trainOutputDir: string;
-  /** Checkpoints of this run: `<trainOutputDir><run_name>/checkpoints/`. */
+  /** Everything training writes for this run (checkpoints, metrics, tensorboard): `<trainOutputDir><run_name>/`. */
+  readonly trainRunDir: string;
+  /** Checkpoints of this run: `<trainRunDir>checkpoints/`. */
   readonly trainCheckpointDir: string;
   /** The last training checkpoint to_huggingface reads. */
   readonly trainedCheckpoint: string;
-  /** to_huggingface output: `gs://<bucket>/<model>/hf-trained/`. */
+  /** to_huggingface output of this run: `gs://<bucket>/<model>/hf-trained/<run_name>/`. */
   readonly hfExportDir: string;
   /** Pathways `--gcs_scratch_location`. @default - none (McJAX recipes) */
   readonly pathwaysScratch?: string;
@@ -84,20 +99,41 @@ export function runName(train: RlTrain | SftTrain): string {
   return typeof value === 'string' ? value : train.kind;
 }
 
-/** Derives every gs:// path of a pipeline. */
+/**
+ * A short stable key of what a converted checkpoint is made from: the image (the MaxText version that writes it), the
+ * model and the to_maxtext arguments and flags (not the token, the run id, or where the step runs). It names the
+ * converted checkpoint's directory, so the to-maxtext step reuses an existing checkpoint (buildScript skipIfExists)
+ * only when it was converted identically; changing one converts again into a new directory.
+ */
+export function conversionKey(recipe: Recipe): string {
+  const sorted = (_key: string, value: unknown) =>
+    value !== null && typeof value === 'object' && !Array.isArray(value)
+      ? Object.fromEntries(Object.entries(value as Record<string, unknown>).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)))
+      : value;
+  const inputs = { image: recipe.image, model: recipe.model.name, args: recipe.toMaxText.args, flags: recipe.toMaxText.flags };
+  return createHash('sha256').update(JSON.stringify(inputs, sorted)).digest('hex').slice(0, 12);
+}
+
+/** Derives every gs:// path of a pipeline run. */
 export function pipelinePaths(recipe: Recipe, bucket: string, pathwaysScratchPrefix: string): PipelinePaths {
   const root = `gs://${bucket}/${recipe.model.name}`;
-  const maxtextDir = `${root}/max-text-format/`;
+  const maxtextDir = `${root}/max-text-format/${conversionKey(recipe)}/`;
   const trainOutputDir = `${root}/trained/`;
-  const trainCheckpointDir = `${trainOutputDir}${runName(recipe.train)}/checkpoints/`;
+  const run = runName(recipe.train);
+  const trainRunDir = `${trainOutputDir}${run}/`;
+  const trainCheckpointDir = `${trainRunDir}checkpoints/`;
   const actor = recipe.train.kind === 'rl' ? 'actor/' : '';
   return {
     maxtextDir,
     maxtextCheckpoint: `${maxtextDir}0/items/`,
     trainOutputDir,
+    trainRunDir,
     trainCheckpointDir,
     trainedCheckpoint: `${trainCheckpointDir}${actor}${lastCheckpointStep(recipe.train)}/model_params/`,
-    hfExportDir: `${root}/hf-trained/`,
+    // to_huggingface writes into base_output_directory itself (maxtext-v0.2.4
+    // src/maxtext/checkpoint_conversion/to_huggingface.py main: `output_directory = config.base_output_directory`),
+    // unlike training, which appends `<run_name>/checkpoints/` (src/maxtext/configs/types.py checkpoint_dir).
+    hfExportDir: `${root}/hf-trained/${run}/`,
     ...(recipe.runtime === 'pathways' ? { pathwaysScratch: `gs://${bucket}/${pathwaysScratchPrefix}` } : {}),
   };
 }
@@ -231,7 +267,7 @@ export interface ScriptOptions {
 
 /**
  * The container script: `set -eu`, optional index-0 guard and skip check, the HF token read from the mounted
- * secret into $HF_TOKEN (every step: Hugging Face downloads read it, as in the tutorials' shells), the prelude,
+ * secret into $HF_TOKEN (every step: Hugging Face downloads read it from there, never from argv), the prelude,
  * then `exec` the MaxText call so its exit code (and SIGTERM) reach Kubernetes unchanged: the failure policy
  * keys on that exit code.
  */
@@ -248,7 +284,7 @@ export function buildScript(inv: Invocation, options: ScriptOptions = {}): strin
     );
   }
   // Assign then export, so a missing secret file fails the script (export would mask the failure).
-  lines.push(`HF_TOKEN="$(cat ${HF_TOKEN_FILE})"`, 'export HF_TOKEN');
+  lines.push(`${HF_TOKEN_ENV}="$(cat ${HF_TOKEN_FILE})"`, `export ${HF_TOKEN_ENV}`);
   lines.push(...(options.prelude ?? []));
   if (options.retryTransientOnce) lines.push(...retryOnceOnTransient(renderInvocation(inv)));
   else lines.push(`exec ${renderInvocation(inv)}`);
@@ -261,10 +297,6 @@ export interface CommandContext {
   readonly paths: PipelinePaths;
 }
 
-function tokenArg(pass: boolean | undefined): Array<readonly [string, ArgValue]> {
-  return pass === false ? [] : [['hf_access_token', HF_TOKEN_REF]];
-}
-
 /** `to_maxtext`: HF checkpoint -> `<maxtextDir>0/items`. */
 export function toMaxTextInvocation({ recipe, paths }: CommandContext): Invocation {
   const step = recipe.toMaxText;
@@ -275,7 +307,6 @@ export function toMaxTextInvocation({ recipe, paths }: CommandContext): Invocati
     module: MODULES.toMaxText,
     args: [
       ['model_name', recipe.model.name],
-      ...tokenArg(step.passHfToken),
       ['base_output_directory', paths.maxtextDir],
       ...Object.entries(step.args),
     ],
@@ -291,7 +322,6 @@ export function trainInvocation({ recipe, paths }: CommandContext): Invocation {
       ['model_name', recipe.model.name],
       ['base_output_directory', paths.trainOutputDir],
       ['load_parameters_path', paths.maxtextCheckpoint],
-      ['hf_access_token', HF_TOKEN_REF],
       ...Object.entries(recipe.train.args),
     ],
   };
@@ -309,7 +339,6 @@ export function toHfInvocation({ recipe, paths }: CommandContext): Invocation {
     module: MODULES.toHuggingFace,
     args: [
       ['model_name', step.modelName ?? recipe.model.name],
-      ...tokenArg(step.passHfToken),
       ['load_parameters_path', paths.trainedCheckpoint],
       ['base_output_directory', paths.hfExportDir],
       ...Object.entries(step.args),

@@ -102,3 +102,6 @@ export function checkJobSetNames(stack: string, runId: string, shapes: readonly 
     if (problems.length > 0) throw new Error(`${source}: ${problems[0]}`);
   }
 }
+
+/** Pipeline-stack output carrying a pipeline's `maxtextDifference` (jobs/pipeline.ts); the plan review reads it. */
+export const TUTORIAL_MAXTEXT_OUTPUT = 'tutorial_maxtext';

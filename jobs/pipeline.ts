@@ -30,6 +30,7 @@ import {
 } from './maxtext';
 import { checkJobSetNames, checkRunId, jobSetName, JobSetNameShape, runIdLimit } from './names';
 import { Platform } from './platform';
+import { imageMaxTextVersion } from './recipes/common';
 import { ContainerResources, JsonValue, MaxTextArgs, Recipe, StepName, STEP_NAMES } from './recipes/types';
 import { buildSecretProviderClass } from './secrets';
 import { TpuSlice, tpuSlice } from './tpu';
@@ -128,6 +129,21 @@ export interface Pipeline {
   readonly labels: Readonly<Record<string, string>>;
   /** Warnings for the user (a tight HBM fit), printed once by main.ts. */
   readonly notices: readonly string[];
+  /**
+   * Says which MaxText the tutorial installs and which this pipeline runs, when they differ (recipe
+   * `tutorialMaxText`). @default - none: the pipeline runs the tutorial's MaxText
+   */
+  readonly maxtextDifference?: string;
+}
+
+/** The sentence reporting a deliberate MaxText version difference, or undefined when there is none. */
+export function maxtextDifference(recipe: Recipe): string | undefined {
+  const tutorial = recipe.tutorialMaxText;
+  if (tutorial === undefined) return undefined;
+  const running = imageMaxTextVersion(recipe.image);
+  if (running === tutorial.version) return undefined;
+  const runs = running === undefined ? `runs ${recipe.image} (MaxText version not known from the tag)` : `runs MaxText ${running} (the image's)`;
+  return `tutorial ${recipe.tutorial} installs MaxText ${tutorial.version}; this pipeline ${runs}: ${tutorial.why}`;
 }
 
 /** Default allowance for a step waiting in Kueue's queue (for quota or a slice to free up), minutes. */
@@ -389,6 +405,7 @@ export function buildPipeline(recipe: Recipe, platform: Platform, options: Pipel
     built.map(({ name, built: b }) => ({ step: name, replicatedJobs: b.replicatedJobs, coordinator: b.coordinator })),
     source,
   );
+  const difference = maxtextDifference(resolved);
   let previousHash = '';
   const steps: PipelineStep[] = built.map(({ name, built: b, runsOn, slices: n }) => {
     const c = common(name);
@@ -427,6 +444,7 @@ export function buildPipeline(recipe: Recipe, platform: Platform, options: Pipel
     paths,
     labels: baseLabels,
     notices,
+    ...(difference !== undefined ? { maxtextDifference: difference } : {}),
   };
 }
 
@@ -434,6 +452,29 @@ export function buildPipeline(recipe: Recipe, platform: Platform, options: Pipel
 export function maxRunIdLength(recipe: Recipe, platform: Platform): number {
   const shapes = buildPipeline(recipe, platform, { runId: DEFAULT_RUN_ID }).steps.map((s) => s.nameShape);
   return runIdLimit(recipe.name, shapes);
+}
+
+/** The directories a pipeline run writes that belong to it alone: its training run and its export. */
+export function runOutputs(pipeline: Pipeline): string[] {
+  return [pipeline.paths.trainRunDir, pipeline.paths.hfExportDir];
+}
+
+/**
+ * Refuses pipelines that would write into each other's results: a training run directory or an export directory
+ * equal to, or inside, another pipeline's (same model and run_name). The converted checkpoint is not checked: a
+ * shared one is by design the identical conversion (jobs/maxtext.ts conversionKey).
+ */
+export function checkRunOutputs(pipelines: readonly Pipeline[]): void {
+  const owned = pipelines.flatMap((p) => runOutputs(p).map((dir) => ({ pipeline: p.name, dir })));
+  for (const a of owned) {
+    const b = owned.find((o) => o.pipeline !== a.pipeline && (o.dir.startsWith(a.dir) || a.dir.startsWith(o.dir)));
+    if (b) {
+      throw new Error(
+        `pipelines ${a.pipeline} and ${b.pipeline} would both write ${a.dir.length <= b.dir.length ? a.dir : b.dir}; ` +
+          `give one another run_name (pipelines.${b.pipeline}.overrides.run_name)`,
+      );
+    }
+  }
 }
 
 /** Step names in order (re-exported for callers that iterate). */

@@ -113,3 +113,11 @@ export function findTpuGroup(platform: Platform, machineType: string, topology: 
 export function totalChips(platform: Platform): number {
   return platform.tpuGroups.reduce((sum, g) => sum + g.slice.chips * g.count, 0);
 }
+
+/** Soft delete of the checkpoint bucket: off (constructs/bucket.ts TrainingBucketProps.softDeleteDays says why). */
+export const DEFAULT_SOFT_DELETE_DAYS = 0;
+
+/** The soft-delete retention GCS accepts: 0 (off) or 7 to 90 days. */
+export function isValidSoftDeleteDays(days: number): boolean {
+  return Number.isInteger(days) && (days === 0 || (days >= 7 && days <= 90));
+}

@@ -1,67 +1,106 @@
 /**
- * `npm run review [-- options]`: synthesizes the app (or reads a synthesized one), reviews every stack, and writes
- * one Markdown report to stdout and to a file. Exits 1 when there is an error finding, 2 on a usage or tool failure.
- *
- *   --out <file>            report file (default review-report.md)
- *   --base <git ref>        also synthesize <ref> in a temporary worktree (offline) and report the change per stack
- *   --plan <stack>=<file>   `terraform show -json` output of a stack's plan (repeatable)
- *   --prices <file>         price table replacing review/prices.json
- *   --from <dir>            read an existing synthesis from <dir> instead of synthesizing
- *   --no-synth              same as --from cdktf.out
- *   --quiet                 do not print the report to stdout
+ * `npm run review [-- options]` (= `tsc -b tsconfig.build.json && node dist/review/cli.js`): synthesizes the app (or
+ * reads a synthesized one), reviews every stack, and writes one Markdown report to stdout and to a file.
+ * Exits 0 without error findings, 1 with one, 2 on a usage error or a tool failure.
  */
 import * as fs from 'fs';
 import * as path from 'path';
+import { parseArgs as parseArgv } from 'node:util';
 import { diffSyntheses, synthesizeRef } from './diff';
 import { Finding, hasErrors, review } from './findings';
 import { readSynthesis, Synthesis, synthesize } from './load';
-import { ChartReader, extractStack, StackModel } from './model';
+import { extractStack, StackModel } from './model';
 import { PlanReview, reviewPlan } from './plan';
-import { loadPrices } from './prices';
+import { loadPrices, parsePrices, PriceTable } from './prices';
 import { renderReport } from './report';
+import type { ChartReader } from './resources/types';
+
+export const USAGE = `usage: npm run review -- [options]
+
+  --out <file>            report file (default review-report.md)
+  --base <git ref>        also synthesize <ref> in a temporary worktree (offline) and report the change per stack
+  --plan <stack>=<file>   \`terraform show -json\` output of that stack's plan (repeatable)
+  --prices <file>         price table replacing review/prices.json (same shape)
+  --max-chips <n>         a finding when a stack holds more TPU chips (default: thresholds.stackChips of the table)
+  --max-hourly <amount>   a finding when a stack costs more per hour with all capacity running (default: thresholds.stackHourly)
+  --from <dir>            read an existing synthesis from <dir> instead of synthesizing
+  --no-synth              same as --from cdktf.out
+  --quiet                 do not print the report to stdout
+  -h, --help              this text
+
+Exit: 0 no error findings, 1 error findings, 2 usage error or tool failure.`;
 
 export interface CliOptions {
   out: string;
   base?: string;
   plans: Array<{ stack: string; file: string }>;
   prices?: string;
+  maxChips?: number;
+  maxHourly?: number;
   from?: string;
   quiet: boolean;
+  help?: boolean;
 }
 
 export class UsageError extends Error {}
 
-export function parseArgs(argv: readonly string[]): CliOptions {
-  const options: CliOptions = { out: 'review-report.md', plans: [], quiet: false };
-  for (let i = 0; i < argv.length; i++) {
-    const arg = argv[i]!;
-    const [flag, inline] = arg.includes('=') && arg.startsWith('--') ? [arg.slice(0, arg.indexOf('=')), arg.slice(arg.indexOf('=') + 1)] : [arg, undefined];
-    const value = () => {
-      const v = inline ?? argv[++i];
-      if (v === undefined || v === '') throw new UsageError(`${flag} needs a value`);
-      return v;
-    };
-    switch (flag) {
-      case '--out': options.out = value(); break;
-      case '--base': options.base = value(); break;
-      case '--prices': options.prices = value(); break;
-      case '--from': options.from = value(); break;
-      case '--no-synth': options.from = 'cdktf.out'; break;
-      case '--quiet': options.quiet = true; break;
-      case '--plan': {
-        const v = value();
-        const eq = v.indexOf('=');
-        if (eq <= 0) throw new UsageError(`--plan takes <stack>=<file>, got '${v}'`);
-        options.plans.push({ stack: v.slice(0, eq), file: v.slice(eq + 1) });
-        break;
-      }
-      case '--help': case '-h':
-        throw new UsageError('usage: npm run review -- [--out file] [--base ref] [--plan stack=file]... [--prices file] [--from dir | --no-synth] [--quiet]');
-      default:
-        throw new UsageError(`unknown option '${arg}' (see --help)`);
-    }
+const OPTIONS = {
+  out: { type: 'string' },
+  base: { type: 'string' },
+  plan: { type: 'string', multiple: true },
+  prices: { type: 'string' },
+  'max-chips': { type: 'string' },
+  'max-hourly': { type: 'string' },
+  from: { type: 'string' },
+  'no-synth': { type: 'boolean' },
+  quiet: { type: 'boolean' },
+  help: { type: 'boolean', short: 'h' },
+} as const;
+
+function positive(flag: string, value: string | undefined, integer: boolean): number | undefined {
+  if (value === undefined) return undefined;
+  const n = Number(value);
+  if (value.trim() === '' || !Number.isFinite(n) || n <= 0 || (integer && !Number.isInteger(n))) {
+    throw new UsageError(`--${flag} must be a positive ${integer ? 'whole number' : 'number'}, got '${value}'`);
   }
-  return options;
+  return n;
+}
+
+/** Parses argv with node:util parseArgs; a missing value or an unknown option is a UsageError naming the flag. */
+export function parseArgs(argv: readonly string[]): CliOptions {
+  let values: Record<string, string | boolean | string[] | undefined>;
+  try {
+    ({ values } = parseArgv({ args: [...argv], options: OPTIONS, strict: true, allowPositionals: false }));
+  } catch (error) {
+    const e = error as { code?: string; message: string };
+    // ERR_PARSE_ARGS_INVALID_OPTION_VALUE: "Option '--base <value>' argument missing"
+    const flag = /'(-{1,2}[\w-]+)/.exec(e.message)?.[1];
+    if (e.code === 'ERR_PARSE_ARGS_INVALID_OPTION_VALUE') throw new UsageError(`${flag ?? 'an option'} needs a value (see --help)`);
+    if (e.code === 'ERR_PARSE_ARGS_UNKNOWN_OPTION') throw new UsageError(`unknown option ${flag ? `'${flag}'` : ''} (see --help)`.replace(/\s+\(/, ' ('));
+    throw new UsageError(`${e.message} (see --help)`);
+  }
+  const str = (k: string) => values[k] as string | undefined;
+  for (const k of ['out', 'base', 'prices', 'from', 'max-chips', 'max-hourly']) {
+    // parseArgs accepts `--base --quiet` (the next flag as the value) and `--base=`; both are a missing value here.
+    const v = str(k);
+    if (v !== undefined && (v === '' || v.startsWith('--'))) throw new UsageError(`--${k} needs a value (see --help)`);
+  }
+  const plans = ((values.plan as string[] | undefined) ?? []).map((v) => {
+    const eq = v.indexOf('=');
+    if (eq <= 0 || eq === v.length - 1) throw new UsageError(`--plan takes <stack>=<file>, got '${v}'`);
+    return { stack: v.slice(0, eq), file: v.slice(eq + 1) };
+  });
+  return {
+    out: str('out') ?? 'review-report.md',
+    ...(str('base') !== undefined ? { base: str('base') } : {}),
+    plans,
+    ...(str('prices') !== undefined ? { prices: str('prices') } : {}),
+    ...(str('max-chips') !== undefined ? { maxChips: positive('max-chips', str('max-chips'), true) } : {}),
+    ...(str('max-hourly') !== undefined ? { maxHourly: positive('max-hourly', str('max-hourly'), false) } : {}),
+    ...(str('from') !== undefined ? { from: str('from') } : values['no-synth'] ? { from: 'cdktf.out' } : {}),
+    quiet: values.quiet === true,
+    ...(values.help ? { help: true } : {}),
+  };
 }
 
 /** Reads a local chart's values.yaml and templates, relative to the stack directory (TerraformAsset paths). */
@@ -82,6 +121,39 @@ export function modelsOf(synthesis: Synthesis): StackModel[] {
   return synthesis.stacks.map((s) => extractStack(s.name, s.json, chartReader(s.dir)));
 }
 
+/** Managed-resource addresses (`type.name`) each synthesized stack declares. */
+function stackAddresses(synthesis: Synthesis): Map<string, Set<string>> {
+  return new Map(
+    synthesis.stacks.map((s) => [s.name, new Set(Object.entries(s.json.resource ?? {}).flatMap(([type, byName]) => Object.keys(byName ?? {}).map((n) => `${type}.${n}`)))]),
+  );
+}
+
+/** Reads a --prices file and checks it against the table's schema; errors name the file (and the key). */
+export function readPrices(file: string): PriceTable {
+  let raw: unknown;
+  try {
+    raw = JSON.parse(fs.readFileSync(file, 'utf8'));
+  } catch (error) {
+    throw new Error(`price file ${file}: ${(error as Error).message}`);
+  }
+  return parsePrices(raw, file);
+}
+
+/** Reads and parses a plan file; errors name the file. */
+function readPlan(file: string): unknown {
+  let text: string;
+  try {
+    text = fs.readFileSync(file, 'utf8');
+  } catch (error) {
+    throw new Error(`--plan: cannot read ${file}: ${(error as Error).message}`);
+  }
+  try {
+    return JSON.parse(text) as unknown;
+  } catch (error) {
+    throw new Error(`--plan: ${file} is not valid JSON (${(error as Error).message}); write it with \`terraform show -json <planfile> > ${file}\``);
+  }
+}
+
 export interface ReviewResult {
   readonly markdown: string;
   readonly findings: readonly Finding[];
@@ -93,7 +165,7 @@ export function run(options: CliOptions, repoDir: string, started = Date.now()):
   let source: string;
   if (options.from) {
     synthesis = readSynthesis(path.resolve(options.from));
-    source = code(options.from);
+    source = `\`${options.from}\``;
   } else {
     const outdir = path.join(repoDir, 'cdktf.out');
     synthesize(repoDir, outdir);
@@ -101,32 +173,35 @@ export function run(options: CliOptions, repoDir: string, started = Date.now()):
     source = 'a fresh synth of the working tree';
   }
   const models = modelsOf(synthesis);
-  const prices = loadPrices(options.prices);
+  const prices = loadPrices(options.prices ? readPrices(options.prices) : undefined, { stackChips: options.maxChips, stackHourly: options.maxHourly });
+  const addresses = stackAddresses(synthesis);
   const plans: PlanReview[] = options.plans.map(({ stack, file }) => {
-    if (!synthesis.stacks.some((s) => s.name === stack)) {
-      throw new UsageError(`--plan ${stack}=${file}: no stack '${stack}' (stacks: ${synthesis.stacks.map((s) => s.name).join(', ')})`);
-    }
-    return reviewPlan(stack, file, JSON.parse(fs.readFileSync(file, 'utf8')) as unknown);
+    const synthesized = synthesis.stacks.find((s) => s.name === stack);
+    if (!synthesized) throw new UsageError(`--plan ${stack}=${file}: no stack '${stack}' (stacks: ${synthesis.stacks.map((s) => s.name).join(', ')})`);
+    const workingDir = path.relative(process.cwd(), synthesized.dir) || '.';
+    return reviewPlan(stack, file, readPlan(file), { stackAddresses: addresses, workingDir });
   });
-  const diff = options.base
-    ? { base: options.base, stacks: diffSyntheses(synthesizeRef(repoDir, options.base), synthesis) }
-    : undefined;
-  const findings = [
-    ...review(models, synthesis.stacks.map((s) => ({ stack: s.name, text: s.text, json: s.json }))),
-    ...plans.flatMap((p) => p.findings),
-  ];
+  const diff = options.base ? { base: options.base, stacks: diffSyntheses(synthesizeRef(repoDir, options.base), synthesis) } : undefined;
+  const texts = synthesis.stacks.map((s) => ({ stack: s.name, text: s.text, json: s.json }));
+  const findings = review(models, texts, plans, prices);
   const markdown = renderReport({ models, findings, prices, source, diff, plans, elapsedSeconds: (Date.now() - started) / 1000 });
   return { markdown, findings };
 }
 
-function code(s: string): string {
-  return `\`${s}\``;
-}
-
 export function main(argv: readonly string[]): number {
   const started = Date.now();
+  let options: CliOptions;
   try {
-    const options = parseArgs(argv);
+    options = parseArgs(argv);
+  } catch (error) {
+    process.stderr.write(`review: ${(error as Error).message}\n`);
+    return 2;
+  }
+  if (options.help) {
+    process.stdout.write(`${USAGE}\n`);
+    return 0;
+  }
+  try {
     const repoDir = path.resolve(__dirname, '..', '..');
     const result = run(options, repoDir, started);
     fs.writeFileSync(options.out, result.markdown);

@@ -1,41 +1,81 @@
 /**
- * The price table the capacity section uses: a small dated JSON in the repo (`review/prices.json`),
- * replaceable with `--prices <file>` of the same shape. Machine shapes come from `jobs/machines.ts`;
- * TPU chips from `jobs/tpu.ts`. The report always names the table, its date and source.
+ * The price table the cost section uses: a small dated JSON in the repo (`review/prices.json`), replaceable with
+ * `--prices <file>` of the same shape (read by the CLI), checked with zod (a wrong type names the file and the key).
+ * Pure. Machine shapes
+ * come from `jobs/machines.ts`; TPU chips from `jobs/tpu.ts`. The report always names the table, its date and source,
+ * and which rate each pool is priced at and why.
  */
-import * as fs from 'fs';
+import { z } from 'zod';
 import { MACHINE_SHAPES, MachineShape } from '../jobs/machines';
-import type { TpuCapacityKind } from './model';
 import BUILT_IN from './prices.json';
 
-export type TpuCapacityPrice = TpuCapacityKind;
+/** Price kinds of a TPU chip-hour. */
+export const TPU_RATES = ['on-demand', 'commit-1y', 'commit-3y', 'spot', 'flex-start'] as const;
+export type TpuRate = (typeof TPU_RATES)[number];
 
-export interface PriceTable {
-  readonly name: string;
-  readonly date: string;
-  readonly currency: string;
-  readonly region: string;
-  readonly source: string;
-  readonly note?: string;
-  readonly clusterManagementFeePerHour: number;
-  /** TPU generation (`v6e`) -> capacity kind -> price per chip-hour. */
-  readonly tpuChipHour: Readonly<Record<string, Partial<Record<TpuCapacityPrice, number>>>>;
+export const RATE_TEXT: Record<TpuRate, string> = {
+  'on-demand': 'on-demand',
+  'commit-1y': '1-year commitment',
+  'commit-3y': '3-year commitment',
+  spot: 'spot',
+  'flex-start': 'flex-start',
+};
+
+const amount = z.number().finite().nonnegative();
+const rateSchema = z.object({
+  chipHour: amount,
+  /** True when the number is not a published list price (spot and flex-start float). */
+  estimate: z.boolean(),
+  source: z.string().min(1),
+}).strict();
+
+const thresholdsSchema = z.object({
+  /** A finding when a stack's TPU chips pass this. */
+  stackChips: z.number().int().positive(),
+  /** A finding when a stack's hourly price with all its capacity running passes this. */
+  stackHourly: amount,
+}).strict();
+
+const schema = z.object({
+  name: z.string().min(1),
+  date: z.string().regex(/^\d{4}-\d{2}-\d{2}$/, 'must be a date YYYY-MM-DD'),
+  currency: z.string().min(1),
+  region: z.string().default(BUILT_IN.region),
+  source: z.string().min(1),
+  note: z.string().optional(),
+  clusterManagementFeePerHour: amount.default(BUILT_IN.clusterManagementFeePerHour),
+  /** TPU generation (`v6e`, the accelerator type's prefix) -> rate -> price. */
+  tpu: z.record(z.string(), z.object(Object.fromEntries(TPU_RATES.map((r) => [r, rateSchema.optional()])) as Record<TpuRate, z.ZodOptional<typeof rateSchema>>).strict()),
+  /** The rate a reservation-bound pool is priced at, and why. */
+  reservationRate: z.object({ rate: z.enum(['commit-1y', 'commit-3y', 'on-demand']), why: z.string().min(1), source: z.string().min(1) }).strict(),
   /** Machine family (`n2`) -> price per vCPU-hour and per GiB-hour. */
-  readonly cpuFamilies: Readonly<Record<string, { vcpuHour: number; gibHour: number }>>;
+  cpuFamilies: z.record(z.string(), z.object({ vcpuHour: amount, gibHour: amount }).strict()).default(BUILT_IN.cpuFamilies),
   /** Spot VM price as a fraction of on-demand. */
-  readonly spotCpuFactor: number;
-  /** Where the table came from (`built-in` or the override file). */
-  readonly origin?: string;
+  spotCpuFactor: z.number().min(0).max(1).default(BUILT_IN.spotCpuFactor),
+  thresholds: thresholdsSchema.default(BUILT_IN.thresholds),
+}).strict();
+
+export type Thresholds = z.infer<typeof thresholdsSchema>;
+export type PriceTable = z.infer<typeof schema> & {
+  /** Where the table came from (`review/prices.json (built-in)` or the override file). */
+  readonly origin: string;
+};
+
+/** Parses a price table; throws naming the file and every bad key. */
+export function parsePrices(raw: unknown, origin: string): PriceTable {
+  const parsed = schema.safeParse(raw);
+  if (!parsed.success) {
+    const issues = parsed.error.issues.map((i) => `${i.path.join('.') || '(top level)'}: ${i.message}`);
+    throw new Error(`price file ${origin}: ${issues.join('; ')} (see review/prices.json for the shape)`);
+  }
+  return { ...parsed.data, origin };
 }
 
-/** Loads the built-in table or an override file; the override must carry name/date/source too. */
-export function loadPrices(file?: string): PriceTable {
-  if (!file) return { ...(BUILT_IN as PriceTable), origin: 'review/prices.json (built-in)' };
-  const table = JSON.parse(fs.readFileSync(file, 'utf8')) as PriceTable;
-  for (const key of ['date', 'source', 'tpuChipHour', 'cpuFamilies'] as const) {
-    if (table[key] === undefined) throw new Error(`price file ${file} must have a '${key}' field (see review/prices.json)`);
-  }
-  return { ...(BUILT_IN as PriceTable), ...table, origin: file };
+/** The built-in table (review/prices.json), or `table` (an override file's parsed table), with threshold overrides. */
+export function loadPrices(table?: PriceTable, thresholds: Partial<Thresholds> = {}): PriceTable {
+  const base = table ?? parsePrices(BUILT_IN, 'review/prices.json (built-in)');
+  const defined = Object.fromEntries(Object.entries(thresholds).filter(([, v]) => v !== undefined));
+  return { ...base, thresholds: { ...base.thresholds, ...defined } };
 }
 
 /** Memory per vCPU of the standard Compute Engine series suffixes. */
@@ -60,11 +100,9 @@ export function cpuHourly(prices: PriceTable, machineType: string, spot = false)
   return spot ? onDemand * prices.spotCpuFactor : onDemand;
 }
 
-/** Price per chip-hour for a TPU accelerator type (`v6e-32`) and capacity kind. */
-export function tpuChipHourly(prices: PriceTable, acceleratorType: string, capacity: TpuCapacityPrice): number | undefined {
-  const generation = acceleratorType.split('-')[0]!;
-  const row = prices.tpuChipHour[generation];
-  return row?.[capacity] ?? row?.['on-demand'];
+/** The table's row for a TPU accelerator type (`v6e-32` -> `v6e`). */
+export function tpuRates(prices: PriceTable, acceleratorType: string): Partial<Record<TpuRate, z.infer<typeof rateSchema>>> | undefined {
+  return prices.tpu[acceleratorType.split('-')[0]!];
 }
 
 /** `$1,234.56` */

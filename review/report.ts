@@ -6,9 +6,11 @@
  */
 import type { StackDiff } from './diff';
 import type { Finding, Severity } from './findings';
-import type { JobSetStep, Pipeline, StackModel, TpuPool } from './model';
+import { rateText, stackCost, tpuRateFor } from './cost';
+import type { JobSetStep, Pipeline, StackModel } from './model';
 import type { PlanAction, PlanReview } from './plan';
-import { cpuHourly, money, PriceTable, tpuChipHourly } from './prices';
+import { capacityText } from './resources/container-node-pool';
+import { money, PriceTable, RATE_TEXT, tpuRates } from './prices';
 
 /** Hidden marker the PR workflow uses to find and update its one comment. */
 export const COMMENT_MARKER = '<!-- tpu-post-training:plan-review -->';
@@ -58,64 +60,52 @@ function findingsSection(findings: readonly Finding[]): string {
   );
 }
 
-function tpuHourly(prices: PriceTable, p: TpuPool): number | undefined {
-  if (!p.slice) return undefined;
-  const rate = tpuChipHourly(prices, p.slice.acceleratorType, p.capacity);
-  return rate === undefined ? undefined : rate * p.slice.chips;
-}
-
 function capacitySection(models: readonly StackModel[], prices: PriceTable): string {
   const out: string[] = ['## Capacity and cost\n'];
+  const dash = (n: number | undefined) => (n === undefined ? '?' : money(prices, n));
   for (const m of models) {
     const hasCapacity = m.tpuPools.length + m.cpuPools.length + m.controlPlanes.length > 0;
     if (!hasCapacity && !m.pipeline) continue;
     out.push(`### \`${m.name}\`\n`);
     if (hasCapacity) {
-      let tpuTotal = 0;
-      let cpuTotal = 0;
-      // Slices the price table has no rate for (another generation): the total says it leaves them out.
-      const unpriced = new Set<string>();
-      out.push('TPU slices (held while the stack exists):\n');
+      const cost = stackCost(m, prices);
+      const tpu = cost.pools.filter((c) => c.kind === 'tpu');
+      const cpu = cost.pools.filter((c) => c.kind === 'cpu');
+      out.push('TPU slices:\n');
       out.push(table(
-        ['pool', 'machine type', 'topology', 'chips', 'hosts', 'capacity', 'list $/h'],
-        m.tpuPools.map((p) => {
-          const hourly = tpuHourly(prices, p);
-          tpuTotal += hourly ?? 0;
-          if (hourly === undefined) unpriced.add(p.slice?.acceleratorType ?? p.machineType);
-          const capacity = p.capacity === 'reservation' ? `reservation ${p.reservations.join(', ') || '(none)'}` : p.capacity;
-          return [p.name, p.machineType, p.slice?.topology ?? p.topology ?? '?', p.slice?.chips ?? '?', p.slice?.vms ?? '?', capacity,
-            hourly === undefined ? '?' : money(prices, hourly)];
+        ['pool', 'machine type', 'topology', 'chips', 'hosts', 'capacity', 'priced at', 'idle $/h', 'while running $/h'],
+        tpu.map((c) => {
+          const p = c.pool as StackModel['tpuPools'][number];
+          return [p.name, p.machineType, p.slice?.topology ?? p.topology ?? '?', p.slice?.chips ?? '?', p.slice?.vms ?? '?', capacityText(p),
+            rateText(c, prices), `${dash(c.idleHourly)} (${c.idleWhy})`, dash(c.runningHourly)];
         }),
       ));
+      const why = [...new Set(tpu.map((c) => c.rateWhy).filter((w): w is string => w !== undefined && w.startsWith('reservation')))];
+      if (why.length) out.push(`\nRate assumed for reservation-bound pools: **${RATE_TEXT[prices.reservationRate.rate]}** — ${prices.reservationRate.why} (${prices.reservationRate.source}).\n`);
       out.push('\nCPU pools:\n');
       out.push(table(
-        ['pool', 'machine type', 'nodes', 'spot', 'list $/h per node', 'kept running $/h'],
-        m.cpuPools.map((p) => {
-          const each = cpuHourly(prices, p.machineType, p.spot);
-          const floor = p.nodeCount ?? p.minNodes ?? 0;
-          cpuTotal += (each ?? 0) * floor;
+        ['pool', 'machine type', 'nodes', 'spot', 'idle $/h', 'while running $/h'],
+        cpu.map((c) => {
+          const p = c.pool as StackModel['cpuPools'][number];
           const nodes = p.nodeCount !== undefined ? String(p.nodeCount) : `${p.minNodes ?? 0}-${p.maxNodes ?? '?'} (autoscaled)`;
-          return [p.name, p.machineType, nodes, p.spot ? 'yes' : 'no', each === undefined ? '?' : money(prices, each),
-            each === undefined ? '?' : money(prices, each * floor)];
+          return [p.name, p.machineType, nodes, p.spot ? 'yes' : 'no', `${dash(c.idleHourly)} (${c.idleWhy})`, dash(c.runningHourly)];
         }),
       ));
-      const fee = m.controlPlanes.length * prices.clusterManagementFeePerHour;
-      const total = tpuTotal + cpuTotal + fee;
       out.push(
-        `\n**Kept running: ~${money(prices, total)}/h (~${money(prices, total * HOURS_PER_MONTH)}/month)** = TPU ${money(prices, tpuTotal)}/h + ` +
-          `CPU ${money(prices, cpuTotal)}/h (autoscaled pools at their minimum) + cluster fee ${money(prices, fee)}/h.` +
-          (unpriced.size > 0
-            ? ` The TPU figure leaves out ${[...unpriced].join(', ')}: the price table has no rate for it (add one to the table or pass --prices).`
-            : '') +
-          '\n',
+        `\n**Idle: ~${money(prices, cost.idleHourly)}/h (~${money(prices, cost.idleHourly * HOURS_PER_MONTH)}/month); ` +
+          `while running: ~${money(prices, cost.runningHourly)}/h** (${cost.chips} TPU chips; cluster fee ${money(prices, cost.clusterFee)}/h included)` +
+          `${cost.unpriced.length ? `; no price for ${cost.unpriced.join(', ')}` : ''}.\n`,
       );
     }
     if (m.pipeline) out.push(pipelineCost(m.pipeline, models, prices));
     out.push('');
   }
+  const estimates = Object.entries(prices.tpu).flatMap(([gen, row]) =>
+    Object.entries(row).filter(([, r]) => r?.estimate).map(([rate]) => `${gen} ${RATE_TEXT[rate as keyof typeof RATE_TEXT]}`));
   out.push(
-    `_Prices: ${prices.name}, ${prices.date}, ${prices.region} (${prices.currency}); table ${code(prices.origin ?? 'built-in')}; ` +
-      `source ${prices.source}. ${prices.note ?? ''}_\n`,
+    `_Prices: ${prices.name}, ${prices.date}, ${prices.region} (${prices.currency}); table ${code(prices.origin)}; ` +
+      `source ${prices.source}.${estimates.length ? ` Estimates (not list prices): ${estimates.join(', ')}.` : ''} ${prices.note ?? ''} ` +
+      `Thresholds: ${prices.thresholds.stackChips} chips, ${money(prices, prices.thresholds.stackHourly)}/h per stack._\n`,
   );
   return out.join('\n');
 }
@@ -124,8 +114,9 @@ function pipelineCost(p: Pipeline, models: readonly StackModel[], prices: PriceT
   const pool = models
     .flatMap((m) => m.tpuPools)
     .find((x) => x.slice && x.slice.topology === p.tpuTopology && (p.tpuChipsPerPod === undefined || x.slice.chipsPerVm === p.tpuChipsPerPod));
-  const rate = pool?.slice ? tpuChipHourly(prices, pool.slice.acceleratorType, pool.capacity) : undefined;
-  const price = rate === undefined ? '' : ` (~${money(prices, rate * p.chipHours)} at ${pool!.capacity} list price` +
+  const rate = pool?.slice ? tpuRateFor(pool, prices).rate : undefined;
+  const chipHour = pool?.slice && rate ? tpuRates(prices, pool.slice.acceleratorType)?.[rate]?.chipHour : undefined;
+  const price = chipHour === undefined || !rate ? '' : ` (~${money(prices, chipHour * p.chipHours)} at the ${RATE_TEXT[rate]} rate` +
     `${pool!.capacity === 'reservation' ? ', already paid for by the reservation' : ''})`;
   return `Pipeline holds at most **${round(p.chipHours)} chip-hours**${price}: ` +
     p.steps.filter((s) => s.tpuChips > 0).map((s) => `${s.name} ${s.tpuChips} chips x ${s.timeoutText ?? '?'} (timeout)`).join(', ') + '.\n';
@@ -207,6 +198,7 @@ function pipelinesSection(models: readonly StackModel[]): string {
     out.push(`### \`${p.stack}\`\n`);
     out.push(`Model ${code(p.model ?? '?')}; slice ${p.tpuTopology ? `${p.tpuTopology} (${p.tpuChips} chips)` : 'none'}; ` +
       `images ${p.images.map(code).join(', ')}.\n`);
+    if (p.maxtextDifference) out.push(`MaxText version: ${p.maxtextDifference}.\n`);
     out.push(mermaid(p) + '\n');
     out.push(table(['step', 'kind', 'image', 'slice', 'timeout', 'queue', 'resource'],
       p.steps.map((s) => [s.name, s.kind, s.images.map((i) => i.image).filter((v, i, a) => a.indexOf(v) === i).join(', '),
@@ -243,7 +235,7 @@ function diffSection(diff: NonNullable<ReportInput['diff']>): string {
       out.push('\n<details><summary>Changed attributes</summary>\n');
       for (const r of details) {
         out.push(`- ${code(r.address)}`);
-        for (const a of r.attributes.slice(0, 25)) out.push(`  - ${code(a.path)}: ${clip(a.before)} -> ${clip(a.after)}`);
+        for (const a of r.attributes.slice(0, 25)) out.push(`  - ${attributeLine(a.path, a.before, a.after)}`);
         if (r.attributes.length > 25) out.push(`  - ... ${r.attributes.length - 25} more`);
       }
       out.push('\n</details>');
@@ -252,9 +244,31 @@ function diffSection(diff: NonNullable<ReportInput['diff']>): string {
   return out.join('\n') + '\n';
 }
 
-function clip(value: string | undefined): string {
-  if (value === undefined) return '_(absent)_';
-  return code(value.length > 80 ? `${value.slice(0, 77)}...` : value);
+/** An attribute change as `path: before -> after`; long values show only the words that differ. */
+export function attributeLine(path: string, before: string | undefined, after: string | undefined): string {
+  const show = (v: string | undefined) => (v === undefined ? '_(absent)_' : code(v));
+  if (before === undefined || after === undefined || (before.length <= 80 && after.length <= 80)) return `${code(path)}: ${show(before)} -> ${show(after)}`;
+  const words = (v: string) => (JSON.parse(v) as unknown as string).toString().split(/\s+/).filter((w) => w && w !== '\\');
+  let b: string[];
+  let a: string[];
+  try {
+    b = words(before);
+    a = words(after);
+  } catch {
+    b = before.split(/\s+/);
+    a = after.split(/\s+/);
+  }
+  const keyOf = (w: string) => /^((?:--)?[A-Za-z_][\w.]*)=/.exec(w)?.[1];
+  const keyed = (ws: string[]) => new Map(ws.flatMap((w) => (keyOf(w) ? [[keyOf(w)!, w.slice(keyOf(w)!.length + 1)] as const] : [])));
+  const kb = keyed(b);
+  const ka = keyed(a);
+  const changed = [...new Set([...kb.keys(), ...ka.keys()])].filter((k) => kb.get(k) !== ka.get(k)).map((k) => `${k}: ${kb.get(k) ?? '(unset)'} -> ${ka.get(k) ?? '(unset)'}`);
+  const bs = new Set(b.filter((w) => !keyOf(w)));
+  const as = new Set(a.filter((w) => !keyOf(w)));
+  const removed = [...bs].filter((w) => !as.has(w));
+  const added = [...as].filter((w) => !bs.has(w));
+  const parts = [...changed.map(code), ...removed.map((w) => `removed ${code(w)}`), ...added.map((w) => `added ${code(w)}`)];
+  return `${code(path)}: ${parts.length ? parts.join(', ') : 'whitespace changed'}`;
 }
 
 const ACTION_ICON: Record<PlanAction, string> = {
@@ -266,10 +280,17 @@ function plansSection(plans: readonly PlanReview[]): string {
   for (const p of plans) {
     const c = p.counts;
     out.push(`### \`${p.stack}\` (${code(p.file)}${p.terraformVersion ? `, Terraform ${p.terraformVersion}` : ''})\n`);
-    out.push(`${c.create} to create, ${c.update} to update, ${c.replace} to replace, ${c.delete} to delete, ${c['no-op']} unchanged.\n`);
+    if (p.errored) out.push('**This plan errored: Terraform stopped part way, the actions below are incomplete.**\n');
+    if (p.changes.length === 0 && !p.errored) {
+      out.push(`No changes: the infrastructure matches the configuration${c['no-op'] ? ` (${c['no-op']} unchanged)` : ''}.\n`);
+      continue;
+    }
+    out.push(`${c.create} to create, ${c.update} to update, ${c.replace} to replace, ${c.delete} to delete` +
+      `${c.deposed ? ` (+ ${c.deposed} deposed object(s) to delete)` : ''}, ${c.forget} to forget, ${c['no-op']} unchanged.\n`);
     out.push(table(['action', 'resource', 'what', 'forced by'],
-      p.changes.map((x) => [ACTION_ICON[x.action] + (x.replaceOrder ? ` (${x.replaceOrder})` : ''), code(x.address),
-        x.summary.join('; ') || x.attributes.slice(0, 5).map((a) => a.path).join(', '), x.replacePaths.join(', ')])));
+      p.changes.map((x) => [(x.deposed ? `🗑️ delete deposed ${x.deposed}` : ACTION_ICON[x.action]) + (x.replaceOrder ? ` (${x.replaceOrder})` : ''), code(x.address),
+        x.summary.join('; ') || x.attributes.slice(0, 5).map((a) => `${a.path}: ${a.before ?? '-'} -> ${a.after ?? '-'}`).join(', '),
+        x.replacePaths.join(', ') || (x.reason ?? '')])));
   }
   return out.join('\n');
 }

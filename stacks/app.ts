@@ -7,7 +7,7 @@ import { App } from 'cdktf';
 import { LoadedConfig } from '../config/load';
 import { pipelineOptions, selectPipelines } from '../config/pipelines';
 import { platformFromConfig, reservationUses } from '../config/platform';
-import { buildPipeline } from '../jobs/pipeline';
+import { buildPipeline, checkRunOutputs } from '../jobs/pipeline';
 import { RECIPES } from '../jobs/recipes';
 import { InfraStack } from './infra-stack';
 import { PipelineStack } from './pipeline-stack';
@@ -29,6 +29,8 @@ export function composeApp(loaded: LoadedConfig, options: BuildOptions = {}): { 
   const selection = selectPipelines(loaded, RECIPES, platform);
   // Every selected pipeline is built (and validated against the platform) before any stack exists.
   const pipelines = selection.names.map((name) => buildPipeline(RECIPES[name], platform, pipelineOptions(loaded, name)));
+  // No pipeline may write into another's training run or export.
+  checkRunOutputs(pipelines);
   const notices = [...new Set([...loaded.notices, ...selection.notices, ...pipelines.flatMap((p) => p.notices)])];
 
   // No construct stack traces: they cost ~10% of the synth and only serve cdktf's own debugging.
@@ -44,10 +46,12 @@ export function composeApp(loaded: LoadedConfig, options: BuildOptions = {}): { 
     cpuPoolMaxNodes: config.cpuPool.maxNodes,
     bucketForceDestroy: config.bucketSettings.forceDestroy,
     scratchExpiryDays: config.bucketSettings.scratchExpiryDays,
+    bucketSoftDeleteDays: config.bucketSettings.softDeleteDays,
     jobsetVersion: config.controllers.jobsetVersion,
     kueueVersion: config.controllers.kueueVersion,
     queuesChartPath: path.join(loaded.repoRoot, 'charts', 'kueue-queues'),
     stateBucket: config.stateBucket,
+    localStateDir: loaded.repoRoot,
     placeholders: loaded.placeholders,
     reservations: reservationUses(loaded, platform),
   });
@@ -56,6 +60,7 @@ export function composeApp(loaded: LoadedConfig, options: BuildOptions = {}): { 
       platform,
       pipeline,
       stateBucket: config.stateBucket,
+      localStateDir: loaded.repoRoot,
       dnsEndpoint: config.controlPlane.dnsEndpoint,
       placeholders: loaded.placeholders,
     });

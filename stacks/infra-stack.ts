@@ -16,11 +16,11 @@ import { ProjectApis } from '../constructs/project-apis';
 import { TpuSlicePool } from '../constructs/tpu-slice-pool';
 import { kueueObjects, kueueQuota } from '../jobs/kueue';
 import { Platform } from '../jobs/platform';
-import { useBackend } from './backend';
+import { BackendProps, useBackend } from './backend';
 
 export { REQUIRED_APIS } from '../constructs/project-apis';
 
-export interface InfraStackProps {
+export interface InfraStackProps extends BackendProps {
   /** Shared names and the TPU slice groups (jobs/platform.ts). */
   readonly platform: Platform;
   /** Control-plane allow-list (validated by config: 0.0.0.0/0 only with explicit opt-in). */
@@ -40,12 +40,12 @@ export interface InfraStackProps {
   readonly bucketForceDestroy?: boolean;
   /** @default 7 */
   readonly scratchExpiryDays?: number;
+  /** Soft-delete retention of the checkpoint bucket, days (0 = off). @default DEFAULT_SOFT_DELETE_DAYS (0) */
+  readonly bucketSoftDeleteDays?: number;
   readonly jobsetVersion: string;
   readonly kueueVersion: string;
   /** Absolute path of charts/kueue-queues. */
   readonly queuesChartPath: string;
-  /** GCS state bucket. @default - a local backend */
-  readonly stateBucket?: string;
   /** Example-config placeholders still in the config: the plan fails at once naming each. @default - none */
   readonly placeholders?: readonly PlaceholderRef[];
   /** Reservations the TPU pools consume, checked at plan time (exist in the zone, machine type, size). @default - none */
@@ -63,7 +63,7 @@ export class InfraStack extends TerraformStack {
   constructor(scope: Construct, id: string, props: InfraStackProps) {
     super(scope, id);
     const { platform } = props;
-    useBackend(this, id, props.stateBucket);
+    useBackend(this, id, props);
     new GoogleProvider(this, 'google', { project: platform.project, region: platform.region });
     // Plan-time checks (constructs/preflight.ts): placeholders, then every reservation the TPU pools consume.
     const preflight = new PlaceholderGuard(this, 'preflight', { placeholders: props.placeholders ?? [] });
@@ -152,6 +152,7 @@ export class InfraStack extends TerraformStack {
       scratchPrefix: platform.pathwaysScratchPrefix,
       scratchExpiryDays: props.scratchExpiryDays,
       forceDestroy: props.bucketForceDestroy,
+      softDeleteDays: props.bucketSoftDeleteDays,
     });
     new HfTokenSecret(this, 'hf-token', {
       secretId: platform.hfTokenSecretId,

@@ -18,15 +18,14 @@ import { JobSetStep } from '../constructs/jobset-step';
 import { secretCommand } from '../constructs/hf-token-secret';
 import { PipelinePreflight, PlaceholderGuard, PlaceholderRef } from '../constructs/preflight';
 import { imagesIn } from '../jobs/image-ref';
+import { TUTORIAL_MAXTEXT_OUTPUT } from '../jobs/names';
 import type { Pipeline } from '../jobs/pipeline';
 import type { Platform } from '../jobs/platform';
-import { useBackend } from './backend';
+import { BackendProps, useBackend } from './backend';
 
-export interface PipelineStackProps {
+export interface PipelineStackProps extends BackendProps {
   readonly platform: Platform;
   readonly pipeline: Pipeline;
-  /** GCS bucket for Terraform state. @default - local state file */
-  readonly stateBucket?: string;
   /**
    * Reach the API server through GKE's DNS-based endpoint (IAM-authorized, Google-managed certificate) instead
    * of the IP endpoint: how hosted CI runners with no fixed address plan pipeline stacks. @default false
@@ -47,7 +46,7 @@ export class PipelineStack extends TerraformStack {
   constructor(scope: Construct, id: string, props: PipelineStackProps) {
     super(scope, id);
     const { platform, pipeline } = props;
-    useBackend(this, id, props.stateBucket);
+    useBackend(this, id, props);
 
     new GoogleProvider(this, 'google', { project: platform.project, region: platform.region });
     // Plan-time checks (constructs/preflight.ts): placeholders, the token's version (never its value), the images.
@@ -100,6 +99,9 @@ export class PipelineStack extends TerraformStack {
     };
     for (const [name, value] of Object.entries(paths)) {
       if (value !== undefined) new TerraformOutput(this, name, { value });
+    }
+    if (pipeline.maxtextDifference !== undefined) {
+      new TerraformOutput(this, TUTORIAL_MAXTEXT_OUTPUT, { value: pipeline.maxtextDifference });
     }
     for (const step of pipeline.steps) {
       new TerraformOutput(this, outputId(step.name, 'jobset'), { value: step.jobSetName });

@@ -3,6 +3,7 @@ import * as os from 'os';
 import * as path from 'path';
 import { ConfigError, ENV_BINDINGS, loadConfig } from '../../config/load';
 import { platformFromConfig } from '../../config/platform';
+import { synthStack } from '../util';
 
 const example = JSON.parse(fs.readFileSync(path.join(__dirname, '..', '..', 'config', 'example.json'), 'utf8'));
 
@@ -55,7 +56,7 @@ describe('config defaults (example file, no env)', () => {
       }),
     });
     expect(loaded.config.cpuPool).toEqual({ machineType: 'n4-highmem-64', maxNodes: 4 });
-    expect(loaded.config.bucketSettings).toEqual({ forceDestroy: false, scratchExpiryDays: 7 });
+    expect(loaded.config.bucketSettings).toEqual({ forceDestroy: false, scratchExpiryDays: 7, softDeleteDays: 0 });
     expect(loaded.config.controllers).toEqual({ jobsetVersion: '0.12.0', kueueVersion: '0.19.2' });
     expect(loaded.config.releaseChannel).toBe('REGULAR');
   });
@@ -324,5 +325,21 @@ describe('pipeline selection', () => {
     expect(errorOf(() => select({ PIPELINES: 'rl-qwen' }))).toContain(
       "PIPELINES (env): no recipe named 'rl-qwen'; recipes: rl-qwen3, rl-gemma4, sft-gemma4, rl-llama3",
     );
+  });
+});
+
+describe('bucketSettings.softDeleteDays', () => {
+  test('default 0 (off) reaches the checkpoint bucket', () => {
+    const tf = synthStack('infra');
+    expect(Object.values<any>(tf.resource.google_storage_bucket)[0].soft_delete_policy).toEqual({ retention_duration_seconds: 0 });
+  });
+  test('a file value reaches the checkpoint bucket', () => {
+    const loaded = loadConfig({ env: {}, file: configFile((c) => (c.bucketSettings.softDeleteDays = 30)) });
+    expect(loaded.config.bucketSettings.softDeleteDays).toBe(30);
+  });
+  test('a value GCS refuses names the key and the range', () => {
+    const message = errorOf(() => loadConfig({ env: {}, file: configFile((c) => (c.bucketSettings.softDeleteDays = 5)) }));
+    expect(message).toContain('bucketSettings.softDeleteDays');
+    expect(message).toContain('bucketSettings.softDeleteDays: must be 0 (soft delete off) or a whole number of days from 7 to 90, got 5');
   });
 });

@@ -105,9 +105,14 @@ test('GkeCluster refuses an internet-wide CIDR unless allowPublicAccess says it 
 });
 
 describe('TrainingBucket', () => {
-  test('defaults: 7-day scratch expiry, no force destroy', () => {
+  test('defaults: 7-day scratch expiry, no force destroy, soft delete off', () => {
     const out = Testing.synthScope((s) => new TrainingBucket(s, 'b', { name: 'bkt', location: 'us-east5', writer: 'serviceAccount:x', scratchPrefix: 'pathways/' }));
-    expect(one(out, 'google_storage_bucket')).toMatchObject({ force_destroy: false, lifecycle_rule: [{ condition: { age: 7 } }] });
+    expect(one(out, 'google_storage_bucket')).toMatchObject({
+      force_destroy: false,
+      lifecycle_rule: [{ condition: { age: 7 } }],
+      // Explicitly 0: leaving the block out would keep GCS's 7-day default for every deleted checkpoint.
+      soft_delete_policy: { retention_duration_seconds: 0 },
+    });
     expect(Object.keys(JSON.parse(out).resource.google_storage_bucket_iam_member)).toHaveLength(1);
   });
   test('override: host-network pods act as the node account, which gets storage.admin on the bucket', () => {
@@ -123,6 +128,17 @@ describe('TrainingBucket', () => {
       (s) => new TrainingBucket(s, 'b', { name: 'bkt', location: 'r', writer: 'serviceAccount:x', scratchPrefix: 'p/', scratchExpiryDays: 2, forceDestroy: true }),
     );
     expect(one(out, 'google_storage_bucket')).toMatchObject({ force_destroy: true, lifecycle_rule: [{ condition: { age: 2, matches_prefix: ['p/'] } }] });
+  });
+  test('override: soft delete kept for 14 days', () => {
+    const out = Testing.synthScope(
+      (s) => new TrainingBucket(s, 'b', { name: 'bkt', location: 'r', writer: 'serviceAccount:x', scratchPrefix: 'p/', softDeleteDays: 14 }),
+    );
+    expect(one(out, 'google_storage_bucket')).toMatchObject({ soft_delete_policy: { retention_duration_seconds: 14 * 86400 } });
+  });
+  test.each([3, 91, 7.5, -1])('softDeleteDays %s is refused: GCS takes 0 or 7 to 90', (days) => {
+    expect(() =>
+      Testing.synthScope((s) => new TrainingBucket(s, 'b', { name: 'bkt', location: 'r', writer: 'serviceAccount:x', scratchPrefix: 'p/', softDeleteDays: days })),
+    ).toThrow(`softDeleteDays must be 0 (off) or a whole number of days from 7 to 90, got ${days}`);
   });
 });
 

@@ -123,9 +123,9 @@ describe('re-runs keep an existing converted checkpoint', () => {
 
   test('default: to-maxtext exits 0 when a complete step 0 (Orbax commit_success.txt) exists, before reading the token', () => {
     const script = toMaxTextScript(RECIPES['rl-qwen3']);
-    expect(script).toContain(
-      "gcsfs.GCSFileSystem().exists('b-bucket/qwen3-30b-a3b/max-text-format/0/commit_success.txt')".replace('b-bucket', testPlatform().bucket),
-    );
+    const dir = buildPipeline(RECIPES['rl-qwen3'], testPlatform(), { runId: 'r2' }).paths.maxtextDir;
+    expect(dir).toMatch(/\/qwen3-30b-a3b\/max-text-format\/[0-9a-f]{12}\/$/);
+    expect(script).toContain(`gcsfs.GCSFileSystem().exists('${dir.replace('gs://', '')}0/commit_success.txt')`);
     expect(script.indexOf('gcsfs')).toBeLessThan(script.indexOf('HF_TOKEN='));
   });
 

@@ -1,4 +1,5 @@
 /** Per recipe: the tutorial's values appear where the tutorial puts them; multi-slice changes only what it must. */
+import { conversionKey } from '../../jobs/maxtext';
 import { buildPipeline, Pipeline } from '../../jobs/pipeline';
 import { RECIPES } from '../../jobs/recipes';
 import { container, envOf, scriptOf, testPlatform } from './fixtures';
@@ -31,16 +32,17 @@ describe('rl-qwen3 (tutorial 000)', () => {
     const s = mainScript(p, 'to-maxtext');
     for (const v of [
       'python3 -m maxtext.checkpoint_conversion.to_maxtext', 'model_name=qwen3-30b-a3b', '--hf_model_path=Qwen/Qwen3-30B-A3B-Instruct-2507',
-      'base_output_directory=gs://my-bucket/qwen3-30b-a3b/max-text-format/', 'scan_layers=True', 'use_multimodal=False',
+      `base_output_directory=gs://my-bucket/qwen3-30b-a3b/max-text-format/${conversionKey(p.recipe)}/`, 'scan_layers=True', 'use_multimodal=False',
       'skip_jax_distributed_system=True', 'checkpoint_storage_use_zarr3=0', 'checkpoint_storage_use_ocdbt=0', 'hardware=cpu',
-      '--lazy_load_tensors=True', 'hf_access_token="$HF_TOKEN"',
+      '--lazy_load_tensors=True',
     ]) expect(s).toContain(v);
+    expect(s).not.toContain('hf_access_token');
   });
   test('train_rl keys, patches and env on the Pathways containers', () => {
     const s = mainScript(p, 'train');
     for (const v of [
       'python3 -m maxtext.trainers.post_train.rl.train_rl', 'run_name=rl', 'base_output_directory=gs://my-bucket/qwen3-30b-a3b/trained/',
-      'load_parameters_path=gs://my-bucket/qwen3-30b-a3b/max-text-format/0/items/',
+      `load_parameters_path=gs://my-bucket/qwen3-30b-a3b/max-text-format/${conversionKey(p.recipe)}/0/items/`,
       'data_template_path=maxtext/examples/chat_templates/openmathinstruct2_rl.json', 'num_batches=50', 'num_test_batches=0',
       'batch_size=8', 'train_micro_batch_size=8', 'max_target_length=512', 'max_prefill_predict_length=256', 'mu_dtype=bfloat16',
       'grad_dtype=bfloat16', 'rollout_tensor_parallelism=1', 'rollout_expert_parallelism=4', 'trainer_devices_fraction=0.5',
@@ -88,11 +90,11 @@ describe('rl-qwen3 (tutorial 000)', () => {
     });
     expect(m.spec.ttlSecondsAfterFinished).toBeUndefined();
   });
-  test('to_huggingface reads the last RL checkpoint and writes hf-trained/', () => {
+  test('to_huggingface reads the last RL checkpoint and writes hf-trained/<run_name>/', () => {
     const s = mainScript(p, 'to-hf');
     for (const v of [
       'load_parameters_path=gs://my-bucket/qwen3-30b-a3b/trained/rl/checkpoints/actor/50/model_params/',
-      'base_output_directory=gs://my-bucket/qwen3-30b-a3b/hf-trained/', 'weight_dtype=bfloat16', '--override_model_architecture',
+      'base_output_directory=gs://my-bucket/qwen3-30b-a3b/hf-trained/rl/', 'weight_dtype=bfloat16', '--override_model_architecture',
     ]) expect(s).toContain(v);
   });
 });
@@ -264,12 +266,13 @@ describe('options', () => {
 test('outputs: paths, logs commands for the main pod', () => {
   const p = build('rl-qwen3');
   expect(p.paths).toEqual({
-    maxtextDir: 'gs://my-bucket/qwen3-30b-a3b/max-text-format/',
-    maxtextCheckpoint: 'gs://my-bucket/qwen3-30b-a3b/max-text-format/0/items/',
+    maxtextDir: `gs://my-bucket/qwen3-30b-a3b/max-text-format/${conversionKey(p.recipe)}/`,
+    maxtextCheckpoint: `gs://my-bucket/qwen3-30b-a3b/max-text-format/${conversionKey(p.recipe)}/0/items/`,
     trainOutputDir: 'gs://my-bucket/qwen3-30b-a3b/trained/',
+    trainRunDir: 'gs://my-bucket/qwen3-30b-a3b/trained/rl/',
     trainCheckpointDir: 'gs://my-bucket/qwen3-30b-a3b/trained/rl/checkpoints/',
     trainedCheckpoint: 'gs://my-bucket/qwen3-30b-a3b/trained/rl/checkpoints/actor/50/model_params/',
-    hfExportDir: 'gs://my-bucket/qwen3-30b-a3b/hf-trained/',
+    hfExportDir: 'gs://my-bucket/qwen3-30b-a3b/hf-trained/rl/',
     pathwaysScratch: 'gs://my-bucket/pathways/',
   });
   expect(step(p, 'train').logsCommand).toBe(
@@ -301,5 +304,33 @@ describe('run ids and MaxText run names', () => {
 
   test('an explicit overrides.run_name wins', () => {
     expect(runNameOf({ runId: 'r2', overrides: { run_name: 'resume-me' } })).toContain('/trained/resume-me/');
+  });
+});
+
+describe('the converted checkpoint is keyed by the conversion arguments', () => {
+  const dir = (opts: Partial<Parameters<typeof buildPipeline>[2]> = {}) => build('rl-qwen3', opts).paths.maxtextDir;
+
+  test('the key is a short stable hash in the directory name', () => {
+    expect(dir()).toMatch(/^gs:\/\/my-bucket\/qwen3-30b-a3b\/max-text-format\/[0-9a-f]{12}\/$/);
+    expect(dir()).toBe(dir());
+  });
+
+  test('the same conversion reuses the directory: a new run id does not change it; a new image (another MaxText writing the checkpoint) does', () => {
+    expect(dir({ runId: 'r2' })).toBe(dir());
+    expect(dir({ image: 'us-docker.pkg.dev/cloud-tpu-images/maxtext-images/tpu_post_training:0.2.5' })).not.toBe(dir());
+  });
+
+  test('a changed conversion argument or flag gets a new directory, and the skip check follows it', () => {
+    expect(dir({ overrides: { scan_layers: false } })).not.toBe(dir());
+    expect(dir({ overrides: { lazy_load_tensors: false } })).not.toBe(dir());
+    const changed = build('rl-qwen3', { overrides: { scan_layers: false } });
+    expect(mainScript(changed, 'to-maxtext')).toContain(`exists('${changed.paths.maxtextDir.replace('gs://', '')}0/commit_success.txt')`);
+    expect(mainScript(changed, 'train')).toContain(`load_parameters_path=${changed.paths.maxtextDir}0/items/`);
+  });
+
+  test('key order in the recipe does not matter', () => {
+    const recipe = RECIPES['rl-qwen3']!;
+    const reversed = { ...recipe, toMaxText: { ...recipe.toMaxText, args: Object.fromEntries(Object.entries(recipe.toMaxText.args).reverse()) as typeof recipe.toMaxText.args } };
+    expect(conversionKey(reversed)).toBe(conversionKey(recipe));
   });
 });

@@ -13,7 +13,9 @@ test('a topology change reads in slice terms', () => {
   expect(infra).toMatchObject({ stack: 'infra', status: 'changed' });
   expect(infra!.resources).toHaveLength(1);
   expect(infra!.resources[0]).toMatchObject({ address: 'google_container_node_pool.tpu-32', action: 'changed' });
-  expect(infra!.resources[0]!.summary).toEqual(['TPU pool tpu-v6e-32-0: topology 4x8 -> 4x4, chips 32 -> 16, hosts 8 -> 4, node count 8 -> 4']);
+  expect(infra!.resources[0]!.summary).toEqual([
+    'TPU pool tpu-v6e-32-0: topology 4x8 -> 4x4, chips 32 -> 16, hosts 8 -> 4, node count 8 -> 4 (Terraform replaces the pool: placement_policy cannot change in place)',
+  ]);
   expect(infra!.resources[0]!.attributes).toEqual([
     { path: 'node_count', before: '8', after: '4' },
     { path: 'placement_policy.tpu_topology', before: '"4x8"', after: '"4x4"' },
@@ -91,12 +93,39 @@ test('a changed step spec reads as the replacement of that step and every later 
   // WHEN diffed
   const [stack] = diffSyntheses(synthesisFromJson({ 'rl-qwen3': base }), synthesisFromJson({ 'rl-qwen3': head }));
   const lines = stack!.resources.flatMap((r) => r.summary);
-  // THEN the training step's replacement is spelled out with its 32 chips and its timeout
-  expect(lines).toEqual(
-    expect.arrayContaining([
-      'JobSet rl-qwen3-r1-to-maxtext will be REPLACED (its spec or an earlier step changed): re-runs conversion',
-      'JobSet rl-qwen3-r1-train will be REPLACED (its spec or an earlier step changed): re-runs training on 32 chips (up to 13h10m)',
-      'JobSet rl-qwen3-r1-to-hf will be REPLACED (its spec or an earlier step changed): re-runs export',
-    ]),
-  );
+  // THEN the steps come in pipeline order; the training step's replacement is spelled out with its 32 chips and its
+  // wait, and the conversion converts again into a new directory (another image is another MaxText writing it)
+  const replaced = lines.filter((l) => l.includes('will be REPLACED'));
+  expect(replaced).toEqual([
+    expect.stringMatching(
+      /^JobSet rl-qwen3-r1-to-maxtext will be REPLACED \(its spec or an earlier step changed\): re-runs conversion into gs:\/\/[\w-]+\/qwen3-30b-a3b\/max-text-format\/[0-9a-f]{12}\/$/,
+    ),
+    'JobSet rl-qwen3-r1-train will be REPLACED (its spec or an earlier step changed): re-runs training on 32 chips (up to 13h10m)',
+    'JobSet rl-qwen3-r1-to-hf will be REPLACED (its spec or an earlier step changed): re-runs export',
+  ]);
+  expect(stack!.resources.map((r) => r.address.split('.')[1]!.split('_')[0])).toEqual(['to-maxtext', 'to-maxtext', 'train', 'train', 'to-hf', 'to-hf']);
+});
+
+test('a changed conversion argument re-runs conversion into a new directory, shown as key: old -> new', () => {
+  const { buildApp } = require('../../stacks/app');
+  const { loadConfig } = require('../../config/load');
+  const { Testing } = require('cdktf');
+  const fs = require('fs');
+  const os = require('os');
+  const path = require('path');
+  const synth = (overrides?: Record<string, unknown>) => {
+    const example = JSON.parse(fs.readFileSync(path.join(__dirname, '..', '..', 'config', 'example.json'), 'utf8'));
+    if (overrides) example.pipelines['rl-qwen3'].overrides = overrides;
+    const file = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'review-config-')), 'config.json');
+    fs.writeFileSync(file, JSON.stringify(example));
+    const app = buildApp(loadConfig({ env: { PIPELINES: 'rl-qwen3' }, file }), { outdir: Testing.app().outdir });
+    return JSON.parse(Testing.synth(app.node.findChild('rl-qwen3')));
+  };
+  const [stack] = diffSyntheses(synthesisFromJson({ 'rl-qwen3': synth() }), synthesisFromJson({ 'rl-qwen3': synth({ scan_layers: false, batch_size: 16 }) }));
+  const lines = stack!.resources.flatMap((r) => r.summary);
+  const conversion = lines.find((l) => l.startsWith('JobSet rl-qwen3-r1-to-maxtext will be REPLACED'))!;
+  expect(conversion).toMatch(/: re-runs conversion into gs:\/\/\S+\/max-text-format\/[0-9a-f]{12}\/ \(conversion arguments changed: scan_layers: True -> False\)$/);
+  // the JobSet lines show each changed key, not a cut-off command
+  expect(lines.find((l) => l.startsWith('JobSet rl-qwen3-r1-to-hf:'))).toMatch(/scan_layers: True -> False/);
+  expect(lines.find((l) => l.startsWith('JobSet rl-qwen3-r1-train:'))).toMatch(/batch_size: 8 -> 16/);
 });

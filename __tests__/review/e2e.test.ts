@@ -3,6 +3,7 @@
  * every stack, render the report; and synthesize HEAD in a temporary worktree as `--base` does.
  * Skipped only while main.ts does not exist yet.
  */
+import { execFileSync } from 'child_process';
 import * as fs from 'fs';
 import * as os from 'os';
 import * as path from 'path';
@@ -86,8 +87,10 @@ maybe('review of the real synthesized app', () => {
   });
 
   test('--base synthesizes a git ref in a temporary worktree and diffs it', () => {
-    // The git dir: `.git` is a file in a linked worktree, so ask git where it is.
-    const gitDir = require('child_process').execFileSync('git', ['rev-parse', '--absolute-git-dir'], { cwd: ROOT, encoding: 'utf8' }).trim();
+    // This checkout may itself be a worktree (.git is a file then): ask git where its directory is.
+    const gitDir = path.resolve(ROOT, execFileSync('git', ['-C', ROOT, 'rev-parse', '--git-dir'], { encoding: 'utf8' }).trim());
+    const commonDir = path.resolve(ROOT, execFileSync('git', ['-C', ROOT, 'rev-parse', '--git-common-dir'], { encoding: 'utf8' }).trim());
+    const worktreesBefore = fs.existsSync(path.join(commonDir, 'worktrees')) ? fs.readdirSync(path.join(commonDir, 'worktrees')) : [];
     const before = fs.readFileSync(path.join(gitDir, 'HEAD'), 'utf8');
     const base = synthesizeRef(ROOT, 'HEAD');
     expect(base.outdir).toMatch(/^HEAD \([0-9a-f]{10}\)$/);
@@ -96,7 +99,7 @@ maybe('review of the real synthesized app', () => {
     expect(diffs.map((d) => d.stack)).toEqual(expect.arrayContaining(synthesis.stacks.map((s) => s.name)));
     // the worktree is gone and the checkout untouched
     expect(fs.readFileSync(path.join(gitDir, 'HEAD'), 'utf8')).toBe(before);
-    const worktrees = fs.existsSync(path.join(gitDir, 'worktrees')) ? fs.readdirSync(path.join(gitDir, 'worktrees')) : [];
-    expect(worktrees.filter((w) => w.startsWith('src'))).toEqual([]);
+    const worktrees = fs.existsSync(path.join(commonDir, 'worktrees')) ? fs.readdirSync(path.join(commonDir, 'worktrees')) : [];
+    expect(worktrees.filter((w) => w.startsWith('src') && !worktreesBefore.includes(w))).toEqual([]);
   });
 });

@@ -90,9 +90,10 @@ test('a flex-start slice scaling 0 -> all VMs is expected; any other flex-start 
 test('a TPU pool whose node count disagrees with its topology is an error', () => {
   const infra = infraJson();
   infra.resource.google_container_node_pool['tpu-32'].node_count = 4;
-  const [f] = only(run(infra), 'tpu-node-count');
+  const [f] = only(run(infra), 'tpu-node-count-mismatch');
   expect(f).toMatchObject({ severity: 'error', address: 'google_container_node_pool.tpu-32' });
   expect(f!.message).toBe('TPU pool tpu-v6e-32-0: node_count 4 disagrees with topology 4x8 on ct6e-standard-4t (32 chips = 8 VMs of 4)');
+  expect(f!.fix).toBe('set node_count = 8, or change the topology (a new pool)');
 });
 
 test('a single-host pool with topology only in its labels is read from the labels', () => {
@@ -128,20 +129,23 @@ test('a JobSet with ttlSecondsAfterFinished is an error', () => {
   expect(f!.message).toMatch(/JobSet qwen3-8b-train sets ttlSecondsAfterFinished=3600: .* re-runs on 32 chips/);
 });
 
-test('an image with the latest tag or no tag is an error', () => {
+test('an image with no tag is an error; the latest tag is a warning', () => {
   const pipeline = pipelineJson();
   pipeline.resource.kubernetes_manifest.train.manifest.spec.replicatedJobs[0].template.spec.template.spec.containers[0].image = 'us-docker.pkg.dev/x/maxtext:latest';
   pipeline.resource.kubernetes_manifest['to-hf'].manifest.spec.replicatedJobs[0].template.spec.template.spec.containers[0].image = 'localhost:5000/maxtext';
-  const found = only(run(undefined, pipeline), 'image-unpinned');
-  expect(found.map((f) => f.address).sort()).toEqual(['kubernetes_manifest.to-hf', 'kubernetes_manifest.train']);
-  expect(found.find((f) => f.address.endsWith('train'))!.message).toMatch(/uses us-docker.pkg.dev\/x\/maxtext:latest \(the latest tag\)/);
-  expect(found.find((f) => f.address.endsWith('to-hf'))!.message).toMatch(/uses localhost:5000\/maxtext \(no tag\)/);
+  const untagged = only(run(undefined, pipeline), 'image-unpinned');
+  expect(untagged.map((f) => [f.address, f.severity])).toEqual([['kubernetes_manifest.to-hf', 'error']]);
+  expect(untagged[0]!.message).toMatch(/uses localhost:5000\/maxtext \(no tag\)/);
+  const latest = only(run(undefined, pipeline), 'image-latest');
+  expect(latest.map((f) => [f.address, f.severity])).toEqual([['kubernetes_manifest.train', 'warning']]);
+  expect(latest[0]!.message).toMatch(/uses us-docker.pkg.dev\/x\/maxtext:latest \(the latest tag\)/);
 });
 
 test('a digest-pinned image is fine', () => {
   const pipeline = pipelineJson();
   pipeline.resource.kubernetes_manifest.train.manifest.spec.replicatedJobs[0].template.spec.template.spec.containers[0].image = 'gcr.io/x/maxtext@sha256:abcdef';
   expect(only(run(undefined, pipeline), 'image-unpinned')).toEqual([]);
+  expect(only(run(undefined, pipeline), 'image-latest')).toEqual([]);
 });
 
 test('a Hugging Face token in the synthesized output is an error, redacted', () => {
@@ -164,7 +168,7 @@ test('a private key in the synthesized output is an error', () => {
 test('a secret version with its payload in Terraform is an error', () => {
   const infra = infraJson();
   infra.resource.google_secret_manager_secret_version = { v: { secret: '${google_secret_manager_secret.hf.id}', secret_data: '${var.hf_token}' } };
-  const [f] = only(run(infra), 'secret-in-output');
+  const [f] = only(run(infra), 'secret-version-payload');
   expect(f).toMatchObject({ address: 'google_secret_manager_secret_version.v' });
 });
 
@@ -173,7 +177,7 @@ test('Kueue quota below what a pipeline step requests is an error', () => {
   const values = JSON.parse(infra.resource.helm_release.queues.values[0]);
   values.objects[0].spec.resourceGroups[0].flavors[0].resources[0].nominalQuota = 16;
   infra.resource.helm_release.queues.values = [JSON.stringify(values)];
-  const found = only(run(infra), 'kueue-quota-short');
+  const found = [...only(run(infra), 'kueue-quota-never-admits'), ...only(run(infra), 'kueue-quota-below-pools')];
   const step = found.find((f) => f.address === 'kubernetes_manifest.train')!;
   expect(step.severity).toBe('error');
   expect(step.message).toBe(
@@ -193,7 +197,7 @@ test('a pipeline whose slice does not exist in infra is an error', () => {
 test('a pipeline selecting a node pool infra lacks is an error', () => {
   const pipeline = pipelineJson();
   pipeline.resource.kubernetes_manifest['to-hf'].manifest.spec.replicatedJobs[0].template.spec.template.spec.nodeSelector['cloud.google.com/gke-nodepool'] = 'big-cpu';
-  const [f] = only(run(undefined, pipeline), 'pipeline-slice-missing');
+  const [f] = only(run(undefined, pipeline), 'pipeline-pool-missing');
   expect(f).toMatchObject({ address: 'kubernetes_manifest.to-hf' });
   expect(f!.message).toBe('JobSet qwen3-8b-to-hf selects node pool big-cpu, which infra does not have');
 });

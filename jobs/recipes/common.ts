@@ -1,7 +1,17 @@
 /** Values shared by the tutorial recipes (each is a tutorial value, named once). */
 
+/** Google's prebuilt MaxText post-training images, tagged with the MaxText version they install. */
+export const POST_TRAINING_IMAGE_REPO = 'us-docker.pkg.dev/cloud-tpu-images/maxtext-images/tpu_post_training';
+
 /** `CLOUD_IMAGE_NAME` of tutorials 000, 001 and 003. */
-export const TUTORIAL_IMAGE = 'us-docker.pkg.dev/cloud-tpu-images/maxtext-images/tpu_post_training:0.2.4';
+export const TUTORIAL_IMAGE = `${POST_TRAINING_IMAGE_REPO}:0.2.4`;
+
+/** The MaxText version a prebuilt post-training image installs (its tag), or undefined for any other image. */
+export function imageMaxTextVersion(image: string): string | undefined {
+  const prefix = `${POST_TRAINING_IMAGE_REPO}:`;
+  const tag = image.startsWith(prefix) ? image.slice(prefix.length) : '';
+  return /^\d+\.\d+\.\d+$/.test(tag) ? tag : undefined;
+}
 
 /** `--env` / `--pathways-{proxy,server,worker}-env` pairs tutorials 000 and 001 pass to every Pathways container. */
 export const PATHWAYS_TUTORIAL_ENV = {

@@ -3,8 +3,8 @@
  *
  * A recipe names MaxText keys exactly as MaxText spells them (`batch_size`, `rl.num_generations`), so a
  * value can be compared with the tutorial by eye and overridden from config by the same key. Values that
- * are derived (paths in the bucket, model name, the HF token reference, TPU numbers) are NOT in the recipe:
- * jobs/maxtext.ts and jobs/pipeline.ts derive them in one place. Pure; no cdktf.
+ * are derived (paths in the bucket, model name, TPU numbers) are NOT in the recipe: jobs/maxtext.ts and
+ * jobs/pipeline.ts derive them in one place; the HF token is never an argument (environment only). Pure; no cdktf.
  */
 import { TpuMachineType } from '../tpu';
 
@@ -29,7 +29,7 @@ export interface ContainerResources {
   readonly limits?: { readonly cpu?: string; readonly memory?: string };
 }
 
-/** `maxtext.checkpoint_conversion.to_maxtext`: the keys the tutorials pass (model/paths/token are derived). */
+/** `maxtext.checkpoint_conversion.to_maxtext`: the keys the tutorials pass (model and paths are derived; the token comes from the environment). */
 export interface ToMaxTextArgs {
   readonly scan_layers: boolean;
   readonly use_multimodal: boolean;
@@ -47,7 +47,7 @@ export interface ToMaxTextFlags {
   readonly lazy_load_tensors: boolean;
 }
 
-/** `maxtext.checkpoint_conversion.to_huggingface` keys the tutorials pass (paths/token are derived). */
+/** `maxtext.checkpoint_conversion.to_huggingface` keys the tutorials pass (paths are derived; the token comes from the environment). */
 export interface ToHfArgs {
   /** @default - not passed (tutorial 002 does not pass it) */
   readonly skip_jax_distributed_system?: boolean;
@@ -61,11 +61,6 @@ export interface ToHfArgs {
 /** Step settings shared by the two conversions. */
 export interface ConversionStep<A> {
   readonly args: A;
-  /**
-   * Also pass the token as `hf_access_token=` (as tutorials 000, 001, 003 do); $HF_TOKEN is exported in every step.
-   * @default true
-   */
-  readonly passHfToken?: boolean;
   /** Resources of the conversion pod on the CPU pool. @default DEFAULT_CONVERSION_RESOURCES (jobs/pipeline.ts) */
   readonly resources?: ContainerResources;
   /**
@@ -105,7 +100,7 @@ export interface SourcePatches {
 /** GRPO `maxtext.trainers.post_train.rl.train_rl`. */
 export interface RlTrain {
   readonly kind: 'rl';
-  /** MaxText keys in tutorial order (paths, model_name and the token are derived). */
+  /** MaxText keys in tutorial order (paths and model_name are derived; the token comes from the environment). */
   readonly args: MaxTextArgs;
   /** Env of the training container (the tutorials' inline `VAR=value python3 ...` and `--env`). */
   readonly env: EnvMap;
@@ -155,6 +150,12 @@ export interface Recipe {
   readonly slice: { readonly machineType: TpuMachineType; readonly topology: string };
   /** Container image of every MaxText step. */
   readonly image: string;
+  /**
+   * The MaxText version the tutorial installs, when the recipe deliberately runs another one (the image's): the
+   * difference is reported by the stack (`tutorial_maxtext` output), the plan review and the README.
+   * @default - none: the recipe runs the tutorial's version
+   */
+  readonly tutorialMaxText?: { readonly version: string; readonly why: string };
   /** `pathways`: head + workers JobSet (single controller); `mcjax`: one JAX process per TPU VM. */
   readonly runtime: 'pathways' | 'mcjax';
   /** Where the conversions run by default. @default 'cpu' */

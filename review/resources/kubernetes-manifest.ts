@@ -1,0 +1,258 @@
+/**
+ * `kubernetes_manifest`: JobSets (the pipeline steps: images, TPU chips, slice, model, timeouts, gs:// paths, the
+ * MaxText arguments, the converted-checkpoint reuse check) and SecretProviderClasses (which secrets pods mount).
+ */
+import { TPU_RESOURCE, TPU_TOPOLOGY_LABEL } from '../../jobs/tpu';
+import { arrow, block, durationSeconds, humanDuration, isObj, list, num, Obj, resolveRefs, str, TfResource } from '../values';
+import type { ChangeContext, ExtractContext, ResourceDescriber } from './types';
+
+export type GcsAccess = 'read' | 'write' | 'uses';
+
+export interface GcsPathUse {
+  readonly path: string;
+  readonly access: GcsAccess;
+  /** The flag or env var that carries it (`load_parameters_path`), when there is one. */
+  readonly key?: string;
+}
+
+export type StepKind = 'conversion' | 'training' | 'export' | 'other';
+
+export interface JobSetStep {
+  readonly stack: string;
+  readonly address: string;
+  readonly name: string;
+  readonly namespace?: string;
+  readonly kind: StepKind;
+  readonly images: ReadonlyArray<{ image: string; container: string }>;
+  readonly ttlSecondsAfterFinished?: unknown;
+  readonly queueName?: string;
+  /** TPU chips the JobSet requests in total (replicas x parallelism x per-pod `google.com/tpu`). */
+  readonly tpuChips: number;
+  /** Topology and chips per VM of the slice the TPU pods select (from nodeSelector and limits). */
+  readonly tpuTopology?: string;
+  readonly tpuChipsPerPod?: number;
+  /** Node pools selected by name (`cloud.google.com/gke-nodepool`). */
+  readonly nodePools: readonly string[];
+  readonly model?: string;
+  /** `timeouts.create` in seconds: how long Terraform waits, an upper bound of how long the step holds its slice. */
+  readonly timeoutSeconds?: number;
+  readonly timeoutText?: string;
+  readonly waits: boolean;
+  /** Addresses this step's resource depends on. */
+  readonly dependsOn: readonly string[];
+  readonly gcs: readonly GcsPathUse[];
+  /** MaxText `key=value` arguments and `--flag=value` flags of the step's commands, by key (`--` kept on flags). */
+  readonly args: Readonly<Record<string, string>>;
+  /**
+   * The gs:// object whose existence makes the step exit without running (jobs/maxtext.ts `buildScript`
+   * skipIfExists: a converted checkpoint is reused). Undefined when the step always runs.
+   */
+  readonly skipIfExists?: string;
+}
+
+/** A SecretProviderClass: which Secret Manager secrets pods of this stack can mount. */
+export interface SecretMount {
+  readonly stack: string;
+  readonly address: string;
+  readonly name: string;
+  readonly secrets: readonly string[];
+}
+
+/** Flags whose value is a path the step writes (MaxText `key=value` and CLI `--key`). */
+const WRITE_KEY = /(output|save|dest|target|write|export|upload|scratch|gcs_location|run_dir|^out)/i;
+/** Flags whose value is a path the step reads. */
+const READ_KEY = /(load|input|source|src|from|read|dataset|data_?path|tokenizer|checkpoint|model_path|params)/i;
+const GCS = /gs:\/\/[^\s"'`,;)]+/g;
+/** The skip check buildScript writes: `gcsfs.GCSFileSystem().exists('<bucket>/<path>')`. */
+const SKIP_CHECK = /GCSFileSystem\(\)\.exists\('([^']+)'\)/;
+
+/** Collects `gs://` paths from a container's command, args and env, classified by the flag that carries them. */
+export function gcsUses(texts: ReadonlyArray<{ text: string; key?: string }>): GcsPathUse[] {
+  const out = new Map<string, GcsPathUse>();
+  const classify = (key: string | undefined): GcsAccess =>
+    key === undefined ? 'uses' : WRITE_KEY.test(key) ? 'write' : READ_KEY.test(key) ? 'read' : 'uses';
+  for (const { text, key } of texts) {
+    for (const match of text.matchAll(GCS)) {
+      const at = match.index ?? 0;
+      // `key=gs://`, `--key=gs://`, `--key gs://`, `--key "gs://`
+      const before = text.slice(Math.max(0, at - 80), at);
+      const flag = /(?:^|[\s"'])-{0,2}([A-Za-z][\w.-]*)(?:=|\s+)["']?$/.exec(before)?.[1];
+      const path = match[0].replace(/[\\]+$/, '');
+      const use = { path, access: classify(flag ?? key), key: flag ?? key };
+      const id = `${use.access}:${use.path}`;
+      if (!out.has(id)) out.set(id, use);
+    }
+  }
+  return [...out.values()];
+}
+
+/** `key=value` and `--flag=value` words of shell commands (quotes kept as written). */
+export function commandArgs(texts: readonly string[]): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const text of texts) {
+    for (const m of text.matchAll(/(?:^|\s)((?:--)?[A-Za-z_][\w.]*)=('(?:[^']|'\\'')*'|"[^"]*"|[^\s\\]+)/g)) {
+      out[m[1]!] = m[2]!;
+    }
+  }
+  return out;
+}
+
+function podSpecs(manifest: Obj): Array<{ replicas: number; parallelism: number; spec: Obj; job: string }> {
+  const spec = block(manifest.spec) ?? {};
+  return list(spec.replicatedJobs)
+    .filter(isObj)
+    .map((rj) => {
+      const jobSpec = block(block(rj.template)?.spec) ?? {};
+      const podSpec = block(block(jobSpec.template)?.spec) ?? {};
+      return { job: String(rj.name ?? ''), replicas: num(rj.replicas) ?? 1, parallelism: num(jobSpec.parallelism) ?? 1, spec: podSpec };
+    });
+}
+
+function containersOf(spec: Obj): Obj[] {
+  return [...list(spec.initContainers), ...list(spec.containers)].filter(isObj);
+}
+
+/** Step kind: the pipeline's step label, else the step name's suffix, else the MaxText module it runs. */
+export function stepKind(name: string, text: string, stepLabel?: string): StepKind {
+  const label = `${stepLabel ?? ''} ${name}`.toLowerCase();
+  if (/(^|[\s-])(to-hf|to-huggingface|export)\b/.test(label)) return 'export';
+  if (/(^|[\s-])(to-maxtext|convert)\b/.test(label)) return 'conversion';
+  if (/(^|[\s-])(train|sft|grpo)\b/.test(label)) return 'training';
+  if (/\bto_huggingface\b/.test(text)) return 'export';
+  if (/\bto_maxtext\b/.test(text)) return 'conversion';
+  if (/\btrain_(rl|sft)\b|\btrain\.py\b/.test(text)) return 'training';
+  return 'other';
+}
+
+function jobSet(r: TfResource, { stack, json }: ExtractContext): JobSetStep | undefined {
+  const manifest = block(r.attrs.manifest);
+  if (!manifest || manifest.kind !== 'JobSet') return undefined;
+  const metadata = block(manifest.metadata) ?? {};
+  const labels = isObj(metadata.labels) ? metadata.labels : {};
+  const spec = block(manifest.spec) ?? {};
+  const images: Array<{ image: string; container: string }> = [];
+  const texts: Array<{ text: string; key?: string }> = [];
+  let tpuChips = 0;
+  let tpuTopology: string | undefined;
+  let tpuChipsPerPod: number | undefined;
+  const nodePools = new Set<string>();
+  for (const pod of podSpecs(manifest)) {
+    const selector = isObj(pod.spec.nodeSelector) ? pod.spec.nodeSelector : {};
+    let podTpu = 0;
+    for (const c of containersOf(pod.spec)) {
+      if (typeof c.image === 'string') images.push({ image: c.image, container: `${pod.job}/${String(c.name ?? '')}` });
+      for (const part of [...list(c.command), ...list(c.args)]) texts.push({ text: String(part) });
+      for (const env of list(c.env).filter(isObj)) {
+        if (typeof env.value === 'string') texts.push({ text: env.value, key: String(env.name ?? '') });
+      }
+      const resources = block(c.resources) ?? {};
+      const limits = block(resources.limits) ?? block(resources.requests) ?? {};
+      podTpu += num(limits[TPU_RESOURCE]) ?? 0;
+    }
+    if (podTpu > 0) {
+      tpuChips += pod.replicas * pod.parallelism * podTpu;
+      tpuChipsPerPod = podTpu;
+      tpuTopology = str(selector[TPU_TOPOLOGY_LABEL]) ?? tpuTopology;
+    }
+    const pool = str(selector['cloud.google.com/gke-nodepool']);
+    if (pool) nodePools.add(pool);
+  }
+  const commandTexts = texts.filter((t) => t.key === undefined).map((t) => t.text);
+  const allText = texts.map((t) => t.text).join(' ');
+  const name = str(metadata.name) ?? r.name;
+  const timeoutText = str(block(r.attrs.timeouts)?.create);
+  const skip = SKIP_CHECK.exec(allText)?.[1];
+  return {
+    stack,
+    address: r.address,
+    name,
+    namespace: str(metadata.namespace),
+    kind: stepKind(name, allText, str(labels['tpu-post-training/step'])),
+    images,
+    ttlSecondsAfterFinished: spec.ttlSecondsAfterFinished,
+    queueName: str(labels['kueue.x-k8s.io/queue-name']),
+    tpuChips,
+    tpuTopology,
+    tpuChipsPerPod,
+    nodePools: [...nodePools],
+    model: /\bmodel_name[=\s]+["']?([\w.-]+)/.exec(allText)?.[1],
+    timeoutSeconds: durationSeconds(timeoutText),
+    timeoutText: humanDuration(durationSeconds(timeoutText)) ?? timeoutText,
+    waits: r.attrs.wait !== undefined,
+    dependsOn: list(r.attrs.depends_on).map((d) => String(d).replace(/^\$\{|\}$/g, '')),
+    gcs: gcsUses(texts).map((u) => ({ ...u, path: resolveRefs(u.path, json) })),
+    args: commandArgs(commandTexts),
+    skipIfExists: skip === undefined ? undefined : `gs://${skip}`,
+  };
+}
+
+function secretMount(r: TfResource, { stack }: ExtractContext): SecretMount | undefined {
+  const manifest = block(r.attrs.manifest);
+  if (manifest?.kind !== 'SecretProviderClass') return undefined;
+  return {
+    stack,
+    address: r.address,
+    name: str(block(manifest.metadata)?.name) ?? r.name,
+    secrets: [...new Set([...JSON.stringify(manifest).matchAll(/projects\/[^/"\s\\]+\/secrets\/[^/"\s\\]+/g)].map((m) => m[0]))],
+  };
+}
+
+/** `key: old -> new` for every MaxText argument or flag that differs between two steps. */
+export function argChanges(before: Readonly<Record<string, string>>, after: Readonly<Record<string, string>>): string[] {
+  const keys = [...new Set([...Object.keys(before), ...Object.keys(after)])].sort();
+  return keys.filter((k) => before[k] !== after[k]).map((k) => `${k}: ${before[k] ?? '(unset)'} -> ${after[k] ?? '(unset)'}`);
+}
+
+/**
+ * What replacing a conversion step does with the converted checkpoint: reused when the new step's skip check
+ * points at the checkpoint the old step wrote (same conversion arguments, same key), re-run otherwise.
+ */
+export function conversionOutcome(before: JobSetStep | undefined, after: JobSetStep): string | undefined {
+  if (after.kind !== 'conversion') return undefined;
+  const dir = (s: JobSetStep | undefined) => s?.args.base_output_directory;
+  if (after.skipIfExists === undefined) return `re-runs conversion into ${dir(after) ?? '?'} (no reuse check)`;
+  if (before && dir(before) !== undefined && dir(before) === dir(after)) {
+    return `reuses the converted checkpoint at ${dir(after)} (same conversion arguments; the step exits at once when it is complete)`;
+  }
+  const changed = before ? argChanges(conversionArgs(before), conversionArgs(after)) : [];
+  return `re-runs conversion into ${dir(after) ?? '?'}${changed.length ? ` (conversion arguments changed: ${changed.join('; ')})` : ''}`;
+}
+
+function conversionArgs(s: JobSetStep): Record<string, string> {
+  const { base_output_directory: _dir, ...rest } = s.args;
+  return rest;
+}
+
+function describe({ b, a, verb, name, before, after }: ChangeContext): string[] | undefined {
+  const bj = b?.jobsets[0];
+  const aj = a?.jobsets[0];
+  if (bj || aj) {
+    const j = (aj ?? bj)!;
+    const slice = (x = j) => (x.tpuChips ? `${x.tpuChips} chips${x.tpuTopology ? ` (${x.tpuTopology})` : ''}` : 'CPU');
+    if (verb) return [`JobSet ${j.name} (${j.kind}) ${verb}: ${slice()}, ${j.images.map((i) => i.image).join(', ')}`];
+    const parts = [
+      arrow('name', bj!.name, aj!.name),
+      arrow('images', bj!.images.map((i) => i.image).join(','), aj!.images.map((i) => i.image).join(',')),
+      arrow('slice', slice(bj!), slice(aj!)),
+      arrow('model', bj!.model, aj!.model),
+      arrow('timeout', bj!.timeoutText, aj!.timeoutText),
+      arrow('ttlSecondsAfterFinished', bj!.ttlSecondsAfterFinished, aj!.ttlSecondsAfterFinished),
+      ...argChanges(bj!.args, aj!.args),
+    ].filter(Boolean);
+    return [`JobSet ${j.name}: ${parts.length ? parts.join(', ') : 'command or spec changed'}`];
+  }
+  const m = block(isObj(after) ? after.manifest : isObj(before) ? before.manifest : undefined);
+  if (!m || !verb) return undefined;
+  return [`${String(m.kind ?? 'manifest')} ${String(block(m.metadata)?.name ?? name)} ${verb}`];
+}
+
+export const kubernetesManifest: ResourceDescriber = {
+  types: ['kubernetes_manifest'],
+  extract: (r, ctx) => {
+    const j = jobSet(r, ctx);
+    if (j) return { jobsets: [j] };
+    const s = secretMount(r, ctx);
+    return s ? { secretMounts: [s] } : {};
+  },
+  describe,
+};

@@ -1,0 +1,53 @@
+/**
+ * One review rule per file (checkov's one-check-per-file is the model): a unique id, what it checks, and a check
+ * over the whole review context. Findings name the Terraform address, say what is wrong in the reviewer's terms and
+ * give the fix. Errors make `npm run review` exit 1.
+ */
+import type { StackModel } from '../model';
+import type { PlanReview } from '../plan';
+import type { PriceTable } from '../prices';
+
+export type Severity = 'error' | 'warning' | 'note';
+
+export interface Finding {
+  readonly severity: Severity;
+  /** The id of the rule that found it, e.g. `control-plane-open`. */
+  readonly rule: string;
+  readonly stack: string;
+  readonly address: string;
+  readonly message: string;
+  readonly fix: string;
+}
+
+/** A stack's synthesized text and JSON, for the secret scan. */
+export interface StackText {
+  readonly stack: string;
+  readonly text: string;
+  readonly json: unknown;
+}
+
+export interface ReviewContext {
+  readonly models: readonly StackModel[];
+  readonly texts: readonly StackText[];
+  readonly plans: readonly PlanReview[];
+  readonly prices: PriceTable;
+}
+
+export interface Rule {
+  /** Unique, stable, the file's name. */
+  readonly id: string;
+  /** One line: the condition this rule reports. */
+  readonly summary: string;
+  check(ctx: ReviewContext): Finding[];
+}
+
+/** Builds a finding of `rule`. */
+export function finding(
+  rule: string,
+  severity: Severity,
+  where: { readonly stack: string; readonly address: string },
+  message: string,
+  fix: string,
+): Finding {
+  return { severity, rule, stack: where.stack, address: where.address, message, fix };
+}
