@@ -7,6 +7,7 @@ import { createHash } from 'crypto';
 import {
   BuiltJobSet,
   cpuPodJobSet,
+  JOBSET_POD_LABELS,
   JobSetCommon,
   MAIN_CONTAINER,
   multiHostJaxJobSet,
@@ -74,6 +75,8 @@ export interface PipelineStep {
   readonly manifest: Record<string, unknown>;
   readonly timeoutMinutes: number;
   readonly maxRestarts: number;
+  /** Labels of the step's main pod: job 0, completion index 0 of the main replicated job (the Pathways head). */
+  readonly mainPodSelector: Readonly<Record<string, string>>;
   /** `kubectl logs` for the step's main pod (job 0, pod 0, main container). */
   readonly logsCommand: string;
   /** `kubectl get jobset` for the step. */
@@ -216,14 +219,25 @@ export function resolveRecipe(recipe: Recipe, options: PipelineOptions): Recipe 
   };
 }
 
-function logsCommand(namespace: string, jobSet: string, built: BuiltJobSet): string {
-  const selector = [
-    `jobset.sigs.k8s.io/jobset-name=${jobSet}`,
-    `jobset.sigs.k8s.io/replicatedjob-name=${built.mainReplicatedJob}`,
-    'jobset.sigs.k8s.io/job-index=0',
-    'batch.kubernetes.io/job-completion-index=0',
-  ].join(',');
-  return `kubectl logs -n ${namespace} -f -c ${MAIN_CONTAINER} -l ${selector}`;
+/** Labels of a JobSet's main pod: `mainReplicatedJob`, job index 0, completion index 0. */
+export function mainPodSelector(jobSet: string, mainReplicatedJob: string): Record<string, string> {
+  return {
+    [JOBSET_POD_LABELS.jobSetName]: jobSet,
+    [JOBSET_POD_LABELS.replicatedJob]: mainReplicatedJob,
+    [JOBSET_POD_LABELS.jobIndex]: '0',
+    [JOBSET_POD_LABELS.completionIndex]: '0',
+  };
+}
+
+/** A label map as a Kubernetes equality selector (`k=v,k=v`). */
+export function labelSelector(labels: Readonly<Record<string, string>>): string {
+  return Object.entries(labels)
+    .map(([k, v]) => `${k}=${v}`)
+    .join(',');
+}
+
+function logsCommand(namespace: string, selector: Readonly<Record<string, string>>): string {
+  return `kubectl logs -n ${namespace} -f -c ${MAIN_CONTAINER} -l ${labelSelector(selector)}`;
 }
 
 /** Builds the pipeline. Throws on any option, name or recipe rule violation (see jobs/validate.ts). */
@@ -338,6 +352,7 @@ export function buildPipeline(recipe: Recipe, platform: Platform, options: Pipel
     const c = common(name);
     checkJobSetNames(c.name, b.replicatedJobs, source);
     previousHash = chainHash(previousHash, b.manifest);
+    const selector = mainPodSelector(c.name, b.mainReplicatedJob);
     return {
       name,
       jobSetName: c.name,
@@ -345,7 +360,8 @@ export function buildPipeline(recipe: Recipe, platform: Platform, options: Pipel
       manifest: b.manifest,
       timeoutMinutes: options.timeoutMinutes?.[name] ?? resolved.timeoutMinutes[name],
       maxRestarts: c.maxRestarts,
-      logsCommand: logsCommand(platform.namespace, c.name, b),
+      mainPodSelector: selector,
+      logsCommand: logsCommand(platform.namespace, selector),
       statusCommand: `kubectl get jobset -n ${platform.namespace} ${c.name}`,
       runsOn,
       ...(runsOn === 'tpu' ? { tpu: { slice, slices: n } } : {}),

@@ -111,3 +111,8 @@ export function findTpuGroup(platform: Platform, machineType: string, topology: 
 export function totalChips(platform: Platform): number {
   return platform.tpuGroups.reduce((sum, g) => sum + g.slice.chips * g.count, 0);
 }
+
+/** `gcloud container clusters get-credentials ...`: writes the kubeconfig context (with the exec plugin) for the cluster. */
+export function credentialsCommand(name: string, region: string, project: string, dnsEndpoint: boolean): string {
+  return `gcloud container clusters get-credentials ${name} --location=${region} --project=${project}${dnsEndpoint ? ' --dns-endpoint' : ''}`;
+}
