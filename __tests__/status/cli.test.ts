@@ -303,7 +303,7 @@ describe('npm run logs', () => {
     expect(r.stdout).toContain(rlLine(58, 20).replace(/^\S+ /, ''));
     const req = api!.requests.find((q) => q.path.endsWith('/log'))!;
     expect(req.path).toBe(`/api/v1/namespaces/${platform.namespace}/pods/${head}/log`);
-    expect(req.query).toEqual({ container: 'workload-container' });
+    expect(req.query).toMatchObject({ container: 'workload-container', follow: 'false' });
   });
 
   test('-f follows until the container ends; a named step', async () => {
