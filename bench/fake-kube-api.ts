@@ -35,13 +35,16 @@ export function step(p: Pipeline, name: StepName): PipelineStep {
   return p.steps.find((s) => s.name === name)!;
 }
 
-type Obj = Record<string, any>;
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+type Json = Record<string, any>;
+/** A Kubernetes object as JSON. */
+type Obj = Json & { metadata: Json };
 let uidCounter = 0;
 const T0 = Date.parse('2026-12-01T06:00:00Z');
 export const iso = (minutes: number) => new Date(T0 + minutes * 60_000).toISOString();
 
 /** The JobSet as the API server returns it: the stack's manifest plus server metadata and a status. */
-export function jobSet(s: PipelineStep, status: Obj = {}): Obj {
+export function jobSet(s: PipelineStep, status: Json = {}): Obj {
   const m = s.manifest as Obj;
   return {
     ...m,
@@ -76,14 +79,14 @@ export function workload(js: Obj, admitted: boolean, options: { message?: string
       creationTimestamp: iso(0),
       resourceVersion: '101',
     },
-    spec: { queueName: js.metadata.labels[QUEUE_LABEL], podSets: js.spec.replicatedJobs.map((r: Obj) => ({ name: r.name, count: r.template.spec.parallelism })) },
+    spec: { queueName: js.metadata.labels[QUEUE_LABEL], podSets: js.spec.replicatedJobs.map((r: Json) => ({ name: r.name, count: r.template.spec.parallelism })) },
     status: {
       conditions,
       ...(admitted
         ? {
             admission: {
               clusterQueue: platform.clusterQueue,
-              podSetAssignments: js.spec.replicatedJobs.map((r: Obj) => ({
+              podSetAssignments: js.spec.replicatedJobs.map((r: Json) => ({
                 name: r.name,
                 resourceUsage: r.name === 'worker' || r.name === 'slice' ? { [TPU_RESOURCE]: String(options.chips ?? 0) } : { cpu: '16' },
               })),
@@ -95,8 +98,8 @@ export function workload(js: Obj, admitted: boolean, options: { message?: string
 }
 
 /** A pod of a JobSet: the replicated job's pod template labels (from the manifest) plus the JobSet/Job controller labels. */
-export function pod(js: Obj, rjob: string, status: Obj, index = 0): Obj {
-  const r = js.spec.replicatedJobs.find((x: Obj) => x.name === rjob);
+export function pod(js: Obj, rjob: string, status: Json, index = 0): Obj {
+  const r = js.spec.replicatedJobs.find((x: Json) => x.name === rjob);
   const template = r.template.spec.template;
   return {
     apiVersion: 'v1',
@@ -119,7 +122,7 @@ export function pod(js: Obj, rjob: string, status: Obj, index = 0): Obj {
   };
 }
 
-export function running(startedMinutes: number, containers: string[] = ['workload-container']): Obj {
+export function running(startedMinutes: number, containers: string[] = ['workload-container']): Json {
   return {
     phase: 'Running',
     startTime: iso(startedMinutes),
@@ -235,8 +238,13 @@ export async function startFakeApi(world: World): Promise<FakeApi> {
       const p = w.pods.find((x) => x.metadata.name === podName);
       if (!p) return send(404, { kind: 'Status', apiVersion: 'v1', status: 'Failure', message: `pods "${podName}" not found`, reason: 'NotFound', code: 404 });
       const container = url.searchParams.get('container');
-      if (!p.spec.containers.some((c: Obj) => c.name === container)) {
+      if (!p.spec.containers.some((c: Json) => c.name === container)) {
         return send(400, { kind: 'Status', apiVersion: 'v1', status: 'Failure', message: `container ${container} is not valid for pod ${podName}`, code: 400 });
+      }
+      const waiting = [...(p.status?.initContainerStatuses ?? []), ...(p.status?.containerStatuses ?? [])].find((c: Json) => c.name === container)?.state?.waiting;
+      if (waiting || !p.status?.containerStatuses) {
+        const why = waiting?.reason ?? 'ContainerCreating';
+        return send(400, { kind: 'Status', apiVersion: 'v1', status: 'Failure', message: `container "${container}" in pod "${podName}" is waiting to start: ${why}`, reason: 'BadRequest', code: 400 });
       }
       let lines = w.logs[podName] ?? [];
       const tail = url.searchParams.get('tailLines');

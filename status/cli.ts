@@ -138,9 +138,13 @@ async function connect(io: Io, s: Setup): Promise<{ cluster: Cluster; context: s
 class NoCluster extends Error {}
 
 function noAnswer(err: ClusterError, context: string, server: string, s: Setup): NoCluster {
+  if (err.kind === 'api') {
+    // The cluster answered, but not as a cluster with this project's controllers would (e.g. 404: no JobSet/Kueue CRD).
+    return new NoCluster(`the cluster at ${server} (kubeconfig context ${context}) answered: ${err.message}\nIs infra deployed there (JobSet and Kueue)? cdktf deploy infra\n`);
+  }
   const looksRight = context.includes(s.platform.clusterName);
   const hint = looksRight ? '' : `(the current context does not name the config's cluster ${s.platform.clusterName})\n`;
-  const what = err.kind === 'unreachable' ? 'no answer from the cluster' : 'the cluster did not answer the request';
+  const what = err.kind === 'unreachable' ? 'no answer from the cluster' : 'the cluster refused the credentials';
   return new NoCluster(`${what} at ${server} (kubeconfig context ${context}): ${err.message}\n${hint}${fixLine(s)}`);
 }
 
@@ -230,6 +234,10 @@ async function logs(argv: string[], io: Io): Promise<number> {
       return EXIT.inProgress;
     }
     io.stderr.write(`==> ${pipeline.name} ${step.name}: pod ${pod.metadata.name}, container ${MAIN_CONTAINER}\n`);
+    if (!(await cluster.hasLog(s.platform.namespace, pod.metadata.name, MAIN_CONTAINER))) {
+      io.stderr.write(`logs: ${MAIN_CONTAINER} of ${pod.metadata.name} has not started yet; npm run status -- ${pipeline.name} says why\n`);
+      return EXIT.inProgress;
+    }
     await cluster.streamLog(s.platform.namespace, pod.metadata.name, MAIN_CONTAINER, io.stdout, Boolean(values.follow));
     return EXIT.completed;
   } catch (err) {

@@ -119,6 +119,17 @@ export class Cluster {
     return out;
   }
 
+  /** Whether the container has a log yet (the API answers 400 while it is waiting to start). */
+  async hasLog(namespace: string, pod: string, container: string): Promise<boolean> {
+    try {
+      await this.core.readNamespacedPodLog({ name: pod, namespace, container, tailLines: 1 });
+      return true;
+    } catch (err) {
+      if (err instanceof ApiException && (err.code === 400 || err.code === 404)) return false;
+      throw describe(err);
+    }
+  }
+
   /** Writes a container's log to `out` (without ending it); with `follow`, until the container ends or the call is interrupted. */
   async streamLog(namespace: string, pod: string, container: string, out: Writable, follow: boolean): Promise<void> {
     const pipe = new PassThrough();

@@ -301,7 +301,7 @@ describe('npm run logs', () => {
     expect(r.stderr).toBe(`==> rl-qwen3 train: pod ${head}, container workload-container\n`);
     expect(r.stdout.split('\n')[0]).toBe('starting');
     expect(r.stdout).toContain(rlLine(58, 20).replace(/^\S+ /, ''));
-    const req = api!.requests.find((q) => q.path.endsWith('/log'))!;
+    const req = api!.requests.filter((q) => q.path.endsWith('/log')).pop()!;
     expect(req.path).toBe(`/api/v1/namespaces/${platform.namespace}/pods/${head}/log`);
     expect(req.query).toMatchObject({ container: 'workload-container', follow: 'false' });
   });
@@ -310,7 +310,18 @@ describe('npm run logs', () => {
     const r = await run(allPipelinesWorld(), ['logs', 'rl-qwen3', 'train', '-f']);
     expect(r.code).toBe(0);
     expect(r.stdout.trim().split('\n')).toHaveLength(21);
-    expect(api!.requests.find((q) => q.path.endsWith('/log'))!.query.follow).toBe('true');
+    expect(api!.requests.filter((q) => q.path.endsWith('/log')).pop()!.query.follow).toBe('true');
+  });
+
+  test('a main container that has not started: says so, exit 3', async () => {
+    const w = emptyWorld();
+    const js = jobSet(step(sft, 'to-maxtext'));
+    w.jobSets.push(js);
+    w.workloads.push(workload(js, true));
+    w.pods.push(pod(js, 'convert', { phase: 'Pending', containerStatuses: [{ name: 'workload-container', state: { waiting: { reason: 'ContainerCreating' } } }] }));
+    const r = await run(w, ['logs', 'sft-gemma4']);
+    expect(r.code).toBe(3);
+    expect(r.stderr).toContain(`logs: workload-container of ${js.metadata.name}-convert-0-0-x7k2p has not started yet; npm run status -- sft-gemma4 says why\n`);
   });
 
   test('a step without a main pod yet: says so, exit 3', async () => {
