@@ -181,6 +181,8 @@ export interface FakeApi {
   readonly url: string;
   readonly requests: Request[];
   world: World;
+  /** Answer 403 to a cluster-wide Workload list (a user who may list only the namespace). @default false */
+  forbidClusterWorkloads?: boolean;
   /** Called before each JobSet list (to change the world between polls). */
   onJobSetList?: (n: number) => void;
   close(): Promise<void>;
@@ -217,6 +219,9 @@ export async function startFakeApi(world: World): Promise<FakeApi> {
       api.onJobSetList?.(jobSetLists++);
       const ns = m[1];
       return send(200, list('JobSet', 'jobset.x-k8s.io/v1alpha2', api.world.jobSets.filter((j) => j.metadata.namespace === ns && selectorMatches(sel, j.metadata.labels))));
+    }
+    if (url.pathname === '/apis/kueue.x-k8s.io/v1beta2/workloads' && api.forbidClusterWorkloads) {
+      return send(403, { kind: 'Status', apiVersion: 'v1', status: 'Failure', message: 'workloads.kueue.x-k8s.io is forbidden: cannot list resource "workloads" at the cluster scope', reason: 'Forbidden', code: 403 });
     }
     if (url.pathname === '/apis/kueue.x-k8s.io/v1beta2/workloads') return send(200, list('Workload', 'kueue.x-k8s.io/v1beta2', w.workloads));
     if ((m = /^\/apis\/kueue\.x-k8s\.io\/v1beta2\/namespaces\/([^/]+)\/workloads$/.exec(url.pathname))) {
@@ -276,12 +281,12 @@ export async function startFakeApi(world: World): Promise<FakeApi> {
 export const CONTEXT = `gke_${platform.project}_${platform.region}_${platform.clusterName}`;
 
 /** A kubeconfig for `server` whose user authenticates with an exec plugin (a node script printing an ExecCredential). */
-export function writeKubeconfig(server: string): { file: string; dir: string } {
+export function writeKubeconfig(server: string, options: { token?: string; command?: string } = {}): { file: string; dir: string } {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'tpt-status-'));
   const plugin = path.join(dir, 'auth-plugin.js');
   fs.writeFileSync(
     plugin,
-    `process.stdout.write(JSON.stringify({ apiVersion: 'client.authentication.k8s.io/v1beta1', kind: 'ExecCredential', status: { token: '${TOKEN}', expirationTimestamp: '2099-01-01T00:00:00Z' } }));\n`,
+    `process.stdout.write(JSON.stringify({ apiVersion: 'client.authentication.k8s.io/v1beta1', kind: 'ExecCredential', status: { token: '${options.token ?? TOKEN}', expirationTimestamp: '2099-01-01T00:00:00Z' } }));\n`,
   );
   const config = {
     apiVersion: 'v1',
@@ -292,7 +297,7 @@ export function writeKubeconfig(server: string): { file: string; dir: string } {
       {
         name: CONTEXT,
         user: {
-          exec: { apiVersion: 'client.authentication.k8s.io/v1beta1', command: process.execPath, args: [plugin], interactiveMode: 'IfAvailable', provideClusterInfo: true },
+          exec: { apiVersion: 'client.authentication.k8s.io/v1beta1', command: options.command ?? process.execPath, args: options.command ? [] : [plugin], interactiveMode: 'IfAvailable', provideClusterInfo: true },
         },
       },
     ],

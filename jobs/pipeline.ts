@@ -177,6 +177,16 @@ export function overridableKeys(recipe: Recipe): string[] {
   return [...keys].sort();
 }
 
+/** Label keys on every object of a pipeline (and `step` on a step's JobSet and pods); `npm run status` selects by them. */
+export const PIPELINE_LABELS = {
+  partOf: 'app.kubernetes.io/part-of',
+  pipeline: 'tpu-post-training/pipeline',
+  runId: 'tpu-post-training/run-id',
+  step: 'tpu-post-training/step',
+} as const;
+/** Value of PIPELINE_LABELS.partOf. */
+export const PART_OF = 'tpu-post-training';
+
 /** The run id of a first run: its MaxText run_name is the tutorial's. */
 export const DEFAULT_RUN_ID = 'r1';
 
@@ -279,15 +289,15 @@ export function buildPipeline(recipe: Recipe, platform: Platform, options: Pipel
   });
 
   const baseLabels = {
-    'app.kubernetes.io/part-of': 'tpu-post-training',
-    'tpu-post-training/pipeline': resolved.name,
-    'tpu-post-training/run-id': options.runId,
+    [PIPELINE_LABELS.partOf]: PART_OF,
+    [PIPELINE_LABELS.pipeline]: resolved.name,
+    [PIPELINE_LABELS.runId]: options.runId,
   };
   const common = (step: StepName): JobSetCommon => {
     const pod: PodCommon = {
       pipeline: resolved.name,
       serviceAccountName: platform.serviceAccountName,
-      labels: { ...baseLabels, 'tpu-post-training/step': step, [QUEUE_LABEL]: platform.localQueue },
+      labels: { ...baseLabels, [PIPELINE_LABELS.step]: step, [QUEUE_LABEL]: platform.localQueue },
     };
     return {
       name: jobSetName(resolved.name, options.runId, step),

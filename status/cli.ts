@@ -19,7 +19,7 @@ import { ConfigError, loadConfig } from '../config/load';
 import { buildPipelines } from '../config/pipelines';
 import { platformFromConfig } from '../config/platform';
 import { MAIN_CONTAINER } from '../jobs/jobset';
-import { Pipeline, STEP_NAMES, StepName } from '../jobs/pipeline';
+import { PART_OF, Pipeline, PIPELINE_LABELS, STEP_NAMES, StepName } from '../jobs/pipeline';
 import { credentialsCommand, Platform } from '../jobs/platform';
 import type { Cluster, ClusterError } from './cluster';
 import { defaultLogStep, exitCode, isDone, logRequests, mainPodOf, pipelineStatus, PipelineStatus } from './model';
@@ -94,10 +94,9 @@ function pick(all: Pipeline[], names: string[]): Pipeline[] {
   return names.length === 0 ? all : names.map((n) => all.find((p) => p.name === n)!);
 }
 
-/** The pipelines' label selector: `app.kubernetes.io/part-of=...,tpu-post-training/pipeline in (a,b)`, from pipeline.labels. */
+/** The pipelines' label selector: `app.kubernetes.io/part-of=tpu-post-training,tpu-post-training/pipeline in (a,b)`. */
 export function pipelinesSelector(pipelines: readonly Pipeline[]): string {
-  const [partOf, pipelineKey] = Object.keys(pipelines[0].labels);
-  return `${partOf}=${pipelines[0].labels[partOf]},${pipelineKey} in (${pipelines.map((p) => p.labels[pipelineKey]).join(',')})`;
+  return `${PIPELINE_LABELS.partOf}=${PART_OF},${PIPELINE_LABELS.pipeline} in (${pipelines.map((p) => p.labels[PIPELINE_LABELS.pipeline]).join(',')})`;
 }
 
 function kubeconfigPaths(env: Io['env']): string[] {

@@ -36,8 +36,12 @@ const [JOBSET_GROUP, JOBSET_VERSION] = JOBSET_API_VERSION.split('/');
 function describe(err: unknown): ClusterError {
   if (err instanceof ClusterError) return err;
   if (err instanceof ApiException) {
-    const body = typeof err.body === 'string' ? safeJson(err.body) : err.body;
-    const detail = (body as { message?: string } | undefined)?.message ?? String(err.message).split('\n')[0];
+    // client-node 1.x: `body` is the parsed Status for most codes; for others only the message holds
+    // "HTTP-Code: N\nMessage: ...\nBody: ...".
+    const text = String(err.message);
+    const bodyText = /\nBody: (\{.*)\n/.exec(text)?.[1];
+    const body = (typeof err.body === 'string' ? safeJson(err.body) : err.body) ?? (bodyText ? safeJson(bodyText) : undefined);
+    const detail = (body as { message?: string } | undefined)?.message ?? /\nMessage: (.*)/.exec(text)?.[1] ?? text.split('\n')[0];
     if (err.code === 401 || err.code === 403) return new ClusterError(`the API server refused the request (HTTP ${err.code}): ${detail}`, 'auth');
     return new ClusterError(`the API server answered HTTP ${err.code}: ${detail}`, 'api');
   }

@@ -28,7 +28,7 @@ import { lastCheckpointStep } from '../jobs/maxtext';
 import { Pipeline, PipelineStep } from '../jobs/pipeline';
 import { HF_TOKEN_VOLUME, secretCommand } from '../jobs/secrets';
 import { TPU_RESOURCE } from '../jobs/tpu';
-import { MAIN_CONTAINER } from '../jobs/jobset';
+import { JOBSET_POD_LABELS, MAIN_CONTAINER } from '../jobs/jobset';
 
 export const STATES = ['not-created', 'queued', 'pending', 'running', 'completed', 'failed'] as const;
 export type StepState = (typeof STATES)[number];
@@ -215,9 +215,8 @@ export function quotaHolders(workload: WorkloadObject, all: readonly WorkloadObj
 }
 
 /** Pods of a JobSet. */
-export function podsOf(jobSet: string, pods: readonly PodObject[], step: PipelineStep): PodObject[] {
-  const [nameLabel] = Object.keys(step.mainPodSelector);
-  return pods.filter((p) => p.metadata.labels?.[nameLabel] === jobSet);
+export function podsOf(jobSet: string, pods: readonly PodObject[]): PodObject[] {
+  return pods.filter((p) => p.metadata.labels?.[JOBSET_POD_LABELS.jobSetName] === jobSet);
 }
 
 /** The step's main pod (newest with the main-pod labels). */
@@ -438,7 +437,7 @@ export function stepStatus(
     };
   }
   const conditions = js.status?.conditions;
-  const pods = podsOf(step.jobSetName, snapshot.pods, step);
+  const pods = podsOf(step.jobSetName, snapshot.pods);
   const main = mainPodOf(step, pods);
   const log = main?.metadata.name ? logs.get(main.metadata.name) : undefined;
 

@@ -256,6 +256,42 @@ test('no cluster answering: names the context and server, and the get-credential
   expect(r.stderr).toContain(credentialsCommand(platform.clusterName, platform.region, platform.project, false));
 });
 
+test('a user who may not list Workloads cluster-wide: the namespace list instead, once', async () => {
+  api = await startFakeApi(allPipelinesWorld());
+  api.forbidClusterWorkloads = true;
+  const { file, dir } = writeKubeconfig(api.url);
+  dirs.push(dir);
+  const r = await runCli(['status', 'rl-gemma4', '--json'], { KUBECONFIG: file, HOME: dir });
+  expect(r.code).toBe(3);
+  expect(JSON.parse(r.stdout).pipelines[0].steps[1].message).toContain(`quota held by JobSet ${step(qwen, 'train').jobSetName}`);
+  expect(api.requests.filter((q) => q.path.includes('/workloads')).map((q) => q.path)).toEqual([
+    '/apis/kueue.x-k8s.io/v1beta2/workloads',
+    `/apis/kueue.x-k8s.io/v1beta2/namespaces/${platform.namespace}/workloads`,
+  ]);
+});
+
+test('credentials refused (the exec plugin returns a token the server rejects): HTTP 401 and the fix; exit 4', async () => {
+  api = await startFakeApi(emptyWorld());
+  const { file, dir } = writeKubeconfig(api.url, { token: 'expired' });
+  dirs.push(dir);
+  const r = await runCli(['status'], { KUBECONFIG: file, HOME: dir });
+  expect(r.code).toBe(4);
+  expect(r.stderr).toContain(`the cluster refused the credentials at ${api.url} (kubeconfig context ${CONTEXT}): the API server refused the request (HTTP 401): Unauthorized`);
+  expect(r.stderr).toContain(credentialsCommand(platform.clusterName, platform.region, platform.project, false));
+});
+
+test('the exec plugin is not installed: the error and the fix; exit 4', async () => {
+  api = await startFakeApi(emptyWorld());
+  const { file, dir } = writeKubeconfig(api.url, { command: 'gke-gcloud-auth-plugin-not-installed' });
+  dirs.push(dir);
+  const r = await runCli(['status'], { KUBECONFIG: file, HOME: dir });
+  expect(r.code).toBe(4);
+  expect(r.stderr).toContain(`(kubeconfig context ${CONTEXT})`);
+  expect(r.stderr).toContain('gke-gcloud-auth-plugin-not-installed');
+  expect(r.stderr).toContain(credentialsCommand(platform.clusterName, platform.region, platform.project, false));
+  expect(api.requests).toHaveLength(0);
+});
+
 test('no kubeconfig at all: says which file was tried and what to run; exit 4', async () => {
   const r = await runCli(['status'], { HOME: '/nonexistent-home' });
   expect(r.code).toBe(4);
