@@ -143,7 +143,7 @@ function noAnswer(err: ClusterError, context: string, server: string, s: Setup):
   }
   const looksRight = context.includes(s.platform.clusterName);
   const hint = looksRight ? '' : `(the current context does not name the config's cluster ${s.platform.clusterName})\n`;
-  const what = err.kind === 'unreachable' ? 'no answer from the cluster' : 'the cluster refused the credentials';
+  const what = { unreachable: 'no answer from the cluster', auth: 'the cluster refused the credentials', plugin: 'no credentials for the cluster' }[err.kind];
   return new NoCluster(`${what} at ${server} (kubeconfig context ${context}): ${err.message}\n${hint}${fixLine(s)}`);
 }
 

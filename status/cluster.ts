@@ -18,7 +18,7 @@ import { KUEUE, LogRequest, Snapshot } from './model';
 export class ClusterError extends Error {
   constructor(
     message: string,
-    readonly kind: 'unreachable' | 'auth' | 'api',
+    readonly kind: 'unreachable' | 'auth' | 'plugin' | 'api',
   ) {
     super(message);
     this.name = 'ClusterError';
@@ -45,8 +45,13 @@ function describe(err: unknown): ClusterError {
     if (err.code === 401 || err.code === 403) return new ClusterError(`the API server refused the request (HTTP ${err.code}): ${detail}`, 'auth');
     return new ClusterError(`the API server answered HTTP ${err.code}: ${detail}`, 'api');
   }
-  const e = err as { code?: string; message?: string; cause?: { code?: string } };
-  return new ClusterError(e?.message ?? String(err), 'unreachable');
+  const message = (err as { message?: string })?.message ?? String(err);
+  const plugin = /spawn (\S+) ENOENT/.exec(message);
+  if (plugin) {
+    // The kubeconfig's exec credential plugin is missing (get-credentials writes gke-gcloud-auth-plugin).
+    return new ClusterError(`the kubeconfig's credential plugin '${plugin[1]}' is not installed (gcloud components install gke-gcloud-auth-plugin)`, 'plugin');
+  }
+  return new ClusterError(message, 'unreachable');
 }
 
 function safeJson(text: string): unknown {

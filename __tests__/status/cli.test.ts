@@ -287,7 +287,9 @@ test('the exec plugin is not installed: the error and the fix; exit 4', async ()
   const r = await runCli(['status'], { KUBECONFIG: file, HOME: dir });
   expect(r.code).toBe(4);
   expect(r.stderr).toContain(`(kubeconfig context ${CONTEXT})`);
-  expect(r.stderr).toContain('gke-gcloud-auth-plugin-not-installed');
+  expect(r.stderr).toContain(
+    `no credentials for the cluster at ${api.url} (kubeconfig context ${CONTEXT}): the kubeconfig's credential plugin 'gke-gcloud-auth-plugin-not-installed' is not installed (gcloud components install gke-gcloud-auth-plugin)`,
+  );
   expect(r.stderr).toContain(credentialsCommand(platform.clusterName, platform.region, platform.project, false));
   expect(api.requests).toHaveLength(0);
 });
