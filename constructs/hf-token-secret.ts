@@ -30,4 +30,3 @@ export class HfTokenSecret extends Construct {
     });
   }
 }
-

@@ -44,6 +44,7 @@ afterEach(async () => {
 });
 
 async function run(world: World, args: string[]) {
+  await api?.close(); // a test may run the CLI twice
   api = await startFakeApi(world);
   const { file, dir } = writeKubeconfig(api.url);
   dirs.push(dir);
