@@ -7,6 +7,9 @@
  * quota; the namespace only when the user may not list them cluster-wide; Kueue does not copy JobSet labels onto
  * workloads, see model.ts), and Warning Events (events carry no labels of the objects they describe, so they are
  * selected by `type=Warning` and matched to pods by name). Logs are read only for the main pods that need them.
+ *
+ * client-node 1.x ships only ES modules; this CommonJS build loads it with `require` (Node >= 20.19, package.json
+ * engines). It refuses a plain-http server unless the kubeconfig sets insecure-skip-tls-verify (config.js).
  */
 import { PassThrough, Writable } from 'stream';
 import { finished } from 'stream/promises';
