@@ -56,3 +56,52 @@ test('render helpers', () => {
   expect(progressBar(1, 4, 8)).toBe('[##......]');
   expect(lastLines('2026-12-01T06:00:00.1Z a\n\nb\n', 5)).toEqual(['a', 'b']);
 });
+
+describe('Kueue workload conditions (kueue v0.19.2 apis/kueue/v1beta2/workload_types.go)', () => {
+  const p = pipeline('rl-qwen3');
+  const queuedWith = (conditions: any[]) => {
+    const w = emptyWorld();
+    const js = jobSet(step(p, 'train'));
+    const wl = workload(js, false);
+    wl.status = { conditions };
+    w.jobSets.push(js);
+    w.workloads.push(wl);
+    return pipelineStatus(p, w, new Map(), ctx).steps[1];
+  };
+
+  test('evicted (preempted): queued with the eviction message', () => {
+    const st = queuedWith([
+      { type: 'QuotaReserved', status: 'False', reason: 'Pending', message: 'waiting' },
+      { type: 'Evicted', status: 'True', reason: 'Preempted', message: 'Preempted to accommodate a workload (UID: x) due to prioritization in the ClusterQueue' },
+    ]);
+    expect(st).toMatchObject({ state: 'queued', reason: 'Preempted' });
+    expect(st.message).toContain('Preempted to accommodate a workload');
+  });
+
+  test('quota reserved but admission checks pending: queued with the Admitted condition', () => {
+    const st = queuedWith([
+      { type: 'QuotaReserved', status: 'True', reason: 'QuotaReserved', message: 'Quota reserved in ClusterQueue cluster-queue' },
+      { type: 'Admitted', status: 'False', reason: 'UnsatisfiedAdmissionChecks', message: 'The workload has not all checks ready' },
+    ]);
+    expect(st).toMatchObject({ state: 'queued', reason: 'UnsatisfiedAdmissionChecks' });
+  });
+
+  test('a JobSet Kueue has not made a workload for yet: queued (Suspended)', () => {
+    const w = emptyWorld();
+    w.jobSets.push(jobSet(step(p, 'train'), { conditions: [{ type: 'Suspended', status: 'True', reason: 'SuspendedJobs', message: 'jobset is suspended' }] }));
+    expect(pipelineStatus(p, w, new Map(), ctx).steps[1]).toMatchObject({ state: 'queued', reason: 'Suspended' });
+  });
+
+  test('finished or other-queue workloads do not count as holding the quota', () => {
+    const w = emptyWorld();
+    const mine = jobSet(step(p, 'train'));
+    const other = jobSet(step(pipeline('sft-gemma4'), 'train'));
+    const done = workload(other, true, { chips: 32 });
+    done.status.conditions.push({ type: 'Finished', status: 'True', reason: 'Succeeded', message: 'done' });
+    const elsewhere = workload(jobSet(step(pipeline('rl-gemma4'), 'train')), true, { chips: 32 });
+    elsewhere.status.admission.clusterQueue = 'another-queue';
+    w.jobSets.push(mine);
+    w.workloads.push(workload(mine, false, { message: 'insufficient quota' }), done, elsewhere);
+    expect(pipelineStatus(p, w, new Map(), ctx).steps[1].message).toBe(`workload ${workloadName(mine)}: insufficient quota`);
+  });
+});
