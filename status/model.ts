@@ -425,6 +425,10 @@ export function stepStatus(
   if (!js) {
     const previous = pipeline.steps[index - 1];
     const anyCreated = pipeline.steps.some((s) => jobSetByName(snapshot, s));
+    const previousJs = previous ? jobSetByName(snapshot, previous) : undefined;
+    if (previousJs && (previousJs.status?.terminalState === 'Failed' || isTrue(previousJs.status?.conditions, 'Failed'))) {
+      return { ...base, state: 'not-created', message: `will not start: ${previous.name} failed`, details: [] };
+    }
     return {
       ...base,
       state: 'not-created',

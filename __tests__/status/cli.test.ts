@@ -169,6 +169,7 @@ test('failed: the JobSet failure condition and the main container last log lines
   expect(stdout).toContain('FailJobSetFailurePolicyAction: applying FailJobSet failure policy action');
   expect(stdout).toContain('  Traceback (most recent call last):\n');
   expect(stdout).toContain('  ValueError: rl.num_generations must be > 1\n');
+  expect(stdout).toMatch(/to-hf +not-created +rl-llama3-r1-to-hf +will not start: train failed\n/);
 });
 
 test('completed: every step shows its GCS output; exit 0', async () => {
