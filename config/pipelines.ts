@@ -1,8 +1,11 @@
 /**
  * Per-pipeline options from config (`pipelines.<name>` in the file, CLOUD_IMAGE_NAME / RUN_ID from env).
  */
-import { DEFAULT_RUN_ID, PipelineOptions } from '../jobs/pipeline';
+import { buildPipeline, checkRunOutputs, DEFAULT_RUN_ID, Pipeline, PipelineOptions } from '../jobs/pipeline';
+import { Platform } from '../jobs/platform';
+import { RECIPES } from '../jobs/recipes';
 import { ConfigError, LoadedConfig, sourceOf } from './load';
+import { platformFromConfig } from './platform';
 
 
 /**
@@ -40,4 +43,15 @@ export function pipelineOptions(loaded: LoadedConfig, name: string): PipelineOpt
     overrides: entry.overrides,
     configSource,
   };
+}
+
+/**
+ * Every enabled pipeline, built (and validated against the platform) from the config: what the stacks deploy and
+ * what `npm run status` looks for. Throws before anything is built elsewhere when a config value or recipe is invalid.
+ */
+export function buildPipelines(loaded: LoadedConfig, platform: Platform = platformFromConfig(loaded)): Pipeline[] {
+  const pipelines = enabledPipelines(loaded, Object.keys(RECIPES)).map((name) => buildPipeline(RECIPES[name], platform, pipelineOptions(loaded, name)));
+  // No pipeline may write into another's training run or export.
+  checkRunOutputs(pipelines);
+  return pipelines;
 }

@@ -5,10 +5,8 @@
 import * as path from 'path';
 import { App } from 'cdktf';
 import { LoadedConfig } from '../config/load';
-import { enabledPipelines, pipelineOptions } from '../config/pipelines';
+import { buildPipelines } from '../config/pipelines';
 import { platformFromConfig } from '../config/platform';
-import { buildPipeline, checkRunOutputs } from '../jobs/pipeline';
-import { RECIPES } from '../jobs/recipes';
 import { InfraStack } from './infra-stack';
 import { PipelineStack } from './pipeline-stack';
 
@@ -21,13 +19,8 @@ export interface BuildOptions {
 export function buildApp(loaded: LoadedConfig, options: BuildOptions = {}): App {
   const { config } = loaded;
   const platform = platformFromConfig(loaded);
-  const names = Object.keys(RECIPES);
   // Every enabled pipeline is built (and validated against the platform) before any stack exists.
-  const pipelines = enabledPipelines(loaded, names).map((name) =>
-    buildPipeline(RECIPES[name], platform, pipelineOptions(loaded, name)),
-  );
-  // No pipeline may write into another's training run or export.
-  checkRunOutputs(pipelines);
+  const pipelines = buildPipelines(loaded, platform);
 
   // No construct stack traces: they cost ~10% of the synth and only serve cdktf's own debugging.
   const app = new App({ stackTraces: false, ...(options.outdir ? { outdir: options.outdir } : {}) });
