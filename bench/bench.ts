@@ -12,11 +12,16 @@
  *     AUTHORIZED_CIDR, a 1 MB config file, a 1000-entry allow-list file); each must fail fast.
  * Prints the ratios and checks the targets: synth <= 1.0 s, <= 200 MB RSS, <= 3x the floor; review <= 3 s,
  * --base <= 15 s; config errors <= 100 ms.
+ *
+ * Status (`npm run bench -- status` runs only this): `node dist/status/cli.js status` for all four pipelines against
+ * the fake Kubernetes API (bench/fake-kube-api.ts, every pipeline in a different state, real HTTP on loopback, the
+ * real client-node with an exec-plugin kubeconfig), min of 5 runs: total <= 2 s, first line printed <= 1 s.
  */
 import { spawnSync } from 'child_process';
 import * as fs from 'fs';
 import * as os from 'os';
 import * as path from 'path';
+import { allPipelinesWorld, runCli, startFakeApi, writeKubeconfig } from './fake-kube-api';
 
 const RUNS = 5;
 const ROOT = path.join(__dirname, '..', '..');
@@ -49,6 +54,32 @@ function best(label: string, code: string, env?: () => NodeJS.ProcessEnv): Sampl
   return result;
 }
 
+/** `npm run status` (all pipelines) against the fake API: min total and min time to the first line, of RUNS runs. */
+async function statusBench(): Promise<Array<[string, boolean]>> {
+  if (!fs.existsSync(path.join(ROOT, 'dist', 'status', 'cli.js'))) throw new Error('dist/status/cli.js is missing: run `npm run build` first');
+  const api = await startFakeApi(allPipelinesWorld());
+  const { file, dir } = writeKubeconfig(api.url);
+  try {
+    const runs = [];
+    for (let i = 0; i < RUNS; i++) {
+      const before = api.requests.length;
+      const r = await runCli(['status'], { KUBECONFIG: file, HOME: dir });
+      if (r.code !== 1) throw new Error(`status exited ${r.code} (expected 1: rl-llama3 failed):\n${r.stderr}`);
+      runs.push({ ...r, requests: api.requests.length - before });
+    }
+    const total = Math.min(...runs.map((r) => r.totalMs));
+    const first = Math.min(...runs.map((r) => r.firstOutputMs));
+    console.log(`status, 4 pipelines, fake API           ${total.toFixed(0).padStart(6)} ms total, first line ${first.toFixed(0)} ms, ${runs[0].requests} requests   (min of ${RUNS})`);
+    return [
+      [`status total <= 2000 ms (${total.toFixed(0)} ms)`, total <= 2000],
+      [`status first line <= 1000 ms (${first.toFixed(0)} ms)`, first <= 1000],
+    ];
+  } finally {
+    await api.close();
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
+}
+
 /** Wall time of one `npm run review` with extra arguments, in ms. */
 function reviewMs(tmp: string, extra: string[]): number {
   const start = process.hrtime.bigint();
@@ -58,7 +89,23 @@ function reviewMs(tmp: string, extra: string[]): number {
   return ms;
 }
 
-function main(): void {
+function report(checks: Array<[string, boolean]>): void {
+  console.log('');
+  for (const [label, ok] of checks) console.log(`${ok ? 'PASS' : 'FAIL'}  ${label}`);
+  if (checks.some(([, ok]) => !ok)) process.exitCode = 1;
+}
+
+async function main(): Promise<void> {
+  if (process.argv[2] === 'status') {
+    console.log(`node ${process.version}, ${os.cpus().length} cores`);
+    report(await statusBench());
+    return;
+  }
+  synthBench();
+  report(await statusBench());
+}
+
+function synthBench(): void {
   if (!fs.existsSync(path.join(ROOT, 'dist', 'main.js'))) throw new Error('dist/main.js is missing: run `npm run build` first');
   console.log(`node ${process.version}, ${os.cpus().length} cores, ${(os.totalmem() / 2 ** 30).toFixed(0)} GiB`);
   const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'tpt-bench-'));
@@ -102,10 +149,8 @@ function main(): void {
     [`synth <= 3x floor (${(synth.wallMs / floor.wallMs).toFixed(2)}x)`, synth.wallMs <= 3 * floor.wallMs],
     ...configErrors.map(([label, ms]): [string, boolean] => [`config error <= 100 ms: ${label} (${ms.toFixed(1)} ms)`, ms <= 100]),
   ];
-  console.log('');
-  for (const [label, ok] of checks) console.log(`${ok ? 'PASS' : 'FAIL'}  ${label}`);
   fs.rmSync(tmp, { recursive: true, force: true });
-  if (checks.some(([, ok]) => !ok)) process.exitCode = 1;
+  report(checks);
 }
 
 /**
@@ -152,3 +197,7 @@ function configErrorTimes(tmp: string): Array<[string, number]> {
 }
 
 main();
+main().catch((err) => {
+  console.error(err);
+  process.exitCode = 1;
+});

@@ -1,11 +1,13 @@
 /**
  * Per-pipeline options from config (`pipelines.<name>` in the file, CLOUD_IMAGE_NAME / RUN_ID from env).
  */
-import { DEFAULT_RUN_ID, PipelineOptions } from '../jobs/pipeline';
+import { buildPipeline, checkRunOutputs, DEFAULT_RUN_ID, Pipeline, PipelineOptions } from '../jobs/pipeline';
 import { findTpuGroup, Platform } from '../jobs/platform';
+import { RECIPES } from '../jobs/recipes';
 import type { Recipe } from '../jobs/recipes/types';
 import { sliceShapeName, tpuSlice, TpuSlice } from '../jobs/tpu';
 import { ConfigError, LoadedConfig, sourceOf } from './load';
+import { platformFromConfig } from './platform';
 import { SINGLE_HOST_SLICE } from './schema';
 
 function checkNames(loaded: LoadedConfig, knownNames: readonly string[]): void {
@@ -65,7 +67,7 @@ export function selectPipelines(loaded: LoadedConfig, recipes: Readonly<Record<s
   return { names, notices };
 }
 
-/** Options for the pipeline `name` (names were checked by `enabledPipelines`). */
+/** Options for the pipeline `name` (names were checked by `selectPipelines`). */
 export function pipelineOptions(loaded: LoadedConfig, name: string): PipelineOptions {
   const entry = loaded.config.pipelines[name];
   const configSource = `${loaded.file}: pipelines.${name}`;
@@ -82,4 +84,25 @@ export function pipelineOptions(loaded: LoadedConfig, name: string): PipelineOpt
     overrides: entry.overrides,
     configSource,
   };
+}
+
+/**
+ * Every selected pipeline (selectPipelines), built (and validated against the platform) from the config, with the
+ * notices for the user: pipelines left out, tight HBM fits. Throws before anything is built elsewhere when a config
+ * value or recipe is invalid.
+ */
+export function selectAndBuildPipelines(
+  loaded: LoadedConfig,
+  platform: Platform = platformFromConfig(loaded),
+): { pipelines: Pipeline[]; notices: string[] } {
+  const selection = selectPipelines(loaded, RECIPES, platform);
+  const pipelines = selection.names.map((name) => buildPipeline(RECIPES[name], platform, pipelineOptions(loaded, name)));
+  // No pipeline may write into another's training run or export.
+  checkRunOutputs(pipelines);
+  return { pipelines, notices: [...selection.notices, ...pipelines.flatMap((p) => p.notices)] };
+}
+
+/** The pipelines the stacks deploy and `npm run status` looks for (selectAndBuildPipelines without the notices). */
+export function buildPipelines(loaded: LoadedConfig, platform: Platform = platformFromConfig(loaded)): Pipeline[] {
+  return selectAndBuildPipelines(loaded, platform).pipelines;
 }

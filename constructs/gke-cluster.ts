@@ -131,9 +131,4 @@ export class GkeCluster extends Construct {
       lifecycle: { ignoreChanges: ['node_config'] },
     });
   }
-
-  /** `gcloud container clusters get-credentials ...` for this cluster. */
-  static credentialsCommand(name: string, region: string, project: string, dnsEndpoint: boolean): string {
-    return `gcloud container clusters get-credentials ${name} --location=${region} --project=${project}${dnsEndpoint ? ' --dns-endpoint' : ''}`;
-  }
 }

@@ -10,7 +10,7 @@ export interface HfTokenSecretProps {
 
 /**
  * The Secret Manager secret for the Hugging Face token, created WITHOUT a version: the value is added
- * with one `gcloud secrets versions add` (see `secretCommand`) and never passes through Terraform, so it is
+ * with one `gcloud secrets versions add` (see `secretCommand` in jobs/secrets.ts) and never passes through Terraform, so it is
  * in no config, state, plan or manifest.
  */
 export class HfTokenSecret extends Construct {
@@ -29,9 +29,4 @@ export class HfTokenSecret extends Construct {
       member: props.reader,
     });
   }
-}
-
-/** The command that stores the token, reading it from the user's shell, never from this program. */
-export function secretCommand(project: string, secretId: string): string {
-  return `printf '%s' "$HF_TOKEN" | gcloud secrets versions add ${secretId} --project=${project} --data-file=-`;
 }

@@ -18,6 +18,16 @@ export const JOBSET_API_VERSION = 'jobset.x-k8s.io/v1alpha2';
 export const QUEUE_LABEL = 'kueue.x-k8s.io/queue-name';
 export const EXCLUSIVE_TOPOLOGY = 'alpha.jobset.sigs.k8s.io/exclusive-topology';
 export const NODE_POOL_LABEL = 'cloud.google.com/gke-nodepool';
+/**
+ * Labels the JobSet controller (v0.12, pkg/constants) and the Job controller put on every pod of a JobSet; the
+ * status CLI and `logsCommand` select pods by them.
+ */
+export const JOBSET_POD_LABELS = {
+  jobSetName: 'jobset.sigs.k8s.io/jobset-name',
+  replicatedJob: 'jobset.sigs.k8s.io/replicatedjob-name',
+  jobIndex: 'jobset.sigs.k8s.io/job-index',
+  completionIndex: 'batch.kubernetes.io/job-completion-index',
+} as const;
 /** Name of the container that runs MaxText in every step (the tutorials' `kubectl logs -c workload-container`). */
 export const MAIN_CONTAINER = 'workload-container';
 
@@ -469,7 +479,7 @@ export function pathwaysJobSet(common: JobSetCommon, main: MainContainer, pw: Pa
               fieldEnv('MEGASCALE_NUM_SLICES', "metadata.labels['jobset.sigs.k8s.io/replicatedjob-replicas']"),
               fieldEnv('JOBSET_NAME', "metadata.annotations['jobset.sigs.k8s.io/jobset-name']"),
               fieldEnv('REPLICATED_JOB_NAME', "metadata.annotations['jobset.sigs.k8s.io/replicatedjob-name']"),
-              fieldEnv('MEGASCALE_SLICE_ID', "metadata.labels['jobset.sigs.k8s.io/job-index']"),
+              fieldEnv('MEGASCALE_SLICE_ID', `metadata.labels['${JOBSET_POD_LABELS.jobIndex}']`),
               fieldEnv('PATHWAYS_HEAD', COORDINATOR),
               fieldEnv('MEGASCALE_COORDINATOR_ADDRESS', COORDINATOR),
             ],

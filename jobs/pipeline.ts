@@ -7,6 +7,7 @@ import { createHash } from 'crypto';
 import {
   BuiltJobSet,
   cpuPodJobSet,
+  JOBSET_POD_LABELS,
   JobSetCommon,
   MAIN_CONTAINER,
   multiHostJaxJobSet,
@@ -88,6 +89,8 @@ export interface PipelineStep {
    * deadline) before Terraform's wait gives up. See waitMinutes().
    */
   readonly waitMinutes: number;
+  /** Labels of the step's main pod: job 0, completion index 0 of the main replicated job (the Pathways head). */
+  readonly mainPodSelector: Readonly<Record<string, string>>;
   /** `kubectl logs` for the step's main pod (job 0, pod 0, main container). */
   readonly logsCommand: string;
   /** What the JobSet controller derives names from (replicated jobs, coordinator). */
@@ -223,6 +226,16 @@ export function overridableKeys(recipe: Recipe): string[] {
   return [...keys].sort();
 }
 
+/** Label keys on every object of a pipeline (and `step` on a step's JobSet and pods); `npm run status` selects by them. */
+export const PIPELINE_LABELS = {
+  partOf: 'app.kubernetes.io/part-of',
+  pipeline: 'tpu-post-training/pipeline',
+  runId: 'tpu-post-training/run-id',
+  step: 'tpu-post-training/step',
+} as const;
+/** Value of PIPELINE_LABELS.partOf. */
+export const PART_OF = 'tpu-post-training';
+
 /** The run id of a first run: its MaxText run_name is the tutorial's. */
 export const DEFAULT_RUN_ID = 'r1';
 
@@ -265,14 +278,25 @@ export function resolveRecipe(recipe: Recipe, options: PipelineOptions): Recipe 
   };
 }
 
-function logsCommand(namespace: string, jobSet: string, built: BuiltJobSet): string {
-  const selector = [
-    `jobset.sigs.k8s.io/jobset-name=${jobSet}`,
-    `jobset.sigs.k8s.io/replicatedjob-name=${built.mainReplicatedJob}`,
-    'jobset.sigs.k8s.io/job-index=0',
-    'batch.kubernetes.io/job-completion-index=0',
-  ].join(',');
-  return `kubectl logs -n ${namespace} -f -c ${MAIN_CONTAINER} -l ${selector}`;
+/** Labels of a JobSet's main pod: `mainReplicatedJob`, job index 0, completion index 0. */
+export function mainPodSelector(jobSet: string, mainReplicatedJob: string): Record<string, string> {
+  return {
+    [JOBSET_POD_LABELS.jobSetName]: jobSet,
+    [JOBSET_POD_LABELS.replicatedJob]: mainReplicatedJob,
+    [JOBSET_POD_LABELS.jobIndex]: '0',
+    [JOBSET_POD_LABELS.completionIndex]: '0',
+  };
+}
+
+/** A label map as a Kubernetes equality selector (`k=v,k=v`). */
+export function labelSelector(labels: Readonly<Record<string, string>>): string {
+  return Object.entries(labels)
+    .map(([k, v]) => `${k}=${v}`)
+    .join(',');
+}
+
+function logsCommand(namespace: string, selector: Readonly<Record<string, string>>): string {
+  return `kubectl logs -n ${namespace} -f -c ${MAIN_CONTAINER} -l ${labelSelector(selector)}`;
 }
 
 /** Builds the pipeline. Throws on any option, name or recipe rule violation (see jobs/validate.ts). */
@@ -314,9 +338,9 @@ export function buildPipeline(recipe: Recipe, platform: Platform, options: Pipel
   });
 
   const baseLabels = {
-    'app.kubernetes.io/part-of': 'tpu-post-training',
-    'tpu-post-training/pipeline': resolved.name,
-    'tpu-post-training/run-id': options.runId,
+    [PIPELINE_LABELS.partOf]: PART_OF,
+    [PIPELINE_LABELS.pipeline]: resolved.name,
+    [PIPELINE_LABELS.runId]: options.runId,
   };
   const runMinutes = (step: StepName) => options.timeoutMinutes?.[step] ?? resolved.timeoutMinutes[step];
   const restarts = (step: StepName) => options.maxRestarts ?? resolved.maxRestarts[step];
@@ -337,7 +361,7 @@ export function buildPipeline(recipe: Recipe, platform: Platform, options: Pipel
     const pod: PodCommon = {
       pipeline: resolved.name,
       serviceAccountName: platform.serviceAccountName,
-      labels: { ...baseLabels, 'tpu-post-training/step': step, [QUEUE_LABEL]: platform.localQueue },
+      labels: { ...baseLabels, [PIPELINE_LABELS.step]: step, [QUEUE_LABEL]: platform.localQueue },
     };
     return {
       name: jobSetName(resolved.name, options.runId, step),
@@ -410,6 +434,7 @@ export function buildPipeline(recipe: Recipe, platform: Platform, options: Pipel
   const steps: PipelineStep[] = built.map(({ name, built: b, runsOn, slices: n }) => {
     const c = common(name);
     previousHash = chainHash(previousHash, b.manifest);
+    const selector = mainPodSelector(c.name, b.mainReplicatedJob);
     return {
       name,
       jobSetName: c.name,
@@ -418,8 +443,9 @@ export function buildPipeline(recipe: Recipe, platform: Platform, options: Pipel
       timeoutMinutes: runMinutes(name),
       maxRestarts: c.maxRestarts,
       waitMinutes: waitMinutes(runMinutes(name), c.maxRestarts, queueMinutes),
-      logsCommand: logsCommand(platform.namespace, c.name, b),
       nameShape: { step: name, replicatedJobs: b.replicatedJobs, coordinator: b.coordinator },
+      mainPodSelector: selector,
+      logsCommand: logsCommand(platform.namespace, selector),
       statusCommand: `kubectl get jobset -n ${platform.namespace} ${c.name}`,
       runsOn,
       ...(runsOn === 'tpu' ? { tpu: { slice, slices: n } } : {}),

@@ -121,3 +121,8 @@ export const DEFAULT_SOFT_DELETE_DAYS = 0;
 export function isValidSoftDeleteDays(days: number): boolean {
   return Number.isInteger(days) && (days === 0 || (days >= 7 && days <= 90));
 }
+
+/** `gcloud container clusters get-credentials ...`: writes the kubeconfig context (with the exec plugin) for the cluster. */
+export function credentialsCommand(name: string, region: string, project: string, dnsEndpoint: boolean): string {
+  return `gcloud container clusters get-credentials ${name} --location=${region} --project=${project}${dnsEndpoint ? ' --dns-endpoint' : ''}`;
+}

@@ -65,3 +65,8 @@ export function hfTokenVolume(pipeline: string): Record<string, unknown> {
 export function hfTokenVolumeMount(): Record<string, unknown> {
   return { name: HF_TOKEN_VOLUME, mountPath: HF_TOKEN_MOUNT_PATH, readOnly: true };
 }
+
+/** The command that stores the token, reading it from the user's shell, never from this program. */
+export function secretCommand(project: string, secretId: string): string {
+  return `printf '%s' "$HF_TOKEN" | gcloud secrets versions add ${secretId} --project=${project} --data-file=-`;
+}

@@ -5,10 +5,8 @@
 import * as path from 'path';
 import { App } from 'cdktf';
 import { LoadedConfig } from '../config/load';
-import { pipelineOptions, selectPipelines } from '../config/pipelines';
+import { selectAndBuildPipelines } from '../config/pipelines';
 import { platformFromConfig, reservationUses } from '../config/platform';
-import { buildPipeline, checkRunOutputs } from '../jobs/pipeline';
-import { RECIPES } from '../jobs/recipes';
 import { InfraStack } from './infra-stack';
 import { PipelineStack } from './pipeline-stack';
 
@@ -26,12 +24,10 @@ export function buildApp(loaded: LoadedConfig, options: BuildOptions = {}): App 
 export function composeApp(loaded: LoadedConfig, options: BuildOptions = {}): { app: App; notices: string[] } {
   const { config } = loaded;
   const platform = platformFromConfig(loaded);
-  const selection = selectPipelines(loaded, RECIPES, platform);
   // Every selected pipeline is built (and validated against the platform) before any stack exists.
-  const pipelines = selection.names.map((name) => buildPipeline(RECIPES[name], platform, pipelineOptions(loaded, name)));
-  // No pipeline may write into another's training run or export.
-  checkRunOutputs(pipelines);
-  const notices = [...new Set([...loaded.notices, ...selection.notices, ...pipelines.flatMap((p) => p.notices)])];
+  const built = selectAndBuildPipelines(loaded, platform);
+  const pipelines = built.pipelines;
+  const notices = [...new Set([...loaded.notices, ...built.notices])];
 
   // No construct stack traces: they cost ~10% of the synth and only serve cdktf's own debugging.
   const app = new App({ stackTraces: false, ...(options.outdir ? { outdir: options.outdir } : {}) });

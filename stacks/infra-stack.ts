@@ -8,14 +8,15 @@ import { clusterEndpoint, helmProviderAccess, kubernetesProviderAccess } from '.
 import { Controllers } from '../constructs/controllers';
 import { CpuNodePool } from '../constructs/cpu-pool';
 import { GkeCluster } from '../constructs/gke-cluster';
-import { HfTokenSecret, secretCommand } from '../constructs/hf-token-secret';
+import { HfTokenSecret } from '../constructs/hf-token-secret';
 import { Identity } from '../constructs/identity';
 import { Network } from '../constructs/network';
 import { PlaceholderGuard, PlaceholderRef, ReservationChecks, ReservationUse } from '../constructs/preflight';
 import { ProjectApis } from '../constructs/project-apis';
 import { TpuSlicePool } from '../constructs/tpu-slice-pool';
 import { kueueObjects, kueueQuota } from '../jobs/kueue';
-import { Platform } from '../jobs/platform';
+import { credentialsCommand, Platform } from '../jobs/platform';
+import { secretCommand } from '../jobs/secrets';
 import { BackendProps, useBackend } from './backend';
 
 export { REQUIRED_APIS } from '../constructs/project-apis';
@@ -176,7 +177,7 @@ export class InfraStack extends TerraformStack {
 
     new TerraformOutput(this, 'get_credentials_command', {
       description: 'Configures kubectl for the cluster',
-      value: GkeCluster.credentialsCommand(platform.clusterName, platform.region, platform.project, props.dnsEndpoint ?? false),
+      value: credentialsCommand(platform.clusterName, platform.region, platform.project, props.dnsEndpoint ?? false),
     });
     new TerraformOutput(this, 'bucket_url', { description: 'Checkpoints and exports', value: bucket.url });
     new TerraformOutput(this, 'hf_token_secret_command', {

@@ -15,7 +15,7 @@ import { KubernetesProvider } from '@cdktf/provider-kubernetes/lib/provider';
 import { Manifest } from '@cdktf/provider-kubernetes/lib/manifest';
 import { ITerraformDependable } from 'cdktf';
 import { JobSetStep } from '../constructs/jobset-step';
-import { secretCommand } from '../constructs/hf-token-secret';
+import { secretCommand } from '../jobs/secrets';
 import { PipelinePreflight, PlaceholderGuard, PlaceholderRef } from '../constructs/preflight';
 import { imagesIn } from '../jobs/image-ref';
 import { TUTORIAL_MAXTEXT_OUTPUT } from '../jobs/names';

@@ -1,0 +1,385 @@
+/**
+ * `npm run status` / `npm run logs` end to end: the compiled CLI in a child process, the real @kubernetes/client-node
+ * (exec-plugin kubeconfig) and a fake API server over real HTTP on 127.0.0.1 serving objects built from the same
+ * jobs/ builders the stacks use. dist/ is brought up to date by the review's launcher (transpile only, like ts-jest).
+ */
+import { spawnSync } from 'child_process';
+import * as fs from 'fs';
+import * as path from 'path';
+import { tpuFlavorName } from '../../jobs/kueue';
+import { lastCheckpointStep } from '../../jobs/maxtext';
+import { secretCommand } from '../../jobs/secrets';
+import { credentialsCommand } from '../../jobs/platform';
+import { TPU_RESOURCE } from '../../jobs/tpu';
+import {
+  allPipelinesWorld,
+  CONTEXT,
+  emptyWorld,
+  event,
+  FakeApi,
+  iso,
+  jobSet,
+  pipeline,
+  pipelines,
+  platform,
+  pod,
+  rlLine,
+  runCli,
+  running,
+  startFakeApi,
+  step,
+  workload,
+  World,
+  writeKubeconfig,
+} from '../../bench/fake-kube-api';
+
+const ROOT = path.resolve(__dirname, '..', '..');
+
+let api: FakeApi | undefined;
+let dirs: string[] = [];
+// dist/ is brought up to date by the project's one build (`tsc -b tsconfig.build.json`, as `npm run status`).
+beforeAll(() => {
+  const build = spawnSync(process.execPath, [require.resolve('typescript/bin/tsc'), '-b', 'tsconfig.build.json'], { cwd: ROOT, encoding: 'utf8' });
+  if (build.status !== 0) throw new Error(`tsc -b tsconfig.build.json failed:\n${build.stdout}${build.stderr}`);
+});
+afterEach(async () => {
+  await api?.close();
+  api = undefined;
+  for (const d of dirs) fs.rmSync(d, { recursive: true, force: true });
+  dirs = [];
+});
+
+async function run(world: World, args: string[]) {
+  await api?.close(); // a test may run the CLI twice
+  api = await startFakeApi(world);
+  const { file, dir } = writeKubeconfig(api.url);
+  dirs.push(dir);
+  return runCli(args, { KUBECONFIG: file, HOME: dir });
+}
+async function json(world: World, names: string[]) {
+  const r = await run(world, ['status', ...names, '--json']);
+  return { ...r, doc: JSON.parse(r.stdout) as { pipelines: Array<{ name: string; steps: any[] }> } };
+}
+const completed = { terminalState: 'Completed', conditions: [{ type: 'Completed', status: 'True', reason: 'AllJobsCompleted', message: 'jobset completed successfully' }] };
+
+const qwen = pipeline('rl-qwen3');
+const sft = pipeline('sft-gemma4');
+
+test('queued on quota: the workload condition message and what else holds the ClusterQueue', async () => {
+  const w = allPipelinesWorld();
+  const { code, doc } = await json(w, ['rl-gemma4']);
+  expect(code).toBe(3);
+  const train = doc.pipelines[0].steps[1];
+  expect(train).toMatchObject({ name: 'train', jobset: step(pipeline('rl-gemma4'), 'train').jobSetName, state: 'queued', reason: 'Pending' });
+  expect(train.message).toContain(`couldn't assign flavors to pod set worker: insufficient unused quota for ${TPU_RESOURCE} in flavor ${tpuFlavorName(pipeline('rl-gemma4').slice)}`);
+  // rl-qwen3's and sft-gemma4's training hold the quota (admitted to the same ClusterQueue).
+  expect(train.message).toContain(`quota held by JobSet ${step(qwen, 'train').jobSetName} in ${platform.namespace} (ClusterQueue ${platform.clusterQueue}, ${qwen.slice.chips} ${TPU_RESOURCE})`);
+  expect(train.message).toContain(`JobSet ${step(sft, 'train').jobSetName}`);
+  expect(doc.pipelines[0].steps[2]).toEqual({ name: 'to-hf', jobset: step(pipeline('rl-gemma4'), 'to-hf').jobSetName, state: 'not-created', message: 'starts when train completed' });
+});
+
+test('admitted with a pod in ImagePullBackOff: pending, the image named', async () => {
+  const w = emptyWorld();
+  const js = jobSet(step(sft, 'to-maxtext'));
+  w.jobSets.push(js);
+  w.workloads.push(workload(js, true));
+  const image = sft.image;
+  w.pods.push(
+    pod(js, 'convert', {
+      phase: 'Pending',
+      containerStatuses: [{ name: 'workload-container', image, state: { waiting: { reason: 'ImagePullBackOff', message: `Back-off pulling image "${image}"` } } }],
+    }),
+  );
+  const { code, doc } = await json(w, ['sft-gemma4']);
+  expect(code).toBe(3);
+  expect(doc.pipelines[0].steps[0]).toMatchObject({ state: 'pending', reason: 'ImagePullBackOff' });
+  expect(doc.pipelines[0].steps[0].message).toContain(`cannot pull image ${image}`);
+  expect(doc.pipelines[0].steps[0].message).toContain('pipelines.sft-gemma4.image');
+});
+
+test('FailedMount of the HF-token volume: pending, with the exact gcloud secrets versions add command', async () => {
+  const llama = pipeline('rl-llama3');
+  const w = emptyWorld();
+  const js = jobSet(step(llama, 'to-maxtext'));
+  w.jobSets.push(js);
+  w.workloads.push(workload(js, true));
+  const p = pod(js, 'convert', { phase: 'Pending', containerStatuses: [{ name: 'workload-container', state: { waiting: { reason: 'ContainerCreating' } } }] });
+  w.pods.push(p);
+  w.events.push(
+    event(
+      p,
+      'FailedMount',
+      `MountVolume.SetUp failed for volume "hf-token" : rpc error: code = Unknown desc = failed to mount secrets store objects for pod ${platform.namespace}/${p.metadata.name}, err: rpc error: code = NotFound desc = Secret Version [projects/${platform.project}/secrets/${platform.hfTokenSecretId}/versions/latest] not found`,
+    ),
+  );
+  const { code, stdout } = await run(w, ['status', 'rl-llama3']);
+  expect(code).toBe(3);
+  expect(stdout).toContain('pending      ');
+  expect(stdout).toContain('FailedMount:');
+  expect(stdout).toContain(secretCommand(platform.project, platform.hfTokenSecretId));
+});
+
+test('Unschedulable: the scheduler event text and the node selector', async () => {
+  const w = emptyWorld();
+  const js = jobSet(step(sft, 'train'));
+  w.jobSets.push(js);
+  w.workloads.push(workload(js, true, { chips: sft.slice.chips }));
+  const p = pod(js, 'slice', { phase: 'Pending', conditions: [{ type: 'PodScheduled', status: 'False', reason: 'Unschedulable', message: '0/3 nodes are available' }] });
+  w.pods.push(p);
+  w.events.push(event(p, 'FailedScheduling', `0/12 nodes are available: 12 node(s) didn't match Pod's node affinity/selector.`));
+  const { doc } = await json(w, ['sft-gemma4']);
+  const train = doc.pipelines[0].steps[1];
+  expect(train).toMatchObject({ state: 'pending', reason: 'Unschedulable' });
+  expect(train.message).toContain("12 node(s) didn't match Pod's node affinity/selector");
+  for (const [k, v] of Object.entries(sft.slice.nodeSelector)) expect(train.message).toContain(`${k}=${v}`);
+});
+
+test('CrashLoopBackOff of a native sidecar: pending, how to read its log', async () => {
+  const w = emptyWorld();
+  const js = jobSet(step(qwen, 'train'));
+  w.jobSets.push(js);
+  w.workloads.push(workload(js, true, { chips: 32 }));
+  w.pods.push(
+    pod(js, 'pathways-head', {
+      phase: 'Pending',
+      initContainerStatuses: [{ name: 'pathways-proxy', restartCount: 4, state: { waiting: { reason: 'CrashLoopBackOff' } }, lastState: { terminated: { exitCode: 2, reason: 'Error' } } }],
+    }),
+  );
+  const { doc } = await json(w, ['rl-qwen3']);
+  expect(doc.pipelines[0].steps[1]).toMatchObject({ state: 'pending', reason: 'CrashLoopBackOff' });
+  expect(doc.pipelines[0].steps[1].message).toContain('container pathways-proxy keeps crashing (4 restarts, last exit 2 Error)');
+});
+
+test('running at step k of n: progress from the main container log, a bar and an ETA', async () => {
+  const w = allPipelinesWorld();
+  const { code, stdout } = await run(w, ['status', 'rl-qwen3', 'sft-gemma4']);
+  expect(code).toBe(3);
+  const qwenTotal = lastCheckpointStep(qwen.recipe.train);
+  const sftTotal = lastCheckpointStep(sft.recipe.train);
+  // 20 Tunix lines, one per 2 minutes: (total - 20) steps * 2 min left.
+  const qwenLine = stdout.split('\n').find((l) => l.includes(step(qwen, 'train').jobSetName))!;
+  expect(qwenLine).toMatch(new RegExp(`running +${step(qwen, 'train').jobSetName} +\\[#+\\.+\\] 20/${qwenTotal} \\(\\d+%\\)`));
+  const etaMinutes = (qwenTotal - 20) * 2;
+  expect(qwenLine).toContain(`ETA ${Math.floor(etaMinutes / 60)}h${String(etaMinutes % 60).padStart(2, '0')}m`);
+  expect(qwenLine).toContain(`${qwen.slice.chips * qwen.slices} chips`);
+  const sftLine = stdout.split('\n').find((l) => l.includes(step(sft, 'train').jobSetName))!;
+  expect(sftLine).toContain(`300/${sftTotal}`);
+  const { doc } = await json(allPipelinesWorld(), ['rl-qwen3']);
+  expect(doc.pipelines[0].steps[1]).toEqual({ name: 'train', jobset: step(qwen, 'train').jobSetName, state: 'running', progress: { step: 20, total: qwenTotal } });
+});
+
+test('failed: the JobSet failure condition and the main container last log lines; exit 1', async () => {
+  const { code, stdout } = await run(allPipelinesWorld(), ['status', 'rl-llama3']);
+  expect(code).toBe(1);
+  expect(stdout).toContain('failed');
+  expect(stdout).toContain('FailJobSetFailurePolicyAction: applying FailJobSet failure policy action');
+  expect(stdout).toContain('  Traceback (most recent call last):\n');
+  expect(stdout).toContain('  ValueError: rl.num_generations must be > 1\n');
+  expect(stdout).toMatch(/to-hf +not-created +rl-llama3-r1-to-hf +will not start: train failed\n/);
+});
+
+test('completed: every step shows its GCS output; exit 0', async () => {
+  const w = emptyWorld();
+  for (const s of qwen.steps) w.jobSets.push(jobSet(s, completed));
+  const { code, stdout, doc } = await json(w, ['rl-qwen3']);
+  expect(code).toBe(0);
+  expect(doc.pipelines[0].steps.map((s) => [s.state, s.message])).toEqual([
+    ['completed', `output: ${qwen.paths.maxtextCheckpoint}`],
+    ['completed', `output: ${qwen.paths.trainedCheckpoint}`],
+    ['completed', `output: ${qwen.paths.hfExportDir}`],
+  ]);
+  expect(stdout).not.toContain('cluster ');
+});
+
+test('a pipeline not yet deployed: every step not-created, with the deploy command', async () => {
+  const { code, doc } = await json(emptyWorld(), []);
+  expect(code).toBe(3);
+  expect(doc.pipelines.map((p) => p.name)).toEqual(pipelines.map((p) => p.name));
+  expect(doc.pipelines[0].steps[0]).toEqual({ name: 'to-maxtext', jobset: qwen.steps[0].jobSetName, state: 'not-created', message: `not deployed: cdktf deploy ${qwen.name}` });
+});
+
+test('--json has exactly the documented keys', async () => {
+  const { doc } = await json(allPipelinesWorld(), []);
+  expect(Object.keys(doc)).toEqual(['pipelines']);
+  for (const p of doc.pipelines) {
+    expect(Object.keys(p)).toEqual(['name', 'steps']);
+    for (const s of p.steps) {
+      for (const key of Object.keys(s)) expect(['name', 'jobset', 'state', 'reason', 'message', 'progress']).toContain(key);
+      expect(['not-created', 'queued', 'pending', 'running', 'completed', 'failed']).toContain(s.state);
+      if (s.progress) expect(Object.keys(s.progress)).toEqual(['step', 'total']);
+    }
+  }
+});
+
+test('a poll is four list calls for all four pipelines, plus one log read per main pod that needs it', async () => {
+  const { code } = await run(allPipelinesWorld(), ['status']);
+  expect(code).toBe(1); // rl-llama3 failed
+  const lists = api!.requests.filter((r) => !r.path.endsWith('/log'));
+  expect(lists.map((r) => r.path).sort()).toEqual([
+    `/api/v1/namespaces/${platform.namespace}/events`,
+    `/api/v1/namespaces/${platform.namespace}/pods`,
+    `/apis/jobset.x-k8s.io/v1alpha2/namespaces/${platform.namespace}/jobsets`,
+    '/apis/kueue.x-k8s.io/v1beta2/workloads',
+  ]);
+  const pods = lists.find((r) => r.path.endsWith('/pods'))!;
+  expect(pods.query.labelSelector).toBe(`app.kubernetes.io/part-of=tpu-post-training,tpu-post-training/pipeline in (${pipelines.map((p) => p.name).join(',')})`);
+  // Logs: the two running trainings (progress) and the failed one (last lines); no pod of a queued or completed step.
+  const logs = api!.requests.filter((r) => r.path.endsWith('/log'));
+  expect(logs).toHaveLength(3);
+  expect(logs.every((r) => r.query.container === 'workload-container' && r.query.timestamps === 'true')).toBe(true);
+});
+
+test('--watch redraws until every named pipeline has ended', async () => {
+  const w = allPipelinesWorld();
+  api = await startFakeApi(w);
+  api.onJobSetList = (n) => {
+    if (n === 1) {
+      // The second poll: training finished, to-hf ran.
+      const train = api!.world.jobSets.find((j) => j.metadata.name === step(qwen, 'train').jobSetName)!;
+      train.status = completed;
+      api!.world.jobSets.push(jobSet(step(qwen, 'to-hf'), completed));
+    }
+  };
+  const { file, dir } = writeKubeconfig(api.url);
+  dirs.push(dir);
+  const r = await runCli(['status', 'rl-qwen3', '--watch', '--interval', '1', '--json'], { KUBECONFIG: file, HOME: dir });
+  expect(r.code).toBe(0);
+  const docs = r.stdout.trim().split('\n').map((l) => JSON.parse(l));
+  expect(docs.map((d) => d.pipelines[0].steps.map((s: any) => s.state))).toEqual([
+    ['completed', 'running', 'not-created'],
+    ['completed', 'completed', 'completed'],
+  ]);
+});
+
+test('no cluster answering: names the context and server, and the get-credentials command; exit 4', async () => {
+  const closed = await startFakeApi(emptyWorld());
+  const url = closed.url;
+  await closed.close();
+  const { file, dir } = writeKubeconfig(url);
+  dirs.push(dir);
+  const r = await runCli(['status'], { KUBECONFIG: file, HOME: dir });
+  expect(r.code).toBe(4);
+  expect(r.stderr).toContain(`no answer from the cluster at ${url} (kubeconfig context ${CONTEXT})`);
+  expect(r.stderr).toContain('ECONNREFUSED');
+  expect(r.stderr).toContain(credentialsCommand(platform.clusterName, platform.region, platform.project, false));
+});
+
+test('a user who may not list Workloads cluster-wide: the namespace list instead, once', async () => {
+  api = await startFakeApi(allPipelinesWorld());
+  api.forbidClusterWorkloads = true;
+  const { file, dir } = writeKubeconfig(api.url);
+  dirs.push(dir);
+  const r = await runCli(['status', 'rl-gemma4', '--json'], { KUBECONFIG: file, HOME: dir });
+  expect(r.code).toBe(3);
+  expect(JSON.parse(r.stdout).pipelines[0].steps[1].message).toContain(`quota held by JobSet ${step(qwen, 'train').jobSetName}`);
+  expect(api.requests.filter((q) => q.path.includes('/workloads')).map((q) => q.path)).toEqual([
+    '/apis/kueue.x-k8s.io/v1beta2/workloads',
+    `/apis/kueue.x-k8s.io/v1beta2/namespaces/${platform.namespace}/workloads`,
+  ]);
+});
+
+test('credentials refused (the exec plugin returns a token the server rejects): HTTP 401 and the fix; exit 4', async () => {
+  api = await startFakeApi(emptyWorld());
+  const { file, dir } = writeKubeconfig(api.url, { token: 'expired' });
+  dirs.push(dir);
+  const r = await runCli(['status'], { KUBECONFIG: file, HOME: dir });
+  expect(r.code).toBe(4);
+  expect(r.stderr).toContain(`the cluster refused the credentials at ${api.url} (kubeconfig context ${CONTEXT}): the API server refused the request (HTTP 401): Unauthorized`);
+  expect(r.stderr).toContain(credentialsCommand(platform.clusterName, platform.region, platform.project, false));
+});
+
+test('the exec plugin is not installed: the error and the fix; exit 4', async () => {
+  api = await startFakeApi(emptyWorld());
+  const { file, dir } = writeKubeconfig(api.url, { command: 'gke-gcloud-auth-plugin-not-installed' });
+  dirs.push(dir);
+  const r = await runCli(['status'], { KUBECONFIG: file, HOME: dir });
+  expect(r.code).toBe(4);
+  expect(r.stderr).toContain(`(kubeconfig context ${CONTEXT})`);
+  expect(r.stderr).toContain(
+    `no credentials for the cluster at ${api.url} (kubeconfig context ${CONTEXT}): the kubeconfig's credential plugin 'gke-gcloud-auth-plugin-not-installed' is not installed (gcloud components install gke-gcloud-auth-plugin)`,
+  );
+  expect(r.stderr).toContain(credentialsCommand(platform.clusterName, platform.region, platform.project, false));
+  expect(api.requests).toHaveLength(0);
+});
+
+test('no kubeconfig at all: says which file was tried and what to run; exit 4', async () => {
+  const r = await runCli(['status'], { HOME: '/nonexistent-home' });
+  expect(r.code).toBe(4);
+  expect(r.stderr).toBe(
+    `status: no kubeconfig: /nonexistent-home/.kube/config does not exist.\n` +
+      `Fetch the credentials of the cluster this config deploys (${platform.clusterName}), then retry:\n` +
+      `  ${credentialsCommand(platform.clusterName, platform.region, platform.project, false)}\n`,
+  );
+});
+
+describe('usage', () => {
+  test.each([
+    [['status', '--bogus'], "status: Unknown option '--bogus'"],
+    [['status', '--interval', '0', '--watch'], "status: --interval must be a whole number of seconds >= 1, got '0'"],
+    [['status', '--interval', '5'], 'status: --interval only applies with --watch'],
+    [['status', 'rl-nope'], `status: no enabled pipeline named 'rl-nope'; pipelines: ${pipelines.map((p) => p.name).join(', ')}`],
+    [['logs'], 'logs: expected <pipeline> [step], got nothing'],
+    [['logs', 'rl-qwen3', 'eval'], "logs: step must be one of to-maxtext, train, to-hf, got 'eval'"],
+    [['logs', 'rl-qwen3', '--tail'], "logs: Unknown option '--tail'"],
+    [[], "status: the first argument must be 'status' or 'logs', got ''"],
+  ])('%j exits 2: %s', async (args, message) => {
+    const r = await runCli(args, { HOME: '/nonexistent-home' });
+    expect(r.code).toBe(2);
+    expect(r.stderr.split('\n')[0]).toBe(message);
+    expect(r.stderr).toContain('usage: npm run');
+  });
+
+  test('--help exits 0 with the usage on stdout', async () => {
+    const r = await runCli(['status', '--help'], { HOME: '/nonexistent-home' });
+    expect(r.code).toBe(0);
+    expect(r.stdout).toMatch(/^usage: npm run status/);
+    const l = await runCli(['logs', '-h'], { HOME: '/nonexistent-home' });
+    expect(l.code).toBe(0);
+    expect(l.stdout).toMatch(/^usage: npm run logs/);
+  });
+});
+
+describe('npm run logs', () => {
+  test('default step: the running one; the main pod (Pathways head) main container', async () => {
+    const r = await run(allPipelinesWorld(), ['logs', 'rl-qwen3']);
+    expect(r.code).toBe(0);
+    const head = `${step(qwen, 'train').jobSetName}-pathways-head-0-0-x7k2p`;
+    expect(r.stderr).toBe(`==> rl-qwen3 train: pod ${head}, container workload-container\n`);
+    expect(r.stdout.split('\n')[0]).toBe('starting');
+    expect(r.stdout).toContain(rlLine(58, 20).replace(/^\S+ /, ''));
+    const req = api!.requests.filter((q) => q.path.endsWith('/log')).pop()!;
+    expect(req.path).toBe(`/api/v1/namespaces/${platform.namespace}/pods/${head}/log`);
+    expect(req.query).toMatchObject({ container: 'workload-container', follow: 'false' });
+  });
+
+  test('-f follows until the container ends; a named step', async () => {
+    const r = await run(allPipelinesWorld(), ['logs', 'rl-qwen3', 'train', '-f']);
+    expect(r.code).toBe(0);
+    expect(r.stdout.trim().split('\n')).toHaveLength(21);
+    expect(api!.requests.filter((q) => q.path.endsWith('/log')).pop()!.query.follow).toBe('true');
+  });
+
+  test('a main container that has not started: says so, exit 3', async () => {
+    const w = emptyWorld();
+    const js = jobSet(step(sft, 'to-maxtext'));
+    w.jobSets.push(js);
+    w.workloads.push(workload(js, true));
+    w.pods.push(pod(js, 'convert', { phase: 'Pending', containerStatuses: [{ name: 'workload-container', state: { waiting: { reason: 'ContainerCreating' } } }] }));
+    const r = await run(w, ['logs', 'sft-gemma4']);
+    expect(r.code).toBe(3);
+    expect(r.stderr).toContain(`logs: workload-container of ${js.metadata.name}-convert-0-0-x7k2p has not started yet; npm run status -- sft-gemma4 says why\n`);
+  });
+
+  test('a step without a main pod yet: says so, exit 3', async () => {
+    const r = await run(allPipelinesWorld(), ['logs', 'rl-gemma4']);
+    expect(r.code).toBe(3);
+    expect(r.stderr).toBe(`logs: ${step(pipeline('rl-gemma4'), 'train').jobSetName} has no main pod yet; npm run status -- rl-gemma4 says why\n`);
+  });
+});
+
+test('the fixture pods carry the labels the stacks put on them (no hand-typed names)', () => {
+  const js = jobSet(step(qwen, 'train'));
+  const head = pod(js, 'pathways-head', running(0));
+  expect(head.metadata.labels).toMatchObject({ ...qwen.labels, ...step(qwen, 'train').mainPodSelector });
+  expect(iso(0)).toBe('2026-12-01T06:00:00.000Z');
+});

@@ -1,0 +1,555 @@
+/**
+ * The status model: listed cluster objects (JobSets, Kueue Workloads, Pods, Events, main-container logs) -> one
+ * state per pipeline step. Pure: no client, no I/O, no clock (`now` is an input).
+ *
+ * Upstream behaviour modelled here (read at the pinned versions):
+ *   - JobSet v0.12.0 (kubernetes-sigs/jobset, api/jobset/v1alpha2/jobset_types.go, pkg/constants/constants.go,
+ *     pkg/controllers/failure_policy.go): conditions `Completed`, `Failed`, `Suspended`; `status.terminalState`
+ *     `Completed|Failed`; a FailJobSet rule fails it with reason `FailJobSetFailurePolicyAction` and message
+ *     "applying FailJobSet failure policy action (first failed job: <job>)".
+ *   - Kueue v0.19.2 (kubernetes-sigs/kueue): the JobSet integration creates one Workload per JobSet, named
+ *     `jobset-<name>-<5 hex of sha1>` (pkg/controller/jobframework/workload_names.go), controller-owned by the JobSet
+ *     and labelled `kueue.x-k8s.io/job-uid=<JobSet uid>` (reconciler.go ConstructWorkload; constants.go). The
+ *     JobSet's own labels are NOT copied (utils.go NewWorkload copies only configured label keys), so workloads are
+ *     matched by owner, never by pipeline label. Conditions `QuotaReserved`, `Admitted`, `Evicted`, `Finished`,
+ *     `PodsReady` (apis/kueue/v1beta2/workload_types.go). An unadmitted workload has QuotaReserved=False with the
+ *     scheduler's message, e.g. "couldn't assign flavors to pod set worker: insufficient unused quota for
+ *     google.com/tpu in flavor ..., 32 more needed" (pkg/scheduler/scheduler.go, flavorassigner/flavorassigner.go);
+ *     admitted ones carry `status.admission.clusterQueue` and per pod set `resourceUsage`.
+ *   - Progress lines of the main container: MaxText maxtext-v0.2.4 SFT logs "completed step: N, seconds: ..."
+ *     (src/maxtext/common/metric_logger.py `_log_training_metrics`, called from post_train/hooks.py
+ *     `on_train_step_end` with the step counter already incremented, so N steps are done). train_rl runs Tunix
+ *     (google/tunix at c4ec573d, the commit MaxText 0.2.4 pins in extra_deps/post_train_github_deps.txt), whose
+ *     PeftTrainer logs "Train step N training loss: ... - training perplexity: ..." once per optimizer step
+ *     (tunix/sft/peft_trainer.py `_log_metrics`, step incremented before logging; the tqdm bar is disabled without a
+ *     TTY). Totals: jobs/maxtext.ts `lastCheckpointStep` (SFT `steps`; RL `train_steps`).
+ */
+import { lastCheckpointStep } from '../jobs/maxtext';
+import { Pipeline, PipelineStep } from '../jobs/pipeline';
+import { HF_TOKEN_VOLUME, secretCommand } from '../jobs/secrets';
+import { TPU_RESOURCE } from '../jobs/tpu';
+import { JOBSET_POD_LABELS, MAIN_CONTAINER } from '../jobs/jobset';
+
+export const STATES = ['not-created', 'queued', 'pending', 'running', 'completed', 'failed'] as const;
+export type StepState = (typeof STATES)[number];
+
+/** Kueue v0.19.2 constants the model reads (pkg/controller/constants/constants.go, apis/kueue/v1beta2). */
+export const KUEUE = {
+  group: 'kueue.x-k8s.io',
+  version: 'v1beta2',
+  workloads: 'workloads',
+  jobUidLabel: 'kueue.x-k8s.io/job-uid',
+} as const;
+
+// ---- the object shapes the model reads (a subset of what the API server returns) ----------------------------
+
+type Time = string | Date;
+export interface ObjectMeta {
+  readonly name?: string;
+  readonly namespace?: string;
+  readonly uid?: string;
+  readonly labels?: Readonly<Record<string, string>>;
+  readonly creationTimestamp?: Time;
+  readonly ownerReferences?: ReadonlyArray<{ readonly kind?: string; readonly name?: string; readonly uid?: string }>;
+}
+export interface Condition {
+  readonly type: string;
+  readonly status: string;
+  readonly reason?: string;
+  readonly message?: string;
+  readonly lastTransitionTime?: Time;
+}
+export interface JobSetObject {
+  readonly metadata: ObjectMeta;
+  readonly status?: { readonly conditions?: readonly Condition[]; readonly terminalState?: string; readonly restarts?: number };
+}
+export interface WorkloadObject {
+  readonly metadata: ObjectMeta;
+  readonly spec?: { readonly queueName?: string };
+  readonly status?: {
+    readonly conditions?: readonly Condition[];
+    readonly admission?: {
+      readonly clusterQueue?: string;
+      readonly podSetAssignments?: ReadonlyArray<{ readonly name?: string; readonly resourceUsage?: Readonly<Record<string, string>> }>;
+    };
+  };
+}
+export interface ContainerState {
+  readonly waiting?: { readonly reason?: string; readonly message?: string };
+  readonly running?: { readonly startedAt?: Time };
+  readonly terminated?: { readonly exitCode?: number; readonly reason?: string; readonly message?: string; readonly finishedAt?: Time };
+}
+export interface ContainerStatus {
+  readonly name: string;
+  readonly image?: string;
+  readonly restartCount?: number;
+  readonly state?: ContainerState;
+  readonly lastState?: ContainerState;
+}
+export interface PodObject {
+  readonly metadata: ObjectMeta;
+  readonly spec?: {
+    readonly nodeSelector?: Readonly<Record<string, string>>;
+    readonly containers?: ReadonlyArray<{ readonly name: string; readonly image?: string }>;
+    readonly initContainers?: ReadonlyArray<{ readonly name: string; readonly image?: string }>;
+  };
+  readonly status?: {
+    readonly phase?: string;
+    readonly startTime?: Time;
+    readonly conditions?: readonly Condition[];
+    readonly containerStatuses?: readonly ContainerStatus[];
+    readonly initContainerStatuses?: readonly ContainerStatus[];
+  };
+}
+export interface EventObject {
+  readonly metadata?: ObjectMeta;
+  readonly involvedObject?: { readonly kind?: string; readonly name?: string; readonly uid?: string };
+  readonly reason?: string;
+  readonly message?: string;
+  readonly type?: string;
+  readonly count?: number;
+  readonly lastTimestamp?: Time;
+  readonly eventTime?: Time;
+}
+
+/** One poll's worth of listed objects. */
+export interface Snapshot {
+  readonly jobSets: readonly JobSetObject[];
+  /** Workloads of the namespace, or of the cluster when it could list them (for "what else holds the quota"). */
+  readonly workloads: readonly WorkloadObject[];
+  readonly pods: readonly PodObject[];
+  readonly events: readonly EventObject[];
+}
+
+/** A request for the main container's log lines (for progress or a failure's last lines). */
+export interface LogRequest {
+  readonly pod: string;
+  readonly container: string;
+  readonly tailLines: number;
+  /** Why the log is read (progress of a running step, or the last lines of a failed one). */
+  readonly purpose: 'progress' | 'failure';
+}
+
+export interface Progress {
+  readonly step: number;
+  readonly total: number;
+}
+
+/** The state of one step. `details` are extra text lines (log tail, ETA, ...) the JSON output leaves out. */
+export interface StepStatus {
+  readonly name: string;
+  readonly jobset: string;
+  readonly state: StepState;
+  readonly reason?: string;
+  readonly message?: string;
+  readonly progress?: Progress;
+  /** Seconds to the end at the current rate. @default - unknown */
+  readonly etaSeconds?: number;
+  /** Seconds since the main container started. @default - not running */
+  readonly elapsedSeconds?: number;
+  /** TPU chips the step holds (Kueue admission). @default - none */
+  readonly chips?: number;
+  readonly details: readonly string[];
+}
+
+export interface PipelineStatus {
+  readonly name: string;
+  readonly steps: readonly StepStatus[];
+}
+
+// ---- helpers ----------------------------------------------------------------------------------------------------
+
+function condition(conditions: readonly Condition[] | undefined, type: string): Condition | undefined {
+  return conditions?.find((c) => c.type === type);
+}
+function isTrue(conditions: readonly Condition[] | undefined, type: string): boolean {
+  return condition(conditions, type)?.status === 'True';
+}
+function time(t: Time | undefined): number | undefined {
+  if (t === undefined) return undefined;
+  const ms = new Date(t).getTime();
+  return Number.isFinite(ms) ? ms : undefined;
+}
+function matches(labels: Readonly<Record<string, string>> | undefined, selector: Readonly<Record<string, string>>): boolean {
+  return Object.entries(selector).every(([k, v]) => labels?.[k] === v);
+}
+function newest<T extends { metadata: ObjectMeta }>(items: readonly T[]): T | undefined {
+  return [...items].sort((a, b) => (time(b.metadata.creationTimestamp) ?? 0) - (time(a.metadata.creationTimestamp) ?? 0))[0];
+}
+
+/** The workload Kueue created for a JobSet: owned by it (uid) or labelled with its uid. */
+export function workloadOf(jobSet: JobSetObject, workloads: readonly WorkloadObject[]): WorkloadObject | undefined {
+  const uid = jobSet.metadata.uid;
+  const owned = workloads.filter(
+    (w) =>
+      (uid !== undefined && w.metadata.labels?.[KUEUE.jobUidLabel] === uid) ||
+      (w.metadata.ownerReferences ?? []).some((o) => o.kind === 'JobSet' && (uid !== undefined ? o.uid === uid : o.name === jobSet.metadata.name)),
+  );
+  return newest(owned);
+}
+
+/** TPU chips a workload's admission holds. */
+export function chipsHeld(workload: WorkloadObject): number {
+  return (workload.status?.admission?.podSetAssignments ?? []).reduce((sum, ps) => sum + Number(ps.resourceUsage?.[TPU_RESOURCE] ?? 0), 0);
+}
+
+function isAdmitted(w: WorkloadObject): boolean {
+  return isTrue(w.status?.conditions, 'Admitted');
+}
+function isFinished(w: WorkloadObject): boolean {
+  return isTrue(w.status?.conditions, 'Finished');
+}
+
+/** Other workloads admitted to `clusterQueue` (what holds the quota), as `JobSet x in ns (ClusterQueue q, N google.com/tpu)`. */
+export function quotaHolders(workload: WorkloadObject, all: readonly WorkloadObject[], clusterQueue: string): string[] {
+  return all
+    .filter((w) => !(w.metadata.name === workload.metadata.name && w.metadata.namespace === workload.metadata.namespace))
+    .filter((w) => isAdmitted(w) && !isFinished(w) && w.status?.admission?.clusterQueue === clusterQueue)
+    .map((w) => {
+      const owner = (w.metadata.ownerReferences ?? []).find((o) => o.kind === 'JobSet')?.name;
+      const chips = chipsHeld(w);
+      const what = owner ? `JobSet ${owner}` : `workload ${w.metadata.name}`;
+      return `${what} in ${w.metadata.namespace ?? '?'} (ClusterQueue ${w.status?.admission?.clusterQueue}${chips > 0 ? `, ${chips} ${TPU_RESOURCE}` : ''})`;
+    })
+    .sort();
+}
+
+/** Pods of a JobSet. */
+export function podsOf(jobSet: string, pods: readonly PodObject[]): PodObject[] {
+  return pods.filter((p) => p.metadata.labels?.[JOBSET_POD_LABELS.jobSetName] === jobSet);
+}
+
+/** The step's main pod (newest with the main-pod labels). */
+export function mainPodOf(step: PipelineStep, pods: readonly PodObject[]): PodObject | undefined {
+  return newest(pods.filter((p) => matches(p.metadata.labels, step.mainPodSelector)));
+}
+
+// ---- progress ---------------------------------------------------------------------------------------------------
+
+/** Per-step progress lines: MaxText SFT (metric_logger.py) and Tunix RL (peft_trainer.py), see the module doc. */
+export const PROGRESS_PATTERNS: Readonly<Record<'sft' | 'rl', RegExp>> = {
+  sft: /completed step: (\d+)/,
+  rl: /Train step (\d+) training loss/,
+};
+
+export interface LogProgress {
+  readonly step: number;
+  /** Time of the last progress line (from `timestamps=true`). @default - unknown */
+  readonly at?: number;
+  /** The first progress line in the window, for the rate. @default - only one line */
+  readonly first?: { readonly step: number; readonly at?: number };
+}
+
+/** The last progress line of a log (lines may start with an RFC 3339 timestamp, as `timestamps=true` returns). */
+export function parseProgress(kind: 'sft' | 'rl', log: string): LogProgress | undefined {
+  const pattern = PROGRESS_PATTERNS[kind];
+  let first: { step: number; at?: number } | undefined;
+  let last: { step: number; at?: number } | undefined;
+  for (const line of log.split('\n')) {
+    const m = pattern.exec(line);
+    if (!m) continue;
+    const stamp = /^(\d{4}-\d\d-\d\dT\S+)\s/.exec(line);
+    const entry = { step: Number(m[1]), at: stamp ? time(stamp[1]) : undefined };
+    first ??= entry;
+    last = entry;
+  }
+  if (!last) return undefined;
+  return { step: last.step, at: last.at, ...(first && first !== last ? { first } : {}) };
+}
+
+/** Seconds to `total` at the rate seen between two progress lines, or since the container started. */
+export function eta(progress: LogProgress, total: number, startedAt: number | undefined, now: number): number | undefined {
+  const remaining = total - progress.step;
+  if (remaining <= 0) return 0;
+  const f = progress.first;
+  if (f && f.at !== undefined && progress.at !== undefined && progress.step > f.step && progress.at > f.at) {
+    return Math.round((remaining * (progress.at - f.at)) / (progress.step - f.step) / 1000);
+  }
+  if (startedAt !== undefined && progress.step > 0) return Math.round((remaining * (now - startedAt)) / progress.step / 1000);
+  return undefined;
+}
+
+/** The last `n` non-empty lines, without the timestamps `timestamps=true` adds. */
+export function lastLines(log: string, n: number): string[] {
+  return log
+    .split('\n')
+    .map((l) => l.replace(/^\d{4}-\d\d-\d\dT\S+\s/, ''))
+    .filter((l) => l.trim() !== '')
+    .slice(-n);
+}
+
+// ---- pending reasons --------------------------------------------------------------------------------------------
+
+const IMAGE_PULL = ['ImagePullBackOff', 'ErrImagePull', 'InvalidImageName', 'ErrImageNeverPull'];
+
+interface Problem {
+  readonly reason: string;
+  readonly message: string;
+}
+
+function eventsFor(pod: PodObject, events: readonly EventObject[]): EventObject[] {
+  return events
+    .filter((e) => e.involvedObject?.name === pod.metadata.name && (e.involvedObject?.kind ?? 'Pod') === 'Pod')
+    .sort((a, b) => (time(b.lastTimestamp ?? b.eventTime) ?? 0) - (time(a.lastTimestamp ?? a.eventTime) ?? 0));
+}
+
+/** Why a pod of an admitted step is not running, with the fix; undefined when nothing is wrong. */
+export function podProblem(pod: PodObject, events: readonly EventObject[], pipeline: Pipeline, step: PipelineStep, project: string, secretId: string): Problem | undefined {
+  const name = pod.metadata.name ?? '?';
+  const statuses = [...(pod.status?.initContainerStatuses ?? []), ...(pod.status?.containerStatuses ?? [])];
+  for (const cs of statuses) {
+    const reason = cs.state?.waiting?.reason;
+    if (reason && IMAGE_PULL.includes(reason)) {
+      const image = cs.image ?? [...(pod.spec?.initContainers ?? []), ...(pod.spec?.containers ?? [])].find((c) => c.name === cs.name)?.image;
+      return {
+        reason,
+        message:
+          `pod ${name} container ${cs.name} cannot pull image ${image ?? '?'}` +
+          (cs.state?.waiting?.message ? `: ${cs.state.waiting.message}` : '') +
+          `; check that the tag exists and the node service account can read it (pipelines.${pipeline.name}.image)`,
+      };
+    }
+  }
+  for (const cs of statuses) {
+    if (cs.state?.waiting?.reason === 'CrashLoopBackOff') {
+      const last = cs.lastState?.terminated;
+      return {
+        reason: 'CrashLoopBackOff',
+        message:
+          `pod ${name} container ${cs.name} keeps crashing (${cs.restartCount ?? 0} restarts` +
+          (last ? `, last exit ${last.exitCode}${last.reason ? ` ${last.reason}` : ''}` : '') +
+          `); its log: npm run logs -- ${pipeline.name} ${step.name}`,
+      };
+    }
+  }
+  if (pod.status?.phase === 'Running' || pod.status?.phase === 'Succeeded') return undefined;
+  const podEvents = eventsFor(pod, events);
+  const mount = podEvents.find((e) => e.reason === 'FailedMount');
+  if (mount) {
+    const token = (mount.message ?? '').includes(`volume "${HF_TOKEN_VOLUME}"`);
+    return {
+      reason: 'FailedMount',
+      message: token
+        ? `pod ${name} cannot mount the Hugging Face token (${mount.message}); add a token version: ${secretCommand(project, secretId)}`
+        : `pod ${name}: ${mount.message}`,
+    };
+  }
+  const scheduled = condition(pod.status?.conditions, 'PodScheduled');
+  if (scheduled?.status === 'False' && scheduled.reason === 'Unschedulable') {
+    const event = podEvents.find((e) => e.reason === 'FailedScheduling');
+    const selector = Object.entries(pod.spec?.nodeSelector ?? {})
+      .map(([k, v]) => `${k}=${v}`)
+      .join(',');
+    return {
+      reason: 'Unschedulable',
+      message: `pod ${name}: ${event?.message ?? scheduled.message ?? 'no node fits'}${selector ? ` (node selector ${selector})` : ''}`,
+    };
+  }
+  return undefined;
+}
+
+// ---- the step state ---------------------------------------------------------------------------------------------
+
+/** What a step's status needs besides the snapshot. */
+export interface StatusContext {
+  readonly project: string;
+  readonly hfTokenSecretId: string;
+  /** The ClusterQueue the pipelines' LocalQueue points to (jobs/platform.ts). */
+  readonly clusterQueue: string;
+  /** Epoch milliseconds. */
+  readonly now: number;
+}
+
+/** Where a completed step's output is. */
+export function outputOf(pipeline: Pipeline, step: PipelineStep): string {
+  switch (step.name) {
+    case 'to-maxtext':
+      return pipeline.paths.maxtextCheckpoint;
+    case 'train':
+      return pipeline.paths.trainedCheckpoint;
+    case 'to-hf':
+      return pipeline.paths.hfExportDir;
+  }
+}
+
+/** Total steps of a step that reports progress (training), else undefined. */
+export function totalSteps(pipeline: Pipeline, step: PipelineStep): number | undefined {
+  return step.name === 'train' ? lastCheckpointStep(pipeline.recipe.train) : undefined;
+}
+
+function jobSetByName(snapshot: Snapshot, step: PipelineStep): JobSetObject | undefined {
+  return snapshot.jobSets.find((j) => j.metadata.name === step.jobSetName && (j.metadata.namespace ?? step.namespace) === step.namespace);
+}
+
+/** The logs a poll must read: the main container of running training steps and of failed steps. */
+export function logRequests(pipelines: readonly Pipeline[], snapshot: Snapshot): LogRequest[] {
+  const out: LogRequest[] = [];
+  for (const pipeline of pipelines) {
+    for (const step of pipeline.steps) {
+      const js = jobSetByName(snapshot, step);
+      if (!js) continue;
+      const main = mainPodOf(step, snapshot.pods);
+      if (!main?.metadata.name) continue;
+      const failed = js.status?.terminalState === 'Failed' || isTrue(js.status?.conditions, 'Failed');
+      const completed = js.status?.terminalState === 'Completed' || isTrue(js.status?.conditions, 'Completed');
+      if (failed) out.push({ pod: main.metadata.name, container: MAIN_CONTAINER, tailLines: FAILURE_LINES, purpose: 'failure' });
+      else if (!completed && totalSteps(pipeline, step) !== undefined && main.status?.phase === 'Running') {
+        out.push({ pod: main.metadata.name, container: MAIN_CONTAINER, tailLines: PROGRESS_WINDOW, purpose: 'progress' });
+      }
+    }
+  }
+  return out;
+}
+
+/** Lines of a failed main container shown. */
+export const FAILURE_LINES = 20;
+/** Log lines read to find the progress lines (and the rate between the first and last of them). */
+export const PROGRESS_WINDOW = 400;
+
+function started(main: PodObject | undefined): number | undefined {
+  const cs = main?.status?.containerStatuses?.find((c) => c.name === MAIN_CONTAINER);
+  return time(cs?.state?.running?.startedAt) ?? time(main?.status?.startTime);
+}
+
+/** The state of one step. `logs` maps pod name -> log text read for it (see `logRequests`). */
+export function stepStatus(
+  pipeline: Pipeline,
+  index: number,
+  snapshot: Snapshot,
+  logs: ReadonlyMap<string, string>,
+  ctx: StatusContext,
+): StepStatus {
+  const step = pipeline.steps[index];
+  const base = { name: step.name, jobset: step.jobSetName };
+  const js = jobSetByName(snapshot, step);
+  if (!js) {
+    const previous = pipeline.steps[index - 1];
+    const anyCreated = pipeline.steps.some((s) => jobSetByName(snapshot, s));
+    const previousJs = previous ? jobSetByName(snapshot, previous) : undefined;
+    if (previousJs && (previousJs.status?.terminalState === 'Failed' || isTrue(previousJs.status?.conditions, 'Failed'))) {
+      return { ...base, state: 'not-created', message: `will not start: ${previous.name} failed`, details: [] };
+    }
+    return {
+      ...base,
+      state: 'not-created',
+      message: !anyCreated
+        ? `not deployed: cdktf deploy ${pipeline.name}`
+        : previous
+          ? `starts when ${previous.name} completed`
+          : 'not created',
+      details: [],
+    };
+  }
+  const conditions = js.status?.conditions;
+  const pods = podsOf(step.jobSetName, snapshot.pods);
+  const main = mainPodOf(step, pods);
+  const log = main?.metadata.name ? logs.get(main.metadata.name) : undefined;
+
+  if (js.status?.terminalState === 'Completed' || isTrue(conditions, 'Completed')) {
+    const total = totalSteps(pipeline, step);
+    return {
+      ...base,
+      state: 'completed',
+      message: `output: ${outputOf(pipeline, step)}`,
+      ...(total !== undefined ? { progress: { step: total, total } } : {}),
+      details: [],
+    };
+  }
+  if (js.status?.terminalState === 'Failed' || isTrue(conditions, 'Failed')) {
+    const failed = condition(conditions, 'Failed');
+    const tail = log !== undefined ? lastLines(log, FAILURE_LINES) : [];
+    return {
+      ...base,
+      state: 'failed',
+      reason: failed?.reason ?? 'Failed',
+      message: failed?.message ?? 'the JobSet failed',
+      details: tail.length > 0 ? [`last lines of ${main?.metadata.name}/${MAIN_CONTAINER}:`, ...tail.map((l) => `  ${l}`)] : [],
+    };
+  }
+
+  const workload = workloadOf(js, snapshot.workloads);
+  if (workload && !isAdmitted(workload)) {
+    const wc = workload.status?.conditions;
+    const evicted = condition(wc, 'Evicted');
+    const reserved = condition(wc, 'QuotaReserved');
+    const admitted = condition(wc, 'Admitted');
+    const why = evicted?.status === 'True' ? evicted : reserved?.status === 'False' ? reserved : admitted ?? reserved;
+    const holders = quotaHolders(workload, snapshot.workloads, ctx.clusterQueue);
+    return {
+      ...base,
+      state: 'queued',
+      reason: why?.reason ?? 'Pending',
+      message:
+        `workload ${workload.metadata.name}: ${why?.message ?? 'waiting for Kueue to evaluate it'}` +
+        (holders.length > 0 ? `; quota held by ${holders.join(', ')}` : ''),
+      details: [],
+    };
+  }
+  if (!workload && isTrue(conditions, 'Suspended')) {
+    return { ...base, state: 'queued', reason: 'Suspended', message: 'waiting for Kueue to create and admit its workload', details: [] };
+  }
+
+  const chips = workload ? chipsHeld(workload) : 0;
+  const held = chips > 0 ? { chips } : {};
+  for (const pod of pods) {
+    const problem = podProblem(pod, snapshot.events, pipeline, step, ctx.project, ctx.hfTokenSecretId);
+    if (problem) return { ...base, state: 'pending', reason: problem.reason, message: problem.message, ...held, details: [] };
+  }
+  const mainRunning = main?.status?.phase === 'Running' || main?.status?.phase === 'Succeeded';
+  if (!mainRunning) {
+    const waiting = main?.status?.containerStatuses?.find((c) => c.name === MAIN_CONTAINER)?.state?.waiting?.reason;
+    return {
+      ...base,
+      state: 'pending',
+      reason: waiting ?? (main ? 'PodPending' : 'PodsNotCreated'),
+      message: main ? `pod ${main.metadata.name} is ${main.status?.phase ?? 'Pending'}` : 'admitted; waiting for the JobSet controller to create pods',
+      ...held,
+      details: [],
+    };
+  }
+
+  const startedAt = started(main);
+  const elapsedSeconds = startedAt !== undefined ? Math.max(0, Math.round((ctx.now - startedAt) / 1000)) : undefined;
+  const total = totalSteps(pipeline, step);
+  const kind = pipeline.recipe.train.kind;
+  const parsed = total !== undefined && log !== undefined ? parseProgress(kind, log) : undefined;
+  const progress = total !== undefined ? { step: parsed?.step ?? 0, total } : undefined;
+  const etaSeconds = parsed && total !== undefined ? eta(parsed, total, startedAt, ctx.now) : undefined;
+  const restarts = js.status?.restarts ?? 0;
+  return {
+    ...base,
+    state: 'running',
+    ...(progress ? { progress } : {}),
+    ...(etaSeconds !== undefined ? { etaSeconds } : {}),
+    ...(elapsedSeconds !== undefined ? { elapsedSeconds } : {}),
+    ...held,
+    ...(restarts > 0 ? { reason: 'Restarted', message: `${restarts} JobSet restart(s)` } : {}),
+    details: total !== undefined && !parsed ? ['no progress line yet (loading the model, compiling)'] : [],
+  };
+}
+
+export function pipelineStatus(pipeline: Pipeline, snapshot: Snapshot, logs: ReadonlyMap<string, string>, ctx: StatusContext): PipelineStatus {
+  return { name: pipeline.name, steps: pipeline.steps.map((_, i) => stepStatus(pipeline, i, snapshot, logs, ctx)) };
+}
+
+/** Exit status: 1 when any step failed, 0 when every step completed, else 3 (still running, queued, pending or not created). */
+export function exitCode(pipelines: readonly PipelineStatus[]): 0 | 1 | 3 {
+  const steps = pipelines.flatMap((p) => p.steps);
+  if (steps.some((s) => s.state === 'failed')) return 1;
+  return steps.every((s) => s.state === 'completed') ? 0 : 3;
+}
+
+/** Whether a pipeline has ended (a watch stops when every named one has): all steps completed, or one failed. */
+export function isDone(pipeline: PipelineStatus): boolean {
+  return pipeline.steps.some((s) => s.state === 'failed') || pipeline.steps.every((s) => s.state === 'completed');
+}
+
+/** The step `npm run logs` shows by default: the running one, else the last one created. */
+export function defaultLogStep(pipeline: Pipeline, snapshot: Snapshot): PipelineStep | undefined {
+  const created = pipeline.steps.filter((s) => jobSetByName(snapshot, s));
+  const running = created.find((s) => {
+    const js = jobSetByName(snapshot, s)!;
+    return !js.status?.terminalState && !isTrue(js.status?.conditions, 'Completed') && !isTrue(js.status?.conditions, 'Failed');
+  });
+  return running ?? created[created.length - 1];
+}
