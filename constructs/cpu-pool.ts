@@ -1,10 +1,11 @@
 import { ContainerNodePool } from '@cdktf/provider-google/lib/container-node-pool';
 import { Construct } from 'constructs';
+import type { IGkeCluster } from './gke-cluster';
 
 export interface CpuNodePoolProps {
   readonly name: string;
-  /** Cluster id (`google_container_cluster.id`). */
-  readonly clusterId: string;
+  /** The cluster the pool joins (GkeCluster.addCpuPool passes itself). */
+  readonly cluster: Pick<IGkeCluster, 'clusterId'>;
   readonly zone: string;
   readonly machineType: string;
   readonly serviceAccountEmail: string;
@@ -35,7 +36,7 @@ export class CpuNodePool extends Construct {
     }
     this.pool = new ContainerNodePool(this, 'pool', {
       name: props.name,
-      cluster: props.clusterId,
+      cluster: props.cluster.clusterId,
       nodeLocations: [props.zone],
       nodeCount: props.nodeCount,
       autoscaling:

@@ -1,7 +1,11 @@
 import { ContainerCluster } from '@cdktf/provider-google/lib/container-cluster';
+import { DataGoogleContainerCluster } from '@cdktf/provider-google/lib/data-google-container-cluster';
 import { Fn } from 'cdktf';
 import { Construct } from 'constructs';
 import { BuiltinData } from './builtin-data';
+import { ClusterEndpoint, clusterEndpoint } from './cluster-access';
+import { CpuNodePool, CpuNodePoolProps } from './cpu-pool';
+import { TpuSlicePool, TpuSlicePoolProps } from './tpu-slice-pool';
 import { PUBLIC_OPT_IN_NAME } from '../jobs/platform';
 import { PODS_RANGE, SERVICES_RANGE } from './network';
 
@@ -31,7 +35,27 @@ export interface GkeClusterProps {
    * exclusion); 0 for none. GKE refuses an exclusion past the minor version's end of support. @default 30
    */
   readonly upgradeExclusionDays?: number;
+  /** Zone of the pools added with addTpuSlicePool/addCpuPool (a slice and its reservation are zonal). */
+  readonly nodeZone: string;
 }
+
+/**
+ * What node pools and Kubernetes/Helm providers need of a cluster, whether this stack creates it (GkeCluster) or
+ * finds it (GkeCluster.fromClusterAttributes): aws-eks' `ICluster` (aws/aws-cdk packages/aws-cdk-lib/aws-eks).
+ */
+export interface IGkeCluster {
+  /** `google_container_cluster.id`, what a node pool's `cluster` takes. */
+  readonly clusterId: string;
+  /** Where the API server is, for the Kubernetes and Helm providers (constructs/cluster-access.ts). */
+  endpoint(dnsEndpoint: boolean): ClusterEndpoint;
+}
+
+/** A TPU pool added through the cluster: the cluster, its zone and node identity come from it. */
+export type TpuSlicePoolOptions = Omit<TpuSlicePoolProps, 'cluster' | 'zone' | 'serviceAccountEmail'> &
+  Partial<Pick<TpuSlicePoolProps, 'zone' | 'serviceAccountEmail'>>;
+/** A CPU pool added through the cluster. */
+export type CpuPoolOptions = Omit<CpuNodePoolProps, 'cluster' | 'zone' | 'serviceAccountEmail'> &
+  Partial<Pick<CpuNodePoolProps, 'zone' | 'serviceAccountEmail'>>;
 
 /**
  * When GKE may do automatic maintenance: weekend nights (UTC). A recurring window with a fixed first occurrence in
@@ -49,14 +73,40 @@ export const MAINTENANCE_WINDOW = { startTime: '2026-01-03T02:00:00Z', endTime: 
 /** Default control-plane range of the private cluster. */
 export const DEFAULT_MASTER_CIDR = '172.16.0.32/28';
 
-export class GkeCluster extends Construct {
+export class GkeCluster extends Construct implements IGkeCluster {
+  /**
+   * The cluster an existing stack finds through a data source (`data.google_container_cluster.<id>`), as
+   * aws-eks' `Cluster.fromClusterAttributes`: the pipeline stacks reach infra's cluster this way, with no
+   * cross-stack reference. The data source is created directly in `scope` so its address is `<id>`.
+   */
+  static fromClusterAttributes(scope: Construct, id: string, attrs: { name: string; location: string; project: string }): IGkeCluster {
+    const data = new DataGoogleContainerCluster(scope, id, attrs);
+    return {
+      clusterId: data.id,
+      endpoint: (dnsEndpoint: boolean) =>
+        clusterEndpoint(
+          {
+            endpoint: data.endpoint,
+            dnsEndpoint: data.controlPlaneEndpointsConfig.get(0).dnsEndpointConfig.get(0).endpoint,
+            caCertificateBase64: data.masterAuth.get(0).clusterCaCertificate,
+          },
+          dnsEndpoint,
+        ),
+    };
+  }
+
   public readonly cluster: ContainerCluster;
   /** The control plane's range: the source of its webhook calls to nodes. */
   public readonly masterCidr: string;
+  /** Zone and node identity the pools added through this cluster get. */
+  public readonly nodeZone: string;
+  public readonly nodeServiceAccountEmail: string;
 
   constructor(scope: Construct, id: string, props: GkeClusterProps) {
     super(scope, id);
     this.masterCidr = props.masterCidr ?? DEFAULT_MASTER_CIDR;
+    this.nodeZone = props.nodeZone;
+    this.nodeServiceAccountEmail = props.defaultPoolServiceAccount;
     const exclusionDays = props.upgradeExclusionDays ?? 30;
     if (!(Number.isInteger(exclusionDays) && exclusionDays >= 0)) {
       throw new Error(`cluster ${props.name}: upgradeExclusionDays must be a whole number of days >= 0, got ${exclusionDays}`);
@@ -131,4 +181,45 @@ export class GkeCluster extends Construct {
       lifecycle: { ignoreChanges: ['node_config'] },
     });
   }
+
+  get clusterId(): string {
+    return this.cluster.id;
+  }
+
+  /** The IP endpoint with the cluster CA, or the DNS endpoint (IAM-authorized, public certificate). */
+  endpoint(dnsEndpoint: boolean): ClusterEndpoint {
+    return clusterEndpoint(
+      {
+        endpoint: this.cluster.endpoint,
+        dnsEndpoint: this.cluster.controlPlaneEndpointsConfig.dnsEndpointConfig.endpoint,
+        caCertificateBase64: this.cluster.masterAuth.clusterCaCertificate,
+      },
+      dnsEndpoint,
+    );
+  }
+
+  /**
+   * Adds one node pool per TPU slice to this cluster (aws-eks `Cluster.addNodegroupCapacity`). Unlike aws-eks, the
+   * pool is created next to the cluster (in the cluster's scope, with `id`), not under it: construct paths are the
+   * Terraform addresses of existing deployments, and a pool under the cluster would plan a destroy + create of the slice.
+   */
+  addTpuSlicePool(id: string, options: TpuSlicePoolOptions): TpuSlicePool {
+    return new TpuSlicePool(this.node.scope!, id, {
+      zone: this.nodeZone,
+      serviceAccountEmail: this.nodeServiceAccountEmail,
+      ...options,
+      cluster: this,
+    });
+  }
+
+  /** Adds a CPU node pool to this cluster (same scope rule as addTpuSlicePool). */
+  addCpuPool(id: string, options: CpuPoolOptions): CpuNodePool {
+    return new CpuNodePool(this.node.scope!, id, {
+      zone: this.nodeZone,
+      serviceAccountEmail: this.nodeServiceAccountEmail,
+      ...options,
+      cluster: this,
+    });
+  }
+
 }

@@ -2,7 +2,7 @@ import { ProjectIamMember } from '@cdktf/provider-google/lib/project-iam-member'
 import { ServiceAccount } from '@cdktf/provider-google/lib/service-account';
 import { ServiceAccountIamMember } from '@cdktf/provider-google/lib/service-account-iam-member';
 import { ServiceAccountV1 } from '@cdktf/provider-kubernetes/lib/service-account-v1';
-import { dependable, TerraformResource } from 'cdktf';
+import { ITerraformDependable } from 'cdktf';
 import { Construct } from 'constructs';
 import { Platform } from '../jobs/platform';
 
@@ -27,18 +27,28 @@ export interface IdentityProps {
  *   access on themselves (see TrainingBucket, HfTokenSecret).
  * - KSA `workload-identity-k8s-sa` in the pipelines' namespace, bound to the workload GSA by Workload Identity.
  *
- * Call `afterCluster` once the cluster and a node pool exist: the identity pool `<project>.svc.id.goog`
- * appears with the first Workload Identity cluster, and the KSA needs the API server.
+ * The Workload Identity binding and the KSA come with `bindWorkloads({ cluster, nodePool })`, once the cluster and a
+ * node pool exist: the identity pool `<project>.svc.id.goog` appears with the first Workload Identity cluster, and the
+ * KSA needs the API server. Both are created with those dependencies (props, not assignments afterwards).
  */
+
+/** What the workload bindings wait for. */
+export interface WorkloadBindingProps {
+  /** The Workload Identity cluster: the identity pool exists once it does. */
+  readonly cluster: ITerraformDependable;
+  /** A node pool: the API server serves the KSA once one exists. */
+  readonly nodePool: ITerraformDependable;
+}
 export class Identity extends Construct {
   public readonly nodeServiceAccount: ServiceAccount;
   public readonly workloadServiceAccount: ServiceAccount;
-  public readonly workloadIdentityBinding: ServiceAccountIamMember;
-  public readonly kubernetesServiceAccount: ServiceAccountV1;
+  private readonly platform: Platform;
+  private bindings?: { readonly workloadIdentityBinding: ServiceAccountIamMember; readonly kubernetesServiceAccount: ServiceAccountV1 };
 
   constructor(scope: Construct, id: string, props: IdentityProps) {
     super(scope, id);
     const { platform } = props;
+    this.platform = platform;
     this.nodeServiceAccount = new ServiceAccount(this, 'node-sa', {
       accountId: platform.nodeGsaId,
       displayName: `GKE nodes of ${platform.clusterName}`,
@@ -54,23 +64,31 @@ export class Identity extends Construct {
       accountId: platform.workloadGsaId,
       displayName: `Post-training workloads on ${platform.clusterName}`,
     });
-    this.workloadIdentityBinding = new ServiceAccountIamMember(this, 'workload-identity', {
-      serviceAccountId: this.workloadServiceAccount.name,
-      role: 'roles/iam.workloadIdentityUser',
-      member: `serviceAccount:${platform.project}.svc.id.goog[${platform.namespace}/${platform.serviceAccountName}]`,
-    });
-    this.kubernetesServiceAccount = new ServiceAccountV1(this, 'ksa', {
-      metadata: {
-        name: platform.serviceAccountName,
-        namespace: platform.namespace,
-        annotations: { 'iam.gke.io/gcp-service-account': this.workloadServiceAccount.email },
-      },
-    });
   }
 
-  /** Orders the Workload Identity binding after the cluster, and the KSA after a node pool. */
-  afterCluster(cluster: TerraformResource, nodePool: TerraformResource): void {
-    this.workloadIdentityBinding.dependsOn = [dependable(cluster)];
-    this.kubernetesServiceAccount.dependsOn = [dependable(nodePool)];
+  /**
+   * The Workload Identity binding (after the cluster) and the KSA pods run as (after a node pool), once. Their ids stay
+   * `workload-identity` and `ksa` under this construct: the Terraform addresses of existing deployments.
+   */
+  bindWorkloads(props: WorkloadBindingProps): { workloadIdentityBinding: ServiceAccountIamMember; kubernetesServiceAccount: ServiceAccountV1 } {
+    if (this.bindings) throw new Error(`${this.node.path}: bindWorkloads was already called`);
+    const platform = this.platform;
+    this.bindings = {
+      workloadIdentityBinding: new ServiceAccountIamMember(this, 'workload-identity', {
+        serviceAccountId: this.workloadServiceAccount.name,
+        role: 'roles/iam.workloadIdentityUser',
+        member: `serviceAccount:${platform.project}.svc.id.goog[${platform.namespace}/${platform.serviceAccountName}]`,
+        dependsOn: [props.cluster],
+      }),
+      kubernetesServiceAccount: new ServiceAccountV1(this, 'ksa', {
+        metadata: {
+          name: platform.serviceAccountName,
+          namespace: platform.namespace,
+          annotations: { 'iam.gke.io/gcp-service-account': this.workloadServiceAccount.email },
+        },
+        dependsOn: [props.nodePool],
+      }),
+    };
+    return this.bindings;
   }
 }

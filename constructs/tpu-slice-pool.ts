@@ -1,6 +1,7 @@
 import { ComputeResourcePolicy } from '@cdktf/provider-google/lib/compute-resource-policy';
 import { ContainerNodePool, ContainerNodePoolConfig } from '@cdktf/provider-google/lib/container-node-pool';
 import { Construct } from 'constructs';
+import type { IGkeCluster } from './gke-cluster';
 import { Capacity } from '../jobs/platform';
 import { TPU_TAINT, TpuSlice } from '../jobs/tpu';
 
@@ -10,7 +11,8 @@ export const RESERVATION_KEY = 'compute.googleapis.com/reservation-name';
 export interface TpuSlicePoolProps {
   /** Node pool name, e.g. `tpu-v6e-32-0`. */
   readonly name: string;
-  readonly clusterId: string;
+  /** The cluster the pool joins (GkeCluster.addTpuSlicePool passes itself). */
+  readonly cluster: Pick<IGkeCluster, 'clusterId'>;
   /** The slice shape from the TPU table: machine type, topology, VMs. */
   readonly slice: TpuSlice;
   /** Zone that holds the reservation or capacity. */
@@ -48,7 +50,7 @@ export class TpuSlicePool extends Construct {
     }
     const config: ContainerNodePoolConfig = {
       name: props.name,
-      cluster: props.clusterId,
+      cluster: props.cluster.clusterId,
       nodeLocations: [props.zone],
       // Reserved and spot slices: a fixed size. Flex-start: GKE scales 0 -> all VMs of the slice at once, with
       // per-zone limits (Cluster Toolkit modules/compute/gke-node-pool: total_* limits break TPU flex-start); the pool

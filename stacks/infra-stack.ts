@@ -4,9 +4,8 @@ import { KubernetesProvider } from '@cdktf/provider-kubernetes/lib/provider';
 import { TerraformOutput, TerraformStack } from 'cdktf';
 import { Construct } from 'constructs';
 import { TrainingBucket } from '../constructs/bucket';
-import { clusterEndpoint, helmProviderAccess, kubernetesProviderAccess } from '../constructs/cluster-access';
+import { helmProviderAccess, kubernetesProviderAccess } from '../constructs/cluster-access';
 import { Controllers } from '../constructs/controllers';
-import { CpuNodePool } from '../constructs/cpu-pool';
 import { GkeCluster } from '../constructs/gke-cluster';
 import { HfTokenSecret } from '../constructs/hf-token-secret';
 import { Identity } from '../constructs/identity';
@@ -92,8 +91,10 @@ export class InfraStack extends TerraformStack {
       dnsEndpoint: props.dnsEndpoint,
       releaseChannel: props.releaseChannel,
       deletionProtection: props.deletionProtection,
-      // The default pool GKE boots once (and this stack removes) runs as the node identity too.
+      // The default pool GKE boots once (and this stack removes) runs as the node identity too, as does every pool
+      // added through the cluster, in the slice's zone.
       defaultPoolServiceAccount: nodeServiceAccount.email,
+      nodeZone: platform.zone,
     });
     const cluster = this.cluster.cluster;
 
@@ -102,48 +103,27 @@ export class InfraStack extends TerraformStack {
     // no kubernetes_manifest, which would need the API server at plan time). With the DNS endpoint on, they go
     // through it (IAM-authorized, public certificate): a hosted CI runner outside the IP allow-list can apply too.
     // Exec credentials (constructs/cluster-access.ts): no token in state, none that expires during a wait.
-    const endpoint = clusterEndpoint(
-      {
-        endpoint: cluster.endpoint,
-        dnsEndpoint: cluster.controlPlaneEndpointsConfig.dnsEndpointConfig.endpoint,
-        caCertificateBase64: cluster.masterAuth.clusterCaCertificate,
-      },
-      props.dnsEndpoint ?? false,
-    );
+    const endpoint = this.cluster.endpoint(props.dnsEndpoint ?? false);
     new KubernetesProvider(this, 'kubernetes', kubernetesProviderAccess(endpoint));
     new HelmProvider(this, 'helm', { kubernetes: helmProviderAccess(endpoint) });
 
-    const systemPool = new CpuNodePool(this, 'system-pool', {
+    // The cluster adds its pools (aws-eks Cluster.addNodegroupCapacity): cluster, zone and node identity from it.
+    const systemPool = this.cluster.addCpuPool('system-pool', {
       name: 'system',
-      clusterId: cluster.id,
-      zone: platform.zone,
       machineType: props.systemPool.machineType,
       nodeCount: props.systemPool.nodes,
-      serviceAccountEmail: nodeServiceAccount.email,
     });
-    const cpuPool = new CpuNodePool(this, 'cpu-pool', {
+    const cpuPool = this.cluster.addCpuPool('cpu-pool', {
       name: platform.cpuPool.name,
-      clusterId: cluster.id,
-      zone: platform.zone,
       machineType: platform.cpuPool.machineType,
       maxNodes: props.cpuPoolMaxNodes,
-      serviceAccountEmail: nodeServiceAccount.email,
     });
     for (const group of platform.tpuGroups) {
-      group.poolNames.forEach((poolName) => {
-        this.tpuPools.push(
-          new TpuSlicePool(this, poolName, {
-            name: poolName,
-            clusterId: cluster.id,
-            slice: group.slice,
-            zone: platform.zone,
-            capacity: group.capacity,
-            serviceAccountEmail: nodeServiceAccount.email,
-          }),
-        );
-      });
+      for (const poolName of group.poolNames) {
+        this.tpuPools.push(this.cluster.addTpuSlicePool(poolName, { name: poolName, slice: group.slice, capacity: group.capacity }));
+      }
     }
-    identity.afterCluster(cluster, systemPool.pool);
+    identity.bindWorkloads({ cluster, nodePool: systemPool.pool });
 
     const bucket = new TrainingBucket(this, 'bucket', {
       name: platform.bucket,

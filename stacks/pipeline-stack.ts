@@ -9,8 +9,8 @@
 import { Construct } from 'constructs';
 import { TerraformOutput, TerraformStack } from 'cdktf';
 import { GoogleProvider } from '@cdktf/provider-google/lib/provider';
-import { DataGoogleContainerCluster } from '@cdktf/provider-google/lib/data-google-container-cluster';
-import { clusterEndpoint, kubernetesProviderAccess } from '../constructs/cluster-access';
+import { kubernetesProviderAccess } from '../constructs/cluster-access';
+import { GkeCluster } from '../constructs/gke-cluster';
 import { KubernetesProvider } from '@cdktf/provider-kubernetes/lib/provider';
 import { Manifest } from '@cdktf/provider-kubernetes/lib/manifest';
 import { ITerraformDependable } from 'cdktf';
@@ -58,26 +58,14 @@ export class PipelineStack extends TerraformStack {
       precondition: preflight.precondition,
       secretCommand: secretCommand(platform.project, platform.hfTokenSecretId),
     });
-    const cluster = new DataGoogleContainerCluster(this, 'cluster', {
+    // infra's cluster, found through a data source (GkeCluster.fromClusterAttributes): the same endpoint rule as infra.
+    const cluster = GkeCluster.fromClusterAttributes(this, 'cluster', {
       name: platform.clusterName,
       location: platform.region,
       project: platform.project,
     });
     // Exec credentials (constructs/cluster-access.ts): a training wait of many hours outlives any access token.
-    new KubernetesProvider(
-      this,
-      'kubernetes',
-      kubernetesProviderAccess(
-        clusterEndpoint(
-          {
-            endpoint: cluster.endpoint,
-            dnsEndpoint: cluster.controlPlaneEndpointsConfig.get(0).dnsEndpointConfig.get(0).endpoint,
-            caCertificateBase64: cluster.masterAuth.get(0).clusterCaCertificate,
-          },
-          props.dnsEndpoint ?? false,
-        ),
-      ),
-    );
+    new KubernetesProvider(this, 'kubernetes', kubernetesProviderAccess(cluster.endpoint(props.dnsEndpoint ?? false)));
 
     const spc = new Manifest(this, 'hf-token', { manifest: pipeline.secretProviderClass });
     const steps: JobSetStep[] = [];

@@ -5,7 +5,7 @@ function synthPool(props: Partial<CpuNodePoolProps>): any {
   const out = Testing.synthScope((scope) => {
     new CpuNodePool(scope, 'pool', {
       name: 'cpu-np',
-      clusterId: 'c',
+      cluster: { clusterId: 'c' },
       zone: 'us-east5-b',
       machineType: 'n4-highmem-64',
       serviceAccountEmail: 'np@p.iam.gserviceaccount.com',

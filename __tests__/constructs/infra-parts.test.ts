@@ -39,6 +39,7 @@ describe('GkeCluster', () => {
     networkId: 'n',
     subnetworkId: 's',
     authorizedCidrs: ['198.51.100.0/24'],
+    nodeZone: 'us-east5-b',
     defaultPoolServiceAccount: 'np@p.iam.gserviceaccount.com',
   };
   test('defaults: REGULAR channel, deletion protection, no DNS endpoint, default master range', () => {
@@ -95,7 +96,8 @@ describe('GkeCluster', () => {
 test('GkeCluster refuses an internet-wide CIDR unless allowPublicAccess says it is meant, and labels it', () => {
   const props: GkeClusterProps = {
     name: 'c', region: 'r', project: 'p', networkId: 'n', subnetworkId: 's',
-    authorizedCidrs: ['0.0.0.0/0'], defaultPoolServiceAccount: 'np@p.iam.gserviceaccount.com',
+    authorizedCidrs: ['0.0.0.0/0'], nodeZone: 'us-east5-b',
+    defaultPoolServiceAccount: 'np@p.iam.gserviceaccount.com',
   };
   expect(() => Testing.synthScope((s) => new GkeCluster(s, 'g', props))).toThrow(
     'cluster c: authorizedCidrs contains 0.0.0.0/0, which opens the control plane to the internet; set allowPublicAccess (ALLOW_PUBLIC_CONTROL_PLANE=true) to mean it, or use the DNS endpoint',

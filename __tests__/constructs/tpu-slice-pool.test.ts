@@ -8,7 +8,7 @@ function synthPool(machineType: string, topology: string, capacity: Capacity, di
   const out = Testing.synthScope((scope) => {
     new TpuSlicePool(scope, 'pool', {
       name: 'tpu-test-0',
-      clusterId: 'projects/p/locations/r/clusters/c',
+      cluster: { clusterId: 'projects/p/locations/r/clusters/c' },
       slice: tpuSlice(machineType, topology),
       zone: 'us-east5-b',
       capacity,
@@ -25,7 +25,7 @@ test('GIVEN a 4x4 reservation slice THEN 4 nodes, COMPACT 4x4, specific reservat
   const out = Testing.synthScope((scope) => {
     new TpuSlicePool(scope, 'pool', {
       name: 'tpu-v6e-16-0',
-      clusterId: 'c',
+      cluster: { clusterId: 'c' },
       slice: tpuSlice('ct6e-standard-4t', '4x4'),
       zone: 'us-east5-b',
       capacity: reservation,
@@ -88,7 +88,7 @@ test('GIVEN a tpu7x multi-host slice THEN a HIGH_THROUGHPUT workload policy with
     Testing.synthScope((scope) => {
       new TpuSlicePool(scope, 'pool', {
         name: 'tpu-tpu7x-2x2x2-0',
-        clusterId: 'c',
+        cluster: { clusterId: 'c' },
         slice: tpuSlice('tpu7x-standard-4t', '2x2x2'),
         zone: 'us-central1-c',
         capacity: reservation,
