@@ -3,7 +3,7 @@
  * the single-host pool only when something asked for it (singleHost block, SINGLE_HOST_RESERVATION or
  * SINGLE_HOST_CAPACITY).
  */
-import { Capacity, capacityOf, CapacityType } from '../jobs/capacity';
+import { Capacity, capacityOf, CapacityType, ReservationUse } from '../jobs/capacity';
 import { derivePlatform, Platform } from '../jobs/platform';
 import { tpuSlice, TpuSlice } from '../jobs/tpu';
 import { ConfigError, LoadedConfig, sourceOf } from './load';
@@ -15,17 +15,6 @@ function capacity(loaded: LoadedConfig, block: string, type: CapacityType | unde
   // The schema already refused these; this keeps the types honest.
   if ('problem' in result) throw new ConfigError([`${sourceOf(loaded, `${block}.capacity`)}: ${result.problem}`]);
   return result.capacity;
-}
-
-/** One reservation and everything bound to it: what the plan-time reservation check compares against. */
-export interface ReservationUse {
-  readonly reservation: string;
-  readonly machineType: string;
-  /** VMs of all slices bound to it. */
-  readonly vms: number;
-  readonly pools: readonly string[];
-  /** Where the reservation was set, e.g. `RESERVATION (env)`. */
-  readonly env: string;
 }
 
 /** The reservations the TPU pools consume, with the VMs of all slices bound to each. */

@@ -87,18 +87,8 @@ export class PlaceholderGuard extends Construct {
   }
 }
 
-export interface ReservationUse {
-  /** The reservation as GKE names it: `name` or `projects/<owner>/reservations/<name>`. */
-  readonly reservation: string;
-  /** Machine type of the pools bound to it. */
-  readonly machineType: string;
-  /** VMs of all slices bound to it. */
-  readonly vms: number;
-  /** The pools bound to it (for messages). */
-  readonly pools: readonly string[];
-  /** The variable that names it (for messages). */
-  readonly env: string;
-}
+import type { ReservationUse } from '../jobs/capacity';
+export type { ReservationUse };
 
 export interface ReservationChecksProps {
   readonly project: string;

@@ -83,6 +83,20 @@ export function capacityOf(
   }
 }
 
+/** One reservation and everything bound to it: what the plan-time reservation check compares against. */
+export interface ReservationUse {
+  /** The reservation as GKE names it: `name` or `projects/<owner>/reservations/<name>`. */
+  readonly reservation: string;
+  /** Machine type of the pools bound to it. */
+  readonly machineType: string;
+  /** VMs of all slices bound to it. */
+  readonly vms: number;
+  /** The pools bound to it (for messages). */
+  readonly pools: readonly string[];
+  /** Where the reservation was set, e.g. `RESERVATION (env)` (for messages). */
+  readonly env: string;
+}
+
 /**
  * GKE limits a config is checked against at synth, so a count that cannot deploy fails in milliseconds.
  * Sources: GKE "Quotas and limits" (nodes per cluster: 15,000 on GKE >= 1.18; no per-cluster node pool limit was found);
