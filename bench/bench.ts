@@ -196,7 +196,6 @@ function configErrorTimes(tmp: string): Array<[string, number]> {
   return times;
 }
 
-main();
 main().catch((err) => {
   console.error(err);
   process.exitCode = 1;
