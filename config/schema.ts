@@ -200,6 +200,8 @@ export const configSchema = z
     releaseChannel: z.enum(['RAPID', 'REGULAR', 'STABLE']).default('REGULAR'),
     /** GKE deletion protection; set false (DELETION_PROTECTION=false) and deploy once before destroy. */
     deletionProtection: z.boolean().default(true),
+    /** Days from the first deploy during which GKE may not upgrade nodes or the minor version (0: no exclusion). @default 30 */
+    upgradeExclusionDays: z.number().int().min(0).max(180).default(30),
     tpu: tpuPool,
     /**
      * The optional single-host pool (one ct6e-standard-8t 2x4 VM, the single-host tutorial's v6e-8) next to the main

@@ -38,6 +38,7 @@ export function composeApp(loaded: LoadedConfig, options: BuildOptions = {}): { 
     dnsEndpoint: config.controlPlane.dnsEndpoint,
     releaseChannel: config.releaseChannel,
     deletionProtection: config.deletionProtection,
+    upgradeExclusionDays: config.upgradeExclusionDays,
     systemPool: config.systemPool,
     cpuPoolMaxNodes: config.cpuPool.maxNodes,
     bucketForceDestroy: config.bucketSettings.forceDestroy,

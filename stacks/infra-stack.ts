@@ -33,6 +33,8 @@ export interface InfraStackProps extends BackendProps {
   readonly releaseChannel?: string;
   /** @default true */
   readonly deletionProtection?: boolean;
+  /** No node or minor upgrades for this many days from the first deploy (constructs/gke-cluster.ts). @default 30 */
+  readonly upgradeExclusionDays?: number;
   readonly systemPool: { readonly machineType: string; readonly nodes: number };
   /** Autoscaler ceiling of `cpu-np`. */
   readonly cpuPoolMaxNodes: number;
@@ -91,6 +93,7 @@ export class InfraStack extends TerraformStack {
       dnsEndpoint: props.dnsEndpoint,
       releaseChannel: props.releaseChannel,
       deletionProtection: props.deletionProtection,
+      upgradeExclusionDays: props.upgradeExclusionDays,
       // The default pool GKE boots once (and this stack removes) runs as the node identity too, as does every pool
       // added through the cluster, in the slice's zone.
       defaultPoolServiceAccount: nodeServiceAccount.email,

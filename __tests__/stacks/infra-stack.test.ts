@@ -353,3 +353,31 @@ test('infra: with DNS_ENDPOINT=true the Kubernetes and Helm providers use the DN
   expect(synth.provider.helm[0].kubernetes.host).toContain('control_plane_endpoints_config[0].dns_endpoint_config[0].endpoint');
   expect(synthStack('infra').provider.helm[0].kubernetes.host).toMatch(/google_container_cluster\.gke_cluster_\w+\.endpoint/);
 });
+
+describe('infra stack: upgrades and maintenance', () => {
+  const cluster = (file?: string) => {
+    const synth = file ? synthStackFromFile('infra', file) : synthStack('infra');
+    return Object.values(resources(synth, 'google_container_cluster'))[0] as any;
+  };
+  function synthStackFromFile(name: string, patch: string): any {
+    const fs = require('fs');
+    const p = require('path');
+    const copy = JSON.parse(fs.readFileSync(p.join(__dirname, '..', '..', 'config', 'example.json'), 'utf8'));
+    Object.assign(copy, JSON.parse(patch));
+    const tmp = p.join(require('os').tmpdir(), `tpt-upgrades-${process.pid}.json`);
+    fs.writeFileSync(tmp, JSON.stringify(copy));
+    return synthStack(name, { CONFIG_FILE: tmp });
+  }
+  test('default: a 30-day NO_MINOR_OR_NODE_UPGRADES exclusion and weekend windows', () => {
+    const c = cluster();
+    expect(c.maintenance_policy.recurring_window.recurrence).toBe('FREQ=WEEKLY;BYDAY=SA,SU');
+    expect(c.maintenance_policy.maintenance_exclusion[0]).toMatchObject({
+      exclusion_options: { scope: 'NO_MINOR_OR_NODE_UPGRADES' },
+      end_time: expect.stringContaining('"720h"'),
+    });
+  });
+  test('override: upgradeExclusionDays from the config file', () => {
+    expect(cluster('{"upgradeExclusionDays": 90}').maintenance_policy.maintenance_exclusion[0].end_time).toContain('"2160h"');
+    expect(cluster('{"upgradeExclusionDays": 0}').maintenance_policy.maintenance_exclusion).toBeUndefined();
+  });
+});
