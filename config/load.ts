@@ -309,6 +309,8 @@ export function findPlaceholders(config: Config, repoRoot: string): Placeholder[
   const out: Placeholder[] = [];
   const plain = config as unknown as Record<string, unknown>;
   for (const field of PLACEHOLDER_FIELDS) {
+    // A single-host block that builds no pool deploys nothing: its placeholder reservation is harmless.
+    if (field.path.startsWith('singleHost.') && !config.singleHost?.enabled) continue;
     const v = getPath(plain, field.path);
     const known = values.get(field.path.endsWith('reservation') ? 'reservation' : field.path) ?? new Set<string>();
     for (const item of Array.isArray(v) ? v : v === undefined ? [] : [v]) {
