@@ -5,7 +5,7 @@
  */
 import { Capacity, capacityOf, CapacityType, ReservationUse } from '../jobs/capacity';
 import { derivePlatform, Platform } from '../jobs/platform';
-import { tpuSlice, TpuSlice } from '../jobs/tpu';
+import { sameNodeLabels, tpuSlice, TpuSlice } from '../jobs/tpu';
 import { ConfigError, LoadedConfig, sourceOf } from './load';
 import { SINGLE_HOST_SLICE } from './schema';
 
@@ -50,6 +50,15 @@ export function platformFromConfig(loaded: LoadedConfig): Platform {
       count: 1,
       capacity: capacity(loaded, 'singleHost', c.singleHost.capacity, c.singleHost.reservation, c.singleHost.flexStartMaxRunHours),
     });
+  }
+  const [main, single] = groups;
+  if (single && sameNodeLabels(main.slice, single.slice)) {
+    throw new ConfigError([
+      `${sourceOf(loaded, 'tpu.topology')}: ${main.slice.machineType} ${main.slice.topology} and the single-host pool's ` +
+        `${single.slice.machineType} ${single.slice.topology} carry the same node labels ` +
+        `(${Object.values(main.slice.nodeSelector).join(', ')}): Kueue and the scheduler could not tell the two shapes apart, ` +
+        'so either could take the other\'s quota and nodes; choose another TOPOLOGY, or drop SINGLE_HOST_RESERVATION / SINGLE_HOST_CAPACITY',
+    ]);
   }
   return derivePlatform({
     project: c.project,

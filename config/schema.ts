@@ -12,7 +12,7 @@ import { imageReferenceProblem } from '../jobs/image-ref';
 import { MACHINE_SHAPES } from '../jobs/machines';
 import { RUN_ID_PATTERN } from '../jobs/names';
 import { DEFAULT_RUN_ID } from '../jobs/pipeline';
-import { DEFAULT_SOFT_DELETE_DAYS, isValidSoftDeleteDays } from '../jobs/platform';
+import { DEFAULT_SOFT_DELETE_DAYS, DEFAULT_UPGRADE_EXCLUSION_DAYS, isValidSoftDeleteDays } from '../jobs/platform';
 import { sliceProblem, tpuSlice, TPU_MACHINE_TYPES, TpuMachineType } from '../jobs/tpu';
 
 export { CAPACITY_TYPES } from '../jobs/capacity';
@@ -201,7 +201,7 @@ export const configSchema = z
     /** GKE deletion protection; set false (DELETION_PROTECTION=false) and deploy once before destroy. */
     deletionProtection: z.boolean().default(true),
     /** Days from the first deploy during which GKE may not upgrade nodes or the minor version (0: no exclusion). @default 30 */
-    upgradeExclusionDays: z.number().int().min(0).max(180).default(30),
+    upgradeExclusionDays: z.number().int().min(0).max(180).default(DEFAULT_UPGRADE_EXCLUSION_DAYS),
     tpu: tpuPool,
     /**
      * The optional single-host pool (one ct6e-standard-8t 2x4 VM, the single-host tutorial's v6e-8) next to the main

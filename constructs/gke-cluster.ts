@@ -6,7 +6,7 @@ import { BuiltinData } from './builtin-data';
 import { ClusterEndpoint, clusterEndpoint } from './cluster-access';
 import { CpuNodePool, CpuNodePoolProps } from './cpu-pool';
 import { TpuSlicePool, TpuSlicePoolProps } from './tpu-slice-pool';
-import { PUBLIC_OPT_IN_NAME } from '../jobs/platform';
+import { DEFAULT_UPGRADE_EXCLUSION_DAYS, PUBLIC_OPT_IN_NAME } from '../jobs/platform';
 import { PODS_RANGE, SERVICES_RANGE } from './network';
 
 export interface GkeClusterProps {
@@ -26,13 +26,16 @@ export interface GkeClusterProps {
   readonly releaseChannel?: string;
   /** Refuse `terraform destroy` of the cluster. @default true */
   readonly deletionProtection?: boolean;
-  /** Service account of the short-lived default node pool GKE creates and this construct removes. */
+  /**
+   * The node service account: of the short-lived default node pool GKE creates and this construct removes, and of
+   * every pool added through addTpuSlicePool / addCpuPool (the webhook firewall targets it too).
+   */
   readonly defaultPoolServiceAccount: string;
   /** Control-plane range for private nodes. @default DEFAULT_MASTER_CIDR (172.16.0.32/28) */
   readonly masterCidr?: string;
   /**
    * Days GKE may not upgrade nodes or the minor version, from the cluster's first apply (a NO_MINOR_OR_NODE_UPGRADES
-   * exclusion); 0 for none. GKE refuses an exclusion past the minor version's end of support. @default 30
+   * exclusion); 0 for none. GKE refuses an exclusion past the minor version's end of support. @default DEFAULT_UPGRADE_EXCLUSION_DAYS (30)
    */
   readonly upgradeExclusionDays?: number;
   /** Zone of the pools added with addTpuSlicePool/addCpuPool (a slice and its reservation are zonal). */
@@ -63,6 +66,9 @@ export type CpuPoolOptions = Omit<CpuNodePoolProps, 'cluster' | 'zone' | 'servic
  */
 export const MAINTENANCE_WINDOW = { startTime: '2026-01-03T02:00:00Z', endTime: '2026-01-03T08:00:00Z', recurrence: 'FREQ=WEEKLY;BYDAY=SA,SU' } as const;
 
+/** Default control-plane range of the private cluster. */
+export const DEFAULT_MASTER_CIDR = '172.16.0.32/28';
+
 /**
  * Regional GKE Standard cluster for TPU post-training: private nodes, public endpoint limited to the
  * authorized networks, Workload Identity, shielded nodes, GCS FUSE CSI and Secret Manager add-ons, image
@@ -70,9 +76,6 @@ export const MAINTENANCE_WINDOW = { startTime: '2026-01-03T02:00:00Z', endTime: 
  * resolves Google APIs to IPv6 and fails with errno 101). The default node pool is removed; pools are
  * separate resources so changing one never replaces the cluster.
  */
-/** Default control-plane range of the private cluster. */
-export const DEFAULT_MASTER_CIDR = '172.16.0.32/28';
-
 export class GkeCluster extends Construct implements IGkeCluster {
   /**
    * The cluster an existing stack finds through a data source (`data.google_container_cluster.<id>`), as
@@ -107,7 +110,7 @@ export class GkeCluster extends Construct implements IGkeCluster {
     this.masterCidr = props.masterCidr ?? DEFAULT_MASTER_CIDR;
     this.nodeZone = props.nodeZone;
     this.nodeServiceAccountEmail = props.defaultPoolServiceAccount;
-    const exclusionDays = props.upgradeExclusionDays ?? 30;
+    const exclusionDays = props.upgradeExclusionDays ?? DEFAULT_UPGRADE_EXCLUSION_DAYS;
     if (!(Number.isInteger(exclusionDays) && exclusionDays >= 0)) {
       throw new Error(`cluster ${props.name}: upgradeExclusionDays must be a whole number of days >= 0, got ${exclusionDays}`);
     }

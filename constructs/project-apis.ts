@@ -44,7 +44,7 @@ export const APIS_OF_DATA_SOURCE: Readonly<Record<string, readonly string[]>> = 
   google_artifact_registry_docker_image: ['artifactregistry.googleapis.com'],
 };
 
-/** The APIs Terraform must enable itself before anything else works. */
+/** The APIs Terraform cannot enable for itself: the user enables them once, by hand, before the first deploy (README). */
 export const PREREQUISITE_APIS = ['cloudresourcemanager.googleapis.com', 'serviceusage.googleapis.com'] as const;
 
 /** Every managed API, derived from the table. */

@@ -59,9 +59,10 @@ export class TpuSlicePool extends Construct {
       autoscaling: flexStart ? { minNodeCount: 0, maxNodeCount: slice.vms, locationPolicy: 'ANY' } : undefined,
       // An upgrade replaces nodes one at a time without a surge node (there is no spare reserved capacity to surge
       // into); a multi-host slice is recreated as a whole either way, which the cluster's maintenance exclusion
-      // keeps away from running work (constructs/gke-cluster.ts). Flex-start nodes are short-lived: GKE recreates
-      // them rather than upgrading in place.
-      upgradeSettings: flexStart ? { strategy: 'SHORT_LIVED' } : { strategy: 'SURGE', maxSurge: 0, maxUnavailable: 1 },
+      // keeps away from running work (constructs/gke-cluster.ts). Flex-start pools set none: their nodes are
+      // short-lived and GKE replaces them rather than upgrading in place (the provider's `strategy` takes only SURGE or
+      // BLUE_GREEN, so GKE's own short-lived handling is left to apply).
+      upgradeSettings: flexStart ? undefined : { strategy: 'SURGE', maxSurge: 0, maxUnavailable: 1 },
       placementPolicy: this.workloadPolicy
         ? { type: 'COMPACT', policyName: this.workloadPolicy.name }
         : slice.multiHost

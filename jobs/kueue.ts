@@ -17,7 +17,8 @@
  * the local Helm chart charts/kueue-queues and the manager configuration as the Kueue chart's values.
  */
 import { allocatable, machineShape } from './machines';
-import { CPU_POOL_NAME, Platform, TpuPoolGroup } from './platform';
+import { NODE_POOL_LABEL } from './jobset';
+import { Platform, TpuPoolGroup } from './platform';
 import { sliceShapeName, TPU_RESOURCE, TPU_TAINT, TpuSlice } from './tpu';
 
 export const KUEUE_API_VERSION = 'kueue.x-k8s.io/v1beta2';
@@ -101,7 +102,7 @@ export function kueueObjects(options: KueueOptions): Record<string, unknown>[] {
         nodeTaints: [{ key: TPU_TAINT.key, value: TPU_TAINT.value, effect: 'NoSchedule' }],
       }),
     ),
-    flavor(platform.cpuFlavor, { nodeLabels: { 'cloud.google.com/gke-nodepool': CPU_POOL_NAME } }),
+    flavor(platform.cpuFlavor, { nodeLabels: { [NODE_POOL_LABEL]: platform.cpuPool.name } }),
     {
       apiVersion: KUEUE_API_VERSION,
       kind: 'ClusterQueue',

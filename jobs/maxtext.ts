@@ -268,8 +268,9 @@ export interface ScriptOptions {
 /**
  * The container script: `set -eu`, optional index-0 guard and skip check, the HF token read from the mounted
  * secret into $HF_TOKEN (every step: Hugging Face downloads read it from there, never from argv), the prelude,
- * then `exec` the MaxText call so its exit code (and SIGTERM) reach Kubernetes unchanged: the failure policy
- * keys on that exit code.
+ * then `exec` the MaxText call so its exit code reaches Kubernetes unchanged: the failure policy keys on that exit
+ * code. (After `exec` python is PID 1; a SIGTERM it has no handler for is dropped by the kernel, and the kubelet's
+ * SIGKILL after the grace period exits 137, an infrastructure exit code, so the JobSet restarts as intended.)
  */
 export function buildScript(inv: Invocation, options: ScriptOptions = {}): string {
   const lines = ['set -eu'];

@@ -8,8 +8,6 @@
 
 /** Maximum length of a DNS-1035 label (pod names, JobSet names, label values). */
 export const MAX_LABEL = 63;
-/** The random suffix the Job controller appends to a pod name: `-xxxxx`. */
-export const POD_SUFFIX_LENGTH = 6;
 
 const DNS_1035 = /^[a-z]([-a-z0-9]*[a-z0-9])?$/;
 /** Run ids: lowercase letters, digits and '-', starting and ending alphanumeric (the one definition; config uses it). */

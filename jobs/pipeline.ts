@@ -452,6 +452,20 @@ export function buildPipeline(recipe: Recipe, platform: Platform, options: Pipel
       specHash: previousHash,
     };
   });
+  // Flex-start nodes live at most maxRunDuration (GKE deletes them then): every attempt a TPU step may make must fit.
+  if (group.capacity.type === 'flex-start') {
+    const lifetimeMinutes = group.capacity.maxRunDurationSeconds / 60;
+    for (const step of steps.filter((s) => s.runsOn === 'tpu')) {
+      const needed = (step.maxRestarts + 1) * step.timeoutMinutes;
+      if (needed > lifetimeMinutes) {
+        throw new Error(
+          `${source}: step ${step.name} may run (maxRestarts ${step.maxRestarts} + 1) x timeoutMinutes ${step.timeoutMinutes} = ` +
+            `${needed} minutes on flex-start nodes that live at most ${lifetimeMinutes} minutes (flexStartMaxRunHours); ` +
+            `raise flexStartMaxRunHours to at least ${Math.ceil(needed / 60)} or lower timeoutMinutes.${step.name} or maxRestarts`,
+        );
+      }
+    }
+  }
 
   return {
     name: resolved.name,
@@ -503,5 +517,3 @@ export function checkRunOutputs(pipelines: readonly Pipeline[]): void {
   }
 }
 
-/** Step names in order (re-exported for callers that iterate). */
-export const PIPELINE_STEPS: readonly StepName[] = STEP_NAMES;

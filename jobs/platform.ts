@@ -109,10 +109,9 @@ export function findTpuGroup(platform: Platform, machineType: string, topology: 
   return platform.tpuGroups.find((g) => g.slice.machineType === machineType && g.slice.topology === topology);
 }
 
-/** Total TPU chips of all slices: the Kueue TPU quota. */
-export function totalChips(platform: Platform): number {
-  return platform.tpuGroups.reduce((sum, g) => sum + g.slice.chips * g.count, 0);
-}
+
+/** Days from the first deploy with no GKE node or minor upgrades (constructs/gke-cluster.ts says why). */
+export const DEFAULT_UPGRADE_EXCLUSION_DAYS = 30;
 
 /** Soft delete of the checkpoint bucket: off (constructs/bucket.ts TrainingBucketProps.softDeleteDays says why). */
 export const DEFAULT_SOFT_DELETE_DAYS = 0;

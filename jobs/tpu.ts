@@ -283,3 +283,13 @@ export function slicesForAcceleratorType(acceleratorType: string): TpuSlice[] {
   }
   return out.sort((a, b) => a.vms - b.vms);
 }
+
+/**
+ * True when two slice shapes carry the same node labels (accelerator and topology): Kueue flavors and pod node
+ * selectors, which select on those labels only, could not tell them apart (e.g. ct6e-standard-4t 2x4 and
+ * ct6e-standard-8t 2x4).
+ */
+export function sameNodeLabels(a: TpuSlice, b: TpuSlice): boolean {
+  const key = (s: TpuSlice) => JSON.stringify(Object.entries(s.nodeSelector).sort(([x], [y]) => (x < y ? -1 : 1)));
+  return a.machineType !== b.machineType && key(a) === key(b);
+}

@@ -75,8 +75,8 @@ test('flex-start: autoscales 0 -> all VMs with per-zone limits (total limits bre
   const pool = synthPool('ct6e-standard-4t', '4x8', { type: 'flex-start', maxRunDurationSeconds: 7200 });
   expect(pool.autoscaling.total_min_node_count).toBeUndefined();
   expect(pool.autoscaling.total_max_node_count).toBeUndefined();
+  expect(pool.upgrade_settings).toBeUndefined();
   expect(pool).toMatchObject({
-    upgrade_settings: { strategy: 'SHORT_LIVED' },
     autoscaling: { min_node_count: 0, max_node_count: 8, location_policy: 'ANY' },
     management: { auto_repair: false, auto_upgrade: true },
     node_config: { flex_start: true, max_run_duration: '7200s' },

@@ -196,3 +196,15 @@ test('memory quantities must use binary units: 190G is not the tutorial\'s 190G'
   const conversion = { ...qwen, toHf: { ...qwen.toHf, resources: { limits: { memory: '200000M' } } } } as Recipe;
   expect(run(conversion)).toThrow("rl-qwen3: toHf.resources.limits.memory must use a binary unit (Ki, Mi, Gi, Ti), got '200000M'");
 });
+
+test('a TPU step that may outlive its flex-start nodes is refused, naming the fix', () => {
+  const base = testPlatform();
+  const flex = (hours: number) => ({
+    ...base,
+    tpuGroups: base.tpuGroups.map((g) => ({ ...g, capacity: { type: 'flex-start' as const, maxRunDurationSeconds: hours * 3600 } })),
+  });
+  expect(() => buildPipeline(qwen, flex(6), { runId: 'r1', configSource: 'pipelines.rl-qwen3' })).toThrow(
+    'pipelines.rl-qwen3: step train may run (maxRestarts 0 + 1) x timeoutMinutes 720 = 720 minutes on flex-start nodes that live at most 360 minutes (flexStartMaxRunHours); raise flexStartMaxRunHours to at least 12 or lower timeoutMinutes.train or maxRestarts',
+  );
+  expect(() => buildPipeline(qwen, flex(24), { runId: 'r1' })).not.toThrow();
+});

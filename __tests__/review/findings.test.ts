@@ -84,7 +84,7 @@ test('a flex-start slice scaling 0 -> all VMs is expected; any other flex-start 
   expect(only(run(infra), 'tpu-pool-autoscales')).toEqual([]);
   pool.autoscaling = { total_min_node_count: 0, total_max_node_count: 4 };
   const [f] = only(run(infra), 'tpu-pool-autoscales');
-  expect(f!.fix).toBe('a flex-start slice scales 0 -> 8 (total_min_node_count = 0, total_max_node_count = 8)');
+  expect(f!.fix).toBe('a flex-start slice scales 0 -> 8 (min_node_count = 0, max_node_count = 8)');
 });
 
 test('a TPU pool whose node count disagrees with its topology is an error', () => {

@@ -14,7 +14,7 @@ export const tpuPoolAutoscales: Rule = {
           `TPU pool ${p.name} (${s.topology}, ${s.chips} chips, ${s.vms} hosts) autoscales` +
             (s.multiHost ? ': a multi-host slice is atomic; scaling it adds or removes whole VMs the slice cannot use' : ''),
           p.capacity === 'flex-start'
-            ? `a flex-start slice scales 0 -> ${s.vms} (total_min_node_count = 0, total_max_node_count = ${s.vms})`
+            ? `a flex-start slice scales 0 -> ${s.vms} (min_node_count = 0, max_node_count = ${s.vms})`
             : `remove autoscaling and set node_count = ${s.vms}`),
       ];
     }),
