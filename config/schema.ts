@@ -12,7 +12,15 @@ import { imageReferenceProblem } from '../jobs/image-ref';
 import { MACHINE_SHAPES } from '../jobs/machines';
 import { RUN_ID_PATTERN } from '../jobs/names';
 import { DEFAULT_RUN_ID } from '../jobs/pipeline';
-import { DEFAULT_SOFT_DELETE_DAYS, DEFAULT_UPGRADE_EXCLUSION_DAYS, isValidSoftDeleteDays } from '../jobs/platform';
+import {
+  DEFAULT_DELETION_PROTECTION,
+  DEFAULT_RELEASE_CHANNEL,
+  DEFAULT_SCRATCH_EXPIRY_DAYS,
+  DEFAULT_SOFT_DELETE_DAYS,
+  DEFAULT_UPGRADE_EXCLUSION_DAYS,
+  isValidSoftDeleteDays,
+  RELEASE_CHANNELS,
+} from '../jobs/platform';
 import { sliceProblem, tpuSlice, TPU_MACHINE_TYPES, TpuMachineType } from '../jobs/tpu';
 
 export { CAPACITY_TYPES } from '../jobs/capacity';
@@ -197,9 +205,9 @@ export const configSchema = z
         dnsEndpoint: z.boolean().default(false),
       })
       .strict(),
-    releaseChannel: z.enum(['RAPID', 'REGULAR', 'STABLE']).default('REGULAR'),
+    releaseChannel: z.enum(RELEASE_CHANNELS).default(DEFAULT_RELEASE_CHANNEL),
     /** GKE deletion protection; set false (DELETION_PROTECTION=false) and deploy once before destroy. */
-    deletionProtection: z.boolean().default(true),
+    deletionProtection: z.boolean().default(DEFAULT_DELETION_PROTECTION),
     /** Days from the first deploy during which GKE may not upgrade nodes or the minor version (0: no exclusion). @default 30 */
     upgradeExclusionDays: z.number().int().min(0).max(180).default(DEFAULT_UPGRADE_EXCLUSION_DAYS),
     tpu: tpuPool,
@@ -222,7 +230,7 @@ export const configSchema = z
         /** Let `destroy` delete a bucket that still holds checkpoints. */
         forceDestroy: z.boolean().default(false),
         /** Days after which objects under the Pathways scratch prefix are deleted. */
-        scratchExpiryDays: z.number().int().min(1).max(365).default(7),
+        scratchExpiryDays: z.number().int().min(1).max(365).default(DEFAULT_SCRATCH_EXPIRY_DAYS),
         /**
          * Days a deleted or overwritten object stays restorable (and billed) in the checkpoint bucket: 0 = soft
          * delete off (the default: deleted checkpoints stop costing at once), or 7 to 90.

@@ -1,7 +1,7 @@
 import { StorageBucket } from '@cdktf/provider-google/lib/storage-bucket';
 import { StorageBucketIamMember } from '@cdktf/provider-google/lib/storage-bucket-iam-member';
 import { Construct } from 'constructs';
-import { DEFAULT_SOFT_DELETE_DAYS, isValidSoftDeleteDays } from '../jobs/platform';
+import { DEFAULT_SCRATCH_EXPIRY_DAYS, DEFAULT_SOFT_DELETE_DAYS, isValidSoftDeleteDays } from '../jobs/platform';
 
 export interface TrainingBucketProps {
   readonly name: string;
@@ -10,7 +10,7 @@ export interface TrainingBucketProps {
   readonly writer: string;
   /** Prefix Pathways writes scratch data to; objects under it expire. */
   readonly scratchPrefix: string;
-  /** Days after which scratch objects are deleted. @default 7 */
+  /** Days after which scratch objects are deleted. @default DEFAULT_SCRATCH_EXPIRY_DAYS (7) */
   readonly scratchExpiryDays?: number;
   /** Let `terraform destroy` delete a bucket that still holds objects. @default false */
   readonly forceDestroy?: boolean;
@@ -54,7 +54,7 @@ export class TrainingBucket extends Construct {
       lifecycleRule: [
         {
           action: { type: 'Delete' },
-          condition: { age: props.scratchExpiryDays ?? 7, matchesPrefix: [props.scratchPrefix] },
+          condition: { age: props.scratchExpiryDays ?? DEFAULT_SCRATCH_EXPIRY_DAYS, matchesPrefix: [props.scratchPrefix] },
         },
       ],
     });

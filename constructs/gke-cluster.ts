@@ -6,7 +6,7 @@ import { BuiltinData } from './builtin-data';
 import { ClusterEndpoint, clusterEndpoint } from './cluster-access';
 import { CpuNodePool, CpuNodePoolProps } from './cpu-pool';
 import { TpuSlicePool, TpuSlicePoolProps } from './tpu-slice-pool';
-import { DEFAULT_UPGRADE_EXCLUSION_DAYS, PUBLIC_OPT_IN_NAME } from '../jobs/platform';
+import { DEFAULT_DELETION_PROTECTION, DEFAULT_RELEASE_CHANNEL, DEFAULT_UPGRADE_EXCLUSION_DAYS, PUBLIC_OPT_IN_NAME } from '../jobs/platform';
 import { PODS_RANGE, SERVICES_RANGE } from './network';
 
 export interface GkeClusterProps {
@@ -22,9 +22,9 @@ export interface GkeClusterProps {
   readonly allowPublicAccess?: boolean;
   /** Enable GKE's DNS-based endpoint with external traffic (IAM-authorized). @default false */
   readonly dnsEndpoint?: boolean;
-  /** GKE release channel. @default REGULAR */
+  /** GKE release channel. @default DEFAULT_RELEASE_CHANNEL (REGULAR) */
   readonly releaseChannel?: string;
-  /** Refuse `terraform destroy` of the cluster. @default true */
+  /** Refuse `terraform destroy` of the cluster. @default DEFAULT_DELETION_PROTECTION (true) */
   readonly deletionProtection?: boolean;
   /**
    * The node service account: of the short-lived default node pool GKE creates and this construct removes, and of
@@ -129,7 +129,7 @@ export class GkeCluster extends Construct implements IGkeCluster {
       location: props.region,
       network: props.networkId,
       subnetwork: props.subnetworkId,
-      deletionProtection: props.deletionProtection ?? true,
+      deletionProtection: props.deletionProtection ?? DEFAULT_DELETION_PROTECTION,
       removeDefaultNodePool: true,
       initialNodeCount: 1,
       nodeConfig: {
@@ -141,7 +141,7 @@ export class GkeCluster extends Construct implements IGkeCluster {
       ipAllocationPolicy: { clusterSecondaryRangeName: PODS_RANGE, servicesSecondaryRangeName: SERVICES_RANGE },
       datapathProvider: 'ADVANCED_DATAPATH',
       privateIpv6GoogleAccess: 'PRIVATE_IPV6_GOOGLE_ACCESS_DISABLED',
-      releaseChannel: { channel: props.releaseChannel ?? 'REGULAR' },
+      releaseChannel: { channel: props.releaseChannel ?? DEFAULT_RELEASE_CHANNEL },
       workloadIdentityConfig: { workloadPool: `${props.project}.svc.id.goog` },
       privateClusterConfig: {
         enablePrivateNodes: true,

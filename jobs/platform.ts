@@ -110,6 +110,14 @@ export function findTpuGroup(platform: Platform, machineType: string, topology: 
 }
 
 
+/** GKE release channels the cluster may follow, and the default. */
+export const RELEASE_CHANNELS = ['RAPID', 'REGULAR', 'STABLE'] as const;
+export const DEFAULT_RELEASE_CHANNEL = 'REGULAR';
+/** GKE deletion protection of the cluster, on unless lifted explicitly before a destroy. */
+export const DEFAULT_DELETION_PROTECTION = true;
+/** Days after which objects under the Pathways scratch prefix expire. */
+export const DEFAULT_SCRATCH_EXPIRY_DAYS = 7;
+
 /** Days from the first deploy with no GKE node or minor upgrades (constructs/gke-cluster.ts says why). */
 export const DEFAULT_UPGRADE_EXCLUSION_DAYS = 30;
 

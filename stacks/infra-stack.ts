@@ -29,9 +29,9 @@ export interface InfraStackProps extends BackendProps {
   readonly allowPublicAccess?: boolean;
   /** GKE DNS-based endpoint open to IAM-authorized callers from anywhere (hosted CI). @default false */
   readonly dnsEndpoint?: boolean;
-  /** @default REGULAR */
+  /** @default DEFAULT_RELEASE_CHANNEL (REGULAR) */
   readonly releaseChannel?: string;
-  /** @default true */
+  /** @default DEFAULT_DELETION_PROTECTION (true) */
   readonly deletionProtection?: boolean;
   /** No node or minor upgrades for this many days from the first deploy (constructs/gke-cluster.ts). @default 30 */
   readonly upgradeExclusionDays?: number;
@@ -40,7 +40,7 @@ export interface InfraStackProps extends BackendProps {
   readonly cpuPoolMaxNodes: number;
   /** @default false */
   readonly bucketForceDestroy?: boolean;
-  /** @default 7 */
+  /** @default DEFAULT_SCRATCH_EXPIRY_DAYS (7) */
   readonly scratchExpiryDays?: number;
   /** Soft-delete retention of the checkpoint bucket, days (0 = off). @default DEFAULT_SOFT_DELETE_DAYS (0) */
   readonly bucketSoftDeleteDays?: number;
