@@ -9,6 +9,7 @@
  * - the HF token reaches MaxText through the environment only (pyconfig.py `_resolve_or_infer_addl_config` reads
  *   HF_TOKEN), never on a command line.
  */
+import { maxTextCalls } from '../models/maxtext-script';
 import { buildPipeline, checkRunOutputs } from '../../jobs/pipeline';
 import { RECIPES } from '../../jobs/recipes';
 import { testPlatform } from '../jobs/fixtures';
@@ -48,18 +49,8 @@ function stepsOf(pipeline: string, runId: string, env: Record<string, string> = 
 
 const scriptOf = (c: Container): string | undefined => (c.command?.[0] === '/bin/bash' || c.command?.[0] === 'bash' ? c.command[2] : undefined);
 
-/** The MaxText call of a script: module and `key=value` words (after `exec python3 -m`). */
-function maxtextCall(script: string): { module: string; args: Record<string, string> } | undefined {
-  const at = script.indexOf('exec python3 -m ');
-  if (at < 0) return undefined;
-  const words = script.slice(at + 'exec python3 -m '.length).split(/\s+\\?\s*/).filter((w) => w !== '' && w !== '\\');
-  const args: Record<string, string> = {};
-  for (const w of words.slice(1)) {
-    const eq = w.indexOf('=');
-    if (eq > 0 && !w.startsWith('--')) args[w.slice(0, eq)] = w.slice(eq + 1);
-  }
-  return { module: words[0], args };
-}
+/** The MaxText call of a script: module and `key=value` arguments (the shared script reader). */
+const maxtextCall = (script: string) => maxTextCalls(script)[0];
 
 /** Every gs:// prefix a step writes (outputs), and the scratch locations it writes (shared by design). */
 function writesOf(step: Step): { outputs: string[]; scratch: string[] } {
