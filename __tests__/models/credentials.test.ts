@@ -11,6 +11,7 @@
  *   polls every second until the fields match or `timeouts.create` passes, and returns on the first API error: the
  *   credential must stay valid for the whole `timeouts.create`. helm_release waits up to its `timeout` seconds.
  */
+import { durationSeconds } from '../../review/values';
 import { allConfigurations, Obj } from './synthesized';
 
 const ACCESS_TOKEN_SECONDS = 3600;
@@ -23,16 +24,10 @@ function credentialLifetime(provider: Obj): number {
   return 0;
 }
 
-function durationSeconds(d: string): number {
-  const m = /^(\d+)(s|m|h)$/.exec(d);
-  if (!m) throw new Error(`unparsed duration ${d}`);
-  return Number(m[1]) * { s: 1, m: 60, h: 3600 }[m[2] as 's' | 'm' | 'h'];
-}
-
 /** The longest any resource in the stack waits on the cluster, seconds. */
 function longestWait(stack: Obj): number {
   const manifests = Object.values((stack.resource?.kubernetes_manifest ?? {}) as Record<string, Obj>).map((m) =>
-    m.wait ? durationSeconds(m.timeouts?.create ?? '10m') : 0,
+    m.wait ? durationSeconds(m.timeouts?.create ?? '10m')! : 0,
   );
   const releases = Object.values((stack.resource?.helm_release ?? {}) as Record<string, Obj>).map((r) => Number(r.timeout ?? 300));
   return Math.max(0, ...manifests, ...releases);
@@ -45,6 +40,7 @@ describe.each(allConfigurations())('credentials outlive the waits (%s)', (_name,
       ...(json.provider?.helm ?? []).map((h: Obj) => h.kubernetes),
     ];
     const wait = longestWait(json);
+    expect(Number.isFinite(wait)).toBe(true);
     for (const p of providers) {
       expect({ lifetime: credentialLifetime(p), wait }).toEqual({ lifetime: Infinity, wait });
       expect(p.exec?.command ?? p.exec?.[0]?.command).toBe('gke-gcloud-auth-plugin');

@@ -5,6 +5,7 @@
 import { buildPipeline, maxRunIdLength } from '../../jobs/pipeline';
 import { RECIPES } from '../../jobs/recipes';
 import { testPlatform } from '../jobs/fixtures';
+import { durationSeconds } from '../../review/values';
 import { jobAfterFailures, jobSetNameErrors, jobValidationErrors, onJobFailure } from './jobset';
 import { allConfigurations, Obj, podSets } from './synthesized';
 
@@ -70,7 +71,7 @@ describe.each(allJobSets)("the deploy's wait outlasts the JobSet once admitted (
     const deadlines = js.spec.replicatedJobs.map((rj: Obj) => rj.template.spec.activeDeadlineSeconds);
     for (const d of deadlines) expect(d).toBeGreaterThan(0);
     const lifetime = (js.spec.failurePolicy.maxRestarts + 1) * Math.max(...deadlines);
-    const wait = Number(/^(\d+)m$/.exec(j.raw.timeouts.create)![1]) * 60;
+    const wait = durationSeconds(j.raw.timeouts.create)!;
     expect(wait - lifetime).toBeGreaterThanOrEqual(30 * 60);
   });
 });
