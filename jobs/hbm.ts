@@ -1,39 +1,59 @@
 /**
- * HBM estimate of a training step against its slice: does the model's training state fit the chips at all
- * (impossible -> a synth error), and with room to spare (tight -> a warning)? Pure arithmetic; no cdktf.
+ * HBM estimate of a training step against its slice: does the step fit the chips at all (impossible -> a synth
+ * error), and with room to spare (tight -> a warning)? Pure arithmetic; no cdktf. Sources are MaxText
+ * maxtext-v0.2.4 (AI-Hypercomputer/maxtext) and the Tunix commit it pins (google/tunix c4ec573d).
  *
- * What is counted, per parameter (bytes by dtype: float32 4, bfloat16/float16 2, int8/fp8 1):
+ * What is counted, per chip (bytes by dtype: float32 4, bfloat16/float16 2, int8/fp8 1):
  *
- * - SFT (`train_sft`, every chip of every slice, fully sharded): weights at `weight_dtype` (MaxText `types.py`
- *   default float32), gradients at the weights' dtype, AdamW state `mu` at `mu_dtype` (default: `weight_dtype`) and
- *   `nu` at the weights' dtype. (MaxText maxtext-v0.2.4 `src/maxtext/configs/types.py`: `weight_dtype`, `grad_dtype`,
- *   `mu_dtype`, `opt_type` adamw.)
- * - RL (`train_rl`, GRPO through Tunix), trainer: actor weights at `weight_dtype` (rl.yml: bfloat16), a reference
- *   copy when `rl.grpo_beta` != 0 (default 0.08), gradients at the weights' dtype, and the optimizer: MaxText's RL
- *   `utils_rl.get_optimizer` builds `optax.adamw` without a `mu_dtype`, so `mu` and `nu` take the weights' dtype;
- *   with the recipes' adafactor patch (`patches.adafactor`) the second moment is factored (rows + columns per
- *   matrix) and there is no momentum, counted as 1% of a float32 per parameter.
+ * - SFT (`train_sft`, every chip of every slice, fully sharded): weights at `weight_dtype` (types.py default float32),
+ *   gradients at the weights' dtype, AdamW `mu` at `mu_dtype` (default: `weight_dtype`) and `nu` at the weights'
+ *   dtype (types.py `weight_dtype`, `grad_dtype`, `mu_dtype`, `opt_type` adamw). With `lora.enable_lora` only the
+ *   adapters are differentiated (`train_sft.py` l.299, `utils/lora_utils.py`): the frozen base is weights only.
+ * - RL (`train_rl`, GRPO through Tunix), trainer: actor weights at `weight_dtype` (rl.yml: bfloat16) and a reference
+ *   copy, always: `model_creation_utils.create_models_and_meshes` loads the reference model whatever `rl.grpo_beta`
+ *   is (beta 0 only skips its forward pass, Tunix `grpo_learner.py`); gradients at the weights' dtype; the
+ *   optimizer: `utils_rl.get_optimizer` builds `optax.adamw` without a `mu_dtype`, so `mu` and `nu` take the weights'
+ *   dtype; with the recipes' adafactor source patch the second moment is factored (rows + columns per matrix) and
+ *   there is no momentum, counted as 1% of a float32 per parameter.
+ * - Activations of one forward/backward pass, on the trainer's chips: the logits and the saved layer inputs.
+ *   Logits: `decoders.py` `_apply_output_head` computes tokens x `vocab_size` at `dtype` (bfloat16 unless
+ *   `logits_dot_in_fp32`) and casts them to float32 (`cast_logits_to_fp32`, default true): 6 bytes per token and
+ *   vocabulary entry, sharded as (`activation_embed_and_logits_batch`, `activation_length`, `activation_vocab`) =
+ *   batch over data x stage x fsdp x fsdp_transpose x expert, length over context, vocabulary over tensor x
+ *   tensor_sequence (base.yml and rl.yml `logical_axis_rules`). A batch smaller than its shards is not split
+ *   further: each shard holds at least one sequence. Saved activations: `remat_policy` `full` (base.yml default)
+ *   keeps each decoder layer's input, tokens x `base_emb_dim` at `dtype`, per layer (`decoders.py`
+ *   `get_remat_policy`; embed over tensor); rl.yml's `custom` policy offloads `decoder_layer_input` to the host (0 on
+ *   the chip); any other policy keeps at least what `full` keeps and is counted as `full`. Tokens per step: SFT
+ *   `per_device_batch_size` x chips sequences of `max_target_length` (types.py `calculate_global_batch_sizes`: the
+ *   micro-batch of one pass; `gradient_accumulation_steps` repeats passes, it does not grow them); RL
+ *   `train_micro_batch_size` (or `batch_size`) prompts x `rl.num_generations` sequences of `max_target_length`
+ *   (Tunix `RLTrainingConfig`, `max_prompt_length + max_tokens_to_generate` = `max_target_length` in train_rl.py).
  * - RL, sampler (vLLM): one copy of the weights per rollout replica (bfloat16, or `vllm_additional_config.
  *   maxtext_config.weight_dtype`) sharded over the replica's `rollout_tensor_parallelism x
- *   rollout_expert_parallelism` chips, and the KV cache: 2 x layers x KV heads x head dim values per token, at least
- *   one sequence of `max_target_length + kv_cache_buffer` tokens (vLLM refuses to start without room for one), ideally
- *   `batch_size x rl.num_generations` of them. vLLM may use `hbm_utilization_vllm` of each sampler chip.
+ *   rollout_expert_parallelism` chips, except the vocabulary matrices (embedding, and the output projection when it
+ *   is not tied), which every chip holds whole: MaxText's vLLM rules map `vocab` and `embed_vocab` to no mesh axis
+ *   (`configs/inference/vllm.yml` `logical_axis_rules`). The KV cache: 2 x layers x KV heads x head dim values per
+ *   token, at least one sequence of `max_target_length + kv_cache_buffer` tokens (vLLM refuses to start without room
+ *   for one), ideally `batch_size x rl.num_generations` of them.
  * - vLLM on TPU sizes its KV cache as `hbm_utilization_vllm` x total HBM minus the HBM already in use on its chips,
- *   and refuses to start when that is <= 0 (vllm-project/tpu-inference v0.27.0 `tpu_inference/worker/tpu_worker.py`
- *   `determine_available_memory`). Where trainer and sampler share the chips (MaxText splits them only on Pathways
- *   with >= 2 VMs), what is in use then includes the trainer's weights; gradients and optimizer state must fit the
- *   `1 - hbm_utilization_vllm` left. When MaxText creates the optimizer state relative to vLLM's start was not
- *   verified, so a colocated step over vLLM's share is a warning; only state larger than the chips is an error.
+ *   and refuses to start when that is <= 0 (vllm-project/tpu-inference `tpu_inference/worker/tpu_worker.py`
+ *   `determine_available_memory`): it takes its whole share. Where trainer and sampler share the chips (MaxText
+ *   splits them only on Pathways with >= 2 VMs), what is in use when vLLM starts is the trainer's two weight copies
+ *   (loaded first, `create_models_and_meshes`); gradients, optimizer state and activations come with the first
+ *   training step and must fit the `1 - hbm_utilization_vllm` vLLM leaves, or that step runs out of memory.
  *
- * Not counted: activations (remat-dependent), XLA scratch, the logits buffer. That is what the headroom is for:
- * above TIGHT_FRACTION of a chip (or of vLLM's share) is a warning.
+ * Not counted: XLA scratch, one layer's recomputed activations, the reference model's transient logits (computed
+ * before the training pass, not during it). That is what the headroom is for: above TIGHT_FRACTION of what a side
+ * may use is a warning. vLLM weights close to its share only shrink its KV cache, so the sampler is tight when the
+ * KV cache has room for fewer sequences than a rollout batch, not by a fraction.
  */
-import { RL_DEFAULTS, SFT_DEFAULTS } from './maxtext-defaults';
+import { MODEL_DEFAULTS, RL_DEFAULTS, SFT_DEFAULTS } from './maxtext-defaults';
 import type { ModelSize } from './models';
 import type { JsonValue, MaxTextArgs } from './recipes/types';
 import type { TpuSlice } from './tpu';
 
-/** Above this fraction of a chip's HBM (or of vLLM's share of it) the fit is tight: a warning. */
+/** Above this fraction of what a side may use (a chip's HBM, or what vLLM leaves) the fit is tight: a warning. */
 export const TIGHT_FRACTION = 0.85;
 
 const DTYPE_BYTES: Readonly<Record<string, number>> = {
@@ -82,11 +102,16 @@ export interface HbmInput {
   readonly devices: StepDevices;
 }
 
+/** The side of a step that is over (or near) what it may use: the trainer (SFT: the step), or vLLM. */
+export type HbmSide = 'trainer' | 'sampler';
+
 export interface HbmEstimate {
   readonly verdict: 'fits' | 'tight' | 'impossible';
   readonly parts: readonly HbmPart[];
   /** Why the verdict is not `fits`; one sentence each. @default - none */
   readonly reasons: readonly string[];
+  /** The sides the reasons are about (for advice). @default - none */
+  readonly sides: readonly HbmSide[];
 }
 
 function num(args: MaxTextArgs, key: string, fallback: number): number {
@@ -98,11 +123,59 @@ function str(value: JsonValue | undefined): string | undefined {
   return typeof value === 'string' ? value : undefined;
 }
 
+function bool(value: JsonValue | undefined, fallback: boolean): boolean {
+  return typeof value === 'boolean' ? value : value === 1 ? true : value === 0 ? false : fallback;
+}
+
 function gib(bytes: number): number {
   return bytes / GIB;
 }
 
 const fmt = (g: number) => `${g.toFixed(1)} GiB`;
+
+/** `lora.enable_lora` given flat or as a `lora` object. */
+function loraEnabled(args: MaxTextArgs): boolean {
+  const lora = args['lora'];
+  const nested = lora && typeof lora === 'object' && !Array.isArray(lora) ? (lora as Record<string, JsonValue>)['enable_lora'] : undefined;
+  return bool(args['lora.enable_lora'] ?? nested, false);
+}
+
+/**
+ * How the trainer mesh shards the logits and layer inputs: the ICI axes (`ici_<axis>_parallelism`, 1 unless given,
+ * `ici_fsdp_parallelism` -1) with the one -1 filling the devices; multi-slice data parallelism is part of the fill.
+ */
+function trainerShards(args: MaxTextArgs, devices: number): { batch: number; length: number; vocab: number; embed: number } {
+  const axes = ['data', 'pipeline', 'fsdp', 'fsdp_transpose', 'expert', 'context', 'sequence', 'tensor', 'tensor_sequence', 'tensor_transpose', 'autoregressive'];
+  const v: Record<string, number> = {};
+  for (const a of axes) v[a] = num(args, `ici_${a}_parallelism`, a === 'fsdp' ? -1 : 1);
+  const fixed = axes.filter((a) => v[a] !== -1).reduce((p, a) => p * v[a], 1);
+  for (const a of axes) if (v[a] === -1) v[a] = Math.max(1, Math.floor(devices / Math.max(1, fixed)));
+  return {
+    batch: v.data * v.pipeline * v.fsdp * v.fsdp_transpose * v.expert,
+    length: v.context,
+    vocab: v.tensor * v.tensor_sequence,
+    embed: v.tensor,
+  };
+}
+
+/** Logits and saved layer inputs of one pass of `sequences` x `seqLen` tokens over the trainer's chips, GiB per chip. */
+function activations(input: HbmInput, sequences: number, seqLen: number): { logits: number; layerInputs: number; remat: string } {
+  const { args, size } = input;
+  const defaults = input.kind === 'rl' ? RL_DEFAULTS : SFT_DEFAULTS;
+  const shards = trainerShards(args, input.devices.trainer);
+  const tokens = Math.ceil(sequences / shards.batch) * Math.ceil(seqLen / shards.length);
+  const act = dtypeBytes(str(args['dtype']) ?? MODEL_DEFAULTS.dtype) ?? 2;
+  const dot = bool(args['logits_dot_in_fp32'], MODEL_DEFAULTS.logits_dot_in_fp32) ? 4 : act;
+  const logitBytes = dot + (bool(args['cast_logits_to_fp32'], MODEL_DEFAULTS.cast_logits_to_fp32) && dot !== 4 ? 4 : 0);
+  const remat = str(args['remat_policy']) ?? defaults.remat_policy;
+  const layerInput = str(args['decoder_layer_input']) ?? defaults.decoder_layer_input;
+  const offloaded = remat === 'custom' && layerInput === 'offload';
+  return {
+    logits: gib(tokens * Math.ceil(size.vocab / shards.vocab) * logitBytes),
+    layerInputs: offloaded ? 0 : gib(size.layers * tokens * Math.ceil(size.hidden / shards.embed) * act),
+    remat,
+  };
+}
 
 /** The rollout replica size (tensor x expert chips), filling the one -1 axis as MaxText does. */
 function replicaChips(args: MaxTextArgs, sampler: number): number {
@@ -118,45 +191,68 @@ function replicaChips(args: MaxTextArgs, sampler: number): number {
   return Math.max(1, tp * ep);
 }
 
+const verdictOf = (impossible: boolean, tight: boolean) => (impossible ? 'impossible' : tight ? 'tight' : 'fits');
+
 /** The estimate for one training step on one slice shape. */
 export function estimateHbm(input: HbmInput): HbmEstimate {
   const { args, size, slice, devices } = input;
   const hbm = slice.hbmGibPerChip;
   const parts: HbmPart[] = [];
   const reasons: string[] = [];
+  const sides = { impossible: new Set<HbmSide>(), tight: new Set<HbmSide>() };
   let impossible = false;
   let tight = false;
+  const activationParts = (on: HbmPart['on'], sequences: number, seqLen: number, what: string): number => {
+    const a = activations(input, sequences, seqLen);
+    parts.push({ what: `logits, ${what} (float32 + ${str(args['dtype']) ?? MODEL_DEFAULTS.dtype})`, on, gibPerChip: a.logits });
+    parts.push({ what: `saved layer inputs (remat_policy=${a.remat})`, on, gibPerChip: a.layerInputs });
+    return a.logits + a.layerInputs;
+  };
 
   if (input.kind === 'sft') {
-    const w = dtypeBytes(str(args['weight_dtype']) ?? SFT_DEFAULTS.weight_dtype) ?? 4;
-    const mu = dtypeBytes(str(args['mu_dtype']) ?? str(args['weight_dtype']) ?? SFT_DEFAULTS.weight_dtype) ?? w;
+    const wName = str(args['weight_dtype']) ?? SFT_DEFAULTS.weight_dtype;
+    const w = dtypeBytes(wName) ?? 4;
+    const mu = dtypeBytes(str(args['mu_dtype']) ?? wName) ?? w;
+    const lora = loraEnabled(args);
     const per = (bytesPerParam: number) => gib(size.params * bytesPerParam) / devices.trainer;
-    parts.push({ what: `weights (${str(args['weight_dtype']) ?? SFT_DEFAULTS.weight_dtype})`, on: 'chips', gibPerChip: per(w) });
-    parts.push({ what: 'gradients', on: 'chips', gibPerChip: per(w) });
-    parts.push({ what: 'AdamW mu + nu', on: 'chips', gibPerChip: per(mu + w) });
-    const total = parts.reduce((s, p) => s + p.gibPerChip, 0);
+    parts.push({ what: `weights (${wName})`, on: 'chips', gibPerChip: per(w) });
+    if (!lora) {
+      parts.push({ what: 'gradients', on: 'chips', gibPerChip: per(w) });
+      parts.push({ what: 'AdamW mu + nu', on: 'chips', gibPerChip: per(mu + w) });
+    }
+    const state = parts.reduce((s, p) => s + p.gibPerChip, 0);
+    const pdbs = num(args, 'per_device_batch_size', SFT_DEFAULTS.per_device_batch_size);
+    const seqLen = num(args, 'max_target_length', SFT_DEFAULTS.max_target_length);
+    const act = activationParts('chips', pdbs * devices.trainer, seqLen, `per_device_batch_size=${pdbs} x ${seqLen} tokens`);
+    const total = state + act;
+    const what = lora ? 'frozen weights (lora.enable_lora)' : 'weights, gradients and AdamW state';
     if (total > hbm) {
       impossible = true;
-      reasons.push(`weights, gradients and AdamW state need ${fmt(total)} per chip over ${devices.trainer} chips, a ${slice.generation} chip has ${hbm} GiB`);
+      reasons.push(`${what} (${fmt(state)}) and activations (${fmt(act)}) need ${fmt(total)} per chip over ${devices.trainer} chips, a ${slice.generation} chip has ${hbm} GiB`);
     } else if (total > TIGHT_FRACTION * hbm) {
       tight = true;
-      reasons.push(`weights, gradients and AdamW state take ${fmt(total)} of ${hbm} GiB per chip, leaving little for activations`);
+      reasons.push(`${what} (${fmt(state)}) and activations (${fmt(act)}) take ${fmt(total)} of ${hbm} GiB per chip`);
     }
-    return { verdict: impossible ? 'impossible' : tight ? 'tight' : 'fits', parts, reasons };
+    return { verdict: verdictOf(impossible, tight), parts, reasons, sides: impossible || tight ? ['trainer'] : [] };
   }
 
   // RL: trainer state.
   const wName = str(args['weight_dtype']) ?? RL_DEFAULTS.weight_dtype;
   const w = dtypeBytes(wName) ?? 2;
-  const reference = num(args, 'rl.grpo_beta', RL_DEFAULTS['rl.grpo_beta']) !== 0;
   const optimizerBytes = input.adafactor ? 0.01 * 4 : 2 * w;
   const trainerPer = (bytesPerParam: number) => gib(size.params * bytesPerParam) / devices.trainer;
   const weights = trainerPer(w);
-  const referenceWeights = reference ? trainerPer(w) : 0;
+  const referenceWeights = trainerPer(w);
   const gradsAndOpt = trainerPer(w + optimizerBytes);
   parts.push({ what: `actor weights (${wName})`, on: 'trainer', gibPerChip: weights });
-  if (reference) parts.push({ what: 'reference weights (rl.grpo_beta != 0)', on: 'trainer', gibPerChip: referenceWeights });
+  parts.push({ what: 'reference weights (loaded whatever rl.grpo_beta is)', on: 'trainer', gibPerChip: referenceWeights });
   parts.push({ what: `gradients + ${input.adafactor ? 'adafactor (factored)' : 'AdamW mu + nu'}`, on: 'trainer', gibPerChip: gradsAndOpt });
+  const batch = num(args, 'batch_size', RL_DEFAULTS.batch_size);
+  const microGiven = num(args, 'train_micro_batch_size', RL_DEFAULTS.train_micro_batch_size);
+  const micro = microGiven > 0 ? microGiven : batch;
+  const generations = num(args, 'rl.num_generations', RL_DEFAULTS['rl.num_generations']);
+  const seqLen = num(args, 'max_target_length', RL_DEFAULTS.max_target_length);
+  const act = activationParts('trainer', micro * generations, seqLen, `${micro} prompts x ${generations} generations x ${seqLen} tokens`);
 
   // RL: sampler (vLLM).
   const mc = args['vllm_additional_config'];
@@ -167,54 +263,76 @@ export function estimateHbm(input: HbmInput): HbmEstimate {
       : undefined) ?? 'bfloat16';
   const v = dtypeBytes(vName) ?? 2;
   const replica = replicaChips(args, devices.sampler);
-  const samplerWeights = gib(size.params * v) / replica;
-  const seqTokens = num(args, 'max_target_length', RL_DEFAULTS.max_target_length) + num(args, 'kv_cache_buffer', RL_DEFAULTS.kv_cache_buffer);
+  const vocabParams = size.vocab * size.hidden * (size.tiedEmbedding ? 1 : 2);
+  const samplerWeights = gib((size.params - vocabParams) * v) / replica + gib(vocabParams * v);
+  const seqTokens = seqLen + num(args, 'kv_cache_buffer', RL_DEFAULTS.kv_cache_buffer);
   const kvPerSeq = gib(2 * size.layers * size.kvHeads * size.headDim * v * seqTokens) / replica;
   const util = num(args, 'hbm_utilization_vllm', RL_DEFAULTS.hbm_utilization_vllm);
   const vllmShare = util * hbm;
-  parts.push({ what: `vLLM weights (${vName}, one copy per ${replica}-chip replica)`, on: 'sampler', gibPerChip: samplerWeights });
+  parts.push({ what: `vLLM weights (${vName}, one copy per ${replica}-chip replica, vocabulary matrices whole on every chip)`, on: 'sampler', gibPerChip: samplerWeights });
   parts.push({ what: `KV cache, one ${seqTokens}-token sequence`, on: 'sampler', gibPerChip: kvPerSeq });
-  const sequences = num(args, 'batch_size', RL_DEFAULTS.batch_size) * num(args, 'rl.num_generations', RL_DEFAULTS['rl.num_generations']);
+  const replicas = Math.max(1, Math.floor(devices.sampler / replica));
+  const wanted = Math.ceil((batch * generations) / replicas);
+  const kvRoom = (free: number) => Math.floor(free / kvPerSeq);
 
   if (devices.split) {
-    const trainer = weights + referenceWeights + gradsAndOpt;
+    const trainer = weights + referenceWeights + gradsAndOpt + act;
     if (trainer > hbm) {
       impossible = true;
-      reasons.push(`the trainer's weights, reference copy, gradients and optimizer state need ${fmt(trainer)} per chip over ${devices.trainer} trainer chips, a ${slice.generation} chip has ${hbm} GiB`);
+      sides.impossible.add('trainer');
+      reasons.push(
+        `the trainer's weights, reference copy, gradients and optimizer state (${fmt(trainer - act)}) and activations (${fmt(act)}) ` +
+          `need ${fmt(trainer)} per chip over ${devices.trainer} trainer chips, a ${slice.generation} chip has ${hbm} GiB`,
+      );
     } else if (trainer > TIGHT_FRACTION * hbm) {
       tight = true;
-      reasons.push(`the trainer's state takes ${fmt(trainer)} of ${hbm} GiB per trainer chip, leaving little for activations`);
+      sides.tight.add('trainer');
+      reasons.push(`the trainer's state and activations take ${fmt(trainer)} of ${hbm} GiB per trainer chip`);
     }
     const sampler = samplerWeights + kvPerSeq;
     if (sampler > vllmShare) {
       impossible = true;
+      sides.impossible.add('sampler');
+      reasons.push(`vLLM's weights and one sequence's KV cache need ${fmt(sampler)} per sampler chip, hbm_utilization_vllm=${util} allows ${fmt(vllmShare)} of ${hbm} GiB`);
+    } else if (kvRoom(vllmShare - samplerWeights) < wanted) {
+      tight = true;
+      sides.tight.add('sampler');
       reasons.push(
-        `vLLM's weights and one sequence's KV cache need ${fmt(sampler)} per sampler chip, hbm_utilization_vllm=${util} allows ${fmt(vllmShare)} of ${hbm} GiB`,
+        `vLLM's weights take ${fmt(samplerWeights)} of the ${fmt(vllmShare)} hbm_utilization_vllm=${util} allows per sampler chip, ` +
+          `room for ${kvRoom(vllmShare - samplerWeights)} of the ${wanted} sequences of ${seqTokens} tokens per replica`,
       );
-    } else {
-      const kvSeqs = Math.floor((vllmShare - samplerWeights) / kvPerSeq);
-      if (samplerWeights > TIGHT_FRACTION * vllmShare || kvSeqs < Math.ceil(sequences / Math.max(1, devices.sampler / replica))) {
-        tight = true;
-        reasons.push(
-          `vLLM's weights take ${fmt(samplerWeights)} of the ${fmt(vllmShare)} hbm_utilization_vllm=${util} allows per sampler chip, ` +
-            `room for ${kvSeqs} sequences of ${seqTokens} tokens per replica`,
-        );
-      }
     }
   } else {
-    const total = weights + referenceWeights + gradsAndOpt + samplerWeights + kvPerSeq;
-    if (total > hbm) {
+    // vLLM starts after the trainer's two weight copies are loaded and takes hbm_utilization_vllm of each chip.
+    const atStart = weights + referenceWeights + samplerWeights + kvPerSeq;
+    const left = (1 - util) * hbm;
+    const later = gradsAndOpt + act;
+    if (atStart > vllmShare) {
       impossible = true;
-      reasons.push(`trainer and vLLM share the ${devices.trainer} chips and need ${fmt(total)} per chip, a ${slice.generation} chip has ${hbm} GiB`);
-    } else if (weights + referenceWeights + samplerWeights + kvPerSeq > vllmShare || gradsAndOpt > (1 - util) * hbm || total > TIGHT_FRACTION * hbm) {
-      tight = true;
+      sides.impossible.add('sampler');
       reasons.push(
-        `trainer and vLLM share the chips: ${fmt(total)} of ${hbm} GiB per chip, gradients and optimizer state ${fmt(gradsAndOpt)} ` +
-          `against the ${fmt((1 - util) * hbm)} hbm_utilization_vllm=${util} leaves`,
+        `trainer and vLLM share the ${devices.trainer} chips: the trainer's two weight copies, vLLM's weights and one sequence's KV cache ` +
+          `need ${fmt(atStart)} per chip when vLLM starts, hbm_utilization_vllm=${util} allows ${fmt(vllmShare)} of ${hbm} GiB`,
       );
+    } else if (kvRoom(vllmShare - atStart + kvPerSeq) < wanted) {
+      tight = true;
+      sides.tight.add('sampler');
+      reasons.push(`vLLM's share leaves room for ${kvRoom(vllmShare - atStart + kvPerSeq)} of the ${wanted} sequences of ${seqTokens} tokens`);
+    }
+    if (later > left) {
+      impossible = true;
+      sides.impossible.add('trainer');
+      reasons.push(
+        `trainer and vLLM share the ${devices.trainer} chips: gradients and optimizer state (${fmt(gradsAndOpt)}) and activations (${fmt(act)}) ` +
+          `need ${fmt(later)} per chip, the ${fmt(left)} hbm_utilization_vllm=${util} leaves of ${hbm} GiB`,
+      );
+    } else if (later > TIGHT_FRACTION * left) {
+      tight = true;
+      sides.tight.add('trainer');
+      reasons.push(`gradients, optimizer state and activations take ${fmt(later)} of the ${fmt(left)} hbm_utilization_vllm=${util} leaves per chip`);
     }
   }
-  return { verdict: impossible ? 'impossible' : tight ? 'tight' : 'fits', parts, reasons };
+  return { verdict: verdictOf(impossible, tight), parts, reasons, sides: [...(impossible ? sides.impossible : sides.tight)] };
 }
 
 /** Total GiB per chip of an estimate's parts on one side (for messages and the review). */

@@ -21,9 +21,29 @@ export const RL_DEFAULTS = {
   kv_cache_buffer: 256,
   hbm_utilization_vllm: 0.72,
   weight_dtype: 'bfloat16',
+  /** rl.yml l.90-91: `remat_policy: 'custom'` with `decoder_layer_input: 'offload'` (layer inputs kept on the host). */
+  remat_policy: 'custom',
+  decoder_layer_input: 'offload',
 } as const;
 
-/** types.py defaults a train_sft run gets. */
+/** types.py / base.yml defaults a train_sft run gets (sft.yml sets none of these). */
 export const SFT_DEFAULTS = {
   weight_dtype: 'float32',
+  /** base.yml l.731; types.py `per_device_batch_size` 12. */
+  per_device_batch_size: 12,
+  /** base.yml; types.py `max_target_length` 2048. */
+  max_target_length: 2048,
+  /** base.yml l.358 `remat_policy: 'full'`; `decoder_layer_input: 'device'`. */
+  remat_policy: 'full',
+  decoder_layer_input: 'device',
+} as const;
+
+/**
+ * Defaults both trainers share (types.py, equal in base.yml): activations in bfloat16 (`dtype`), the logits matmul
+ * at `dtype` (`logits_dot_in_fp32: false`) then cast to float32 (`cast_logits_to_fp32: true`).
+ */
+export const MODEL_DEFAULTS = {
+  dtype: 'bfloat16',
+  logits_dot_in_fp32: false,
+  cast_logits_to_fp32: true,
 } as const;

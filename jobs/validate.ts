@@ -8,9 +8,9 @@ import { doesNotFit, sumRequests } from './machines';
 import { findTpuGroup, Platform, TpuPoolGroup } from './platform';
 import { gib, parseBytes } from './quantity';
 import { ContainerResources, JsonValue, MaxTextArgs, Recipe } from './recipes/types';
-import { estimateHbm, HbmEstimate, StepDevices } from './hbm';
+import { dtypeBytes, estimateHbm, HbmEstimate, StepDevices } from './hbm';
 import { imageReferenceProblem } from './image-ref';
-import { RL_DEFAULTS } from './maxtext-defaults';
+import { RL_DEFAULTS, SFT_DEFAULTS } from './maxtext-defaults';
 import { modelSize } from './models';
 import { GENERATIONS, sliceShapeName, supportedTopologies, tpuSlice, TpuMachineType, TpuSlice } from './tpu';
 
@@ -321,43 +321,148 @@ function estimateOn(recipe: Recipe, slice: TpuSlice, slices: number): HbmEstimat
   });
 }
 
-/** The smallest slice of the same generation (any machine type) the step fits on, as `ct6e-standard-4t 4x8 (v6e-32)`. */
-function smallestFit(recipe: Recipe, slice: TpuSlice): string | undefined {
+const withArgs = (recipe: Recipe, set: MaxTextArgs): Recipe => ({ ...recipe, train: { ...recipe.train, args: { ...recipe.train.args, ...set } } }) as Recipe;
+const sliceName = (s: TpuSlice) => `${s.machineType} ${s.topology} (${sliceShapeName(s)})`;
+
+/**
+ * Larger slices of the same generation (any machine type) the step fits on, smallest first: the first that fits
+ * at all, and when that one is only tight, the first with room too.
+ */
+function largerSlices(recipe: Recipe, slice: TpuSlice): { tight?: TpuSlice; fits?: TpuSlice } {
   const generation = GENERATIONS[slice.generation];
   const candidates = (Object.keys(generation.machines) as TpuMachineType[])
     .flatMap((m) => supportedTopologies(m).map((t) => tpuSlice(m, t)))
     .filter((s) => s.chips > slice.chips)
     .sort((a, b) => a.chips - b.chips || a.vms - b.vms);
+  let tight: TpuSlice | undefined;
   for (const candidate of candidates) {
     // chips_per_vm follows the slice (the chipsPerVm rule checks it separately).
-    const args = recipe.train.kind === 'rl' ? { ...recipe.train.args, chips_per_vm: candidate.chipsPerVm } : recipe.train.args;
-    const moved = { ...recipe, train: { ...recipe.train, args } } as Recipe;
-    if (estimateOn(moved, candidate, 1)?.verdict === 'fits') {
-      return `${candidate.machineType} ${candidate.topology} (${sliceShapeName(candidate)})`;
-    }
+    const moved = recipe.train.kind === 'rl' ? withArgs(recipe, { chips_per_vm: candidate.chipsPerVm }) : recipe;
+    const verdict = estimateOn(moved, candidate, 1)?.verdict;
+    if (verdict === 'fits') return { tight, fits: candidate };
+    if (verdict === 'tight' && !tight) tight = candidate;
   }
-  return undefined;
+  return { tight };
 }
 
-/** What a failing or tight estimate can change besides the slice. */
-function knobs(recipe: Recipe): string {
-  if (recipe.train.kind === 'sft') return 'or set weight_dtype=bfloat16 (halves weights, gradients and AdamW state)';
-  const adafactor = recipe.train.patches?.adafactor ? '' : 'enable the adafactor patch (patches.adafactor), ';
-  return `or ${adafactor}lower hbm_utilization_vllm / raise trainer_devices_fraction to move HBM between sampler and trainer`;
+/** One override (or a pair that only works together) and the values it is tried at, nearest first. */
+interface Knob {
+  readonly keys: readonly string[];
+  readonly values: ReadonlyArray<readonly JsonValue[]>;
+}
+
+const descending = (from: number, step: number, min: number) =>
+  Array.from({ length: Math.max(0, Math.ceil((from - min) / step)) }, (_, i) => from - (i + 1) * step).filter((v) => v >= min);
+const round2 = (v: number) => Math.round(v * 100) / 100;
+
+/**
+ * The overrides that can move HBM on the failing side. Only keys the recipe passes to training are named (config
+ * overrides reach only keys a step already has, jobs/pipeline.ts overrideArgs); each knob is tried in the direction
+ * that relieves that side, and a value is advised only when the estimate then fits and no other rule breaks.
+ */
+function knobs(recipe: Recipe, ctx: ValidationContext, sides: readonly string[]): Knob[] {
+  const args = recipe.train.args;
+  const has = (k: string) => args[k] !== undefined;
+  const out: Knob[] = [];
+  const one = (key: string, values: JsonValue[]) => {
+    if (has(key) && values.length > 0) out.push({ keys: [key], values: values.map((v) => [v]) });
+  };
+  const rl = recipe.train.kind === 'rl';
+  const d = rl ? rlDevices(recipe, ctx) : undefined;
+  const util = numberArg(args, 'hbm_utilization_vllm', RL_DEFAULTS.hbm_utilization_vllm);
+  const target = numberArg(args, 'max_target_length', rl ? RL_DEFAULTS.max_target_length : SFT_DEFAULTS.max_target_length);
+  const floor = rl ? numberArg(args, 'max_prefill_predict_length', RL_DEFAULTS.max_prefill_predict_length) + 1 : 128;
+  const shorter = descending(Math.ceil(target / 256) * 256, 256, 256).filter((v) => v < target && v >= floor);
+  if (sides.includes('trainer')) {
+    if (!rl) {
+      const pdbs = numberArg(args, 'per_device_batch_size', SFT_DEFAULTS.per_device_batch_size);
+      one('per_device_batch_size', descending(Math.ceil(pdbs), 1, 1).filter((v) => v < pdbs));
+    } else {
+      const batch = numberArg(args, 'batch_size', RL_DEFAULTS.batch_size);
+      const micro = numberArg(args, 'train_micro_batch_size', RL_DEFAULTS.train_micro_batch_size);
+      one('train_micro_batch_size', divisors(batch).reverse().filter((v) => v < (micro > 0 ? micro : batch)));
+    }
+    one('max_target_length', shorter);
+    const remat = args['remat_policy'];
+    if (typeof remat === 'string' && remat !== 'full') one('remat_policy', ['full']);
+    for (const key of ['weight_dtype', 'mu_dtype']) {
+      const v = args[key];
+      if (typeof v === 'string' && (dtypeBytes(v) ?? 0) > 2) one(key, ['bfloat16']);
+    }
+    if (d && !d.split) one('hbm_utilization_vllm', descending(util, 0.05, 0.05).map(round2));
+    if (d?.split && has('trainer_devices_fraction') && has('sampler_devices_fraction')) {
+      const tf = numberArg(args, 'trainer_devices_fraction', RL_DEFAULTS.trainer_devices_fraction);
+      const values = [0.625, 0.75, 0.875].filter((v) => v > tf).map((v) => [v, round2(1 - v)] as JsonValue[]);
+      if (values.length > 0) out.push({ keys: ['trainer_devices_fraction', 'sampler_devices_fraction'], values });
+    }
+  }
+  if (sides.includes('sampler')) {
+    one('hbm_utilization_vllm', descending(0.95, 0.05, util + 0.001).map(round2).reverse());
+    for (const key of ['rollout_tensor_parallelism', 'rollout_expert_parallelism']) {
+      const v = numberArg(args, key, 1);
+      if (v > 0 && d) one(key, [2, 4, 8, 16, 32, 64].map((m) => v * m).filter((x) => x <= d.sampler));
+    }
+    if (!sides.includes('trainer')) one('max_target_length', shorter);
+  }
+  return out;
+}
+
+/** `key=value` (and pairs) that make the step fit this slice, as text; tight fits are marked. */
+function fittingOverrides(recipe: Recipe, ctx: ValidationContext, estimate: HbmEstimate, want: 'fits' | 'tight'): string[] {
+  const others = (r: Recipe) => RULES.filter((rule) => rule !== hbmFit).flatMap((rule) => rule(r, ctx)).length;
+  const before = others(recipe);
+  const out: string[] = [];
+  for (const knob of knobs(recipe, ctx, estimate.sides)) {
+    let tight: string | undefined;
+    let found: string | undefined;
+    for (const values of knob.values) {
+      const set: Record<string, JsonValue> = {};
+      knob.keys.forEach((k, i) => (set[k] = values[i]));
+      const moved = withArgs(recipe, set);
+      const verdict = estimateOn(moved, ctx.slice, ctx.slices)?.verdict;
+      if (verdict === 'impossible' || verdict === undefined || others(moved) > before) continue;
+      const text = knob.keys.map((k, i) => `${k}=${py(values[i])}`).join(' with ');
+      const now = `now ${knob.keys.map((k) => py(recipe.train.args[k])).join(', ')}`;
+      if (verdict === 'fits') {
+        found = `${text} (${now})`;
+        break;
+      }
+      tight ??= `${text} (${now}; fits tightly)`;
+    }
+    if (found) out.push(found);
+    else if (tight && want === 'tight') out.push(tight);
+  }
+  return out;
+}
+
+/** What to change for a failing (or tight) estimate: overrides that fit, and larger slices. */
+function advice(recipe: Recipe, ctx: ValidationContext, estimate: HbmEstimate): string {
+  const source = ctx.configSource ?? `pipelines.${recipe.name}`;
+  const impossible = estimate.verdict === 'impossible';
+  const overrides = fittingOverrides(recipe, ctx, estimate, impossible ? 'tight' : 'fits');
+  const { tight, fits } = ctx.slices === 1 ? largerSlices(recipe, ctx.slice) : {};
+  const parts: string[] = [];
+  if (overrides.length > 0) parts.push(`set ${source}.overrides ${overrides.join(', or ')}`);
+  const where = `${source}.machineType/topology, with that slice in infra`;
+  if (impossible && tight && fits) parts.push(`train on ${sliceName(tight)}, which fits tightly, or ${sliceName(fits)} or larger (${where})`);
+  else if (impossible && tight) parts.push(`train on ${sliceName(tight)} or larger, which fits tightly (${where})`);
+  else if (fits) parts.push(`train on ${sliceName(fits)} or larger (${where})`);
+  if (parts.length === 0) return impossible ? `no override of ${recipe.name} and no larger ${ctx.slice.generation} slice makes it fit` : '';
+  return parts.join('; or ');
 }
 
 /**
- * HBM fit of the training step (jobs/hbm.ts): impossible is an error naming the model, the slice and what would
- * fit. A model without a row in jobs/models.ts is not estimated (hbmWarnings says so).
+ * HBM fit of the training step (jobs/hbm.ts): impossible is an error naming the model, the slice, the side that
+ * does not fit, and what would (overrides with their values, larger slices). A model without a row in
+ * jobs/models.ts is not estimated (hbmWarnings says so).
  */
 export const hbmFit: Rule = (recipe, ctx) => {
   const estimate = estimateOn(recipe, ctx.slice, ctx.slices);
   if (!estimate || estimate.verdict !== 'impossible') return [];
-  const fit = smallestFit(recipe, ctx.slice);
   return [
     `${who(recipe, ctx)}: ${recipe.model.name} does not fit ${ctx.slices > 1 ? `${ctx.slices}x ` : ''}${ctx.slice.machineType} ${ctx.slice.topology} ` +
       `(${sliceShapeName(ctx.slice)}, ${ctx.slice.hbmGibPerChip} GiB HBM per chip): ${estimate.reasons.join('; ')}; ` +
-      `${fit ? `it fits ${fit} or larger, ` : 'no slice of this generation fits it, '}${knobs(recipe)} (estimate: jobs/hbm.ts)`,
+      `to fit: ${advice(recipe, ctx, estimate)} (estimate: jobs/hbm.ts)`,
   ];
 };
 
@@ -368,9 +473,10 @@ export function hbmWarnings(recipe: Recipe, ctx: ValidationContext): string[] {
   }
   const estimate = estimateOn(recipe, ctx.slice, ctx.slices);
   if (!estimate || estimate.verdict !== 'tight') return [];
+  const room = advice(recipe, ctx, estimate);
   return [
     `${who(recipe, ctx)}: ${recipe.model.name} fits ${ctx.slice.machineType} ${ctx.slice.topology} (${sliceShapeName(ctx.slice)}) tightly: ` +
-      `${estimate.reasons.join('; ')}; an out-of-memory error at start-up is possible — ${knobs(recipe).replace(/^or /, '')} (estimate: jobs/hbm.ts)`,
+      `${estimate.reasons.join('; ')}; an out-of-memory error at start-up is possible${room ? ` — for room, ${room}` : ''} (estimate: jobs/hbm.ts)`,
   ];
 }
 
