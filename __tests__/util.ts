@@ -1,5 +1,6 @@
 /** Shared fixtures: the example config with env overrides, and synthesized stacks as objects. */
 import * as fs from 'fs';
+import * as os from 'os';
 import * as path from 'path';
 import { Testing, TerraformStack } from 'cdktf';
 import { findRepoRoot, loadConfig, LoadedConfig } from '../config/load';
@@ -9,6 +10,15 @@ import { Platform } from '../jobs/platform';
 
 /** Env that asks for the single-host pool, so every recipe (rl-llama3 too) has its slice in infra. */
 export const WITH_SINGLE_HOST: Readonly<Record<string, string>> = { SINGLE_HOST_RESERVATION: 'my-v6e-8-reservation' };
+
+/** Writes a config file derived from config/example.json with `patch` applied to a deep copy; returns its path. */
+export function configFile(patch: (c: any) => void): string {
+  const copy = JSON.parse(fs.readFileSync(path.join(findRepoRoot(), 'config', 'example.json'), 'utf8'));
+  patch(copy);
+  const file = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'tpt-config-')), 'config.json');
+  fs.writeFileSync(file, JSON.stringify(copy));
+  return file;
+}
 
 /** Loads config/example.json with the given env (nothing from the real environment). */
 export function exampleConfig(env: Record<string, string> = {}): LoadedConfig {

@@ -460,7 +460,7 @@ export const hbmFit: Rule = (recipe, ctx) => {
   const estimate = estimateOn(recipe, ctx.slice, ctx.slices);
   if (!estimate || estimate.verdict !== 'impossible') return [];
   return [
-    `${who(recipe, ctx)}: ${recipe.model.name} does not fit ${ctx.slices > 1 ? `${ctx.slices}x ` : ''}${ctx.slice.machineType} ${ctx.slice.topology} ` +
+    `${who(recipe, ctx, ...Object.keys(recipe.train.args))}: ${recipe.model.name} does not fit ${ctx.slices > 1 ? `${ctx.slices}x ` : ''}${ctx.slice.machineType} ${ctx.slice.topology} ` +
       `(${sliceShapeName(ctx.slice)}, ${ctx.slice.hbmGibPerChip} GiB HBM per chip): ${estimate.reasons.join('; ')}; ` +
       `to fit: ${advice(recipe, ctx, estimate)} (estimate: jobs/hbm.ts)`,
   ];
@@ -475,7 +475,7 @@ export function hbmWarnings(recipe: Recipe, ctx: ValidationContext): string[] {
   if (!estimate || estimate.verdict !== 'tight') return [];
   const room = advice(recipe, ctx, estimate);
   return [
-    `${who(recipe, ctx)}: ${recipe.model.name} fits ${ctx.slice.machineType} ${ctx.slice.topology} (${sliceShapeName(ctx.slice)}) tightly: ` +
+    `${who(recipe, ctx, ...Object.keys(recipe.train.args))}: ${recipe.model.name} fits ${ctx.slice.machineType} ${ctx.slice.topology} (${sliceShapeName(ctx.slice)}) tightly: ` +
       `${estimate.reasons.join('; ')}; an out-of-memory error at start-up is possible${room ? ` — for room, ${room}` : ''} (estimate: jobs/hbm.ts)`,
   ];
 }

@@ -3,19 +3,7 @@ import * as os from 'os';
 import * as path from 'path';
 import { ConfigError, ENV_BINDINGS, loadConfig } from '../../config/load';
 import { platformFromConfig } from '../../config/platform';
-import { synthStack } from '../util';
-
-const example = JSON.parse(fs.readFileSync(path.join(__dirname, '..', '..', 'config', 'example.json'), 'utf8'));
-
-/** Writes a config file derived from the example with `patch` applied to a deep copy. */
-function configFile(patch: (c: any) => void): string {
-  const copy = JSON.parse(JSON.stringify(example));
-  patch(copy);
-  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'tpt-config-'));
-  const file = path.join(dir, 'config.json');
-  fs.writeFileSync(file, JSON.stringify(copy));
-  return file;
-}
+import { configFile, synthStack } from '../util';
 
 function errorOf(fn: () => unknown): string {
   try {
