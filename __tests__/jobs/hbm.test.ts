@@ -7,11 +7,13 @@ import { selectAndBuildPipelines } from '../../config/pipelines';
 import { loadConfig } from '../../config/load';
 import { dtypeBytes, estimateHbm, HbmEstimate, HbmInput, TIGHT_FRACTION } from '../../jobs/hbm';
 import { MODELS } from '../../jobs/models';
-import { buildPipeline } from '../../jobs/pipeline';
+import { buildPipeline, Pipeline } from '../../jobs/pipeline';
 import { derivePlatform, Platform } from '../../jobs/platform';
 import { RECIPES } from '../../jobs/recipes';
 import { Recipe } from '../../jobs/recipes/types';
 import { tpuSlice } from '../../jobs/tpu';
+import { maxTextCalls } from '../models/maxtext-script';
+import { podSets } from '../models/synthesized';
 import { configFile, exampleConfig, WITH_SINGLE_HOST } from '../util';
 
 const GIB = 2 ** 30;
@@ -51,6 +53,15 @@ function errorOf(fn: () => unknown): string {
   }
   throw new Error('expected an error');
 }
+/** A MaxText key as the synthesized train step passes it (the train_rl / train_sft call in its container script). */
+function trainArg(p: Pipeline, key: string): string | undefined {
+  const train = p.steps.find((s) => s.name === 'train')!;
+  const scripts = podSets(train.manifest as any).flatMap((ps) => (ps.pod.containers ?? []).map((c: any) => c.command?.[2]).filter(Boolean));
+  const calls = scripts.flatMap((script: string) => maxTextCalls(script)).filter((c) => /\.train_(rl|sft)$/.test(c.module));
+  expect(calls).toHaveLength(1);
+  return calls[0].args[key];
+}
+
 /** The value an HBM error advises for `key` (`key=value (now ...)`). */
 function advised(message: string, key: string): number {
   const m = new RegExp(`\\b${key.replace('.', '\\.')}=([0-9.]+) \\(now`).exec(message);
@@ -194,7 +205,9 @@ describe('refused: what runs out of memory, with advice that can be followed', (
     expect(message).not.toMatch(/train on|weight_dtype/);
     const value = advised(message, 'per_device_batch_size');
     expect(value).toBeLessThan(8);
-    expect(fromConfig('sft-gemma4', { overrides: { per_device_batch_size: value } }).notices).toEqual([]);
+    const followed = fromConfig('sft-gemma4', { overrides: { per_device_batch_size: value } });
+    expect(followed.notices).toEqual([]);
+    expect(trainArg(followed.pipelines[0], 'per_device_batch_size')).toBe(String(value));
   });
 
   test('rl-gemma4 max_target_length 32768: trainer logits; lower max_target_length, or the smallest slice that fits (tightly, said so)', () => {
@@ -206,7 +219,9 @@ describe('refused: what runs out of memory, with advice that can be followed', (
     expect(message).not.toMatch(/train_micro_batch_size|hbm_utilization_vllm|patches/);
     const value = advised(message, 'max_target_length');
     expect(value).toBeLessThan(32768);
-    expect(fromConfig('rl-gemma4', { overrides: { max_target_length: value } }).notices).toEqual([]);
+    const followed = fromConfig('rl-gemma4', { overrides: { max_target_length: value } });
+    expect(followed.notices).toEqual([]);
+    expect(trainArg(followed.pipelines[0], 'max_target_length')).toBe(String(value));
   });
 
   test('rl-qwen3 max_target_length 32768: lower train_micro_batch_size or max_target_length, each to a value that fits', () => {
@@ -214,8 +229,12 @@ describe('refused: what runs out of memory, with advice that can be followed', (
     expect(message).toMatch(/qwen3-30b-a3b does not fit .* activations \(67\.6 GiB\)/);
     expect(message).toMatch(/train_micro_batch_size=2 \(now 8; fits tightly\)/);
     const value = advised(message, 'max_target_length');
-    expect(fromConfig('rl-qwen3', { overrides: { max_target_length: value } }).pipelines).toHaveLength(1);
-    expect(() => fromConfig('rl-qwen3', { overrides: { max_target_length: 32768, train_micro_batch_size: 2 } })).not.toThrow();
+    expect(trainArg(fromConfig('rl-qwen3', { overrides: { max_target_length: value } }).pipelines[0], 'max_target_length')).toBe(String(value));
+    // Followed, the tight value builds with a note that names what gives room.
+    const { notices } = fromConfig('rl-qwen3', { overrides: { max_target_length: 32768, train_micro_batch_size: 2 } });
+    expect(notices).toEqual([
+      expect.stringMatching(/^rl-qwen3 \(.*pipelines\.rl-qwen3\.overrides\): qwen3-30b-a3b fits ct6e-standard-4t 4x8 \(v6e-32\) tightly: .*for room, set .*max_target_length=\d+ \(now 32768\)/),
+    ]);
   });
 
   test("vLLM's share too small for its weights: raise hbm_utilization_vllm (not lower), or a larger rollout replica", () => {
@@ -223,7 +242,9 @@ describe('refused: what runs out of memory, with advice that can be followed', (
     expect(message).toMatch(/vLLM's weights and one sequence's KV cache need 15\.1 GiB per sampler chip, hbm_utilization_vllm=0\.4 allows 12\.8 GiB/);
     expect(message).toMatch(/hbm_utilization_vllm=0\.5 \(now 0\.4\), or rollout_tensor_parallelism=2 \(now 1\), or rollout_expert_parallelism=8 \(now 4\)/);
     expect(message).not.toMatch(/trainer_devices_fraction|max_target_length/);
-    expect(fromConfig('rl-qwen3', { overrides: { hbm_utilization_vllm: advised(message, 'hbm_utilization_vllm') } }).notices).toEqual([]);
+    const followed = fromConfig('rl-qwen3', { overrides: { hbm_utilization_vllm: advised(message, 'hbm_utilization_vllm') } });
+    expect(followed.notices).toEqual([]);
+    expect(trainArg(followed.pipelines[0], 'hbm_utilization_vllm')).toBe('0.5');
     expect(fromConfig('rl-qwen3', { overrides: { hbm_utilization_vllm: 0.4, rollout_tensor_parallelism: 2 } }).notices).toEqual([]);
   });
 
@@ -246,6 +267,9 @@ describe('refused: what runs out of memory, with advice that can be followed', (
       /gemma4-31b does not fit ct6e-standard-8t 2x4 \(v6e-8-8t, 32 GiB HBM per chip\): weights, gradients and AdamW state \(57\.7 GiB\) and activations \(4\.2 GiB\) need 62\.0 GiB per chip over 8 chips, a v6e chip has 32 GiB; to fit: train on ct6e-standard-4t 4x8 \(v6e-32\) or larger \(.*pipelines\.sft-gemma4\.machineType\/topology, with that slice in infra\)/,
     );
     expect(message).not.toMatch(/weight_dtype|per_device_batch_size/);
+    // Why weight_dtype is never advised for SFT: an override of it reaches the export only, not train_sft.
+    const overridden = fromConfig('sft-gemma4', { overrides: { weight_dtype: 'bfloat16' } }).pipelines[0];
+    expect(trainArg(overridden, 'weight_dtype')).toBeUndefined();
   });
 
   test('31B SFT on a v6e-16: state (28.9 GiB) plus logits and activations no longer fit; the v6e-32 does', () => {
