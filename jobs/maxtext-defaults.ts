@@ -15,7 +15,6 @@ export const RL_DEFAULTS = {
   batch_size: 1,
   train_micro_batch_size: -1,
   'rl.num_generations': 2,
-  'rl.grpo_beta': 0.08,
   max_target_length: 1024,
   max_prefill_predict_length: 256,
   kv_cache_buffer: 256,
