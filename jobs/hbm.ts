@@ -8,7 +8,8 @@
  * - SFT (`train_sft`, every chip of every slice, fully sharded): weights at `weight_dtype` (types.py default float32),
  *   gradients at the weights' dtype, AdamW `mu` at `mu_dtype` (default: `weight_dtype`) and `nu` at the weights'
  *   dtype (types.py `weight_dtype`, `grad_dtype`, `mu_dtype`, `opt_type` adamw). With `lora.enable_lora` only the
- *   adapters are differentiated (`train_sft.py` l.299, `utils/lora_utils.py`): the frozen base is weights only.
+ *   adapters are differentiated (`train_sft.py` `setup_trainer_state` applies LoRA; `utils/lora_utils.py` builds the
+ *   optimizer `wrt=nnx.LoRAParam`): the frozen base is weights only, the adapters are not counted.
  * - RL (`train_rl`, GRPO through Tunix), trainer: actor weights at `weight_dtype` (rl.yml: bfloat16) and a reference
  *   copy, always: `model_creation_utils.create_models_and_meshes` loads the reference model whatever `rl.grpo_beta`
  *   is (beta 0 only skips its forward pass, Tunix `grpo_learner.py`); gradients at the weights' dtype; the
@@ -28,7 +29,8 @@
  *   `per_device_batch_size` x chips sequences of `max_target_length` (types.py `calculate_global_batch_sizes`: the
  *   micro-batch of one pass; `gradient_accumulation_steps` repeats passes, it does not grow them); RL
  *   `train_micro_batch_size` (or `batch_size`) prompts x `rl.num_generations` sequences of `max_target_length`
- *   (Tunix `RLTrainingConfig`, `max_prompt_length + max_tokens_to_generate` = `max_target_length` in train_rl.py).
+ *   (Tunix `rl/rl_learner.py`: "examples per micro-batch is train_micro_batch_size * sample_repeat"; train_rl.py
+ *   sets `max_prompt_length + max_tokens_to_generate` = `max_target_length`).
  * - RL, sampler (vLLM): one copy of the weights per rollout replica (bfloat16, or `vllm_additional_config.
  *   maxtext_config.weight_dtype`) sharded over the replica's `rollout_tensor_parallelism x
  *   rollout_expert_parallelism` chips, except the vocabulary matrices (embedding, and the output projection when it
