@@ -42,8 +42,9 @@
  *   and refuses to start when that is <= 0 (vllm-project/tpu-inference `tpu_inference/worker/tpu_worker.py`
  *   `determine_available_memory`): it takes its whole share. Where trainer and sampler share the chips (MaxText
  *   splits them only on Pathways with >= 2 VMs), what is in use when vLLM starts is the trainer's two weight copies
- *   (loaded first, `create_models_and_meshes`); gradients, optimizer state and activations come with the first
- *   training step and must fit the `1 - hbm_utilization_vllm` vLLM leaves, or that step runs out of memory.
+ *   (loaded first, `create_models_and_meshes`); Tunix's `RLCluster` builds the rollout engine before the actor's
+ *   `rl_trainer.Trainer` (`tunix/rl/rl_cluster.py`), so optimizer state, gradients and activations come after vLLM
+ *   took its share and must fit the `1 - hbm_utilization_vllm` it leaves, or the trainer runs out of memory.
  *
  * Not counted: XLA scratch, one layer's recomputed activations, the reference model's transient logits (computed
  * before the training pass, not during it). That is what the headroom is for: above TIGHT_FRACTION of what a side
