@@ -39,7 +39,7 @@
  *   token, at least one sequence of `max_target_length + kv_cache_buffer` tokens (vLLM refuses to start without room
  *   for one), ideally `batch_size x rl.num_generations` of them.
  * - vLLM on TPU sizes its KV cache as `hbm_utilization_vllm` x total HBM minus the HBM already in use on its chips,
- *   and refuses to start when that is <= 0 (vllm-project/tpu-inference `tpu_inference/worker/tpu_worker.py`
+ *   and refuses to start when that is <= 0 (vllm-project/tpu-inference v0.27.0 `tpu_inference/worker/tpu_worker.py`
  *   `determine_available_memory`): it takes its whole share. Where trainer and sampler share the chips (MaxText
  *   splits them only on Pathways with >= 2 VMs), what is in use when vLLM starts is the trainer's two weight copies
  *   (loaded first, `create_models_and_meshes`); Tunix's `RLCluster` builds the rollout engine before the actor's
