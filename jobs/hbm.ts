@@ -173,8 +173,11 @@ function activations(input: HbmInput, sequences: number, seqLen: number): { logi
   const remat = str(args['remat_policy']) ?? defaults.remat_policy;
   const layerInput = str(args['decoder_layer_input']) ?? defaults.decoder_layer_input;
   const offloaded = remat === 'custom' && layerInput === 'offload';
+  // SFT's loss (pre_train/train.py `loss_fn`, which train_sft uses) computes the logits in `num_vocab_tiling` chunks
+  // when > 1 (base.yml: "tiled ... along the batch-sequence axis"); RLConfig refuses tiling (types.py).
+  const tiles = input.kind === 'sft' ? Math.max(1, num(args, 'num_vocab_tiling', 1)) : 1;
   return {
-    logits: gib(tokens * Math.ceil(size.vocab / shards.vocab) * logitBytes),
+    logits: gib(Math.ceil(tokens / tiles) * Math.ceil(size.vocab / shards.vocab) * logitBytes),
     layerInputs: offloaded ? 0 : gib(size.layers * tokens * Math.ceil(size.hidden / shards.embed) * act),
     remat,
   };

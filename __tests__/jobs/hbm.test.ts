@@ -87,6 +87,8 @@ describe('the estimate, part by part', () => {
     expect(part(sft({ per_device_batch_size: 8 }), /^logits/)).toBeCloseTo((8 * 2048 * 262144 * 6) / GIB, 6);
     // The same per chip on a larger slice: per_device_batch_size is per chip.
     expect(part(sft({ per_device_batch_size: 8 }, tpuSlice('ct6e-standard-4t', '8x8'), 64), /^logits/)).toBeCloseTo((8 * 2048 * 262144 * 6) / GIB, 6);
+    // num_vocab_tiling computes them in chunks along batch x sequence.
+    expect(part(sft({ per_device_batch_size: 8, num_vocab_tiling: 4 }), /^logits/)).toBeCloseTo((2 * 2048 * 262144 * 6) / GIB, 6);
     // logits_dot_in_fp32: the matmul is already float32, one 4-byte copy.
     expect(part(sft({ per_device_batch_size: 1, logits_dot_in_fp32: true }), /^logits/)).toBeCloseTo((2048 * 262144 * 4) / GIB, 6);
   });
