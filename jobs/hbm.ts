@@ -14,8 +14,10 @@
  *   copy, always: `model_creation_utils.create_models_and_meshes` loads the reference model whatever `rl.grpo_beta`
  *   is (beta 0 only skips its forward pass, Tunix `grpo_learner.py`); gradients at the weights' dtype; the
  *   optimizer: `utils_rl.get_optimizer` builds `optax.adamw` without a `mu_dtype`, so `mu` and `nu` take the weights'
- *   dtype; with the recipes' adafactor source patch the second moment is factored (rows + columns per matrix) and
- *   there is no momentum, counted as 1% of a float32 per parameter.
+ *   dtype; with the recipes' adafactor source patch (`optax.adafactor(learning_rate=...)`: `factored=True`,
+ *   `min_dim_size_to_factor=128`, `momentum=None`, optax 0.2.6) the second moment is factored (rows + columns per
+ *   matrix, float32) and there is no momentum: counted as 1% of a float32 per parameter, an upper bound for the
+ *   models here (a 2048 x 768 matrix keeps 0.2%; vectors below 128 stay whole).
  * - Activations of one forward/backward pass, on the trainer's chips: the logits and the saved layer inputs.
  *   Logits: `decoders.py` `_apply_output_head` computes tokens x `vocab_size` at `dtype` (bfloat16 unless
  *   `logits_dot_in_fp32`) and casts them to float32 (`cast_logits_to_fp32`, default true): 6 bytes per token and
@@ -56,7 +58,11 @@ import type { ModelSize } from './models';
 import type { JsonValue, MaxTextArgs } from './recipes/types';
 import type { TpuSlice } from './tpu';
 
-/** Above this fraction of what a side may use (a chip's HBM, or what vLLM leaves) the fit is tight: a warning. */
+/**
+ * Above this fraction of what a side may use (a chip's HBM, or what vLLM leaves) the fit is tight: a warning. A project
+ * choice, not an upstream number: the 15% left is for what the estimate does not count (XLA scratch, one layer's
+ * recomputed activations under remat).
+ */
 export const TIGHT_FRACTION = 0.85;
 
 const DTYPE_BYTES: Readonly<Record<string, number>> = {

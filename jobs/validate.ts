@@ -351,6 +351,7 @@ interface Knob {
   readonly values: ReadonlyArray<readonly JsonValue[]>;
 }
 
+/** Candidate values below `from` in `step`s down to `min` (steps of the advice: 256 tokens, 0.05 of HBM, 1 sequence). */
 const descending = (from: number, step: number, min: number) =>
   Array.from({ length: Math.max(0, Math.ceil((from - min) / step)) }, (_, i) => from - (i + 1) * step).filter((v) => v >= min);
 const round2 = (v: number) => Math.round(v * 100) / 100;
