@@ -29,6 +29,7 @@ import {
   trainInvocation,
   trainPrelude,
 } from './maxtext';
+import { DEFAULT_TRAIN_MAX_RESTARTS } from './capacity';
 import { checkJobSetNames, checkRunId, jobSetName, JobSetNameShape, runIdLimit } from './names';
 import { Platform } from './platform';
 import { imageMaxTextVersion } from './recipes/common';
@@ -61,7 +62,10 @@ export interface PipelineOptions {
   readonly timeoutMinutes?: Partial<Record<StepName, number>>;
   /** How long a step may wait in Kueue's queue before the deploy stops waiting, minutes. @default DEFAULT_QUEUE_MINUTES */
   readonly queueMinutes?: number;
-  /** JobSet restarts on infrastructure failure, for every step. @default - the recipe's maxRestarts per step */
+  /**
+   * JobSet restarts after a failure that is not a known application error, for every step.
+   * @default - training: DEFAULT_TRAIN_MAX_RESTARTS of its slice's capacity type (jobs/capacity.ts); conversions: the recipe's
+   */
   readonly maxRestarts?: number;
   /** Retarget the training slice (must exist in infra). @default - the recipe's slice */
   readonly machineType?: string;
@@ -343,7 +347,8 @@ export function buildPipeline(recipe: Recipe, platform: Platform, options: Pipel
     [PIPELINE_LABELS.runId]: options.runId,
   };
   const runMinutes = (step: StepName) => options.timeoutMinutes?.[step] ?? resolved.timeoutMinutes[step];
-  const restarts = (step: StepName) => options.maxRestarts ?? resolved.maxRestarts[step];
+  const restarts = (step: StepName) =>
+    options.maxRestarts ?? (step === 'train' ? DEFAULT_TRAIN_MAX_RESTARTS[group.capacity.type] : resolved.maxRestarts[step]);
   for (const step of STEP_NAMES) {
     const m = runMinutes(step);
     if (!(Number.isInteger(m) && m > 0)) {
@@ -386,7 +391,7 @@ export function buildPipeline(recipe: Recipe, platform: Platform, options: Pipel
     }
     // The tutorials' shape: every VM of one slice starts, index 0 converts, the others exit 0.
     const script = buildScript(inv, { onlyIndexZero: true, skipIfExists, retryTransientOnce: true });
-    return { built: multiHostJaxJobSet(common(step), { image: resolved.image, script }, slice, 1), runsOn: 'tpu' };
+    return { built: multiHostJaxJobSet(common(step), { image: resolved.image, script }, slice, 1, false), runsOn: 'tpu' };
   };
 
   const train = (): BuiltJobSet => {
@@ -411,7 +416,7 @@ export function buildPipeline(recipe: Recipe, platform: Platform, options: Pipel
         },
       );
     }
-    return multiHostJaxJobSet(common('train'), { image: resolved.image, script, env }, slice, slices);
+    return multiHostJaxJobSet(common('train'), { image: resolved.image, script, env }, slice, slices, true);
   };
 
   const toMaxText = conversion('to-maxtext');
@@ -452,16 +457,17 @@ export function buildPipeline(recipe: Recipe, platform: Platform, options: Pipel
       specHash: previousHash,
     };
   });
-  // Flex-start nodes live at most maxRunDuration (GKE deletes them then): every attempt a TPU step may make must fit.
+  // Flex-start nodes live at most maxRunDuration (GKE deletes them then, and the pool's autoscaler provisions new ones
+  // for the restarted pods): an attempt longer than that would always be cut short. A cut-short attempt restarts and
+  // resumes from its newest checkpoint, so only one attempt, not all of them, has to fit.
   if (group.capacity.type === 'flex-start') {
     const lifetimeMinutes = group.capacity.maxRunDurationSeconds / 60;
     for (const step of steps.filter((s) => s.runsOn === 'tpu')) {
-      const needed = (step.maxRestarts + 1) * step.timeoutMinutes;
-      if (needed > lifetimeMinutes) {
+      if (step.timeoutMinutes > lifetimeMinutes) {
         throw new Error(
-          `${source}: step ${step.name} may run (maxRestarts ${step.maxRestarts} + 1) x timeoutMinutes ${step.timeoutMinutes} = ` +
-            `${needed} minutes on flex-start nodes that live at most ${lifetimeMinutes} minutes (flexStartMaxRunHours); ` +
-            `raise flexStartMaxRunHours to at least ${Math.ceil(needed / 60)} or lower timeoutMinutes.${step.name} or maxRestarts`,
+          `${source}: step ${step.name} may run timeoutMinutes ${step.timeoutMinutes} minutes per attempt on flex-start nodes ` +
+            `that live at most ${lifetimeMinutes} minutes (flexStartMaxRunHours); ` +
+            `raise flexStartMaxRunHours to at least ${Math.ceil(step.timeoutMinutes / 60)} or lower timeoutMinutes.${step.name}`,
         );
       }
     }
