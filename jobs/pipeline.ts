@@ -30,6 +30,7 @@ import {
   trainPrelude,
 } from './maxtext';
 import { DEFAULT_TRAIN_MAX_RESTARTS } from './capacity';
+import { podsReadyRequeueMinutes } from './kueue';
 import { checkJobSetNames, checkRunId, jobSetName, JobSetNameShape, runIdLimit } from './names';
 import { Platform } from './platform';
 import { imageMaxTextVersion } from './recipes/common';
@@ -159,14 +160,15 @@ export const DEFAULT_QUEUE_MINUTES = 60;
 export const ATTEMPT_MARGIN_MINUTES = 10;
 
 /**
- * The deploy's wait for a step: queue + (maxRestarts + 1) x (attempt deadline + margin). A wait that reaches
+ * The deploy's wait for a step: queue + Kueue's requeuing of never-ready pods (podsReadyRequeueMinutes, jobs/kueue.ts)
+ * + (maxRestarts + 1) x (attempt deadline + margin). A wait that reaches
  * `timeouts.create` returns "Operation timed out" AND state (hashicorp/terraform-provider-kubernetes v2.38.0,
  * manifest/provider/apply.go: on a WaiterError it reads the object and sets NewState), so Terraform records the create
  * as tainted and the next apply would replace (kill and restart) a JobSet that may still be training. Deriving the
  * wait from the Jobs' own deadlines makes the JobSet end first unless it queued longer than `queueMinutes`.
  */
 export function waitMinutes(runMinutes: number, maxRestarts: number, queueMinutes: number): number {
-  return queueMinutes + (maxRestarts + 1) * (runMinutes + ATTEMPT_MARGIN_MINUTES);
+  return queueMinutes + podsReadyRequeueMinutes() + (maxRestarts + 1) * (runMinutes + ATTEMPT_MARGIN_MINUTES);
 }
 
 /** Canonical JSON (sorted keys) for hashing. */
