@@ -3,7 +3,6 @@
  * (`to-maxtext` -> `train` -> `to-hf`), their names, waits, logs commands and gs:// paths.
  * Pure and deterministic (no cdktf, no env): the same inputs give byte-identical manifests and hashes.
  */
-import { createHash } from 'crypto';
 import {
   BuiltJobSet,
   cpuPodJobSet,
@@ -19,6 +18,9 @@ import {
   tpuVmEnv,
 } from './jobset';
 import {
+  trainKey,
+  checkpointPeriod,
+  lastCheckpointStep,
   buildScript,
   CommandContext,
   onCpu as placeOnCpu,
@@ -30,6 +32,7 @@ import {
   trainPrelude,
 } from './maxtext';
 import { DEFAULT_TRAIN_MAX_RESTARTS } from './capacity';
+import { sha256Of } from './spec-key';
 import { podsReadyRequeueMinutes } from './kueue';
 import { checkJobSetNames, checkRunId, jobSetName, JobSetNameShape, runIdLimit } from './names';
 import { Platform } from './platform';
@@ -72,6 +75,12 @@ export interface PipelineOptions {
   readonly machineType?: string;
   /** @default - the recipe's slice */
   readonly topology?: string;
+  /**
+   * Continue this earlier run (its MaxText run_name, the directory under `trained/`) at its newest checkpoint even
+   * though the spec changed (e.g. more steps): training writes there, the export goes to the new spec's own
+   * `hf-trained/<run name>/`. @default - the run named by the spec (runIdentity)
+   */
+  readonly resumeRun?: string;
   /** Recipe values by MaxText key, applied to every step that has the key; an unknown key is an error. @default - none */
   readonly overrides?: Readonly<Record<string, string | number | boolean>>;
   /** Where the options came from, e.g. `pipelines.rl-qwen3`; prefixes error messages. @default - the recipe name */
@@ -171,21 +180,9 @@ export function waitMinutes(runMinutes: number, maxRestarts: number, queueMinute
   return queueMinutes + podsReadyRequeueMinutes() + (maxRestarts + 1) * (runMinutes + ATTEMPT_MARGIN_MINUTES);
 }
 
-/** Canonical JSON (sorted keys) for hashing. */
-function canonical(value: unknown): string {
-  if (Array.isArray(value)) return `[${value.map(canonical).join(',')}]`;
-  if (value !== null && typeof value === 'object') {
-    return `{${Object.keys(value as object)
-      .sort()
-      .map((k) => `${JSON.stringify(k)}:${canonical((value as Record<string, unknown>)[k])}`)
-      .join(',')}}`;
-  }
-  return JSON.stringify(value);
-}
-
-/** sha256 of the previous hash and a manifest. */
+/** sha256 of the previous hash and a manifest (jobs/spec-key.ts, the one hashing helper). */
 export function chainHash(previous: string, manifest: unknown): string {
-  return createHash('sha256').update(previous).update('\n').update(canonical(manifest)).digest('hex');
+  return sha256Of(previous, manifest);
 }
 
 function coerce(key: string, current: JsonValue, value: string | number | boolean, source: string): JsonValue {
@@ -245,19 +242,35 @@ export const PART_OF = 'tpu-post-training';
 /** The run id of a first run: its MaxText run_name is the tutorial's. */
 export const DEFAULT_RUN_ID = 'r1';
 
+/** What a run's name may be: one gs:// path segment MaxText joins under base_output_directory. */
+const RUN_NAME = /^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$/;
+
 /**
- * MaxText resumes from the newest checkpoint under `<base_output_directory>/<run_name>/`, so a re-run under the
- * same run_name would "finish" at once. A run id other than DEFAULT_RUN_ID therefore trains under
- * `<run_name>-<runId>` (e.g. `rl-r2`); an explicit `overrides.run_name` wins.
+ * The identity of a training run, its MaxText `run_name`: `<run_name>[-<runId>]-<trainKey>` (e.g.
+ * `rl-3f9a1c2b7d10`, `rl-r2-3f9a1c2b7d10`). MaxText restores the newest checkpoint under
+ * `<base_output_directory>/<run_name>/` whatever else changed (maxtext-v0.2.4 src/maxtext/configs/types.py
+ * checkpoint_dir; trainers/post_train/rl/train_rl.py restore), so the name carries a key of everything training
+ * computes (jobs/maxtext.ts trainKey): the same spec keeps its name and a restart or a re-apply resumes it; a changed
+ * spec trains anew in a new directory and exports to a new `hf-trained/<run_name>/`. A run id other than
+ * DEFAULT_RUN_ID adds itself (a deliberate re-run of an unchanged spec). `overrides.run_name` replaces the tutorial's
+ * prefix; the key is always appended.
  */
-function runNameFor(args: MaxTextArgs, options: PipelineOptions): JsonValue {
-  const name = args['run_name'];
-  if (options.overrides?.['run_name'] !== undefined || typeof name !== 'string' || options.runId === DEFAULT_RUN_ID) return name;
-  return `${name}-${options.runId}`;
+export function runIdentity(recipe: Recipe, options: PipelineOptions): string {
+  const name = recipe.train.args['run_name'];
+  const base = typeof name === 'string' && name !== '' ? name : recipe.train.kind;
+  return [base, ...(options.runId === DEFAULT_RUN_ID ? [] : [options.runId]), trainKey(recipe)].join('-');
 }
 
-/** Applies options to a recipe: image, conversion placement, slice and MaxText key overrides. */
+/** Applies options to a recipe: image, conversion placement, slice and MaxText key overrides, and the run name. */
 export function resolveRecipe(recipe: Recipe, options: PipelineOptions): Recipe {
+  return resolveRun(recipe, options).recipe;
+}
+
+/**
+ * resolveRecipe, plus the run's identity (runIdentity), which names the export; training's run_name is the identity,
+ * or `resumeRun` when set.
+ */
+export function resolveRun(recipe: Recipe, options: PipelineOptions): { recipe: Recipe; identity: string } {
   const source = options.configSource ?? recipe.name;
   const overrides = options.overrides ?? {};
   const allowed = overridableKeys(recipe);
@@ -266,7 +279,7 @@ export function resolveRecipe(recipe: Recipe, options: PipelineOptions): Recipe 
     throw new Error(`${source}.overrides: unknown key ${unknown.map((k) => `'${k}'`).join(', ')}; ${recipe.name} allows ${allowed.join(', ')}`);
   }
   const trainArgs = overrideArgs(recipe.train.args as MaxTextArgs, overrides, source);
-  return {
+  const resolved: Recipe = {
     ...recipe,
     image: options.image ?? recipe.image,
     conversionOn: options.conversionOn ?? recipe.conversionOn ?? 'cpu',
@@ -279,9 +292,19 @@ export function resolveRecipe(recipe: Recipe, options: PipelineOptions): Recipe 
       args: overrideArgs(recipe.toMaxText.args, overrides, source),
       flags: overrideArgs(recipe.toMaxText.flags, overrides, source),
     },
-    train: { ...recipe.train, args: { ...trainArgs, run_name: runNameFor(trainArgs, options) } },
     toHf: { ...recipe.toHf, args: overrideArgs(recipe.toHf.args, overrides, source) },
   };
+  const identity = runIdentity({ ...resolved, train: { ...recipe.train, args: trainArgs } as Recipe['train'] }, options);
+  if (!RUN_NAME.test(identity)) {
+    throw new Error(`${source}.overrides.run_name gives run name '${identity}', which is not one path segment (letters, digits, '.', '_', '-'; at most 128)`);
+  }
+  const resume = options.resumeRun;
+  if (resume !== undefined && !RUN_NAME.test(resume)) {
+    throw new Error(
+      `${source}.resumeRun must be the run name of an earlier run (the directory under trained/, e.g. 'rl-3f9a1c2b7d10'), got '${resume}'`,
+    );
+  }
+  return { recipe: { ...resolved, train: { ...recipe.train, args: { ...trainArgs, run_name: resume ?? identity } } as Recipe['train'] }, identity };
 }
 
 /** Labels of a JobSet's main pod: `mainReplicatedJob`, job index 0, completion index 0. */
@@ -311,11 +334,11 @@ export function buildPipeline(recipe: Recipe, platform: Platform, options: Pipel
   checkRunId(options.runId, source);
   // Validate the retargeted slice against the TPU table first (names the config field).
   tpuSlice(options.machineType ?? recipe.slice.machineType, options.topology ?? recipe.slice.topology, `${source}.topology`);
-  const resolved = resolveRecipe(recipe, options);
+  const { recipe: resolved, identity } = resolveRun(recipe, options);
   const group = targetGroup(resolved, platform, source);
   const slice = group.slice;
   const slices = group.count;
-  const paths = pipelinePaths(resolved, platform.bucket, platform.pathwaysScratchPrefix);
+  const paths = pipelinePaths(resolved, platform.bucket, platform.pathwaysScratchPrefix, identity);
   const ctx: CommandContext = { recipe: resolved, paths };
   const onCpu = resolved.conversionOn !== 'tpu';
   const conversionResources = (r: ContainerResources | undefined) => r ?? DEFAULT_CONVERSION_RESOURCES;
@@ -333,6 +356,11 @@ export function buildPipeline(recipe: Recipe, platform: Platform, options: Pipel
     cpuPods['to-hf'] = [conversionResources(resolved.toHf.resources)];
   }
   if (resolved.runtime === 'pathways') cpuPods['pathways-head'] = pathwaysHeadResources(workloadResources);
+  const checkpoints = checkpointPeriod(lastCheckpointStep(resolved.train));
+  if ('problem' in checkpoints) {
+    const field = resolved.train.kind === 'sft' ? 'steps' : 'num_batches';
+    throw new Error(`${source}.overrides.${field}: ${checkpoints.problem}`);
+  }
   const notices = validateRecipe(resolved, {
     slice,
     slices,
