@@ -73,6 +73,14 @@ function byShape(groups: readonly TpuPoolGroup[]): TpuFlavorQuota[] {
   return [...out.values()];
 }
 
+/**
+ * Whole CPUs of one CPU-pool node the CPU flavor's quota counts (allocatable, rounded down). A Pathways head requests
+ * exactly this (jobs/pipeline.ts), so Kueue counts it as one node and never admits more heads than the pool has nodes.
+ */
+export function cpuQuotaCoresPerNode(machineType: string): number {
+  return Math.floor(allocatable(machineShape(machineType, 'cpuPool.machineType')).millicores / 1000);
+}
+
 export function kueueQuota(options: KueueOptions): KueueQuota {
   const { platform } = options;
   const free = allocatable(machineShape(platform.cpuPool.machineType, 'cpuPool.machineType'));
@@ -80,7 +88,7 @@ export function kueueQuota(options: KueueOptions): KueueQuota {
   return {
     tpuChips: tpuFlavors.reduce((sum, f) => sum + f.chips, 0),
     tpuFlavors,
-    cpuFlavorCpu: Math.floor(free.millicores / 1000) * options.cpuPoolMaxNodes,
+    cpuFlavorCpu: cpuQuotaCoresPerNode(platform.cpuPool.machineType) * options.cpuPoolMaxNodes,
     cpuFlavorMemoryGi: Math.floor(free.bytes / 2 ** 30) * options.cpuPoolMaxNodes,
   };
 }

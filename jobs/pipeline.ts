@@ -33,7 +33,8 @@ import {
 } from './maxtext';
 import { DEFAULT_TRAIN_MAX_RESTARTS } from './capacity';
 import { sha256Of } from './spec-key';
-import { podsReadyRequeueMinutes } from './kueue';
+import { cpuQuotaCoresPerNode, podsReadyRequeueMinutes } from './kueue';
+import { parseMillicores } from './quantity';
 import { checkJobSetNames, checkRunId, jobSetName, JobSetNameShape, runIdLimit } from './names';
 import { Platform } from './platform';
 import { imageMaxTextVersion } from './recipes/common';
@@ -161,6 +162,27 @@ export function maxtextDifference(recipe: Recipe): string | undefined {
   if (running === tutorial.version) return undefined;
   const runs = running === undefined ? `runs ${recipe.image} (MaxText version not known from the tag)` : `runs MaxText ${running} (the image's)`;
   return `tutorial ${recipe.tutorial} installs MaxText ${tutorial.version}; this pipeline ${runs}: ${tutorial.why}`;
+}
+
+/**
+ * The Pathways workload container's resources. The head takes a CPU-pool node to itself (JobSet exclusive placement
+ * on kubernetes.io/hostname, host-network ports), but Kueue's CPU flavor counts only CPU and memory: with the
+ * gcluster template's requests (2 CPUs) Kueue admitted heads and conversions that then stayed Pending. So the
+ * workload container requests the rest of the node's whole CPUs (cpuQuotaCoresPerNode minus the proxy's and the
+ * resource manager's), and its CPU limit is raised to match (a request may not exceed its limit): Kueue and the
+ * scheduler both count the head as one node. Memory: the recipe's `memoryLimit` as request and limit, else the
+ * template's.
+ */
+export function wholeNodeHead(memoryLimit: string | undefined, cpuMachineType: string): ContainerResources {
+  const sidecars = parseMillicores(PATHWAYS_DEFAULTS.proxy.limits!.cpu!) + parseMillicores(PATHWAYS_DEFAULTS.resourceManager.limits!.cpu!);
+  // A node too small for the sidecars is refused by the CPU-pool fit check (jobs/validate.ts); keep the request valid.
+  const cpu = Math.max(cpuQuotaCoresPerNode(cpuMachineType) * 1000 - sidecars, parseMillicores(PATHWAYS_DEFAULTS.workload.requests!.cpu!));
+  const base = PATHWAYS_DEFAULTS.workload;
+  const limitCpu = Math.max(cpu, parseMillicores(base.limits!.cpu!));
+  return {
+    requests: { cpu: `${cpu}m`, memory: memoryLimit ?? base.requests!.memory },
+    limits: { cpu: `${limitCpu}m`, memory: memoryLimit ?? base.limits!.memory },
+  };
 }
 
 /** Default allowance for a step waiting in Kueue's queue (for quota or a slice to free up), minutes. */
@@ -343,12 +365,7 @@ export function buildPipeline(recipe: Recipe, platform: Platform, options: Pipel
   const onCpu = resolved.conversionOn !== 'tpu';
   const conversionResources = (r: ContainerResources | undefined) => r ?? DEFAULT_CONVERSION_RESOURCES;
   const workloadResources: ContainerResources | undefined =
-    resolved.train.kind === 'rl' && resolved.train.memoryLimit
-      ? {
-          requests: { ...PATHWAYS_DEFAULTS.workload.requests, memory: resolved.train.memoryLimit },
-          limits: { ...PATHWAYS_DEFAULTS.workload.limits, memory: resolved.train.memoryLimit },
-        }
-      : undefined;
+    resolved.runtime === 'pathways' ? wholeNodeHead(resolved.train.kind === 'rl' ? resolved.train.memoryLimit : undefined, platform.cpuPool.machineType) : undefined;
 
   const cpuPods: Record<string, ContainerResources[]> = {};
   if (onCpu) {
@@ -432,7 +449,7 @@ export function buildPipeline(recipe: Recipe, platform: Platform, options: Pipel
     if (resolved.runtime === 'pathways' && resolved.pathways) {
       return pathwaysJobSet(
         common('train'),
-        { image: resolved.image, script, env, resources: workloadResources ?? PATHWAYS_DEFAULTS.workload },
+        { image: resolved.image, script, env, resources: workloadResources },
         {
           slice,
           slices,

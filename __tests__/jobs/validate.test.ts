@@ -91,7 +91,7 @@ test('checkpoint storage flags: Zarr3 requires OCDBT (McJAX)', () => {
 
 test('the Pathways head must fit the cpu-np machine', () => {
   expect(run(qwen, {}, testPlatform({ cpuMachineType: 'n4-standard-64' }))).toThrow(
-    /rl-qwen3: the pathways-head pod's requests \(cpu 26, memory 322\.0Gi\) do not fit one cpu-np node: memory 322\.0Gi > 242\.0Gi allocatable on n4-standard-64; set cpuPool\.machineType \(config\) to a larger machine from jobs\/machines\.ts or lower the pathways-head pod.s resources in the recipe/,
+    /rl-qwen3: the pathways-head pod's requests \(cpu 62, memory 322\.0Gi\) do not fit one cpu-np node: memory 322\.0Gi > 242\.0Gi allocatable on n4-standard-64; set cpuPool\.machineType \(config\) to a larger machine from jobs\/machines\.ts or lower the pathways-head pod.s resources in the recipe/,
   );
 });
 

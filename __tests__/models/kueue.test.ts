@@ -117,3 +117,25 @@ describe('pods that never become ready give the quota back (waitForPodsReady, Ku
     }
   });
 });
+
+describe.each(configs)('CPU admission matches placement: a Pathways head counts as a whole cpu-np node (%s)', (_name, synth) => {
+  const cq = synth.kueueObjects.find((o) => o.kind === 'ClusterQueue')!;
+  const cpuFlavor = cq.spec.resourceGroups[0].flavors.find((f: Obj) => f.resources.find((r: Obj) => r.name === TPU_RESOURCE).nominalQuota === 0);
+  const quota = podRequests({ containers: [{ resources: { requests: { cpu: String(cpuFlavor.resources.find((r: Obj) => r.name === 'cpu').nominalQuota) } } }] }).cpu;
+  const cpuPool = synth.nodePools.find((p) => p.name === 'cpu-np')!;
+  const heads = synth.jobSets.flatMap((j) => podSets(j.manifest).filter((ps) => ps.name === 'pathways-head'));
+
+  test.each(heads.map((h, i) => [i, h] as const))('head %s: the quota admits exactly as many heads as the pool has nodes, and each fits its node', (_i, head) => {
+    const perHead = podRequests(head.pod).cpu;
+    expect(Math.floor(quota / perHead)).toBe(cpuPool.raw.autoscaling.total_max_node_count);
+    expect(head.pod.containers.length + (head.pod.initContainers ?? []).length).toBe(3);
+  });
+
+  test('every pod that can land on the autoscaled CPU pool opts out of scale-down eviction', () => {
+    for (const j of synth.jobSets) {
+      for (const rj of j.manifest.spec.replicatedJobs) {
+        expect(rj.template.spec.template.metadata.annotations['cluster-autoscaler.kubernetes.io/safe-to-evict']).toBe('false');
+      }
+    }
+  });
+});
