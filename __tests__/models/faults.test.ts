@@ -191,3 +191,15 @@ describe.each(all.filter(([, js]) => stepOf(js) !== 'train'))('a conversion runs
     });
   });
 });
+
+test('numbers (npm run bench -- faults): one preemption costs at most a quarter of the step plus the restart; never-ready pods hold quota at most 30 min per admission', () => {
+  const { faultRows } = require('../../bench/faults');
+  const rows: Array<import('../../bench/faults').FaultRow> = faultRows();
+  expect(rows).toHaveLength(Object.keys(require('../../jobs/recipes').RECIPES).length * 3);
+  for (const r of rows) {
+    expect(r.preemptionNow).toBeLessThanOrEqual(r.preemptionToday / 4 + r.chips * (20 / 60));
+    expect(r.preemptionNow).toBeLessThan(r.preemptionToday);
+    expect(r.neverReadyPerAdmissionHours).toBeLessThanOrEqual(0.5);
+    expect(r.neverReadyTotalHours).toBeLessThan(r.neverReadyTodayHours);
+  }
+});
