@@ -95,6 +95,15 @@ describe('pods that never become ready give the quota back (waitForPodsReady, Ku
   const synth = synthesize({});
   const admissions = neverReady(synth.kueueManagerConfig);
 
+  test('the chart values carry waitForPodsReady explicitly (jobs/kueue.ts PODS_READY)', () => {
+    expect(synth.kueueManagerConfig.waitForPodsReady).toEqual({
+      timeout: '20m',
+      recoveryTimeout: '20m',
+      blockAdmission: false,
+      requeuingStrategy: { timestamp: 'Eviction', backoffLimitCount: 3, backoffBaseSeconds: 60, backoffMaxSeconds: 3600 },
+    });
+  });
+
   test('each admission is evicted with PodsReadyTimeout within 30 minutes and requeued k of n; then the workload is deactivated', () => {
     const limit = synth.kueueManagerConfig.waitForPodsReady.requeuingStrategy.backoffLimitCount;
     expect(limit).toBeGreaterThan(0);
