@@ -13,6 +13,9 @@
  * Prints the ratios and checks the targets: synth <= 1.0 s, <= 200 MB RSS, <= 3x the floor; review <= 3 s,
  * --base <= 15 s; config errors <= 100 ms.
  *
+ * Faults (`npm run bench -- faults` runs only this, bench/faults.ts): per pipeline and capacity type, the chip-hours one
+ * preemption costs now against before, and how long never-ready pods hold TPU quota.
+ *
  * Status (`npm run bench -- status` runs only this): `node dist/status/cli.js status` for all four pipelines against
  * the fake Kubernetes API (bench/fake-kube-api.ts, every pipeline in a different state, real HTTP on loopback, the
  * real client-node with an exec-plugin kubeconfig), min of 5 runs: total <= 2 s, first line printed <= 1 s.
@@ -22,6 +25,7 @@ import * as fs from 'fs';
 import * as os from 'os';
 import * as path from 'path';
 import { allPipelinesWorld, runCli, startFakeApi, writeKubeconfig } from './fake-kube-api';
+import { printFaultRows } from './faults';
 
 const RUNS = 5;
 const ROOT = path.join(__dirname, '..', '..');
@@ -96,12 +100,17 @@ function report(checks: Array<[string, boolean]>): void {
 }
 
 async function main(): Promise<void> {
+  if (process.argv[2] === 'faults') {
+    printFaultRows();
+    return;
+  }
   if (process.argv[2] === 'status') {
     console.log(`node ${process.version}, ${os.cpus().length} cores`);
     report(await statusBench());
     return;
   }
   synthBench();
+  printFaultRows();
   report(await statusBench());
 }
 

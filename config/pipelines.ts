@@ -79,6 +79,7 @@ export function pipelineOptions(loaded: LoadedConfig, name: string): PipelineOpt
     timeoutMinutes: entry.timeoutMinutes,
     queueMinutes: entry.queueMinutes,
     maxRestarts: entry.maxRestarts,
+    resumeRun: entry.resumeRun,
     machineType: entry.machineType,
     topology: entry.topology,
     overrides: entry.overrides,

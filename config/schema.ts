@@ -174,8 +174,16 @@ const pipeline = z
       .optional(),
     /** How long a step may wait in Kueue's queue before the deploy stops waiting, minutes. @default 60 (DEFAULT_QUEUE_MINUTES) */
     queueMinutes: z.number().int().min(0).max(10080).optional(),
-    /** Restarts of a JobSet after infrastructure failures (preemption, maintenance, SIGTERM/SIGKILL). */
+    /**
+     * Restarts of each step's JobSet after a failure that is not a known application error (a lost or preempted host).
+     * @default - training: by capacity type (jobs/capacity.ts DEFAULT_TRAIN_MAX_RESTARTS); conversions: 1
+     */
     maxRestarts: z.number().int().min(0).max(20).optional(),
+    /**
+     * Continue an earlier training run (its run name, the directory under trained/) at its newest checkpoint although
+     * the spec changed, e.g. after raising `steps`. @default - the run the spec names
+     */
+    resumeRun: z.string().max(128).optional(),
     /** Retarget the pipeline to another slice shape that `infra` has. */
     machineType: z.enum(TPU_MACHINE_TYPES).optional(),
     topology: z.string().max(32).optional(),

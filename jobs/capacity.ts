@@ -20,6 +20,17 @@ export type Capacity =
   | { readonly type: 'spot' }
   | { readonly type: 'flex-start'; readonly maxRunDurationSeconds: number };
 
+/**
+ * JobSet restarts (`failurePolicy.maxRestarts`) a training step gets by default, by where its slice's capacity comes
+ * from; a pipeline overrides it with `pipelines.<name>.maxRestarts`. A restart resumes from the newest checkpoint, so
+ * each one costs at most a checkpoint interval plus the restart; the bound exists for the errors a restart cannot
+ * fix (a multi-host program's application error looks like a lost host, see jobs/jobset.ts ExitPolicy).
+ * - reservation: hosts go away only at maintenance or repair (a few times per long run at most);
+ * - flex-start: nodes also end at their maximum run duration and are not repaired in place (autoRepair off);
+ * - spot: VMs can be reclaimed at any time with 30 s notice, several times per run.
+ */
+export const DEFAULT_TRAIN_MAX_RESTARTS: Readonly<Record<CapacityType, number>> = { reservation: 2, 'flex-start': 4, spot: 6 };
+
 /** Flex-start: the longest a node may live, hours (GKE allows up to 7 days). */
 export const FLEX_START_MAX_RUN_HOURS = { default: 24, min: 1, max: 168 } as const;
 

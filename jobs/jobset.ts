@@ -56,12 +56,38 @@ export const PATHWAYS_DEFAULTS: Readonly<Record<'proxy' | 'resourceManager' | 'w
 };
 
 /**
- * Exit codes that mean "the infrastructure stopped me", so the JobSet restarts (up to maxRestarts) instead of
- * failing: 137 (SIGKILL: preemption, node loss, OOM kill), 143 (SIGTERM: maintenance, drain), 42 (the xpk/libtpu
- * convention for a retryable TPU runtime error). Any other non-zero exit of the main container is an
- * application error and fails the JobSet at once.
+ * Exit codes that mean "the infrastructure stopped me" when a pod runs alone (a conversion, a single-host
+ * training): 137 (SIGKILL: preemption, node loss, OOM kill), 143 (SIGTERM: maintenance, drain), 42 (the xpk/libtpu
+ * convention for a retryable TPU runtime error). Any other non-zero exit of such a pod's main container is an
+ * application error and fails the JobSet at once (see ExitPolicy `failFast`).
  */
 export const INFRASTRUCTURE_EXIT_CODES: readonly number[] = [42, 137, 143];
+
+/**
+ * The cluster autoscaler's per-pod opt-out of scale-down (GKE cluster autoscaler FAQ, "What types of pods can
+ * prevent CA from removing a node?"): every pipeline pod carries `"false"`, so a conversion or a Pathways head on the
+ * autoscaled CPU pool is never evicted to consolidate nodes (it would cost the step, not just a reschedule).
+ */
+export const SAFE_TO_EVICT_ANNOTATION = 'cluster-autoscaler.kubernetes.io/safe-to-evict';
+
+/**
+ * How a replicated job's failures end (Kubernetes Job controller pkg/controller/job: pod failure policy rules in order,
+ * FailJob -> reason PodFailurePolicy, Count/no match -> failed pods > backoffLimit -> BackoffLimitExceeded; with
+ * restartPolicy OnFailure container restarts >= backoffLimit -> BackoffLimitExceeded):
+ * - `failFast`: a pod that runs alone (its exit code is its own): restartPolicy Never, backoffLimit 0, pod failure
+ *   policy Count on DisruptionTarget, FailJob on any other exit code but INFRASTRUCTURE_EXIT_CODES. An application
+ *   error fails the JobSet at once; a lost host restarts it.
+ * - `restartJobSet`: one process of a program that spans hosts (multi-host JAX, the Pathways head's JAX client): when
+ *   a host is lost, its peers exit 1 on the coordination error, often before the lost pod is marked disrupted, so an
+ *   exit code cannot tell a lost host from an application error. No pod failure policy: any failure is
+ *   BackoffLimitExceeded (backoffLimit 0), which matches no FailJobSet rule, so the JobSet restarts (bounded by
+ *   maxRestarts) and resumes from its newest checkpoint; an application error ends it after maxRestarts + 1 attempts.
+ *   This is how xpk runs the Pathways head (src/xpk/templates/pathways_workload_create.yaml.j2: no podFailurePolicy,
+ *   backoffLimit 0, JobSet failurePolicy maxRestarts).
+ * - `inPlace`: Pathways workers (restartPolicy OnFailure, backoffLimit 4 x pods): a crashed worker restarts and
+ *   rejoins the resource manager; the head decides the run.
+ */
+export type ExitPolicy = 'failFast' | 'restartJobSet' | 'inPlace';
 
 type Obj = Record<string, unknown>;
 
@@ -142,10 +168,13 @@ export interface BuiltJobSet {
 }
 
 /**
- * Job failure reasons that fail the JobSet at once: an application exit code (PodFailurePolicy) and an attempt that
- * ran past its deadline (DeadlineExceeded: restarting it would run past the deploy's wait). Any other reason
- * (BackoffLimitExceeded after a disruption or an infrastructure exit code) matches no rule, and JobSet's default
- * action restarts the JobSet while restarts < maxRestarts (jobset v0.12.0 pkg/controllers/failure_policy.go).
+ * Job failure reasons that fail the JobSet at once: an application exit code of a pod that runs alone
+ * (PodFailurePolicy, only `failFast` Jobs produce it) and an attempt that ran past its deadline (DeadlineExceeded:
+ * restarting it would run past the deploy's wait). Any other reason (BackoffLimitExceeded after a disruption, an
+ * infrastructure exit code, or any exit of a `restartJobSet` pod) matches no rule, and JobSet's default action
+ * restarts the JobSet while restartsCountTowardsMax < maxRestarts, then fails it with ReachedMaxRestarts
+ * (jobset v0.12.0 pkg/controllers/failure_policy.go `findFirstFailedPolicyRuleAndJob`, `ruleIsApplicable`,
+ * `restartJobSetActionApplier`).
  */
 export const FAIL_JOBSET_REASONS: readonly string[] = ['PodFailurePolicy', 'DeadlineExceeded'];
 
@@ -159,10 +188,10 @@ export function jobSetFailurePolicy(maxRestarts: number): Obj {
 }
 
 /**
- * Job pod failure policy for pods that run the main container: a disrupted pod (preemption, maintenance, drain)
- * counts against backoffLimit 0, so the Job fails with BackoffLimitExceeded and the JobSet restarts it; an
- * application exit code fails the Job with reason PodFailurePolicy, which `jobSetFailurePolicy` turns into
- * FailJobSet. Requires pod restartPolicy Never.
+ * Job pod failure policy of a `failFast` pod: a disrupted pod (preemption, maintenance, drain) counts against
+ * backoffLimit 0, so the Job fails with BackoffLimitExceeded and the JobSet restarts it; an application exit code
+ * fails the Job with reason PodFailurePolicy, which `jobSetFailurePolicy` turns into FailJobSet. Requires pod
+ * restartPolicy Never.
  */
 export function podFailurePolicy(containerName: string): Obj {
   return {
@@ -177,7 +206,7 @@ export function podFailurePolicy(containerName: string): Obj {
 }
 
 function podMetadata(pod: PodCommon): Obj {
-  return { labels: { ...pod.labels } };
+  return { labels: { ...pod.labels }, annotations: { [SAFE_TO_EVICT_ANNOTATION]: 'false' } };
 }
 function baseJobSet(common: JobSetCommon, spec: Obj): Obj {
   return compact({
@@ -236,11 +265,10 @@ interface ReplicatedJobInput {
   /** Node label whose value a Job gets to itself. @default - none */
   readonly exclusiveTopology?: string;
   /**
-   * Whether the main container's exit code decides (pod failure policy, restartPolicy Never, backoffLimit 0). Pathways
-   * workers leave that to the head and restart in place instead (restartPolicy OnFailure, backoffLimit 4 x pods), as
-   * xpk (src/xpk/templates/pathways_workload_create.yaml.j2) and the PathwaysJob controller (NumVMs*4) run them.
+   * How the Job's failures end (ExitPolicy). Pathways workers restart in place (restartPolicy OnFailure, backoffLimit
+   * 4 x pods), as xpk (src/xpk/templates/pathways_workload_create.yaml.j2) and the PathwaysJob controller (NumVMs*4) run them.
    */
-  readonly mainContainerDecides: boolean;
+  readonly exitPolicy: ExitPolicy;
   /** Pod spec fields beyond the service account and restart policy. */
   readonly podSpec: Obj;
 }
@@ -250,10 +278,11 @@ export const PATHWAYS_WORKER_RESTARTS_PER_POD = 4;
 
 /**
  * One replicated job of indexed Jobs, the pipeline's pod labels and service account, and the attempt's deadline.
- * Pods whose main container decides run once (backoffLimit 0, restartPolicy Never: retries are the JobSet's, see
- * failurePolicy; a podFailurePolicy requires Never); the others restart in place (OnFailure).
+ * `failFast` and `restartJobSet` pods run once (backoffLimit 0, restartPolicy Never: retries are the JobSet's, see
+ * failurePolicy; a podFailurePolicy requires Never); `inPlace` pods restart in place (OnFailure).
  */
 function replicatedJob(common: JobSetCommon, r: ReplicatedJobInput): Obj {
+  const once = r.exitPolicy !== 'inPlace';
   return {
     name: r.name,
     replicas: r.replicas,
@@ -263,14 +292,14 @@ function replicatedJob(common: JobSetCommon, r: ReplicatedJobInput): Obj {
         completionMode: 'Indexed',
         parallelism: r.pods,
         completions: r.pods,
-        backoffLimit: r.mainContainerDecides ? 0 : PATHWAYS_WORKER_RESTARTS_PER_POD * r.pods,
+        backoffLimit: once ? 0 : PATHWAYS_WORKER_RESTARTS_PER_POD * r.pods,
         activeDeadlineSeconds: common.activeDeadlineSeconds,
-        podFailurePolicy: r.mainContainerDecides ? podFailurePolicy(MAIN_CONTAINER) : undefined,
+        podFailurePolicy: r.exitPolicy === 'failFast' ? podFailurePolicy(MAIN_CONTAINER) : undefined,
         template: {
           metadata: podMetadata(common.pod),
           spec: {
             serviceAccountName: common.pod.serviceAccountName,
-            restartPolicy: r.mainContainerDecides ? 'Never' : 'OnFailure',
+            restartPolicy: once ? 'Never' : 'OnFailure',
             ...r.podSpec,
           },
         },
@@ -289,7 +318,7 @@ export function cpuPodJobSet(common: JobSetCommon, main: MainContainer, nodePool
         name: RJOB.convert,
         replicas: 1,
         pods: 1,
-        mainContainerDecides: true,
+        exitPolicy: 'failFast',
         podSpec: {
           nodeSelector: { [NODE_POOL_LABEL]: nodePool },
           containers: [mainContainer(main)],
@@ -307,13 +336,17 @@ export function cpuPodJobSet(common: JobSetCommon, main: MainContainer, nodePool
 
 /**
  * Multi-host JAX (McJAX): one indexed replicated job per slice, one pod per TPU VM, DNS hostnames so GKE's TPU
- * webhook can inject TPU_WORKER_ID / TPU_WORKER_HOSTNAMES, one slice per node pool.
+ * webhook can inject TPU_WORKER_ID / TPU_WORKER_HOSTNAMES, one slice per node pool. When the pods are one JAX
+ * program on more than one host (`onePerHostProgram`, training), a lost host makes its peers exit 1, so they run
+ * `restartJobSet`; pods that each run on their own (a conversion where index 0 works and the rest exit 0) and a
+ * single-host program run `failFast`.
  */
 export function multiHostJaxJobSet(
   common: JobSetCommon,
   main: MainContainer,
   slice: TpuSlice,
   slices: number,
+  onePerHostProgram: boolean,
 ): BuiltJobSet {
   const manifest = baseJobSet(common, {
     successPolicy: { operator: 'All' },
@@ -324,7 +357,7 @@ export function multiHostJaxJobSet(
         replicas: slices,
         pods: slice.vms,
         exclusiveTopology: NODE_POOL_LABEL,
-        mainContainerDecides: true,
+        exitPolicy: onePerHostProgram && slices * slice.vms > 1 ? 'restartJobSet' : 'failFast',
         podSpec: {
           ...tpuPodSpec(slice),
           containers: [
@@ -387,7 +420,9 @@ export function pathwaysHeadResources(workload: ContainerResources | undefined):
  *
  * Workers run without a podFailurePolicy and restart in place (OnFailure, backoffLimit 4 x VMs): a worker that crashes
  * comes back and rejoins the resource manager; only a Job that exhausts its backoff fails and restarts the JobSet
- * (bounded by maxRestarts). Whether the run is an application failure is decided by the head's workload container.
+ * (bounded by maxRestarts). The head runs `restartJobSet` as xpk runs it: when a worker's host is lost the JAX client
+ * exits 1, its Job fails BackoffLimitExceeded and the whole JobSet is recreated (restartStrategy BlockingRecreate),
+ * resuming from the newest checkpoint; an application error ends it after maxRestarts + 1 attempts.
  */
 export function pathwaysJobSet(common: JobSetCommon, main: MainContainer, pw: PathwaysInput): BuiltJobSet {
   const serverImage = pw.serverImage ?? PATHWAYS_IMAGES.server;
@@ -400,7 +435,8 @@ export function pathwaysJobSet(common: JobSetCommon, main: MainContainer, pw: Pa
     replicas: 1,
     pods: 1,
     exclusiveTopology: 'kubernetes.io/hostname',
-    mainContainerDecides: true,
+    // The JAX client exits 1 when it loses a worker: its exit code cannot tell a lost host from its own error.
+    exitPolicy: 'restartJobSet',
     podSpec: {
       nodeSelector: { [NODE_POOL_LABEL]: pw.headNodePool },
       hostNetwork: true,
@@ -463,7 +499,7 @@ export function pathwaysJobSet(common: JobSetCommon, main: MainContainer, pw: Pa
     replicas: pw.slices,
     pods: pw.slice.vms,
     exclusiveTopology: NODE_POOL_LABEL,
-    mainContainerDecides: false,
+    exitPolicy: 'inPlace',
     podSpec: {
       ...tpuPodSpec(pw.slice),
       containers: [

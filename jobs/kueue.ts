@@ -73,6 +73,14 @@ function byShape(groups: readonly TpuPoolGroup[]): TpuFlavorQuota[] {
   return [...out.values()];
 }
 
+/**
+ * Whole CPUs of one CPU-pool node the CPU flavor's quota counts (allocatable, rounded down). A Pathways head requests
+ * exactly this (jobs/pipeline.ts), so Kueue counts it as one node and never admits more heads than the pool has nodes.
+ */
+export function cpuQuotaCoresPerNode(machineType: string): number {
+  return Math.floor(allocatable(machineShape(machineType, 'cpuPool.machineType')).millicores / 1000);
+}
+
 export function kueueQuota(options: KueueOptions): KueueQuota {
   const { platform } = options;
   const free = allocatable(machineShape(platform.cpuPool.machineType, 'cpuPool.machineType'));
@@ -80,7 +88,7 @@ export function kueueQuota(options: KueueOptions): KueueQuota {
   return {
     tpuChips: tpuFlavors.reduce((sum, f) => sum + f.chips, 0),
     tpuFlavors,
-    cpuFlavorCpu: Math.floor(free.millicores / 1000) * options.cpuPoolMaxNodes,
+    cpuFlavorCpu: cpuQuotaCoresPerNode(platform.cpuPool.machineType) * options.cpuPoolMaxNodes,
     cpuFlavorMemoryGi: Math.floor(free.bytes / 2 ** 30) * options.cpuPoolMaxNodes,
   };
 }
@@ -146,9 +154,37 @@ export function kueueObjects(options: KueueOptions): Record<string, unknown>[] {
 }
 
 /**
+ * Kueue's all-or-nothing admission (`waitForPodsReady`), set explicitly. At v0.19.2 the v1beta2 Configuration already
+ * defaults it ON (apis/config/v1beta2/defaults.go: timeout 30m, recoveryTimeout = timeout, requeuing `Eviction`
+ * timestamp, backoff 60 s doubling to 3600 s, and backoffLimitCount null = requeued forever;
+ * pkg/util/waitforpodsready `Enabled` unless the DisableWaitForPodsReady gate), so a never-ready workload was
+ * already evicted after 30 minutes, and then readmitted and evicted again without end. Here the count is bounded:
+ * - timeout 20 min: longer than a healthy start (CPU pool scale-up ~5 min, pulling the ~10 GB post-training image and
+ *   the Pathways images, TPU runtime start) yet short enough that quota is back long before any deploy wait ends;
+ *   within the issue's bound of 30 minutes.
+ * - recoveryTimeout 20 min: after a restart (a lost host), pods that cannot come back (no spot capacity) give the quota
+ *   back the same way.
+ * - backoffLimitCount 3, backoff 60 s doubling (60, 120, 240 s): after 3 requeues the workload is deactivated
+ *   (`spec.active=false`, reason `RequeuingLimitExceeded`, pkg/controller/core/workload_controller.go
+ *   `triggerDeactivation`) and the JobSet stays suspended; `npm run status` says so and how to retry.
+ * An eviction sets the Workload's condition Evicted=True with reason `PodsReadyTimeout` and increments
+ * `status.requeueState.count` (`reconcileNotReadyTimeout`, workload.UpdateRequeueState).
+ */
+export const PODS_READY = { timeoutMinutes: 20, backoffLimitCount: 3, backoffBaseSeconds: 60, backoffMaxSeconds: 3600 } as const;
+
+/** The longest a workload can be held by Kueue's requeuing of never-ready pods, minutes: every admission timing out plus every backoff. */
+export function podsReadyRequeueMinutes(): number {
+  let seconds = 0;
+  for (let n = 1; n <= PODS_READY.backoffLimitCount; n++) {
+    seconds += PODS_READY.timeoutMinutes * 60 + Math.min(PODS_READY.backoffBaseSeconds * 2 ** (n - 1), PODS_READY.backoffMaxSeconds);
+  }
+  return Math.ceil(seconds / 60) + PODS_READY.timeoutMinutes;
+}
+
+/**
  * The Kueue manager configuration (`config.kueue.x-k8s.io/v1beta2` Configuration), passed as the chart's
  * `managerConfig.controllerManagerConfigYaml` (JSON is YAML). It keeps the chart's v0.19.2 defaults
- * (charts/kueue/values.yaml) except `integrations.frameworks`, which lists only the frameworks in use: the chart
+ * (charts/kueue/values.yaml) except `waitForPodsReady` (PODS_READY) and `integrations.frameworks`, which lists only the frameworks in use: the chart
  * renders the pod, deployment and statefulset mutating webhooks with `failurePolicy: Fail` exactly when those
  * frameworks are listed (charts/kueue/templates/webhook/manifests.yaml), i.e. cluster-wide webhooks that block
  * every Pod/Deployment/StatefulSet whenever Kueue is unreachable. Frameworks not listed get a no-op webhook
@@ -173,6 +209,17 @@ export function kueueManagerConfig(frameworks: readonly string[] = [JOBSET_FRAME
       },
     },
     clientConnection: { qps: 300, burst: 500 },
+    waitForPodsReady: {
+      timeout: `${PODS_READY.timeoutMinutes}m`,
+      recoveryTimeout: `${PODS_READY.timeoutMinutes}m`,
+      blockAdmission: false,
+      requeuingStrategy: {
+        timestamp: 'Eviction',
+        backoffLimitCount: PODS_READY.backoffLimitCount,
+        backoffBaseSeconds: PODS_READY.backoffBaseSeconds,
+        backoffMaxSeconds: PODS_READY.backoffMaxSeconds,
+      },
+    },
     integrations: { frameworks: [...frameworks] },
   };
 }

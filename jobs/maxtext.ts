@@ -18,8 +18,8 @@
  * Scripts never contain `${` or `%{`: Terraform would read them as template syntax (the construct escapes them
  * anyway, see constructs/jobset-step.ts), and shell `$VAR` does the same job here.
  */
-import { createHash } from 'crypto';
 import { HF_TOKEN_FILE } from './secrets';
+import { specKey } from './spec-key';
 import { JsonValue, MaxTextArgs, Recipe, RlTrain, Scalar, SftTrain, SourcePatches } from './recipes/types';
 
 export const MODULES = {
@@ -93,6 +93,59 @@ export function lastCheckpointStep(train: RlTrain | SftTrain): number {
   );
 }
 
+/**
+ * Checkpoints a run writes at least: a restart loses at most 1/MIN of the run. At most MAX, so the bucket holds a
+ * bounded number of checkpoints per run even where MaxText passes no `max_to_keep` (train_sft: maxtext-v0.2.4
+ * src/maxtext/trainers/post_train/sft/train_sft.py builds CheckpointManagerOptions from checkpoint_period and
+ * async_checkpointing only). RL keeps CHECKPOINTS_TO_KEEP (train_rl.py: `max_to_keep=max_num_checkpoints_to_keep`;
+ * rl.yml defaults checkpoint_period 50, max_num_checkpoints_to_keep 10; base.yml 10_000 and None).
+ */
+export const CHECKPOINTS_PER_RUN = { min: 4, max: 20 } as const;
+/** Newest checkpoints an RL run keeps: the one a restart resumes from and the one before it. */
+export const CHECKPOINTS_TO_KEEP = 2;
+
+/**
+ * `checkpoint_period` of a run of `total` steps: the largest divisor of `total` that is at most a quarter of it, so
+ * the last step (the one the export reads) is a checkpoint and a restart loses at most a quarter of the run. Every
+ * step for runs shorter than 4 steps. A problem when that makes more than CHECKPOINTS_PER_RUN.max checkpoints (a
+ * step count with no divisor near a quarter, e.g. a prime).
+ */
+export function checkpointPeriod(total: number): { period: number } | { problem: string } {
+  const period = largestQuarterDivisor(total);
+  if (total / period > CHECKPOINTS_PER_RUN.max) {
+    const fits: number[] = [];
+    for (let n = total - 1; n >= 1 && fits.length < 1; n--) if (checkpointsOk(n)) fits.push(n);
+    for (let n = total + 1; fits.length < 2; n++) if (checkpointsOk(n)) fits.push(n);
+    return {
+      problem:
+        `${total} training steps have no divisor between ${Math.ceil(total / CHECKPOINTS_PER_RUN.max)} and ${Math.floor(total / CHECKPOINTS_PER_RUN.min)}: ` +
+        `checkpointing every quarter of the run and on its last step would write ${total / period} checkpoints; ` +
+        `use a step count such as ${fits.join(' or ')}`,
+    };
+  }
+  return { period };
+}
+function largestQuarterDivisor(total: number): number {
+  if (total <= CHECKPOINTS_PER_RUN.min) return 1;
+  let period = Math.floor(total / CHECKPOINTS_PER_RUN.min);
+  while (total % period !== 0) period -= 1;
+  return period;
+}
+function checkpointsOk(total: number): boolean {
+  return total / largestQuarterDivisor(total) <= CHECKPOINTS_PER_RUN.max;
+}
+
+/** The checkpoint arguments training passes explicitly (checkpointPeriod; RL also bounds what it keeps). */
+export function checkpointArgs(train: RlTrain | SftTrain): Array<readonly [string, Scalar]> {
+  const r = checkpointPeriod(lastCheckpointStep(train));
+  if ('problem' in r) throw new Error(r.problem);
+  return [
+    ['enable_checkpointing', true],
+    ['checkpoint_period', r.period],
+    ...(train.kind === 'rl' ? ([['max_num_checkpoints_to_keep', CHECKPOINTS_TO_KEEP]] as const) : []),
+  ];
+}
+
 /** The training `run_name` (required in practice: an empty one writes checkpoints to the local disk). */
 export function runName(train: RlTrain | SftTrain): string {
   const value = train.args['run_name'];
@@ -106,16 +159,38 @@ export function runName(train: RlTrain | SftTrain): string {
  * only when it was converted identically; changing one converts again into a new directory.
  */
 export function conversionKey(recipe: Recipe): string {
-  const sorted = (_key: string, value: unknown) =>
-    value !== null && typeof value === 'object' && !Array.isArray(value)
-      ? Object.fromEntries(Object.entries(value as Record<string, unknown>).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)))
-      : value;
-  const inputs = { image: recipe.image, model: recipe.model.name, args: recipe.toMaxText.args, flags: recipe.toMaxText.flags };
-  return createHash('sha256').update(JSON.stringify(inputs, sorted)).digest('hex').slice(0, 12);
+  return specKey({ image: recipe.image, model: recipe.model.name, args: recipe.toMaxText.args, flags: recipe.toMaxText.flags });
 }
 
-/** Derives every gs:// path of a pipeline run. */
-export function pipelinePaths(recipe: Recipe, bucket: string, pathwaysScratchPrefix: string): PipelinePaths {
+/**
+ * A short stable key of what training computes: the image, the model, the converted checkpoint it starts from
+ * (conversionKey), and every train argument (but `run_name`, which it names), env value and source patch. Not the
+ * run id, the slice (Orbax restores a checkpoint onto any mesh), the memory limit, or where the step runs. It ends
+ * the MaxText run_name (`<run_name>-<trainKey>`), so an unchanged spec resumes its own checkpoints and a changed one
+ * trains anew in its own `trained/` and `hf-trained/` directories. The checkpoint settings training derives
+ * (checkpointArgs) follow from these inputs and are not hashed separately.
+ */
+export function trainKey(recipe: Recipe): string {
+  const t = recipe.train;
+  const { run_name: _name, ...args } = t.args;
+  return specKey({
+    image: recipe.image,
+    model: recipe.model.name,
+    conversion: conversionKey(recipe),
+    kind: t.kind,
+    args,
+    env: t.env,
+    patches: t.kind === 'rl' ? t.patches : undefined,
+    exportVllmHostIp: t.kind === 'rl' ? t.exportVllmHostIp : undefined,
+    tpuVmEnv: recipe.tpuVmEnv,
+  });
+}
+
+/**
+ * Derives every gs:// path of a pipeline run. `exportRun` names the export directory: the run's identity
+ * (jobs/pipeline.ts runIdentity), which differs from the training run_name only when an earlier run is resumed.
+ */
+export function pipelinePaths(recipe: Recipe, bucket: string, pathwaysScratchPrefix: string, exportRun: string = runName(recipe.train)): PipelinePaths {
   const root = `gs://${bucket}/${recipe.model.name}`;
   const maxtextDir = `${root}/max-text-format/${conversionKey(recipe)}/`;
   const trainOutputDir = `${root}/trained/`;
@@ -133,7 +208,7 @@ export function pipelinePaths(recipe: Recipe, bucket: string, pathwaysScratchPre
     // to_huggingface writes into base_output_directory itself (maxtext-v0.2.4
     // src/maxtext/checkpoint_conversion/to_huggingface.py main: `output_directory = config.base_output_directory`),
     // unlike training, which appends `<run_name>/checkpoints/` (src/maxtext/configs/types.py checkpoint_dir).
-    hfExportDir: `${root}/hf-trained/${run}/`,
+    hfExportDir: `${root}/hf-trained/${exportRun}/`,
     ...(recipe.runtime === 'pathways' ? { pathwaysScratch: `gs://${bucket}/${pathwaysScratchPrefix}` } : {}),
   };
 }
@@ -324,6 +399,7 @@ export function trainInvocation({ recipe, paths }: CommandContext): Invocation {
       ['base_output_directory', paths.trainOutputDir],
       ['load_parameters_path', paths.maxtextCheckpoint],
       ...Object.entries(recipe.train.args),
+      ...checkpointArgs(recipe.train),
     ],
   };
 }

@@ -3,7 +3,6 @@
  * (`to-maxtext` -> `train` -> `to-hf`), their names, waits, logs commands and gs:// paths.
  * Pure and deterministic (no cdktf, no env): the same inputs give byte-identical manifests and hashes.
  */
-import { createHash } from 'crypto';
 import {
   BuiltJobSet,
   cpuPodJobSet,
@@ -19,6 +18,9 @@ import {
   tpuVmEnv,
 } from './jobset';
 import {
+  trainKey,
+  checkpointPeriod,
+  lastCheckpointStep,
   buildScript,
   CommandContext,
   onCpu as placeOnCpu,
@@ -29,6 +31,10 @@ import {
   trainInvocation,
   trainPrelude,
 } from './maxtext';
+import { DEFAULT_TRAIN_MAX_RESTARTS } from './capacity';
+import { sha256Of } from './spec-key';
+import { cpuQuotaCoresPerNode, podsReadyRequeueMinutes } from './kueue';
+import { parseMillicores } from './quantity';
 import { checkJobSetNames, checkRunId, jobSetName, JobSetNameShape, runIdLimit } from './names';
 import { Platform } from './platform';
 import { imageMaxTextVersion } from './recipes/common';
@@ -61,12 +67,21 @@ export interface PipelineOptions {
   readonly timeoutMinutes?: Partial<Record<StepName, number>>;
   /** How long a step may wait in Kueue's queue before the deploy stops waiting, minutes. @default DEFAULT_QUEUE_MINUTES */
   readonly queueMinutes?: number;
-  /** JobSet restarts on infrastructure failure, for every step. @default - the recipe's maxRestarts per step */
+  /**
+   * JobSet restarts after a failure that is not a known application error, for every step.
+   * @default - training: DEFAULT_TRAIN_MAX_RESTARTS of its slice's capacity type (jobs/capacity.ts); conversions: the recipe's
+   */
   readonly maxRestarts?: number;
   /** Retarget the training slice (must exist in infra). @default - the recipe's slice */
   readonly machineType?: string;
   /** @default - the recipe's slice */
   readonly topology?: string;
+  /**
+   * Continue this earlier run (its MaxText run_name, the directory under `trained/`) at its newest checkpoint even
+   * though the spec changed (e.g. more steps): training writes there, the export goes to the new spec's own
+   * `hf-trained/<run name>/`. @default - the run named by the spec (runIdentity)
+   */
+  readonly resumeRun?: string;
   /** Recipe values by MaxText key, applied to every step that has the key; an unknown key is an error. @default - none */
   readonly overrides?: Readonly<Record<string, string | number | boolean>>;
   /** Where the options came from, e.g. `pipelines.rl-qwen3`; prefixes error messages. @default - the recipe name */
@@ -149,37 +164,47 @@ export function maxtextDifference(recipe: Recipe): string | undefined {
   return `tutorial ${recipe.tutorial} installs MaxText ${tutorial.version}; this pipeline ${runs}: ${tutorial.why}`;
 }
 
+/**
+ * The Pathways workload container's resources. The head takes a CPU-pool node to itself (JobSet exclusive placement
+ * on kubernetes.io/hostname, host-network ports), but Kueue's CPU flavor counts only CPU and memory: with the
+ * gcluster template's requests (2 CPUs) Kueue admitted heads and conversions that then stayed Pending. So the
+ * workload container requests the rest of the node's whole CPUs (cpuQuotaCoresPerNode minus the proxy's and the
+ * resource manager's), and its CPU limit is raised to match (a request may not exceed its limit): Kueue and the
+ * scheduler both count the head as one node. Memory: the recipe's `memoryLimit` as request and limit, else the
+ * template's.
+ */
+export function wholeNodeHead(memoryLimit: string | undefined, cpuMachineType: string): ContainerResources {
+  const sidecars = parseMillicores(PATHWAYS_DEFAULTS.proxy.limits!.cpu!) + parseMillicores(PATHWAYS_DEFAULTS.resourceManager.limits!.cpu!);
+  // A node too small for the sidecars is refused by the CPU-pool fit check (jobs/validate.ts); keep the request valid.
+  const cpu = Math.max(cpuQuotaCoresPerNode(cpuMachineType) * 1000 - sidecars, parseMillicores(PATHWAYS_DEFAULTS.workload.requests!.cpu!));
+  const base = PATHWAYS_DEFAULTS.workload;
+  const limitCpu = Math.max(cpu, parseMillicores(base.limits!.cpu!));
+  return {
+    requests: { cpu: `${cpu}m`, memory: memoryLimit ?? base.requests!.memory },
+    limits: { cpu: `${limitCpu}m`, memory: memoryLimit ?? base.limits!.memory },
+  };
+}
+
 /** Default allowance for a step waiting in Kueue's queue (for quota or a slice to free up), minutes. */
 export const DEFAULT_QUEUE_MINUTES = 60;
 /** Margin for the JobSet controller to recreate Jobs between attempts and set its terminal state, minutes per attempt. */
 export const ATTEMPT_MARGIN_MINUTES = 10;
 
 /**
- * The deploy's wait for a step: queue + (maxRestarts + 1) x (attempt deadline + margin). A wait that reaches
+ * The deploy's wait for a step: queue + Kueue's requeuing of never-ready pods (podsReadyRequeueMinutes, jobs/kueue.ts)
+ * + (maxRestarts + 1) x (attempt deadline + margin). A wait that reaches
  * `timeouts.create` returns "Operation timed out" AND state (hashicorp/terraform-provider-kubernetes v2.38.0,
  * manifest/provider/apply.go: on a WaiterError it reads the object and sets NewState), so Terraform records the create
  * as tainted and the next apply would replace (kill and restart) a JobSet that may still be training. Deriving the
  * wait from the Jobs' own deadlines makes the JobSet end first unless it queued longer than `queueMinutes`.
  */
 export function waitMinutes(runMinutes: number, maxRestarts: number, queueMinutes: number): number {
-  return queueMinutes + (maxRestarts + 1) * (runMinutes + ATTEMPT_MARGIN_MINUTES);
+  return queueMinutes + podsReadyRequeueMinutes() + (maxRestarts + 1) * (runMinutes + ATTEMPT_MARGIN_MINUTES);
 }
 
-/** Canonical JSON (sorted keys) for hashing. */
-function canonical(value: unknown): string {
-  if (Array.isArray(value)) return `[${value.map(canonical).join(',')}]`;
-  if (value !== null && typeof value === 'object') {
-    return `{${Object.keys(value as object)
-      .sort()
-      .map((k) => `${JSON.stringify(k)}:${canonical((value as Record<string, unknown>)[k])}`)
-      .join(',')}}`;
-  }
-  return JSON.stringify(value);
-}
-
-/** sha256 of the previous hash and a manifest. */
+/** sha256 of the previous hash and a manifest (jobs/spec-key.ts, the one hashing helper). */
 export function chainHash(previous: string, manifest: unknown): string {
-  return createHash('sha256').update(previous).update('\n').update(canonical(manifest)).digest('hex');
+  return sha256Of(previous, manifest);
 }
 
 function coerce(key: string, current: JsonValue, value: string | number | boolean, source: string): JsonValue {
@@ -239,19 +264,35 @@ export const PART_OF = 'tpu-post-training';
 /** The run id of a first run: its MaxText run_name is the tutorial's. */
 export const DEFAULT_RUN_ID = 'r1';
 
+/** What a run's name may be: one gs:// path segment MaxText joins under base_output_directory. */
+const RUN_NAME = /^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$/;
+
 /**
- * MaxText resumes from the newest checkpoint under `<base_output_directory>/<run_name>/`, so a re-run under the
- * same run_name would "finish" at once. A run id other than DEFAULT_RUN_ID therefore trains under
- * `<run_name>-<runId>` (e.g. `rl-r2`); an explicit `overrides.run_name` wins.
+ * The identity of a training run, its MaxText `run_name`: `<run_name>[-<runId>]-<trainKey>` (e.g.
+ * `rl-3f9a1c2b7d10`, `rl-r2-3f9a1c2b7d10`). MaxText restores the newest checkpoint under
+ * `<base_output_directory>/<run_name>/` whatever else changed (maxtext-v0.2.4 src/maxtext/configs/types.py
+ * checkpoint_dir; trainers/post_train/rl/train_rl.py restore), so the name carries a key of everything training
+ * computes (jobs/maxtext.ts trainKey): the same spec keeps its name and a restart or a re-apply resumes it; a changed
+ * spec trains anew in a new directory and exports to a new `hf-trained/<run_name>/`. A run id other than
+ * DEFAULT_RUN_ID adds itself (a deliberate re-run of an unchanged spec). `overrides.run_name` replaces the tutorial's
+ * prefix; the key is always appended.
  */
-function runNameFor(args: MaxTextArgs, options: PipelineOptions): JsonValue {
-  const name = args['run_name'];
-  if (options.overrides?.['run_name'] !== undefined || typeof name !== 'string' || options.runId === DEFAULT_RUN_ID) return name;
-  return `${name}-${options.runId}`;
+export function runIdentity(recipe: Recipe, options: PipelineOptions): string {
+  const name = recipe.train.args['run_name'];
+  const base = typeof name === 'string' && name !== '' ? name : recipe.train.kind;
+  return [base, ...(options.runId === DEFAULT_RUN_ID ? [] : [options.runId]), trainKey(recipe)].join('-');
 }
 
-/** Applies options to a recipe: image, conversion placement, slice and MaxText key overrides. */
+/** Applies options to a recipe: image, conversion placement, slice and MaxText key overrides, and the run name. */
 export function resolveRecipe(recipe: Recipe, options: PipelineOptions): Recipe {
+  return resolveRun(recipe, options).recipe;
+}
+
+/**
+ * resolveRecipe, plus the run's identity (runIdentity), which names the export; training's run_name is the identity,
+ * or `resumeRun` when set.
+ */
+export function resolveRun(recipe: Recipe, options: PipelineOptions): { recipe: Recipe; identity: string } {
   const source = options.configSource ?? recipe.name;
   const overrides = options.overrides ?? {};
   const allowed = overridableKeys(recipe);
@@ -260,7 +301,7 @@ export function resolveRecipe(recipe: Recipe, options: PipelineOptions): Recipe 
     throw new Error(`${source}.overrides: unknown key ${unknown.map((k) => `'${k}'`).join(', ')}; ${recipe.name} allows ${allowed.join(', ')}`);
   }
   const trainArgs = overrideArgs(recipe.train.args as MaxTextArgs, overrides, source);
-  return {
+  const resolved: Recipe = {
     ...recipe,
     image: options.image ?? recipe.image,
     conversionOn: options.conversionOn ?? recipe.conversionOn ?? 'cpu',
@@ -273,9 +314,19 @@ export function resolveRecipe(recipe: Recipe, options: PipelineOptions): Recipe 
       args: overrideArgs(recipe.toMaxText.args, overrides, source),
       flags: overrideArgs(recipe.toMaxText.flags, overrides, source),
     },
-    train: { ...recipe.train, args: { ...trainArgs, run_name: runNameFor(trainArgs, options) } },
     toHf: { ...recipe.toHf, args: overrideArgs(recipe.toHf.args, overrides, source) },
   };
+  const identity = runIdentity({ ...resolved, train: { ...recipe.train, args: trainArgs } as Recipe['train'] }, options);
+  if (!RUN_NAME.test(identity)) {
+    throw new Error(`${source}.overrides.run_name gives run name '${identity}', which is not one path segment (letters, digits, '.', '_', '-'; at most 128)`);
+  }
+  const resume = options.resumeRun;
+  if (resume !== undefined && !RUN_NAME.test(resume)) {
+    throw new Error(
+      `${source}.resumeRun must be the run name of an earlier run (the directory under trained/, e.g. 'rl-3f9a1c2b7d10'), got '${resume}'`,
+    );
+  }
+  return { recipe: { ...resolved, train: { ...recipe.train, args: { ...trainArgs, run_name: resume ?? identity } } as Recipe['train'] }, identity };
 }
 
 /** Labels of a JobSet's main pod: `mainReplicatedJob`, job index 0, completion index 0. */
@@ -305,21 +356,16 @@ export function buildPipeline(recipe: Recipe, platform: Platform, options: Pipel
   checkRunId(options.runId, source);
   // Validate the retargeted slice against the TPU table first (names the config field).
   tpuSlice(options.machineType ?? recipe.slice.machineType, options.topology ?? recipe.slice.topology, `${source}.topology`);
-  const resolved = resolveRecipe(recipe, options);
+  const { recipe: resolved, identity } = resolveRun(recipe, options);
   const group = targetGroup(resolved, platform, source);
   const slice = group.slice;
   const slices = group.count;
-  const paths = pipelinePaths(resolved, platform.bucket, platform.pathwaysScratchPrefix);
+  const paths = pipelinePaths(resolved, platform.bucket, platform.pathwaysScratchPrefix, identity);
   const ctx: CommandContext = { recipe: resolved, paths };
   const onCpu = resolved.conversionOn !== 'tpu';
   const conversionResources = (r: ContainerResources | undefined) => r ?? DEFAULT_CONVERSION_RESOURCES;
   const workloadResources: ContainerResources | undefined =
-    resolved.train.kind === 'rl' && resolved.train.memoryLimit
-      ? {
-          requests: { ...PATHWAYS_DEFAULTS.workload.requests, memory: resolved.train.memoryLimit },
-          limits: { ...PATHWAYS_DEFAULTS.workload.limits, memory: resolved.train.memoryLimit },
-        }
-      : undefined;
+    resolved.runtime === 'pathways' ? wholeNodeHead(resolved.train.kind === 'rl' ? resolved.train.memoryLimit : undefined, platform.cpuPool.machineType) : undefined;
 
   const cpuPods: Record<string, ContainerResources[]> = {};
   if (onCpu) {
@@ -327,6 +373,11 @@ export function buildPipeline(recipe: Recipe, platform: Platform, options: Pipel
     cpuPods['to-hf'] = [conversionResources(resolved.toHf.resources)];
   }
   if (resolved.runtime === 'pathways') cpuPods['pathways-head'] = pathwaysHeadResources(workloadResources);
+  const checkpoints = checkpointPeriod(lastCheckpointStep(resolved.train));
+  if ('problem' in checkpoints) {
+    const field = resolved.train.kind === 'sft' ? 'steps' : 'num_batches';
+    throw new Error(`${source}.overrides.${field}: ${checkpoints.problem}`);
+  }
   const notices = validateRecipe(resolved, {
     slice,
     slices,
@@ -343,7 +394,8 @@ export function buildPipeline(recipe: Recipe, platform: Platform, options: Pipel
     [PIPELINE_LABELS.runId]: options.runId,
   };
   const runMinutes = (step: StepName) => options.timeoutMinutes?.[step] ?? resolved.timeoutMinutes[step];
-  const restarts = (step: StepName) => options.maxRestarts ?? resolved.maxRestarts[step];
+  const restarts = (step: StepName) =>
+    options.maxRestarts ?? (step === 'train' ? DEFAULT_TRAIN_MAX_RESTARTS[group.capacity.type] : resolved.maxRestarts[step]);
   for (const step of STEP_NAMES) {
     const m = runMinutes(step);
     if (!(Number.isInteger(m) && m > 0)) {
@@ -386,7 +438,7 @@ export function buildPipeline(recipe: Recipe, platform: Platform, options: Pipel
     }
     // The tutorials' shape: every VM of one slice starts, index 0 converts, the others exit 0.
     const script = buildScript(inv, { onlyIndexZero: true, skipIfExists, retryTransientOnce: true });
-    return { built: multiHostJaxJobSet(common(step), { image: resolved.image, script }, slice, 1), runsOn: 'tpu' };
+    return { built: multiHostJaxJobSet(common(step), { image: resolved.image, script }, slice, 1, false), runsOn: 'tpu' };
   };
 
   const train = (): BuiltJobSet => {
@@ -397,7 +449,7 @@ export function buildPipeline(recipe: Recipe, platform: Platform, options: Pipel
     if (resolved.runtime === 'pathways' && resolved.pathways) {
       return pathwaysJobSet(
         common('train'),
-        { image: resolved.image, script, env, resources: workloadResources ?? PATHWAYS_DEFAULTS.workload },
+        { image: resolved.image, script, env, resources: workloadResources },
         {
           slice,
           slices,
@@ -411,7 +463,7 @@ export function buildPipeline(recipe: Recipe, platform: Platform, options: Pipel
         },
       );
     }
-    return multiHostJaxJobSet(common('train'), { image: resolved.image, script, env }, slice, slices);
+    return multiHostJaxJobSet(common('train'), { image: resolved.image, script, env }, slice, slices, true);
   };
 
   const toMaxText = conversion('to-maxtext');
@@ -452,16 +504,17 @@ export function buildPipeline(recipe: Recipe, platform: Platform, options: Pipel
       specHash: previousHash,
     };
   });
-  // Flex-start nodes live at most maxRunDuration (GKE deletes them then): every attempt a TPU step may make must fit.
+  // Flex-start nodes live at most maxRunDuration (GKE deletes them then, and the pool's autoscaler provisions new ones
+  // for the restarted pods): an attempt longer than that would always be cut short. A cut-short attempt restarts and
+  // resumes from its newest checkpoint, so only one attempt, not all of them, has to fit.
   if (group.capacity.type === 'flex-start') {
     const lifetimeMinutes = group.capacity.maxRunDurationSeconds / 60;
     for (const step of steps.filter((s) => s.runsOn === 'tpu')) {
-      const needed = (step.maxRestarts + 1) * step.timeoutMinutes;
-      if (needed > lifetimeMinutes) {
+      if (step.timeoutMinutes > lifetimeMinutes) {
         throw new Error(
-          `${source}: step ${step.name} may run (maxRestarts ${step.maxRestarts} + 1) x timeoutMinutes ${step.timeoutMinutes} = ` +
-            `${needed} minutes on flex-start nodes that live at most ${lifetimeMinutes} minutes (flexStartMaxRunHours); ` +
-            `raise flexStartMaxRunHours to at least ${Math.ceil(needed / 60)} or lower timeoutMinutes.${step.name} or maxRestarts`,
+          `${source}: step ${step.name} may run timeoutMinutes ${step.timeoutMinutes} minutes per attempt on flex-start nodes ` +
+            `that live at most ${lifetimeMinutes} minutes (flexStartMaxRunHours); ` +
+            `raise flexStartMaxRunHours to at least ${Math.ceil(step.timeoutMinutes / 60)} or lower timeoutMinutes.${step.name}`,
         );
       }
     }

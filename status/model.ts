@@ -28,6 +28,7 @@ import { lastCheckpointStep } from '../jobs/maxtext';
 import { Pipeline, PipelineStep } from '../jobs/pipeline';
 import { HF_TOKEN_VOLUME, secretCommand } from '../jobs/secrets';
 import { TPU_RESOURCE } from '../jobs/tpu';
+import { PODS_READY } from '../jobs/kueue';
 import { JOBSET_POD_LABELS, MAIN_CONTAINER } from '../jobs/jobset';
 
 export const STATES = ['not-created', 'queued', 'pending', 'running', 'completed', 'failed'] as const;
@@ -65,9 +66,10 @@ export interface JobSetObject {
 }
 export interface WorkloadObject {
   readonly metadata: ObjectMeta;
-  readonly spec?: { readonly queueName?: string };
+  readonly spec?: { readonly queueName?: string; readonly active?: boolean };
   readonly status?: {
     readonly conditions?: readonly Condition[];
+    readonly requeueState?: { readonly count?: number; readonly requeueAt?: Time };
     readonly admission?: {
       readonly clusterQueue?: string;
       readonly podSetAssignments?: ReadonlyArray<{ readonly name?: string; readonly resourceUsage?: Readonly<Record<string, string>> }>;
@@ -468,9 +470,33 @@ export function stepStatus(
   }
 
   const workload = workloadOf(js, snapshot.workloads);
+  if (workload && workload.spec?.active === false) {
+    // Kueue v0.19.2 workload_controller.go `triggerDeactivation`: requeued PODS_READY.backoffLimitCount times already.
+    return {
+      ...base,
+      state: 'failed',
+      reason: 'RequeuingLimitExceeded',
+      message:
+        `workload ${workload.metadata.name} deactivated: its pods never became ready in ${PODS_READY.timeoutMinutes}m, ` +
+        `${workload.status?.requeueState?.count ?? PODS_READY.backoffLimitCount} times; fix the cause shown by kubectl describe pod, then ` +
+        `kubectl patch workload -n ${pipeline.namespace} ${workload.metadata.name} --type=merge -p '{"spec":{"active":true}}'`,
+      details: [],
+    };
+  }
   if (workload && !isAdmitted(workload)) {
     const wc = workload.status?.conditions;
     const evicted = condition(wc, 'Evicted');
+    if (evicted?.status === 'True' && evicted.reason === 'PodsReadyTimeout') {
+      return {
+        ...base,
+        state: 'queued',
+        reason: 'PodsReadyTimeout',
+        message:
+          `evicted: pods not ready within ${PODS_READY.timeoutMinutes}m, requeued ${workload.status?.requeueState?.count ?? 1} of ` +
+          `${PODS_READY.backoffLimitCount} (workload ${workload.metadata.name}; the quota went back)`,
+        details: [],
+      };
+    }
     const reserved = condition(wc, 'QuotaReserved');
     const admitted = condition(wc, 'Admitted');
     const why = evicted?.status === 'True' ? evicted : reserved?.status === 'False' ? reserved : admitted ?? reserved;

@@ -27,8 +27,8 @@ test('the JobSet waits for status.terminalState Completed or Failed, bounded by 
   });
   expect(out).toHaveResourceWithProperties(Manifest, {
     wait: { fields: { 'status.terminalState': '^(Completed|Failed)$' } },
-    // rl-qwen3 train: 60 min queue + 1 attempt x (720 min deadline + 10 min margin).
-    timeouts: { create: '790m', update: '790m', delete: '15m' },
+    // rl-qwen3 train on a reservation: 60 min queue + 87 min Kueue requeuing + 3 attempts x (720 min deadline + 10 min margin).
+    timeouts: { create: '2337m', update: '2337m', delete: '15m' },
   });
 });
 

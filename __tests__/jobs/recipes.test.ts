@@ -1,5 +1,6 @@
 /** Per recipe: the tutorial's values appear where the tutorial puts them; multi-slice changes only what it must. */
-import { conversionKey } from '../../jobs/maxtext';
+import { conversionKey, trainKey } from '../../jobs/maxtext';
+import { DEFAULT_TRAIN_MAX_RESTARTS } from '../../jobs/capacity';
 import { buildPipeline, Pipeline } from '../../jobs/pipeline';
 import { RECIPES } from '../../jobs/recipes';
 import { container, envOf, scriptOf, testPlatform } from './fixtures';
@@ -41,7 +42,7 @@ describe('rl-qwen3 (tutorial 000)', () => {
   test('train_rl keys, patches and env on the Pathways containers', () => {
     const s = mainScript(p, 'train');
     for (const v of [
-      'python3 -m maxtext.trainers.post_train.rl.train_rl', 'run_name=rl', 'base_output_directory=gs://my-bucket/qwen3-30b-a3b/trained/',
+      'python3 -m maxtext.trainers.post_train.rl.train_rl', `run_name=rl-${trainKey(p.recipe)}`, 'base_output_directory=gs://my-bucket/qwen3-30b-a3b/trained/',
       `load_parameters_path=gs://my-bucket/qwen3-30b-a3b/max-text-format/${conversionKey(p.recipe)}/0/items/`,
       'data_template_path=maxtext/examples/chat_templates/openmathinstruct2_rl.json', 'num_batches=50', 'num_test_batches=0',
       'batch_size=8', 'train_micro_batch_size=8', 'max_target_length=512', 'max_prefill_predict_length=256', 'mu_dtype=bfloat16',
@@ -93,8 +94,8 @@ describe('rl-qwen3 (tutorial 000)', () => {
   test('to_huggingface reads the last RL checkpoint and writes hf-trained/<run_name>/', () => {
     const s = mainScript(p, 'to-hf');
     for (const v of [
-      'load_parameters_path=gs://my-bucket/qwen3-30b-a3b/trained/rl/checkpoints/actor/50/model_params/',
-      'base_output_directory=gs://my-bucket/qwen3-30b-a3b/hf-trained/rl/', 'weight_dtype=bfloat16', '--override_model_architecture',
+      `load_parameters_path=gs://my-bucket/qwen3-30b-a3b/trained/rl-${trainKey(p.recipe)}/checkpoints/actor/50/model_params/`,
+      `base_output_directory=gs://my-bucket/qwen3-30b-a3b/hf-trained/rl-${trainKey(p.recipe)}/`, 'weight_dtype=bfloat16', '--override_model_architecture',
     ]) expect(s).toContain(v);
   });
 });
@@ -133,12 +134,12 @@ describe('sft-gemma4 (tutorial 003)', () => {
     });
     expect(c.resources.limits).toEqual({ 'google.com/tpu': '4' });
     const s = scriptOf(c);
-    for (const v of ['python3 -m maxtext.trainers.post_train.sft.train_sft', 'run_name=sft', 'dataset_type=hf',
+    for (const v of ['python3 -m maxtext.trainers.post_train.sft.train_sft', `run_name=sft-${trainKey(p.recipe)}`, 'dataset_type=hf',
       'hf_path=HuggingFaceH4/ultrachat_200k', 'per_device_batch_size=1', 'steps=1000', 'profiler=xplane',
       'checkpoint_storage_use_zarr3=0', 'checkpoint_storage_use_ocdbt=0', 'skip_jax_distributed_system=False']) expect(s).toContain(v);
   });
   test('to_huggingface reads checkpoint 1000 (SFT layout, no actor/)', () => {
-    expect(mainScript(p, 'to-hf')).toContain('load_parameters_path=gs://my-bucket/gemma4-31b/trained/sft/checkpoints/1000/model_params/');
+    expect(mainScript(p, 'to-hf')).toContain(`load_parameters_path=gs://my-bucket/gemma4-31b/trained/sft-${trainKey(p.recipe)}/checkpoints/1000/model_params/`);
     expect(mainScript(p, 'to-maxtext')).not.toContain('--hf_model_path');
   });
 });
@@ -166,7 +167,7 @@ describe('rl-llama3 (tutorial 002)', () => {
     for (const v of ['checkpoint_storage_use_zarr3=1', 'checkpoint_storage_use_ocdbt=1', '--lazy_load_tensors=False']) expect(c).toContain(v);
     const h = mainScript(p, 'to-hf');
     expect(h).toContain('model_name=llama3.1-8b \\');
-    expect(h).toContain('load_parameters_path=gs://my-bucket/llama3.1-8b-Instruct/trained/rl/checkpoints/actor/50/model_params/');
+    expect(h).toContain(`load_parameters_path=gs://my-bucket/llama3.1-8b-Instruct/trained/rl-${trainKey(p.recipe)}/checkpoints/actor/50/model_params/`);
     expect(h).not.toContain('hf_access_token');
     // The tutorial's shell had HF_TOKEN exported: the export downloads the gated Llama tokenizer/config with it.
     expect(h).toContain('HF_TOKEN="$(cat /var/run/secrets/hf/hf-token)"\nexport HF_TOKEN');
@@ -225,9 +226,11 @@ describe('options', () => {
     expect(m.spec.replicatedJobs[0].template.spec).toMatchObject({ parallelism: 8, completions: 8 });
     expect(scriptOf(container(m, 'slice', 'workload-container'))).toContain('if [ "$JOB_COMPLETION_INDEX" != "0" ]; then');
   });
-  test('timeouts and restarts: recipe defaults, then options', () => {
+  test('timeouts and restarts: recipe defaults (training: by capacity type), then options', () => {
     const d = build('rl-qwen3');
-    expect(d.steps.map((s) => [s.timeoutMinutes, s.maxRestarts])).toEqual([[120, 1], [720, 0], [120, 1]]);
+    expect(d.steps.map((s) => [s.timeoutMinutes, s.maxRestarts])).toEqual([[120, 1], [720, DEFAULT_TRAIN_MAX_RESTARTS.reservation], [120, 1]]);
+    const spot = buildPipeline(RECIPES['rl-qwen3'], { ...testPlatform(), tpuGroups: testPlatform().tpuGroups.map((g) => ({ ...g, capacity: { type: 'spot' as const } })) }, { runId: 'r1' });
+    expect(step(spot, 'train').maxRestarts).toBe(DEFAULT_TRAIN_MAX_RESTARTS.spot);
     const o = build('rl-qwen3', { timeoutMinutes: { train: 60 }, maxRestarts: 3 });
     expect(o.steps.map((s) => [s.timeoutMinutes, s.maxRestarts])).toEqual([[120, 3], [60, 3], [120, 3]]);
     expect((step(o, 'train').manifest as any).spec.failurePolicy.maxRestarts).toBe(3);
@@ -269,10 +272,10 @@ test('outputs: paths, logs commands for the main pod', () => {
     maxtextDir: `gs://my-bucket/qwen3-30b-a3b/max-text-format/${conversionKey(p.recipe)}/`,
     maxtextCheckpoint: `gs://my-bucket/qwen3-30b-a3b/max-text-format/${conversionKey(p.recipe)}/0/items/`,
     trainOutputDir: 'gs://my-bucket/qwen3-30b-a3b/trained/',
-    trainRunDir: 'gs://my-bucket/qwen3-30b-a3b/trained/rl/',
-    trainCheckpointDir: 'gs://my-bucket/qwen3-30b-a3b/trained/rl/checkpoints/',
-    trainedCheckpoint: 'gs://my-bucket/qwen3-30b-a3b/trained/rl/checkpoints/actor/50/model_params/',
-    hfExportDir: 'gs://my-bucket/qwen3-30b-a3b/hf-trained/rl/',
+    trainRunDir: `gs://my-bucket/qwen3-30b-a3b/trained/rl-${trainKey(p.recipe)}/`,
+    trainCheckpointDir: `gs://my-bucket/qwen3-30b-a3b/trained/rl-${trainKey(p.recipe)}/checkpoints/`,
+    trainedCheckpoint: `gs://my-bucket/qwen3-30b-a3b/trained/rl-${trainKey(p.recipe)}/checkpoints/actor/50/model_params/`,
+    hfExportDir: `gs://my-bucket/qwen3-30b-a3b/hf-trained/rl-${trainKey(p.recipe)}/`,
     pathwaysScratch: 'gs://my-bucket/pathways/',
   });
   expect(step(p, 'train').logsCommand).toBe(
@@ -291,19 +294,47 @@ describe('run ids and MaxText run names', () => {
   const runNameOf = (options: any) =>
     buildPipeline(RECIPES['rl-qwen3'], testPlatform(), options).paths.trainedCheckpoint as string;
 
-  test('the first run (r1) trains under the tutorial’s run_name', () => {
-    expect(runNameOf({ runId: 'r1' })).toBe('gs://my-bucket/qwen3-30b-a3b/trained/rl/checkpoints/actor/50/model_params/');
+  const key = trainKey(buildPipeline(RECIPES['rl-qwen3'], testPlatform(), { runId: 'r1' }).recipe);
+
+  test('the first run (r1) trains under <tutorial run_name>-<trainKey>', () => {
+    expect(key).toMatch(/^[0-9a-f]{12}$/);
+    expect(runNameOf({ runId: 'r1' })).toBe(`gs://my-bucket/qwen3-30b-a3b/trained/rl-${key}/checkpoints/actor/50/model_params/`);
   });
 
-  test('a re-run trains under <run_name>-<runId> (MaxText would otherwise resume at the last step), and exports from there', () => {
+  test('a re-run of the same spec trains under <run_name>-<runId>-<trainKey>, and exports from there', () => {
     const p = buildPipeline(RECIPES['rl-qwen3'], testPlatform(), { runId: 'r2' });
-    expect(p.paths.trainedCheckpoint).toBe('gs://my-bucket/qwen3-30b-a3b/trained/rl-r2/checkpoints/actor/50/model_params/');
-    expect(JSON.stringify(p.steps[1].manifest)).toContain('run_name=rl-r2');
-    expect(JSON.stringify(p.steps[2].manifest)).toContain('trained/rl-r2/checkpoints/actor/50/model_params/');
+    expect(p.paths.trainedCheckpoint).toBe(`gs://my-bucket/qwen3-30b-a3b/trained/rl-r2-${key}/checkpoints/actor/50/model_params/`);
+    expect(JSON.stringify(p.steps[1].manifest)).toContain(`run_name=rl-r2-${key}`);
+    expect(JSON.stringify(p.steps[2].manifest)).toContain(`trained/rl-r2-${key}/checkpoints/actor/50/model_params/`);
   });
 
-  test('an explicit overrides.run_name wins', () => {
-    expect(runNameOf({ runId: 'r2', overrides: { run_name: 'resume-me' } })).toContain('/trained/resume-me/');
+  test('overrides.run_name replaces the prefix; the key stays', () => {
+    expect(runNameOf({ runId: 'r2', overrides: { run_name: 'mine' } })).toContain(`/trained/mine-r2-${key}/`);
+  });
+
+  test('a changed train value, image or conversion trains anew in a new directory; a changed run id or timeout does not change the key', () => {
+    const other = (options: any) => buildPipeline(RECIPES['rl-qwen3'], testPlatform(), { runId: 'r1', ...options }).paths;
+    const base = other({});
+    for (const changed of [{ overrides: { batch_size: 16 } }, { image: 'example.com/maxtext:1' }, { overrides: { lazy_load_tensors: false } }]) {
+      const p = other(changed);
+      expect(p.trainRunDir).not.toBe(base.trainRunDir);
+      expect(p.hfExportDir).not.toBe(base.hfExportDir);
+    }
+    expect(other({ timeoutMinutes: { train: 60 }, maxRestarts: 5 }).trainRunDir).toBe(base.trainRunDir);
+  });
+
+  test('resumeRun continues an earlier run after a change; the export still gets the new spec\'s own directory', () => {
+    const p = buildPipeline(RECIPES['rl-qwen3'], testPlatform(), { runId: 'r1', overrides: { num_batches: 100 }, resumeRun: `rl-${key}` });
+    expect(p.paths.trainRunDir).toBe(`gs://my-bucket/qwen3-30b-a3b/trained/rl-${key}/`);
+    expect(p.paths.trainedCheckpoint).toBe(`gs://my-bucket/qwen3-30b-a3b/trained/rl-${key}/checkpoints/actor/100/model_params/`);
+    expect(p.paths.hfExportDir).toBe(`gs://my-bucket/qwen3-30b-a3b/hf-trained/rl-${trainKey(p.recipe)}/`);
+    expect(trainKey(p.recipe)).not.toBe(key);
+  });
+
+  test('a resumeRun that is no run name is refused, naming the field', () => {
+    expect(() => buildPipeline(RECIPES['rl-qwen3'], testPlatform(), { runId: 'r1', resumeRun: 'a/b', configSource: 'pipelines.rl-qwen3' })).toThrow(
+      "pipelines.rl-qwen3.resumeRun must be the run name of an earlier run (the directory under trained/, e.g. 'rl-3f9a1c2b7d10'), got 'a/b'",
+    );
   });
 });
 

@@ -6,7 +6,7 @@ import { buildPipeline, maxRunIdLength } from '../../jobs/pipeline';
 import { RECIPES } from '../../jobs/recipes';
 import { testPlatform } from '../jobs/fixtures';
 import { durationSeconds } from '../../review/values';
-import { jobAfterFailures, jobSetNameErrors, jobValidationErrors, onJobFailure } from './jobset';
+import { FailedJob, jobAfterFailures, jobSetNameErrors, jobValidationErrors, onJobFailures } from './jobset';
 import { allConfigurations, Obj, podSets } from './synthesized';
 
 const configs = allConfigurations();
@@ -44,19 +44,23 @@ test('the coordinator label, not the pod name, is what limits a Pathways pipelin
 describe.each(allJobSets)('failures end the way the design says (%s)', (_label, j) => {
   const js = j.manifest;
   const max = js.spec.failurePolicy.maxRestarts;
-  test('an application exit code fails the JobSet at once; a deadline too; an infrastructure failure restarts it', () => {
-    expect(onJobFailure(js, 'PodFailurePolicy', 0)).toBe('FailJobSet');
-    expect(onJobFailure(js, 'DeadlineExceeded', 0)).toBe('FailJobSet');
-    expect(onJobFailure(js, 'BackoffLimitExceeded', 0)).toBe(max > 0 ? 'RestartJobSet' : 'FailJobSet');
-    expect(onJobFailure(js, 'BackoffLimitExceeded', max)).toBe('FailJobSet');
+  test('a reason the Jobs produce decides as the failure policy says; restarts are bounded by maxRestarts', () => {
+    const main = js.spec.replicatedJobs[0].name;
+    const failed = (reason: string): FailedJob[] => [{ replicatedJob: main, reason, at: 0 }];
+    expect(onJobFailures(js, failed('PodFailurePolicy'), 0).action).toBe('FailJobSet');
+    expect(onJobFailures(js, failed('DeadlineExceeded'), 0).action).toBe('FailJobSet');
+    expect(onJobFailures(js, failed('BackoffLimitExceeded'), 0).action).toBe(max > 0 ? 'RestartJobSet' : 'FailJobSet');
+    expect(onJobFailures(js, failed('BackoffLimitExceeded'), max)).toEqual({ action: 'FailJobSet', reason: 'ReachedMaxRestarts' });
   });
   test('a Pathways worker that crashes restarts in place without failing its Job; the main container never retries inside the Job', () => {
     for (const ps of podSets(js)) {
       if (ps.name === 'worker') {
-        expect(jobAfterFailures(ps.job, ps.count)).toBeUndefined();
-        expect(jobAfterFailures(ps.job, 4 * ps.count + 1)).toBe('BackoffLimitExceeded');
+        // pastBackoffLimitOnFailure: container restarts >= backoffLimit (4 x pods) fail the Job.
+        expect(jobAfterFailures(ps.job, 4 * ps.job.parallelism - 1)).toBeUndefined();
+        expect(jobAfterFailures(ps.job, 4 * ps.job.parallelism)).toBe('BackoffLimitExceeded');
       } else {
-        expect(jobAfterFailures(ps.job, 1)).toBe('BackoffLimitExceeded');
+        // backoffLimit 0: the first failure ends the Job (FailJob, or Count past the limit); the JobSet decides.
+        expect(jobAfterFailures(ps.job, 1)).toBe(ps.job.podFailurePolicy ? 'PodFailurePolicy' : 'BackoffLimitExceeded');
       }
     }
   });

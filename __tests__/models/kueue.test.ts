@@ -4,7 +4,8 @@
  * be scheduled on a node of that pool. Plus the chart's webhooks (charts/kueue/templates/webhook/manifests.yaml @
  * v0.19.2): only the integrations in use are enabled.
  */
-import { admitWorkload, admittedPod, assignFlavor, podRequests, schedulableOn } from './kueue';
+import { admitWorkload, admittedPod, assignFlavor, neverReady, podRequests, schedulableOn } from './kueue';
+import { durationSeconds } from '../../review/values';
 import { allConfigurations, CONFIGURATIONS, Obj, podSets, synthesize } from './synthesized';
 import { TPU_RESOURCE } from '../../jobs/tpu';
 
@@ -87,5 +88,63 @@ describe('the Kueue chart gets only the integrations the pipelines use', () => {
     const used = new Set(synth.jobSets.map((j) => FRAMEWORK_OF_KIND[j.manifest.kind]));
     expect(new Set(frameworks)).toEqual(used.size > 0 ? used : new Set(['jobset.x-k8s.io/jobset']));
     expect(frameworks.filter((f) => FAIL_CLOSED_WHEN_LISTED.includes(f))).toEqual([]);
+  });
+});
+
+describe('pods that never become ready give the quota back (waitForPodsReady, Kueue v0.19.2)', () => {
+  const synth = synthesize({});
+  const admissions = neverReady(synth.kueueManagerConfig);
+
+  test('the chart values carry waitForPodsReady explicitly (jobs/kueue.ts PODS_READY)', () => {
+    expect(synth.kueueManagerConfig.waitForPodsReady).toEqual({
+      timeout: '20m',
+      recoveryTimeout: '20m',
+      blockAdmission: false,
+      requeuingStrategy: { timestamp: 'Eviction', backoffLimitCount: 3, backoffBaseSeconds: 60, backoffMaxSeconds: 3600 },
+    });
+  });
+
+  test('each admission is evicted with PodsReadyTimeout within 30 minutes and requeued k of n; then the workload is deactivated', () => {
+    const limit = synth.kueueManagerConfig.waitForPodsReady.requeuingStrategy.backoffLimitCount;
+    expect(limit).toBeGreaterThan(0);
+    expect(admissions.map((a) => a.outcome)).toEqual([...Array(limit).fill('evicted PodsReadyTimeout'), 'deactivated RequeuingLimitExceeded']);
+    expect(admissions.map((a) => a.requeueCount)).toEqual([...Array.from({ length: limit }, (_, i) => i + 1), limit]);
+    for (const a of admissions) expect(a.releasedAtSeconds - a.admittedAtSeconds).toBeLessThanOrEqual(30 * 60);
+  });
+
+  test("Kueue's v1beta2 default (no waitForPodsReady key) would requeue without end; the explicit bound ends it", () => {
+    const { waitForPodsReady: _omitted, ...defaults } = synth.kueueManagerConfig;
+    expect(neverReady(defaults, 20).every((a) => a.outcome === 'evicted PodsReadyTimeout')).toBe(true);
+  });
+
+  test("every TPU step's deploy wait outlasts Kueue's requeuing of a never-ready workload plus every attempt", () => {
+    const requeuing = admissions[admissions.length - 1].releasedAtSeconds;
+    for (const j of synth.jobSets) {
+      const deadline = Math.max(...j.manifest.spec.replicatedJobs.map((rj: Obj) => rj.template.spec.activeDeadlineSeconds));
+      const attempts = (j.manifest.spec.failurePolicy.maxRestarts + 1) * deadline;
+      expect(durationSeconds(j.raw.timeouts.create)!).toBeGreaterThanOrEqual(requeuing + attempts);
+    }
+  });
+});
+
+describe.each(configs)('CPU admission matches placement: a Pathways head counts as a whole cpu-np node (%s)', (_name, synth) => {
+  const cq = synth.kueueObjects.find((o) => o.kind === 'ClusterQueue')!;
+  const cpuFlavor = cq.spec.resourceGroups[0].flavors.find((f: Obj) => f.resources.find((r: Obj) => r.name === TPU_RESOURCE).nominalQuota === 0);
+  const quota = podRequests({ containers: [{ resources: { requests: { cpu: String(cpuFlavor.resources.find((r: Obj) => r.name === 'cpu').nominalQuota) } } }] }).cpu;
+  const cpuPool = synth.nodePools.find((p) => p.name === 'cpu-np')!;
+  const heads = synth.jobSets.flatMap((j) => podSets(j.manifest).filter((ps) => ps.name === 'pathways-head'));
+
+  test.each(heads.map((h, i) => [i, h] as const))('head %s: the quota admits exactly as many heads as the pool has nodes, and each fits its node', (_i, head) => {
+    const perHead = podRequests(head.pod).cpu;
+    expect(Math.floor(quota / perHead)).toBe(cpuPool.raw.autoscaling.total_max_node_count);
+    expect(head.pod.containers.length + (head.pod.initContainers ?? []).length).toBe(3);
+  });
+
+  test('every pod that can land on the autoscaled CPU pool opts out of scale-down eviction', () => {
+    for (const j of synth.jobSets) {
+      for (const rj of j.manifest.spec.replicatedJobs) {
+        expect(rj.template.spec.template.metadata.annotations['cluster-autoscaler.kubernetes.io/safe-to-evict']).toBe('false');
+      }
+    }
   });
 });

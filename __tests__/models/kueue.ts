@@ -155,3 +155,50 @@ export function schedulableOn(pod: Obj, node: { labels: Readonly<Record<string, 
   const selectorOk = Object.entries(pod.nodeSelector ?? {}).every(([k, v]) => node.labels[k] === v);
   return selectorOk && untolerated(node.taints, pod.tolerations ?? []) === undefined;
 }
+
+/** One admission of a workload whose pods never become ready. */
+export interface NeverReadyAdmission {
+  readonly admittedAtSeconds: number;
+  /** When Kueue took the quota back: eviction (PodsReadyTimeout) or deactivation. */
+  readonly releasedAtSeconds: number;
+  /** `status.requeueState.count` after it. */
+  readonly requeueCount: number;
+  readonly outcome: 'evicted PodsReadyTimeout' | 'deactivated RequeuingLimitExceeded';
+}
+
+const seconds = (d: string): number => {
+  const m = /^(\d+)(s|m|h)$/.exec(d);
+  if (!m) throw new Error(`duration ${d}`);
+  return Number(m[1]) * { s: 1, m: 60, h: 3600 }[m[2] as 's' | 'm' | 'h'];
+};
+
+/**
+ * kubernetes-sigs/kueue v0.19.2 waitForPodsReady for a workload whose pods never become ready, with quota free
+ * whenever it is requeued: apis/config/v1beta2/defaults.go (on by default; timeout 30m, backoff 60 s / 3600 s,
+ * backoffLimitCount null = forever), pkg/controller/core/workload_controller.go `reconcileNotReadyTimeout`
+ * (admitted + timeout without PodsReady -> `triggerDeactivation` when count + 1 > backoffLimitCount, else Evict with
+ * reason PodsReadyTimeout and pkg/workload/workload.go `UpdateRequeueState`: count + 1, requeueAt = now +
+ * base x 2^(count-1) capped at max). Stops after `maxAdmissions` for an unbounded config.
+ */
+export function neverReady(managerConfig: Obj, maxAdmissions = 50): NeverReadyAdmission[] {
+  const w = managerConfig.waitForPodsReady ?? {};
+  const timeout = seconds(w.timeout ?? '30m');
+  const rs = w.requeuingStrategy ?? {};
+  const base = rs.backoffBaseSeconds ?? 60;
+  const max = rs.backoffMaxSeconds ?? 3600;
+  const limit: number | undefined = rs.backoffLimitCount ?? undefined;
+  const out: NeverReadyAdmission[] = [];
+  let t = 0;
+  let count = 0;
+  while (out.length < maxAdmissions) {
+    const released = t + timeout;
+    if (limit !== undefined && count + 1 > limit) {
+      out.push({ admittedAtSeconds: t, releasedAtSeconds: released, requeueCount: count, outcome: 'deactivated RequeuingLimitExceeded' });
+      return out;
+    }
+    count += 1;
+    out.push({ admittedAtSeconds: t, releasedAtSeconds: released, requeueCount: count, outcome: 'evicted PodsReadyTimeout' });
+    t = released + Math.min(base * 2 ** (count - 1), max);
+  }
+  return out;
+}

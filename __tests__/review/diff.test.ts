@@ -100,7 +100,7 @@ test('a changed step spec reads as the replacement of that step and every later 
     expect.stringMatching(
       /^JobSet rl-qwen3-r1-to-maxtext will be REPLACED \(its spec or an earlier step changed\): re-runs conversion into gs:\/\/[\w-]+\/qwen3-30b-a3b\/max-text-format\/[0-9a-f]{12}\/$/,
     ),
-    'JobSet rl-qwen3-r1-train will be REPLACED (its spec or an earlier step changed): re-runs training on 32 chips (up to 13h10m)',
+    'JobSet rl-qwen3-r1-train will be REPLACED (its spec or an earlier step changed): re-runs training on 32 chips (up to 38h57m)',
     'JobSet rl-qwen3-r1-to-hf will be REPLACED (its spec or an earlier step changed): re-runs export',
   ]);
   expect(stack!.resources.map((r) => r.address.split('.')[1]!.split('_')[0])).toEqual(['to-maxtext', 'to-maxtext', 'train', 'train', 'to-hf', 'to-hf']);

@@ -66,6 +66,35 @@ test('a training JobSet replaced is an error (it re-runs training); a CPU step r
   expect(plan.changes.map((c) => c.address)).not.toContain('data.google_client_config.cc');
 });
 
+describe('a replaced training JobSet says whether it resumes its run or trains anew (run_name before and after)', () => {
+  const withRuns = (before: string, after: string) => {
+    const plan = fixture('replace-training-jobset') as any;
+    const train = plan.resource_changes.find((rc: any) => rc.address === 'kubernetes_manifest.train');
+    for (const [side, run] of [['before', before], ['after', after]] as const) {
+      const c = train.change[side].manifest.spec.replicatedJobs[0].template.spec.template.spec.containers[0];
+      c.args = [`${c.args[0]} run_name=${run}`];
+    }
+    return review([], [], [reviewPlan('rl-qwen3', 'p.json', plan)]).find((f) => f.address === 'kubernetes_manifest.train')!;
+  };
+
+  test('the same run name: a warning that it resumes at the last checkpoint', () => {
+    const f = withRuns('rl-3f9a1c2b7d10', 'rl-3f9a1c2b7d10');
+    expect(f).toMatchObject({ severity: 'warning', rule: 'plan-reruns-training' });
+    expect(f.message).toBe(
+      'training JobSet qwen3-8b-train is replaced (forced by manifest.spec.replicatedJobs): it resumes run rl-3f9a1c2b7d10 at its last checkpoint on 32 chips (the same run name, so MaxText restores the newest checkpoint under trained/rl-3f9a1c2b7d10/)',
+    );
+  });
+
+  test('another run name: an error that it trains anew, naming the option that would resume instead', () => {
+    const f = withRuns('rl-3f9a1c2b7d10', 'rl-0123456789ab');
+    expect(f).toMatchObject({ severity: 'error', rule: 'plan-reruns-training' });
+    expect(f.message).toBe(
+      'training JobSet qwen3-8b-train is replaced (forced by manifest.spec.replicatedJobs): it trains anew into rl-0123456789ab on 32 chips (the spec changed; run rl-3f9a1c2b7d10 and its export are kept)',
+    );
+    expect(f.fix).toContain("set pipelines.<name>.resumeRun to 'rl-3f9a1c2b7d10'");
+  });
+});
+
 test('deleting the bucket is an error', () => {
   const plan = reviewed('delete-bucket');
   expect(plan.changes[0]).toMatchObject({ action: 'delete', summary: ['bucket proj-post-training removed'] });

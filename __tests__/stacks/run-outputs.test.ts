@@ -115,11 +115,11 @@ describe('every run writes its own results', () => {
     }
   });
 
-  test('r1 exports to hf-trained/<the tutorial run_name>/, r2 to hf-trained/<run_name>-r2/', () => {
+  test('r1 exports to hf-trained/<tutorial run_name>-<trainKey>/, r2 to hf-trained/<run_name>-r2-<trainKey>/', () => {
     const hf = (p: string, r: string) => writesOf(ALL.find((s) => s.pipeline === p && s.runId === r && s.step === 'to-hf')!).outputs[0];
-    expect(hf('rl-qwen3', 'r1')).toMatch(/^gs:\/\/[^/]+\/qwen3-30b-a3b\/hf-trained\/rl\/$/);
-    expect(hf('rl-qwen3', 'r2')).toMatch(/\/qwen3-30b-a3b\/hf-trained\/rl-r2\/$/);
-    expect(hf('sft-gemma4', 'r2')).toMatch(/\/gemma4-31b\/hf-trained\/sft-r2\/$/);
+    expect(hf('rl-qwen3', 'r1')).toMatch(/^gs:\/\/[^/]+\/qwen3-30b-a3b\/hf-trained\/rl-[0-9a-f]{12}\/$/);
+    expect(hf('rl-qwen3', 'r2')).toMatch(/\/qwen3-30b-a3b\/hf-trained\/rl-r2-[0-9a-f]{12}\/$/);
+    expect(hf('sft-gemma4', 'r2')).toMatch(/\/gemma4-31b\/hf-trained\/sft-r2-[0-9a-f]{12}\/$/);
   });
 
   test('to-hf reads the checkpoint of its own run', () => {
@@ -194,7 +194,7 @@ describe('pipelines that would share a result are refused at synth', () => {
   test('a second pipeline on the same model and run_name names both and the fix', () => {
     const twin = buildPipeline({ ...RECIPES['rl-qwen3'], name: 'rl-qwen3-b' }, platform, { runId: 'r1' });
     expect(() => checkRunOutputs([qwen, twin])).toThrow(
-      "pipelines rl-qwen3 and rl-qwen3-b would both write gs://my-bucket/qwen3-30b-a3b/trained/rl/; give one another run_name (pipelines.rl-qwen3-b.overrides.run_name)",
+      `pipelines rl-qwen3 and rl-qwen3-b would both write ${qwen.paths.trainRunDir}; give one another run_name (pipelines.rl-qwen3-b.overrides.run_name)`,
     );
     const renamed = buildPipeline({ ...RECIPES['rl-qwen3'], name: 'rl-qwen3-b' }, platform, { runId: 'r1', overrides: { run_name: 'rl-b' } });
     expect(() => checkRunOutputs([qwen, renamed])).not.toThrow();

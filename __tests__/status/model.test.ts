@@ -78,6 +78,29 @@ describe('Kueue workload conditions (kueue v0.19.2 apis/kueue/v1beta2/workload_t
     expect(st.message).toContain('Preempted to accommodate a workload');
   });
 
+  test('evicted because its pods were not ready in time: "evicted: pods not ready, requeued k of n"', () => {
+    const st = queuedWith([
+      { type: 'QuotaReserved', status: 'False', reason: 'Pending', message: 'waiting' },
+      { type: 'Evicted', status: 'True', reason: 'PodsReadyTimeout', message: 'Exceeded the PodsReady timeout default/x' },
+    ]);
+    expect(st).toMatchObject({ state: 'queued', reason: 'PodsReadyTimeout' });
+    expect(st.message).toMatch(/^evicted: pods not ready within 20m, requeued 1 of 3 \(workload jobset-.*; the quota went back\)$/);
+  });
+
+  test('deactivated after the last requeue: failed, with the command that retries it', () => {
+    const w = emptyWorld();
+    const js = jobSet(step(p, 'train'));
+    const wl = workload(js, false);
+    wl.spec.active = false;
+    wl.status = { conditions: [{ type: 'Evicted', status: 'True', reason: 'Deactivated', message: 'The workload is deactivated' }], requeueState: { count: 3 } };
+    w.jobSets.push(js);
+    w.workloads.push(wl);
+    const st = pipelineStatus(p, w, new Map(), ctx).steps[1];
+    expect(st).toMatchObject({ state: 'failed', reason: 'RequeuingLimitExceeded' });
+    expect(st.message).toContain(`deactivated: its pods never became ready in 20m, 3 times`);
+    expect(st.message).toContain(`kubectl patch workload -n ${p.namespace} ${wl.metadata.name} --type=merge -p '{"spec":{"active":true}}'`);
+  });
+
   test('quota reserved but admission checks pending: queued with the Admitted condition', () => {
     const st = queuedWith([
       { type: 'QuotaReserved', status: 'True', reason: 'QuotaReserved', message: 'Quota reserved in ClusterQueue cluster-queue' },

@@ -23,8 +23,8 @@ export const PATHWAYS_TUTORIAL_ENV = {
 export const MAXTEXT_FOR_CAUSAL_LM = { architectures: ['MaxTextForCausalLM'] } as const;
 
 /**
- * Step defaults the tutorials leave to `gcluster job submit`: `--restarts 1` unless given (the RL tutorials pass
- * `--restarts=0` for training), and how long a deploy waits per step.
+ * Conversion defaults the tutorials leave to `gcluster job submit`: `--restarts 1`, and how long one attempt may run.
+ * (The RL tutorials pass `--restarts=0` for training; here training restarts by capacity type, jobs/capacity.ts.)
  */
 export const CONVERSION_MAX_RESTARTS = 1;
 export const CONVERSION_TIMEOUT_MINUTES = 120;

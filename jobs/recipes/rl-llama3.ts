@@ -26,7 +26,7 @@ export const rlLlama3: Recipe = {
     why: "one image for every pipeline, the version this program's MaxText checks model; the tutorial's flags mean the same in both",
   },
   runtime: 'mcjax',
-  maxRestarts: { 'to-maxtext': CONVERSION_MAX_RESTARTS, train: 1, 'to-hf': CONVERSION_MAX_RESTARTS },
+  maxRestarts: { 'to-maxtext': CONVERSION_MAX_RESTARTS, 'to-hf': CONVERSION_MAX_RESTARTS },
   timeoutMinutes: { 'to-maxtext': CONVERSION_TIMEOUT_MINUTES, train: 240, 'to-hf': CONVERSION_TIMEOUT_MINUTES },
   toMaxText: {
     args: {

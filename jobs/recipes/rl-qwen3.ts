@@ -22,7 +22,7 @@ export const rlQwen3: Recipe = {
   slice: { machineType: 'ct6e-standard-4t', topology: '4x8' },
   image: TUTORIAL_IMAGE,
   runtime: 'pathways',
-  maxRestarts: { 'to-maxtext': CONVERSION_MAX_RESTARTS, train: 0, 'to-hf': CONVERSION_MAX_RESTARTS },
+  maxRestarts: { 'to-maxtext': CONVERSION_MAX_RESTARTS, 'to-hf': CONVERSION_MAX_RESTARTS },
   timeoutMinutes: { 'to-maxtext': CONVERSION_TIMEOUT_MINUTES, train: 720, 'to-hf': CONVERSION_TIMEOUT_MINUTES },
   toMaxText: {
     args: {

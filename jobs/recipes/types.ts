@@ -160,8 +160,11 @@ export interface Recipe {
   readonly runtime: 'pathways' | 'mcjax';
   /** Where the conversions run by default. @default 'cpu' */
   readonly conversionOn?: 'cpu' | 'tpu';
-  /** JobSet `failurePolicy.maxRestarts` per step (restarts on infrastructure failures only). */
-  readonly maxRestarts: Readonly<Record<StepName, number>>;
+  /**
+   * JobSet `failurePolicy.maxRestarts` of the two conversions. Training's comes from its slice's capacity type
+   * (jobs/capacity.ts DEFAULT_TRAIN_MAX_RESTARTS), not from the recipe.
+   */
+  readonly maxRestarts: Readonly<Record<Exclude<StepName, 'train'>, number>>;
   /** How long `cdktf deploy` waits for each step (queueing included). */
   readonly timeoutMinutes: Readonly<Record<StepName, number>>;
   readonly toMaxText: ConversionStep<ToMaxTextArgs> & { readonly flags: ToMaxTextFlags };

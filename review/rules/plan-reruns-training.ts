@@ -1,17 +1,43 @@
 import { jobSetOf, liveChanges, why } from './plan-facts';
 import { finding, Rule } from './types';
 
+/**
+ * A replaced training (or TPU) JobSet runs training again. What that costs follows from the MaxText run_name before
+ * and after (jobs/pipeline.ts runIdentity): the same name resumes that run at its newest checkpoint (MaxText
+ * maxtext-v0.2.4 restores under `<base_output_directory>/<run_name>/checkpoints`); another name trains anew into its
+ * own directory, leaving the earlier run and its export in place. Without a run_name it is not known: from the start.
+ */
 export const planRerunsTraining: Rule = {
   id: 'plan-reruns-training',
-  summary: 'a plan replaces a training (or TPU) JobSet: training runs again from the start',
+  summary: 'a plan replaces a training (or TPU) JobSet: training resumes its run, or trains anew',
   check: ({ plans }) =>
     liveChanges(plans).flatMap(({ plan, c }) => {
       if (c.action !== 'replace' || c.reason === 'replace_because_tainted') return [];
-      const j = jobSetOf(c, 'before') ?? jobSetOf(c, 'after');
+      const before = jobSetOf(c, 'before');
+      const after = jobSetOf(c, 'after');
+      const j = before ?? after;
       if (!j || !(j.tpuChips > 0 || j.kind === 'training')) return [];
+      const where = { stack: plan.stack, address: c.address };
+      const runBefore = before?.args['run_name'];
+      const runAfter = after?.args['run_name'];
+      const head = `training JobSet ${j.name} is replaced${why(c)}`;
+      if (runAfter !== undefined && runAfter === runBefore) {
+        return [
+          finding('plan-reruns-training', 'warning', where,
+            `${head}: it resumes run ${runAfter} at its last checkpoint on ${j.tpuChips} chips (the same run name, so MaxText restores the newest checkpoint under trained/${runAfter}/)`,
+            'only the steps since that checkpoint run again; revert the change to the JobSet if no restart is intended'),
+        ];
+      }
+      if (runAfter !== undefined && runBefore !== undefined) {
+        return [
+          finding('plan-reruns-training', 'error', where,
+            `${head}: it trains anew into ${runAfter} on ${j.tpuChips} chips (the spec changed; run ${runBefore} and its export are kept)`,
+            `revert the change if no new run is intended; to continue run ${runBefore} with the new values, set pipelines.<name>.resumeRun to '${runBefore}'`),
+        ];
+      }
       return [
-        finding('plan-reruns-training', 'error', { stack: plan.stack, address: c.address },
-          `training JobSet ${j.name} is replaced${why(c)}: training runs again from the start on ${j.tpuChips} chips`,
+        finding('plan-reruns-training', 'error', where,
+          `${head}: training runs again from the start on ${j.tpuChips} chips`,
           'change the run id in the config only when a re-run is intended; otherwise revert the change to the JobSet'),
       ];
     }),

@@ -1,0 +1,90 @@
+/**
+ * What a fault costs, per pipeline and capacity type (`npm run bench -- faults`; also printed by `npm run bench`).
+ * Pure arithmetic over what the app builds (jobs/): no cluster, no timing.
+ *
+ * - One preemption, now: the slice's chips x (one checkpoint interval + the restart), where the interval is the
+ *   step's attempt deadline x checkpoint_period / steps (an upper bound: training runs at most that long) and the
+ *   restart is bounded by Kueue's waitForPodsReady recovery timeout (pods that are not back by then give the quota
+ *   back). Today (before this change): the whole step, chips x the attempt deadline, for the Pathways pipelines
+ *   (maxRestarts 0, and the head's exit 1 failed the JobSet) and for multi-host SFT when its peers' exit 1 is seen
+ *   first; the single-host RL restarted once but resumed from no checkpoint but the last batch.
+ * - Never-ready pods: the longest a workload holds TPU quota per admission (the PodsReady timeout) and in all before
+ *   Kueue deactivates it, against the 12 h (the Jobs' activeDeadlineSeconds) the issue assumed.
+ */
+import { loadConfig } from '../config/load';
+import { platformFromConfig } from '../config/platform';
+import { CAPACITY_TYPES, CapacityType, DEFAULT_TRAIN_MAX_RESTARTS } from '../jobs/capacity';
+import { PODS_READY } from '../jobs/kueue';
+import { checkpointPeriod, lastCheckpointStep } from '../jobs/maxtext';
+import { buildPipeline, Pipeline } from '../jobs/pipeline';
+import { Platform } from '../jobs/platform';
+import { RECIPES } from '../jobs/recipes';
+
+export interface FaultRow {
+  readonly pipeline: string;
+  readonly capacity: CapacityType;
+  readonly chips: number;
+  readonly maxRestarts: number;
+  /** Chip-hours one preemption costs now, at most. */
+  readonly preemptionNow: number;
+  /** Chip-hours one preemption cost before this change, at most (the whole step). */
+  readonly preemptionToday: number;
+  /** Longest a never-ready workload holds TPU quota now: per admission and until deactivated, hours. */
+  readonly neverReadyPerAdmissionHours: number;
+  readonly neverReadyTotalHours: number;
+  /** The issue's "today": the attempt deadline, hours. */
+  readonly neverReadyTodayHours: number;
+}
+
+function withCapacity(platform: Platform, type: CapacityType): Platform {
+  const capacity = type === 'reservation' ? undefined : type === 'spot' ? { type } : { type, maxRunDurationSeconds: 24 * 3600 };
+  return capacity ? { ...platform, tpuGroups: platform.tpuGroups.map((g) => ({ ...g, capacity })) } : platform;
+}
+
+export function faultRows(): FaultRow[] {
+  const base = platformFromConfig(loadConfig({ env: { SINGLE_HOST_RESERVATION: 'example-v6e-8-reservation' } }));
+  const rows: FaultRow[] = [];
+  for (const name of Object.keys(RECIPES)) {
+    for (const capacity of CAPACITY_TYPES) {
+      const p: Pipeline = buildPipeline(RECIPES[name], withCapacity(base, capacity), { runId: 'r1' });
+      const train = p.steps.find((s) => s.name === 'train')!;
+      const chips = p.slice.chips * p.slices;
+      const total = lastCheckpointStep(p.recipe.train);
+      const cp = checkpointPeriod(total);
+      const period = 'period' in cp ? cp.period : total;
+      const runHours = train.timeoutMinutes / 60;
+      const restartHours = PODS_READY.timeoutMinutes / 60;
+      rows.push({
+        pipeline: name,
+        capacity,
+        chips,
+        maxRestarts: DEFAULT_TRAIN_MAX_RESTARTS[capacity],
+        preemptionNow: chips * (runHours * (period / total) + restartHours),
+        preemptionToday: chips * runHours,
+        neverReadyPerAdmissionHours: PODS_READY.timeoutMinutes / 60,
+        neverReadyTotalHours: ((PODS_READY.backoffLimitCount + 1) * PODS_READY.timeoutMinutes) / 60,
+        neverReadyTodayHours: runHours,
+      });
+    }
+  }
+  return rows;
+}
+
+export function printFaultRows(rows: readonly FaultRow[] = faultRows()): void {
+  console.log('\nfaults: chip-hours one preemption costs (at most), and TPU quota held by never-ready pods');
+  console.log(
+    `${'pipeline'.padEnd(12)} ${'capacity'.padEnd(12)} ${'chips'.padStart(5)} ${'maxRestarts'.padStart(11)} ` +
+      `${'preemption now'.padStart(15)} ${'today'.padStart(8)} ${'never-ready now'.padStart(24)} ${'today'.padStart(7)}`,
+  );
+  for (const r of rows) {
+    console.log(
+      `${r.pipeline.padEnd(12)} ${r.capacity.padEnd(12)} ${String(r.chips).padStart(5)} ${String(r.maxRestarts).padStart(11)} ` +
+        `${r.preemptionNow.toFixed(0).padStart(12)} ch ${r.preemptionToday.toFixed(0).padStart(5)} ch ` +
+        `${`${(r.neverReadyPerAdmissionHours * 60).toFixed(0)} min/admission, ${r.neverReadyTotalHours.toFixed(1)} h`.padStart(24)} ${`${r.neverReadyTodayHours.toFixed(0)} h`.padStart(7)}`,
+    );
+  }
+  console.log(
+    '("today" for never-ready pods is the issue\'s assumption, the attempt deadline; Kueue v0.19.2 with a v1beta2 Configuration ' +
+      'that omits waitForPodsReady already evicts after 30 min, but requeues without end.)',
+  );
+}
