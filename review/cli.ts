@@ -11,6 +11,7 @@ import { Finding, hasErrors, review } from './findings';
 import { readSynthesis, Synthesis, synthesize } from './load';
 import { extractStack, StackModel } from './model';
 import { PlanReview, reviewPlan } from './plan';
+import { capText, Redactor } from './redact';
 import { loadPrices, parsePrices, PriceTable } from './prices';
 import { renderReport } from './report';
 import type { ChartReader } from './resources/types';
@@ -155,12 +156,13 @@ function readPlan(file: string): unknown {
 }
 
 export interface ReviewResult {
+  /** The report, already through the redactor. */
   readonly markdown: string;
   readonly findings: readonly Finding[];
 }
 
 /** Runs the review for parsed options; `repoDir` is the checkout (for synth and --base). */
-export function run(options: CliOptions, repoDir: string, started = Date.now()): ReviewResult {
+export function run(options: CliOptions, repoDir: string, started = Date.now(), redactor = new Redactor()): ReviewResult {
   let synthesis: Synthesis;
   let source: string;
   if (options.from) {
@@ -179,13 +181,14 @@ export function run(options: CliOptions, repoDir: string, started = Date.now()):
     const synthesized = synthesis.stacks.find((s) => s.name === stack);
     if (!synthesized) throw new UsageError(`--plan ${stack}=${file}: no stack '${stack}' (stacks: ${synthesis.stacks.map((s) => s.name).join(', ')})`);
     const workingDir = path.relative(process.cwd(), synthesized.dir) || '.';
-    return reviewPlan(stack, file, readPlan(file), { stackAddresses: addresses, workingDir });
+    return reviewPlan(stack, file, readPlan(file), { stackAddresses: addresses, workingDir, redactor });
   });
   const diff = options.base ? { base: options.base, stacks: diffSyntheses(synthesizeRef(repoDir, options.base), synthesis) } : undefined;
   const texts = synthesis.stacks.map((s) => ({ stack: s.name, text: s.text, json: s.json }));
-  const findings = review(models, texts, plans, prices);
+  const findings = review(models, texts, plans, prices, diff?.stacks);
   const markdown = renderReport({ models, findings, prices, source, diff, plans, elapsedSeconds: (Date.now() - started) / 1000 });
-  return { markdown, findings };
+  // The one redaction step: the values Terraform marks sensitive (registered by reviewPlan) and the secret shapes.
+  return { markdown: redactor.text(markdown), findings };
 }
 
 export function main(argv: readonly string[]): number {
@@ -201,16 +204,18 @@ export function main(argv: readonly string[]): number {
     process.stdout.write(`${USAGE}\n`);
     return 0;
   }
+  const redactor = new Redactor();
   try {
     const repoDir = path.resolve(__dirname, '..', '..');
-    const result = run(options, repoDir, started);
+    const result = run(options, repoDir, started, redactor);
     fs.writeFileSync(options.out, result.markdown);
     if (!options.quiet) process.stdout.write(result.markdown);
     const errors = result.findings.filter((x) => x.severity === 'error').length;
     process.stderr.write(`review: ${errors} error(s), report written to ${options.out}\n`);
     return hasErrors(result.findings) ? 1 : 0;
   } catch (error) {
-    process.stderr.write(`review: ${(error as Error).message}\n`);
+    // Error text can quote a plan or the synthesis (a JSON parse error shows the text around it): redacted too.
+    process.stderr.write(`review: ${redactor.text(capText((error as Error)?.message ?? String(error), 2000))}\n`);
     return 2;
   }
 }

@@ -6,7 +6,7 @@
 import type { TerraformJson } from './load';
 import { extractStack, StackModel } from './model';
 import { describerFor } from './resources';
-import { isObj } from './values';
+import { hasUnknown, isObj, KNOWN_AFTER_APPLY } from './values';
 
 function single(type: string, name: string, attrs: unknown, context?: TerraformJson): StackModel | undefined {
   if (!isObj(attrs)) return undefined;
@@ -46,6 +46,14 @@ export function describeResource(
     a: single(type, name, after, context?.after),
     context,
   });
-  if (lines !== undefined) return lines;
+  if (lines !== undefined) return hasUnknown(after) ? lines.map(unknownAfter) : lines;
   return verb ? [`${type}.${name} ${verb}`] : [];
+}
+
+/**
+ * A describer reads an unknown value as missing and shows it as `-` or `?` (`chips 32 -> -`, `8 nodes -> ? nodes`);
+ * in a plan whose `after` holds unknowns, that side is `(known after apply)`. One rule for every describer.
+ */
+function unknownAfter(line: string): string {
+  return line.replace(/ -> (?:-|\?(?: nodes)?|\? ?-\? ?nodes?|0-\? nodes)(?=[,;)]|$| \()/g, ` -> ${KNOWN_AFTER_APPLY}`);
 }

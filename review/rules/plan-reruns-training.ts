@@ -1,5 +1,7 @@
-import { jobSetOf, liveChanges, why } from './plan-facts';
+import { jobSetOf, liveChanges, runningNow, why } from './plan-facts';
 import { finding, Rule } from './types';
+
+const running = (c: Parameters<typeof runningNow>[0]) => (runningNow(c) ? `. ${runningNow(c)}` : '');
 
 export const planRerunsTraining: Rule = {
   id: 'plan-reruns-training',
@@ -11,7 +13,7 @@ export const planRerunsTraining: Rule = {
       if (!j || !(j.tpuChips > 0 || j.kind === 'training')) return [];
       return [
         finding('plan-reruns-training', 'error', { stack: plan.stack, address: c.address },
-          `training JobSet ${j.name} is replaced${why(c)}: training runs again from the start on ${j.tpuChips} chips`,
+          `training JobSet ${j.name} is replaced${why(c)}: training runs again from the start on ${j.tpuChips} chips${running(c)}`,
           'change the run id in the config only when a re-run is intended; otherwise revert the change to the JobSet'),
       ];
     }),
