@@ -151,7 +151,9 @@ function readPlan(file: string): unknown {
   try {
     return JSON.parse(text) as unknown;
   } catch (error) {
-    throw new Error(`--plan: ${file} is not valid JSON (${(error as Error).message}); write it with \`terraform show -json <planfile> > ${file}\``);
+    // V8 quotes the text around the error ("..." is not valid JSON): the position is enough, the text may hold a secret.
+    const why = (error as Error).message.replace(/, (?:\.\.\.)?"[\s\S]*? is not valid JSON$/, '');
+    throw new Error(`--plan: ${file} is not valid JSON (${why}); write it with \`terraform show -json <planfile> > ${file}\``);
   }
 }
 

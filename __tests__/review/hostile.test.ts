@@ -143,6 +143,14 @@ describe('what cannot be read is an error (exit 2), never "no changes"', () => {
     expect(r.stdout).not.toContain('No changes');
   });
 
+  test('text that is not JSON is not quoted back (it may be a secret)', () => {
+    const dir = synthesisDir({});
+    const r = cli(writePlan(dir, 'text.json', 'token=supersecretvalue123'));
+    expect(r.code).toBe(2);
+    expect(r.stderr).toMatch(/text\.json is not valid JSON \(Unexpected token 's'\)/);
+    expect(r.stderr).not.toContain('supersecretvalue123');
+  });
+
   test('a truncated plan: exit 2, named, within a second', () => {
     const dir = synthesisDir({});
     const text = fs.readFileSync(path.join(REAL, 'sensitive.json'), 'utf8');
