@@ -147,7 +147,7 @@ describe('what cannot be read is an error (exit 2), never "no changes"', () => {
     const dir = synthesisDir({});
     const r = cli(writePlan(dir, 'text.json', 'token=supersecretvalue123'));
     expect(r.code).toBe(2);
-    expect(r.stderr).toMatch(/text\.json is not valid JSON \(Unexpected token 's'\)/);
+    expect(r.stderr).toMatch(/text\.json is not valid JSON \(Unexpected token 'o'\)/);
     expect(r.stderr).not.toContain('supersecretvalue123');
   });
 
