@@ -164,7 +164,14 @@ export interface ReviewResult {
 }
 
 /** Runs the review for parsed options; `repoDir` is the checkout (for synth and --base). */
-export function run(options: CliOptions, repoDir: string, started = Date.now(), redactor = new Redactor()): ReviewResult {
+export function run(
+  options: CliOptions,
+  repoDir: string,
+  started = Date.now(),
+  redactor = new Redactor(),
+  /** How `--base` is synthesized (tests pass a synthesis). @default synthesizeRef */
+  synthesizeBase: (repoDir: string, ref: string) => Synthesis = synthesizeRef,
+): ReviewResult {
   let synthesis: Synthesis;
   let source: string;
   if (options.from) {
@@ -185,7 +192,7 @@ export function run(options: CliOptions, repoDir: string, started = Date.now(), 
     const workingDir = path.relative(process.cwd(), synthesized.dir) || '.';
     return reviewPlan(stack, file, readPlan(file), { stackAddresses: addresses, workingDir, redactor });
   });
-  const diff = options.base ? { base: options.base, stacks: diffSyntheses(synthesizeRef(repoDir, options.base), synthesis) } : undefined;
+  const diff = options.base ? { base: options.base, stacks: diffSyntheses(synthesizeBase(repoDir, options.base), synthesis) } : undefined;
   const texts = synthesis.stacks.map((s) => ({ stack: s.name, text: s.text, json: s.json }));
   const findings = review(models, texts, plans, prices, diff?.stacks);
   const markdown = renderReport({ models, findings, prices, source, diff, plans, elapsedSeconds: (Date.now() - started) / 1000 });

@@ -7,7 +7,7 @@ import * as fs from 'fs';
 import * as os from 'os';
 import * as path from 'path';
 import { PATHWAYS_IMAGES } from '../../jobs/jobset';
-import { main } from '../../review/cli';
+import { main, parseArgs, run } from '../../review/cli';
 import { diffSyntheses } from '../../review/diff';
 import { review } from '../../review/findings';
 import { synthesisFromJson } from '../../review/load';
@@ -106,6 +106,18 @@ describe('secrets', () => {
     expect(r.all).not.toContain(token);
     expect(r.all).not.toContain('MIIEvQIBADANBg');
     expect(r.all).not.toContain('kqhkiG9w0BAQEF');
+  });
+
+  test('a token the --base diff shows is redacted in the report', () => {
+    const head = pipelineJson();
+    const token = 'hf_' + 'K1l2M3n4B5v6C7x8Z9a0S1d2F3g4';
+    head.resource.kubernetes_manifest.train.manifest.spec.replicatedJobs[0].template.spec.template.spec.containers[0].args = ['python3', `hf_access_token=${token}`];
+    const dir = synthesisDir({ 'rl-qwen3': head });
+    const result = run(parseArgs(['--from', dir, '--base', 'main']), dir, Date.now(), new Redactor(), () => synthesisFromJson({ 'rl-qwen3': asTf(pipelineJson()) }));
+    expect(result.markdown).toContain('## Changes against `main`');
+    expect(result.markdown).toContain('hf_access_token: (unset) -> hf_…(redacted)');
+    expect(result.markdown).not.toContain(token);
+    expect(result.findings.filter((f) => f.rule === 'secret-in-output')).toHaveLength(1);
   });
 
   test('maskSensitive follows nested and list markers; redact() keeps the kind of secret, not a character of it', () => {
