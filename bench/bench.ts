@@ -19,12 +19,18 @@
  * Status (`npm run bench -- status` runs only this): `node dist/status/cli.js status` for all four pipelines against
  * the fake Kubernetes API (bench/fake-kube-api.ts, every pipeline in a different state, real HTTP on loopback, the
  * real client-node with an exec-plugin kubeconfig), min of 5 runs: total <= 2 s, first line printed <= 1 s.
+ *
+ * Hostile inputs (`npm run bench -- hostile` runs only this; also part of the full run):
+ *   - review of a 50 MB plan (4,000 updated resources with 6 KB values each side, one 5 MB value): wall time, peak
+ *     RSS, report size; targets <= 20 s, <= 1.5 GB RSS, report <= 1 MB;
+ *   - status against a silent endpoint (accepts TCP, never answers) with the default request timeout: exit 4 in < 30 s;
+ *   - status with 10,000 pods in the namespace: <= 10 s.
  */
 import { spawnSync } from 'child_process';
 import * as fs from 'fs';
 import * as os from 'os';
 import * as path from 'path';
-import { allPipelinesWorld, runCli, startFakeApi, writeKubeconfig } from './fake-kube-api';
+import { allPipelinesWorld, emptyWorld, jobSet, pipeline, pod, running, runCli, startFakeApi, startSilentServer, step, workload, writeKubeconfig } from './fake-kube-api';
 import { printFaultRows } from './faults';
 
 const RUNS = 5;
@@ -109,9 +115,91 @@ async function main(): Promise<void> {
     report(await statusBench());
     return;
   }
+  if (process.argv[2] === 'hostile') {
+    console.log(`node ${process.version}, ${os.cpus().length} cores`);
+    report(await hostileBench());
+    return;
+  }
   synthBench();
   printFaultRows();
   report(await statusBench());
+  report(await hostileBench());
+}
+
+/** A `terraform show -json`-shaped plan of about `mb` MB: terraform_data updates with large values, one huge value. */
+function bigPlan(file: string, mb: number): void {
+  const fd = fs.openSync(file, 'w');
+  fs.writeSync(fd, '{"format_version":"1.2","terraform_version":"1.11.4","resource_changes":[');
+  const value = (i: number, side: string) => `${side}-${i}-` + 'x'.repeat(6 * 1024);
+  const huge = 'y'.repeat(5 * 2 ** 20);
+  let written = 0;
+  for (let i = 0; written < mb * 2 ** 20; i++) {
+    const after = i === 0 ? huge : value(i, 'after');
+    const entry = JSON.stringify({
+      address: `terraform_data.d${i}`, mode: 'managed', type: 'terraform_data', name: `d${i}`, provider_name: 'terraform.io/builtin/terraform',
+      change: { actions: ['update'], before: { id: `id-${i}`, input: value(i, 'before') }, after: { id: `id-${i}`, input: after }, after_unknown: { output: true }, before_sensitive: {}, after_sensitive: {} },
+    });
+    fs.writeSync(fd, (i ? ',' : '') + entry);
+    written += entry.length;
+  }
+  fs.writeSync(fd, '],"errored":false}');
+  fs.closeSync(fd);
+}
+
+async function hostileBench(): Promise<Array<[string, boolean]>> {
+  for (const f of ['main.js', 'review/cli.js', 'status/cli.js']) if (!fs.existsSync(path.join(ROOT, 'dist', f))) throw new Error(`dist/${f} is missing: run \`npm run build\` first`);
+  const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'tpt-bench-hostile-'));
+  const checks: Array<[string, boolean]> = [];
+  try {
+    // The review of a 50 MB plan against a fresh synthesis.
+    const outdir = path.join(tmp, 'cdktf.out');
+    run(`require('./dist/main.js')`, { CDKTF_OUTDIR: outdir });
+    const plan = path.join(tmp, 'plan.json');
+    bigPlan(plan, 50);
+    const planMb = fs.statSync(plan).size / 2 ** 20;
+    const out = path.join(tmp, 'report.md');
+    const args = JSON.stringify(['--from', outdir, '--quiet', '--out', out, '--plan', `infra=${plan}`]);
+    // exit 1 is expected (the plan's resources are not the infra stack's: plan-wrong-stack); keep the child's status out of the way.
+    const review = run(`const { main } = require('./dist/review/cli.js'); const code = main(${args}); process.on('exit', () => { process.exitCode = code === 2 ? 2 : 0; });`);
+    const reportKb = fs.statSync(out).size / 1024;
+    console.log(`${`review of a ${planMb.toFixed(0)} MB plan`.padEnd(34)} ${review.wallMs.toFixed(0).padStart(6)} ms ${review.rssMb.toFixed(0).padStart(6)} MB   report ${reportKb.toFixed(0)} KB`);
+    checks.push(
+      [`review of a 50 MB plan <= 20000 ms (${review.wallMs.toFixed(0)} ms)`, review.wallMs <= 20_000],
+      [`review of a 50 MB plan <= 1536 MB RSS (${review.rssMb.toFixed(0)} MB)`, review.rssMb <= 1536],
+      [`report of a 50 MB plan <= 1024 KB (${reportKb.toFixed(0)} KB)`, reportKb <= 1024],
+    );
+    // status against a silent endpoint, default timeout.
+    const silent = await startSilentServer();
+    const kc = writeKubeconfig(silent.url);
+    try {
+      const r = await runCli(['status'], { KUBECONFIG: kc.file, HOME: kc.dir });
+      console.log(`${'status, silent endpoint'.padEnd(34)} ${r.totalMs.toFixed(0).padStart(6)} ms   exit ${r.code}`);
+      checks.push([`status against a silent endpoint exits 4 in < 30000 ms (exit ${r.code}, ${r.totalMs.toFixed(0)} ms)`, r.code === 4 && r.totalMs < 30_000]);
+    } finally {
+      await silent.close();
+      fs.rmSync(kc.dir, { recursive: true, force: true });
+    }
+    // status with 10,000 pods.
+    const qwen = pipeline('rl-qwen3');
+    const w = emptyWorld();
+    const js = jobSet(step(qwen, 'train'));
+    w.jobSets.push(js);
+    w.workloads.push(workload(js, true, { chips: 32 }));
+    for (let i = 0; i < 10_000; i++) w.pods.push(pod(js, 'worker', running(11, ['pathways-worker']), i));
+    const api = await startFakeApi(w);
+    const kc2 = writeKubeconfig(api.url);
+    try {
+      const r = await runCli(['status', 'rl-qwen3'], { KUBECONFIG: kc2.file, HOME: kc2.dir });
+      console.log(`${'status, 10,000 pods'.padEnd(34)} ${r.totalMs.toFixed(0).padStart(6)} ms   exit ${r.code}`);
+      checks.push([`status with 10,000 pods <= 10000 ms (exit ${r.code}, ${r.totalMs.toFixed(0)} ms)`, r.code === 3 && r.totalMs <= 10_000]);
+    } finally {
+      await api.close();
+      fs.rmSync(kc2.dir, { recursive: true, force: true });
+    }
+  } finally {
+    fs.rmSync(tmp, { recursive: true, force: true });
+  }
+  return checks;
 }
 
 function synthBench(): void {

@@ -8,7 +8,7 @@ import { spawn } from 'child_process';
 import { createHash } from 'crypto';
 import * as fs from 'fs';
 import * as http from 'http';
-import { AddressInfo } from 'net';
+import { AddressInfo, createServer, Socket } from 'net';
 import * as os from 'os';
 import * as path from 'path';
 import { loadConfig } from '../config/load';
@@ -190,6 +190,11 @@ export interface FakeApi {
   forbidClusterWorkloads?: boolean;
   /** Called before each JobSet list (to change the world between polls). */
   onJobSetList?: (n: number) => void;
+  /**
+   * A misbehaving server, per request (n counts every request): `silent` never answers, `{ delayMs }` answers late,
+   * `{ code, body, contentType }` answers that instead of the world. @default - answers from the world
+   */
+  misbehave?: (req: Request, n: number) => 'silent' | { delayMs: number } | { code: number; body: string; contentType?: string } | undefined;
   close(): Promise<void>;
 }
 
@@ -209,7 +214,22 @@ export async function startFakeApi(world: World): Promise<FakeApi> {
   const server = http.createServer((req, res) => {
     const url = new URL(req.url ?? '/', 'http://x');
     const query = Object.fromEntries(url.searchParams.entries());
-    requests.push({ method: req.method ?? 'GET', path: url.pathname, query });
+    const request = { method: req.method ?? 'GET', path: url.pathname, query };
+    requests.push(request);
+    const odd = api.misbehave?.(request, requests.length - 1);
+    if (odd === 'silent') return; // the socket stays open, nothing is ever written
+    if (odd && 'code' in odd) {
+      res.writeHead(odd.code, { 'content-type': odd.contentType ?? 'application/json' });
+      return res.end(odd.body);
+    }
+    if (odd && 'delayMs' in odd) {
+      const timer = setTimeout(() => answer(req, res, url), odd.delayMs);
+      res.on('close', () => clearTimeout(timer));
+      return;
+    }
+    return answer(req, res, url);
+  });
+  const answer = (req: http.IncomingMessage, res: http.ServerResponse, url: URL) => {
     const send = (code: number, body: unknown) => {
       res.writeHead(code, { 'content-type': 'application/json' });
       res.end(JSON.stringify(body));
@@ -276,22 +296,54 @@ export async function startFakeApi(world: World): Promise<FakeApi> {
       return res.end(lines.map((l) => `${l}\n`).join(''));
     }
     return send(404, { kind: 'Status', apiVersion: 'v1', status: 'Failure', message: `the server could not find the requested resource (${url.pathname})`, reason: 'NotFound', code: 404 });
+  };
+  const sockets = new Set<Socket>();
+  server.on('connection', (socket) => {
+    sockets.add(socket);
+    socket.on('close', () => sockets.delete(socket));
   });
+  api.close = () =>
+    new Promise((resolve) => {
+      for (const socket of sockets) socket.destroy(); // silent requests hold their sockets open
+      server.close(() => resolve());
+    });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   (api as { url: string }).url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
   return api;
+}
+
+/** A TCP endpoint that accepts connections and never answers (what a laptop outside the control plane's allow-list meets). */
+export async function startSilentServer(): Promise<{ url: string; connections: () => number; close(): Promise<void> }> {
+  const sockets = new Set<Socket>();
+  let count = 0;
+  const server = createServer((socket) => {
+    count += 1;
+    sockets.add(socket);
+    socket.on('error', () => undefined);
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return {
+    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+    connections: () => count,
+    close: () =>
+      new Promise((resolve) => {
+        for (const s of sockets) s.destroy();
+        server.close(() => resolve());
+      }),
+  };
 }
 
 /** The context name gcloud's get-credentials writes: gke_<project>_<location>_<cluster>. */
 export const CONTEXT = `gke_${platform.project}_${platform.region}_${platform.clusterName}`;
 
 /** A kubeconfig for `server` whose user authenticates with an exec plugin (a node script printing an ExecCredential). */
-export function writeKubeconfig(server: string, options: { token?: string; command?: string } = {}): { file: string; dir: string } {
+export function writeKubeconfig(server: string, options: { token?: string; command?: string; plugin?: string } = {}): { file: string; dir: string } {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'tpt-status-'));
   const plugin = path.join(dir, 'auth-plugin.js');
   fs.writeFileSync(
     plugin,
-    `process.stdout.write(JSON.stringify({ apiVersion: 'client.authentication.k8s.io/v1beta1', kind: 'ExecCredential', status: { token: '${options.token ?? TOKEN}', expirationTimestamp: '2099-01-01T00:00:00Z' } }));\n`,
+    options.plugin ??
+      `process.stdout.write(JSON.stringify({ apiVersion: 'client.authentication.k8s.io/v1beta1', kind: 'ExecCredential', status: { token: '${options.token ?? TOKEN}', expirationTimestamp: '2099-01-01T00:00:00Z' } }));\n`,
   );
   const config = {
     apiVersion: 'v1',

@@ -11,6 +11,7 @@ import { Finding, hasErrors, review } from './findings';
 import { readSynthesis, Synthesis, synthesize } from './load';
 import { extractStack, StackModel } from './model';
 import { PlanReview, reviewPlan } from './plan';
+import { capText, Redactor } from './redact';
 import { loadPrices, parsePrices, PriceTable } from './prices';
 import { renderReport } from './report';
 import type { ChartReader } from './resources/types';
@@ -150,17 +151,27 @@ function readPlan(file: string): unknown {
   try {
     return JSON.parse(text) as unknown;
   } catch (error) {
-    throw new Error(`--plan: ${file} is not valid JSON (${(error as Error).message}); write it with \`terraform show -json <planfile> > ${file}\``);
+    // V8 quotes the text around the error ("..." is not valid JSON): the position is enough, the text may hold a secret.
+    const why = (error as Error).message.replace(/, (?:\.\.\.)?"[\s\S]*? is not valid JSON$/, '');
+    throw new Error(`--plan: ${file} is not valid JSON (${why}); write it with \`terraform show -json <planfile> > ${file}\``);
   }
 }
 
 export interface ReviewResult {
+  /** The report, already through the redactor. */
   readonly markdown: string;
   readonly findings: readonly Finding[];
 }
 
 /** Runs the review for parsed options; `repoDir` is the checkout (for synth and --base). */
-export function run(options: CliOptions, repoDir: string, started = Date.now()): ReviewResult {
+export function run(
+  options: CliOptions,
+  repoDir: string,
+  started = Date.now(),
+  redactor = new Redactor(),
+  /** How `--base` is synthesized (tests pass a synthesis). @default synthesizeRef */
+  synthesizeBase: (repoDir: string, ref: string) => Synthesis = synthesizeRef,
+): ReviewResult {
   let synthesis: Synthesis;
   let source: string;
   if (options.from) {
@@ -179,13 +190,14 @@ export function run(options: CliOptions, repoDir: string, started = Date.now()):
     const synthesized = synthesis.stacks.find((s) => s.name === stack);
     if (!synthesized) throw new UsageError(`--plan ${stack}=${file}: no stack '${stack}' (stacks: ${synthesis.stacks.map((s) => s.name).join(', ')})`);
     const workingDir = path.relative(process.cwd(), synthesized.dir) || '.';
-    return reviewPlan(stack, file, readPlan(file), { stackAddresses: addresses, workingDir });
+    return reviewPlan(stack, file, readPlan(file), { stackAddresses: addresses, workingDir, redactor });
   });
-  const diff = options.base ? { base: options.base, stacks: diffSyntheses(synthesizeRef(repoDir, options.base), synthesis) } : undefined;
+  const diff = options.base ? { base: options.base, stacks: diffSyntheses(synthesizeBase(repoDir, options.base), synthesis) } : undefined;
   const texts = synthesis.stacks.map((s) => ({ stack: s.name, text: s.text, json: s.json }));
-  const findings = review(models, texts, plans, prices);
+  const findings = review(models, texts, plans, prices, diff?.stacks);
   const markdown = renderReport({ models, findings, prices, source, diff, plans, elapsedSeconds: (Date.now() - started) / 1000 });
-  return { markdown, findings };
+  // The one redaction step: the values Terraform marks sensitive (registered by reviewPlan) and the secret shapes.
+  return { markdown: redactor.text(markdown), findings };
 }
 
 export function main(argv: readonly string[]): number {
@@ -201,16 +213,18 @@ export function main(argv: readonly string[]): number {
     process.stdout.write(`${USAGE}\n`);
     return 0;
   }
+  const redactor = new Redactor();
   try {
     const repoDir = path.resolve(__dirname, '..', '..');
-    const result = run(options, repoDir, started);
+    const result = run(options, repoDir, started, redactor);
     fs.writeFileSync(options.out, result.markdown);
     if (!options.quiet) process.stdout.write(result.markdown);
     const errors = result.findings.filter((x) => x.severity === 'error').length;
     process.stderr.write(`review: ${errors} error(s), report written to ${options.out}\n`);
     return hasErrors(result.findings) ? 1 : 0;
   } catch (error) {
-    process.stderr.write(`review: ${(error as Error).message}\n`);
+    // Error text can quote a plan or the synthesis (a JSON parse error shows the text around it): redacted too.
+    process.stderr.write(`review: ${redactor.text(capText((error as Error)?.message ?? String(error), 2000))}\n`);
     return 2;
   }
 }

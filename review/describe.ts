@@ -6,7 +6,7 @@
 import type { TerraformJson } from './load';
 import { extractStack, StackModel } from './model';
 import { describerFor } from './resources';
-import { isObj } from './values';
+import { hasUnknown, isObj, KNOWN_AFTER_APPLY } from './values';
 
 function single(type: string, name: string, attrs: unknown, context?: TerraformJson): StackModel | undefined {
   if (!isObj(attrs)) return undefined;
@@ -34,9 +34,24 @@ export function describeResource(
   after: unknown,
   context?: { before?: TerraformJson; after?: TerraformJson },
 ): string[] {
+  const lines = describeOnce(type, name, before, after, context);
+  if (lines === undefined) return before === undefined || after === undefined ? [`${type}.${name} ${before === undefined ? 'added' : 'removed'}`] : [];
+  if (before === undefined || after === undefined || !hasUnknown(after)) return lines;
+  // A describer reads an unknown value as missing (`chips 32 -> -`, `8 nodes -> ? nodes`, `private nodes yes -> no`).
+  // One rule for every describer: describe again with each unknown value as it was before; an `a -> b` part that
+  // is not in that second description comes from an unknown value, and its new side is `(known after apply)`.
+  const known = describeOnce(type, name, before, knownAsBefore(after, before), context) ?? [];
+  return lines.map((line, i) => {
+    const same = new Set(parts(known[i] ?? ''));
+    return parts(line)
+      .map((part) => (same.has(part) || !part.includes(' -> ') ? part : part.replace(/ -> (?:(?! \(Terraform ).)*/, ` -> ${KNOWN_AFTER_APPLY}`)))
+      .join(', ');
+  });
+}
+
+function describeOnce(type: string, name: string, before: unknown, after: unknown, context?: { before?: TerraformJson; after?: TerraformJson }): string[] | undefined {
   const verb = before === undefined ? 'added' : after === undefined ? 'removed' : undefined;
-  const describer = describerFor(type);
-  const lines = describer?.describe?.({
+  return describerFor(type)?.describe?.({
     type,
     name,
     before,
@@ -46,6 +61,20 @@ export function describeResource(
     a: single(type, name, after, context?.after),
     context,
   });
-  if (lines !== undefined) return lines;
-  return verb ? [`${type}.${name} ${verb}`] : [];
+}
+
+/** A describer line's comma-separated parts (`TPU pool x: topology 4x8 -> 4x4`, `chips 32 -> 16`, ...). */
+function parts(line: string): string[] {
+  return line.split(', ');
+}
+
+/** `after` with every unknown value replaced by the value at the same place before (or left out). */
+function knownAsBefore(after: unknown, before: unknown): unknown {
+  if (after === KNOWN_AFTER_APPLY) return before;
+  if (Array.isArray(after)) return after.map((v, i) => knownAsBefore(v, Array.isArray(before) ? before[i] : undefined));
+  if (isObj(after)) {
+    const b = isObj(before) ? before : {};
+    return Object.fromEntries(Object.entries(after).map(([k, v]) => [k, knownAsBefore(v, b[k])]).filter(([, v]) => v !== undefined));
+  }
+  return after;
 }

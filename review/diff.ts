@@ -14,6 +14,7 @@ import { attributeChanges, AttributeChange } from './attributes';
 import { describeResource } from './describe';
 import { readSynthesis, synthesize, Synthesis, TerraformJson } from './load';
 import { extractStack } from './model';
+import { isTpuPoolAttrs } from './resources/container-node-pool';
 import { triggeredManifests } from './resources/terraform-data';
 import { isObj } from './values';
 
@@ -30,6 +31,8 @@ export interface ResourceDiff {
   /** One line per domain fact that changed ("TPU pool ...: topology 4x8 -> 4x4"), or a generic line. */
   readonly summary: readonly string[];
   readonly attributes: readonly AttributeChange[];
+  /** Either side is a TPU node pool (a slice). @default false */
+  readonly tpuPool?: boolean;
 }
 
 export interface StackDiff {
@@ -93,6 +96,7 @@ export function diffSyntheses(base: Synthesis, head: Synthesis): StackDiff[] {
         action,
         summary: summary.length ? summary : [`${address}: ${attributes.slice(0, 6).map((c) => c.path).join(', ')}${attributes.length > 6 ? ', ...' : ''}`],
         attributes: action === 'changed' ? attributes : [],
+        ...(type === 'google_container_node_pool' && (isTpuPoolAttrs(x?.attrs) || isTpuPoolAttrs(y?.attrs)) ? { tpuPool: true } : {}),
       });
     }
     const nameOf = (v?: { attrs: unknown }) => (isObj(v?.attrs) && typeof v!.attrs.name === 'string' ? v!.attrs.name : undefined);

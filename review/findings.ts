@@ -2,6 +2,7 @@
  * Runs the review rules (review/rules/, one file per rule) over the stack models, their texts and the plans.
  * Pure.
  */
+import type { StackDiff } from './diff';
 import type { StackModel } from './model';
 import type { PlanReview } from './plan';
 import { loadPrices, PriceTable } from './prices';
@@ -20,8 +21,9 @@ export function review(
   texts: readonly StackText[] = [],
   plans: readonly PlanReview[] = [],
   prices: PriceTable = loadPrices(),
+  diffs?: readonly StackDiff[],
 ): Finding[] {
-  const ctx = { models, texts, plans, prices };
+  const ctx = { models, texts, plans, prices, diffs };
   const all = RULES.flatMap((rule) => rule.check(ctx));
   return all.sort((a, b) => ORDER[a.severity] - ORDER[b.severity] || a.stack.localeCompare(b.stack) || a.address.localeCompare(b.address));
 }

@@ -15,12 +15,13 @@
  */
 import { describeResource } from './describe';
 import { attributeChanges, AttributeChange } from './attributes';
-import { isObj } from './values';
+import { z } from 'zod';
+import { capText, collectStrings, maskSensitive, Redactor } from './redact';
+import { isObj, KNOWN_AFTER_APPLY } from './values';
 
 export type PlanAction = 'create' | 'update' | 'replace' | 'delete' | 'read' | 'no-op' | 'forget';
 
-/** How a value unknown until apply is shown. */
-export const KNOWN_AFTER_APPLY = '(known after apply)';
+export { KNOWN_AFTER_APPLY } from './values';
 
 export interface PlannedChange {
   readonly address: string;
@@ -59,20 +60,97 @@ export interface PlanReview {
 }
 
 export interface PlanReviewOptions {
+  /**
+   * Receives the text of every value Terraform marks sensitive (resource values, outputs, `sensitive = true`
+   * variables), so the report redacts it wherever it appears. @default - a redactor of this plan alone
+   */
+  readonly redactor?: Redactor;
   /** Managed-resource addresses each synthesized stack declares, to check the plan belongs to `stack`. @default - not checked */
   readonly stackAddresses?: ReadonlyMap<string, ReadonlySet<string>>;
   /** @default `cdktf.out/stacks/<stack>` */
   readonly workingDir?: string;
 }
 
-interface RawChange {
-  address?: string;
-  mode?: string;
-  type?: string;
-  name?: string;
-  deposed?: string;
-  action_reason?: string;
-  change?: { actions?: string[]; before?: unknown; after?: unknown; after_unknown?: unknown; replace_paths?: unknown[][] };
+/** A sensitivity marker (before_sensitive, after_sensitive, sensitive_values): `true`, or an object/array of markers. */
+const Marks: z.ZodType<unknown> = z.lazy(() => z.union([z.boolean(), z.array(Marks), z.record(Marks)]));
+const Values = z.record(z.unknown()).nullable().optional();
+
+/**
+ * One `resource_changes` entry as Terraform v1.11.4 writes it (internal/command/jsonplan/resource.go
+ * `ResourceChange`, `Change`): what the review reads must have this shape, or the plan is refused (exit 2) rather
+ * than read as "no changes".
+ */
+const RawChangeSchema = z
+  .object({
+    address: z.string().min(1),
+    mode: z.enum(['managed', 'data']),
+    type: z.string().min(1),
+    name: z.string(),
+    deposed: z.string().optional(),
+    action_reason: z.string().optional(),
+    change: z
+      .object({
+        actions: z.array(z.enum(['no-op', 'create', 'read', 'update', 'delete', 'forget'])).min(1),
+        before: Values,
+        after: Values,
+        after_unknown: Marks.optional(),
+        before_sensitive: Marks.optional(),
+        after_sensitive: Marks.optional(),
+        replace_paths: z.array(z.array(z.union([z.string(), z.number()]))).optional(),
+      })
+      .passthrough(),
+  })
+  .passthrough();
+type RawChange = z.infer<typeof RawChangeSchema>;
+
+/** The top level of `terraform show -json <planfile>` (internal/command/jsonplan/plan.go `Plan`), as much as is read. */
+const PlanSchema = z
+  .object({
+    format_version: z.string(),
+    terraform_version: z.string().optional(),
+    resource_changes: z.array(z.unknown()).optional(),
+    errored: z.boolean().optional(),
+    variables: z.record(z.object({ value: z.unknown() }).passthrough()).optional(),
+    output_changes: z
+      .record(z.object({ before: z.unknown(), after: z.unknown(), before_sensitive: Marks.optional(), after_sensitive: Marks.optional() }).passthrough())
+      .optional(),
+    configuration: z.unknown().optional(),
+    prior_state: z.unknown().optional(),
+    planned_values: z.unknown().optional(),
+  })
+  .passthrough();
+
+/** `issue.path` as `change.actions[0]`. */
+function issuePath(path: ReadonlyArray<string | number>): string {
+  return path.map((p, i) => (typeof p === 'number' ? `[${p}]` : i === 0 ? p : `.${p}`)).join('') || '(the entry)';
+}
+
+function issuesText(error: z.ZodError, max = 4): string {
+  const shown = error.issues.slice(0, max).map((i) => `${issuePath(i.path)}: ${i.message}`);
+  return shown.join('; ') + (error.issues.length > max ? `; ${error.issues.length - max} more` : '');
+}
+
+/** Registers every sensitive value a plan holds outside resource_changes (variables, outputs, state values). */
+function registerPlanSecrets(plan: z.infer<typeof PlanSchema>, redactor: Redactor): void {
+  const found = (v: string) => redactor.add(v);
+  // `variables` carries a sensitive variable's value in clear text; its sensitivity is in the configuration.
+  const configVars = (plan.configuration as { root_module?: { variables?: Record<string, { sensitive?: boolean }> } } | undefined)?.root_module?.variables ?? {};
+  for (const [name, v] of Object.entries(plan.variables ?? {})) if (configVars[name]?.sensitive === true) collectStrings(v.value, found);
+  for (const o of Object.values(plan.output_changes ?? {})) {
+    maskSensitive(o.before, o.before_sensitive, found);
+    maskSensitive(o.after, o.after_sensitive, found);
+  }
+  // prior_state / planned_values: outputs with `sensitive`, resources with `sensitive_values` (jsonplan/values.go).
+  const walkModule = (m: unknown): void => {
+    if (!isObj(m)) return;
+    for (const r of Array.isArray(m.resources) ? m.resources : []) if (isObj(r)) maskSensitive(r.values, r.sensitive_values, found);
+    for (const c of Array.isArray(m.child_modules) ? m.child_modules : []) walkModule(c);
+  };
+  for (const values of [plan.planned_values, isObj(plan.prior_state) ? plan.prior_state.values : undefined]) {
+    if (!isObj(values)) continue;
+    for (const o of Object.values(isObj(values.outputs) ? values.outputs : {})) if (isObj(o) && o.sensitive === true) collectStrings(o.value, found);
+    walkModule(values.root_module);
+  }
 }
 
 /** Maps a Terraform actions list to one action. */
@@ -141,35 +219,63 @@ export function baseAddress(address: string): string {
   return address.replace(/\[[^\]]*\]$/, '');
 }
 
-/** Reviews one stack's plan JSON; throws naming the file when it is not a Terraform plan. */
-export function reviewPlan(stack: string, file: string, plan: unknown, options: PlanReviewOptions = {}): PlanReview {
-  if (!isObj(plan) || typeof plan.format_version !== 'string') {
-    throw new Error(`${file}: not a Terraform JSON plan (no format_version); produce it with \`terraform show -json <planfile>\``);
+/**
+ * Reviews one stack's plan JSON. Throws naming the file (and the entry) when it is not a Terraform plan or an entry
+ * does not have the shape Terraform writes: what cannot be read is never "no changes". Values Terraform marks
+ * sensitive are replaced by REDACTED before anything reads them, and their text goes to `options.redactor`.
+ */
+export function reviewPlan(stack: string, file: string, input: unknown, options: PlanReviewOptions = {}): PlanReview {
+  if (!isObj(input) || typeof input.format_version !== 'string') {
+    const got = Array.isArray(input) ? 'a list' : isObj(input) ? 'an object without format_version' : input === null ? 'null' : `a ${typeof input}`;
+    throw new Error(`${file}: not a Terraform JSON plan (got ${got}, no format_version); produce it with \`terraform show -json <planfile>\``);
   }
-  if (plan.resource_changes !== undefined && !Array.isArray(plan.resource_changes)) {
-    throw new Error(`${file}: resource_changes must be a list, got ${typeof plan.resource_changes}`);
+  if (input.resource_changes !== undefined && !Array.isArray(input.resource_changes)) {
+    throw new Error(`${file}: resource_changes must be a list, got ${input.resource_changes === null ? 'null' : typeof input.resource_changes}`);
   }
+  const top = PlanSchema.safeParse(input);
+  if (!top.success) throw new Error(`${file}: not a plan this review can read: ${issuesText(top.error)}`);
+  const plan = top.data;
+  const redactor = options.redactor ?? new Redactor();
+  registerPlanSecrets(plan, redactor);
+  const entries: RawChange[] = (plan.resource_changes ?? []).map((entry, i) => {
+    const parsed = RawChangeSchema.safeParse(entry);
+    if (parsed.success) return parsed.data;
+    const address = isObj(entry) && typeof entry.address === 'string' ? ` (${capText(entry.address, 120)})` : '';
+    throw new Error(
+      `${file}: resource_changes[${i}]${address} is not a change Terraform writes: ${issuesText(parsed.error)}; ` +
+        'the review cannot tell what this plan does (regenerate it with `terraform show -json <planfile>`)',
+    );
+  });
   const counts: Record<PlanAction | 'deposed', number> = { create: 0, update: 0, replace: 0, delete: 0, read: 0, 'no-op': 0, forget: 0, deposed: 0 };
   const changes: PlannedChange[] = [];
   const seen = new Set<string>();
-  for (const raw of (plan.resource_changes ?? []) as RawChange[]) {
+  for (const raw of entries) {
     if (raw.mode === 'data') continue;
-    const actions = raw.change?.actions ?? ['no-op'];
+    const actions = raw.change.actions;
     const action = planAction(actions);
-    const address = raw.address ?? `${raw.type}.${raw.name}`;
+    const address = raw.address;
     if (!address.startsWith('module.')) seen.add(baseAddress(address));
     if (raw.deposed) counts.deposed += 1;
     else counts[action] += 1;
     if (actions.includes('create') && actions.includes('forget')) counts.create += 1;
+    const found = (v: string) => redactor.add(v);
+    // Masked even for unchanged resources: their text must not show up unredacted elsewhere in the report.
+    const beforeMasked = maskSensitive(raw.change.before ?? undefined, raw.change.before_sensitive, found);
+    const afterMasked = maskSensitive(raw.change.after ?? undefined, raw.change.after_sensitive, found);
     if (action === 'no-op' || action === 'read') continue;
-    const type = raw.type ?? address.split('.')[0] ?? '';
-    const name = raw.name ?? address;
-    const before = action === 'create' ? undefined : raw.change?.before ?? undefined;
+    const type = raw.type;
+    const name = raw.name;
+    const before = action === 'create' ? undefined : beforeMasked;
     const gone = action === 'delete' || (action === 'forget' && !actions.includes('create'));
-    const after = gone ? undefined : withUnknowns(raw.change?.after ?? undefined, raw.change?.after_unknown);
-    const summary = raw.deposed
-      ? [`deposed object ${raw.deposed} of ${address} (left by a create-before-destroy replacement that did not finish) is deleted`]
-      : describeResource(type, name, before, after);
+    const after = gone ? undefined : withUnknowns(afterMasked, raw.change.after_unknown);
+    let summary: string[];
+    try {
+      summary = raw.deposed
+        ? [`deposed object ${raw.deposed} of ${address} (left by a create-before-destroy replacement that did not finish) is deleted`]
+        : describeResource(type, name, before, after);
+    } catch (error) {
+      throw new Error(`${file}: ${address}: its values do not have the shape of a ${type} (${(error as Error).message}); the review cannot tell what this change does`);
+    }
     changes.push({
       address,
       type,
@@ -178,7 +284,7 @@ export function reviewPlan(stack: string, file: string, plan: unknown, options: 
       replaceOrder: action === 'replace' ? (actions[0] === 'delete' ? 'delete-first' : 'create-first') : undefined,
       reason: raw.action_reason,
       deposed: raw.deposed,
-      replacePaths: (raw.change?.replace_paths ?? []).map(pathText),
+      replacePaths: (raw.change.replace_paths ?? []).map(pathText),
       summary,
       attributes: action === 'update' || action === 'replace' ? planAttributeChanges(before, after) : [],
       before,
@@ -201,7 +307,7 @@ export function reviewPlan(stack: string, file: string, plan: unknown, options: 
   return {
     stack,
     file,
-    terraformVersion: typeof plan.terraform_version === 'string' ? plan.terraform_version : undefined,
+    terraformVersion: plan.terraform_version,
     errored: plan.errored === true,
     changes,
     counts,

@@ -11,6 +11,7 @@ import type { JobSetStep, Pipeline, StackModel } from './model';
 import type { PlanAction, PlanReview } from './plan';
 import { capacityText } from './resources/container-node-pool';
 import { money, PriceTable, RATE_TEXT, tpuRates } from './prices';
+import { capText, MAX_VALUE_CHARS } from './redact';
 
 /** Hidden marker the PR workflow uses to find and update its one comment. */
 export const COMMENT_MARKER = '<!-- tpu-post-training:plan-review -->';
@@ -30,9 +31,14 @@ export interface ReportInput {
 const ICON: Record<Severity, string> = { error: '🛑 error', warning: '⚠️ warning', note: 'ℹ️ note' };
 const HOURS_PER_MONTH = 730;
 
+/** The longest table cell (a finding with several values in it); values inside are capped at MAX_VALUE_CHARS. */
+const MAX_CELL_CHARS = 4 * MAX_VALUE_CHARS;
+/** Rows of a plan's change table before the rest is summed up. */
+export const MAX_PLAN_ROWS = 150;
+
 /** Escapes a table cell. */
 function cell(text: unknown): string {
-  return String(text ?? '').replace(/\|/g, '\\|').replace(/\r?\n/g, ' ');
+  return capText(String(text ?? ''), MAX_CELL_CHARS).replace(/\|/g, '\\|').replace(/\r?\n/g, ' ');
 }
 
 function table(header: readonly string[], rows: ReadonlyArray<readonly unknown[]>): string {
@@ -45,7 +51,7 @@ function table(header: readonly string[], rows: ReadonlyArray<readonly unknown[]
 }
 
 function code(text: string): string {
-  return text ? `\`${text.replace(/`/g, "'")}\`` : '';
+  return text ? `\`${capText(text).replace(/`/g, "'")}\`` : '';
 }
 
 // ---------------------------------------------------------------------------------------------------------------
@@ -225,7 +231,7 @@ function diffSection(diff: NonNullable<ReportInput['diff']>): string {
     out.push(`\n### \`${s.stack}\` (${s.status}: +${n('added')} / -${n('removed')} / ~${n('changed')})\n`);
     for (const r of s.resources) {
       const sign = r.action === 'added' ? '+' : r.action === 'removed' ? '-' : '~';
-      for (const line of r.summary) out.push(`- ${sign} ${line}`);
+      for (const line of r.summary) out.push(`- ${sign} ${capText(line, MAX_CELL_CHARS)}`);
     }
     for (const m of s.renamed) {
       out.push(`- ⚠️ ${m.name}: address ${code(m.from)} -> ${code(m.to)}: Terraform destroys and recreates it (add a \`moved\` block)`);
@@ -287,10 +293,14 @@ function plansSection(plans: readonly PlanReview[]): string {
     }
     out.push(`${c.create} to create, ${c.update} to update, ${c.replace} to replace, ${c.delete} to delete` +
       `${c.deposed ? ` (+ ${c.deposed} deposed object(s) to delete)` : ''}, ${c.forget} to forget, ${c['no-op']} unchanged.\n`);
+    const shown = p.changes.slice(0, MAX_PLAN_ROWS);
     out.push(table(['action', 'resource', 'what', 'forced by'],
-      p.changes.map((x) => [(x.deposed ? `🗑️ delete deposed ${x.deposed}` : ACTION_ICON[x.action]) + (x.replaceOrder ? ` (${x.replaceOrder})` : ''), code(x.address),
-        x.summary.join('; ') || x.attributes.slice(0, 5).map((a) => `${a.path}: ${a.before ?? '-'} -> ${a.after ?? '-'}`).join(', '),
+      shown.map((x) => [(x.deposed ? `🗑️ delete deposed ${x.deposed}` : ACTION_ICON[x.action]) + (x.replaceOrder ? ` (${x.replaceOrder})` : ''), code(x.address),
+        x.summary.join('; ') || x.attributes.slice(0, 5).map((a) => `${a.path}: ${capText(a.before ?? '(absent)', 100)} -> ${capText(a.after ?? '(absent)', 100)}`).join(', '),
         x.replacePaths.join(', ') || (x.reason ?? '')])));
+    if (p.changes.length > shown.length) {
+      out.push(`\n_... and ${p.changes.length - shown.length} more changes: \`terraform show ${p.workingDir}/plan\` lists them all._\n`);
+    }
   }
   return out.join('\n');
 }

@@ -7,6 +7,16 @@ import type { TerraformJson } from './load';
 
 export type Obj = Record<string, unknown>;
 
+/** How a plan value unknown until apply is shown (plan.ts puts it where `after_unknown` marks a value). */
+export const KNOWN_AFTER_APPLY = '(known after apply)';
+
+/** Whether a value holds a part unknown until apply. */
+export function hasUnknown(value: unknown): boolean {
+  if (value === KNOWN_AFTER_APPLY) return true;
+  if (Array.isArray(value)) return value.some(hasUnknown);
+  return isObj(value) && Object.values(value).some(hasUnknown);
+}
+
 /** A Terraform resource as it appears in the JSON: `type.name` plus its attributes. */
 export interface TfResource {
   readonly address: string;

@@ -7,7 +7,11 @@
  * the environment or files.
  *
  * Exit status: 0 every step completed, 1 a step failed, 2 usage or config error, 3 still running, queued, pending or
- * not created, 4 no cluster answered.
+ * not created, 4 no usable answer from the cluster (unreachable or silent past the request timeout, credentials
+ * missing or refused, permission denied, a server error).
+ *
+ * Every request has a deadline (--timeout, default 10 s; a poll is two rounds of requests, so a silent endpoint
+ * ends in about 20 s), and everything printed passes the review's redaction (review/redact.ts).
  */
 import * as fs from 'fs';
 import * as os from 'os';
@@ -21,6 +25,7 @@ import { platformFromConfig } from '../config/platform';
 import { MAIN_CONTAINER } from '../jobs/jobset';
 import { PART_OF, Pipeline, PIPELINE_LABELS, STEP_NAMES, StepName } from '../jobs/pipeline';
 import { credentialsCommand, Platform } from '../jobs/platform';
+import { redact } from '../review/redact';
 import type { Cluster, ClusterError } from './cluster';
 import { defaultLogStep, exitCode, isDone, logRequests, mainPodOf, pipelineStatus, PipelineStatus } from './model';
 import { renderText, toJson } from './render';
@@ -29,6 +34,12 @@ export const EXIT = { completed: 0, failed: 1, usage: 2, inProgress: 3, unreacha
 
 /** Seconds between polls of `--watch`. */
 export const DEFAULT_INTERVAL_SECONDS = 30;
+
+/** Seconds one request may take (credential plugin included). */
+export const DEFAULT_TIMEOUT_SECONDS = 10;
+
+/** The longest wait between retries of `--watch` after errors (the interval doubles per failed poll up to this). */
+export const MAX_BACKOFF_SECONDS = 300;
 
 const STATUS_USAGE = `usage: npm run status [-- <pipeline>...] [--watch] [--interval <seconds>] [--json]
 
@@ -41,10 +52,14 @@ the last log lines; the output paths).
   --interval <s>      seconds between polls with --watch (default ${DEFAULT_INTERVAL_SECONDS})
   --json              {"pipelines":[{"name","steps":[{"name","jobset","state","reason"?,"message"?,"progress"?}]}]}
                       (one document per line with --watch)
+  --timeout <s>       seconds one request may take (default ${DEFAULT_TIMEOUT_SECONDS})
   -h, --help          this text
 
+With --watch, errors after the first answer are retried (the wait doubles up to ${MAX_BACKOFF_SECONDS}s) and the view
+is marked stale; it ends only when every named pipeline completed or failed, or on Ctrl-C.
+
 Exit status: 0 all completed, 1 a step failed, 2 usage, 3 still running/queued/pending/not created,
-4 no cluster answered.
+4 no usable answer from the cluster (unreachable, silent, credentials, permission, server error).
 `;
 
 const LOGS_USAGE = `usage: npm run logs -- <pipeline> [step] [-f]
@@ -54,6 +69,7 @@ The main container (${MAIN_CONTAINER}) of the step's main pod (the Pathways head
   <pipeline>          the pipeline (stack) name
   [step]              ${STEP_NAMES.join(' | ')} (default: the running step, else the last one created)
   -f, --follow        follow the log until the container ends
+  --timeout <s>       seconds one request may take (default ${DEFAULT_TIMEOUT_SECONDS})
   -h, --help          this text
 `;
 
@@ -78,12 +94,21 @@ interface Setup {
   readonly pipelines: Pipeline[];
   readonly platform: Platform;
   readonly dnsEndpoint: boolean;
+  readonly authorizedCidrs: readonly string[];
 }
 
 function setup(env: Io['env']): Setup {
   const loaded = loadConfig({ env });
   const platform = platformFromConfig(loaded);
-  return { pipelines: buildPipelines(loaded, platform), platform, dnsEndpoint: loaded.config.controlPlane.dnsEndpoint };
+  const cp = loaded.config.controlPlane;
+  return { pipelines: buildPipelines(loaded, platform), platform, dnsEndpoint: cp.dnsEndpoint, authorizedCidrs: cp.authorizedCidrs };
+}
+
+function timeoutMs(value: string | undefined): number {
+  if (value === undefined) return DEFAULT_TIMEOUT_SECONDS * 1000;
+  const n = Number(value);
+  if (!(value.trim() !== '' && Number.isFinite(n) && n > 0 && n <= 600)) throw new UsageError(`--timeout must be a number of seconds in (0, 600], got '${value}'`);
+  return Math.round(n * 1000);
 }
 
 function pick(all: Pipeline[], names: string[]): Pipeline[] {
@@ -109,7 +134,7 @@ function fixLine(s: Setup): string {
   return `Fetch the credentials of the cluster this config deploys (${p.clusterName}), then retry:\n  ${credentialsCommand(p.clusterName, p.region, p.project, s.dnsEndpoint)}\n`;
 }
 
-async function connect(io: Io, s: Setup): Promise<{ cluster: Cluster; context: string; server: string; kc: KubeConfig }> {
+async function connect(io: Io, s: Setup, requestTimeoutMs: number): Promise<{ cluster: Cluster; context: string; server: string; kc: KubeConfig }> {
   const files = kubeconfigPaths(io.env);
   const missing = files.filter((f) => !fs.existsSync(f));
   if (missing.length === files.length) {
@@ -124,7 +149,7 @@ async function connect(io: Io, s: Setup): Promise<{ cluster: Cluster; context: s
     more.loadFromFile(extra);
     kc.mergeConfig(more);
   }
-  const cluster = new ClusterClass(kc);
+  const cluster = new ClusterClass(kc, { requestTimeoutMs });
   let target;
   try {
     target = cluster.target();
@@ -136,15 +161,61 @@ async function connect(io: Io, s: Setup): Promise<{ cluster: Cluster; context: s
 
 class NoCluster extends Error {}
 
-function noAnswer(err: ClusterError, context: string, server: string, s: Setup): NoCluster {
-  if (err.kind === 'api') {
-    // The cluster answered, but not as a cluster with this project's controllers would (e.g. 404: no JobSet/Kueue CRD).
-    return new NoCluster(`the cluster at ${server} (kubeconfig context ${context}) answered: ${err.message}\nIs infra deployed there (JobSet and Kueue)? cdktf deploy infra\n`);
+/** What the credential plugin's failure asks for (its messages: kubernetes/cloud-provider-gcp cmd/gke-gcloud-auth-plugin). */
+function pluginFix(message: string): string {
+  if (/not installed/.test(message)) return 'Install it: gcloud components install gke-gcloud-auth-plugin, then retry.';
+  // --use_application_default_credentials: "getting google default token failed ...: google: could not find default credentials"
+  if (/default (token|credentials)|application[_ -]default/i.test(message)) {
+    return 'The plugin uses Application Default Credentials and has none valid: gcloud auth application-default login, then retry.';
   }
-  const looksRight = context.includes(s.platform.clusterName);
-  const hint = looksRight ? '' : `(the current context does not name the config's cluster ${s.platform.clusterName})\n`;
-  const what = { unreachable: 'no answer from the cluster', auth: 'the cluster refused the credentials', plugin: 'no credentials for the cluster' }[err.kind];
-  return new NoCluster(`${what} at ${server} (kubeconfig context ${context}): ${err.message}\n${hint}${fixLine(s)}`);
+  // gcloud path: "failure while executing gcloud, with args [config config-helper --format=json]", gcloud's own
+  // "Reauthentication failed", "You do not currently have an active account selected", an empty or expired token.
+  return 'The plugin gets its token from gcloud, which has no valid login: gcloud auth login, then retry.';
+}
+
+function noAnswer(err: ClusterError, context: string, server: string, s: Setup): NoCluster {
+  const where = `${server} (kubeconfig context ${context})`;
+  const p = s.platform;
+  const looksRight = context.includes(p.clusterName);
+  const hint = looksRight ? '' : `(the current context does not name the config's cluster ${p.clusterName})\n`;
+  switch (err.kind) {
+    case 'api':
+      // The cluster answered, but not as a cluster with this project's controllers would (e.g. 404: no JobSet/Kueue CRD).
+      return new NoCluster(`the cluster at ${where} answered: ${err.message}\n${hint}Is infra deployed there (JobSet and Kueue)? cdktf deploy infra\n`);
+    case 'server':
+      return new NoCluster(`the cluster at ${where} failed: ${err.message}\nThe control plane may be upgrading or overloaded; retry in a few minutes (npm run status -- --watch retries by itself).\n`);
+    case 'plugin':
+      return new NoCluster(
+        `no credentials for the cluster at ${where}: ${/not installed/.test(err.message) ? '' : 'the credential plugin failed: '}${err.message}\n${pluginFix(err.message)}\n`,
+      );
+    case 'auth':
+      return new NoCluster(
+        `the cluster refused the credentials at ${where}: ${err.message}\n${hint}` +
+          `The token the plugin sent was not accepted: gcloud auth login (an expired or revoked login), then retry; if the cluster was re-created, fetch its credentials again:\n  ${credentialsCommand(p.clusterName, p.region, p.project, s.dnsEndpoint)}\n`,
+      );
+    case 'forbidden':
+      return new NoCluster(
+        `the cluster at ${where} knows you but denies the request: ${err.message}\n` +
+          `This is IAM, not credentials: ask a project admin for roles/container.viewer (read-only: enough for status and logs) or roles/container.developer on project ${p.project}:\n` +
+          `  gcloud projects add-iam-policy-binding ${p.project} --member=user:<you> --role=roles/container.viewer\n`,
+      );
+    default: {
+      // unreachable or timeout
+      const cidrs = s.authorizedCidrs.length ? s.authorizedCidrs.join(', ') : '(none)';
+      const cause =
+        err.kind === 'timeout'
+          ? s.dnsEndpoint
+            ? `Likely cause: the endpoint accepts connections but never answers; with the DNS endpoint that is usually a network path (proxy, VPN) that drops it. Check that ${server} is the DNS endpoint get-credentials --dns-endpoint writes.`
+            : `Likely cause: this machine's address is not in the control plane's allow-list (AUTHORIZED_CIDR: ${cidrs}); GKE drops such connections without an answer. ` +
+              `Add your public IP to AUTHORIZED_CIDR and cdktf deploy infra, or reach the cluster through its DNS endpoint (DNS_ENDPOINT=true, then get-credentials --dns-endpoint).`
+          : err.code === 'ENOTFOUND' || err.code === 'EAI_AGAIN'
+            ? `Likely cause: the name does not resolve from here${s.dnsEndpoint ? ' (the DNS endpoint needs public DNS)' : ''}; the kubeconfig may be stale.`
+            : err.code === 'ECONNREFUSED'
+              ? 'Likely cause: nothing listens there: the cluster was deleted or re-created, or the kubeconfig is stale.'
+              : `Likely cause: no route to the control plane from here (allow-list AUTHORIZED_CIDR: ${cidrs}; DNS endpoint ${s.dnsEndpoint ? 'on' : 'off'}).`;
+      return new NoCluster(`no answer from the cluster at ${where}: ${err.message}\n${hint}${cause}\n${fixLine(s)}`);
+    }
+  }
 }
 
 async function poll(cluster: Cluster, s: Setup, chosen: Pipeline[], now: () => number): Promise<PipelineStatus[]> {
@@ -162,6 +233,7 @@ async function status(argv: string[], io: Io): Promise<number> {
     watch: { type: 'boolean', short: 'w' },
     json: { type: 'boolean' },
     interval: { type: 'string' },
+    timeout: { type: 'string' },
     help: { type: 'boolean', short: 'h' },
   });
   if (values.help) {
@@ -175,28 +247,39 @@ async function status(argv: string[], io: Io): Promise<number> {
     if (!values.watch) throw new UsageError('--interval only applies with --watch');
     intervalSeconds = n;
   }
+  const requestTimeout = timeoutMs(values.timeout);
   const s = setup(io.env);
   const chosen = pick(s.pipelines, positionals);
-  const { cluster, context, server } = await connect(io, s);
+  const { cluster, context, server } = await connect(io, s, requestTimeout);
   const header = `cluster ${context} (${server}), namespace ${s.platform.namespace}`;
   if (!values.json) io.stdout.write(`${header}\n`);
   const tty = Boolean(io.stdout.isTTY) && !values.json;
+  let lastOk: string | undefined;
+  let failures = 0;
   for (let first = true; ; first = false) {
     let statuses: PipelineStatus[];
     try {
       statuses = await poll(cluster, s, chosen, Date.now);
     } catch (err) {
       const e = err as ClusterError;
-      if (first || !values.watch) throw noAnswer(e, context, server, s);
-      io.stderr.write(`status: ${new Date().toISOString()}: ${e.message}; retrying in ${intervalSeconds}s\n`);
-      await sleep(intervalSeconds * 1000);
+      // The first poll decides whether the cluster can be read at all: its failure ends the command (exit 4).
+      if (lastOk === undefined || !values.watch) throw noAnswer(e, context, server, s);
+      // --watch: keep the last view, mark it stale, retry with backoff; only a terminal state or Ctrl-C ends it.
+      failures += 1;
+      const wait = Math.min(intervalSeconds * 2 ** (failures - 1), Math.max(intervalSeconds, MAX_BACKOFF_SECONDS));
+      const why = noAnswer(e, context, server, s).message.split('\n')[0];
+      io.stderr.write(`status: ${new Date().toISOString()}: view stale since ${lastOk} (${failures} failed poll(s)): ${why}; retrying in ${wait}s\n`);
+      if (tty) io.stdout.write(`\x1b[s\x1b[1;1H\x1b[7m STALE since ${lastOk}: retrying in ${wait}s \x1b[0m\x1b[u`);
+      await sleep(wait * 1000);
       continue;
     }
+    failures = 0;
+    lastOk = new Date().toISOString();
     if (values.json) io.stdout.write(`${JSON.stringify(toJson(statuses))}\n`);
     else {
       if (tty && !first) io.stdout.write(`\x1b[H\x1b[2J${header}\n`);
       else if (!first) io.stdout.write(`\n${header}\n`);
-      if (values.watch) io.stdout.write(`${new Date().toISOString()}\n`);
+      if (values.watch) io.stdout.write(`${lastOk}\n`);
       io.stdout.write(renderText(statuses));
     }
     if (!values.watch || statuses.every(isDone)) return exitCode(statuses);
@@ -205,7 +288,7 @@ async function status(argv: string[], io: Io): Promise<number> {
 }
 
 async function logs(argv: string[], io: Io): Promise<number> {
-  const { values, positionals } = parse(argv, { follow: { type: 'boolean', short: 'f' }, help: { type: 'boolean', short: 'h' } });
+  const { values, positionals } = parse(argv, { follow: { type: 'boolean', short: 'f' }, timeout: { type: 'string' }, help: { type: 'boolean', short: 'h' } });
   if (values.help) {
     io.stdout.write(LOGS_USAGE);
     return EXIT.completed;
@@ -217,9 +300,10 @@ async function logs(argv: string[], io: Io): Promise<number> {
   if (stepName !== undefined && !(STEP_NAMES as readonly string[]).includes(stepName)) {
     throw new UsageError(`step must be one of ${STEP_NAMES.join(', ')}, got '${stepName}'`);
   }
+  const requestTimeout = timeoutMs(values.timeout);
   const s = setup(io.env);
   const [pipeline] = pick(s.pipelines, [name]);
-  const { cluster, context, server } = await connect(io, s);
+  const { cluster, context, server } = await connect(io, s, requestTimeout);
   try {
     const snapshot = await cluster.snapshot(s.platform.namespace, pipelinesSelector([pipeline]));
     const step = stepName ? pipeline.steps.find((st) => st.name === (stepName as StepName))! : defaultLogStep(pipeline, snapshot);
@@ -245,35 +329,56 @@ async function logs(argv: string[], io: Io): Promise<number> {
   }
 }
 
+/** A stream that writes everything through the shared redaction (review/redact.ts). */
+function redacting(out: Io['stdout']): Io['stdout'] {
+  const w = new Writable({
+    write(chunk: Buffer | string, _encoding, done) {
+      out.write(redact(chunk.toString()), done);
+    },
+  }) as Io['stdout'];
+  w.isTTY = out.isTTY;
+  return w;
+}
+
 /** Runs `status <args>` or `logs <args>`; resolves to the exit status. */
-export async function main(argv: string[], io: Io = { stdout: process.stdout, stderr: process.stderr, env: process.env }): Promise<number> {
+export async function main(argv: string[], raw: Io = { stdout: process.stdout, stderr: process.stderr, env: process.env }): Promise<number> {
+  // Everything status and logs print comes from the cluster (pod messages, events, logs): one redaction on the way out.
+  // (`logs` streams through a line redactor of its own, status/redact-stream.ts, so a key split over lines is caught.)
+  const io: Io = { ...raw, stdout: redacting(raw.stdout), stderr: redacting(raw.stderr) };
   const [command, ...rest] = argv;
   const name = command === 'logs' ? 'logs' : 'status';
-  try {
-    if (command === 'status') return await status(rest, io);
-    if (command === 'logs') return await logs(rest, io);
-    throw new UsageError(`the first argument must be 'status' or 'logs', got '${command ?? ''}'`);
-  } catch (err) {
-    if (err instanceof UsageError) {
-      io.stderr.write(`${name}: ${err.message}\n${name === 'logs' ? LOGS_USAGE : STATUS_USAGE}`);
+  const code = await (async () => {
+    try {
+      if (command === 'status') return await status(rest, io);
+      if (command === 'logs') return await logs(rest, { ...io, stdout: raw.stdout });
+      throw new UsageError(`the first argument must be 'status' or 'logs', got '${command ?? ''}'`);
+    } catch (err) {
+      if (err instanceof UsageError) {
+        io.stderr.write(`${name}: ${err.message}\n${name === 'logs' ? LOGS_USAGE : STATUS_USAGE}`);
+        return EXIT.usage;
+      }
+      if (err instanceof ConfigError) {
+        io.stderr.write(`${name}: ${err.message}\n`);
+        return EXIT.usage;
+      }
+      if (err instanceof NoCluster) {
+        io.stderr.write(`${name}: ${err.message}`);
+        return EXIT.unreachable;
+      }
+      const message = (err as Error).message ?? String(err);
+      io.stderr.write(`${name}: ${message}\n`);
       return EXIT.usage;
     }
-    if (err instanceof ConfigError) {
-      io.stderr.write(`${name}: ${err.message}\n`);
-      return EXIT.usage;
-    }
-    if (err instanceof NoCluster) {
-      io.stderr.write(`${name}: ${err.message}`);
-      return EXIT.unreachable;
-    }
-    const message = (err as Error).message ?? String(err);
-    io.stderr.write(`${name}: ${message}\n`);
-    return EXIT.usage;
-  }
+  })();
+  // Let the redacting streams hand their last writes to the real ones.
+  await Promise.all([io.stdout, io.stderr].map((w) => new Promise((resolve) => w.end(resolve))));
+  return code;
 }
 
 if (require.main === module) {
   main(process.argv.slice(2)).then((code) => {
-    process.exitCode = code;
+    // A request abandoned at its deadline (a silent endpoint, a hung credential plugin) may still hold a socket or a
+    // child process open: exit now rather than wait for them. stdout/stderr are synchronous for files and pipes on Linux.
+    process.exit(code);
   });
 }

@@ -11,21 +11,36 @@
  * client-node 1.x ships only ES modules; this CommonJS build loads it with `require` (Node >= 20.19, package.json
  * engines). It refuses a plain-http server unless the kubeconfig sets insecure-skip-tls-verify (config.js).
  */
-import { PassThrough, Writable } from 'stream';
+import { Writable } from 'stream';
 import { finished } from 'stream/promises';
-import { ApiException, CoreV1Api, CustomObjectsApi, KubeConfig, Log } from '@kubernetes/client-node';
+import { ApiException, CoreV1Api, CustomObjectsApi, KubeConfig, Log, Observable, RequestContext } from '@kubernetes/client-node';
+import { redactLines } from './redact-stream';
 import { JOBSET_API_VERSION } from '../jobs/jobset';
 import { KUEUE, LogRequest, Snapshot } from './model';
 
-/** Why the cluster gave no answer: no connection, refused credentials, or an API error. */
+/**
+ * Why the cluster gave no usable answer: no connection (`unreachable`, with the system error code), no answer in time
+ * (`timeout`), the credential plugin failed (`plugin`), credentials refused (`auth`, HTTP 401), permission denied
+ * (`forbidden`, HTTP 403), the server failed (`server`, HTTP 5xx), or any other answer a cluster with this project's
+ * controllers would not give (`api`: 404 without the CRDs, a body that is not a Kubernetes list).
+ */
+export type ClusterErrorKind = 'unreachable' | 'timeout' | 'plugin' | 'auth' | 'forbidden' | 'server' | 'api';
+
 export class ClusterError extends Error {
   constructor(
     message: string,
-    readonly kind: 'unreachable' | 'auth' | 'plugin' | 'api',
+    readonly kind: ClusterErrorKind,
+    /** The system error code of a failed connection (ECONNREFUSED, ENOTFOUND, ...). */
+    readonly code?: string,
   ) {
     super(message);
     this.name = 'ClusterError';
   }
+}
+
+export interface ClusterOptions {
+  /** How long one request (credential plugin included) may take before it is abandoned (status/cli.ts DEFAULT_TIMEOUT_SECONDS). */
+  readonly requestTimeoutMs: number;
 }
 
 /** The kubeconfig context and API server a client talks to. */
@@ -36,6 +51,9 @@ export interface Target {
 
 const [JOBSET_GROUP, JOBSET_VERSION] = JOBSET_API_VERSION.split('/');
 
+/** The credential plugin's failure, from its stderr (client-node 1.4 exec_auth.js rejects with `new Error(stderr)`). */
+const PLUGIN_FAILURE = /gke-gcloud-auth-plugin|ExecCredential|access token|config-helper|default credentials|default token|gcloud auth|Reauthentication|invalid_grant|print credential failed/i;
+
 function describe(err: unknown): ClusterError {
   if (err instanceof ClusterError) return err;
   if (err instanceof ApiException) {
@@ -44,17 +62,34 @@ function describe(err: unknown): ClusterError {
     const text = String(err.message);
     const bodyText = /\nBody: (\{.*)\n/.exec(text)?.[1];
     const body = (typeof err.body === 'string' ? safeJson(err.body) : err.body) ?? (bodyText ? safeJson(bodyText) : undefined);
-    const detail = (body as { message?: string } | undefined)?.message ?? /\nMessage: (.*)/.exec(text)?.[1] ?? text.split('\n')[0];
-    if (err.code === 401 || err.code === 403) return new ClusterError(`the API server refused the request (HTTP ${err.code}): ${detail}`, 'auth');
+    const detail = String((body as { message?: string } | undefined)?.message ?? /\nMessage: (.*)/.exec(text)?.[1] ?? text.split('\n')[0]).slice(0, 300);
+    if (err.code === 401) return new ClusterError(`the API server refused the request (HTTP 401): ${detail}`, 'auth');
+    if (err.code === 403) return new ClusterError(`the API server refused the request (HTTP 403): ${detail}`, 'forbidden');
+    if (err.code >= 500) return new ClusterError(`the API server failed (HTTP ${err.code}): ${detail}`, 'server');
     return new ClusterError(`the API server answered HTTP ${err.code}: ${detail}`, 'api');
   }
-  const message = (err as { message?: string })?.message ?? String(err);
+  const e = err as { message?: string; code?: string; name?: string; type?: string };
+  const message = e?.message ?? String(err);
   const plugin = /spawn (\S+) ENOENT/.exec(message);
   if (plugin) {
     // The kubeconfig's exec credential plugin is missing (get-credentials writes gke-gcloud-auth-plugin).
     return new ClusterError(`the kubeconfig's credential plugin '${plugin[1]}' is not installed (gcloud components install gke-gcloud-auth-plugin)`, 'plugin');
   }
+  if (e?.name === 'AbortError') return new ClusterError('the request was abandoned', 'timeout');
+  // node-fetch's FetchError carries the system error (`code`/`errno`): no connection.
+  if (e?.name === 'FetchError' || typeof e?.code === 'string') {
+    return new ClusterError(message.replace(/^request to \S+ failed, reason: /, ''), 'unreachable', e.code);
+  }
+  if (err instanceof SyntaxError || /mediaType .* is not supported|Unexpected token|JSON/.test(message)) {
+    return new ClusterError(`the server's answer is not a Kubernetes API response (${message.slice(0, 200)})`, 'api');
+  }
+  // Anything else failed before a request was sent: the exec credential plugin (its stderr is the message).
+  if (PLUGIN_FAILURE.test(message) || !/\S/.test(message) || e?.name === 'Error') return new ClusterError(message.trim().slice(0, 1000) || 'the credential plugin failed without a message', 'plugin');
   return new ClusterError(message, 'unreachable');
+}
+
+function seconds(ms: number): string {
+  return ms % 1000 === 0 ? `${ms / 1000} s` : `${(ms / 1000).toFixed(1)} s`;
 }
 
 function safeJson(text: string): unknown {
@@ -65,8 +100,19 @@ function safeJson(text: string): unknown {
   }
 }
 
-function items<T>(list: unknown): T[] {
-  return ((list as { items?: T[] } | undefined)?.items ?? []) as T[];
+/** A list's items; an answer that is not a list is an error, not an empty cluster. */
+function items<T>(list: unknown, what: string): T[] {
+  // The API server always writes `items` (`[]` when empty); a page, a string or an object without it is not a list.
+  if (typeof list !== 'object' || list === null || !('items' in list)) {
+    const shown = typeof list === 'string' ? list : JSON.stringify(list);
+    throw new ClusterError(`the server's answer to the ${what} list is not a Kubernetes list (${String(shown).slice(0, 80)})`, 'api');
+  }
+  const xs = (list as { items?: unknown }).items;
+  if (xs === null) return [];
+  if (!Array.isArray(xs) || xs.some((x) => typeof x !== 'object' || x === null)) {
+    throw new ClusterError(`the server's answer to the ${what} list is not a Kubernetes list (items: ${JSON.stringify(xs)?.slice(0, 80)})`, 'api');
+  }
+  return xs as T[];
 }
 
 export class Cluster {
@@ -74,9 +120,45 @@ export class Cluster {
   private readonly custom: CustomObjectsApi;
   private workloadsClusterWide = true;
 
-  constructor(private readonly kc: KubeConfig) {
+  private readonly timeoutMs: number;
+
+  constructor(private readonly kc: KubeConfig, options: ClusterOptions) {
     this.core = kc.makeApiClient(CoreV1Api);
     this.custom = kc.makeApiClient(CustomObjectsApi);
+    this.timeoutMs = options.requestTimeoutMs;
+  }
+
+  /**
+   * Runs one request with a deadline. client-node 1.4 has no timeout of its own: a per-call middleware puts an
+   * AbortSignal on the request (RequestContext.setSignal, which its node-fetch transport honours:
+   * gen/http/isomorphic-fetch.js), and the deadline also covers the exec credential plugin, which runs before the
+   * middleware (exec_auth.js spawns it with no timeout).
+   */
+  private async call<T>(what: string, request: (options: { middleware: unknown[]; middlewareMergeStrategy: 'append' }) => Promise<T>): Promise<T> {
+    const controller = new AbortController();
+    const middleware = {
+      pre: (ctx: RequestContext) => {
+        ctx.setSignal(controller.signal);
+        return new Observable(Promise.resolve(ctx));
+      },
+      post: <R>(rsp: R) => new Observable(Promise.resolve(rsp)),
+    };
+    let timer: NodeJS.Timeout | undefined;
+    const deadline = new Promise<never>((_, reject) => {
+      timer = setTimeout(() => {
+        controller.abort();
+        reject(new ClusterError(`no answer within ${seconds(this.timeoutMs)} (${what})`, 'timeout'));
+      }, this.timeoutMs);
+    });
+    try {
+      return await Promise.race([request({ middleware: [middleware], middlewareMergeStrategy: 'append' }), deadline]);
+    } catch (err) {
+      const e = describe(err);
+      // An abort is our deadline firing: say so, not "the request was abandoned".
+      throw e.kind === 'timeout' ? new ClusterError(`no answer within ${seconds(this.timeoutMs)} (${what})`, 'timeout') : e;
+    } finally {
+      clearTimeout(timer);
+    }
   }
 
   /** The context and server this client uses; throws ClusterError when the kubeconfig names none. */
@@ -91,25 +173,25 @@ export class Cluster {
     const { group, version, workloads: plural } = KUEUE;
     if (this.workloadsClusterWide) {
       try {
-        return await this.custom.listClusterCustomObject({ group, version, plural });
+        return await this.call('Workloads', (o) => this.custom.listClusterCustomObject({ group, version, plural }, o as never));
       } catch (err) {
-        if (!(err instanceof ApiException && err.code === 403)) throw err;
+        if (!(err instanceof ClusterError && err.kind === 'forbidden')) throw err;
         this.workloadsClusterWide = false;
       }
     }
-    return this.custom.listNamespacedCustomObject({ group, version, namespace, plural });
+    return this.call('Workloads', (o) => this.custom.listNamespacedCustomObject({ group, version, namespace, plural }, o as never));
   }
 
   /** One poll: JobSets, Workloads, Pods and Warning Events (four list calls). */
   async snapshot(namespace: string, labelSelector: string): Promise<Snapshot> {
     try {
       const [jobSets, workloads, pods, events] = await Promise.all([
-        this.custom.listNamespacedCustomObject({ group: JOBSET_GROUP, version: JOBSET_VERSION, namespace, plural: 'jobsets', labelSelector }),
+        this.call('JobSets', (o) => this.custom.listNamespacedCustomObject({ group: JOBSET_GROUP, version: JOBSET_VERSION, namespace, plural: 'jobsets', labelSelector }, o as never)),
         this.workloads(namespace),
-        this.core.listNamespacedPod({ namespace, labelSelector }),
-        this.core.listNamespacedEvent({ namespace, fieldSelector: 'type=Warning' }),
+        this.call('Pods', (o) => this.core.listNamespacedPod({ namespace, labelSelector }, o as never)),
+        this.call('Events', (o) => this.core.listNamespacedEvent({ namespace, fieldSelector: 'type=Warning' }, o as never)),
       ]);
-      return { jobSets: items(jobSets), workloads: items(workloads), pods: items(pods), events: items(events) };
+      return { jobSets: items(jobSets, 'JobSet'), workloads: items(workloads, 'Workload'), pods: items(pods, 'Pod'), events: items(events, 'Event') };
     } catch (err) {
       throw describe(err);
     }
@@ -121,9 +203,10 @@ export class Cluster {
     await Promise.all(
       requests.map(async (r) => {
         try {
-          out.set(r.pod, await this.core.readNamespacedPodLog({ name: r.pod, namespace, container: r.container, tailLines: r.tailLines, timestamps: true }));
+          const log = await this.call('log', (o) => this.core.readNamespacedPodLog({ name: r.pod, namespace, container: r.container, tailLines: r.tailLines, timestamps: true }, o as never));
+          out.set(r.pod, typeof log === 'string' ? log : '');
         } catch (err) {
-          if (err instanceof ApiException && (err.code === 400 || err.code === 404)) return; // not started yet, or gone
+          if (err instanceof ClusterError && /HTTP (400|404)\b/.test(err.message) && err.kind === 'api') return; // not started yet, or gone
           throw describe(err);
         }
       }),
@@ -134,22 +217,31 @@ export class Cluster {
   /** Whether the container has a log yet (the API answers 400 while it is waiting to start). */
   async hasLog(namespace: string, pod: string, container: string): Promise<boolean> {
     try {
-      await this.core.readNamespacedPodLog({ name: pod, namespace, container, tailLines: 1 });
+      await this.call('log', (o) => this.core.readNamespacedPodLog({ name: pod, namespace, container, tailLines: 1 }, o as never));
       return true;
     } catch (err) {
-      if (err instanceof ApiException && (err.code === 400 || err.code === 404)) return false;
+      if (err instanceof ClusterError && err.kind === 'api' && /HTTP (400|404)\b/.test(err.message)) return false;
       throw describe(err);
     }
   }
 
   /** Writes a container's log to `out` (without ending it); with `follow`, until the container ends or the call is interrupted. */
   async streamLog(namespace: string, pod: string, container: string, out: Writable, follow: boolean): Promise<void> {
-    const pipe = new PassThrough();
+    // Every line passes the shared redaction (review/redact.ts) on its way out.
+    const pipe = redactLines();
     pipe.pipe(out, { end: false });
+    // The deadline covers the connection (Log.log resolves once the server answered); a followed log then runs
+    // until the container ends or the user stops it.
+    let timer: NodeJS.Timeout | undefined;
+    const deadline = new Promise<never>((_, reject) => {
+      timer = setTimeout(() => reject(new ClusterError(`no answer within ${seconds(this.timeoutMs)} (log)`, 'timeout')), this.timeoutMs);
+    });
     try {
-      await new Log(this.kc).log(namespace, pod, container, pipe, { follow });
+      await Promise.race([new Log(this.kc).log(namespace, pod, container, pipe, { follow }), deadline]);
     } catch (err) {
       throw describe(err);
+    } finally {
+      clearTimeout(timer);
     }
     await finished(pipe);
   }

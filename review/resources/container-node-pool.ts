@@ -197,6 +197,12 @@ function describe({ b, a, verb, before, after }: ChangeContext): string[] | unde
     const shape = (x = p) =>
       x.slice ? `${x.machineType} ${x.slice.topology}, ${x.slice.chips} chips, ${x.slice.vms} hosts, ${capacityText(x)}` : `${x.machineType} ${x.topology ?? ''}`;
     if (verb) return [`TPU pool ${p.name} ${verb}: ${shape()}`];
+    if (!bt || !at) {
+      // A TPU pool on one side only: its machine type changed to or from a non-TPU one (or is unknown until apply).
+      const other = (bt ? a?.cpuPools[0] : b?.cpuPools[0])?.machineType ?? '-';
+      const [from, to] = bt ? [bt.machineType, other] : [other, at!.machineType];
+      return [`TPU pool ${p.name}: machine type ${from} -> ${to}${whatTerraformDoes(before, after, p)}`];
+    }
     const parts = [
       arrow('machine type', bt!.machineType, at!.machineType),
       arrow('topology', bt!.topology, at!.topology),

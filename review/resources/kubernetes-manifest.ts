@@ -230,6 +230,8 @@ function describe({ b, a, verb, name, before, after }: ChangeContext): string[] 
     const j = (aj ?? bj)!;
     const slice = (x = j) => (x.tpuChips ? `${x.tpuChips} chips${x.tpuTopology ? ` (${x.tpuTopology})` : ''}` : 'CPU');
     if (verb) return [`JobSet ${j.name} (${j.kind}) ${verb}: ${slice()}, ${j.images.map((i) => i.image).join(', ')}`];
+    // A JobSet on one side only: the manifest became another kind (or is unknown until apply).
+    if (!bj || !aj) return [`JobSet ${j.name}: manifest ${bj ? 'JobSet' : '-'} -> ${aj ? 'JobSet' : '-'}`];
     const parts = [
       arrow('name', bj!.name, aj!.name),
       arrow('images', bj!.images.map((i) => i.image).join(','), aj!.images.map((i) => i.image).join(',')),

@@ -1,4 +1,5 @@
 /** Every review rule, one file each (review/rules/<id>.ts). Order here is only the order findings are produced in. */
+import { baseDestroysTpuPool } from './base-destroys-tpu-pool';
 import { bucketAcls } from './bucket-acls';
 import { bucketPublicAccess } from './bucket-public-access';
 import { capacityConflict } from './capacity-conflict';
@@ -51,6 +52,7 @@ import { tpuSliceUnknown } from './tpu-slice-unknown';
 import type { Rule } from './types';
 
 export const RULES: readonly Rule[] = [
+  baseDestroysTpuPool,
   bucketAcls,
   bucketPublicAccess,
   capacityConflict,

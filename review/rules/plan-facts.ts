@@ -35,3 +35,31 @@ export function why(c: PlannedChange): string {
   if (c.replacePaths.length) return ` (forced by ${c.replacePaths.join(', ')})`;
   return c.reason && REASONS[c.reason] ? ` (${REASONS[c.reason]})` : '';
 }
+
+/**
+ * What a JobSet's state before the change says about a run in progress, from the object Terraform read
+ * (`before.object.status`, the JobSet API v1alpha2 status of jobset v0.12.0 api/jobset/v1alpha2/jobset_types.go:
+ * `terminalState`, `conditions` Completed/Failed/Suspended, `replicatedJobsStatus[].{active,ready}`, `restarts`).
+ * '' when it is not running (finished, suspended, or no status in the plan).
+ */
+export function runningNow(c: PlannedChange): string {
+  const object = isRecord(c.before) ? c.before.object : undefined;
+  const status = isRecord(object) ? object.status : undefined;
+  if (!isRecord(status)) return '';
+  const conditions = Array.isArray(status.conditions) ? status.conditions.filter(isRecord) : [];
+  const isTrue = (type: string) => conditions.some((x) => x.type === type && x.status === 'True');
+  if (typeof status.terminalState === 'string' && status.terminalState) return '';
+  if (isTrue('Completed') || isTrue('Failed') || isTrue('Suspended')) return '';
+  const jobs = Array.isArray(status.replicatedJobsStatus) ? status.replicatedJobsStatus.filter(isRecord) : [];
+  const count = (k: string) => jobs.reduce((n, j) => n + (typeof j[k] === 'number' ? (j[k] as number) : 0), 0);
+  const active = count('active');
+  const ready = count('ready');
+  if (active + ready === 0) return '';
+  const restarts = typeof status.restarts === 'number' && status.restarts > 0 ? `, after ${status.restarts} restart(s)` : '';
+  return `running now (${active || ready} job(s) active${restarts}): replacing it stops a training run in progress; ` +
+    'the plan does not say at which step (`npm run status` shows it), and the new run starts again from its newest checkpoint at best';
+}
+
+function isRecord(v: unknown): v is Record<string, unknown> {
+  return typeof v === 'object' && v !== null && !Array.isArray(v);
+}

@@ -1,5 +1,5 @@
 import { conversionOutcome } from '../resources/kubernetes-manifest';
-import { jobSetOf, liveChanges, why } from './plan-facts';
+import { jobSetOf, liveChanges, runningNow, why } from './plan-facts';
 import { finding, Rule } from './types';
 
 export const planRerunsStep: Rule = {
@@ -15,7 +15,7 @@ export const planRerunsStep: Rule = {
       const outcome = after ? conversionOutcome(before, after) : undefined;
       return [
         finding('plan-reruns-step', 'warning', { stack: plan.stack, address: c.address },
-          `JobSet ${j.name} (${j.kind}) is replaced${why(c)}${outcome ? `: ${outcome}` : ''}`, 'expected only when the step should run again'),
+          `JobSet ${j.name} (${j.kind}) is replaced${why(c)}${outcome ? `: ${outcome}` : ''}${runningNow(c) ? `. ${runningNow(c).replace('a training run', 'a run')}` : ''}`, 'expected only when the step should run again'),
       ];
     }),
 };

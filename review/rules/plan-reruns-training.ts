@@ -1,5 +1,7 @@
-import { jobSetOf, liveChanges, why } from './plan-facts';
+import { jobSetOf, liveChanges, runningNow, why } from './plan-facts';
 import { finding, Rule } from './types';
+
+const running = (c: Parameters<typeof runningNow>[0]) => (runningNow(c) ? `. ${runningNow(c)}` : '');
 
 /**
  * A replaced training (or TPU) JobSet runs training again. What that costs follows from the MaxText run_name before
@@ -21,23 +23,24 @@ export const planRerunsTraining: Rule = {
       const runBefore = before?.args['run_name'];
       const runAfter = after?.args['run_name'];
       const head = `training JobSet ${j.name} is replaced${why(c)}`;
+      const now = running(c);
       if (runAfter !== undefined && runAfter === runBefore) {
         return [
           finding('plan-reruns-training', 'warning', where,
-            `${head}: it resumes run ${runAfter} at its last checkpoint on ${j.tpuChips} chips (the same run name, so MaxText restores the newest checkpoint under trained/${runAfter}/)`,
+            `${head}: it resumes run ${runAfter} at its last checkpoint on ${j.tpuChips} chips (the same run name, so MaxText restores the newest checkpoint under trained/${runAfter}/)${now}`,
             'only the steps since that checkpoint run again; revert the change to the JobSet if no restart is intended'),
         ];
       }
       if (runAfter !== undefined && runBefore !== undefined) {
         return [
           finding('plan-reruns-training', 'error', where,
-            `${head}: it trains anew into ${runAfter} on ${j.tpuChips} chips (the spec changed; run ${runBefore} and its export are kept)`,
+            `${head}: it trains anew into ${runAfter} on ${j.tpuChips} chips (the spec changed; run ${runBefore} and its export are kept)${now}`,
             `revert the change if no new run is intended; to continue run ${runBefore} with the new values, set pipelines.<name>.resumeRun to '${runBefore}'`),
         ];
       }
       return [
         finding('plan-reruns-training', 'error', where,
-          `${head}: training runs again from the start on ${j.tpuChips} chips`,
+          `${head}: training runs again from the start on ${j.tpuChips} chips${now}`,
           'change the run id in the config only when a re-run is intended; otherwise revert the change to the JobSet'),
       ];
     }),

@@ -1,13 +1,6 @@
+import { SECRET_PATTERNS } from '../redact';
 import { finding, Finding, Rule } from './types';
 
-const SECRET_PATTERNS: ReadonlyArray<{ what: string; pattern: RegExp }> = [
-  { what: 'a Hugging Face token', pattern: /\bhf_[A-Za-z0-9]{20,}\b/ },
-  { what: 'a private key', pattern: /-----BEGIN (?:[A-Z]+ )*PRIVATE KEY-----/ },
-  { what: 'a service account key', pattern: /"private_key_id"\s*:\s*"[0-9a-f]{20,}"|\\"private_key_id\\"/ },
-  { what: 'a GitHub token', pattern: /\bgh[pousr]_[A-Za-z0-9]{30,}\b/ },
-  { what: 'an AWS access key', pattern: /\bAKIA[0-9A-Z]{16}\b/ },
-  { what: 'a Google OAuth access token', pattern: /\bya29\.[A-Za-z0-9_-]{20,}/ },
-];
 
 /** Finds the address of the resource (or top-level block) whose values contain `needle`. */
 function addressAt(json: unknown, needle: string): string {
@@ -36,13 +29,16 @@ function addressAt(json: unknown, needle: string): string {
 
 /** Scans a stack's synthesized text for secret-looking values; never prints the value itself. */
 export function secretFindings(stack: string, text: string, json: unknown): Finding[] {
+  // The secret shapes live in review/redact.ts, the one redaction step every printed string passes through.
   return SECRET_PATTERNS.flatMap(({ what, pattern }) => {
+    pattern.lastIndex = 0;
     const match = pattern.exec(text);
+    pattern.lastIndex = 0;
     if (!match) return [];
     const address = addressAt(json, match[0].replace(/\\"/g, '"').slice(0, 24));
     return [
       finding('secret-in-output', 'error', { stack, address },
-        `${what} (${match[0].slice(0, 6)}…, redacted) is in the synthesized Terraform of ${stack}: it ends up in plans, state and CI logs`,
+        `${what} (redacted) is in the synthesized Terraform of ${stack}: it ends up in plans, state and CI logs`,
         'remove it from config/code; keep it in Secret Manager (HF token: `gcloud secrets versions add`) and mount it with the SecretProviderClass'),
     ];
   });

@@ -3,6 +3,7 @@
  * over the whole review context. Findings name the Terraform address, say what is wrong in the reviewer's terms and
  * give the fix. Errors make `npm run review` exit 1.
  */
+import type { StackDiff } from '../diff';
 import type { StackModel } from '../model';
 import type { PlanReview } from '../plan';
 import type { PriceTable } from '../prices';
@@ -31,6 +32,8 @@ export interface ReviewContext {
   readonly texts: readonly StackText[];
   readonly plans: readonly PlanReview[];
   readonly prices: PriceTable;
+  /** The change against `--base`, per stack. @default - none (no --base) */
+  readonly diffs?: readonly StackDiff[];
 }
 
 export interface Rule {

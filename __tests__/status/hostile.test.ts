@@ -1,0 +1,234 @@
+/**
+ * `npm run status` / `npm run logs` against API servers that misbehave: silent (accepts, never answers), slow,
+ * 401/403/500, garbage, 10,000 pods; a credential plugin that fails the way gke-gcloud-auth-plugin does; pods whose
+ * messages and logs carry secrets. The compiled CLI in a child process, the real @kubernetes/client-node, the fake
+ * API server of bench/fake-kube-api.ts. Short request timeouts (--timeout) keep each test fast; the documented
+ * default is asserted separately.
+ */
+import { spawnSync } from 'child_process';
+import * as fs from 'fs';
+import * as path from 'path';
+import {
+  allPipelinesWorld,
+  CONTEXT,
+  emptyWorld,
+  FakeApi,
+  jobSet,
+  pipeline,
+  platform,
+  pod,
+  running,
+  runCli,
+  startFakeApi,
+  startSilentServer,
+  step,
+  workload,
+  writeKubeconfig,
+} from '../../bench/fake-kube-api';
+import { DEFAULT_TIMEOUT_SECONDS } from '../../status/cli';
+
+const ROOT = path.resolve(__dirname, '..', '..');
+const HF = 'hf_' + 'Q1w2E3r4T5y6U7i8O9p0A1s2D3f4';
+const GH = 'ghp_' + 'x'.repeat(36);
+
+let closers: Array<() => Promise<void>> = [];
+let dirs: string[] = [];
+beforeAll(() => {
+  const build = spawnSync(process.execPath, [require.resolve('typescript/bin/tsc'), '-b', 'tsconfig.build.json'], { cwd: ROOT, encoding: 'utf8' });
+  if (build.status !== 0) throw new Error(`tsc -b tsconfig.build.json failed:\n${build.stdout}${build.stderr}`);
+});
+afterEach(async () => {
+  for (const c of closers) await c();
+  closers = [];
+  for (const d of dirs) fs.rmSync(d, { recursive: true, force: true });
+  dirs = [];
+});
+
+async function fake(world = emptyWorld()): Promise<FakeApi> {
+  const api = await startFakeApi(world);
+  closers.push(() => api.close());
+  return api;
+}
+function kubeconfig(url: string, options: Parameters<typeof writeKubeconfig>[1] = {}): Record<string, string> {
+  const { file, dir } = writeKubeconfig(url, options);
+  dirs.push(dir);
+  return { KUBECONFIG: file, HOME: dir };
+}
+const noSecret = (text: string) => {
+  expect(text).not.toContain(HF);
+  expect(text).not.toContain(GH);
+};
+
+test('the default request timeout keeps a silent endpoint under 30 s (two request rounds per poll)', () => {
+  expect(DEFAULT_TIMEOUT_SECONDS).toBe(10);
+  expect(2 * DEFAULT_TIMEOUT_SECONDS).toBeLessThan(30);
+});
+
+test('a silent endpoint (accepts, never answers): exit 4 within the timeout, naming the server and the allow-list', async () => {
+  const silent = await startSilentServer();
+  closers.push(() => silent.close());
+  const r = await runCli(['status', '--timeout', '0.3'], kubeconfig(silent.url));
+  expect(r.code).toBe(4);
+  expect(r.totalMs).toBeLessThan(5000);
+  expect(silent.connections()).toBeGreaterThan(0);
+  expect(r.stderr).toContain(`no answer from the cluster at ${silent.url} (kubeconfig context ${CONTEXT}): no answer within 0.3 s`);
+  expect(r.stderr).toContain("this machine's address is not in the control plane's allow-list (AUTHORIZED_CIDR:");
+  expect(r.stderr).toContain('DNS_ENDPOINT=true');
+});
+
+test('logs against a silent endpoint: the same, exit 4', async () => {
+  const silent = await startSilentServer();
+  closers.push(() => silent.close());
+  const r = await runCli(['logs', 'rl-qwen3', '--timeout', '0.3'], kubeconfig(silent.url));
+  expect(r.code).toBe(4);
+  expect(r.totalMs).toBeLessThan(5000);
+  expect(r.stderr).toContain(`no answer from the cluster at ${silent.url}`);
+});
+
+test('a hung credential plugin is covered by the same deadline', async () => {
+  const api = await fake();
+  const r = await runCli(['status', '--timeout', '0.5'], kubeconfig(api.url, { plugin: 'setTimeout(() => {}, 60000);\n' }));
+  expect(r.code).toBe(4);
+  expect(r.totalMs).toBeLessThan(5000);
+  expect(r.stderr).toContain('no answer within 0.5 s');
+});
+
+test('a slow server within the timeout is fine; beyond it, exit 4', async () => {
+  const api = await fake(allPipelinesWorld());
+  api.misbehave = () => ({ delayMs: 200 });
+  const ok = await runCli(['status', 'rl-qwen3', '--json', '--timeout', '2'], kubeconfig(api.url));
+  expect(ok.code).toBe(3);
+  const late = await runCli(['status', 'rl-qwen3', '--timeout', '0.1'], kubeconfig(api.url));
+  expect(late.code).toBe(4);
+  expect(late.stderr).toContain('no answer within 0.1 s');
+});
+
+describe('the plugin fails the way gke-gcloud-auth-plugin does: the login it needs, not get-credentials', () => {
+  // Messages of kubernetes/cloud-provider-gcp cmd/gke-gcloud-auth-plugin (cred/cred.go): the gcloud path and the
+  // --use_application_default_credentials path.
+  const failing = (stderr: string) => `process.stderr.write(${JSON.stringify(stderr)}); process.exit(1);\n`;
+  test.each([
+    ['no gcloud login', 'F1201 06:00:00 main.go:27] failure while executing gcloud, with args [config config-helper --format=json]: exit status 1\n', 'gcloud auth login, then retry'],
+    ['an expired login', 'ERROR: (gcloud.config.config-helper) There was a problem refreshing your current auth tokens: Reauthentication failed. cannot prompt during non-interactive execution.\n', 'gcloud auth login, then retry'],
+    ['no ADC', 'getting google default token failed after multiple retries: cannot construct google default token source: google: could not find default credentials.\n', 'gcloud auth application-default login, then retry'],
+  ])('%s', async (_name, stderr, fix) => {
+    const api = await fake();
+    const r = await runCli(['status'], kubeconfig(api.url, { plugin: failing(stderr) }));
+    expect(r.code).toBe(4);
+    expect(r.stderr).toContain(`no credentials for the cluster at ${api.url} (kubeconfig context ${CONTEXT}): the credential plugin failed:`);
+    expect(r.stderr).toContain(fix);
+    expect(r.stderr).not.toContain('get-credentials');
+    expect(api.requests).toHaveLength(0);
+  });
+
+  test('a plugin that prints a token-bearing error: redacted', async () => {
+    const api = await fake();
+    const r = await runCli(['status'], kubeconfig(api.url, { plugin: failing(`cached token ya29.${'a'.repeat(40)} is expired; Bearer ${'b'.repeat(30)}\n`) }));
+    expect(r.code).toBe(4);
+    expect(r.stderr).not.toContain('a'.repeat(40));
+    expect(r.stderr).not.toContain('b'.repeat(30));
+    expect(r.stderr).toContain('ya29.…(redacted)');
+  });
+});
+
+test('403: names the IAM role to ask for; 500: says the server failed; both exit 4', async () => {
+  const api = await fake();
+  api.misbehave = () => ({ code: 403, body: JSON.stringify({ kind: 'Status', status: 'Failure', reason: 'Forbidden', code: 403, message: 'jobsets.jobset.x-k8s.io is forbidden: User "me@example.com" cannot list resource "jobsets"' }) });
+  const forbidden = await runCli(['status'], kubeconfig(api.url));
+  expect(forbidden.code).toBe(4);
+  expect(forbidden.stderr).toContain('denies the request: the API server refused the request (HTTP 403): jobsets.jobset.x-k8s.io is forbidden');
+  expect(forbidden.stderr).toContain(`roles/container.viewer (read-only: enough for status and logs) or roles/container.developer on project ${platform.project}`);
+  expect(forbidden.stderr).not.toContain('get-credentials');
+  api.misbehave = () => ({ code: 500, body: JSON.stringify({ kind: 'Status', status: 'Failure', code: 500, message: 'etcdserver: request timed out' }) });
+  const failed = await runCli(['status'], kubeconfig(api.url));
+  expect(failed.code).toBe(4);
+  expect(failed.stderr).toContain('failed: the API server failed (HTTP 500): etcdserver: request timed out');
+});
+
+test.each([
+  ['an HTML page', { code: 200, body: '<html><body>Sign in</body></html>', contentType: 'text/html' }],
+  ['broken JSON', { code: 200, body: '{"items": [', contentType: 'application/json' }],
+  ['a list whose items are not objects', { code: 200, body: '{"kind":"PodList","items":"nope"}', contentType: 'application/json' }],
+])('garbage (%s): a clear message, exit 4, no stack trace', async (_name, answer) => {
+  const api = await fake();
+  api.misbehave = () => answer;
+  const r = await runCli(['status'], kubeconfig(api.url));
+  expect(r.code).toBe(4);
+  expect(r.stderr).toMatch(/answered: .*(not a Kubernetes API response|not a Kubernetes list)/);
+  expect(r.stderr).not.toMatch(/\n\s+at /);
+});
+
+test('--watch survives transient errors: retries with backoff, marks the view stale, ends on the terminal state', async () => {
+  const qwen = pipeline('rl-qwen3');
+  const w = emptyWorld();
+  w.jobSets.push(jobSet(step(qwen, 'to-maxtext')));
+  const api = await fake(w);
+  let polls = 0;
+  const completed = { terminalState: 'Completed', conditions: [{ type: 'Completed', status: 'True', reason: 'AllJobsCompleted', message: 'done' }] };
+  api.misbehave = (req) => {
+    if (!req.path.endsWith('/jobsets')) return undefined;
+    polls += 1;
+    if (polls === 2) return { code: 503, body: '{"kind":"Status","code":503,"message":"the server is currently unable to handle the request"}' };
+    if (polls === 3) return 'silent';
+    if (polls === 4) {
+      api.world.jobSets = qwen.steps.map((s) => jobSet(s, completed));
+    }
+    return undefined;
+  };
+  const r = await runCli(['status', 'rl-qwen3', '--watch', '--interval', '1', '--timeout', '0.3', '--json'], kubeconfig(api.url));
+  expect(r.code).toBe(0);
+  const stale = r.stderr.split('\n').filter((l) => l.includes('view stale since'));
+  expect(stale).toHaveLength(2);
+  expect(stale[0]).toMatch(/\(1 failed poll\(s\)\): the cluster at .* failed: the API server failed \(HTTP 503\).*; retrying in 1s$/);
+  expect(stale[1]).toMatch(/\(2 failed poll\(s\)\): no answer from the cluster at .*no answer within 0\.3 s.*; retrying in 2s$/);
+  const docs = r.stdout.trim().split('\n').map((l) => JSON.parse(l));
+  expect(docs.at(-1).pipelines[0].steps.map((s: { state: string }) => s.state)).toEqual(['completed', 'completed', 'completed']);
+}, 20_000);
+
+test('secrets in pod messages, events and logs are redacted in status and logs', async () => {
+  const qwen = pipeline('rl-qwen3');
+  const w = emptyWorld();
+  const js = jobSet(step(qwen, 'to-maxtext'), {
+    terminalState: 'Failed',
+    conditions: [{ type: 'Failed', status: 'True', reason: 'FailedJobs', message: `job failed: HF_TOKEN=${HF}` }],
+  });
+  w.jobSets.push(js);
+  w.workloads.push(workload(js, true));
+  const p = pod(js, 'convert', { phase: 'Failed', containerStatuses: [{ name: 'workload-container', state: { terminated: { exitCode: 1, reason: 'Error', message: `token ${GH}` } } }] });
+  w.pods.push(p);
+  w.logs[p.metadata.name] = [
+    `2026-12-01T06:00:00Z login with ${HF}`,
+    '2026-12-01T06:00:01Z -----BEGIN PRIVATE KEY-----',
+    '2026-12-01T06:00:01Z MIIEvQIBADANBgkqhkiG9w0BAQEFAASC',
+    '2026-12-01T06:00:01Z -----END PRIVATE KEY-----',
+    '2026-12-01T06:00:02Z Traceback: ValueError',
+  ];
+  const api = await fake(w);
+  const env = kubeconfig(api.url);
+  const status = await runCli(['status', 'rl-qwen3'], env);
+  expect(status.code).toBe(1);
+  noSecret(status.stdout + status.stderr);
+  expect(status.stdout).toContain('hf_…(redacted)');
+  for (const args of [['logs', 'rl-qwen3', 'to-maxtext'], ['logs', 'rl-qwen3', 'to-maxtext', '-f']]) {
+    const logs = await runCli(args, env);
+    expect(logs.code).toBe(0);
+    noSecret(logs.stdout + logs.stderr);
+    expect(logs.stdout).not.toContain('MIIEvQIBADANBgkqhkiG9w0BAQEFAASC');
+    expect(logs.stdout).toContain('Traceback: ValueError');
+  }
+});
+
+test('10,000 pods: one answer, in seconds, within bounded memory', async () => {
+  const qwen = pipeline('rl-qwen3');
+  const w = emptyWorld();
+  const js = jobSet(step(qwen, 'train'));
+  w.jobSets.push(js);
+  w.workloads.push(workload(js, true, { chips: 32 }));
+  for (let i = 0; i < 10_000; i++) w.pods.push(pod(js, 'worker', running(11, ['pathways-worker']), i));
+  const api = await fake(w);
+  const r = await runCli(['status', 'rl-qwen3', '--json'], kubeconfig(api.url));
+  expect(r.code).toBe(3);
+  expect(JSON.parse(r.stdout).pipelines[0].steps[1].state).toBeDefined();
+  expect(r.totalMs).toBeLessThan(15_000);
+  expect(api.requests.filter((q) => q.path.endsWith('/pods'))).toHaveLength(1);
+}, 30_000);

@@ -1,0 +1,137 @@
+/**
+ * The one redaction step of the review, `status` and `logs`: every string they print passes through a Redactor.
+ *
+ * Two sources of secrets:
+ * - shapes: the secret patterns below (a Hugging Face token, a private key, a service-account key id, GitHub and AWS
+ *   keys, a Google OAuth access token), wherever they appear;
+ * - Terraform's own markers in a plan (hashicorp/terraform v1.11.4 `internal/command/jsonplan/plan.go`:
+ *   `before_sensitive`/`after_sensitive` per change, `true` for a sensitive value or an object/array of the same
+ *   shape; sensitive outputs in `output_changes`; `variables` holds even a `sensitive = true` variable's value in
+ *   clear text, its sensitivity is only in `configuration.root_module.variables`). plan.ts masks the marked values
+ *   and registers their text here, so the same text is redacted wherever else it shows up (a provider that copies
+ *   an input into an unmarked computed attribute, a diff of the synthesis, an error message).
+ *
+ * Pure.
+ */
+
+/** What a redacted value is shown as. */
+export const REDACTED = '(sensitive value)';
+
+/** The longest single value a report or status line shows; longer values are cut with a note of their length. */
+export const MAX_VALUE_CHARS = 300;
+
+export interface SecretPattern {
+  readonly what: string;
+  /** What is left of a match in printed text: the kind of secret, never a character of it. */
+  readonly shown: string;
+  readonly pattern: RegExp;
+}
+
+/** Secret shapes (global regexes: every match is replaced). */
+export const SECRET_PATTERNS: readonly SecretPattern[] = [
+  { what: 'a Hugging Face token', shown: 'hf_…(redacted)', pattern: /\bhf_[A-Za-z0-9]{20,}\b/g },
+  {
+    what: 'a private key',
+    shown: '-----BEGIN PRIVATE KEY-----…(redacted)',
+    // The whole block when its end is there (a key split over lines or words is one secret), else the rest of the text.
+    pattern: /-----BEGIN (?:[A-Z]+ )*PRIVATE KEY-----(?:[\s\S]*?-----END (?:[A-Z]+ )*PRIVATE KEY-----|[\s\S]*)/g,
+  },
+  { what: 'a service account key', shown: '"private_key_id": (redacted)', pattern: /\\?"private_key_id\\?"\s*:\s*\\?"[0-9a-f]{20,}\\?"/g },
+  { what: 'a GitHub token', shown: 'gh…(redacted)', pattern: /\bgh[pousr]_[A-Za-z0-9]{30,}\b/g },
+  { what: 'an AWS access key', shown: 'AKIA…(redacted)', pattern: /\bAKIA[0-9A-Z]{16}\b/g },
+  { what: 'a Google OAuth access token', shown: 'ya29.…(redacted)', pattern: /\bya29\.[A-Za-z0-9_.-]{20,}/g },
+  { what: 'a bearer token', shown: 'Bearer (redacted)', pattern: /\bBearer [A-Za-z0-9._~+/=-]{16,}/g },
+];
+
+/** The first secret shape found in `text`, without the secret. */
+export function findSecret(text: string): { what: string; index: number; match: string } | undefined {
+  for (const { what, pattern } of SECRET_PATTERNS) {
+    pattern.lastIndex = 0;
+    const m = pattern.exec(text);
+    pattern.lastIndex = 0;
+    if (m) return { what, index: m.index, match: m[0] };
+  }
+  return undefined;
+}
+
+/** Shorter sensitive values (a port, `true`) are masked where Terraform marks them but not searched for in free text. */
+const MIN_LITERAL = 6;
+
+/** Replaces secrets in text: known sensitive values (from a plan's markers) and the secret shapes. */
+export class Redactor {
+  private readonly literals = new Set<string>();
+  private sorted: string[] | undefined;
+
+  constructor(literals: Iterable<string> = []) {
+    for (const l of literals) this.add(l);
+  }
+
+  /** Registers a sensitive value (and its JSON-escaped form) so it is redacted wherever it appears. */
+  add(value: string): void {
+    if (value.length < MIN_LITERAL) return;
+    this.literals.add(value);
+    const escaped = JSON.stringify(value).slice(1, -1);
+    if (escaped !== value) this.literals.add(escaped);
+    this.sorted = undefined;
+  }
+
+  get size(): number {
+    return this.literals.size;
+  }
+
+  /** `text` with every registered value and every secret shape replaced. */
+  text(text: string): string {
+    let out = text;
+    this.sorted ??= [...this.literals].sort((a, b) => b.length - a.length);
+    for (const l of this.sorted) if (out.includes(l)) out = out.split(l).join(REDACTED);
+    for (const { shown, pattern } of SECRET_PATTERNS) {
+      pattern.lastIndex = 0;
+      out = out.replace(pattern, shown);
+    }
+    return out;
+  }
+}
+
+/** The secret shapes alone (status, logs, and text with no plan behind it). */
+export function redact(text: string): string {
+  return new Redactor().text(text);
+}
+
+/** `text` cut to `max` characters with a note of how much was left out. */
+export function capText(text: string, max = MAX_VALUE_CHARS): string {
+  return text.length <= max ? text : `${text.slice(0, max)}… (${text.length - max} more characters)`;
+}
+
+type Marks = unknown;
+
+/**
+ * `value` with every part that `marks` (a before_sensitive/after_sensitive shape) marks `true` replaced by REDACTED;
+ * the string leaves of what was replaced go to `found`.
+ */
+export function maskSensitive(value: unknown, marks: Marks, found?: (secret: string) => void): unknown {
+  if (marks === true) {
+    if (value === undefined || value === null) return value;
+    collectStrings(value, found);
+    return REDACTED;
+  }
+  if (Array.isArray(marks) && Array.isArray(value)) return value.map((v, i) => maskSensitive(v, marks[i], found));
+  if (isRecord(marks) && isRecord(value)) {
+    const out: Record<string, unknown> = { ...value };
+    for (const [k, m] of Object.entries(marks)) if (k in out) out[k] = maskSensitive(out[k], m, found);
+    return out;
+  }
+  return value;
+}
+
+/** Every string (and number) leaf of a value. */
+export function collectStrings(value: unknown, found?: (secret: string) => void): void {
+  if (!found) return;
+  if (typeof value === 'string') found(value);
+  else if (typeof value === 'number') found(String(value));
+  else if (Array.isArray(value)) value.forEach((v) => collectStrings(v, found));
+  else if (isRecord(value)) Object.values(value).forEach((v) => collectStrings(v, found));
+}
+
+function isRecord(v: unknown): v is Record<string, unknown> {
+  return typeof v === 'object' && v !== null && !Array.isArray(v);
+}
