@@ -31,6 +31,10 @@ export const APIS_OF_RESOURCE: Readonly<Record<string, readonly string[]>> = {
   google_storage_bucket_iam_member: ['storage.googleapis.com'],
   google_secret_manager_secret: ['secretmanager.googleapis.com'],
   google_secret_manager_secret_iam_member: ['secretmanager.googleapis.com'],
+  // NOTIFY_EMAIL (constructs/notifications.ts): email channels and alert policies, and the log-based metric of steps.
+  google_monitoring_notification_channel: ['monitoring.googleapis.com'],
+  google_monitoring_alert_policy: ['monitoring.googleapis.com'],
+  google_logging_metric: ['logging.googleapis.com'],
 };
 
 /**

@@ -10,10 +10,13 @@ import { GkeCluster } from '../constructs/gke-cluster';
 import { HfTokenSecret } from '../constructs/hf-token-secret';
 import { Identity } from '../constructs/identity';
 import { Network } from '../constructs/network';
+import { Notifications } from '../constructs/notifications';
 import { PlaceholderGuard, PlaceholderRef, ReservationChecks, ReservationUse } from '../constructs/preflight';
 import { ProjectApis } from '../constructs/project-apis';
 import { TpuSlicePool } from '../constructs/tpu-slice-pool';
+import { MAIN_CONTAINER } from '../jobs/jobset';
 import { kueueObjects, kueueQuota } from '../jobs/kueue';
+import { NotifiedPipeline } from '../jobs/notifications';
 import { credentialsCommand, Platform } from '../jobs/platform';
 import { secretCommand } from '../jobs/secrets';
 import { BackendProps, useBackend } from './backend';
@@ -52,6 +55,11 @@ export interface InfraStackProps extends BackendProps {
   readonly placeholders?: readonly PlaceholderRef[];
   /** Reservations the TPU pools consume, checked at plan time (exist in the zone, machine type, size). @default - none */
   readonly reservations?: readonly ReservationUse[];
+  /**
+   * Email notifications of the pipelines' steps (NOTIFY_EMAIL): the addresses, the stall threshold and the pipelines
+   * whose JobSets they cover (constructs/notifications.ts). @default - none (no channel, no alert policy)
+   */
+  readonly notify?: { readonly emails: readonly string[]; readonly stallMinutes?: number; readonly pipelines: readonly NotifiedPipeline[] };
 }
 
 /**
@@ -157,6 +165,17 @@ export class InfraStack extends TerraformStack {
         nodeServiceAccount: nodeServiceAccount.email,
       },
     });
+
+    if (props.notify && props.notify.emails.length > 0 && props.notify.pipelines.length > 0) {
+      new Notifications(this, 'notify', {
+        emails: props.notify.emails,
+        stallMinutes: props.notify.stallMinutes,
+        clusterName: platform.clusterName,
+        namespace: platform.namespace,
+        pipelines: props.notify.pipelines,
+        container: MAIN_CONTAINER,
+      });
+    }
 
     new TerraformOutput(this, 'get_credentials_command', {
       description: 'Configures kubectl for the cluster',

@@ -25,6 +25,7 @@
  *     TTY). Totals: jobs/maxtext.ts `lastCheckpointStep` (SFT `steps`; RL `train_steps`).
  */
 import { lastCheckpointStep } from '../jobs/maxtext';
+import { LOG_TIMESTAMP, PROGRESS_PATTERNS } from '../jobs/run-log';
 import { Pipeline, PipelineStep } from '../jobs/pipeline';
 import { HF_TOKEN_VOLUME, secretCommand } from '../jobs/secrets';
 import { TPU_RESOURCE } from '../jobs/tpu';
@@ -226,11 +227,8 @@ export function mainPodOf(step: PipelineStep, pods: readonly PodObject[]): PodOb
 
 // ---- progress ---------------------------------------------------------------------------------------------------
 
-/** Per-step progress lines: MaxText SFT (metric_logger.py) and Tunix RL (peft_trainer.py), see the module doc. */
-export const PROGRESS_PATTERNS: Readonly<Record<'sft' | 'rl', RegExp>> = {
-  sft: /completed step: (\d+)/,
-  rl: /Train step (\d+) training loss/,
-};
+/** Per-step progress lines: MaxText SFT and Tunix RL (one home: jobs/run-log.ts). */
+export { PROGRESS_PATTERNS };
 
 export interface LogProgress {
   readonly step: number;
@@ -248,7 +246,7 @@ export function parseProgress(kind: 'sft' | 'rl', log: string): LogProgress | un
   for (const line of log.split('\n')) {
     const m = pattern.exec(line);
     if (!m) continue;
-    const stamp = /^(\d{4}-\d\d-\d\dT\S+)\s/.exec(line);
+    const stamp = LOG_TIMESTAMP.exec(line);
     const entry = { step: Number(m[1]), at: stamp ? time(stamp[1]) : undefined };
     first ??= entry;
     last = entry;
