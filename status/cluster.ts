@@ -121,7 +121,20 @@ export class Cluster {
     await Promise.all(
       requests.map(async (r) => {
         try {
-          out.set(r.pod, await this.core.readNamespacedPodLog({ name: r.pod, namespace, container: r.container, tailLines: r.tailLines, timestamps: true }));
+          const read = (range: { tailLines?: number; limitBytes?: number }) =>
+            this.core.readNamespacedPodLog({ name: r.pod, namespace, container: r.container, timestamps: true, ...range });
+          if (r.full) {
+            out.set(r.pod, await read({}));
+            return;
+          }
+          // A training step: the first bytes (the evaluation before training) and the tail; the head alone when it is the whole log.
+          const head = r.headBytes ? await read({ limitBytes: r.headBytes }) : undefined;
+          if (head !== undefined && Buffer.byteLength(head) < r.headBytes!) {
+            out.set(r.pod, head);
+            return;
+          }
+          const tail = await read({ tailLines: r.tailLines });
+          out.set(r.pod, head !== undefined ? `${head}\n${tail}` : tail);
         } catch (err) {
           if (err instanceof ApiException && (err.code === 400 || err.code === 404)) return; // not started yet, or gone
           throw describe(err);
