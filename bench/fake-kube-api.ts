@@ -160,7 +160,7 @@ export interface World {
   logs: Record<string, string[]>;
   /**
    * The moment the world was recorded (epoch ms): the server replays it as if recorded just now, shifting every
-   * RFC 3339 time it serves (object times and log timestamps) by `Date.now() - recordedAt`, so the CLI's clock sees
+   * RFC 3339 time it serves (object times and log timestamps) by `<server start> - recordedAt`, so the CLI's clock sees
    * the recorded ages (a stall, an elapsed time) whatever day the tests run. Undefined: times served as recorded.
    */
   recordedAt?: number;
@@ -226,6 +226,8 @@ function list(kind: string, apiVersion: string, items: Obj[]) {
 export async function startFakeApi(world: World): Promise<FakeApi> {
   const requests: Request[] = [];
   let jobSetLists = 0;
+  // The moment the recorded world is replayed at (one offset for every request of this server).
+  const startedAt = Date.now();
   const api: FakeApi = {
     url: '',
     requests,
@@ -236,7 +238,7 @@ export async function startFakeApi(world: World): Promise<FakeApi> {
     const url = new URL(req.url ?? '/', 'http://x');
     const query = Object.fromEntries(url.searchParams.entries());
     requests.push({ method: req.method ?? 'GET', path: url.pathname, query });
-    const offset = api.world.recordedAt !== undefined ? Date.now() - api.world.recordedAt : 0;
+    const offset = api.world.recordedAt !== undefined ? startedAt - api.world.recordedAt : 0;
     const send = (code: number, body: unknown) => {
       res.writeHead(code, { 'content-type': 'application/json' });
       res.end(shiftTimes(JSON.stringify(body), offset, false));
