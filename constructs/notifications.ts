@@ -13,6 +13,9 @@ import {
   stepLineMetric,
 } from '../jobs/notifications';
 
+/** The resource types Notifications creates (their APIs: constructs/project-apis.ts APIS_OF_OPTIONAL_RESOURCE). */
+export const NOTIFICATION_RESOURCE_TYPES = ['google_monitoring_notification_channel', 'google_monitoring_alert_policy', 'google_logging_metric'] as const;
+
 export interface NotificationsProps extends NotificationScope {
   /** Addresses to notify (NOTIFY_EMAIL / notify.emails); at least one. */
   readonly emails: readonly string[];

@@ -10,7 +10,7 @@ import { GkeCluster } from '../constructs/gke-cluster';
 import { HfTokenSecret } from '../constructs/hf-token-secret';
 import { Identity } from '../constructs/identity';
 import { Network } from '../constructs/network';
-import { Notifications } from '../constructs/notifications';
+import { NOTIFICATION_RESOURCE_TYPES, Notifications } from '../constructs/notifications';
 import { PlaceholderGuard, PlaceholderRef, ReservationChecks, ReservationUse } from '../constructs/preflight';
 import { ProjectApis } from '../constructs/project-apis';
 import { TpuSlicePool } from '../constructs/tpu-slice-pool';
@@ -85,7 +85,8 @@ export class InfraStack extends TerraformStack {
     });
 
     // Every google_* resource below depends on the services of the APIs it calls (constructs/project-apis.ts).
-    new ProjectApis(this);
+    const notify = props.notify && props.notify.emails.length > 0 && props.notify.pipelines.length > 0 ? props.notify : undefined;
+    new ProjectApis(this, notify ? NOTIFICATION_RESOURCE_TYPES : []);
     const network = new Network(this, 'network', { name: platform.clusterName, region: platform.region });
 
     const identity = new Identity(this, 'identity', { platform });
@@ -166,13 +167,13 @@ export class InfraStack extends TerraformStack {
       },
     });
 
-    if (props.notify && props.notify.emails.length > 0 && props.notify.pipelines.length > 0) {
+    if (notify) {
       new Notifications(this, 'notify', {
-        emails: props.notify.emails,
-        stallMinutes: props.notify.stallMinutes,
+        emails: notify.emails,
+        stallMinutes: notify.stallMinutes,
         clusterName: platform.clusterName,
         namespace: platform.namespace,
-        pipelines: props.notify.pipelines,
+        pipelines: notify.pipelines,
         container: MAIN_CONTAINER,
       });
     }

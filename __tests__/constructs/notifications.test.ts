@@ -1,6 +1,7 @@
 /** NOTIFY_EMAIL: off by default; channels per address and one policy per event class plus the stall policy when set. */
 import { Testing, TerraformStack } from 'cdktf';
-import { Notifications } from '../../constructs/notifications';
+import { NOTIFICATION_RESOURCE_TYPES, Notifications } from '../../constructs/notifications';
+import { APIS_OF_OPTIONAL_RESOURCE } from '../../constructs/project-apis';
 import { DEFAULT_STALL_ALERT_MINUTES, EVENT_CLASSES } from '../../jobs/notifications';
 import { MAIN_CONTAINER } from '../../jobs/jobset';
 import { ConfigError } from '../../config/load';
@@ -8,8 +9,11 @@ import { exampleConfig, resources, synthStack, WITH_SINGLE_HOST } from '../util'
 
 const EMAILS = 'ml-team@example.com, oncall@example.org';
 
-test('default: no NOTIFY_EMAIL, no channel, policy or metric (and the APIs stay enabled)', () => {
+test('default: no NOTIFY_EMAIL, no channel, policy or metric, and no new API service', () => {
   const infra = synthStack('infra');
+  const services = Object.values(resources(infra, 'google_project_service')).map((x: any) => x.service);
+  expect(services).not.toContain('monitoring.googleapis.com');
+  expect(services).not.toContain('logging.googleapis.com');
   expect(resources(infra, 'google_monitoring_notification_channel')).toEqual({});
   expect(resources(infra, 'google_monitoring_alert_policy')).toEqual({});
   expect(resources(infra, 'google_logging_metric')).toEqual({});
@@ -20,6 +24,16 @@ describe('NOTIFY_EMAIL set', () => {
   const infra = synthStack('infra', { ...WITH_SINGLE_HOST, NOTIFY_EMAIL: EMAILS });
   const channels = Object.values(resources(infra, 'google_monitoring_notification_channel'));
   const policies = Object.values(resources(infra, 'google_monitoring_alert_policy'));
+
+  test('the Monitoring and Logging APIs are enabled, and every new resource waits for its API', () => {
+    const apis = APIS_OF_OPTIONAL_RESOURCE;
+    const service = (api: string) => Object.entries(resources(infra, 'google_project_service')).find(([, x]: [string, any]) => x.service === api)![0];
+    for (const type of NOTIFICATION_RESOURCE_TYPES) {
+      const all = Object.values(resources(infra, type)) as any[];
+      expect(all.length).toBeGreaterThan(0);
+      for (const r of all) for (const api of apis[type]!) expect(r.depends_on).toContain(`google_project_service.${service(api)}`);
+    }
+  });
 
   test('one email channel per address', () => {
     expect(channels.map((c) => c.labels.email_address)).toEqual(['ml-team@example.com', 'oncall@example.org']);
