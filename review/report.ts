@@ -190,6 +190,32 @@ export function mermaid(p: Pipeline): string {
   ].join('\n');
 }
 
+/** MaxText maxtext-v0.2.4 src/maxtext/configs/types.py: `num_test_batches` defaults to 5 (RL evaluation batches). */
+export const MAXTEXT_DEFAULT_TEST_BATCHES = 5;
+
+/**
+ * MaxText's RL evaluation (train_rl.py: `num_test_batches` batches before and after training, when > 0) and its rough
+ * cost: 2N evaluation batches next to `num_batches` training batches, as a share of the training step's chip-hour
+ * bound. An RL step is one with `num_batches` (SFT counts `steps`).
+ */
+export function evaluationLine(p: Pipeline): string | undefined {
+  const train = p.steps.find((s) => s.kind === 'training' && s.args.num_batches !== undefined);
+  if (!train) return undefined;
+  const given = train.args.num_test_batches;
+  const n = given !== undefined ? Number(given) : MAXTEXT_DEFAULT_TEST_BATCHES;
+  const source = given !== undefined ? `num_test_batches=${given}` : `num_test_batches unset: MaxText's default ${MAXTEXT_DEFAULT_TEST_BATCHES}`;
+  if (!(n > 0)) return `MaxText evaluation: off (${source}); \`npm run status\` shows no accuracy before/after.\n`;
+  const batches = Number(train.args.num_batches);
+  const share = (2 * n) / (batches + 2 * n);
+  const bound = (train.tpuChips * (train.timeoutSeconds ?? 0)) / 3600;
+  return (
+    `MaxText evaluation: ${n} test batches before and ${n} after training (${source}), on the training slice: ` +
+    `roughly ${Math.round(share * 100)}% of the step's batches (2 x ${n} of ${batches + 2 * n}), up to ~${round(share * bound)} of its ${round(bound)} chip-hour bound; ` +
+    `\`npm run status\` shows the accuracy before and after.` +
+    (given !== undefined ? ` Change it with \`num_test_batches\` in pipelines.${p.stack}.overrides.\n` : ' The recipe does not set it (its train args would need `num_test_batches`).\n')
+  );
+}
+
 function pipelinesSection(models: readonly StackModel[]): string {
   const pipelines = models.map((m) => m.pipeline).filter((p): p is Pipeline => p !== undefined);
   const out: string[] = ['## Pipelines\n'];
@@ -199,6 +225,8 @@ function pipelinesSection(models: readonly StackModel[]): string {
     out.push(`Model ${code(p.model ?? '?')}; slice ${p.tpuTopology ? `${p.tpuTopology} (${p.tpuChips} chips)` : 'none'}; ` +
       `images ${p.images.map(code).join(', ')}.\n`);
     if (p.maxtextDifference) out.push(`MaxText version: ${p.maxtextDifference}.\n`);
+    const evaluation = evaluationLine(p);
+    if (evaluation) out.push(evaluation);
     out.push(mermaid(p) + '\n');
     out.push(table(['step', 'kind', 'image', 'slice', 'timeout', 'queue', 'resource'],
       p.steps.map((s) => [s.name, s.kind, s.images.map((i) => i.image).filter((v, i, a) => a.indexOf(v) === i).join(', '),

@@ -1,7 +1,7 @@
 /** The plan review says who is notified of the pipelines' steps (NOTIFY_EMAIL) and on what. */
 import { extractStack } from '../../review/model';
 import { loadPrices } from '../../review/prices';
-import { renderReport } from '../../review/report';
+import { evaluationLine, MAXTEXT_DEFAULT_TEST_BATCHES, renderReport } from '../../review/report';
 import { describerFor } from '../../review/resources';
 import { synthStack, WITH_SINGLE_HOST } from '../util';
 
@@ -42,4 +42,21 @@ test('a change line per new resource type', () => {
   expect(describerFor('google_logging_metric')!.describe!({ type: 'google_logging_metric', name: 'step-lines', before: undefined, after: { name: 'm/x' }, verb: 'added' })).toEqual([
     'log-based metric m/x added',
   ]);
+});
+
+describe("MaxText's RL evaluation in the review: on or off per recipe, with its rough share of the step's chip-hours", () => {
+  const line = (name: string) => evaluationLine(extractStack(name, synthStack(name, WITH_SINGLE_HOST)).pipeline!);
+  test('rl-llama3 (tutorial 002: num_test_batches=10 of 50 batches)', () => {
+    expect(line('rl-llama3')).toMatch(/^MaxText evaluation: 10 test batches before and 10 after training \(num_test_batches=10\), on the training slice: roughly 29% of the step's batches \(2 x 10 of 70\), up to ~[\d.]+ of its [\d.]+ chip-hour bound/);
+  });
+  test('rl-qwen3: off (num_test_batches=0)', () => {
+    expect(line('rl-qwen3')).toBe("MaxText evaluation: off (num_test_batches=0); `npm run status` shows no accuracy before/after.\n");
+  });
+  test("rl-gemma4: unset, MaxText's default 5", () => {
+    expect(line('rl-gemma4')).toContain(`5 test batches before and 5 after training (num_test_batches unset: MaxText's default ${MAXTEXT_DEFAULT_TEST_BATCHES})`);
+    expect(line('rl-gemma4')).toContain('The recipe does not set it');
+  });
+  test('sft-gemma4: no RL evaluation', () => {
+    expect(line('sft-gemma4')).toBeUndefined();
+  });
 });
