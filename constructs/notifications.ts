@@ -38,6 +38,14 @@ export interface NotificationsProps extends NotificationScope {
  * combination of extracted values is treated as a separate rule"; `condition_absent.duration` is a whole number of
  * minutes; `documentation.subject` is cut to 255 bytes after expansion.
  */
+/**
+ * Terraform reads every string of its JSON as a template: a literal `${` (Cloud Monitoring's documentation variables,
+ * `${log.extracted_label.jobset}`) is written `$${` (Terraform "String Templates": escape sequences).
+ */
+export function literal(text: string): string {
+  return text.replace(/\$\{/g, () => '$${');
+}
+
 export class Notifications extends Construct {
   public readonly channels: MonitoringNotificationChannel[];
   public readonly policies: MonitoringAlertPolicy[] = [];
@@ -71,7 +79,7 @@ export class Notifications extends Construct {
           ],
           alertStrategy: { notificationRateLimit: { period: rateLimit }, autoClose: '1800s' },
           notificationChannels: channels,
-          documentation: { mimeType: 'text/markdown', subject: message.subject, content: message.content },
+          documentation: { mimeType: 'text/markdown', subject: literal(message.subject), content: literal(message.content) },
         }),
       );
     }
@@ -120,7 +128,7 @@ export class Notifications extends Construct {
         ],
         alertStrategy: { autoClose: '1800s' },
         notificationChannels: channels,
-        documentation: { mimeType: 'text/markdown', subject: stall.subject, content: stall.content },
+        documentation: { mimeType: 'text/markdown', subject: literal(stall.subject), content: literal(stall.content) },
       }),
     );
   }

@@ -149,7 +149,10 @@ export function eventFilter(cls: EventClass, scope: NotificationScope): string {
   ].join('\n');
 }
 
-/** Labels each notification carries (one incident per JobSet and reason): pipeline, step, JobSet, reason. */
+/**
+ * Labels each notification carries (one incident per JobSet and reason): pipeline, step, JobSet, reason. Cloud
+ * Logging's REGEXP_EXTRACT takes a regular expression with exactly one capturing group.
+ */
 export function eventLabelExtractors(cls: EventClass, scope: NotificationScope): Record<string, string> {
   const name = 'jsonPayload.involvedObject.name';
   const prefix = cls.kind === 'Workload' ? 'jobset-' : '';
@@ -193,7 +196,7 @@ export function stepLineMetric(scope: NotificationScope, container: string): { f
     ].join('\n'),
     labelExtractors: {
       pipeline: `REGEXP_EXTRACT(${pod}, "^${pipelineAlternation(scope)}-")`,
-      jobset: `REGEXP_EXTRACT(${pod}, "^(.+-train)-(${rjobs.join('|')})-0-0-[a-z0-9]{5}$")`,
+      jobset: `REGEXP_EXTRACT(${pod}, "^(.+-train)-(?:${rjobs.join('|')})-0-0-[a-z0-9]{5}$")`,
     },
   };
 }

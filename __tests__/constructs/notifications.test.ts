@@ -47,7 +47,9 @@ describe('NOTIFY_EMAIL set', () => {
       expect(p.alert_strategy.notification_rate_limit.period).toBe('300s');
       expect(p.notification_channels).toHaveLength(2);
       expect(Object.keys(p.conditions[0].condition_matched_log.label_extractors).sort()).toEqual(['jobset', 'pipeline', 'reason', 'step']);
-      expect(p.documentation.subject).toContain('${log.extracted_label.pipeline} ${log.extracted_label.step}');
+      // Cloud Monitoring's variables, escaped from Terraform's own interpolation ($${ is a literal ${).
+      expect(p.documentation.subject).toContain('$${log.extracted_label.pipeline} $${log.extracted_label.step}');
+      expect(p.documentation.content.replace(/\$\$\{/g, '')).not.toContain('${');
     }
   });
 
@@ -58,7 +60,8 @@ describe('NOTIFY_EMAIL set', () => {
     const stall = policies.find((p) => p.conditions[0].condition_absent)!;
     expect(stall.conditions[0].condition_absent.duration).toBe(`${DEFAULT_STALL_ALERT_MINUTES * 60}s`);
     expect(stall.conditions[0].condition_absent.filter).toContain('metric.type="logging.googleapis.com/user/${google_logging_metric.');
-    expect(stall.documentation.content).toContain('${metric.label.jobset}');
+    expect(stall.documentation.content).toContain('$${metric.label.jobset}');
+    expect(stall.documentation.content.replace(/\$\$\{/g, '')).not.toContain('${');
   });
 });
 

@@ -88,7 +88,11 @@ const matches = (filter: string, entry: Entry) => filter.split('\n').every((c) =
 function extract(entry: Entry, extractor: string): string | undefined {
   let m: RegExpExecArray | null;
   if ((m = /^EXTRACT\(([\w.]+)\)$/.exec(extractor))) return field(entry, m[1]);
-  if ((m = /^REGEXP_EXTRACT\(([\w.]+), "(.*)"\)$/.exec(extractor))) return new RegExp(m[2]).exec(field(entry, m[1]) ?? '')?.[1];
+  if ((m = /^REGEXP_EXTRACT\(([\w.]+), "(.*)"\)$/.exec(extractor))) {
+    // Cloud Logging: the regular expression has exactly one capturing group.
+    expect(new RegExp(`${m[2]}|`).exec('')!.length - 1).toBe(1);
+    return new RegExp(m[2]).exec(field(entry, m[1]) ?? '')?.[1];
+  }
   throw new Error(`filter model: unsupported extractor ${extractor}`);
 }
 
