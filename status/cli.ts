@@ -1,13 +1,14 @@
 /**
- * `npm run status [-- <pipeline>...] [--watch] [--interval <s>] [--json]` and `npm run logs -- <pipeline> [step] [-f]`.
+ * `npm run status [-- <pipeline>...] [--watch] [--interval <s>] [--json]`, `npm run status -- <pipeline> --report
+ * [--out <file>]` (status/report.ts) and `npm run logs -- <pipeline> [step] [-f]`.
  *
  * Names, labels and totals come from the same config and builders the stacks use (config/pipelines.ts
  * buildPipelines); the cluster is the kubeconfig's current context (KUBECONFIG, else ~/.kube/config), as
  * `gcloud container clusters get-credentials` writes it. The entry module is the only place here that reads argv,
  * the environment or files.
  *
- * Exit status: 0 every step completed, 1 a step failed, 2 usage or config error, 3 still running, queued, pending or
- * not created, 4 no cluster answered.
+ * Exit status: 0 every step completed, 1 a step failed, 2 usage or config error, 3 still running, stalled, queued,
+ * pending or not created, 4 no cluster answered.
  */
 import * as fs from 'fs';
 import * as os from 'os';
@@ -54,7 +55,7 @@ cost at the review's price table against the review's estimate, the loss trend, 
   --out <file>        where --report writes (default run-report-<pipeline>-<run id>.md)
   -h, --help          this text
 
-Exit status: 0 all completed, 1 a step failed, 2 usage, 3 still running/queued/pending/not created,
+Exit status: 0 all completed, 1 a step failed, 2 usage, 3 still running/stalled/queued/pending/not created,
 4 no cluster answered.
 `;
 
