@@ -22,10 +22,15 @@
  *     controller is not the legacy `source.component`, so the filters match the involved object and the reason, not
  *     the source.
  *   - GKE exports cluster events to Cloud Logging as `log_id("events")` with the core/v1 Event as `jsonPayload`
- *     (`jsonPayload.reason`, `jsonPayload.involvedObject.kind|name|namespace`, `jsonPayload.message`); events of
- *     objects other than pods and nodes (JobSets, Workloads) have `resource.type="k8s_cluster"` with the labels
- *     `project_id`, `location`, `cluster_name` (GKE "About GKE logs": events are collected by a kube-system
- *     deployment; GoogleCloudPlatform/gcpdiag's GKE rules query `resource.type="k8s_cluster"` + `log_id("events")`).
+ *     (`jsonPayload.reason`, `jsonPayload.involvedObject.kind|name|namespace`, `jsonPayload.message`), when the
+ *     cluster logs SYSTEM_COMPONENTS (constructs/gke-cluster.ts enables it and WORKLOADS) (GKE "About GKE logs": events
+ *     are collected by a kube-system deployment). Events of objects other than pods and nodes are on
+ *     `resource.type="k8s_cluster"` (GoogleCloudPlatform/gcpdiag's GKE rules query it with `log_id("events")`); the
+ *     filters do not rely on that mapping: they select the cluster by `resource.labels.cluster_name`, which the
+ *     k8s_cluster, k8s_node and k8s_pod resources all carry.
+ *   - Filter syntax (Cloud Logging query language, "Troubleshoot Logging query language"): a line break between
+ *     comparisons is AND; `field = ("a" OR "b")` matches either value; `=~` is an RE2 regular expression search
+ *     (anchored here with ^ and $); REGEXP_EXTRACT takes a regular expression with exactly one capturing group.
  *   - Container stdout/stderr is `resource.type="k8s_container"` with `resource.labels.namespace_name`, `pod_name`,
  *     `container_name`; absl writes to stderr as plain text (`textPayload`).
  */
@@ -140,7 +145,6 @@ function reasonClause(cls: EventClass): string {
 export function eventFilter(cls: EventClass, scope: NotificationScope): string {
   return [
     'log_id("events")',
-    'resource.type="k8s_cluster"',
     `resource.labels.cluster_name="${scope.clusterName}"`,
     `jsonPayload.involvedObject.namespace="${scope.namespace}"`,
     `jsonPayload.involvedObject.kind="${cls.kind}"`,
