@@ -327,6 +327,8 @@ function plansSection(plans: readonly PlanReview[]): string {
 function notificationsLine(models: readonly StackModel[]): string {
   const channels = models.flatMap((m) => m.notificationChannels);
   const policies = models.flatMap((m) => m.alertPolicies);
+  // Notifications live in infra (the stack with the cluster): a review of pipeline stacks alone says nothing of them.
+  if (channels.length === 0 && policies.length === 0 && !models.some((m) => m.controlPlanes.length > 0)) return '';
   if (channels.length === 0 && policies.length === 0) return '## Notifications\n\nNobody is notified of failed, restarted, stalled or completed steps (set NOTIFY_EMAIL).\n';
   const who = channels.map((c) => `${c.type} ${code(c.target)}`).join(', ') || '_no channel_';
   const what = policies.map((p) => `${p.displayName.replace(/^.*?: /, '')} (${p.condition})`).join(', ');

@@ -23,8 +23,10 @@ test('NOTIFY_EMAIL: the channels and the five policies are read, and the report 
   expect(text).toContain('training stalled (absence)');
 });
 
-test('unset: the report says nobody is notified', () => {
+test('unset: the report says nobody is notified; a review of pipeline stacks alone says nothing of it', () => {
   expect(report({}).text).toContain('Nobody is notified of failed, restarted, stalled or completed steps (set NOTIFY_EMAIL).');
+  const pipelineOnly = extractStack('rl-qwen3', synthStack('rl-qwen3', WITH_SINGLE_HOST));
+  expect(renderReport({ models: [pipelineOnly], findings: [], prices: loadPrices(), source: 'test' })).not.toContain('## Notifications');
 });
 
 test('a change line per new resource type', () => {
