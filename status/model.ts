@@ -612,7 +612,7 @@ export function pipelineStatus(pipeline: Pipeline, snapshot: Snapshot, logs: Rea
   return { name: pipeline.name, steps: pipeline.steps.map((_, i) => stepStatus(pipeline, i, snapshot, logs, ctx)) };
 }
 
-/** Exit status: 1 when any step failed, 0 when every step completed, else 3 (still running, queued, pending or not created). */
+/** Exit status: 1 when any step failed, 0 when every step completed, else 3 (still running, stalled, queued, pending or not created). */
 export function exitCode(pipelines: readonly PipelineStatus[]): 0 | 1 | 3 {
   const steps = pipelines.flatMap((p) => p.steps);
   if (steps.some((s) => s.state === 'failed')) return 1;
