@@ -158,8 +158,34 @@ export interface World {
   pods: Obj[];
   events: Obj[];
   logs: Record<string, string[]>;
+  /**
+   * The moment the world was recorded (epoch ms): the server replays it as if recorded just now, shifting every
+   * RFC 3339 time it serves (object times and log timestamps) by `<server start> - recordedAt`, so the CLI's clock sees
+   * the recorded ages (a stall, an elapsed time) whatever day the tests run. Undefined: times served as recorded.
+   */
+  recordedAt?: number;
 }
-export const emptyWorld = (): World => ({ jobSets: [], workloads: [], pods: [], events: [], logs: {} });
+/** When the fixture worlds are recorded: an hour after T0. */
+export const RECORDED_AT_MINUTES = 60;
+export const emptyWorld = (): World => ({ jobSets: [], workloads: [], pods: [], events: [], logs: {}, recordedAt: T0 + RECORDED_AT_MINUTES * 60_000 });
+
+const RFC3339 = /\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:\.\d+)?Z/g;
+
+/** RFC 3339 with nanoseconds, trailing zeros trimmed, as the API server writes log timestamps (Go time.RFC3339Nano). */
+export function rfc3339Nano(ms: number): string {
+  const iso = new Date(ms).toISOString();
+  const frac = `${iso.slice(20, 23)}000000`.replace(/0+$/, '');
+  return `${iso.slice(0, 19)}${frac ? `.${frac}` : ''}Z`;
+}
+
+/** Shifts every RFC 3339 time in `text` by `offsetMs` (object times as ISO, log times as RFC3339Nano). */
+function shiftTimes(text: string, offsetMs: number, nano: boolean): string {
+  if (offsetMs === 0) return text;
+  return text.replace(RFC3339, (t) => {
+    const ms = new Date(t).getTime() + offsetMs;
+    return nano ? rfc3339Nano(ms) : new Date(ms).toISOString();
+  });
+}
 
 /** Label selector match (`k=v`, `k!=v`, `k in (a,b)`), as the API server applies it. */
 export function selectorMatches(selector: string | null, labels: Record<string, string> = {}): boolean {
@@ -205,6 +231,8 @@ function list(kind: string, apiVersion: string, items: Obj[]) {
 export async function startFakeApi(world: World): Promise<FakeApi> {
   const requests: Request[] = [];
   let jobSetLists = 0;
+  // The moment the recorded world is replayed at (one offset for every request of this server).
+  const startedAt = Date.now();
   const api: FakeApi = {
     url: '',
     requests,
@@ -230,9 +258,10 @@ export async function startFakeApi(world: World): Promise<FakeApi> {
     return answer(req, res, url);
   });
   const answer = (req: http.IncomingMessage, res: http.ServerResponse, url: URL) => {
+    const offset = api.world.recordedAt !== undefined ? startedAt - api.world.recordedAt : 0;
     const send = (code: number, body: unknown) => {
       res.writeHead(code, { 'content-type': 'application/json' });
-      res.end(JSON.stringify(body));
+      res.end(shiftTimes(JSON.stringify(body), offset, false));
     };
     if (req.headers.authorization !== `Bearer ${TOKEN}`) {
       return send(401, { kind: 'Status', apiVersion: 'v1', status: 'Failure', message: 'Unauthorized', reason: 'Unauthorized', code: 401 });
@@ -276,11 +305,13 @@ export async function startFakeApi(world: World): Promise<FakeApi> {
         const why = waiting?.reason ?? 'ContainerCreating';
         return send(400, { kind: 'Status', apiVersion: 'v1', status: 'Failure', message: `container "${container}" in pod "${podName}" is waiting to start: ${why}`, reason: 'BadRequest', code: 400 });
       }
-      let lines = w.logs[podName] ?? [];
+      let lines = (w.logs[podName] ?? []).map((l) => l.replace(/^\S+/, (t) => (/^\d{4}-\d\d-\d\dT/.test(t) ? shiftTimes(t, offset, true) : t)));
       const tail = url.searchParams.get('tailLines');
       if (tail) lines = lines.slice(-Number(tail));
       if (url.searchParams.get('timestamps') !== 'true') lines = lines.map((l) => l.replace(/^\S+ /, ''));
+      const limitBytes = url.searchParams.get('limitBytes');
       res.writeHead(200, { 'content-type': 'text/plain' });
+      if (limitBytes) return res.end(Buffer.from(lines.map((l) => `${l}\n`).join('')).subarray(0, Number(limitBytes)));
       if (url.searchParams.get('follow') === 'true') {
         // Streams one line at a time, then ends (the container exited).
         let i = 0;
@@ -398,12 +429,17 @@ export function runCli(args: string[], env: Record<string, string>): Promise<Run
 }
 
 /** A Tunix train_rl progress line as absl prints it (tunix/sft/peft_trainer.py `_log_metrics`). */
-export function rlLine(minutes: number, stepNo: number): string {
-  return `${iso(minutes)} I1201 06:00:00.000000 140001 peft_trainer.py:736] Train step ${stepNo} training loss: 0.512000  - training perplexity: 1.668625`;
+export function rlLine(minutes: number, stepNo: number, loss = 0.512): string {
+  return `${iso(minutes)} I1201 06:00:00.000000 140001 peft_trainer.py:736] Train step ${stepNo} training loss: ${loss.toFixed(6)}  - training perplexity: 1.668625`;
+}
+/** MaxText train_rl's evaluation line (train_rl.py, `num_test_batches > 0`): `Pre` before training, `Post` after. */
+export function evalLine(minutes: number, when: 'Pre' | 'Post', corr: number, total: number, meanReward: number): string {
+  const pct = (n: number) => (Math.round((n / total) * 10000) / 100).toString();
+  return `${iso(minutes)} W1201 06:00:00.000000 140001 train_rl.py:786] ${when} RL Training: corr=${corr}, total=${total}, accuracy=${pct(corr)}%, partial_accuracy=${pct(corr)}%, format_accuracy=97.5%, mean_reward=${meanReward.toFixed(4)}`;
 }
 /** A MaxText SFT progress line (src/maxtext/common/metric_logger.py `_log_training_metrics`). */
-export function sftLine(minutes: number, stepNo: number): string {
-  return `${iso(minutes)} I1201 06:00:00.000000 140001 metric_logger.py:230] completed step: ${stepNo}, seconds: 1.912, TFLOP/s/device: 120.001, Tokens/s/device: 5012.400, total_weights: 65536, loss: 1.204`;
+export function sftLine(minutes: number, stepNo: number, loss = 1.204): string {
+  return `${iso(minutes)} I1201 06:00:00.000000 140001 metric_logger.py:230] completed step: ${stepNo}, seconds: 1.912, TFLOP/s/device: 120.001, Tokens/s/device: 5012.400, total_weights: 65536, loss: ${loss.toFixed(3)}, lm_loss: ${loss.toFixed(3)}, perplexity: 3.333`;
 }
 
 /**
@@ -439,7 +475,7 @@ export function allPipelinesWorld(): World {
   w.workloads.push(workload(sftTrain, true, { chips: sft.slice.chips }));
   const sftPods = Array.from({ length: sft.slice.vms }, (_, i) => pod(sftTrain, 'slice', running(5), i));
   w.pods.push(...sftPods);
-  w.logs[sftPods[0].metadata.name] = Array.from({ length: 30 }, (_, i) => sftLine(10 + i, (i + 1) * 10));
+  w.logs[sftPods[0].metadata.name] = Array.from({ length: 30 }, (_, i) => sftLine(30 + i, (i + 1) * 10));
 
   const llama = pipeline('rl-llama3');
   w.jobSets.push(jobSet(step(llama, 'to-maxtext'), completed));

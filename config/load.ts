@@ -40,6 +40,7 @@ export const ENV_BINDINGS: readonly EnvBinding[] = [
   { env: 'SINGLE_HOST_RESERVATION', path: 'singleHost.reservation', kind: 'string' },
   { env: 'CLOUD_IMAGE_NAME', path: 'pipelines.*.image', kind: 'string' },
   { env: 'RUN_ID', path: 'pipelines.*.runId', kind: 'string' },
+  { env: 'NOTIFY_EMAIL', path: 'notify.emails', kind: 'list' },
 ];
 
 /** PIPELINES=rl-qwen3,sft-gemma4 enables exactly those pipelines; PIPELINES=none synthesizes only infra. */

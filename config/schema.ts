@@ -11,6 +11,7 @@ import { CAPACITY_TYPES, capacityOf, CapacityType, FLEX_START_MAX_RUN_HOURS, GKE
 import { imageReferenceProblem } from '../jobs/image-ref';
 import { MACHINE_SHAPES } from '../jobs/machines';
 import { RUN_ID_PATTERN } from '../jobs/names';
+import { DEFAULT_STALL_ALERT_MINUTES } from '../jobs/notifications';
 import { DEFAULT_RUN_ID } from '../jobs/pipeline';
 import {
   DEFAULT_DELETION_PROTECTION,
@@ -254,6 +255,28 @@ export const configSchema = z
       .object({
         jobsetVersion: z.string().regex(/^\d+\.\d+\.\d+$/, 'must be a chart version such as 0.12.0 (no leading v)').default('0.12.0'),
         kueueVersion: z.string().regex(/^\d+\.\d+\.\d+$/, 'must be a chart version such as 0.19.2 (no leading v)').default('0.19.2'),
+      })
+      .strict()
+      .default({}),
+    /**
+     * Email notifications of pipeline steps (failed, restarted, stalled, completed, evicted by Kueue): Cloud Monitoring
+     * channels and alert policies in infra (constructs/notifications.ts). Off with no address.
+     */
+    notify: z
+      .object({
+        /** Addresses to notify (NOTIFY_EMAIL, comma-separated). @default [] (off) */
+        emails: z
+          .array(
+            z
+              .string()
+              .max(254)
+              .refine(
+                (a) => z.string().email().safeParse(a).success,
+                (a) => ({ message: `must be an email address such as ml-team@example.com, got '${a}'` }),
+              ),
+          ).max(16, 'at most 16 addresses').default([]),
+        /** Minutes without a new training step line before the stall alert fires. @default DEFAULT_STALL_ALERT_MINUTES (30) */
+        stallMinutes: z.number().int().min(10).max(1440).default(DEFAULT_STALL_ALERT_MINUTES),
       })
       .strict()
       .default({}),

@@ -34,6 +34,17 @@ export const APIS_OF_RESOURCE: Readonly<Record<string, readonly string[]>> = {
 };
 
 /**
+ * Resource types only an opt-in creates, and their APIs: enabled only in a stack that asks for them (ProjectApis'
+ * `optionalTypes`), so a config without the opt-in plans no new service. NOTIFY_EMAIL (constructs/notifications.ts):
+ * email channels and alert policies, and the log-based metric of training step lines.
+ */
+export const APIS_OF_OPTIONAL_RESOURCE: Readonly<Record<string, readonly string[]>> = {
+  google_monitoring_notification_channel: ['monitoring.googleapis.com'],
+  google_monitoring_alert_policy: ['monitoring.googleapis.com'],
+  google_logging_metric: ['logging.googleapis.com'],
+};
+
+/**
  * The APIs the plan-time checks' data sources call (constructs/preflight.ts). Data sources are read during the plan,
  * before any dependency could enable their API, so these are enabled by infra for the pipeline stacks' later plans:
  * the Artifact Registry API answers the image-exists check (the compute and Secret Manager ones are above).
@@ -60,9 +71,16 @@ export const REQUIRED_APIS: readonly string[] = [
 export class ProjectApis implements IAspect {
   public readonly services: Readonly<Record<string, ProjectService>>;
 
-  constructor(scope: Construct) {
+  private readonly optionalTypes: ReadonlySet<string>;
+
+  /** `optionalTypes`: keys of APIS_OF_OPTIONAL_RESOURCE the stack creates (their APIs are enabled too). @default [] */
+  constructor(scope: Construct, optionalTypes: readonly string[] = []) {
+    const unknown = optionalTypes.filter((t) => !APIS_OF_OPTIONAL_RESOURCE[t]);
+    if (unknown.length > 0) throw new Error(`ProjectApis: ${unknown.join(', ')} not in APIS_OF_OPTIONAL_RESOURCE (constructs/project-apis.ts)`);
+    this.optionalTypes = new Set(optionalTypes);
+    const apis = [...new Set([...REQUIRED_APIS, ...optionalTypes.flatMap((t) => APIS_OF_OPTIONAL_RESOURCE[t]!)])].sort();
     this.services = Object.fromEntries(
-      REQUIRED_APIS.map((api) => [api, new ProjectService(scope, `api-${api.split('.')[0]}`, { service: api, disableOnDestroy: false })]),
+      apis.map((api) => [api, new ProjectService(scope, `api-${api.split('.')[0]}`, { service: api, disableOnDestroy: false })]),
     );
     Aspects.of(scope).add(this);
   }
@@ -71,8 +89,12 @@ export class ProjectApis implements IAspect {
     if (!(node instanceof TerraformResource) || node instanceof ProjectService) return;
     const type = node.terraformResourceType;
     if (!type.startsWith('google_')) return;
-    const apis = APIS_OF_RESOURCE[type];
-    if (!apis) throw new Error(`${node.node.path}: resource type ${type} is not in APIS_OF_RESOURCE (constructs/project-apis.ts); add the APIs it calls`);
+    const apis = APIS_OF_RESOURCE[type] ?? (this.optionalTypes.has(type) ? APIS_OF_OPTIONAL_RESOURCE[type] : undefined);
+    if (!apis) {
+      throw new Error(
+        `${node.node.path}: resource type ${type} is not in APIS_OF_RESOURCE (constructs/project-apis.ts), nor an optional type this stack enables; add the APIs it calls`,
+      );
+    }
     const deps = apis.map((api) => dependable(this.services[api]));
     const have = new Set(node.dependsOn ?? []);
     node.dependsOn = [...(node.dependsOn ?? []), ...deps.filter((d) => !have.has(d))];

@@ -39,7 +39,7 @@ export interface StackCost {
   readonly unpriced: readonly string[];
 }
 
-export function tpuRateFor(p: TpuPool, prices: PriceTable): { rate: TpuRate; why: string } {
+export function tpuRateFor(p: Pick<TpuPool, 'capacity'>, prices: PriceTable): { rate: TpuRate; why: string } {
   switch (p.capacity) {
     case 'reservation':
       return { rate: prices.reservationRate.rate, why: `reservation: ${prices.reservationRate.why} (${prices.reservationRate.source})` };

@@ -18,6 +18,8 @@ import type { JobSetStep, SecretMount } from './resources/kubernetes-manifest';
 import type { WorkloadIdentityBinding } from './resources/kubernetes-service-account';
 import type { SecretContainer } from './resources/secret-manager-secret';
 import type { Bucket } from './resources/storage-bucket';
+import type { AlertPolicy } from './resources/monitoring-alert-policy';
+import type { NotificationChannel } from './resources/monitoring-notification-channel';
 import type { ChartReader } from './resources/types';
 import { resources, TfResource } from './values';
 
@@ -30,6 +32,8 @@ export { gcsUses, stepKind } from './resources/kubernetes-manifest';
 export type { WorkloadIdentityBinding } from './resources/kubernetes-service-account';
 export type { SecretContainer } from './resources/secret-manager-secret';
 export type { Bucket } from './resources/storage-bucket';
+export type { AlertPolicy } from './resources/monitoring-alert-policy';
+export type { NotificationChannel } from './resources/monitoring-notification-channel';
 export type { ChartReader } from './resources/types';
 export type { Pipeline } from './pipeline-graph';
 export { dependencyMap, pipelineOf } from './pipeline-graph';
@@ -50,6 +54,10 @@ export interface StackFacts {
   readonly secretMounts: readonly SecretMount[];
   /** Addresses of secret versions whose payload is in the Terraform config. */
   readonly secretVersionsWithData: readonly string[];
+  /** Who is notified (NOTIFY_EMAIL). */
+  readonly notificationChannels: readonly NotificationChannel[];
+  /** What notifies them. */
+  readonly alertPolicies: readonly AlertPolicy[];
 }
 
 /** Everything the review knows about one stack. */
@@ -83,7 +91,7 @@ function placeholdersOf(json: TerraformJson): string[] {
 
 const FACT_KEYS = [
   'tpuPools', 'cpuPools', 'grants', 'controlPlanes', 'workloadIdentity', 'jobsets', 'kueue', 'buckets', 'secrets', 'secretMounts',
-  'secretVersionsWithData',
+  'secretVersionsWithData', 'notificationChannels', 'alertPolicies',
 ] as const satisfies ReadonlyArray<keyof StackFacts>;
 
 /** Adds the stack's `tutorial_maxtext` output (jobs/names.ts) to its pipeline. */

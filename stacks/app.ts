@@ -7,6 +7,9 @@ import { App } from 'cdktf';
 import { LoadedConfig } from '../config/load';
 import { selectAndBuildPipelines } from '../config/pipelines';
 import { platformFromConfig, reservationUses } from '../config/platform';
+import { JOBSET_POD_LABELS } from '../jobs/jobset';
+import { NotifiedPipeline } from '../jobs/notifications';
+import { Pipeline } from '../jobs/pipeline';
 import { InfraStack } from './infra-stack';
 import { PipelineStack } from './pipeline-stack';
 
@@ -51,6 +54,7 @@ export function composeApp(loaded: LoadedConfig, options: BuildOptions = {}): { 
     localStateDir: loaded.repoRoot,
     placeholders: loaded.placeholders,
     reservations: reservationUses(loaded, platform),
+    notify: { emails: config.notify.emails, stallMinutes: config.notify.stallMinutes, pipelines: pipelines.map(notifiedPipeline) },
   });
   for (const pipeline of pipelines) {
     new PipelineStack(app, pipeline.name, {
@@ -63,4 +67,10 @@ export function composeApp(loaded: LoadedConfig, options: BuildOptions = {}): { 
     });
   }
   return { app, notices };
+}
+
+/** What notifications need of a pipeline: its name, the step lines it prints, its training main pod's replicated job. */
+export function notifiedPipeline(p: Pipeline): NotifiedPipeline {
+  const train = p.steps.find((s) => s.name === 'train')!;
+  return { name: p.name, kind: p.recipe.train.kind, trainMainReplicatedJob: train.mainPodSelector[JOBSET_POD_LABELS.replicatedJob] };
 }

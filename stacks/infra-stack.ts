@@ -10,10 +10,13 @@ import { GkeCluster } from '../constructs/gke-cluster';
 import { HfTokenSecret } from '../constructs/hf-token-secret';
 import { Identity } from '../constructs/identity';
 import { Network } from '../constructs/network';
+import { NOTIFICATION_RESOURCE_TYPES, Notifications } from '../constructs/notifications';
 import { PlaceholderGuard, PlaceholderRef, ReservationChecks, ReservationUse } from '../constructs/preflight';
 import { ProjectApis } from '../constructs/project-apis';
 import { TpuSlicePool } from '../constructs/tpu-slice-pool';
+import { MAIN_CONTAINER } from '../jobs/jobset';
 import { kueueObjects, kueueQuota } from '../jobs/kueue';
+import { NotifiedPipeline } from '../jobs/notifications';
 import { credentialsCommand, Platform } from '../jobs/platform';
 import { secretCommand } from '../jobs/secrets';
 import { BackendProps, useBackend } from './backend';
@@ -52,6 +55,11 @@ export interface InfraStackProps extends BackendProps {
   readonly placeholders?: readonly PlaceholderRef[];
   /** Reservations the TPU pools consume, checked at plan time (exist in the zone, machine type, size). @default - none */
   readonly reservations?: readonly ReservationUse[];
+  /**
+   * Email notifications of the pipelines' steps (NOTIFY_EMAIL): the addresses, the stall threshold and the pipelines
+   * whose JobSets they cover (constructs/notifications.ts). @default - none (no channel, no alert policy)
+   */
+  readonly notify?: { readonly emails: readonly string[]; readonly stallMinutes?: number; readonly pipelines: readonly NotifiedPipeline[] };
 }
 
 /**
@@ -77,7 +85,8 @@ export class InfraStack extends TerraformStack {
     });
 
     // Every google_* resource below depends on the services of the APIs it calls (constructs/project-apis.ts).
-    new ProjectApis(this);
+    const notify = props.notify && props.notify.emails.length > 0 && props.notify.pipelines.length > 0 ? props.notify : undefined;
+    new ProjectApis(this, notify ? NOTIFICATION_RESOURCE_TYPES : []);
     const network = new Network(this, 'network', { name: platform.clusterName, region: platform.region });
 
     const identity = new Identity(this, 'identity', { platform });
@@ -157,6 +166,17 @@ export class InfraStack extends TerraformStack {
         nodeServiceAccount: nodeServiceAccount.email,
       },
     });
+
+    if (notify) {
+      new Notifications(this, 'notify', {
+        emails: notify.emails,
+        stallMinutes: notify.stallMinutes,
+        clusterName: platform.clusterName,
+        namespace: platform.namespace,
+        pipelines: notify.pipelines,
+        container: MAIN_CONTAINER,
+      });
+    }
 
     new TerraformOutput(this, 'get_credentials_command', {
       description: 'Configures kubectl for the cluster',

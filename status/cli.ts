@@ -1,13 +1,14 @@
 /**
- * `npm run status [-- <pipeline>...] [--watch] [--interval <s>] [--json]` and `npm run logs -- <pipeline> [step] [-f]`.
+ * `npm run status [-- <pipeline>...] [--watch] [--interval <s>] [--json]`, `npm run status -- <pipeline> --report
+ * [--out <file>]` (status/report.ts) and `npm run logs -- <pipeline> [step] [-f]`.
  *
  * Names, labels and totals come from the same config and builders the stacks use (config/pipelines.ts
  * buildPipelines); the cluster is the kubeconfig's current context (KUBECONFIG, else ~/.kube/config), as
  * `gcloud container clusters get-credentials` writes it. The entry module is the only place here that reads argv,
  * the environment or files.
  *
- * Exit status: 0 every step completed, 1 a step failed, 2 usage or config error, 3 still running, queued, pending or
- * not created, 4 no usable answer from the cluster (unreachable or silent past the request timeout, credentials
+ * Exit status: 0 every step completed, 1 a step failed, 2 usage or config error, 3 still running, stalled, queued,
+ * pending or not created, 4 no usable answer from the cluster (unreachable or silent past the request timeout, credentials
  * missing or refused, permission denied, a server error).
  *
  * Every request has a deadline (--timeout, default 10 s; a poll is two rounds of requests, so a silent endpoint
@@ -24,8 +25,12 @@ import { buildPipelines } from '../config/pipelines';
 import { platformFromConfig } from '../config/platform';
 import { MAIN_CONTAINER } from '../jobs/jobset';
 import { PART_OF, Pipeline, PIPELINE_LABELS, STEP_NAMES, StepName } from '../jobs/pipeline';
-import { credentialsCommand, Platform } from '../jobs/platform';
+import { credentialsCommand, findTpuGroup, Platform } from '../jobs/platform';
+import { tpuRateFor } from '../review/cost';
+import { loadPrices, money, RATE_TEXT, tpuRates } from '../review/prices';
 import { redact } from '../review/redact';
+import type { ChipPrice } from './metrics';
+import { renderRunReport } from './report';
 import type { Cluster, ClusterError } from './cluster';
 import { defaultLogStep, exitCode, isDone, logRequests, mainPodOf, pipelineStatus, PipelineStatus } from './model';
 import { renderText, toJson } from './render';
@@ -42,23 +47,30 @@ export const DEFAULT_TIMEOUT_SECONDS = 10;
 export const MAX_BACKOFF_SECONDS = 300;
 
 const STATUS_USAGE = `usage: npm run status [-- <pipeline>...] [--watch] [--interval <seconds>] [--json]
+       npm run status -- <pipeline> --report [--out <file>]
 
-One line per pipeline step: not-created | queued | pending | running | completed | failed, with why
-(Kueue's message and what holds the quota; the pod's reason and the fix; progress and ETA; the failure and
-the last log lines; the output paths).
+One line per pipeline step: not-created | queued | pending | running | stalled | completed | failed, with why
+(Kueue's message and what holds the quota; the pod's reason and the fix; progress and ETA; a stall: no new
+training step for max(10 min, 5x the median step time), the last step and how long ago; the failure and the last
+log lines; the output paths). A training step also shows what it did: chip-hours from its Kueue admission and their
+cost at the review's price table against the review's estimate, the loss trend, MaxText's evaluation before/after.
 
   <pipeline>          pipelines to show (default: every enabled pipeline)
   -w, --watch         redraw until every named pipeline completed or failed
   --interval <s>      seconds between polls with --watch (default ${DEFAULT_INTERVAL_SECONDS})
-  --json              {"pipelines":[{"name","steps":[{"name","jobset","state","reason"?,"message"?,"progress"?}]}]}
-                      (one document per line with --watch)
+  --json              {"pipelines":[{"name","steps":[{"name","jobset","state","reason"?,"message"?,"progress"?,
+                      "stall"?,"run"?}]}]} (one document per line with --watch); run: chips, admittedAt, endedAt?,
+                      chipHours, cost?, currency?, rate?, estimate {chipHours, cost?}, loss [[step, loss]], evaluation?
+  --report            write a Markdown run report of one pipeline (the whole training log read; an SVG chart of
+                      the loss) and print its path
+  --out <file>        where --report writes (default run-report-<pipeline>-<run id>.md)
   --timeout <s>       seconds one request may take (default ${DEFAULT_TIMEOUT_SECONDS})
   -h, --help          this text
 
 With --watch, errors after the first answer are retried (the wait doubles up to ${MAX_BACKOFF_SECONDS}s) and the view
 is marked stale; it ends only when every named pipeline completed or failed, or on Ctrl-C.
 
-Exit status: 0 all completed, 1 a step failed, 2 usage, 3 still running/queued/pending/not created,
+Exit status: 0 all completed, 1 a step failed, 2 usage, 3 still running/stalled/queued/pending/not created,
 4 no usable answer from the cluster (unreachable, silent, credentials, permission, server error).
 `;
 
@@ -218,11 +230,22 @@ function noAnswer(err: ClusterError, context: string, server: string, s: Setup):
   }
 }
 
-async function poll(cluster: Cluster, s: Setup, chosen: Pipeline[], now: () => number): Promise<PipelineStatus[]> {
+/** The price of a pipeline's chips: the review's price table (review/prices.json) at the rate of its pool's capacity. */
+export function chipPrices(platform: Platform): (p: Pipeline) => ChipPrice {
+  const prices = loadPrices();
+  return (p) => {
+    const capacity = findTpuGroup(platform, p.slice.machineType, p.slice.topology)?.capacity.type ?? 'on-demand';
+    const { rate } = tpuRateFor({ capacity }, prices);
+    const row = tpuRates(prices, p.slice.acceleratorType)?.[rate];
+    return { rate: RATE_TEXT[rate], chipHour: row?.chipHour, estimate: row?.estimate, currency: prices.currency, money: (n) => money(prices, n) };
+  };
+}
+
+async function poll(cluster: Cluster, s: Setup, chosen: Pipeline[], now: () => number, full = false): Promise<PipelineStatus[]> {
   const namespace = s.platform.namespace;
   const snapshot = await cluster.snapshot(namespace, pipelinesSelector(chosen));
-  const logs = await cluster.readLogs(namespace, logRequests(chosen, snapshot));
-  const ctx = { project: s.platform.project, hfTokenSecretId: s.platform.hfTokenSecretId, clusterQueue: s.platform.clusterQueue, now: now() };
+  const logs = await cluster.readLogs(namespace, logRequests(chosen, snapshot, { full }));
+  const ctx = { project: s.platform.project, hfTokenSecretId: s.platform.hfTokenSecretId, clusterQueue: s.platform.clusterQueue, now: now(), price: chipPrices(s.platform) };
   return chosen.map((p) => pipelineStatus(p, snapshot, logs, ctx));
 }
 
@@ -234,6 +257,8 @@ async function status(argv: string[], io: Io): Promise<number> {
     json: { type: 'boolean' },
     interval: { type: 'string' },
     timeout: { type: 'string' },
+    report: { type: 'boolean' },
+    out: { type: 'string' },
     help: { type: 'boolean', short: 'h' },
   });
   if (values.help) {
@@ -247,10 +272,27 @@ async function status(argv: string[], io: Io): Promise<number> {
     if (!values.watch) throw new UsageError('--interval only applies with --watch');
     intervalSeconds = n;
   }
+  if (values.out !== undefined && !values.report) throw new UsageError('--out only applies with --report');
+  if (values.report && (values.watch || values.json)) throw new UsageError('--report writes a file once: leave out --watch and --json');
+  if (values.report && positionals.length !== 1) {
+    throw new UsageError(`--report takes exactly one pipeline, got ${positionals.length === 0 ? 'none' : positionals.map((p) => `'${p}'`).join(' ')}`);
+  }
   const requestTimeout = timeoutMs(values.timeout);
   const s = setup(io.env);
   const chosen = pick(s.pipelines, positionals);
   const { cluster, context, server } = await connect(io, s, requestTimeout);
+  if (values.report) {
+    let statuses: PipelineStatus[];
+    try {
+      statuses = await poll(cluster, s, chosen, Date.now, true);
+    } catch (err) {
+      throw noAnswer(err as ClusterError, context, server, s);
+    }
+    const file = path.resolve(values.out ?? `run-report-${chosen[0]!.name}-${chosen[0]!.runId}.md`);
+    fs.writeFileSync(file, redact(renderRunReport(statuses[0]!, { generatedAt: Date.now(), cluster: `cluster ${context} (${server}), namespace ${s.platform.namespace}` })));
+    io.stdout.write(`${file}\n`);
+    return exitCode(statuses);
+  }
   const header = `cluster ${context} (${server}), namespace ${s.platform.namespace}`;
   if (!values.json) io.stdout.write(`${header}\n`);
   const tty = Boolean(io.stdout.isTTY) && !values.json;

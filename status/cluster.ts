@@ -203,8 +203,20 @@ export class Cluster {
     await Promise.all(
       requests.map(async (r) => {
         try {
-          const log = await this.call('log', (o) => this.core.readNamespacedPodLog({ name: r.pod, namespace, container: r.container, tailLines: r.tailLines, timestamps: true }, o as never));
-          out.set(r.pod, typeof log === 'string' ? log : '');
+          const read = (range: { tailLines?: number; limitBytes?: number }) =>
+            this.call('log', (o) => this.core.readNamespacedPodLog({ name: r.pod, namespace, container: r.container, timestamps: true, ...range }, o as never)).then((log) => (typeof log === 'string' ? log : ''));
+          if (r.full) {
+            out.set(r.pod, await read({}));
+            return;
+          }
+          // A training step: the first bytes (the evaluation before training) and the tail; the head alone when it is the whole log.
+          const head = r.headBytes ? await read({ limitBytes: r.headBytes }) : undefined;
+          if (head !== undefined && Buffer.byteLength(head) < r.headBytes!) {
+            out.set(r.pod, head);
+            return;
+          }
+          const tail = await read({ tailLines: r.tailLines });
+          out.set(r.pod, head !== undefined ? `${head}\n${tail}` : tail);
         } catch (err) {
           if (err instanceof ClusterError && /HTTP (400|404)\b/.test(err.message) && err.kind === 'api') return; // not started yet, or gone
           throw describe(err);

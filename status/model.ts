@@ -25,13 +25,15 @@
  *     TTY). Totals: jobs/maxtext.ts `lastCheckpointStep` (SFT `steps`; RL `train_steps`).
  */
 import { lastCheckpointStep } from '../jobs/maxtext';
+import { LOG_TIMESTAMP, PROGRESS_PATTERNS } from '../jobs/run-log';
+import { ChipPrice, Evaluation, evaluationOf, Stall, STALL_FACTOR, STALL_FLOOR_SECONDS, stallOf, StepPoint, stepPoints, Usage, usage } from './metrics';
 import { Pipeline, PipelineStep } from '../jobs/pipeline';
 import { HF_TOKEN_VOLUME, secretCommand } from '../jobs/secrets';
 import { TPU_RESOURCE } from '../jobs/tpu';
 import { PODS_READY } from '../jobs/kueue';
 import { JOBSET_POD_LABELS, MAIN_CONTAINER } from '../jobs/jobset';
 
-export const STATES = ['not-created', 'queued', 'pending', 'running', 'completed', 'failed'] as const;
+export const STATES = ['not-created', 'queued', 'pending', 'running', 'stalled', 'completed', 'failed'] as const;
 export type StepState = (typeof STATES)[number];
 
 /** Kueue v0.19.2 constants the model reads (pkg/controller/constants/constants.go, apis/kueue/v1beta2). */
@@ -130,6 +132,13 @@ export interface LogRequest {
   readonly tailLines: number;
   /** Why the log is read (progress of a running step, or the last lines of a failed one). */
   readonly purpose: 'progress' | 'failure';
+  /**
+   * Also read the log's first bytes (a training step: MaxText's evaluation before training is near the start); the
+   * whole log when it is shorter. @default - the tail only
+   */
+  readonly headBytes?: number;
+  /** Read the whole log (the run report's curve). @default false */
+  readonly full?: boolean;
 }
 
 export interface Progress {
@@ -151,7 +160,21 @@ export interface StepStatus {
   readonly elapsedSeconds?: number;
   /** TPU chips the step holds (Kueue admission). @default - none */
   readonly chips?: number;
+  /** Why a running training step is `stalled` (status/metrics.ts stallOf). @default - not stalled */
+  readonly stall?: Stall;
+  /** What a training step did so far: chip-hours, loss series, evaluation. @default - not a training step, or no workload and no log */
+  readonly run?: RunSummary;
   readonly details: readonly string[];
+}
+
+/** What a training step did (status/metrics.ts). */
+export interface RunSummary {
+  /** Chip-hours from the Kueue admission. @default - never admitted */
+  readonly usage?: Usage;
+  /** The step lines read (step, time, loss). */
+  readonly points: readonly StepPoint[];
+  /** MaxText's RL evaluation before/after training. @default - none in the log */
+  readonly evaluation?: Evaluation;
 }
 
 export interface PipelineStatus {
@@ -228,11 +251,8 @@ export function mainPodOf(step: PipelineStep, pods: readonly PodObject[]): PodOb
 
 // ---- progress ---------------------------------------------------------------------------------------------------
 
-/** Per-step progress lines: MaxText SFT (metric_logger.py) and Tunix RL (peft_trainer.py), see the module doc. */
-export const PROGRESS_PATTERNS: Readonly<Record<'sft' | 'rl', RegExp>> = {
-  sft: /completed step: (\d+)/,
-  rl: /Train step (\d+) training loss/,
-};
+/** Per-step progress lines: MaxText SFT and Tunix RL (one home: jobs/run-log.ts). */
+export { PROGRESS_PATTERNS };
 
 export interface LogProgress {
   readonly step: number;
@@ -250,7 +270,7 @@ export function parseProgress(kind: 'sft' | 'rl', log: string): LogProgress | un
   for (const line of log.split('\n')) {
     const m = pattern.exec(line);
     if (!m) continue;
-    const stamp = /^(\d{4}-\d\d-\d\dT\S+)\s/.exec(line);
+    const stamp = LOG_TIMESTAMP.exec(line);
     const entry = { step: Number(m[1]), at: stamp ? time(stamp[1]) : undefined };
     first ??= entry;
     last = entry;
@@ -360,6 +380,8 @@ export interface StatusContext {
   readonly clusterQueue: string;
   /** Epoch milliseconds. */
   readonly now: number;
+  /** The price of a pipeline's TPU chips (the review's price table). @default - chip-hours without a price */
+  readonly price?: (pipeline: Pipeline) => ChipPrice | undefined;
 }
 
 /** Where a completed step's output is. */
@@ -384,7 +406,7 @@ function jobSetByName(snapshot: Snapshot, step: PipelineStep): JobSetObject | un
 }
 
 /** The logs a poll must read: the main container of running training steps and of failed steps. */
-export function logRequests(pipelines: readonly Pipeline[], snapshot: Snapshot): LogRequest[] {
+export function logRequests(pipelines: readonly Pipeline[], snapshot: Snapshot, options: { readonly full?: boolean } = {}): LogRequest[] {
   const out: LogRequest[] = [];
   for (const pipeline of pipelines) {
     for (const step of pipeline.steps) {
@@ -394,9 +416,11 @@ export function logRequests(pipelines: readonly Pipeline[], snapshot: Snapshot):
       if (!main?.metadata.name) continue;
       const failed = js.status?.terminalState === 'Failed' || isTrue(js.status?.conditions, 'Failed');
       const completed = js.status?.terminalState === 'Completed' || isTrue(js.status?.conditions, 'Completed');
-      if (failed) out.push({ pod: main.metadata.name, container: MAIN_CONTAINER, tailLines: FAILURE_LINES, purpose: 'failure' });
-      else if (!completed && totalSteps(pipeline, step) !== undefined && main.status?.phase === 'Running') {
-        out.push({ pod: main.metadata.name, container: MAIN_CONTAINER, tailLines: PROGRESS_WINDOW, purpose: 'progress' });
+      const training = totalSteps(pipeline, step) !== undefined;
+      const head = training ? { headBytes: HEAD_BYTES, ...(options.full ? { full: true } : {}) } : {};
+      if (failed) out.push({ pod: main.metadata.name, container: MAIN_CONTAINER, tailLines: FAILURE_LINES, purpose: 'failure', ...head });
+      else if (training && (completed || main.status?.phase === 'Running')) {
+        out.push({ pod: main.metadata.name, container: MAIN_CONTAINER, tailLines: PROGRESS_WINDOW, purpose: 'progress', ...head });
       }
     }
   }
@@ -407,6 +431,8 @@ export function logRequests(pipelines: readonly Pipeline[], snapshot: Snapshot):
 export const FAILURE_LINES = 20;
 /** Log lines read to find the progress lines (and the rate between the first and last of them). */
 export const PROGRESS_WINDOW = 400;
+/** Bytes read from the start of a training step's log (MaxText's evaluation before training, the first losses). */
+export const HEAD_BYTES = 1 << 20;
 
 function started(main: PodObject | undefined): number | undefined {
   const cs = main?.status?.containerStatuses?.find((c) => c.name === MAIN_CONTAINER);
@@ -449,22 +475,26 @@ export function stepStatus(
 
   if (js.status?.terminalState === 'Completed' || isTrue(conditions, 'Completed')) {
     const total = totalSteps(pipeline, step);
+    const run = total !== undefined ? runSummary(pipeline, step, js, snapshot, log, ctx) : undefined;
     return {
       ...base,
       state: 'completed',
       message: `output: ${outputOf(pipeline, step)}`,
       ...(total !== undefined ? { progress: { step: total, total } } : {}),
+      ...(run ? { run } : {}),
       details: [],
     };
   }
   if (js.status?.terminalState === 'Failed' || isTrue(conditions, 'Failed')) {
     const failed = condition(conditions, 'Failed');
     const tail = log !== undefined ? lastLines(log, FAILURE_LINES) : [];
+    const run = totalSteps(pipeline, step) !== undefined ? runSummary(pipeline, step, js, snapshot, log, ctx) : undefined;
     return {
       ...base,
       state: 'failed',
       reason: failed?.reason ?? 'Failed',
       message: failed?.message ?? 'the JobSet failed',
+      ...(run ? { run } : {}),
       details: tail.length > 0 ? [`last lines of ${main?.metadata.name}/${MAIN_CONTAINER}:`, ...tail.map((l) => `  ${l}`)] : [],
     };
   }
@@ -542,23 +572,73 @@ export function stepStatus(
   const progress = total !== undefined ? { step: parsed?.step ?? 0, total } : undefined;
   const etaSeconds = parsed && total !== undefined ? eta(parsed, total, startedAt, ctx.now) : undefined;
   const restarts = js.status?.restarts ?? 0;
+  const run = total !== undefined ? runSummary(pipeline, step, js, snapshot, log, ctx) : undefined;
+  const stall = run ? stallOf(run.points, ctx.now) : undefined;
+  const restartText = restarts > 0 ? `${restarts} JobSet restart(s)` : undefined;
+  const why = stall
+    ? { reason: 'Stalled', message: `${stallText(stall)}${restartText ? `; ${restartText}` : ''}; its log: npm run logs -- ${pipeline.name} ${step.name}` }
+    : restartText
+      ? { reason: 'Restarted', message: restartText }
+      : {};
   return {
     ...base,
-    state: 'running',
+    state: stall ? 'stalled' : 'running',
     ...(progress ? { progress } : {}),
-    ...(etaSeconds !== undefined ? { etaSeconds } : {}),
+    ...(etaSeconds !== undefined && !stall ? { etaSeconds } : {}),
     ...(elapsedSeconds !== undefined ? { elapsedSeconds } : {}),
     ...held,
-    ...(restarts > 0 ? { reason: 'Restarted', message: `${restarts} JobSet restart(s)` } : {}),
+    ...why,
+    ...(stall ? { stall } : {}),
+    ...(run ? { run } : {}),
     details: total !== undefined && !parsed ? ['no progress line yet (loading the model, compiling)'] : [],
   };
+}
+
+/** `no new step for 42m (last step 300 at 2026-12-01T06:40:00Z; stalled after 10m = max(10m, 5 x 1m05s per step))`. */
+export function stallText(s: Stall): string {
+  const per = s.medianSeconds !== undefined ? `, ${STALL_FACTOR} x ${shortDuration(s.medianSeconds)} per step` : '';
+  return `no new step for ${shortDuration(s.silentSeconds)} (last step ${s.lastStep} at ${new Date(s.lastAt).toISOString()}; stalled after ${shortDuration(s.thresholdSeconds)} = max(${shortDuration(STALL_FLOOR_SECONDS)}${per}))`;
+}
+
+function shortDuration(seconds: number): string {
+  const s = Math.max(0, Math.round(seconds));
+  const h = Math.floor(s / 3600);
+  const m = Math.floor((s % 3600) / 60);
+  if (h > 0) return `${h}h${String(m).padStart(2, '0')}m`;
+  if (m > 0) return `${m}m${String(s % 60).padStart(2, '0')}s`;
+  return `${s}s`;
+}
+
+/** When the workload was admitted (Admitted, else QuotaReserved, while True). */
+export function admittedAt(w: WorkloadObject): number | undefined {
+  const c = condition(w.status?.conditions, 'Admitted') ?? condition(w.status?.conditions, 'QuotaReserved');
+  return c?.status === 'True' ? time(c.lastTransitionTime) : undefined;
+}
+
+/** When the JobSet ended (its Completed or Failed condition), else undefined. */
+function endedAt(js: JobSetObject): number | undefined {
+  const c = [condition(js.status?.conditions, 'Completed'), condition(js.status?.conditions, 'Failed')].find((x) => x?.status === 'True');
+  return time(c?.lastTransitionTime);
+}
+
+/** What a training step did: chip-hours from its admission, its step lines, MaxText's evaluation. */
+export function runSummary(pipeline: Pipeline, step: PipelineStep, js: JobSetObject, snapshot: Snapshot, log: string | undefined, ctx: StatusContext): RunSummary | undefined {
+  const workload = workloadOf(js, snapshot.workloads);
+  const from = workload ? admittedAt(workload) : undefined;
+  const ended = endedAt(js);
+  const chips = (workload ? chipsHeld(workload) : 0) || (step.tpu ? step.tpu.slice.chips * step.tpu.slices : 0);
+  const use = from !== undefined && chips > 0 ? usage(chips, from, ended ?? ctx.now, ended !== undefined, step.waitMinutes, ctx.price?.(pipeline)) : undefined;
+  const points = log !== undefined ? stepPoints(pipeline.recipe.train.kind, log) : [];
+  const evaluation = log !== undefined ? evaluationOf(log) : undefined;
+  if (!use && points.length === 0 && !evaluation) return undefined;
+  return { ...(use ? { usage: use } : {}), points, ...(evaluation ? { evaluation } : {}) };
 }
 
 export function pipelineStatus(pipeline: Pipeline, snapshot: Snapshot, logs: ReadonlyMap<string, string>, ctx: StatusContext): PipelineStatus {
   return { name: pipeline.name, steps: pipeline.steps.map((_, i) => stepStatus(pipeline, i, snapshot, logs, ctx)) };
 }
 
-/** Exit status: 1 when any step failed, 0 when every step completed, else 3 (still running, queued, pending or not created). */
+/** Exit status: 1 when any step failed, 0 when every step completed, else 3 (still running, stalled, queued, pending or not created). */
 export function exitCode(pipelines: readonly PipelineStatus[]): 0 | 1 | 3 {
   const steps = pipelines.flatMap((p) => p.steps);
   if (steps.some((s) => s.state === 'failed')) return 1;

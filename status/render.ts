@@ -1,8 +1,10 @@
 /**
  * Renders step states: text (one line per step, a progress bar and ETA for training, detail lines below) and the
- * `--json` document `{"pipelines":[{"name","steps":[{"name","jobset","state","reason"?,"message"?,"progress"?}]}]}`.
+ * `--json` document `{"pipelines":[{"name","steps":[{"name","jobset","state","reason"?,"message"?,"progress"?,"stall"?,"run"?}]}]}`
+ * (`run`: chips, admittedAt, endedAt?, chipHours, cost?, currency?, rate?, estimate {chipHours, cost?}, loss [[step, loss]], evaluation?).
  */
-import { PipelineStatus, StepStatus } from './model';
+import { sparkline } from './metrics';
+import { PipelineStatus, RunSummary, StepStatus } from './model';
 
 /** `1h02m`, `4m05s`, `42s`. */
 export function duration(seconds: number): string {
@@ -24,9 +26,9 @@ function stepLine(s: StepStatus, nameWidth: number, jobSetWidth: number): string
   const parts: string[] = [];
   if (s.progress) {
     const pct = s.progress.total > 0 ? Math.floor((100 * s.progress.step) / s.progress.total) : 0;
-    if (s.state === 'running') parts.push(`${progressBar(s.progress.step, s.progress.total)} ${s.progress.step}/${s.progress.total} (${pct}%)`);
+    if (s.state === 'running' || s.state === 'stalled') parts.push(`${progressBar(s.progress.step, s.progress.total)} ${s.progress.step}/${s.progress.total} (${pct}%)`);
   }
-  if (s.state === 'running') {
+  if (s.state === 'running' || s.state === 'stalled') {
     const timing = [
       s.elapsedSeconds !== undefined ? `elapsed ${duration(s.elapsedSeconds)}` : undefined,
       s.etaSeconds !== undefined ? `ETA ${duration(s.etaSeconds)}` : undefined,
@@ -49,10 +51,64 @@ export function renderText(pipelines: readonly PipelineStatus[]): string {
     lines.push(p.name);
     for (const s of p.steps) {
       lines.push(stepLine(s, nameWidth, jobSetWidth));
-      for (const d of s.details) lines.push(`      ${d}`);
+      for (const d of [...s.details, ...(s.run ? runLines(s.run) : [])]) lines.push(`      ${d}`);
     }
   }
   return lines.join('\n') + '\n';
+}
+
+/** `12.3` / `420` for chip-hours. */
+export function chipHoursText(n: number): string {
+  return n >= 100 || Number.isInteger(n) ? String(Math.round(n)) : n.toFixed(n >= 10 ? 1 : 2);
+}
+
+/** The loss series as numbers: [[step, loss], ...] (points without a loss left out). */
+export function lossSeries(run: RunSummary): Array<[number, number]> {
+  return run.points.filter((p) => p.loss !== undefined).map((p) => [p.step, p.loss!]);
+}
+
+/** Text lines of what a training step did: chip-hours and cost against the review's bound, the loss trend, the evaluation. */
+export function runLines(run: RunSummary): string[] {
+  const out: string[] = [];
+  const u = run.usage;
+  if (u) {
+    const span = `${u.chips} chips x ${duration((u.until - u.admittedAt) / 1000)} from admission${u.ended ? '' : ' so far'}`;
+    const cost = u.costText ? ` ~${u.costText} at the ${u.rate} rate` : '';
+    const bound = `review estimate at most ${chipHoursText(u.estimateChipHours)} chip-hours${u.estimateCostText ? ` (~${u.estimateCostText})` : ''}`;
+    out.push(`chip-hours ${chipHoursText(u.chipHours)} (${span})${cost}; ${bound}`);
+  }
+  const loss = lossSeries(run);
+  if (loss.length > 0) {
+    const first = loss[0]!;
+    const last = loss[loss.length - 1]!;
+    out.push(`loss ${first[1]} -> ${last[1]} ${sparkline(loss.map((l) => l[1]))} (steps ${first[0]}-${last[0]}, ${loss.length} points)`);
+  }
+  const e = run.evaluation;
+  if (e) {
+    const acc = (r?: { accuracy: number; correct: number; total: number }) => (r ? `${r.accuracy}% (${r.correct}/${r.total})` : '?');
+    const change = e.accuracyChange !== undefined ? ` (${e.accuracyChange >= 0 ? '+' : ''}${e.accuracyChange} points)` : '';
+    const reward = e.before?.meanReward !== undefined || e.after?.meanReward !== undefined ? `, mean reward ${e.before?.meanReward ?? '?'} -> ${e.after?.meanReward ?? '?'}` : '';
+    out.push(`evaluation: accuracy ${acc(e.before)} before -> ${acc(e.after)} after${change}${reward}`);
+  }
+  return out;
+}
+
+function runJson(run: RunSummary): Record<string, unknown> {
+  const u = run.usage;
+  return {
+    ...(u
+      ? {
+          chips: u.chips,
+          admittedAt: new Date(u.admittedAt).toISOString(),
+          ...(u.ended ? { endedAt: new Date(u.until).toISOString() } : {}),
+          chipHours: Math.round(u.chipHours * 1000) / 1000,
+          ...(u.cost !== undefined ? { cost: Math.round(u.cost * 100) / 100, currency: u.currency, rate: u.rate } : {}),
+          estimate: { chipHours: Math.round(u.estimateChipHours * 1000) / 1000, ...(u.estimateCost !== undefined ? { cost: Math.round(u.estimateCost * 100) / 100 } : {}) },
+        }
+      : {}),
+    loss: lossSeries(run),
+    ...(run.evaluation ? { evaluation: run.evaluation } : {}),
+  };
 }
 
 /** The `--json` document (exactly the documented keys). */
@@ -67,6 +123,10 @@ export function toJson(pipelines: readonly PipelineStatus[]): { pipelines: unkno
         ...(s.reason !== undefined ? { reason: s.reason } : {}),
         ...(s.message !== undefined ? { message: s.message } : {}),
         ...(s.progress !== undefined ? { progress: { step: s.progress.step, total: s.progress.total } } : {}),
+        ...(s.stall !== undefined
+          ? { stall: { lastStep: s.stall.lastStep, lastStepAt: new Date(s.stall.lastAt).toISOString(), silentSeconds: s.stall.silentSeconds, thresholdSeconds: s.stall.thresholdSeconds } }
+          : {}),
+        ...(s.run !== undefined ? { run: runJson(s.run) } : {}),
       })),
     })),
   };

@@ -165,7 +165,10 @@ test('running at step k of n: progress from the main container log, a bar and an
   const sftLine = stdout.split('\n').find((l) => l.includes(step(sft, 'train').jobSetName))!;
   expect(sftLine).toContain(`300/${sftTotal}`);
   const { doc } = await json(allPipelinesWorld(), ['rl-qwen3']);
-  expect(doc.pipelines[0].steps[1]).toEqual({ name: 'train', jobset: step(qwen, 'train').jobSetName, state: 'running', progress: { step: 20, total: qwenTotal } });
+  const train = doc.pipelines[0].steps[1];
+  expect(train).toMatchObject({ name: 'train', jobset: step(qwen, 'train').jobSetName, state: 'running', progress: { step: 20, total: qwenTotal } });
+  expect(train.run.loss).toHaveLength(20);
+  expect(train.run.chips).toBe(qwen.slice.chips * qwen.slices);
 });
 
 test('failed: the JobSet failure condition and the main container last log lines; exit 1', async () => {
@@ -204,8 +207,9 @@ test('--json has exactly the documented keys', async () => {
   for (const p of doc.pipelines) {
     expect(Object.keys(p)).toEqual(['name', 'steps']);
     for (const s of p.steps) {
-      for (const key of Object.keys(s)) expect(['name', 'jobset', 'state', 'reason', 'message', 'progress']).toContain(key);
-      expect(['not-created', 'queued', 'pending', 'running', 'completed', 'failed']).toContain(s.state);
+      for (const key of Object.keys(s)) expect(['name', 'jobset', 'state', 'reason', 'message', 'progress', 'stall', 'run']).toContain(key);
+      expect(['not-created', 'queued', 'pending', 'running', 'stalled', 'completed', 'failed']).toContain(s.state);
+      if (s.run) for (const key of Object.keys(s.run)) expect(['chips', 'admittedAt', 'endedAt', 'chipHours', 'cost', 'currency', 'rate', 'estimate', 'loss', 'evaluation']).toContain(key);
       if (s.progress) expect(Object.keys(s.progress)).toEqual(['step', 'total']);
     }
   }

@@ -5,6 +5,9 @@ import { helmRelease } from './helm-release';
 import { iamMember } from './iam-member';
 import { kubernetesManifest } from './kubernetes-manifest';
 import { kubernetesServiceAccount } from './kubernetes-service-account';
+import { loggingMetric } from './logging-metric';
+import { monitoringAlertPolicy } from './monitoring-alert-policy';
+import { monitoringNotificationChannel } from './monitoring-notification-channel';
 import { secretManagerSecret, secretManagerSecretVersion } from './secret-manager-secret';
 import { storageBucket } from './storage-bucket';
 import { terraformData } from './terraform-data';
@@ -20,6 +23,9 @@ export const DESCRIBERS: readonly ResourceDescriber[] = [
   secretManagerSecret,
   secretManagerSecretVersion,
   terraformData,
+  monitoringNotificationChannel,
+  monitoringAlertPolicy,
+  loggingMetric,
 ];
 
 const BY_TYPE = new Map(DESCRIBERS.flatMap((d) => d.types.map((t) => [t, d] as const)));

@@ -1,0 +1,100 @@
+/** NOTIFY_EMAIL: off by default; channels per address and one policy per event class plus the stall policy when set. */
+import { Testing, TerraformStack } from 'cdktf';
+import { NOTIFICATION_RESOURCE_TYPES, Notifications } from '../../constructs/notifications';
+import { APIS_OF_OPTIONAL_RESOURCE } from '../../constructs/project-apis';
+import { DEFAULT_STALL_ALERT_MINUTES, EVENT_CLASSES } from '../../jobs/notifications';
+import { MAIN_CONTAINER } from '../../jobs/jobset';
+import { ConfigError } from '../../config/load';
+import { exampleConfig, resources, synthStack, WITH_SINGLE_HOST } from '../util';
+
+const EMAILS = 'ml-team@example.com, oncall@example.org';
+
+test('default: no NOTIFY_EMAIL, no channel, policy or metric, and no new API service', () => {
+  const infra = synthStack('infra');
+  const services = Object.values(resources(infra, 'google_project_service')).map((x: any) => x.service);
+  expect(services).not.toContain('monitoring.googleapis.com');
+  expect(services).not.toContain('logging.googleapis.com');
+  expect(resources(infra, 'google_monitoring_notification_channel')).toEqual({});
+  expect(resources(infra, 'google_monitoring_alert_policy')).toEqual({});
+  expect(resources(infra, 'google_logging_metric')).toEqual({});
+  expect(exampleConfig().config.notify).toEqual({ emails: [], stallMinutes: DEFAULT_STALL_ALERT_MINUTES });
+});
+
+describe('NOTIFY_EMAIL set', () => {
+  const infra = synthStack('infra', { ...WITH_SINGLE_HOST, NOTIFY_EMAIL: EMAILS });
+  const channels = Object.values(resources(infra, 'google_monitoring_notification_channel'));
+  const policies = Object.values(resources(infra, 'google_monitoring_alert_policy'));
+
+  test('the Monitoring and Logging APIs are enabled, and every new resource waits for its API', () => {
+    const apis = APIS_OF_OPTIONAL_RESOURCE;
+    const service = (api: string) => Object.entries(resources(infra, 'google_project_service')).find(([, x]: [string, any]) => x.service === api)![0];
+    for (const type of NOTIFICATION_RESOURCE_TYPES) {
+      const all = Object.values(resources(infra, type)) as any[];
+      expect(all.length).toBeGreaterThan(0);
+      for (const r of all) for (const api of apis[type]!) expect(r.depends_on).toContain(`google_project_service.${service(api)}`);
+    }
+  });
+
+  test('one email channel per address', () => {
+    expect(channels.map((c) => c.labels.email_address)).toEqual(['ml-team@example.com', 'oncall@example.org']);
+    expect(channels.every((c) => c.type === 'email')).toBe(true);
+  });
+
+  test('one log-match policy per event class, rate-limited (required for log-match), every channel notified', () => {
+    const logMatch = policies.filter((p) => p.conditions[0].condition_matched_log);
+    expect(logMatch.map((p) => p.display_name.split(': ')[1]).sort()).toEqual(EVENT_CLASSES.map((c) => `step ${c.id}`).sort());
+    for (const p of logMatch) {
+      expect(p.alert_strategy.notification_rate_limit.period).toBe('300s');
+      expect(p.notification_channels).toHaveLength(2);
+      expect(Object.keys(p.conditions[0].condition_matched_log.label_extractors).sort()).toEqual(['jobset', 'pipeline', 'reason', 'step']);
+      // Cloud Monitoring's variables, escaped from Terraform's own interpolation ($${ is a literal ${).
+      expect(p.documentation.subject).toContain('$${log.extracted_label.pipeline} $${log.extracted_label.step}');
+      expect(p.documentation.content.replace(/\$\$\{/g, '')).not.toContain('${');
+    }
+  });
+
+  test('stall: a log-based counter of step lines and an absence condition of the default 30 minutes', () => {
+    const metric = Object.values(resources(infra, 'google_logging_metric'))[0] as any;
+    expect(metric.metric_descriptor).toMatchObject({ metric_kind: 'DELTA', value_type: 'INT64' });
+    expect(metric.filter).toContain(`resource.labels.container_name="${MAIN_CONTAINER}"`);
+    const stall = policies.find((p) => p.conditions[0].condition_absent)!;
+    expect(stall.conditions[0].condition_absent.duration).toBe(`${DEFAULT_STALL_ALERT_MINUTES * 60}s`);
+    expect(stall.conditions[0].condition_absent.filter).toContain('metric.type="logging.googleapis.com/user/${google_logging_metric.');
+    expect(stall.documentation.content).toContain('$${metric.label.jobset}');
+    expect(stall.documentation.content.replace(/\$\$\{/g, '')).not.toContain('${');
+  });
+});
+
+test('override: the stall threshold (notify.stallMinutes) and the rate limit', () => {
+  const stack = new TerraformStack(Testing.app(), 's');
+  new Notifications(stack, 'n', {
+    emails: ['a@example.com'],
+    clusterName: 'c',
+    namespace: 'ns',
+    pipelines: [{ name: 'sft-gemma4', kind: 'sft', trainMainReplicatedJob: 'slice' }],
+    container: MAIN_CONTAINER,
+    stallMinutes: 45,
+    rateLimitSeconds: 60,
+  });
+  const json = JSON.parse(Testing.synth(stack));
+  const policies = Object.values(json.resource.google_monitoring_alert_policy) as any[];
+  expect(policies.find((p) => p.conditions[0].condition_absent).conditions[0].condition_absent.duration).toBe('2700s');
+  expect(policies.find((p) => p.conditions[0].condition_matched_log).alert_strategy.notification_rate_limit.period).toBe('60s');
+});
+
+test('error: an address that is not one names NOTIFY_EMAIL and the value', () => {
+  expect(() => exampleConfig({ NOTIFY_EMAIL: 'ml-team@example.com,oncall' })).toThrow(ConfigError);
+  try {
+    exampleConfig({ NOTIFY_EMAIL: 'ml-team@example.com,oncall' });
+  } catch (err) {
+    expect((err as Error).message).toContain('NOTIFY_EMAIL (env)');
+    expect((err as Error).message).toContain("must be an email address such as ml-team@example.com, got 'oncall'");
+  }
+});
+
+test('error: a construct without an address', () => {
+  const stack = new TerraformStack(Testing.app(), 's');
+  expect(() => new Notifications(stack, 'n', { emails: [], clusterName: 'c', namespace: 'ns', pipelines: [], container: MAIN_CONTAINER })).toThrow(
+    'Notifications: emails must name at least one address',
+  );
+});

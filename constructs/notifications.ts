@@ -1,0 +1,135 @@
+import { LoggingMetric } from '@cdktf/provider-google/lib/logging-metric';
+import { MonitoringAlertPolicy } from '@cdktf/provider-google/lib/monitoring-alert-policy';
+import { MonitoringNotificationChannel } from '@cdktf/provider-google/lib/monitoring-notification-channel';
+import { Construct } from 'constructs';
+import {
+  DEFAULT_STALL_ALERT_MINUTES,
+  EVENT_CLASSES,
+  eventFilter,
+  eventLabelExtractors,
+  eventMessage,
+  NotificationScope,
+  stallMessage,
+  stepLineMetric,
+} from '../jobs/notifications';
+
+/** The resource types Notifications creates (their APIs: constructs/project-apis.ts APIS_OF_OPTIONAL_RESOURCE). */
+export const NOTIFICATION_RESOURCE_TYPES = ['google_monitoring_notification_channel', 'google_monitoring_alert_policy', 'google_logging_metric'] as const;
+
+export interface NotificationsProps extends NotificationScope {
+  /** Addresses to notify (NOTIFY_EMAIL / notify.emails); at least one. */
+  readonly emails: readonly string[];
+  /** The training step's main container (jobs/jobset.ts MAIN_CONTAINER). */
+  readonly container: string;
+  /** Minutes without a training step line that count as a stall. @default DEFAULT_STALL_ALERT_MINUTES (30) */
+  readonly stallMinutes?: number;
+  /** Minimum time between two notifications of one incident (JobSet and reason), seconds. @default 300 */
+  readonly rateLimitSeconds?: number;
+}
+
+/**
+ * Email notifications of pipeline steps (NOTIFY_EMAIL): one Cloud Monitoring email channel per address, one
+ * log-match alert policy per event class of jobs/notifications.ts (failed, restarted, completed, evicted by Kueue),
+ * and for stalls a log-based counter of training step lines with a metric-absence policy. Each notification names
+ * the pipeline, the step and the JobSet (label extractors; one incident per JobSet and reason).
+ *
+ * Provider facts (hashicorp/terraform-provider-google v6.50.0 website/docs/r/monitoring_alert_policy.html.markdown):
+ * `alert_strategy.notification_rate_limit` is required for a policy with a `condition_matched_log`; "each
+ * combination of extracted values is treated as a separate rule"; `condition_absent.duration` is a whole number of
+ * minutes; `documentation.subject` is cut to 255 bytes after expansion.
+ */
+/**
+ * Terraform reads every string of its JSON as a template: a literal `${` (Cloud Monitoring's documentation variables,
+ * `${log.extracted_label.jobset}`) is written `$${` (Terraform "String Templates": escape sequences).
+ */
+export function literal(text: string): string {
+  return text.replace(/\$\{/g, () => '$${');
+}
+
+export class Notifications extends Construct {
+  public readonly channels: MonitoringNotificationChannel[];
+  public readonly policies: MonitoringAlertPolicy[] = [];
+  public readonly stepLines: LoggingMetric;
+
+  constructor(scope: Construct, id: string, props: NotificationsProps) {
+    super(scope, id);
+    if (props.emails.length === 0) throw new Error('Notifications: emails must name at least one address');
+    this.channels = props.emails.map(
+      (email, i) =>
+        new MonitoringNotificationChannel(this, `email-${i}`, {
+          displayName: `tpu-post-training ${props.clusterName}: ${email}`,
+          type: 'email',
+          labels: { email_address: email },
+        }),
+    );
+    const channels = this.channels.map((c) => c.name);
+    const rateLimit = `${props.rateLimitSeconds ?? 300}s`;
+    for (const cls of EVENT_CLASSES) {
+      const message = eventMessage(cls);
+      this.policies.push(
+        new MonitoringAlertPolicy(this, cls.id, {
+          displayName: `tpu-post-training ${props.clusterName}: step ${cls.id}`,
+          combiner: 'OR',
+          severity: cls.severity,
+          conditions: [
+            {
+              displayName: `${cls.kind} event: ${cls.id}`,
+              conditionMatchedLog: { filter: eventFilter(cls, props), labelExtractors: eventLabelExtractors(cls, props) },
+            },
+          ],
+          alertStrategy: { notificationRateLimit: { period: rateLimit }, autoClose: '1800s' },
+          notificationChannels: channels,
+          documentation: { mimeType: 'text/markdown', subject: literal(message.subject), content: literal(message.content) },
+        }),
+      );
+    }
+
+    const minutes = props.stallMinutes ?? DEFAULT_STALL_ALERT_MINUTES;
+    const metric = stepLineMetric(props, props.container);
+    this.stepLines = new LoggingMetric(this, 'step-lines', {
+      name: `tpu-post-training/${props.clusterName}/training-step-lines`,
+      description: 'Training step lines (MaxText SFT "completed step", Tunix "Train step N training loss") of the training main container',
+      filter: metric.filter,
+      metricDescriptor: {
+        metricKind: 'DELTA',
+        valueType: 'INT64',
+        unit: '1',
+        labels: [
+          { key: 'pipeline', valueType: 'STRING', description: 'pipeline (stack) name' },
+          { key: 'jobset', valueType: 'STRING', description: 'JobSet of the training step' },
+        ],
+      },
+      labelExtractors: metric.labelExtractors,
+    });
+    const stall = stallMessage(minutes);
+    this.policies.push(
+      new MonitoringAlertPolicy(this, 'stalled', {
+        displayName: `tpu-post-training ${props.clusterName}: training stalled`,
+        combiner: 'OR',
+        severity: 'WARNING',
+        conditions: [
+          {
+            displayName: `no training step line for ${minutes} min`,
+            conditionAbsent: {
+              filter: `resource.type="k8s_container" AND metric.type="logging.googleapis.com/user/${this.stepLines.name}"`,
+              duration: `${minutes * 60}s`,
+              aggregations: [
+                {
+                  alignmentPeriod: '300s',
+                  perSeriesAligner: 'ALIGN_SUM',
+                  // One series per JobSet: a restarted JobSet's new pods continue its series.
+                  crossSeriesReducer: 'REDUCE_SUM',
+                  groupByFields: ['metric.label.pipeline', 'metric.label.jobset'],
+                },
+              ],
+              trigger: { count: 1 },
+            },
+          },
+        ],
+        alertStrategy: { autoClose: '1800s' },
+        notificationChannels: channels,
+        documentation: { mimeType: 'text/markdown', subject: literal(stall.subject), content: literal(stall.content) },
+      }),
+    );
+  }
+}

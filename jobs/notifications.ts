@@ -1,0 +1,219 @@
+/**
+ * What `NOTIFY_EMAIL` notifies about, as data: the Kubernetes events of a pipeline step's JobSet and Kueue Workload
+ * that Cloud Monitoring alert policies match in Cloud Logging, and the log-based metric of training step lines whose
+ * absence is a stall. Pure; constructs/notifications.ts turns it into Terraform resources.
+ *
+ * Facts, read at the pinned versions:
+ *   - JobSet v0.12.0 (kubernetes-sigs/jobset) emits its events on the JobSet object through the manager's recorder
+ *     `mgr.GetEventRecorder("jobset")` (main.go): reasons in pkg/constants/constants.go; conditions set by
+ *     pkg/controllers/jobset_controller.go `setCondition` emit an event with the condition's reason and type.
+ *     Failed (Warning): `FailedJobs` (failure_policy.go, no failure policy), `ReachedMaxRestarts` (failure_policy.go,
+ *     in_place_restart.go), `FailJobSetFailurePolicyAction` (failure_policy.go). Completed (Normal):
+ *     `AllJobsCompleted` (jobset_controller.go). Restarted (Warning, failure_policy.go): `RestartJobSetFailurePolicyAction`,
+ *     `RestartJobSetAndIgnoreMaxRestartsFailurePolicyAction`, and per Job `RestartJobFailurePolicyAction`,
+ *     `RestartJobAndIgnoreMaxRestartsFailurePolicyAction`; a JobSet restart also sets the `Restarting` condition with
+ *     reason `DefaultFailurePolicy` / `FailurePolicy_<rule>`, whose event is left out (one message per restart).
+ *   - Kueue v0.19.2 (kubernetes-sigs/kueue) emits an eviction event on the Workload (Normal) with reason
+ *     `EvictedDueTo<reason>` (pkg/workload/evict/evict.go `reportEvictedWorkload`, pkg/workload/patching/patching.go
+ *     `ReasonWithCause`), e.g. `EvictedDueToPreempted`, `EvictedDueToPodsReadyTimeout`, `EvictedDueToNodeFailures`,
+ *     and `EvictedDueToDeactivatedDueTo<cause>` (apis/kueue/v1beta2/workload_types.go). The Workload of a JobSet is
+ *     named `jobset-<jobset>-<5 hex>` (pkg/controller/jobframework/workload_names.go).
+ *   - Both controllers record through the events.k8s.io API (controller-runtime GetEventRecorder), whose reporting
+ *     controller is not the legacy `source.component`, so the filters match the involved object and the reason, not
+ *     the source.
+ *   - GKE exports cluster events to Cloud Logging as `log_id("events")` with the core/v1 Event as `jsonPayload`
+ *     (`jsonPayload.reason`, `jsonPayload.involvedObject.kind|name|namespace`, `jsonPayload.message`), when the
+ *     cluster logs SYSTEM_COMPONENTS (constructs/gke-cluster.ts enables it and WORKLOADS) (GKE "About GKE logs": events
+ *     are collected by a kube-system deployment). Events of objects other than pods and nodes are on
+ *     `resource.type="k8s_cluster"` (GoogleCloudPlatform/gcpdiag's GKE rules query it with `log_id("events")`); the
+ *     filters do not rely on that mapping: they select the cluster by `resource.labels.cluster_name`, which the
+ *     k8s_cluster, k8s_node and k8s_pod resources all carry.
+ *   - Filter syntax (Cloud Logging query language, "Troubleshoot Logging query language"): a line break between
+ *     comparisons is AND; `field = ("a" OR "b")` matches either value; `=~` is an RE2 regular expression search
+ *     (anchored here with ^ and $); REGEXP_EXTRACT takes a regular expression with exactly one capturing group.
+ *   - Container stdout/stderr is `resource.type="k8s_container"` with `resource.labels.namespace_name`, `pod_name`,
+ *     `container_name`; absl writes to stderr as plain text (`textPayload`).
+ */
+import { RUN_ID_PATTERN, jobSetName } from './names';
+import { PROGRESS_LQL } from './run-log';
+import { STEP_NAMES } from './recipes/types';
+
+/** The Cloud Monitoring incident severities this project uses. */
+export type Severity = 'CRITICAL' | 'ERROR' | 'WARNING';
+
+/** One class of event that notifies: which object, which reasons (exactly these, or every reason with a prefix). */
+export interface EventClass {
+  /** Construct id and display-name part: `failed`, `restarted`, `completed`, `evicted`. */
+  readonly id: 'failed' | 'restarted' | 'completed' | 'evicted';
+  /** What happened, for the message: `failed`. */
+  readonly verb: string;
+  readonly kind: 'JobSet' | 'Workload';
+  /** Exactly these reasons. @default - reasonPrefix */
+  readonly reasons?: readonly string[];
+  /** Every reason starting with this. @default - reasons */
+  readonly reasonPrefix?: string;
+  readonly severity: Severity;
+  /** What to do, for the message. */
+  readonly next: string;
+}
+
+export const EVENT_CLASSES: readonly EventClass[] = [
+  {
+    id: 'failed',
+    verb: 'failed',
+    kind: 'JobSet',
+    reasons: ['FailedJobs', 'ReachedMaxRestarts', 'FailJobSetFailurePolicyAction'],
+    severity: 'ERROR',
+    next: 'Why, and the last log lines: `npm run status -- <pipeline>`; the whole log: `npm run logs -- <pipeline> <step>`.',
+  },
+  {
+    id: 'restarted',
+    verb: 'restarted',
+    kind: 'JobSet',
+    reasons: [
+      'RestartJobSetFailurePolicyAction',
+      'RestartJobSetAndIgnoreMaxRestartsFailurePolicyAction',
+      'RestartJobFailurePolicyAction',
+      'RestartJobAndIgnoreMaxRestartsFailurePolicyAction',
+    ],
+    severity: 'WARNING',
+    next: 'It resumes from its newest checkpoint; restarts left and progress: `npm run status -- <pipeline>`.',
+  },
+  {
+    id: 'completed',
+    verb: 'completed',
+    kind: 'JobSet',
+    reasons: ['AllJobsCompleted'],
+    severity: 'WARNING',
+    next: 'What it cost and achieved: `npm run status -- <pipeline> --report`.',
+  },
+  {
+    id: 'evicted',
+    verb: 'was evicted by Kueue (its pods are stopped; it is requeued)',
+    kind: 'Workload',
+    reasonPrefix: 'EvictedDueTo',
+    severity: 'WARNING',
+    next: 'Why, and what holds the quota now: `npm run status -- <pipeline>`.',
+  },
+];
+
+/** Minutes without a new training step line after which the stall alert fires (a fixed alert threshold). */
+export const DEFAULT_STALL_ALERT_MINUTES = 30;
+
+/** A pipeline as far as notifications are concerned. */
+export interface NotifiedPipeline {
+  readonly name: string;
+  /** `sft` or `rl`: which step lines the training container prints (jobs/run-log.ts). */
+  readonly kind: 'sft' | 'rl';
+  /** The replicated job of the training step's main pod (`slice`, or `pathways-head`). */
+  readonly trainMainReplicatedJob: string;
+}
+
+/** Where the events come from. */
+export interface NotificationScope {
+  readonly clusterName: string;
+  readonly namespace: string;
+  readonly pipelines: readonly NotifiedPipeline[];
+}
+
+const RUN_ID_RE2 = RUN_ID_PATTERN.source.replace(/^\^/, '').replace(/\$$/, '');
+const PLACEHOLDER_RUN = 'runid0placeholder';
+
+/** RE2 alternation of the pipelines' names (names are DNS labels: no regex metacharacter but '-'). */
+function pipelineAlternation(scope: NotificationScope): string {
+  return `(${scope.pipelines.map((p) => p.name).join('|')})`;
+}
+
+/** RE2 of every step's JobSet name, whatever the run id: jobs/names.ts jobSetName with the run id as a pattern. */
+export function jobSetNameRe2(scope: NotificationScope): string {
+  const probe = jobSetName('PIPELINE', PLACEHOLDER_RUN, 'STEP');
+  const shape = probe.replace('PIPELINE', pipelineAlternation(scope)).replace(PLACEHOLDER_RUN, RUN_ID_RE2).replace('STEP', `(${STEP_NAMES.join('|')})`);
+  return shape;
+}
+
+function objectNameRe2(cls: EventClass, scope: NotificationScope): string {
+  // Kueue: `jobset-<jobset name>-<5 hex>` (workload_names.go).
+  return cls.kind === 'Workload' ? `^jobset-${jobSetNameRe2(scope)}-[0-9a-f]{5}$` : `^${jobSetNameRe2(scope)}$`;
+}
+
+function reasonClause(cls: EventClass): string {
+  if (cls.reasons) return `jsonPayload.reason=(${cls.reasons.map((r) => `"${r}"`).join(' OR ')})`;
+  return `jsonPayload.reason=~"^${cls.reasonPrefix}"`;
+}
+
+/** The Cloud Logging filter of one event class (one clause per line). */
+export function eventFilter(cls: EventClass, scope: NotificationScope): string {
+  return [
+    'log_id("events")',
+    `resource.labels.cluster_name="${scope.clusterName}"`,
+    `jsonPayload.involvedObject.namespace="${scope.namespace}"`,
+    `jsonPayload.involvedObject.kind="${cls.kind}"`,
+    `jsonPayload.involvedObject.name=~"${objectNameRe2(cls, scope)}"`,
+    reasonClause(cls),
+  ].join('\n');
+}
+
+/**
+ * Labels each notification carries (one incident per JobSet and reason): pipeline, step, JobSet, reason. Cloud
+ * Logging's REGEXP_EXTRACT takes a regular expression with exactly one capturing group.
+ */
+export function eventLabelExtractors(cls: EventClass, scope: NotificationScope): Record<string, string> {
+  const name = 'jsonPayload.involvedObject.name';
+  const prefix = cls.kind === 'Workload' ? 'jobset-' : '';
+  const suffix = cls.kind === 'Workload' ? '-[0-9a-f]{5}$' : '$';
+  return {
+    pipeline: `REGEXP_EXTRACT(${name}, "^${prefix}${pipelineAlternation(scope)}-")`,
+    step: `REGEXP_EXTRACT(${name}, "-(${STEP_NAMES.join('|')})${suffix}")`,
+    jobset: cls.kind === 'Workload' ? `REGEXP_EXTRACT(${name}, "^jobset-(.+)-[0-9a-f]{5}$")` : `EXTRACT(${name})`,
+    reason: 'EXTRACT(jsonPayload.reason)',
+  };
+}
+
+/** The notification's subject and Markdown body (Cloud Monitoring expands `${log.extracted_label.*}`). */
+export function eventMessage(cls: EventClass): { subject: string; content: string } {
+  const l = (k: string) => `\${log.extracted_label.${k}}`;
+  const what = cls.kind === 'Workload' ? `the Kueue workload of JobSet ${l('jobset')}` : `JobSet ${l('jobset')}`;
+  return {
+    subject: `tpu-post-training: ${l('pipeline')} ${l('step')} ${cls.id} (${l('reason')})`,
+    content:
+      `Pipeline **${l('pipeline')}**, step **${l('step')}**: ${what} ${cls.verb} (reason \`${l('reason')}\`).\n\n` +
+      `${cls.next.replace(/<pipeline>/g, l('pipeline')).replace(/<step>/g, l('step'))}`,
+  };
+}
+
+/** The log-based metric of training step lines: one count per line of a training step's main container. */
+export function stepLineMetric(scope: NotificationScope, container: string): { filter: string; labelExtractors: Record<string, string> } {
+  const pod = 'resource.labels.pod_name';
+  const lines = [...new Set(scope.pipelines.map((p) => PROGRESS_LQL[p.kind]))];
+  const rjobs = [...new Set(scope.pipelines.map((p) => p.trainMainReplicatedJob))];
+  // Pod names: `<jobset>-<replicated job>-<job index>-<pod index>-<5 random>` (jobset v0.12.0); job 0, pod 0 is the main pod.
+  const trainJobSet = jobSetNameRe2(scope).replace(`(${STEP_NAMES.join('|')})`, 'train');
+  const mainPod = `^${trainJobSet}-(${rjobs.join('|')})-0-0-[a-z0-9]{5}$`;
+  return {
+    filter: [
+      'resource.type="k8s_container"',
+      `resource.labels.cluster_name="${scope.clusterName}"`,
+      `resource.labels.namespace_name="${scope.namespace}"`,
+      `resource.labels.container_name="${container}"`,
+      `${pod}=~"${mainPod}"`,
+      `textPayload=~"${lines.length === 1 ? lines[0] : `(${lines.join('|')})`}"`,
+    ].join('\n'),
+    labelExtractors: {
+      pipeline: `REGEXP_EXTRACT(${pod}, "^${pipelineAlternation(scope)}-")`,
+      jobset: `REGEXP_EXTRACT(${pod}, "^(.+-train)-(?:${rjobs.join('|')})-0-0-[a-z0-9]{5}$")`,
+    },
+  };
+}
+
+/** The stall notification (Cloud Monitoring expands `${metric.label.*}` for a metric condition). */
+export function stallMessage(minutes: number): { subject: string; content: string } {
+  const m = (k: string) => `\${metric.label.${k}}`;
+  return {
+    subject: `tpu-post-training: ${m('pipeline')} train stalled (no step for ${minutes} min)`,
+    content:
+      `Pipeline **${m('pipeline')}**, step **train**: JobSet ${m('jobset')} printed no training step line for ${minutes} minutes.\n\n` +
+      `If a "completed" or "failed" message for the same JobSet came first, this is the end of its log, not a stall. ` +
+      `Otherwise: \`npm run status -- ${m('pipeline')}\` (state \`stalled\`, the last step and how long ago) and ` +
+      `\`npm run logs -- ${m('pipeline')} train\`.`,
+  };
+}
