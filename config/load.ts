@@ -9,7 +9,8 @@ import * as path from 'path';
 import { ZodIssue } from 'zod';
 import { GKE_LIMITS } from '../jobs/capacity';
 import { slicesForAcceleratorType, TpuSlice } from '../jobs/tpu';
-import { bucketDomainNotice, Config, configSchema, isDocumentationRange } from './schema';
+import { regionOfZone } from '../jobs/platform';
+import { bucketDomainNotice, Config, configSchema, isDocumentationRange, SINGLE_HOST_SLICE } from './schema';
 
 /** How an environment variable maps onto the config. */
 interface EnvBinding {
@@ -63,6 +64,13 @@ export const UNREAD_TUTORIAL_VARIABLES: Readonly<Record<string, string>> = {
   CLUSTER_TOOLKIT_VERSION: 'no Cluster Toolkit is used: the infra stack builds the cluster',
   TPU_NAME: 'GKE names the TPU nodes; the single-host pipeline sets TPU_NAME to its pod name',
 };
+
+/**
+ * TPU_NAME is tutorial 002's Cloud TPU VM (`gcloud compute instances create $TPU_NAME --machine-type=ct6e-standard-8t`
+ * on RESERVATION). Set without TPU_TYPE, COMPUTE_TYPE or TOPOLOGY, it asks for that VM: the TPU slices become one
+ * single-host v6e-8 (SINGLE_HOST_SLICE) on the main capacity, so that tutorial's four variables alone give its VM.
+ */
+export const TPU_VM_ENV = 'TPU_NAME';
 
 /** Config paths that may still hold the example config's placeholders, and the variable that replaces each. */
 export const PLACEHOLDER_FIELDS: ReadonlyArray<{ readonly path: string; readonly env: string }> = [
@@ -201,7 +209,30 @@ export function loadConfig(options: LoadOptions = {}): LoadedConfig {
     setPath(raw, 'singleHost.enabled', true);
     sources['singleHost.enabled'] = `${singleHostEnv} (env)`;
   }
+  // REGION unset: the region of ZONE (tutorial 002 exports ZONE only).
+  const zone = given('ZONE')?.trim();
+  const derivedRegion = zone !== undefined && given('REGION') === undefined ? regionOfZone(zone) : undefined;
+  if (derivedRegion !== undefined) {
+    setPath(raw, 'region', derivedRegion);
+    sources.region = 'ZONE (env)';
+  }
   applyTpuType(given(TPU_TYPE_ENV), raw, sources, problems);
+  const tpuVm = [TPU_TYPE_ENV, 'COMPUTE_TYPE', 'TOPOLOGY'].every((name) => given(name) === undefined) ? given(TPU_VM_ENV) : undefined;
+  if (tpuVm !== undefined) {
+    for (const [p, v] of [
+      ['tpu.machineType', SINGLE_HOST_SLICE.machineType],
+      ['tpu.topology', SINGLE_HOST_SLICE.topology],
+      ...(given('CLUSTER_NODEPOOL_COUNT') === undefined ? [['tpu.slices', 1] as const] : []),
+    ] as const) {
+      setPath(raw, p, v);
+      sources[p] = `${TPU_VM_ENV} (env)`;
+    }
+    notices.push(
+      `${TPU_VM_ENV} is set (tutorial 002's TPU VM) without TPU_TYPE, COMPUTE_TYPE or TOPOLOGY: the TPU pool is that VM, one ` +
+        `${SINGLE_HOST_SLICE.machineType} ${SINGLE_HOST_SLICE.topology} (v6e-8) on the main capacity (RESERVATION); GKE names the node, ` +
+        `so the value itself is not used. Set TPU_TYPE (e.g. TPU_TYPE=v6e-32) for another shape`,
+    );
+  }
   const selection = given(PIPELINES_ENV);
   if (selection !== undefined) {
     const wanted = selection.trim() === 'none' ? [] : selection.split(',').map((s) => s.trim()).filter((s) => s !== '');
@@ -215,6 +246,7 @@ export function loadConfig(options: LoadOptions = {}): LoadedConfig {
     }
   }
   for (const [name, why] of Object.entries(UNREAD_TUTORIAL_VARIABLES)) {
+    if (name === TPU_VM_ENV && tpuVm !== undefined) continue;
     if (env[name] !== undefined && env[name] !== '') notices.push(`${name} is set but not read by this program: ${why}`);
   }
   if (problems.length > 0) throw new ConfigError(problems);

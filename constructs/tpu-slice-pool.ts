@@ -2,7 +2,7 @@ import { ComputeResourcePolicy } from '@cdktf/provider-google/lib/compute-resour
 import { ContainerNodePool, ContainerNodePoolConfig } from '@cdktf/provider-google/lib/container-node-pool';
 import { Construct } from 'constructs';
 import type { IGkeCluster } from './gke-cluster';
-import { Capacity } from '../jobs/platform';
+import { Capacity, regionOfZone } from '../jobs/platform';
 import { TPU_TAINT, TpuSlice } from '../jobs/tpu';
 
 /** Key GKE matches a SPECIFIC_RESERVATION affinity on. */
@@ -44,7 +44,7 @@ export class TpuSlicePool extends Construct {
     if (slice.requiresWorkloadPolicy) {
       this.workloadPolicy = new ComputeResourcePolicy(this, 'workload-policy', {
         name: `${props.name}-placement-policy`,
-        region: props.zone.replace(/-[a-z]$/, ''),
+        region: regionOfZone(props.zone) ?? props.zone,
         workloadPolicy: { type: 'HIGH_THROUGHPUT', acceleratorTopology: slice.topology },
       });
     }

@@ -130,6 +130,11 @@ export function isValidSoftDeleteDays(days: number): boolean {
 }
 
 /** `gcloud container clusters get-credentials ...`: writes the kubeconfig context (with the exec plugin) for the cluster. */
+/** The region of a Compute Engine zone (`us-east5-b` -> `us-east5`), or undefined when `zone` is not a zone name. */
+export function regionOfZone(zone: string): string | undefined {
+  return /^([a-z]+-[a-z]+[0-9]+)-[a-z]$/.exec(zone)?.[1];
+}
+
 export function credentialsCommand(name: string, region: string, project: string, dnsEndpoint: boolean): string {
   return `gcloud container clusters get-credentials ${name} --location=${region} --project=${project}${dnsEndpoint ? ' --dns-endpoint' : ''}`;
 }
