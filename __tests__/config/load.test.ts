@@ -133,10 +133,12 @@ describe('config errors name the variable or key, the value and what is allowed'
     expect(errorOf(() => loadConfig({ env: { GCS_BUCKET: 'Upper' } }))).toContain("got 'Upper'");
   });
 
-  test('zone not in region', () => {
-    expect(errorOf(() => loadConfig({ env: { ZONE: 'us-central1-b' } }))).toContain(
+  test('zone not in region (REGION set; ZONE alone gives its own region)', () => {
+    expect(errorOf(() => loadConfig({ env: { REGION: 'us-east5', ZONE: 'us-central1-b' } }))).toContain(
       "ZONE (env): zone must be a zone of region us-east5 (such as us-east5-b), got 'us-central1-b'",
     );
+    const loaded = loadConfig({ env: { ZONE: 'us-central1-b' } });
+    expect([loaded.config.region, loaded.sources.region]).toEqual(['us-central1', 'ZONE (env)']);
   });
 
   test('topology not valid for the machine type', () => {
@@ -249,7 +251,7 @@ describe('config errors name the variable or key, the value and what is allowed'
   });
 
   test('all problems are reported at once', () => {
-    const message = errorOf(() => loadConfig({ env: { TOPOLOGY: '4x9', ZONE: 'us-west1-a' } }));
+    const message = errorOf(() => loadConfig({ env: { TOPOLOGY: '4x9', REGION: 'us-east5', ZONE: 'us-west1-a' } }));
     expect(message.split('\n').filter((l) => l.startsWith('  - '))).toHaveLength(2);
   });
 });
