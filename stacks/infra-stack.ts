@@ -140,6 +140,7 @@ export class InfraStack extends TerraformStack {
     });
     new HfTokenSecret(this, 'hf-token', {
       secretId: platform.hfTokenSecretId,
+      location: platform.region,
       reader: identity.workloadServiceAccount.member,
     });
 

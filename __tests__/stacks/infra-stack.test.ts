@@ -201,6 +201,14 @@ describe('infra stack: identities and access', () => {
     expect(ksa.metadata.annotations['iam.gke.io/gcp-service-account']).toMatch(/identity_workload-sa_\w+\.email/);
   });
 
+  test('the HF token secret is replicated in REGION only (gcp.resourceLocations refuses automatic replication unless global is allowed)', () => {
+    expect(Object.values(resources(synth, 'google_secret_manager_secret')).map((s) => s.replication)).toEqual([
+      { user_managed: { replicas: [{ location: 'us-east5' }] } },
+    ]);
+    const inRegion = Object.values(resources(synthStack('infra', { ZONE: 'europe-west4-a' }), 'google_secret_manager_secret'))[0];
+    expect(inRegion.replication.user_managed.replicas).toEqual([{ location: 'europe-west4' }]);
+  });
+
   test('the HF token secret has no version: the value never passes through Terraform', () => {
     expect(Object.keys(resources(synth, 'google_secret_manager_secret'))).toHaveLength(1);
     expect(resources(synth, 'google_secret_manager_secret_version')).toEqual({});
