@@ -71,6 +71,10 @@ export interface PipelineOptions {
   readonly overrides?: Readonly<Record<string, string | number | boolean>>;
   /** Where the options came from, e.g. `pipelines.rl-qwen3`; prefixes error messages. @default - the recipe name */
   readonly configSource?: string;
+  /** Where `runId` came from when not the config file, e.g. `RUN_ID (env)`. @default - `<configSource>.runId` */
+  readonly runIdSource?: string;
+  /** Where `image` came from when not the config file, e.g. `CLOUD_IMAGE_NAME (env)`. @default - `<configSource>.image` */
+  readonly imageSource?: string;
 }
 
 /** One step: one JobSet. */
@@ -302,7 +306,8 @@ function logsCommand(namespace: string, selector: Readonly<Record<string, string
 /** Builds the pipeline. Throws on any option, name or recipe rule violation (see jobs/validate.ts). */
 export function buildPipeline(recipe: Recipe, platform: Platform, options: PipelineOptions): Pipeline {
   const source = options.configSource ?? recipe.name;
-  checkRunId(options.runId, source);
+  const runIdSource = options.runIdSource ?? `${source}.runId`;
+  checkRunId(options.runId, runIdSource);
   // Validate the retargeted slice against the TPU table first (names the config field).
   tpuSlice(options.machineType ?? recipe.slice.machineType, options.topology ?? recipe.slice.topology, `${source}.topology`);
   const resolved = resolveRecipe(recipe, options);
@@ -335,6 +340,7 @@ export function buildPipeline(recipe: Recipe, platform: Platform, options: Pipel
     cpuPods,
     overridden: new Set(Object.keys(options.overrides ?? {})),
     configSource: options.configSource,
+    imageSource: options.imageSource ?? (options.configSource ? `${options.configSource}.image` : undefined),
   });
 
   const baseLabels = {
@@ -428,6 +434,7 @@ export function buildPipeline(recipe: Recipe, platform: Platform, options: Pipel
     options.runId,
     built.map(({ name, built: b }) => ({ step: name, replicatedJobs: b.replicatedJobs, coordinator: b.coordinator })),
     source,
+    runIdSource,
   );
   const difference = maxtextDifference(resolved);
   let previousHash = '';
