@@ -5,7 +5,7 @@ import { Precondition, TerraformElement, TerraformLocal } from 'cdktf';
 import { Construct } from 'constructs';
 import { parseReservation } from '../jobs/capacity';
 import { artifactRegistryImage } from '../jobs/image-ref';
-import { PLACEHOLDERS_LOCAL } from '../jobs/platform';
+import { describePlaceholder, PLACEHOLDERS_LOCAL, PlaceholderRef } from '../jobs/platform';
 import { BuiltinData } from './builtin-data';
 
 /**
@@ -37,17 +37,7 @@ import { BuiltinData } from './builtin-data';
  *   Artifact Registry (`<location>-docker.pkg.dev/<project>/<repo>/<image>`) can be checked this way.
  */
 
-/** A value the example config ships (`config/load.ts` Placeholder). */
-export interface PlaceholderRef {
-  readonly path: string;
-  readonly env: string;
-  readonly value: string;
-}
-
-/** The one-line description of a placeholder in the precondition's message. */
-export function describePlaceholder(p: PlaceholderRef): string {
-  return `${p.path} '${p.value}' (set ${p.env})`;
-}
+export type { PlaceholderRef };
 
 /** An HCL string literal inside an interpolation (`${` and `%{` escaped). */
 function hclString(value: string): string {

@@ -28,6 +28,7 @@ import {
   toMaxTextInvocation,
   trainInvocation,
   trainPrelude,
+  runNameProblem,
 } from './maxtext';
 import { checkJobSetNames, checkRunId, jobSetName, JobSetNameShape, runIdLimit } from './names';
 import { Platform } from './platform';
@@ -155,6 +156,13 @@ export function maxtextDifference(recipe: Recipe): string | undefined {
 
 /** Default allowance for a step waiting in Kueue's queue (for quota or a slice to free up), minutes. */
 export const DEFAULT_QUEUE_MINUTES = 60;
+/** Longest queue allowance a config may set, minutes (7 days). */
+export const MAX_QUEUE_MINUTES = 7 * 24 * 60;
+/**
+ * Longest one attempt of a step may be given, minutes (30 days): beyond it a value is a typo (seconds for minutes), and
+ * the deploy, which waits attempts x timeout, would wait for months.
+ */
+export const MAX_STEP_TIMEOUT_MINUTES = 30 * 24 * 60;
 /** Margin for the JobSet controller to recreate Jobs between attempts and set its terminal state, minutes per attempt. */
 export const ATTEMPT_MARGIN_MINUTES = 10;
 
@@ -188,6 +196,10 @@ export function chainHash(previous: string, manifest: unknown): string {
 
 function coerce(key: string, current: JsonValue, value: string | number | boolean, source: string): JsonValue {
   const fail = (want: string) => new Error(`${source}.overrides.${key} must be ${want}, got '${String(value)}'`);
+  if (key === 'run_name') {
+    const problem = runNameProblem(value);
+    if (problem) throw fail(problem);
+  }
   if (typeof current === 'number') {
     const n = typeof value === 'number' ? value : typeof value === 'string' && value.trim() !== '' ? Number(value) : NaN;
     if (!Number.isFinite(n)) throw fail('a number');
@@ -352,16 +364,16 @@ export function buildPipeline(recipe: Recipe, platform: Platform, options: Pipel
   const restarts = (step: StepName) => options.maxRestarts ?? resolved.maxRestarts[step];
   for (const step of STEP_NAMES) {
     const m = runMinutes(step);
-    if (!(Number.isInteger(m) && m > 0)) {
-      throw new Error(`${source}.timeoutMinutes.${step} must be a positive whole number of minutes, got ${m}`);
+    if (!(Number.isInteger(m) && m > 0 && m <= MAX_STEP_TIMEOUT_MINUTES)) {
+      throw new Error(`${source}.timeoutMinutes.${step} must be a whole number of minutes from 1 to ${MAX_STEP_TIMEOUT_MINUTES}, got ${m}`);
     }
     if (!(Number.isInteger(restarts(step)) && restarts(step) >= 0)) {
       throw new Error(`${source}.maxRestarts must be a whole number >= 0, got ${restarts(step)}`);
     }
   }
   const queueMinutes = options.queueMinutes ?? DEFAULT_QUEUE_MINUTES;
-  if (!(Number.isInteger(queueMinutes) && queueMinutes >= 0)) {
-    throw new Error(`${source}.queueMinutes must be a whole number of minutes >= 0, got ${queueMinutes}`);
+  if (!(Number.isInteger(queueMinutes) && queueMinutes >= 0 && queueMinutes <= MAX_QUEUE_MINUTES)) {
+    throw new Error(`${source}.queueMinutes must be a whole number of minutes from 0 to ${MAX_QUEUE_MINUTES}, got ${queueMinutes}`);
   }
   const common = (step: StepName): JobSetCommon => {
     const pod: PodCommon = {

@@ -130,6 +130,18 @@ export function isValidSoftDeleteDays(days: number): boolean {
 }
 
 /** `gcloud container clusters get-credentials ...`: writes the kubeconfig context (with the exec plugin) for the cluster. */
+/** A value the example config ships (`config/load.ts` Placeholder). */
+export interface PlaceholderRef {
+  readonly path: string;
+  readonly env: string;
+  readonly value: string;
+}
+
+/** The one-line description of a placeholder: the plan-time guard's message and the synth-time note. */
+export function describePlaceholder(p: PlaceholderRef): string {
+  return `${p.path} '${p.value}' (set ${p.env})`;
+}
+
 /** The region of a Compute Engine zone (`us-east5-b` -> `us-east5`), or undefined when `zone` is not a zone name. */
 export function regionOfZone(zone: string): string | undefined {
   return /^([a-z]+-[a-z]+[0-9]+)-[a-z]$/.exec(zone)?.[1];

@@ -372,7 +372,7 @@ export function hbmWarnings(recipe: Recipe, ctx: ValidationContext): string[] {
   if (!estimate || estimate.verdict !== 'tight') return [];
   return [
     `${who(recipe, ctx)}: ${recipe.model.name} fits ${ctx.slice.machineType} ${ctx.slice.topology} (${sliceShapeName(ctx.slice)}) tightly: ` +
-      `${estimate.reasons.join('; ')}; an out-of-memory error at start-up is possible — ${knobs(recipe).replace(/^or /, '')} (estimate: jobs/hbm.ts)`,
+      `${estimate.reasons.join('; ')}; an out-of-memory error at start-up is possible; ${knobs(recipe).replace(/^or /, '')} (estimate: jobs/hbm.ts)`,
   ];
 }
 

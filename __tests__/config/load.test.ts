@@ -247,7 +247,7 @@ describe('config errors name the variable or key, the value and what is allowed'
     fs.writeFileSync(file, '[1, 2]');
     expect(errorOf(() => loadConfig({ env: {}, file }))).toContain(`${file}: the config file must hold a JSON object`);
     fs.writeFileSync(file, '{ not json');
-    expect(errorOf(() => loadConfig({ env: {}, file }))).toContain(`${file}: cannot read config:`);
+    expect(errorOf(() => loadConfig({ env: {}, file }))).toContain(`${file}: not valid JSON: CloseBraceExpected at line 1, column 11`);
   });
 
   test('all problems are reported at once', () => {
