@@ -34,6 +34,7 @@ export const ENV_BINDINGS: readonly EnvBinding[] = [
   { env: 'ALLOW_PUBLIC_CONTROL_PLANE', path: 'controlPlane.allowPublicAccess', kind: 'bool' },
   { env: 'DNS_ENDPOINT', path: 'controlPlane.dnsEndpoint', kind: 'bool' },
   { env: 'DELETION_PROTECTION', path: 'deletionProtection', kind: 'bool' },
+  { env: 'BUCKET_ACCESS', path: 'bucketSettings.access', kind: 'string' },
   { env: 'COMPUTE_TYPE', path: 'tpu.machineType', kind: 'string' },
   { env: 'TOPOLOGY', path: 'tpu.topology', kind: 'string' },
   { env: 'CLUSTER_NODEPOOL_COUNT', path: 'tpu.slices', kind: 'int' },

@@ -13,6 +13,8 @@ import { MACHINE_SHAPES } from '../jobs/machines';
 import { RUN_ID_PATTERN } from '../jobs/names';
 import { DEFAULT_RUN_ID, MAX_QUEUE_MINUTES, MAX_STEP_TIMEOUT_MINUTES } from '../jobs/pipeline';
 import {
+  BUCKET_ACCESS_LEVELS,
+  DEFAULT_BUCKET_ACCESS,
   DEFAULT_DELETION_PROTECTION,
   DEFAULT_RELEASE_CHANNEL,
   DEFAULT_SCRATCH_EXPIRY_DAYS,
@@ -247,6 +249,8 @@ export const configSchema = z
       .object({
         /** Let `destroy` delete a bucket that still holds checkpoints. */
         forceDestroy: z.boolean().default(false),
+        /** Roles of the service accounts on the bucket: admin | objects (BUCKET_ACCESS). @default admin (DEFAULT_BUCKET_ACCESS) */
+        access: z.enum(BUCKET_ACCESS_LEVELS).default(DEFAULT_BUCKET_ACCESS),
         /** Days after which objects under the Pathways scratch prefix are deleted. */
         scratchExpiryDays: z.number().int().min(1).max(365).default(DEFAULT_SCRATCH_EXPIRY_DAYS),
         /**

@@ -1,13 +1,15 @@
 import { StorageBucket } from '@cdktf/provider-google/lib/storage-bucket';
 import { StorageBucketIamMember } from '@cdktf/provider-google/lib/storage-bucket-iam-member';
 import { Construct } from 'constructs';
-import { DEFAULT_SCRATCH_EXPIRY_DAYS, DEFAULT_SOFT_DELETE_DAYS, isValidSoftDeleteDays } from '../jobs/platform';
+import { BUCKET_ACCESS_ROLES, BucketAccess, DEFAULT_BUCKET_ACCESS, DEFAULT_SCRATCH_EXPIRY_DAYS, DEFAULT_SOFT_DELETE_DAYS, isValidSoftDeleteDays } from '../jobs/platform';
 
 export interface TrainingBucketProps {
   readonly name: string;
   readonly location: string;
-  /** Member (`serviceAccount:...`) that reads and writes checkpoints: gets roles/storage.admin on this bucket only. */
+  /** Member (`serviceAccount:...`) that reads and writes checkpoints: gets the `access` roles on this bucket only. */
   readonly writer: string;
+  /** Roles of `writer` and `hostNetworkWriter` on the bucket (BUCKET_ACCESS_ROLES). @default DEFAULT_BUCKET_ACCESS ('admin') */
+  readonly access?: BucketAccess;
   /** Prefix Pathways writes scratch data to; objects under it expire. */
   readonly scratchPrefix: string;
   /** Days after which scratch objects are deleted. @default DEFAULT_SCRATCH_EXPIRY_DAYS (7) */
@@ -22,18 +24,18 @@ export interface TrainingBucketProps {
    */
   readonly softDeleteDays?: number;
   /**
-   * Member that host-network pods act as: gets roles/storage.admin on this bucket only, like `writer`. Workload
+   * Member that host-network pods act as: gets the `access` roles on this bucket only, like `writer`. Workload
    * Identity does not apply to pods on the host network (TPU workers, the Pathways head: `hostNetwork: true` as
    * gcluster and xpk run them); they reach GCS as the node service account, and MaxText needs storage.buckets.get,
-   * which roles/storage.objectAdmin lacks (a misleading "bucket not found"). @default - none
+   * which roles/storage.objectAdmin alone lacks (a misleading "bucket not found"). @default - none
    */
   readonly hostNetworkWriter?: string;
 }
 
 /**
- * The checkpoint bucket: uniform access, public access prevention enforced, scratch prefix expiry,
- * roles/storage.admin for the workload identity and for the identity host-network pods act as, granted on the bucket
- * (not the project).
+ * The checkpoint bucket: uniform access, public access prevention enforced, scratch prefix expiry, and the `access`
+ * roles (BUCKET_ACCESS_ROLES) for the workload identity and for the identity host-network pods act as, granted on the
+ * bucket (not the project).
  */
 export class TrainingBucket extends Construct {
   public readonly bucket: StorageBucket;
@@ -58,18 +60,14 @@ export class TrainingBucket extends Construct {
         },
       ],
     });
-    new StorageBucketIamMember(this, 'writer', {
-      bucket: this.bucket.name,
-      role: 'roles/storage.admin',
-      member: props.writer,
+    // The first role keeps the ids `writer` / `host-network-writer` (the Terraform addresses of existing deployments).
+    BUCKET_ACCESS_ROLES[props.access ?? DEFAULT_BUCKET_ACCESS].forEach((role, i) => {
+      const suffix = i === 0 ? '' : `-${role.replace('roles/storage.', '').toLowerCase()}`;
+      new StorageBucketIamMember(this, `writer${suffix}`, { bucket: this.bucket.name, role, member: props.writer });
+      if (props.hostNetworkWriter) {
+        new StorageBucketIamMember(this, `host-network-writer${suffix}`, { bucket: this.bucket.name, role, member: props.hostNetworkWriter });
+      }
     });
-    if (props.hostNetworkWriter) {
-      new StorageBucketIamMember(this, 'host-network-writer', {
-        bucket: this.bucket.name,
-        role: 'roles/storage.admin',
-        member: props.hostNetworkWriter,
-      });
-    }
   }
 
   /** `gs://<name>`. */

@@ -142,6 +142,24 @@ export function describePlaceholder(p: PlaceholderRef): string {
   return `${p.path} '${p.value}' (set ${p.env})`;
 }
 
+/**
+ * How the workload and node service accounts reach the checkpoint bucket, granted on the bucket only:
+ * - `admin` (the default, what the tutorials grant): roles/storage.admin. It also lets any pod acting as either
+ *   account (every host-network pod acts as the node account) change the bucket's IAM policy, its lifecycle and
+ *   retention settings, and delete the bucket once empty (storage.buckets.setIamPolicy, .update, .delete).
+ * - `objects`, for organisations that forbid bucket admin to workloads: roles/storage.objectAdmin (objects read,
+ *   write, overwrite, delete) plus roles/storage.legacyBucketReader for storage.buckets.get, which MaxText needs (with
+ *   objects only it reports the bucket as missing); nothing that changes the bucket itself.
+ * Permissions per role: Google Cloud IAM "Cloud Storage roles".
+ */
+export const BUCKET_ACCESS_ROLES = {
+  admin: ['roles/storage.admin'],
+  objects: ['roles/storage.objectAdmin', 'roles/storage.legacyBucketReader'],
+} as const satisfies Record<string, readonly string[]>;
+export type BucketAccess = keyof typeof BUCKET_ACCESS_ROLES;
+export const BUCKET_ACCESS_LEVELS = Object.keys(BUCKET_ACCESS_ROLES) as [BucketAccess, ...BucketAccess[]];
+export const DEFAULT_BUCKET_ACCESS: BucketAccess = 'admin';
+
 /** The region of a Compute Engine zone (`us-east5-b` -> `us-east5`), or undefined when `zone` is not a zone name. */
 export function regionOfZone(zone: string): string | undefined {
   return /^([a-z]+-[a-z]+[0-9]+)-[a-z]$/.exec(zone)?.[1];

@@ -14,7 +14,7 @@ import { PlaceholderGuard, PlaceholderRef, ReservationChecks, ReservationUse } f
 import { ProjectApis } from '../constructs/project-apis';
 import { TpuSlicePool } from '../constructs/tpu-slice-pool';
 import { kueueObjects, kueueQuota } from '../jobs/kueue';
-import { credentialsCommand, Platform } from '../jobs/platform';
+import { BucketAccess, credentialsCommand, Platform } from '../jobs/platform';
 import { secretCommand } from '../jobs/secrets';
 import { BackendProps, useBackend } from './backend';
 
@@ -44,6 +44,8 @@ export interface InfraStackProps extends BackendProps {
   readonly scratchExpiryDays?: number;
   /** Soft-delete retention of the checkpoint bucket, days (0 = off). @default DEFAULT_SOFT_DELETE_DAYS (0) */
   readonly bucketSoftDeleteDays?: number;
+  /** Roles of the service accounts on the checkpoint bucket (BUCKET_ACCESS_ROLES). @default DEFAULT_BUCKET_ACCESS ('admin') */
+  readonly bucketAccess?: BucketAccess;
   readonly jobsetVersion: string;
   readonly kueueVersion: string;
   /** Absolute path of charts/kueue-queues. */
@@ -137,6 +139,7 @@ export class InfraStack extends TerraformStack {
       scratchExpiryDays: props.scratchExpiryDays,
       forceDestroy: props.bucketForceDestroy,
       softDeleteDays: props.bucketSoftDeleteDays,
+      access: props.bucketAccess,
     });
     new HfTokenSecret(this, 'hf-token', {
       secretId: platform.hfTokenSecretId,

@@ -176,6 +176,17 @@ describe('infra stack: identities and access', () => {
     ]);
   });
 
+  test('BUCKET_ACCESS=objects: objectAdmin + legacyBucketReader (storage.buckets.get) on the bucket, to both accounts, no storage.admin', () => {
+    const grants = Object.entries(resources(synthStack('infra', { BUCKET_ACCESS: 'objects' }), 'google_storage_bucket_iam_member'));
+    expect(grants.map(([id, g]) => [id.replace(/_[0-9A-F]{8}$/, ''), g.role, /identity_(\w+)-sa/.exec(g.member)![1]]).sort()).toEqual([
+      ['bucket_host-network-writer', 'roles/storage.objectAdmin', 'node'],
+      ['bucket_host-network-writer-legacybucketreader', 'roles/storage.legacyBucketReader', 'node'],
+      ['bucket_writer', 'roles/storage.objectAdmin', 'workload'],
+      ['bucket_writer-legacybucketreader', 'roles/storage.legacyBucketReader', 'workload'],
+    ]);
+    expect(() => synthStack('infra', { BUCKET_ACCESS: 'owner' })).toThrow("BUCKET_ACCESS (env): must be one of admin, objects, got 'owner'");
+  });
+
   test('secretAccessor is granted on the token secret only', () => {
     expect(Object.values(resources(synth, 'google_secret_manager_secret_iam_member'))).toEqual([
       expect.objectContaining({ role: 'roles/secretmanager.secretAccessor', member: expect.stringMatching(/identity_workload-sa/) }),
