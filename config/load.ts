@@ -248,9 +248,12 @@ export function loadConfig(options: LoadOptions = {}): LoadedConfig {
     ['singleHost', 'SINGLE_HOST_CAPACITY', 'SINGLE_HOST_RESERVATION'],
   ] as const) {
     const node = raw[block];
-    if ((given(capacityEnv) || given(reservationEnv)) && node && typeof node === 'object' && !Array.isArray(node)) {
+    const replacing = [capacityEnv, reservationEnv].find((name) => given(name) !== undefined);
+    if (replacing && node && typeof node === 'object' && !Array.isArray(node)) {
       delete (node as Record<string, unknown>).capacity;
       delete (node as Record<string, unknown>).reservation;
+      // The pair now comes from the environment: a missing half is that variable's doing, not the file's.
+      sources[`${block}.capacity`] = sources[`${block}.reservation`] = `${replacing} (env)`;
     }
   }
   // RUN_ID and CLOUD_IMAGE_NAME apply to every pipeline, also those the file does not list.

@@ -7,7 +7,7 @@ import { spawnSync } from 'child_process';
 import * as fs from 'fs';
 import * as os from 'os';
 import * as path from 'path';
-import { escapeText } from '../../config/load';
+import { escapeText, loadConfig } from '../../config/load';
 
 const ROOT = path.join(__dirname, '..', '..');
 const example = JSON.parse(fs.readFileSync(path.join(ROOT, 'config', 'example.json'), 'utf8'));
@@ -66,6 +66,12 @@ describe('an error names the variable that set the value, not the config file', 
     const file = configFile((c) => delete c.pipelines);
     refused({ ...REAL, CONFIG_FILE: file, RUN_ID: 'Run_2' }, "RUN_ID (env): run id must be lowercase letters, digits or dashes, starting and ending with a letter or digit, got 'Run_2'");
     refused({ ...REAL, RUN_ID: 'a-very-long-run-identifier-that-goes-on' }, "RUN_ID (env): run id 'a-very-long-run-identifier-that-goes-on' is too long");
+  });
+
+  test('TPU_CAPACITY replaces the file\'s capacity and reservation as a pair: the missing reservation is its doing', () => {
+    expect(() => loadConfig({ env: { ...REAL, RESERVATION: '', TPU_CAPACITY: 'reservation' } })).toThrow(
+      "TPU_CAPACITY (env): capacity 'reservation' needs a reservation name; set it, or choose capacity 'spot' or 'flex-start'",
+    );
   });
 
   test('CLOUD_IMAGE_NAME: the image error names the variable', () => {

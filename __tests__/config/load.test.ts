@@ -56,7 +56,7 @@ describe('config defaults (example file, no env)', () => {
       }),
     });
     expect(loaded.config.cpuPool).toEqual({ machineType: 'n4-highmem-64', maxNodes: 4 });
-    expect(loaded.config.bucketSettings).toEqual({ forceDestroy: false, scratchExpiryDays: 7, softDeleteDays: 0 });
+    expect(loaded.config.bucketSettings).toEqual({ forceDestroy: false, access: 'admin', scratchExpiryDays: 7, softDeleteDays: 0 });
     expect(loaded.config.controllers).toEqual({ jobsetVersion: '0.12.0', kueueVersion: '0.19.2' });
     expect(loaded.config.releaseChannel).toBe('REGULAR');
   });
