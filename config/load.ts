@@ -471,7 +471,8 @@ function describeIssue(issue: ZodIssue, file: string, sources: Record<string, st
   let message = issue.code === 'invalid_type' && issue.received === 'undefined' ? 'is required' : issue.message;
   // zod's own messages ("Number must be less than or equal to 10080") do not show the value: add it.
   const value = dotted === '' ? undefined : getPath(raw, dotted);
-  if (value !== undefined && !/\bgot\b/.test(message)) message += `, got ${shown(value)}`;
+  const scalar = value === null || ['string', 'number', 'boolean'].includes(typeof value);
+  if (value !== undefined && scalar && !/\bgot\b/.test(message)) message += `, got ${shown(value)}`;
   const related = RELATED_FIELDS[dotted];
   if (related !== undefined) {
     const relatedSource = sourceOf({ file, sources }, related);
