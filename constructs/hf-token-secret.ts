@@ -7,7 +7,8 @@ export interface HfTokenSecretProps {
   /**
    * The one location the secret's data is stored in (the deployment's region). User-managed replication there, not
    * automatic: `constraints/gcp.resourceLocations` refuses an automatic secret unless `global` is allowed (Secret
-   * Manager "Choosing a replication policy"), and an organisation that limits locations rarely allows it.
+   * Manager "Choosing a replication policy"), and an organisation that limits locations rarely allows it. Replication
+   * is ForceNew (provider v6.50.0 secretmanager/resource_secret_manager_secret.go): changing it replaces the secret.
    */
   readonly location: string;
   /** Member that reads the token (the workload GSA): gets secretAccessor on this secret only. */
