@@ -1,14 +1,15 @@
+import { ProjectIamCustomRole } from '@cdktf/provider-google/lib/project-iam-custom-role';
 import { StorageBucket } from '@cdktf/provider-google/lib/storage-bucket';
 import { StorageBucketIamMember } from '@cdktf/provider-google/lib/storage-bucket-iam-member';
 import { Construct } from 'constructs';
-import { BUCKET_ACCESS_ROLES, BucketAccess, DEFAULT_BUCKET_ACCESS, DEFAULT_SCRATCH_EXPIRY_DAYS, DEFAULT_SOFT_DELETE_DAYS, isValidSoftDeleteDays } from '../jobs/platform';
+import { BUCKET_OBJECT_PERMISSIONS, BucketAccess, bucketObjectsRoleId, DEFAULT_BUCKET_ACCESS, DEFAULT_SCRATCH_EXPIRY_DAYS, DEFAULT_SOFT_DELETE_DAYS, isValidSoftDeleteDays } from '../jobs/platform';
 
 export interface TrainingBucketProps {
   readonly name: string;
   readonly location: string;
   /** Member (`serviceAccount:...`) that reads and writes checkpoints: gets the `access` roles on this bucket only. */
   readonly writer: string;
-  /** Roles of `writer` and `hostNetworkWriter` on the bucket (BUCKET_ACCESS_ROLES). @default DEFAULT_BUCKET_ACCESS ('admin') */
+  /** What `writer` and `hostNetworkWriter` may do on the bucket (jobs/platform.ts BUCKET_ACCESS_LEVELS). @default DEFAULT_BUCKET_ACCESS ('admin') */
   readonly access?: BucketAccess;
   /** Prefix Pathways writes scratch data to; objects under it expire. */
   readonly scratchPrefix: string;
@@ -34,11 +35,13 @@ export interface TrainingBucketProps {
 
 /**
  * The checkpoint bucket: uniform access, public access prevention enforced, scratch prefix expiry, and the `access`
- * roles (BUCKET_ACCESS_ROLES) for the workload identity and for the identity host-network pods act as, granted on the
- * bucket (not the project).
+ * role (roles/storage.admin, or the objects-only custom role) for the workload identity and for the identity
+ * host-network pods act as, granted on the bucket (not the project).
  */
 export class TrainingBucket extends Construct {
   public readonly bucket: StorageBucket;
+  /** The custom role of the `objects` access setting. @default - none (access 'admin': roles/storage.admin) */
+  public readonly objectsRole?: ProjectIamCustomRole;
 
   constructor(scope: Construct, id: string, props: TrainingBucketProps) {
     super(scope, id);
@@ -60,14 +63,22 @@ export class TrainingBucket extends Construct {
         },
       ],
     });
-    // The first role keeps the ids `writer` / `host-network-writer` (the Terraform addresses of existing deployments).
-    BUCKET_ACCESS_ROLES[props.access ?? DEFAULT_BUCKET_ACCESS].forEach((role, i) => {
-      const suffix = i === 0 ? '' : `-${role.replace('roles/storage.', '').toLowerCase()}`;
-      new StorageBucketIamMember(this, `writer${suffix}`, { bucket: this.bucket.name, role, member: props.writer });
-      if (props.hostNetworkWriter) {
-        new StorageBucketIamMember(this, `host-network-writer${suffix}`, { bucket: this.bucket.name, role, member: props.hostNetworkWriter });
-      }
-    });
+    // `objects`: a project custom role with exactly BUCKET_OBJECT_PERMISSIONS (the provider undeletes a soft-deleted role
+    // of the same id on create: v6.50.0 resourcemanager/resource_google_project_iam_custom_role.go).
+    if ((props.access ?? DEFAULT_BUCKET_ACCESS) === 'objects') {
+      this.objectsRole = new ProjectIamCustomRole(this, 'objects-role', {
+        roleId: bucketObjectsRoleId(props.name),
+        title: `Objects of gs://${props.name}`,
+        description: 'Read, write and delete the checkpoint bucket\'s objects and read the bucket; nothing that changes the bucket',
+        permissions: [...BUCKET_OBJECT_PERMISSIONS],
+      });
+    }
+    const role = this.objectsRole?.name ?? 'roles/storage.admin';
+    // The ids `writer` / `host-network-writer` are the Terraform addresses of existing deployments.
+    new StorageBucketIamMember(this, 'writer', { bucket: this.bucket.name, role, member: props.writer });
+    if (props.hostNetworkWriter) {
+      new StorageBucketIamMember(this, 'host-network-writer', { bucket: this.bucket.name, role, member: props.hostNetworkWriter });
+    }
   }
 
   /** `gs://<name>`. */

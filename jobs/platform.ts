@@ -4,6 +4,7 @@
  * Names that both the `infra` stack and the pipeline stacks must agree on (service accounts, queue,
  * namespace, secret, pool names) are computed here and nowhere else. Pure; no cdktf.
  */
+import { createHash } from 'crypto';
 import type { Capacity } from './capacity';
 import { sliceShapeName, TpuSlice } from './tpu';
 
@@ -147,18 +148,31 @@ export function describePlaceholder(p: PlaceholderRef): string {
  * - `admin` (the default, what the tutorials grant): roles/storage.admin. It also lets any pod acting as either
  *   account (every host-network pod acts as the node account) change the bucket's IAM policy, its lifecycle and
  *   retention settings, and delete the bucket once empty (storage.buckets.setIamPolicy, .update, .delete).
- * - `objects`, for organisations that forbid bucket admin to workloads: roles/storage.objectAdmin (objects read,
- *   write, overwrite, delete) plus roles/storage.legacyBucketReader for storage.buckets.get, which MaxText needs (with
- *   objects only it reports the bucket as missing); nothing that changes the bucket itself.
+ * - `objects`, for organisations that forbid bucket admin to workloads: a project custom role with exactly
+ *   BUCKET_OBJECT_PERMISSIONS, bound on the bucket; nothing that changes the bucket itself.
  * Permissions per role: Google Cloud IAM "Cloud Storage roles".
  */
-export const BUCKET_ACCESS_ROLES = {
-  admin: ['roles/storage.admin'],
-  objects: ['roles/storage.objectAdmin', 'roles/storage.legacyBucketReader'],
-} as const satisfies Record<string, readonly string[]>;
-export type BucketAccess = keyof typeof BUCKET_ACCESS_ROLES;
-export const BUCKET_ACCESS_LEVELS = Object.keys(BUCKET_ACCESS_ROLES) as [BucketAccess, ...BucketAccess[]];
+export const BUCKET_ACCESS_LEVELS = ['admin', 'objects'] as const;
+export type BucketAccess = (typeof BUCKET_ACCESS_LEVELS)[number];
 export const DEFAULT_BUCKET_ACCESS: BucketAccess = 'admin';
+/**
+ * The `objects` setting's permissions: read, list, write, delete objects (replacing an object needs create + delete),
+ * and storage.buckets.get, which MaxText needs (with object permissions only it reports the bucket as missing).
+ */
+export const BUCKET_OBJECT_PERMISSIONS = [
+  'storage.buckets.get',
+  'storage.objects.get',
+  'storage.objects.list',
+  'storage.objects.create',
+  'storage.objects.delete',
+] as const;
+
+/** Id of the `objects` custom role of a bucket: `tpt_<bucket>` in IAM's alphabet ([a-zA-Z0-9_.], 3-64 characters). */
+export function bucketObjectsRoleId(bucket: string): string {
+  const id = `tpt_${bucket.replace(/[^a-zA-Z0-9_.]/g, '_')}`;
+  if (id.length <= 64) return id;
+  return `${id.slice(0, 55)}_${createHash('sha256').update(bucket).digest('hex').slice(0, 8)}`;
+}
 
 /** The region of a Compute Engine zone (`us-east5-b` -> `us-east5`), or undefined when `zone` is not a zone name. */
 export function regionOfZone(zone: string): string | undefined {

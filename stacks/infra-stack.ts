@@ -44,7 +44,7 @@ export interface InfraStackProps extends BackendProps {
   readonly scratchExpiryDays?: number;
   /** Soft-delete retention of the checkpoint bucket, days (0 = off). @default DEFAULT_SOFT_DELETE_DAYS (0) */
   readonly bucketSoftDeleteDays?: number;
-  /** Roles of the service accounts on the checkpoint bucket (BUCKET_ACCESS_ROLES). @default DEFAULT_BUCKET_ACCESS ('admin') */
+  /** What the service accounts may do on the checkpoint bucket (BUCKET_ACCESS_LEVELS). @default DEFAULT_BUCKET_ACCESS ('admin') */
   readonly bucketAccess?: BucketAccess;
   readonly jobsetVersion: string;
   readonly kueueVersion: string;

@@ -23,7 +23,6 @@ const OBJECTS = ['storage.objects.get', 'storage.objects.list', 'storage.objects
 const ROLE_PERMISSIONS: Record<string, readonly string[]> = {
   'roles/storage.admin': ['storage.buckets.get', ...BUCKET_ADMIN, ...OBJECTS],
   'roles/storage.objectAdmin': OBJECTS,
-  'roles/storage.legacyBucketReader': ['storage.buckets.get', 'storage.objects.list'],
   'roles/storage.objectViewer': ['storage.objects.get', 'storage.objects.list'],
   'roles/secretmanager.secretAccessor': ['secretmanager.versions.access'],
 };
@@ -60,8 +59,12 @@ describe.each(CONFIGS)('pods act as an identity whose grants cover their step (%
   );
   const bucketGrants = Object.values((res.google_storage_bucket_iam_member ?? {}) as Record<string, Obj>);
   const secretGrants = Object.values((res.google_secret_manager_secret_iam_member ?? {}) as Record<string, Obj>);
+  // Custom roles grant what the synthesized role lists; predefined roles what ROLE_PERMISSIONS models.
+  const customRoles = Object.entries((res.google_project_iam_custom_role ?? {}) as Record<string, Obj>);
+  const rolePermissions = (role: string): readonly string[] =>
+    customRoles.find(([id]) => role === `\${google_project_iam_custom_role.${id}.name}`)?.[1].permissions ?? ROLE_PERMISSIONS[role] ?? [];
   const permissionsOf = (gsa: string, grants: Obj[]) =>
-    new Set(grants.filter((g) => gsaRef(g.member) === gsa).flatMap((g) => ROLE_PERMISSIONS[g.role] ?? []));
+    new Set(grants.filter((g) => gsaRef(g.member) === gsa).flatMap((g) => rolePermissions(g.role)));
   const cq = synth.kueueObjects.find((o) => o.kind === 'ClusterQueue')!;
   const flavors = synth.kueueObjects.filter((o) => o.kind === 'ResourceFlavor');
 
@@ -97,10 +100,10 @@ describe.each(CONFIGS)('pods act as an identity whose grants cover their step (%
     }
   });
 
-  test('the model tells the roles apart: objectAdmin alone cannot get the bucket, so the objects setting adds a bucket reader', () => {
+  test('the model tells the roles apart: objectAdmin alone cannot get the bucket; the objects setting binds its custom role', () => {
     expect(ROLE_PERMISSIONS['roles/storage.objectAdmin']).not.toContain('storage.buckets.get');
-    const roles = [...new Set(bucketGrants.map((g) => g.role))].sort();
-    expect(roles).toEqual(name === 'objects access' ? ['roles/storage.legacyBucketReader', 'roles/storage.objectAdmin'] : ['roles/storage.admin']);
+    const roles = [...new Set(bucketGrants.map((g) => g.role))];
+    expect(roles).toEqual([name === 'objects access' ? expect.stringMatching(/^\$\{google_project_iam_custom_role\./) : 'roles/storage.admin']);
     const hostNetworkPods = synth.jobSets.flatMap((js) => podSets(js.manifest)).filter((ps) => ps.pod.hostNetwork);
     expect(hostNetworkPods.length).toBeGreaterThan(0);
   });
