@@ -128,6 +128,11 @@ describe('tutorial 002: its four variables alone give one v6e-8 VM on its reserv
     ]);
   });
 
+  test('with a REGION too (and the example\'s zone), still the one v6e-8 VM, never the example\'s v6e-32 on a v6e-8 reservation', () => {
+    const loaded = loadConfig({ env: { ...TUTORIAL_002, REGION: 'us-east5', ZONE: 'us-east5-b' } });
+    expect(loaded.config.tpu).toMatchObject({ machineType: 'ct6e-standard-8t', topology: '2x4', slices: 1, reservation: 'acme-v6e-8' });
+  });
+
   test('the rl-llama3 stack only; each v6e-32 pipeline left out with one line', () => {
     expect(run.stacks).toEqual(['infra', 'rl-llama3']);
     expect(run.notices.filter((n) => / left out: /.test(n))).toHaveLength(3);
