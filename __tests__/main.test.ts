@@ -24,9 +24,10 @@ function runMain(env: Record<string, string>) {
   return { ...child, outdir };
 }
 
-test('a bad value: exit 1, the message names the variable and the allowed values, nothing is written', () => {
-  const { status, stderr, outdir } = runMain({ TOPOLOGY: '4x9' });
+test('a bad value: exit 1, the message names the variable and the allowed values, once, on stderr; nothing is written', () => {
+  const { status, stderr, stdout, outdir } = runMain({ TOPOLOGY: '4x9' });
   expect(status).toBe(1);
+  expect(stdout).toBe('');
   expect(stderr).toBe(
     "invalid config:\n  - TOPOLOGY (env): topology must be one of 2x2, 2x4, 4x4, 4x8, 8x8, 8x16, 16x16 for ct6e-standard-4t, got '4x9'\n",
   );
@@ -40,10 +41,15 @@ test('a recipe asked for that does not fit the infra: exit 1 before anything is 
   expect(fs.existsSync(outdir)).toBe(false);
 });
 
-test('the example config synthesizes infra and the v6e-32 pipelines; the one left out gets one line on stderr', () => {
-  const { status, stderr, outdir } = runMain({});
-  expect(stderr).toBe(
-    'note: rl-llama3 left out: rl-llama3 trains on ct6e-standard-8t 2x4 (v6e-8-8t), infra has ct6e-standard-4t 4x8; ' +
+test('the example config synthesizes infra and the v6e-32 pipelines; notes on stdout: the one left out, the placeholders still set', () => {
+  const { status, stderr, stdout, outdir } = runMain({});
+  // stdout, not stderr: the cdktf CLI logs an app's stderr at ERROR level (@cdktf/commons src/util.js exec).
+  expect(stderr).toBe('');
+  expect(stdout).toBe(
+    "note: placeholders of the example config still set (synth works; a plan stops on them, before anything is created): project 'my-tpu-project' (set PROJECT); " +
+      "bucket 'my-tpu-project-post-training' (set GCS_BUCKET); tpu.reservation 'my-v6e-32-reservation' (set RESERVATION); " +
+      "controlPlane.authorizedCidrs '203.0.113.0/24' (set AUTHORIZED_CIDR)\n" +
+      'note: rl-llama3 left out: rl-llama3 trains on ct6e-standard-8t 2x4 (v6e-8-8t), infra has ct6e-standard-4t 4x8; ' +
       'SINGLE_HOST_RESERVATION=<v6e-8 reservation> (or SINGLE_HOST_CAPACITY=spot|flex-start) adds it next to the main slices\n',
   );
   expect(status).toBe(0);
@@ -52,12 +58,25 @@ test('the example config synthesizes infra and the v6e-32 pipelines; the one lef
 
 test('with the single-host pool asked for, every stack; unread tutorial variables get one line each, never a value', () => {
   const token = ['hf', 'main', 'canary', String(process.pid)].join('_');
-  const { status, stderr, outdir } = runMain({ SINGLE_HOST_RESERVATION: 'my-v6e-8-reservation', HF_TOKEN: token, MODEL_NAME: 'qwen3-30b-a3b' });
+  const { status, stderr, stdout, outdir } = runMain({ SINGLE_HOST_RESERVATION: 'my-v6e-8-reservation', HF_TOKEN: token, MODEL_NAME: 'qwen3-30b-a3b' });
   expect(status).toBe(0);
-  expect(stderr.split('\n').filter((l) => l !== '')).toEqual([
+  expect(stdout.split('\n').filter((l) => l !== '')).toEqual([
     expect.stringMatching(/^note: MODEL_NAME is set but not read by this program: /),
     expect.stringMatching(/^note: HF_TOKEN is set but not read by this program: .*its value was not read/),
+    expect.stringMatching(/^note: placeholders of the example config still set .*singleHost.reservation 'my-v6e-8-reservation' \(set SINGLE_HOST_RESERVATION\)/),
   ]);
-  expect(stderr).not.toContain(token);
+  expect(stderr).toBe('');
+  expect(stdout + stderr).not.toContain(token);
   expect(fs.readdirSync(path.join(outdir, 'stacks')).sort()).toEqual(['infra', 'rl-gemma4', 'rl-llama3', 'rl-qwen3', 'sft-gemma4']);
+});
+
+test('--check (npm run synth runs it before cdktf synth): the same validation, errors once, no notes, nothing written', () => {
+  const bad = spawnSync(process.execPath, [path.join(ROOT, 'dist', 'main.js'), '--check'], { cwd: ROOT, env: { PATH: process.env.PATH, TOPOLOGY: '4x9' }, encoding: 'utf8' });
+  expect([bad.status, bad.stdout]).toEqual([1, '']);
+  expect(bad.stderr.match(/TOPOLOGY \(env\)/g)).toHaveLength(1);
+  const outdir = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'tpt-check-')), 'cdktf.out');
+  const good = spawnSync(process.execPath, [path.join(ROOT, 'dist', 'main.js'), '--check'], { cwd: ROOT, env: { PATH: process.env.PATH, CDKTF_OUTDIR: outdir }, encoding: 'utf8' });
+  expect([good.status, good.stdout, good.stderr, fs.existsSync(outdir)]).toEqual([0, '', '', false]);
+  const scripts = JSON.parse(fs.readFileSync(path.join(ROOT, 'package.json'), 'utf8')).scripts;
+  expect(scripts.synth).toMatch(/node dist\/main\.js --check && .*cdktf synth$/);
 });

@@ -6,10 +6,13 @@
  */
 import * as fs from 'fs';
 import * as path from 'path';
+import { printParseErrorCode, visit } from 'jsonc-parser';
 import { ZodIssue } from 'zod';
 import { GKE_LIMITS } from '../jobs/capacity';
+import { RECIPES } from '../jobs/recipes';
 import { slicesForAcceleratorType, TpuSlice } from '../jobs/tpu';
-import { bucketDomainNotice, Config, configSchema, isDocumentationRange } from './schema';
+import { describePlaceholder, PlaceholderRef, regionOfZone } from '../jobs/platform';
+import { bucketDomainNotice, Config, configSchema, isDocumentationRange, SINGLE_HOST_SLICE } from './schema';
 
 /** How an environment variable maps onto the config. */
 interface EnvBinding {
@@ -31,6 +34,7 @@ export const ENV_BINDINGS: readonly EnvBinding[] = [
   { env: 'ALLOW_PUBLIC_CONTROL_PLANE', path: 'controlPlane.allowPublicAccess', kind: 'bool' },
   { env: 'DNS_ENDPOINT', path: 'controlPlane.dnsEndpoint', kind: 'bool' },
   { env: 'DELETION_PROTECTION', path: 'deletionProtection', kind: 'bool' },
+  { env: 'BUCKET_ACCESS', path: 'bucketSettings.access', kind: 'string' },
   { env: 'COMPUTE_TYPE', path: 'tpu.machineType', kind: 'string' },
   { env: 'TOPOLOGY', path: 'tpu.topology', kind: 'string' },
   { env: 'CLUSTER_NODEPOOL_COUNT', path: 'tpu.slices', kind: 'int' },
@@ -65,6 +69,13 @@ export const UNREAD_TUTORIAL_VARIABLES: Readonly<Record<string, string>> = {
   TPU_NAME: 'GKE names the TPU nodes; the single-host pipeline sets TPU_NAME to its pod name',
 };
 
+/**
+ * TPU_NAME is tutorial 002's Cloud TPU VM (`gcloud compute instances create $TPU_NAME --machine-type=ct6e-standard-8t`
+ * on RESERVATION). Set without TPU_TYPE, COMPUTE_TYPE or TOPOLOGY, it asks for that VM: the TPU slices become one
+ * single-host v6e-8 (SINGLE_HOST_SLICE) on the main capacity, so that tutorial's four variables alone give its VM.
+ */
+export const TPU_VM_ENV = 'TPU_NAME';
+
 /** Config paths that may still hold the example config's placeholders, and the variable that replaces each. */
 export const PLACEHOLDER_FIELDS: ReadonlyArray<{ readonly path: string; readonly env: string }> = [
   { path: 'project', env: 'PROJECT' },
@@ -74,14 +85,8 @@ export const PLACEHOLDER_FIELDS: ReadonlyArray<{ readonly path: string; readonly
   { path: 'controlPlane.authorizedCidrs', env: 'AUTHORIZED_CIDR' },
 ];
 
-/** A value the example config ships that must not reach a cloud. */
-export interface Placeholder {
-  /** Dotted config path, e.g. `tpu.reservation`. */
-  readonly path: string;
-  /** The variable that replaces it, e.g. `RESERVATION`. */
-  readonly env: string;
-  readonly value: string;
-}
+/** A value the example config ships that must not reach a cloud: its dotted path, the variable that replaces it, the value. */
+export type Placeholder = PlaceholderRef;
 
 /** Largest config file read (a config is a few KB): a bigger one is refused before it is parsed. */
 export const MAX_CONFIG_FILE_BYTES = 256 * 1024;
@@ -94,7 +99,8 @@ export const DEFAULT_CONFIG_FILE = 'config/example.json';
 /** Thrown when the config is invalid; `issues` holds one line per problem, each naming its source. */
 export class ConfigError extends Error {
   constructor(readonly issues: readonly string[]) {
-    super(`invalid config:\n${[...new Set(issues)].map((i) => `  - ${i}`).join('\n')}`);
+    // Each issue on one line, with what a terminal would hide escaped (escapeText).
+    super(`invalid config:\n${[...new Set(issues)].map((i) => `  - ${escapeText(i, true)}`).join('\n')}`);
     this.name = 'ConfigError';
   }
 }
@@ -122,6 +128,88 @@ export interface LoadOptions {
   readonly file?: string;
 }
 
+/**
+ * Escapes what a terminal would hide or garble in a message: control characters, and everything outside printable
+ * ASCII (zero-width spaces, non-breaking spaces, look-alike letters, a byte-order mark), as JSON escapes (`\u200b`,
+ * `\t`), so `got 'us-east5\u200b'` shows why a value that looks right was refused. Newlines are kept unless
+ * `oneLine` (a value, or one issue line).
+ */
+export function escapeText(text: string, oneLine = false): string {
+  let out = '';
+  for (const ch of text) {
+    const code = ch.codePointAt(0)!;
+    if ((code >= 0x20 && code <= 0x7e) || (ch === '\n' && !oneLine)) out += ch;
+    else if (JSON_ESCAPES[ch]) out += JSON_ESCAPES[ch];
+    else for (let i = 0; i < ch.length; i++) out += `\\u${ch.charCodeAt(i).toString(16).padStart(4, '0')}`;
+  }
+  return out;
+}
+const JSON_ESCAPES: Readonly<Record<string, string>> = { '\n': '\\n', '\r': '\\r', '\t': '\\t', '\b': '\\b', '\f': '\\f' };
+
+/**
+ * Reads the config file as strict JSON (RFC 8259, UTF-8): refuses a directory, a file over MAX_CONFIG_FILE_BYTES, a
+ * byte-order mark, UTF-16, bytes that are not UTF-8, a syntax error (with its line and column) and a duplicate key
+ * (JSON.parse would keep the last value silently; jsonc-parser's visitor sees every key).
+ */
+function readConfigFile(absolute: string, label: string): Record<string, unknown> {
+  let bytes: Buffer;
+  try {
+    const stat = fs.statSync(absolute);
+    if (stat.isDirectory()) throw new ConfigError([`${label}: is a directory; name a JSON config file such as ${DEFAULT_CONFIG_FILE}`]);
+    if (!stat.isFile()) throw new ConfigError([`${label}: is not a regular file; name a JSON config file such as ${DEFAULT_CONFIG_FILE}`]);
+    if (stat.size > MAX_CONFIG_FILE_BYTES) {
+      throw new ConfigError([`${label}: config file is ${stat.size} bytes; at most ${MAX_CONFIG_FILE_BYTES} are read (a config is a few KB)`]);
+    }
+    bytes = fs.readFileSync(absolute);
+  } catch (err) {
+    if (err instanceof ConfigError) throw err;
+    const reason = (err as NodeJS.ErrnoException).code === 'ENOENT' ? 'file not found' : (err as Error).message;
+    throw new ConfigError([`${label}: cannot read config: ${reason}`]);
+  }
+  const encoding = (why: string) => new ConfigError([`${label}: ${why}; save the config as UTF-8 without a byte-order mark`]);
+  if (bytes[0] === 0xef && bytes[1] === 0xbb && bytes[2] === 0xbf) throw encoding('starts with a UTF-8 byte-order mark (\\ufeff)');
+  if ((bytes[0] === 0xff && bytes[1] === 0xfe) || (bytes[0] === 0xfe && bytes[1] === 0xff)) {
+    throw encoding(`is UTF-16 (byte-order mark 0x${bytes.subarray(0, 2).toString('hex')})`);
+  }
+  if (bytes.includes(0)) throw encoding(`holds a NUL byte at offset ${bytes.indexOf(0)} (UTF-16 without a byte-order mark, or not text)`);
+  let text: string;
+  try {
+    text = new TextDecoder('utf-8', { fatal: true }).decode(bytes);
+  } catch {
+    throw encoding('is not valid UTF-8');
+  }
+  const problems: string[] = [];
+  const objects: Array<Set<string>> = [];
+  visit(
+    text,
+    {
+      onObjectBegin: () => void objects.push(new Set()),
+      onObjectEnd: () => void objects.pop(),
+      onObjectProperty: (name, _offset, _length, line, column, pathSupplier) => {
+        const keys = objects[objects.length - 1];
+        const dotted = [...pathSupplier(), name].join('.');
+        if (keys.has(name)) {
+          problems.push(`${label}: duplicate key '${dotted}' (line ${line + 1}, column ${column + 1}): JSON keeps only the last one; remove one`);
+        }
+        keys.add(name);
+      },
+      onError: (code, _offset, _length, line, column) => {
+        problems.push(`${label}: not valid JSON: ${printParseErrorCode(code)} at line ${line + 1}, column ${column + 1}`);
+      },
+    },
+    { disallowComments: true, allowTrailingComma: false },
+  );
+  if (problems.length > 0) throw new ConfigError(problems.slice(0, 10));
+  let raw: unknown;
+  try {
+    raw = JSON.parse(text);
+  } catch (err) {
+    throw new ConfigError([`${label}: not valid JSON: ${(err as Error).message}`]);
+  }
+  if (raw === null || typeof raw !== 'object' || Array.isArray(raw)) throw new ConfigError([`${label}: the config file must hold a JSON object`]);
+  return raw as Record<string, unknown>;
+}
+
 /** Finds the repository root: the nearest ancestor of this module holding package.json and charts/. */
 export function findRepoRoot(start: string = __dirname): string {
   let dir = start;
@@ -141,24 +229,7 @@ export function loadConfig(options: LoadOptions = {}): LoadedConfig {
   const absolute = path.resolve(repoRoot, fileArg);
   const file = path.relative(repoRoot, absolute).startsWith('..') ? absolute : path.relative(repoRoot, absolute);
 
-  let raw: Record<string, unknown>;
-  try {
-    const size = fs.statSync(absolute).size;
-    if (size > MAX_CONFIG_FILE_BYTES) {
-      throw new ConfigError([
-        `${file}${env.CONFIG_FILE ? ' (CONFIG_FILE)' : ''}: config file is ${size} bytes; at most ${MAX_CONFIG_FILE_BYTES} are read (a config is a few KB)`,
-      ]);
-    }
-    raw = JSON.parse(fs.readFileSync(absolute, 'utf8')) as Record<string, unknown>;
-  } catch (err) {
-    if (err instanceof ConfigError) throw err;
-    const reason = (err as NodeJS.ErrnoException).code === 'ENOENT' ? 'file not found' : (err as Error).message;
-    throw new ConfigError([`${file}${env.CONFIG_FILE ? ' (CONFIG_FILE)' : ''}: cannot read config: ${reason}`]);
-  }
-  if (raw === null || typeof raw !== 'object' || Array.isArray(raw)) {
-    throw new ConfigError([`${file}: the config file must hold a JSON object`]);
-  }
-
+  const raw = readConfigFile(absolute, `${file}${env.CONFIG_FILE ? ' (CONFIG_FILE)' : ''}`);
   const sources: Record<string, string> = {};
   const problems: string[] = [];
   const notices: string[] = [];
@@ -178,9 +249,19 @@ export function loadConfig(options: LoadOptions = {}): LoadedConfig {
     ['singleHost', 'SINGLE_HOST_CAPACITY', 'SINGLE_HOST_RESERVATION'],
   ] as const) {
     const node = raw[block];
-    if ((given(capacityEnv) || given(reservationEnv)) && node && typeof node === 'object' && !Array.isArray(node)) {
+    const replacing = [capacityEnv, reservationEnv].find((name) => given(name) !== undefined);
+    if (replacing && node && typeof node === 'object' && !Array.isArray(node)) {
       delete (node as Record<string, unknown>).capacity;
       delete (node as Record<string, unknown>).reservation;
+      // The pair now comes from the environment: a missing half is that variable's doing, not the file's.
+      sources[`${block}.capacity`] = sources[`${block}.reservation`] = `${replacing} (env)`;
+    }
+  }
+  // RUN_ID and CLOUD_IMAGE_NAME apply to every pipeline, also those the file does not list.
+  if (ENV_BINDINGS.some((b) => b.path.startsWith('pipelines.*.') && given(b.env) !== undefined)) {
+    const pipelines = (raw.pipelines ??= {}) as Record<string, unknown>;
+    if (pipelines !== null && typeof pipelines === 'object' && !Array.isArray(pipelines)) {
+      for (const name of Object.keys(RECIPES)) pipelines[name] ??= {};
     }
   }
   for (const binding of ENV_BINDINGS) {
@@ -202,7 +283,30 @@ export function loadConfig(options: LoadOptions = {}): LoadedConfig {
     setPath(raw, 'singleHost.enabled', true);
     sources['singleHost.enabled'] = `${singleHostEnv} (env)`;
   }
+  // REGION unset: the region of ZONE (tutorial 002 exports ZONE only).
+  const zone = given('ZONE')?.trim();
+  const derivedRegion = zone !== undefined && given('REGION') === undefined ? regionOfZone(zone) : undefined;
+  if (derivedRegion !== undefined) {
+    setPath(raw, 'region', derivedRegion);
+    sources.region = 'ZONE (env)';
+  }
   applyTpuType(given(TPU_TYPE_ENV), raw, sources, problems);
+  const tpuVm = [TPU_TYPE_ENV, 'COMPUTE_TYPE', 'TOPOLOGY'].every((name) => given(name) === undefined) ? given(TPU_VM_ENV) : undefined;
+  if (tpuVm !== undefined) {
+    for (const [p, v] of [
+      ['tpu.machineType', SINGLE_HOST_SLICE.machineType],
+      ['tpu.topology', SINGLE_HOST_SLICE.topology],
+      ...(given('CLUSTER_NODEPOOL_COUNT') === undefined ? [['tpu.slices', 1] as const] : []),
+    ] as const) {
+      setPath(raw, p, v);
+      sources[p] = `${TPU_VM_ENV} (env)`;
+    }
+    notices.push(
+      `${TPU_VM_ENV} is set (tutorial 002's TPU VM) without TPU_TYPE, COMPUTE_TYPE or TOPOLOGY: the TPU pool is that VM, one ` +
+        `${SINGLE_HOST_SLICE.machineType} ${SINGLE_HOST_SLICE.topology} (v6e-8) on the main capacity (RESERVATION); GKE names the node, ` +
+        `so the value itself is not used. Set TPU_TYPE (e.g. TPU_TYPE=v6e-32) for another shape`,
+    );
+  }
   const selection = given(PIPELINES_ENV);
   if (selection !== undefined) {
     const wanted = selection.trim() === 'none' ? [] : selection.split(',').map((s) => s.trim()).filter((s) => s !== '');
@@ -216,13 +320,14 @@ export function loadConfig(options: LoadOptions = {}): LoadedConfig {
     }
   }
   for (const [name, why] of Object.entries(UNREAD_TUTORIAL_VARIABLES)) {
+    if (name === TPU_VM_ENV && tpuVm !== undefined) continue;
     if (env[name] !== undefined && env[name] !== '') notices.push(`${name} is set but not read by this program: ${why}`);
   }
   if (problems.length > 0) throw new ConfigError(problems);
 
   const result = configSchema.safeParse(raw);
   if (!result.success) {
-    throw new ConfigError(result.error.issues.map((issue) => describeIssue(issue, file, sources)));
+    throw new ConfigError(result.error.issues.map((issue) => describeIssue(issue, file, sources, raw)));
   }
   const loadedBase = { file, sources };
   const bucketNotice = bucketDomainNotice(result.data.bucket, sourceOf(loadedBase, 'bucket'));
@@ -235,13 +340,20 @@ export function loadConfig(options: LoadOptions = {}): LoadedConfig {
         'slows down (GKE "Configure node pool auto-creation"); the CPU pool may take longer to scale',
     );
   }
+  const placeholders = findPlaceholders(result.data, repoRoot);
+  if (placeholders.length > 0) {
+    notices.push(
+      `placeholders of the example config still set (synth works; a plan stops on them, before anything is created): ` +
+        placeholders.map(describePlaceholder).join('; '),
+    );
+  }
   return {
     config: result.data,
     file,
     sources,
     repoRoot,
     notices,
-    placeholders: findPlaceholders(result.data, repoRoot),
+    placeholders,
     pipelinesSelected: selection !== undefined,
   };
 }
@@ -335,12 +447,37 @@ export function sourceOf(loaded: Pick<LoadedConfig, 'file' | 'sources'>, dottedP
   }
 }
 
-function describeIssue(issue: ZodIssue, file: string, sources: Record<string, string>): string {
+/**
+ * Fields whose value a check on another field depends on: when the two came from different places (REGION from the
+ * environment, zone from the file), the message names both, so the user fixes the one they set.
+ */
+const RELATED_FIELDS: Readonly<Record<string, string>> = {
+  zone: 'region',
+  stateBucket: 'bucket',
+  'singleHost.reservation': 'tpu.reservation',
+};
+
+/** A value as a message shows it: strings quoted, the rest as JSON, long ones cut. */
+function shown(value: unknown): string {
+  const text = typeof value === 'string' ? `'${value}'` : JSON.stringify(value) ?? String(value);
+  return text.length > 200 ? `${text.slice(0, 200)}...` : text;
+}
+
+function describeIssue(issue: ZodIssue, file: string, sources: Record<string, string>, raw: Record<string, unknown>): string {
   const dotted = issue.path.join('.');
   const where = dotted === '' ? file : sourceOf({ file, sources }, dotted);
-  const message = issue.code === 'invalid_type' && issue.received === 'undefined' ? 'is required' : issue.message;
   if (issue.code === 'invalid_enum_value') {
     return `${where}: must be one of ${issue.options.join(', ')}, got '${String(issue.received)}'`;
+  }
+  let message = issue.code === 'invalid_type' && issue.received === 'undefined' ? 'is required' : issue.message;
+  // zod's own messages ("Number must be less than or equal to 10080") do not show the value: add it.
+  const value = dotted === '' ? undefined : getPath(raw, dotted);
+  const scalar = value === null || ['string', 'number', 'boolean'].includes(typeof value);
+  if (value !== undefined && scalar && !/\bgot\b/.test(message)) message += `, got ${shown(value)}`;
+  const related = RELATED_FIELDS[dotted];
+  if (related !== undefined) {
+    const relatedSource = sourceOf({ file, sources }, related);
+    if (relatedSource !== where) message += ` (${related.split('.').pop()} ${shown(getPath(raw, related))} from ${relatedSource})`;
   }
   return `${where}: ${message}`;
 }

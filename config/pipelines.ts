@@ -74,7 +74,9 @@ export function pipelineOptions(loaded: LoadedConfig, name: string): PipelineOpt
   if (!entry) return { runId: DEFAULT_RUN_ID, configSource };
   return {
     runId: entry.runId,
+    runIdSource: sourceOf(loaded, `pipelines.${name}.runId`),
     image: entry.image,
+    imageSource: sourceOf(loaded, `pipelines.${name}.image`),
     conversionOn: entry.conversionOn,
     timeoutMinutes: entry.timeoutMinutes,
     queueMinutes: entry.queueMinutes,

@@ -5,7 +5,7 @@
  */
 import { Capacity, capacityOf, CapacityType, ReservationUse } from '../jobs/capacity';
 import { derivePlatform, Platform } from '../jobs/platform';
-import { sameNodeLabels, tpuSlice, TpuSlice } from '../jobs/tpu';
+import { describeTopologies, generationOf, sameNodeLabels, slicesForAcceleratorType, supportedTopologies, TPU_MACHINE_TYPES, TpuGeneration, tpuSlice, TpuSlice } from '../jobs/tpu';
 import { ConfigError, LoadedConfig, sourceOf } from './load';
 import { SINGLE_HOST_SLICE } from './schema';
 
@@ -15,6 +15,55 @@ function capacity(loaded: LoadedConfig, block: string, type: CapacityType | unde
   // The schema already refused these; this keeps the types honest.
   if ('problem' in result) throw new ConfigError([`${sourceOf(loaded, `${block}.capacity`)}: ${result.problem}`]);
   return result.capacity;
+}
+
+/** Machine types with at most this many topologies get one fix per VM count; the 3-D ones (hundreds) one per type. */
+const FIX_PER_COUNT_MAX_TOPOLOGIES = 16;
+
+/**
+ * The variables that make the main TPU slices match a reservation of other VMs of the same generation (another
+ * generation gets the generic advice), keyed by its machine type and by
+ * machine type + VM count: a single-shape machine type by its accelerator type (`TPU_TYPE=v6e-8`), another by
+ * COMPUTE_TYPE with the topology of exactly that many VMs.
+ */
+const mainFixes = new Map<TpuGeneration, Record<string, string>>();
+function mainPoolFixes(generation: TpuGeneration): Record<string, string> {
+  const cached = mainFixes.get(generation);
+  if (cached) return cached;
+  const out: Record<string, string> = {};
+  const fix = (s: TpuSlice) => {
+    const first = slicesForAcceleratorType(s.acceleratorType)[0];
+    return first?.machineType === s.machineType && first.topology === s.topology
+      ? `set TPU_TYPE=${s.acceleratorType}`
+      : `set COMPUTE_TYPE=${s.machineType} and TOPOLOGY=${s.topology}`;
+  };
+  for (const machineType of TPU_MACHINE_TYPES.filter((m) => generationOf(m) === generation)) {
+    const topologies = supportedTopologies(machineType);
+    if (topologies.length === 1) {
+      out[machineType] = fix(tpuSlice(machineType, topologies[0]));
+      continue;
+    }
+    out[machineType] = `set COMPUTE_TYPE=${machineType} and a TOPOLOGY of ${describeTopologies(machineType)} whose VMs the reservation holds`;
+    if (topologies.length > FIX_PER_COUNT_MAX_TOPOLOGIES) continue;
+    for (const t of topologies) {
+      const s = tpuSlice(machineType, t);
+      out[`${machineType}/${s.vms}`] ??= fix(s);
+    }
+  }
+  mainFixes.set(generation, out);
+  return out;
+}
+
+/** The fixes for a reservation bound to the main slices (`tpu`) or to the single-host pool. */
+function reservationFixes(block: 'tpu' | 'singleHost', reservation: string, slice: TpuSlice): Record<string, string> {
+  const main = mainPoolFixes(slice.generation);
+  if (block === 'tpu') return main;
+  return Object.fromEntries(
+    Object.entries(main).map(([key, fix]) => [
+      key,
+      `set SINGLE_HOST_RESERVATION to a reservation of ${SINGLE_HOST_SLICE.machineType} VMs; to use this one for the main slices instead, set RESERVATION=${reservation} and ${fix.replace(/^set /, '')}`,
+    ]),
+  );
 }
 
 /** The reservations the TPU pools consume, with the VMs of all slices bound to each. */
@@ -30,6 +79,7 @@ export function reservationUses(loaded: LoadedConfig, platform: Platform): Reser
       vms: (prev?.vms ?? 0) + group.slice.vms * group.count,
       pools: [...(prev?.pools ?? []), ...group.poolNames],
       env: prev?.env ?? sourceOf(loaded, i === 0 ? 'tpu.reservation' : 'singleHost.reservation'),
+      fixes: prev?.fixes ?? reservationFixes(i === 0 ? 'tpu' : 'singleHost', key, group.slice),
     });
   });
   return [...out.values()];

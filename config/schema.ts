@@ -12,8 +12,10 @@ import { imageReferenceProblem } from '../jobs/image-ref';
 import { MACHINE_SHAPES } from '../jobs/machines';
 import { RUN_ID_PATTERN } from '../jobs/names';
 import { DEFAULT_STALL_ALERT_MINUTES } from '../jobs/notifications';
-import { DEFAULT_RUN_ID } from '../jobs/pipeline';
+import { DEFAULT_RUN_ID, MAX_QUEUE_MINUTES, MAX_STEP_TIMEOUT_MINUTES } from '../jobs/pipeline';
 import {
+  BUCKET_ACCESS_LEVELS,
+  DEFAULT_BUCKET_ACCESS,
   DEFAULT_DELETION_PROTECTION,
   DEFAULT_RELEASE_CHANNEL,
   DEFAULT_SCRATCH_EXPIRY_DAYS,
@@ -27,6 +29,8 @@ import { sliceProblem, tpuSlice, TPU_MACHINE_TYPES, TpuMachineType } from '../jo
 export { CAPACITY_TYPES } from '../jobs/capacity';
 
 const CLUSTER_NAME = /^[a-z]([-a-z0-9]*[a-z0-9])?$/;
+/** Namespaces Kubernetes creates for itself (system components, public bootstrap data, node heartbeats). */
+export const RESERVED_NAMESPACES = ['kube-system', 'kube-public', 'kube-node-lease'] as const;
 const REGION = /^[a-z]+-[a-z]+[0-9]+$/;
 const IPV4_CIDR = /^(\d{1,3})\.(\d{1,3})\.(\d{1,3})\.(\d{1,3})\/(\d{1,2})$/;
 
@@ -58,7 +62,7 @@ export function bucketDomainNotice(name: string, source: string): string | undef
   if (!name.includes('.')) return undefined;
   return (
     `${source}: bucket name '${name}' contains dots: Cloud Storage creates it only if you have verified ownership of ` +
-    `the domain '${name}' (Search Console); otherwise the deploy fails with 403 — use dashes instead (e.g. '${name.replace(/\./g, '-')}')`
+    `the domain '${name}' (Search Console); otherwise the deploy fails with 403; use dashes instead (e.g. '${name.replace(/\./g, '-')}')`
   );
 }
 
@@ -81,7 +85,13 @@ function dotted(n: number): string {
 
 /** Returns a reason when `cidr` is not a valid IPv4 CIDR block (including host bits set below the prefix). */
 export function cidrProblem(cidr: string): string | undefined {
-  if (!IPV4_CIDR.test(cidr)) return 'must be an IPv4 CIDR block such as 198.51.100.0/24';
+  const m = IPV4_CIDR.exec(cidr);
+  if (!m) return 'must be an IPv4 CIDR block such as 198.51.100.0/24';
+  if (m.slice(1).some((part) => part.length > 1 && part.startsWith('0'))) {
+    // inet_aton and some tools read a leading zero as octal (010 = 8); GKE reads decimal: the block is ambiguous.
+    const plain = `${m.slice(1, 5).map(Number).join('.')}/${Number(m[5])}`;
+    return `has a number with a leading zero (read as octal by some tools, as decimal by others); write it without: ${plain}`;
+  }
   const r = cidrRange(cidr);
   if (!r) return 'has an octet above 255 or a prefix above 32';
   if (r.base !== r.first) return `has host bits set below the /${r.prefix} prefix (GKE rejects it); did you mean ${dotted(r.first)}/${r.prefix}?`;
@@ -153,6 +163,9 @@ const singleHostPool = z
   })
   .strict();
 
+/** One attempt of a step, minutes: a whole number from 1 to MAX_STEP_TIMEOUT_MINUTES (30 days). */
+const stepMinutes = z.number().int().min(1).max(MAX_STEP_TIMEOUT_MINUTES);
+
 const pipeline = z
   .object({
     /**
@@ -169,12 +182,12 @@ const pipeline = z
     conversionOn: z.enum(['cpu', 'tpu']).optional(),
     /** How long one attempt of each step may run, minutes (the Jobs' activeDeadlineSeconds). */
     timeoutMinutes: z
-      .object({ 'to-maxtext': z.number().int().positive(), train: z.number().int().positive(), 'to-hf': z.number().int().positive() })
+      .object({ 'to-maxtext': stepMinutes, train: stepMinutes, 'to-hf': stepMinutes })
       .partial()
       .strict()
       .optional(),
     /** How long a step may wait in Kueue's queue before the deploy stops waiting, minutes. @default 60 (DEFAULT_QUEUE_MINUTES) */
-    queueMinutes: z.number().int().min(0).max(10080).optional(),
+    queueMinutes: z.number().int().min(0).max(MAX_QUEUE_MINUTES).optional(),
     /**
      * Restarts of each step's JobSet after a failure that is not a known application error (a lost or preempted host).
      * @default - training: by capacity type (jobs/capacity.ts DEFAULT_TRAIN_MAX_RESTARTS); conversions: 1
@@ -200,8 +213,15 @@ export const configSchema = z
     zone: z.string(),
     clusterName: z.string(),
     bucket: z.string(),
-    /** Kubernetes namespace of the pipelines. */
-    namespace: z.string().regex(CLUSTER_NAME, 'must be a DNS label').max(63).default('default'),
+    /** Kubernetes namespace of the pipelines (not one Kubernetes reserves: RESERVED_NAMESPACES). */
+    namespace: z
+      .string()
+      .max(63)
+      .regex(CLUSTER_NAME, 'must be a DNS label')
+      .refine((ns) => !(RESERVED_NAMESPACES as readonly string[]).includes(ns), {
+        message: `is reserved for Kubernetes itself (${RESERVED_NAMESPACES.join(', ')}): use a namespace of your own, such as default`,
+      })
+      .default('default'),
     /** Terraform state bucket; when set every stack uses a GCS backend with its own prefix (STATE_BUCKET). */
     stateBucket: z.string().optional(),
     controlPlane: z
@@ -238,6 +258,8 @@ export const configSchema = z
       .object({
         /** Let `destroy` delete a bucket that still holds checkpoints. */
         forceDestroy: z.boolean().default(false),
+        /** Roles of the service accounts on the bucket: admin | objects (BUCKET_ACCESS). @default admin (DEFAULT_BUCKET_ACCESS) */
+        access: z.enum(BUCKET_ACCESS_LEVELS).default(DEFAULT_BUCKET_ACCESS),
         /** Days after which objects under the Pathways scratch prefix are deleted. */
         scratchExpiryDays: z.number().int().min(1).max(365).default(DEFAULT_SCRATCH_EXPIRY_DAYS),
         /**
@@ -296,6 +318,13 @@ export const configSchema = z
     if (c.stateBucket !== undefined) {
       const p = bucketNameProblem(c.stateBucket);
       if (p) issue(['stateBucket'], `state bucket name ${p}, got '${c.stateBucket}'`);
+      if (c.stateBucket === c.bucket) {
+        issue(
+          ['stateBucket'],
+          `the state bucket must not be the checkpoint bucket '${c.bucket}': infra creates, manages and may destroy the checkpoint ` +
+            'bucket, so its own state would live inside what it deletes; use a separate bucket for Terraform state',
+        );
+      }
     }
     if (!new RegExp(`^${c.region}-[a-z]$`).test(c.zone)) {
       issue(['zone'], `zone must be a zone of region ${c.region} (such as ${c.region}-b), got '${c.zone}'`);

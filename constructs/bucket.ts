@@ -1,13 +1,16 @@
+import { ProjectIamCustomRole } from '@cdktf/provider-google/lib/project-iam-custom-role';
 import { StorageBucket } from '@cdktf/provider-google/lib/storage-bucket';
 import { StorageBucketIamMember } from '@cdktf/provider-google/lib/storage-bucket-iam-member';
 import { Construct } from 'constructs';
-import { DEFAULT_SCRATCH_EXPIRY_DAYS, DEFAULT_SOFT_DELETE_DAYS, isValidSoftDeleteDays } from '../jobs/platform';
+import { BUCKET_OBJECT_PERMISSIONS, BucketAccess, bucketObjectsRoleId, DEFAULT_BUCKET_ACCESS, DEFAULT_SCRATCH_EXPIRY_DAYS, DEFAULT_SOFT_DELETE_DAYS, isValidSoftDeleteDays } from '../jobs/platform';
 
 export interface TrainingBucketProps {
   readonly name: string;
   readonly location: string;
-  /** Member (`serviceAccount:...`) that reads and writes checkpoints: gets roles/storage.admin on this bucket only. */
+  /** Member (`serviceAccount:...`) that reads and writes checkpoints: gets the `access` roles on this bucket only. */
   readonly writer: string;
+  /** What `writer` and `hostNetworkWriter` may do on the bucket (jobs/platform.ts BUCKET_ACCESS_LEVELS). @default DEFAULT_BUCKET_ACCESS ('admin') */
+  readonly access?: BucketAccess;
   /** Prefix Pathways writes scratch data to; objects under it expire. */
   readonly scratchPrefix: string;
   /** Days after which scratch objects are deleted. @default DEFAULT_SCRATCH_EXPIRY_DAYS (7) */
@@ -22,21 +25,23 @@ export interface TrainingBucketProps {
    */
   readonly softDeleteDays?: number;
   /**
-   * Member that host-network pods act as: gets roles/storage.admin on this bucket only, like `writer`. Workload
+   * Member that host-network pods act as: gets the `access` roles on this bucket only, like `writer`. Workload
    * Identity does not apply to pods on the host network (TPU workers, the Pathways head: `hostNetwork: true` as
    * gcluster and xpk run them); they reach GCS as the node service account, and MaxText needs storage.buckets.get,
-   * which roles/storage.objectAdmin lacks (a misleading "bucket not found"). @default - none
+   * which roles/storage.objectAdmin alone lacks (a misleading "bucket not found"). @default - none
    */
   readonly hostNetworkWriter?: string;
 }
 
 /**
- * The checkpoint bucket: uniform access, public access prevention enforced, scratch prefix expiry,
- * roles/storage.admin for the workload identity and for the identity host-network pods act as, granted on the bucket
- * (not the project).
+ * The checkpoint bucket: uniform access, public access prevention enforced, scratch prefix expiry, and the `access`
+ * role (roles/storage.admin, or the objects-only custom role) for the workload identity and for the identity
+ * host-network pods act as, granted on the bucket (not the project).
  */
 export class TrainingBucket extends Construct {
   public readonly bucket: StorageBucket;
+  /** The custom role of the `objects` access setting. @default - none (access 'admin': roles/storage.admin) */
+  public readonly objectsRole?: ProjectIamCustomRole;
 
   constructor(scope: Construct, id: string, props: TrainingBucketProps) {
     super(scope, id);
@@ -58,17 +63,21 @@ export class TrainingBucket extends Construct {
         },
       ],
     });
-    new StorageBucketIamMember(this, 'writer', {
-      bucket: this.bucket.name,
-      role: 'roles/storage.admin',
-      member: props.writer,
-    });
-    if (props.hostNetworkWriter) {
-      new StorageBucketIamMember(this, 'host-network-writer', {
-        bucket: this.bucket.name,
-        role: 'roles/storage.admin',
-        member: props.hostNetworkWriter,
+    // `objects`: a project custom role with exactly BUCKET_OBJECT_PERMISSIONS (the provider undeletes a soft-deleted role
+    // of the same id on create: v6.50.0 resourcemanager/resource_google_project_iam_custom_role.go).
+    if ((props.access ?? DEFAULT_BUCKET_ACCESS) === 'objects') {
+      this.objectsRole = new ProjectIamCustomRole(this, 'objects-role', {
+        roleId: bucketObjectsRoleId(props.name),
+        title: `Objects of gs://${props.name}`,
+        description: 'Read, write and delete the checkpoint bucket\'s objects and read the bucket; nothing that changes the bucket',
+        permissions: [...BUCKET_OBJECT_PERMISSIONS],
       });
+    }
+    const role = this.objectsRole?.name ?? 'roles/storage.admin';
+    // The ids `writer` / `host-network-writer` are the Terraform addresses of existing deployments.
+    new StorageBucketIamMember(this, 'writer', { bucket: this.bucket.name, role, member: props.writer });
+    if (props.hostNetworkWriter) {
+      new StorageBucketIamMember(this, 'host-network-writer', { bucket: this.bucket.name, role, member: props.hostNetworkWriter });
     }
   }
 

@@ -49,6 +49,8 @@ export interface GkeClusterProps {
 export interface IGkeCluster {
   /** `google_container_cluster.id`, what a node pool's `cluster` takes. */
   readonly clusterId: string;
+  /** The cluster's name: scopes project-wide names of what its pools create (a tpu7x workload policy). */
+  readonly clusterName: string;
   /** Where the API server is, for the Kubernetes and Helm providers (constructs/cluster-access.ts). */
   endpoint(dnsEndpoint: boolean): ClusterEndpoint;
 }
@@ -86,6 +88,7 @@ export class GkeCluster extends Construct implements IGkeCluster {
     const data = new DataGoogleContainerCluster(scope, id, attrs);
     return {
       clusterId: data.id,
+      clusterName: attrs.name,
       endpoint: (dnsEndpoint: boolean) =>
         clusterEndpoint(
           {
@@ -103,12 +106,15 @@ export class GkeCluster extends Construct implements IGkeCluster {
   public readonly masterCidr: string;
   /** Zone and node identity the pools added through this cluster get. */
   public readonly nodeZone: string;
+  /** The cluster's name (the `name` prop, a plain string). */
+  public readonly clusterName: string;
   public readonly nodeServiceAccountEmail: string;
 
   constructor(scope: Construct, id: string, props: GkeClusterProps) {
     super(scope, id);
     this.masterCidr = props.masterCidr ?? DEFAULT_MASTER_CIDR;
     this.nodeZone = props.nodeZone;
+    this.clusterName = props.name;
     this.nodeServiceAccountEmail = props.defaultPoolServiceAccount;
     const exclusionDays = props.upgradeExclusionDays ?? DEFAULT_UPGRADE_EXCLUSION_DAYS;
     if (!(Number.isInteger(exclusionDays) && exclusionDays >= 0)) {

@@ -4,6 +4,13 @@ import { Construct } from 'constructs';
 
 export interface HfTokenSecretProps {
   readonly secretId: string;
+  /**
+   * The one location the secret's data is stored in (the deployment's region). User-managed replication there, not
+   * automatic: `constraints/gcp.resourceLocations` refuses an automatic secret unless `global` is allowed (Secret
+   * Manager "Choosing a replication policy"), and an organisation that limits locations rarely allows it. Replication
+   * is ForceNew (provider v6.50.0 secretmanager/resource_secret_manager_secret.go): changing it replaces the secret.
+   */
+  readonly location: string;
   /** Member that reads the token (the workload GSA): gets secretAccessor on this secret only. */
   readonly reader: string;
 }
@@ -20,7 +27,7 @@ export class HfTokenSecret extends Construct {
     super(scope, id);
     this.secret = new SecretManagerSecret(this, 'secret', {
       secretId: props.secretId,
-      replication: { auto: {} },
+      replication: { userManaged: { replicas: [{ location: props.location }] } },
       labels: { purpose: 'hugging-face-token' },
     });
     new SecretManagerSecretIamMember(this, 'reader', {

@@ -1,11 +1,11 @@
 import { DataGoogleArtifactRegistryDockerImage } from '@cdktf/provider-google/lib/data-google-artifact-registry-docker-image';
 import { DataGoogleComputeReservation } from '@cdktf/provider-google/lib/data-google-compute-reservation';
 import { DataGoogleSecretManagerSecretVersion } from '@cdktf/provider-google/lib/data-google-secret-manager-secret-version';
-import { Precondition, TerraformLocal } from 'cdktf';
+import { Precondition, TerraformElement, TerraformLocal } from 'cdktf';
 import { Construct } from 'constructs';
 import { parseReservation } from '../jobs/capacity';
 import { artifactRegistryImage } from '../jobs/image-ref';
-import { PLACEHOLDERS_LOCAL } from '../jobs/platform';
+import { describePlaceholder, PLACEHOLDERS_LOCAL, PlaceholderRef } from '../jobs/platform';
 import { BuiltinData } from './builtin-data';
 
 /**
@@ -37,17 +37,7 @@ import { BuiltinData } from './builtin-data';
  *   Artifact Registry (`<location>-docker.pkg.dev/<project>/<repo>/<image>`) can be checked this way.
  */
 
-/** A value the example config ships (`config/load.ts` Placeholder). */
-export interface PlaceholderRef {
-  readonly path: string;
-  readonly env: string;
-  readonly value: string;
-}
-
-/** The one-line description of a placeholder in the precondition's message. */
-export function describePlaceholder(p: PlaceholderRef): string {
-  return `${p.path} '${p.value}' (set ${p.env})`;
-}
+export type { PlaceholderRef };
 
 /** An HCL string literal inside an interpolation (`${` and `%{` escaped). */
 function hclString(value: string): string {
@@ -104,22 +94,69 @@ function reservationId(ref: string): string {
 }
 
 /**
+ * A Terraform `check` block (Terraform >= 1.5): its failed assertions are warnings, printed by the plan, that never stop
+ * it. The plan-time notes: what a check could not verify.
+ */
+export class TerraformCheck extends TerraformElement {
+  constructor(
+    scope: Construct,
+    id: string,
+    private readonly asserts: ReadonlyArray<{ readonly condition: string; readonly errorMessage: string }>,
+  ) {
+    super(scope, id);
+  }
+
+  /** The block's name in `check "<name>"`. */
+  get name(): string {
+    return this.friendlyUniqueId;
+  }
+
+  public toTerraform(): any {
+    return { check: { [this.friendlyUniqueId]: { assert: this.asserts.map((a) => ({ condition: a.condition, error_message: a.errorMessage })) } } };
+  }
+}
+
+/** An HCL map literal of strings, e.g. `{"a" = "b"}`. */
+function hclMap(entries: Readonly<Record<string, string>>): string {
+  return `{${Object.entries(entries)
+    .map(([k, v]) => `${hclString(k)} = ${hclString(v)}`)
+    .join(', ')}}`;
+}
+
+/**
  * One `google_compute_reservation` data source per reservation: it exists in ZONE, is for the pools' machine type,
  * and holds at least the VMs of every slice bound to it. Read at plan time: seconds, not a 15-minute cluster create
  * followed by pools that never get nodes.
+ *
+ * Aggregate reservations (Compute `aggregateReservation`: a TPU VM family and a chip count, no
+ * `specificReservation`) read, in provider v6.50.0, as a found reservation with an empty `specific_reservation`
+ * (resource_compute_reservation.go flattens only `specificReservation` and has no aggregate field): the machine-type
+ * and size checks cannot see them, so they pass, and a `check` block prints a warning saying what was not checked.
+ * A shared reservation (`projects/<owner>/reservations/<name>`) is read in its owner project.
  */
 export class ReservationChecks extends Construct {
   public readonly reservations: readonly DataGoogleComputeReservation[];
+  /** One warning per reservation when it is not a specific reservation (aggregate): what could not be checked. */
+  public readonly notes: readonly TerraformCheck[];
 
   constructor(scope: Construct, id: string, props: ReservationChecksProps) {
     super(scope, id);
+    const notes: TerraformCheck[] = [];
     this.reservations = props.uses.map((use) => {
       const ref = parseReservation(use.reservation);
       if (!ref) throw new Error(`reservation check: '${use.reservation}' is not a reservation reference`);
       const owner = ref.project ?? props.project;
       const where = `zone ${props.zone} of project ${owner}`;
       const pools = use.pools.join(', ');
-      return new DataGoogleComputeReservation(this, reservationId(use.reservation), {
+      const machineType = 'try(self.specific_reservation[0].instance_properties[0].machine_type, "")';
+      const count = 'try(self.specific_reservation[0].count, 0)';
+      const specific = 'try(length(self.specific_reservation), 0) > 0';
+      const generic = `Use a reservation of ${use.machineType} VMs, or change COMPUTE_TYPE/TOPOLOGY to what the reservation holds`;
+      const fix =
+        use.fixes && Object.keys(use.fixes).length > 0
+          ? `\${lookup(${hclMap(use.fixes)}, "\${${machineType}}/\${${count}}", lookup(${hclMap(use.fixes)}, ${machineType}, ${hclString(generic)}))}`
+          : generic;
+      const reservation = new DataGoogleComputeReservation(this, reservationId(use.reservation), {
         name: ref.name,
         zone: props.zone,
         project: owner,
@@ -134,14 +171,13 @@ export class ReservationChecks extends Construct {
                 `gcloud compute reservations list --project=${owner}.`,
             },
             {
-              condition: `\${try(self.specific_reservation[0].instance_properties[0].machine_type, "") == ${hclString(use.machineType)}}`,
+              condition: `\${!(${specific}) || ${machineType} == ${hclString(use.machineType)}}`,
               errorMessage:
-                `Reservation '${ref.name}' (${use.env}) in ${where} is not for ${use.machineType}, the machine type of ${pools}: ` +
-                `GKE would create the pools but never get a node. Use a reservation of ${use.machineType} VMs, or change ` +
-                'COMPUTE_TYPE/TOPOLOGY to what the reservation holds.',
+                `Reservation '${ref.name}' (${use.env}) in ${where} holds \${${count}} VMs of '\${${machineType}}', not ${use.machineType}, ` +
+                `the machine type of ${pools}: GKE would create the pools but never get a node. To fit it: ${fix}.`,
             },
             {
-              condition: `\${try(self.specific_reservation[0].count, 0) >= ${use.vms}}`,
+              condition: `\${!(${specific}) || ${count} >= ${use.vms}}`,
               errorMessage:
                 `Reservation '${ref.name}' (${use.env}) in ${where} holds fewer than the ${use.vms} VMs of ${pools}: a multi-host ` +
                 'slice is created whole or not at all. Lower CLUSTER_NODEPOOL_COUNT or TOPOLOGY, or grow the reservation.',
@@ -149,7 +185,22 @@ export class ReservationChecks extends Construct {
           ],
         },
       });
+      const ds = `data.${DataGoogleComputeReservation.tfResourceType}.${reservation.friendlyUniqueId}`;
+      notes.push(
+        new TerraformCheck(this, `${reservationId(use.reservation)}-specific`, [
+          {
+            condition: `\${try(length(${ds}.specific_reservation), 0) > 0 || try(${ds}.status, "") == ""}`,
+            errorMessage:
+              `Reservation '${ref.name}' (${use.env}) in ${where} is not a specific reservation (an aggregate TPU reservation, which ` +
+              `google provider 6.50 cannot read): its VM family and size were NOT checked against the ${use.vms} ${use.machineType} VMs of ${pools}. ` +
+              `Compare them yourself: gcloud compute reservations describe ${ref.name} --zone=${props.zone} --project=${owner} ` +
+              '(aggregateReservation.vmFamily and reservedResources).',
+          },
+        ]),
+      );
+      return reservation;
     });
+    this.notes = notes;
   }
 }
 

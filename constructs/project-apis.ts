@@ -27,6 +27,8 @@ export const APIS_OF_RESOURCE: Readonly<Record<string, readonly string[]>> = {
   google_service_account: ['iam.googleapis.com'],
   google_service_account_iam_member: ['iam.googleapis.com'],
   google_project_iam_member: [],
+  // The `objects` bucket access setting's custom role (constructs/bucket.ts): IAM API projects.roles.
+  google_project_iam_custom_role: ['iam.googleapis.com'],
   google_storage_bucket: ['storage.googleapis.com'],
   google_storage_bucket_iam_member: ['storage.googleapis.com'],
   google_secret_manager_secret: ['secretmanager.googleapis.com'],

@@ -2,7 +2,7 @@ import { ComputeResourcePolicy } from '@cdktf/provider-google/lib/compute-resour
 import { ContainerNodePool, ContainerNodePoolConfig } from '@cdktf/provider-google/lib/container-node-pool';
 import { Construct } from 'constructs';
 import type { IGkeCluster } from './gke-cluster';
-import { Capacity } from '../jobs/platform';
+import { Capacity, regionOfZone } from '../jobs/platform';
 import { TPU_TAINT, TpuSlice } from '../jobs/tpu';
 
 /** Key GKE matches a SPECIFIC_RESERVATION affinity on. */
@@ -12,7 +12,7 @@ export interface TpuSlicePoolProps {
   /** Node pool name, e.g. `tpu-v6e-32-0`. */
   readonly name: string;
   /** The cluster the pool joins (GkeCluster.addTpuSlicePool passes itself). */
-  readonly cluster: Pick<IGkeCluster, 'clusterId'>;
+  readonly cluster: Pick<IGkeCluster, 'clusterId' | 'clusterName'>;
   /** The slice shape from the TPU table: machine type, topology, VMs. */
   readonly slice: TpuSlice;
   /** Zone that holds the reservation or capacity. */
@@ -21,6 +21,34 @@ export interface TpuSlicePoolProps {
   readonly serviceAccountEmail: string;
   /** Boot disk size, GB. @default 100 */
   readonly diskSizeGb?: number;
+}
+
+/** The provider's node pool create/update timeout (v6.50.0 resource_container_node_pool.go: 30 minutes each). */
+export const PROVIDER_NODE_POOL_TIMEOUT_MINUTES = 30;
+
+/**
+ * Create/update timeout of a TPU pool, minutes: 60 plus one per VM of the slice (68 for a v6e-32, 61 for one VM, 1084
+ * for a 1,024-VM v5p slice). A create that outlives its timeout leaves the pool tainted in state and the next apply
+ * replaces the whole slice (faults-and-first-contact.md), so the budget grows with the VMs GKE must bring up at once;
+ * it only bounds how long Terraform waits, a create that succeeds sooner returns sooner. A project choice over the
+ * provider's flat 30 minutes, not a GKE figure.
+ */
+export function tpuPoolTimeoutMinutes(slice: Pick<TpuSlice, 'vms'>): number {
+  return 2 * PROVIDER_NODE_POOL_TIMEOUT_MINUTES + slice.vms;
+}
+
+/** Longest name Compute Engine accepts for a resource policy (RFC 1035, 1-63 characters). */
+const RESOURCE_POLICY_NAME_MAX = 63;
+
+/** Name of a tpu7x pool's workload policy: per project and region, so scoped by the cluster name as well as the pool's. */
+export function workloadPolicyName(clusterName: string, poolName: string): string {
+  const name = `${clusterName}-${poolName}-placement`;
+  if (name.length > RESOURCE_POLICY_NAME_MAX) {
+    throw new Error(
+      `workload policy name '${name}' is ${name.length} characters; Compute Engine allows ${RESOURCE_POLICY_NAME_MAX}: shorten CLUSTER_NAME`,
+    );
+  }
+  return name;
 }
 
 /**
@@ -38,16 +66,20 @@ export class TpuSlicePool extends Construct {
     super(scope, id);
     const { slice, capacity } = props;
     const flexStart = capacity.type === 'flex-start';
-    // tpu7x multi-host slices are placed by a HIGH_THROUGHPUT workload policy carrying the topology, named as xpk
-    // names it (AI-Hypercomputer/xpk v1.9.0 src/xpk/core/nodepool.py ensure_resource_policy_exists, scheduling.py
-    // get_placement_policy_name), instead of COMPACT + tpu_topology.
+    // tpu7x multi-host slices are placed by a HIGH_THROUGHPUT workload policy carrying the topology, written as Cluster
+    // Toolkit's Terraform writes it (GoogleCloudPlatform/cluster-toolkit v1.95.0 modules/compute/resource-policy:
+    // `workload_policy { type, accelerator_topology }`, and its `placement_policy` output { type = COMPACT, name,
+    // tpu_topology = accelerator_topology } that modules/compute/gke-node-pool passes to the pool): the provider requires
+    // `placement_policy.type`. Resource-policy names are per project and region, so the name carries the cluster's
+    // (Cluster Toolkit adds a random suffix instead; a name derived from the config keeps the plan reviewable).
     if (slice.requiresWorkloadPolicy) {
       this.workloadPolicy = new ComputeResourcePolicy(this, 'workload-policy', {
-        name: `${props.name}-placement-policy`,
-        region: props.zone.replace(/-[a-z]$/, ''),
+        name: workloadPolicyName(props.cluster.clusterName, props.name),
+        region: regionOfZone(props.zone) ?? props.zone,
         workloadPolicy: { type: 'HIGH_THROUGHPUT', acceleratorTopology: slice.topology },
       });
     }
+    const timeout = `${tpuPoolTimeoutMinutes(slice)}m`;
     const config: ContainerNodePoolConfig = {
       name: props.name,
       cluster: props.cluster.clusterId,
@@ -64,7 +96,7 @@ export class TpuSlicePool extends Construct {
       // BLUE_GREEN, so GKE's own short-lived handling is left to apply).
       upgradeSettings: flexStart ? undefined : { strategy: 'SURGE', maxSurge: 0, maxUnavailable: 1 },
       placementPolicy: this.workloadPolicy
-        ? { type: 'COMPACT', policyName: this.workloadPolicy.name }
+        ? { type: 'COMPACT', policyName: this.workloadPolicy.name, tpuTopology: slice.topology }
         : slice.multiHost
           ? { type: 'COMPACT', tpuTopology: slice.topology }
           : undefined,
@@ -74,7 +106,7 @@ export class TpuSlicePool extends Construct {
         serviceAccount: props.serviceAccountEmail,
         oauthScopes: ['https://www.googleapis.com/auth/cloud-platform'],
         imageType: 'COS_CONTAINERD',
-        diskType: 'hyperdisk-balanced',
+        diskType: slice.bootDiskType,
         diskSizeGb: props.diskSizeGb ?? 100,
         workloadMetadataConfig: { mode: 'GKE_METADATA' },
         gcfsConfig: { enabled: true },
@@ -89,6 +121,8 @@ export class TpuSlicePool extends Construct {
             ? { consumeReservationType: 'SPECIFIC_RESERVATION', key: RESERVATION_KEY, values: [capacity.reservation] }
             : { consumeReservationType: 'NO_RESERVATION' },
       },
+      // Sized to the slice: a create past the provider's 30-minute default taints the pool and the next apply replaces it.
+      timeouts: { create: timeout, update: timeout },
     };
     this.pool = new ContainerNodePool(this, 'pool', config);
   }

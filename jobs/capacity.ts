@@ -106,6 +106,11 @@ export interface ReservationUse {
   readonly pools: readonly string[];
   /** Where the reservation was set, e.g. `RESERVATION (env)` (for messages). */
   readonly env: string;
+  /**
+   * What to set when the reservation holds other VMs, keyed by the reservation's machine type (`ct6e-standard-8t`)
+   * or by machine type and VM count (`ct6e-standard-4t/8`), e.g. `set TPU_TYPE=v6e-8`. @default - none
+   */
+  readonly fixes?: Readonly<Record<string, string>>;
 }
 
 /**

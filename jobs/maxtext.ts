@@ -146,6 +146,18 @@ export function checkpointArgs(train: RlTrain | SftTrain): Array<readonly [strin
   ];
 }
 
+/**
+ * Why a `run_name` is refused, or undefined: it names a directory under the bucket's output path
+ * (`<base_output_directory><run_name>/checkpoints/`), so an empty one writes to the local disk (lost with the pod), and
+ * `/` or `..` would climb into or across another run's directory.
+ */
+export function runNameProblem(value: unknown): string | undefined {
+  if (typeof value !== 'string' || value.trim() === '') return 'a non-empty name (it names the run\'s directory)';
+  if (value.includes('/') || value.includes('..')) return "one directory name: no '/' and no '..'";
+  if (!/^[A-Za-z0-9._-]+$/.test(value)) return 'letters, digits, dots, dashes or underscores only';
+  return undefined;
+}
+
 /** The training `run_name` (required in practice: an empty one writes checkpoints to the local disk). */
 export function runName(train: RlTrain | SftTrain): string {
   const value = train.args['run_name'];

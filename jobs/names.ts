@@ -36,10 +36,10 @@ export interface JobSetNameShape {
 }
 
 /** Checks a run id's format: lowercase letters, digits and '-', starting and ending with a letter or digit. */
-export function checkRunId(runId: string, source: string): void {
+export function checkRunId(runId: string, runIdSource: string): void {
   if (!RUN_ID_PATTERN.test(runId)) {
     throw new Error(
-      `${source}.runId must be lowercase letters, digits and '-', starting and ending with a letter or digit, got '${runId}'`,
+      `${runIdSource}: run id must be lowercase letters, digits and '-', starting and ending with a letter or digit, got '${runId}'`,
     );
   }
 }
@@ -86,14 +86,20 @@ export function runIdLimit(stack: string, shapes: readonly JobSetNameShape[]): n
 }
 
 /** Throws when a derived name is invalid, naming the problem and how long run ids of this stack may be. */
-export function checkJobSetNames(stack: string, runId: string, shapes: readonly JobSetNameShape[], source: string): void {
+export function checkJobSetNames(
+  stack: string,
+  runId: string,
+  shapes: readonly JobSetNameShape[],
+  source: string,
+  runIdSource = `${source}.runId`,
+): void {
   for (const shape of shapes) {
     const name = jobSetName(stack, runId, shape.step);
     const problems = jobSetNameProblems(name, shape);
     const tooLong = problems.find((p) => p.includes(' characters, over the '));
     if (tooLong) {
       throw new Error(
-        `${source}.runId '${runId}' is too long: run ids of ${stack} may have at most ${runIdLimit(stack, shapes)} characters ` +
+        `${runIdSource}: run id '${runId}' is too long: run ids of ${stack} may have at most ${runIdLimit(stack, shapes)} characters ` +
           `(JobSet ${name}: ${tooLong})`,
       );
     }

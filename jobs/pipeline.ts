@@ -30,6 +30,7 @@ import {
   toMaxTextInvocation,
   trainInvocation,
   trainPrelude,
+  runNameProblem,
 } from './maxtext';
 import { DEFAULT_TRAIN_MAX_RESTARTS } from './capacity';
 import { sha256Of } from './spec-key';
@@ -86,6 +87,10 @@ export interface PipelineOptions {
   readonly overrides?: Readonly<Record<string, string | number | boolean>>;
   /** Where the options came from, e.g. `pipelines.rl-qwen3`; prefixes error messages. @default - the recipe name */
   readonly configSource?: string;
+  /** Where `runId` came from when not the config file, e.g. `RUN_ID (env)`. @default - `<configSource>.runId` */
+  readonly runIdSource?: string;
+  /** Where `image` came from when not the config file, e.g. `CLOUD_IMAGE_NAME (env)`. @default - `<configSource>.image` */
+  readonly imageSource?: string;
 }
 
 /** One step: one JobSet. */
@@ -187,6 +192,13 @@ export function wholeNodeHead(memoryLimit: string | undefined, cpuMachineType: s
 
 /** Default allowance for a step waiting in Kueue's queue (for quota or a slice to free up), minutes. */
 export const DEFAULT_QUEUE_MINUTES = 60;
+/** Longest queue allowance a config may set, minutes (7 days). */
+export const MAX_QUEUE_MINUTES = 7 * 24 * 60;
+/**
+ * Longest one attempt of a step may be given, minutes (30 days): beyond it a value is a typo (seconds for minutes), and
+ * the deploy, which waits attempts x timeout, would wait for months.
+ */
+export const MAX_STEP_TIMEOUT_MINUTES = 30 * 24 * 60;
 /** Margin for the JobSet controller to recreate Jobs between attempts and set its terminal state, minutes per attempt. */
 export const ATTEMPT_MARGIN_MINUTES = 10;
 
@@ -209,6 +221,10 @@ export function chainHash(previous: string, manifest: unknown): string {
 
 function coerce(key: string, current: JsonValue, value: string | number | boolean, source: string): JsonValue {
   const fail = (want: string) => new Error(`${source}.overrides.${key} must be ${want}, got '${String(value)}'`);
+  if (key === 'run_name') {
+    const problem = runNameProblem(value);
+    if (problem) throw fail(problem);
+  }
   if (typeof current === 'number') {
     const n = typeof value === 'number' ? value : typeof value === 'string' && value.trim() !== '' ? Number(value) : NaN;
     if (!Number.isFinite(n)) throw fail('a number');
@@ -353,7 +369,8 @@ function logsCommand(namespace: string, selector: Readonly<Record<string, string
 /** Builds the pipeline. Throws on any option, name or recipe rule violation (see jobs/validate.ts). */
 export function buildPipeline(recipe: Recipe, platform: Platform, options: PipelineOptions): Pipeline {
   const source = options.configSource ?? recipe.name;
-  checkRunId(options.runId, source);
+  const runIdSource = options.runIdSource ?? `${source}.runId`;
+  checkRunId(options.runId, runIdSource);
   // Validate the retargeted slice against the TPU table first (names the config field).
   tpuSlice(options.machineType ?? recipe.slice.machineType, options.topology ?? recipe.slice.topology, `${source}.topology`);
   const { recipe: resolved, identity } = resolveRun(recipe, options);
@@ -386,6 +403,7 @@ export function buildPipeline(recipe: Recipe, platform: Platform, options: Pipel
     cpuPods,
     overridden: new Set(Object.keys(options.overrides ?? {})),
     configSource: options.configSource,
+    imageSource: options.imageSource ?? (options.configSource ? `${options.configSource}.image` : undefined),
   });
 
   const baseLabels = {
@@ -398,16 +416,16 @@ export function buildPipeline(recipe: Recipe, platform: Platform, options: Pipel
     options.maxRestarts ?? (step === 'train' ? DEFAULT_TRAIN_MAX_RESTARTS[group.capacity.type] : resolved.maxRestarts[step]);
   for (const step of STEP_NAMES) {
     const m = runMinutes(step);
-    if (!(Number.isInteger(m) && m > 0)) {
-      throw new Error(`${source}.timeoutMinutes.${step} must be a positive whole number of minutes, got ${m}`);
+    if (!(Number.isInteger(m) && m > 0 && m <= MAX_STEP_TIMEOUT_MINUTES)) {
+      throw new Error(`${source}.timeoutMinutes.${step} must be a whole number of minutes from 1 to ${MAX_STEP_TIMEOUT_MINUTES}, got ${m}`);
     }
     if (!(Number.isInteger(restarts(step)) && restarts(step) >= 0)) {
       throw new Error(`${source}.maxRestarts must be a whole number >= 0, got ${restarts(step)}`);
     }
   }
   const queueMinutes = options.queueMinutes ?? DEFAULT_QUEUE_MINUTES;
-  if (!(Number.isInteger(queueMinutes) && queueMinutes >= 0)) {
-    throw new Error(`${source}.queueMinutes must be a whole number of minutes >= 0, got ${queueMinutes}`);
+  if (!(Number.isInteger(queueMinutes) && queueMinutes >= 0 && queueMinutes <= MAX_QUEUE_MINUTES)) {
+    throw new Error(`${source}.queueMinutes must be a whole number of minutes from 0 to ${MAX_QUEUE_MINUTES}, got ${queueMinutes}`);
   }
   const common = (step: StepName): JobSetCommon => {
     const pod: PodCommon = {
@@ -480,6 +498,7 @@ export function buildPipeline(recipe: Recipe, platform: Platform, options: Pipel
     options.runId,
     built.map(({ name, built: b }) => ({ step: name, replicatedJobs: b.replicatedJobs, coordinator: b.coordinator })),
     source,
+    runIdSource,
   );
   const difference = maxtextDifference(resolved);
   let previousHash = '';

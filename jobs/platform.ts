@@ -4,6 +4,7 @@
  * Names that both the `infra` stack and the pipeline stacks must agree on (service accounts, queue,
  * namespace, secret, pool names) are computed here and nowhere else. Pure; no cdktf.
  */
+import { createHash } from 'crypto';
 import type { Capacity } from './capacity';
 import { sliceShapeName, TpuSlice } from './tpu';
 
@@ -130,6 +131,54 @@ export function isValidSoftDeleteDays(days: number): boolean {
 }
 
 /** `gcloud container clusters get-credentials ...`: writes the kubeconfig context (with the exec plugin) for the cluster. */
+/** A value the example config ships (`config/load.ts` Placeholder). */
+export interface PlaceholderRef {
+  readonly path: string;
+  readonly env: string;
+  readonly value: string;
+}
+
+/** The one-line description of a placeholder: the plan-time guard's message and the synth-time note. */
+export function describePlaceholder(p: PlaceholderRef): string {
+  return `${p.path} '${p.value}' (set ${p.env})`;
+}
+
+/**
+ * How the workload and node service accounts reach the checkpoint bucket, granted on the bucket only:
+ * - `admin` (the default, what the tutorials grant): roles/storage.admin. It also lets any pod acting as either
+ *   account (every host-network pod acts as the node account) change the bucket's IAM policy, its lifecycle and
+ *   retention settings, and delete the bucket once empty (storage.buckets.setIamPolicy, .update, .delete).
+ * - `objects`, for organisations that forbid bucket admin to workloads: a project custom role with exactly
+ *   BUCKET_OBJECT_PERMISSIONS, bound on the bucket; nothing that changes the bucket itself.
+ * Permissions per role: Google Cloud IAM "Cloud Storage roles".
+ */
+export const BUCKET_ACCESS_LEVELS = ['admin', 'objects'] as const;
+export type BucketAccess = (typeof BUCKET_ACCESS_LEVELS)[number];
+export const DEFAULT_BUCKET_ACCESS: BucketAccess = 'admin';
+/**
+ * The `objects` setting's permissions: read, list, write, delete objects (replacing an object needs create + delete),
+ * and storage.buckets.get, which MaxText needs (with object permissions only it reports the bucket as missing).
+ */
+export const BUCKET_OBJECT_PERMISSIONS = [
+  'storage.buckets.get',
+  'storage.objects.get',
+  'storage.objects.list',
+  'storage.objects.create',
+  'storage.objects.delete',
+] as const;
+
+/** Id of the `objects` custom role of a bucket: `tpt_<bucket>` in IAM's alphabet ([a-zA-Z0-9_.], 3-64 characters). */
+export function bucketObjectsRoleId(bucket: string): string {
+  const id = `tpt_${bucket.replace(/[^a-zA-Z0-9_.]/g, '_')}`;
+  if (id.length <= 64) return id;
+  return `${id.slice(0, 55)}_${createHash('sha256').update(bucket).digest('hex').slice(0, 8)}`;
+}
+
+/** The region of a Compute Engine zone (`us-east5-b` -> `us-east5`), or undefined when `zone` is not a zone name. */
+export function regionOfZone(zone: string): string | undefined {
+  return /^([a-z]+-[a-z]+[0-9]+)-[a-z]$/.exec(zone)?.[1];
+}
+
 export function credentialsCommand(name: string, region: string, project: string, dnsEndpoint: boolean): string {
   return `gcloud container clusters get-credentials ${name} --location=${region} --project=${project}${dnsEndpoint ? ' --dns-endpoint' : ''}`;
 }

@@ -57,8 +57,14 @@ interface GenerationRow {
   readonly hbmGibPerChip: number;
   /** The machine type whose pool names carry no `-<n>t` suffix (the 4-chip VM of multi-host slices). */
   readonly defaultMachineType: string;
-  /** Multi-host pools need a GCE workload policy instead of COMPACT placement (xpk `tpu_type_requires_workload_policy`). */
+  /** Multi-host pools are placed by a GCE workload policy named in their COMPACT placement (xpk `tpu_type_requires_workload_policy`). */
   readonly requiresWorkloadPolicy: boolean;
+  /**
+   * Boot disk type of the generation's VMs (GKE `disk_type`): Cloud TPU "Attach durable block storage"
+   * (cloud.google.com/tpu/docs/setup-persistent-disk): v6e supports Hyperdisk Balanced (and Hyperdisk ML), v5e and v5p
+   * Balanced Persistent Disk only; tpu7x as Cluster Toolkit v1.95.0 examples/gke-tpu-7x/gke-tpu-7x.yaml sets it.
+   */
+  readonly bootDiskType: 'pd-balanced' | 'hyperdisk-balanced';
   readonly machines: Readonly<Record<string, MachineRow>>;
 }
 
@@ -94,6 +100,7 @@ export const GENERATIONS = {
     hbmGibPerChip: 16,
     defaultMachineType: 'ct5lp-hightpu-4t',
     requiresWorkloadPolicy: false,
+    bootDiskType: 'pd-balanced',
     machines: {
       'ct5lp-hightpu-1t': { chipsPerVm: 1, topologies: ['1x1'], hostVcpus: 24, hostMemoryGib: 48 },
       'ct5lp-hightpu-4t': { chipsPerVm: 4, topologies: TWO_D_4T, hostVcpus: 112, hostMemoryGib: 192 },
@@ -108,6 +115,7 @@ export const GENERATIONS = {
     hbmGibPerChip: 95,
     defaultMachineType: 'ct5p-hightpu-4t',
     requiresWorkloadPolicy: false,
+    bootDiskType: 'pd-balanced',
     machines: {
       'ct5p-hightpu-4t': { chipsPerVm: 4, topologies: cubeTopologies(140), topologyRule: cubeRule(140), hostVcpus: 208, hostMemoryGib: 448 },
     },
@@ -120,6 +128,7 @@ export const GENERATIONS = {
     hbmGibPerChip: 32,
     defaultMachineType: 'ct6e-standard-4t',
     requiresWorkloadPolicy: false,
+    bootDiskType: 'hyperdisk-balanced',
     machines: {
       'ct6e-standard-1t': { chipsPerVm: 1, topologies: ['1x1'], hostVcpus: 44, hostMemoryGib: 48 },
       'ct6e-standard-4t': { chipsPerVm: 4, topologies: TWO_D_4T, hostVcpus: 180, hostMemoryGib: 720 },
@@ -134,6 +143,7 @@ export const GENERATIONS = {
     hbmGibPerChip: 192,
     defaultMachineType: 'tpu7x-standard-4t',
     requiresWorkloadPolicy: true,
+    bootDiskType: 'hyperdisk-balanced',
     machines: {
       'tpu7x-standard-4t': { chipsPerVm: 4, topologies: cubeTopologies(144), topologyRule: cubeRule(144), hostVcpus: 224, hostMemoryGib: 960 },
     },
@@ -183,8 +193,10 @@ export interface TpuSlice {
   /** vCPUs and memory (GiB) of all VMs of the slice: the Kueue TPU flavor's cpu/memory quota per slice. */
   readonly hostVcpus: number;
   readonly hostMemoryGib: number;
-  /** A multi-host pool of this generation needs a GCE workload policy (tpu7x) instead of COMPACT + tpu_topology. */
+  /** A multi-host pool of this generation needs a GCE workload policy (tpu7x) placing it, named in COMPACT placement. */
   readonly requiresWorkloadPolicy: boolean;
+  /** Boot disk type the generation's VMs support (`pd-balanced` for v5e/v5p, `hyperdisk-balanced` for v6e/tpu7x). */
+  readonly bootDiskType: 'pd-balanced' | 'hyperdisk-balanced';
 }
 
 /** The generation a machine type belongs to, or undefined when the table has no such machine type. */
@@ -250,6 +262,7 @@ export function tpuSlice(machineType: string, topology: string, source = 'topolo
     hostVcpus: machine.hostVcpus * vms,
     hostMemoryGib: machine.hostMemoryGib * vms,
     requiresWorkloadPolicy: row.requiresWorkloadPolicy && vms > 1,
+    bootDiskType: row.bootDiskType,
   };
 }
 

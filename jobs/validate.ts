@@ -27,6 +27,8 @@ export interface ValidationContext {
   readonly overridden?: ReadonlySet<string>;
   /** Where those overrides came from. @default - the recipe name */
   readonly configSource?: string;
+  /** Where the image came from (`CLOUD_IMAGE_NAME (env)` or `<file>: pipelines.<name>.image`). @default - none */
+  readonly imageSource?: string;
 }
 
 type Rule = (recipe: Recipe, ctx: ValidationContext) => string[];
@@ -518,7 +520,7 @@ export const imageReferences: Rule = (recipe, ctx) => {
   ];
   return images.flatMap(([field, ref]) => {
     const problem = ref === undefined ? undefined : imageReferenceProblem(ref);
-    return problem ? [`${recipe.name}${ctx.configSource && field === 'image' ? ` (${ctx.configSource}.image)` : ''}: ${field}: ${problem}`] : [];
+    return problem ? [`${recipe.name}${ctx.imageSource && field === 'image' ? ` (${ctx.imageSource})` : ''}: ${field}: ${problem}`] : [];
   });
 };
 

@@ -47,6 +47,7 @@ export function composeApp(loaded: LoadedConfig, options: BuildOptions = {}): { 
     bucketForceDestroy: config.bucketSettings.forceDestroy,
     scratchExpiryDays: config.bucketSettings.scratchExpiryDays,
     bucketSoftDeleteDays: config.bucketSettings.softDeleteDays,
+    bucketAccess: config.bucketSettings.access,
     jobsetVersion: config.controllers.jobsetVersion,
     kueueVersion: config.controllers.kueueVersion,
     queuesChartPath: path.join(loaded.repoRoot, 'charts', 'kueue-queues'),

@@ -17,7 +17,7 @@ import { TpuSlicePool } from '../constructs/tpu-slice-pool';
 import { MAIN_CONTAINER } from '../jobs/jobset';
 import { kueueObjects, kueueQuota } from '../jobs/kueue';
 import { NotifiedPipeline } from '../jobs/notifications';
-import { credentialsCommand, Platform } from '../jobs/platform';
+import { BucketAccess, credentialsCommand, Platform } from '../jobs/platform';
 import { secretCommand } from '../jobs/secrets';
 import { BackendProps, useBackend } from './backend';
 
@@ -47,6 +47,8 @@ export interface InfraStackProps extends BackendProps {
   readonly scratchExpiryDays?: number;
   /** Soft-delete retention of the checkpoint bucket, days (0 = off). @default DEFAULT_SOFT_DELETE_DAYS (0) */
   readonly bucketSoftDeleteDays?: number;
+  /** What the service accounts may do on the checkpoint bucket (BUCKET_ACCESS_LEVELS). @default DEFAULT_BUCKET_ACCESS ('admin') */
+  readonly bucketAccess?: BucketAccess;
   readonly jobsetVersion: string;
   readonly kueueVersion: string;
   /** Absolute path of charts/kueue-queues. */
@@ -146,9 +148,11 @@ export class InfraStack extends TerraformStack {
       scratchExpiryDays: props.scratchExpiryDays,
       forceDestroy: props.bucketForceDestroy,
       softDeleteDays: props.bucketSoftDeleteDays,
+      access: props.bucketAccess,
     });
     new HfTokenSecret(this, 'hf-token', {
       secretId: platform.hfTokenSecretId,
+      location: platform.region,
       reader: identity.workloadServiceAccount.member,
     });
 

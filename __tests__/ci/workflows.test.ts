@@ -26,7 +26,7 @@ type Job = {
   uses?: string;
   steps?: Step[];
 };
-type Workflow = { on: Record<string, unknown>; permissions?: Record<string, string> | string; jobs: Record<string, Job> };
+type Workflow = { on: Record<string, unknown>; env?: Record<string, string>; permissions?: Record<string, string> | string; jobs: Record<string, Job> };
 
 const files = fs.readdirSync(WORKFLOWS).filter((f) => /\.ya?ml$/.test(f));
 const text = (file: string) => fs.readFileSync(path.join(WORKFLOWS, file), 'utf8');
@@ -84,7 +84,18 @@ describe.each(files)('%s', (file) => {
 
   test('the tests job reads the repository and nothing else, with no secret', () => {
     expect(secretsOf(wf.jobs.tests)).toEqual([]);
-    expect((wf.jobs.tests.steps ?? []).map((s) => s.run).filter(Boolean)).toEqual(['npm ci', 'npm test']);
+    expect((wf.jobs.tests.steps ?? []).map((s) => s.run).filter(Boolean)).toEqual(['npm ci', 'npm run fetch-schemas -- "$CRD_SCHEMAS_DIR"', 'npm test']);
+  });
+
+  test('the tests job fetches the CRD schemas and points the CRD suite at them (CI never skips it)', () => {
+    const steps = wf.jobs.tests.steps ?? [];
+    const fetch = steps.find((s) => s.run?.startsWith('npm run fetch-schemas'))!;
+    const test = steps.find((s) => s.run === 'npm test')!;
+    expect(fetch.env?.CRD_SCHEMAS_DIR).toMatch(/\S/);
+    expect(test.env?.CRD_SCHEMAS_DIR).toBe(fetch.env?.CRD_SCHEMAS_DIR);
+    expect(steps.indexOf(fetch)).toBeLessThan(steps.indexOf(test));
+    // The CRD suite fails (never skips) without its schemas when CI is set to what this workflow sets.
+    expect(wf.env?.CI ?? 'true').not.toMatch(/^(|0|false)$/i);
   });
 
   test('every non-local action is pinned to a 40-hex commit with its version in a comment', () => {

@@ -87,29 +87,64 @@ describe('tutorials 000/001/003: exactly their v6e-32 slice on their reservation
   });
 });
 
-describe('tutorial 002: one v6e-8 VM on its reservation and the rl-llama3 stack', () => {
-  const run = journey({
-    PROJECT: 'acme-tpu-prod',
-    ZONE: 'us-east5-b',
-    COMPUTE_TYPE: 'ct6e-standard-8t',
-    TOPOLOGY: '2x4',
-    RESERVATION: 'acme-v6e-8',
-    TPU_NAME: 'my-tpu-vm',
-  });
+/** Each v6e-32 tutorial's exact exports (seeds/000, 001, 003, the "export" block), with real values. */
+const BASE = { PROJECT: 'acme-tpu-prod', REGION: 'us-east5', ZONE: 'us-east5-a', CLUSTER_NAME: 'post-train', GCS_BUCKET: 'acme-post-train-ckpt', CLOUD_IMAGE_NAME: TUTORIAL_V6E_32.CLOUD_IMAGE_NAME, RESERVATION: 'acme-v6e-32', HF_TOKEN: 'x', CLUSTER_TOOLKIT_VERSION: 'v1.103.0' };
+const EXACT: Array<[string, Record<string, string>]> = [
+  ['000', { ...BASE, COMPUTE_TYPE: 'ct6e-standard-4t', TOPOLOGY: '4x8', CLUSTER_NODEPOOL_COUNT: '1', MODEL_NAME: 'qwen3-30b-a3b' }],
+  ['001', { ...BASE, COMPUTE_TYPE: 'ct6e-standard-4t', TPU_TYPE: 'v6e-32', TOPOLOGY: '4x8', CLUSTER_NODEPOOL_COUNT: '1', MODEL_NAME: 'gemma4-26b' }],
+  ['003', { ...BASE, TPU_TYPE: 'v6e-32', MODEL_NAME: 'gemma4-31b' }],
+];
+test.each(EXACT)('tutorial %s, its exact exports: the v6e-32 pool on RESERVATION and the three v6e-32 stacks', (_n, env) => {
+  const loaded = loadConfig({ env });
+  expect(loaded.config).toMatchObject({ region: 'us-east5', zone: 'us-east5-a', tpu: { machineType: 'ct6e-standard-4t', topology: '4x8', slices: 1, reservation: 'acme-v6e-32' } });
+  const run = journey(env);
+  expect(Object.keys(run.tpuPools)).toEqual(['tpu-v6e-32-0']);
+  expect(run.stacks).toEqual(['infra', 'rl-qwen3', 'rl-gemma4', 'sft-gemma4']);
+});
 
-  test('one single-host pool with 1 node, no placement policy, on RESERVATION', () => {
+describe('tutorial 002: its four variables alone give one v6e-8 VM on its reservation and the rl-llama3 stack', () => {
+  // Exactly what tutorial 002 exports (seeds/002, "设置环境"): no REGION, no CLUSTER_NAME, no shape variable. The zone
+  // is outside the example's region on purpose: REGION comes from ZONE.
+  const TUTORIAL_002 = { PROJECT: 'acme-tpu-prod', ZONE: 'us-central2-b', RESERVATION: 'acme-v6e-8', TPU_NAME: 'my-tpu-vm' };
+  const run = journey(TUTORIAL_002);
+
+  test('one single-host pool with 1 node of ct6e-standard-8t, no placement policy, on RESERVATION, in ZONE', () => {
     expect(Object.keys(run.tpuPools)).toEqual(['tpu-v6e-8-8t-0']);
     expect(run.tpuPools['tpu-v6e-8-8t-0']).toMatchObject({
       node_count: 1,
+      node_locations: ['us-central2-b'],
       node_config: { machine_type: 'ct6e-standard-8t', reservation_affinity: { values: ['acme-v6e-8'] } },
     });
     expect(run.tpuPools['tpu-v6e-8-8t-0'].placement_policy).toBeUndefined();
   });
 
-  test('the rl-llama3 stack only; each v6e-32 pipeline left out with one line; TPU_NAME noted', () => {
+  test('REGION is taken from ZONE; the shape is attributed to TPU_NAME with one notice saying how to choose another', () => {
+    const loaded = loadConfig({ env: TUTORIAL_002 });
+    expect(loaded.config).toMatchObject({ region: 'us-central2', zone: 'us-central2-b', tpu: { machineType: 'ct6e-standard-8t', topology: '2x4', slices: 1 } });
+    expect(loaded.sources).toMatchObject({ region: 'ZONE (env)', 'tpu.machineType': 'TPU_NAME (env)', 'tpu.topology': 'TPU_NAME (env)' });
+    expect(loaded.notices.filter((n) => n.startsWith('TPU_NAME'))).toEqual([
+      "TPU_NAME is set (tutorial 002's TPU VM) without TPU_TYPE, COMPUTE_TYPE or TOPOLOGY: the TPU pool is that VM, one ct6e-standard-8t 2x4 (v6e-8) " +
+        'on the main capacity (RESERVATION); GKE names the node, so the value itself is not used. Set TPU_TYPE (e.g. TPU_TYPE=v6e-32) for another shape',
+    ]);
+  });
+
+  test('with a REGION too (and the example\'s zone), still the one v6e-8 VM, never the example\'s v6e-32 on a v6e-8 reservation', () => {
+    const loaded = loadConfig({ env: { ...TUTORIAL_002, REGION: 'us-east5', ZONE: 'us-east5-b' } });
+    expect(loaded.config.tpu).toMatchObject({ machineType: 'ct6e-standard-8t', topology: '2x4', slices: 1, reservation: 'acme-v6e-8' });
+  });
+
+  test('the rl-llama3 stack only; each v6e-32 pipeline left out with one line', () => {
     expect(run.stacks).toEqual(['infra', 'rl-llama3']);
     expect(run.notices.filter((n) => / left out: /.test(n))).toHaveLength(3);
-    expect(run.notices).toContainEqual(expect.stringMatching(/^TPU_NAME is set but not read/));
+  });
+
+  test('a shape variable wins over TPU_NAME, which is then only noted as unread; REGION set explicitly wins over ZONE', () => {
+    const loaded = loadConfig({ env: { ...TUTORIAL_002, TPU_TYPE: 'v6e-32', ZONE: 'us-east5-b' } });
+    expect(loaded.config.tpu).toMatchObject({ machineType: 'ct6e-standard-4t', topology: '4x8' });
+    expect(loaded.notices).toContainEqual(expect.stringMatching(/^TPU_NAME is set but not read/));
+    expect(configError({ ...TUTORIAL_002, REGION: 'us-east5' })).toContain(
+      "ZONE (env): zone must be a zone of region us-east5 (such as us-east5-b), got 'us-central2-b'",
+    );
   });
 });
 

@@ -44,7 +44,7 @@ describe('config defaults (example file, no env)', () => {
       }),
     });
     expect(loaded.config.cpuPool).toEqual({ machineType: 'n4-highmem-64', maxNodes: 4 });
-    expect(loaded.config.bucketSettings).toEqual({ forceDestroy: false, scratchExpiryDays: 7, softDeleteDays: 0 });
+    expect(loaded.config.bucketSettings).toEqual({ forceDestroy: false, access: 'admin', scratchExpiryDays: 7, softDeleteDays: 0 });
     expect(loaded.config.controllers).toEqual({ jobsetVersion: '0.12.0', kueueVersion: '0.19.2' });
     expect(loaded.config.releaseChannel).toBe('REGULAR');
   });
@@ -121,10 +121,12 @@ describe('config errors name the variable or key, the value and what is allowed'
     expect(errorOf(() => loadConfig({ env: { GCS_BUCKET: 'Upper' } }))).toContain("got 'Upper'");
   });
 
-  test('zone not in region', () => {
-    expect(errorOf(() => loadConfig({ env: { ZONE: 'us-central1-b' } }))).toContain(
+  test('zone not in region (REGION set; ZONE alone gives its own region)', () => {
+    expect(errorOf(() => loadConfig({ env: { REGION: 'us-east5', ZONE: 'us-central1-b' } }))).toContain(
       "ZONE (env): zone must be a zone of region us-east5 (such as us-east5-b), got 'us-central1-b'",
     );
+    const loaded = loadConfig({ env: { ZONE: 'us-central1-b' } });
+    expect([loaded.config.region, loaded.sources.region]).toEqual(['us-central1', 'ZONE (env)']);
   });
 
   test('topology not valid for the machine type', () => {
@@ -233,11 +235,11 @@ describe('config errors name the variable or key, the value and what is allowed'
     fs.writeFileSync(file, '[1, 2]');
     expect(errorOf(() => loadConfig({ env: {}, file }))).toContain(`${file}: the config file must hold a JSON object`);
     fs.writeFileSync(file, '{ not json');
-    expect(errorOf(() => loadConfig({ env: {}, file }))).toContain(`${file}: cannot read config:`);
+    expect(errorOf(() => loadConfig({ env: {}, file }))).toContain(`${file}: not valid JSON: CloseBraceExpected at line 1, column 11`);
   });
 
   test('all problems are reported at once', () => {
-    const message = errorOf(() => loadConfig({ env: { TOPOLOGY: '4x9', ZONE: 'us-west1-a' } }));
+    const message = errorOf(() => loadConfig({ env: { TOPOLOGY: '4x9', REGION: 'us-east5', ZONE: 'us-west1-a' } }));
     expect(message.split('\n').filter((l) => l.startsWith('  - '))).toHaveLength(2);
   });
 });

@@ -5,6 +5,9 @@ import * as path from 'path';
 import { ConfigError, loadConfig, MAX_CONFIG_FILE_BYTES } from '../../config/load';
 import { cidrProblem, coversInternet, isDocumentationRange } from '../../config/schema';
 
+/** Real values for every example placeholder: no placeholder notice. */
+const NO_PLACEHOLDERS = { PROJECT: 'acme-tpu-prod', GCS_BUCKET: 'acme-post-train-ckpt', RESERVATION: 'acme-v6e-32', AUTHORIZED_CIDR: '198.18.0.0/15' };
+
 function configError(env: Record<string, string>, file?: string): string {
   try {
     loadConfig({ env, file });
@@ -66,11 +69,11 @@ describe('CIDR rules', () => {
 
 describe('bucket names with dots need domain verification: a clear warning', () => {
   test('a dotted name loads with one notice naming the variable and the fix', () => {
-    const loaded = loadConfig({ env: { GCS_BUCKET: 'ckpt.example.com' } });
+    const loaded = loadConfig({ env: { ...NO_PLACEHOLDERS, GCS_BUCKET: 'ckpt.example.com' } });
     expect(loaded.notices).toEqual([
-      "GCS_BUCKET (env): bucket name 'ckpt.example.com' contains dots: Cloud Storage creates it only if you have verified ownership of the domain 'ckpt.example.com' (Search Console); otherwise the deploy fails with 403 — use dashes instead (e.g. 'ckpt-example-com')",
+      "GCS_BUCKET (env): bucket name 'ckpt.example.com' contains dots: Cloud Storage creates it only if you have verified ownership of the domain 'ckpt.example.com' (Search Console); otherwise the deploy fails with 403; use dashes instead (e.g. 'ckpt-example-com')",
     ]);
-    expect(loadConfig({ env: {} }).notices).toEqual([]);
+    expect(loadConfig({ env: NO_PLACEHOLDERS }).notices).toEqual([]);
   });
 });
 
@@ -113,8 +116,8 @@ describe('config errors in <= 100 ms for any input size', () => {
 });
 
 test('more than 200 node pools: a notice that the autoscaler slows down', () => {
-  expect(loadConfig({ env: { CLUSTER_NODEPOOL_COUNT: '199' } }).notices).toEqual([
+  expect(loadConfig({ env: { ...NO_PLACEHOLDERS, CLUSTER_NODEPOOL_COUNT: '199' } }).notices).toEqual([
     expect.stringMatching(/^CLUSTER_NODEPOOL_COUNT \(env\): 201 node pools: above 200 GKE's cluster autoscaler slows down/),
   ]);
-  expect(loadConfig({ env: { CLUSTER_NODEPOOL_COUNT: '198' } }).notices).toEqual([]);
+  expect(loadConfig({ env: { ...NO_PLACEHOLDERS, CLUSTER_NODEPOOL_COUNT: '198' } }).notices).toEqual([]);
 });

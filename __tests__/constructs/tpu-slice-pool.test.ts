@@ -1,6 +1,6 @@
 import { ContainerNodePool } from '@cdktf/provider-google/lib/container-node-pool';
 import { Testing } from 'cdktf';
-import { TpuSlicePool } from '../../constructs/tpu-slice-pool';
+import { PROVIDER_NODE_POOL_TIMEOUT_MINUTES, TpuSlicePool, tpuPoolTimeoutMinutes, workloadPolicyName } from '../../constructs/tpu-slice-pool';
 import { Capacity } from '../../jobs/platform';
 import { tpuSlice } from '../../jobs/tpu';
 
@@ -8,7 +8,7 @@ function synthPool(machineType: string, topology: string, capacity: Capacity, di
   const out = Testing.synthScope((scope) => {
     new TpuSlicePool(scope, 'pool', {
       name: 'tpu-test-0',
-      cluster: { clusterId: 'projects/p/locations/r/clusters/c' },
+      cluster: { clusterId: 'projects/p/locations/r/clusters/c', clusterName: 'c' },
       slice: tpuSlice(machineType, topology),
       zone: 'us-east5-b',
       capacity,
@@ -25,7 +25,7 @@ test('GIVEN a 4x4 reservation slice THEN 4 nodes, COMPACT 4x4, specific reservat
   const out = Testing.synthScope((scope) => {
     new TpuSlicePool(scope, 'pool', {
       name: 'tpu-v6e-16-0',
-      cluster: { clusterId: 'c' },
+      cluster: { clusterId: 'c', clusterName: 'c' },
       slice: tpuSlice('ct6e-standard-4t', '4x4'),
       zone: 'us-east5-b',
       capacity: reservation,
@@ -83,28 +83,68 @@ test('flex-start: autoscales 0 -> all VMs with per-zone limits (total limits bre
   });
 });
 
-test('GIVEN a tpu7x multi-host slice THEN a HIGH_THROUGHPUT workload policy with the topology places it (no tpu_topology)', () => {
-  const out = JSON.parse(
+function tpu7x(clusterName: string, zone = 'us-central1-c') {
+  return JSON.parse(
     Testing.synthScope((scope) => {
       new TpuSlicePool(scope, 'pool', {
         name: 'tpu-tpu7x-2x2x2-0',
-        cluster: { clusterId: 'c' },
+        cluster: { clusterId: 'c', clusterName },
         slice: tpuSlice('tpu7x-standard-4t', '2x2x2'),
-        zone: 'us-central1-c',
+        zone,
         capacity: reservation,
         serviceAccountEmail: 'np@p.iam.gserviceaccount.com',
       });
     }),
   );
+}
+
+test('GIVEN a tpu7x multi-host slice THEN Cluster Toolkit\'s form: a HIGH_THROUGHPUT workload policy, COMPACT + policy_name + tpu_topology', () => {
+  const out = tpu7x('post-train');
   const [policy] = Object.values(out.resource.google_compute_resource_policy) as any[];
   expect(policy).toEqual({
-    name: 'tpu-tpu7x-2x2x2-0-placement-policy',
+    name: 'post-train-tpu-tpu7x-2x2x2-0-placement',
     region: 'us-central1',
     workload_policy: { type: 'HIGH_THROUGHPUT', accelerator_topology: '2x2x2' },
   });
   const [pool] = Object.values(out.resource.google_container_node_pool) as any[];
   expect(pool.node_count).toBe(2);
-  expect(pool.placement_policy).toEqual({ type: 'COMPACT', policy_name: expect.stringMatching(/^\$\{google_compute_resource_policy\.pool_workload-policy_\w+\.name\}$/) });
+  expect(pool.placement_policy).toEqual({
+    type: 'COMPACT',
+    policy_name: expect.stringMatching(/^\$\{google_compute_resource_policy\.pool_workload-policy_\w+\.name\}$/),
+    tpu_topology: '2x2x2',
+  });
+});
+
+test('two clusters in one region get two workload policy names (a name is per project and region: the second got 409)', () => {
+  const name = (cluster: string) => (Object.values(tpu7x(cluster).resource.google_compute_resource_policy)[0] as any).name;
+  expect(name('team-a')).not.toBe(name('team-b'));
+  expect(name('team-a')).toBe('team-a-tpu-tpu7x-2x2x2-0-placement');
+});
+
+test('a workload policy name over 63 characters is an error naming CLUSTER_NAME', () => {
+  expect(() => workloadPolicyName('abcdefghijklmnopqrst', 'tpu-tpu7x-16x16x16-01234567890123')).toThrow(
+    "workload policy name 'abcdefghijklmnopqrst-tpu-tpu7x-16x16x16-01234567890123-placement' is 64 characters; Compute Engine allows 63: shorten CLUSTER_NAME",
+  );
+});
+
+test('every generation boots from the disk type its VMs support (the TPU table row): pd-balanced on v5e/v5p', () => {
+  const cases: Array<[string, string, string]> = [
+    ['ct5lp-hightpu-4t', '4x4', 'pd-balanced'],
+    ['ct5lp-hightpu-8t', '2x4', 'pd-balanced'],
+    ['ct5p-hightpu-4t', '2x2x2', 'pd-balanced'],
+    ['ct6e-standard-4t', '4x8', 'hyperdisk-balanced'],
+    ['tpu7x-standard-4t', '2x2x1', 'hyperdisk-balanced'],
+  ];
+  for (const [machineType, topology, disk] of cases) {
+    expect({ machineType, disk: synthPool(machineType, topology, reservation).node_config.disk_type }).toEqual({ machineType, disk });
+  }
+});
+
+test('create and update timeouts are sized to the slice, above the provider\'s 30-minute default', () => {
+  expect(synthPool('ct6e-standard-4t', '4x8', reservation).timeouts).toEqual({ create: '68m', update: '68m' });
+  expect(synthPool('ct6e-standard-8t', '2x4', reservation).timeouts).toEqual({ create: '61m', update: '61m' });
+  expect(synthPool('ct5p-hightpu-4t', '8x16x16', reservation).timeouts).toEqual({ create: '572m', update: '572m' });
+  for (const vms of [1, 8, 64, 1024]) expect(tpuPoolTimeoutMinutes({ vms })).toBeGreaterThan(PROVIDER_NODE_POOL_TIMEOUT_MINUTES + vms / 2);
 });
 
 test('GIVEN a v5p multi-host slice THEN COMPACT placement with its 3-D topology, no workload policy', () => {

@@ -89,7 +89,7 @@ test('pod names: derived from the JobSet and checked against 63 characters', () 
   expect(() =>
     buildPipeline(RECIPES['rl-qwen3'], testPlatform(), { runId: 'a-very-long-run-identifier-that-goes-on', configSource: 'pipelines.rl-qwen3' }),
   ).toThrow(
-    "pipelines.rl-qwen3.runId 'a-very-long-run-identifier-that-goes-on' is too long: run ids of rl-qwen3 may have at most 7 characters " +
+    "pipelines.rl-qwen3.runId: run id 'a-very-long-run-identifier-that-goes-on' is too long: run ids of rl-qwen3 may have at most 7 characters " +
       "(JobSet rl-qwen3-a-very-long-run-identifier-that-goes-on-to-maxtext: Job name 'rl-qwen3-a-very-long-run-identifier-that-goes-on-to-maxtext-convert-0' is 69 characters, over the 63 JobSet allows)",
   );
   expect(() => checkJobSetNames('Bad_Name', 'r1', [{ step: 'train', replicatedJobs: [] }], 'x')).toThrow(

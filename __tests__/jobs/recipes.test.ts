@@ -261,7 +261,7 @@ describe('options', () => {
   });
   test('the run id must be a DNS label fragment', () => {
     expect(() => build('rl-qwen3', { runId: 'R_1', configSource: 'pipelines.rl-qwen3' })).toThrow(
-      "pipelines.rl-qwen3.runId must be lowercase letters, digits and '-', starting and ending with a letter or digit, got 'R_1'",
+      "pipelines.rl-qwen3.runId: run id must be lowercase letters, digits and '-', starting and ending with a letter or digit, got 'R_1'",
     );
   });
 });

@@ -11,6 +11,24 @@ import {
   tpuSlice,
 } from '../../jobs/tpu';
 
+test.each([
+  // generation, boot disk (Cloud TPU "Attach durable block storage": v5e/v5p Balanced PD only; v6e Hyperdisk Balanced)
+  ['v5e', 'pd-balanced'],
+  ['v5p', 'pd-balanced'],
+  ['v6e', 'hyperdisk-balanced'],
+  ['tpu7x', 'hyperdisk-balanced'],
+])('generation %s boots every machine type and slice from %s', (generation, disk) => {
+  const row = GENERATIONS[generation as keyof typeof GENERATIONS];
+  expect(row.bootDiskType).toBe(disk);
+  for (const machineType of Object.keys(row.machines) as Array<(typeof TPU_MACHINE_TYPES)[number]>) {
+    for (const topology of supportedTopologies(machineType).slice(0, 3)) expect(tpuSlice(machineType, topology).bootDiskType).toBe(disk);
+  }
+});
+
+test('every row of the table is covered by the boot-disk cases', () => {
+  expect(Object.keys(GENERATIONS).sort()).toEqual(['tpu7x', 'v5e', 'v5p', 'v6e']);
+});
+
 describe('TPU table: one row per generation, everything per slice derived', () => {
   test.each([
     // machine type, topology, chips, VMs, multi-host, accelerator type, accelerator label, Pathways instance type, HBM GiB

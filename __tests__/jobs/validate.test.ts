@@ -150,7 +150,7 @@ test('a Pathways recipe without its Pathways settings is rejected', () => {
 
 test('step timeouts and restart counts from options are checked', () => {
   expect(() => buildPipeline(qwen, testPlatform(), { runId: 'r1', timeoutMinutes: { train: 0 }, configSource: 'pipelines.rl-qwen3' })).toThrow(
-    'pipelines.rl-qwen3.timeoutMinutes.train must be a positive whole number of minutes, got 0',
+    'pipelines.rl-qwen3.timeoutMinutes.train must be a whole number of minutes from 1 to 43200, got 0',
   );
   expect(() => buildPipeline(qwen, testPlatform(), { runId: 'r1', maxRestarts: -1, configSource: 'pipelines.rl-qwen3' })).toThrow(
     'pipelines.rl-qwen3.maxRestarts must be a whole number >= 0, got -1',
@@ -184,7 +184,7 @@ test('every image a pipeline pulls must be a pinned reference', () => {
 
 test('queue allowance from options is checked', () => {
   expect(() => buildPipeline(qwen, testPlatform(), { runId: 'r1', queueMinutes: -5, configSource: 'pipelines.rl-qwen3' })).toThrow(
-    'pipelines.rl-qwen3.queueMinutes must be a whole number of minutes >= 0, got -5',
+    'pipelines.rl-qwen3.queueMinutes must be a whole number of minutes from 0 to 10080, got -5',
   );
 });
 

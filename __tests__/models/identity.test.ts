@@ -14,24 +14,44 @@
  *   checkpoints; with only objectAdmin it reports the bucket as missing (MaxText multi-host docs).
  */
 import { admitWorkload, admittedPod, schedulableOn } from './kueue';
-import { allConfigurations, Obj, podSets } from './synthesized';
+import { allConfigurations, Obj, podSets, synthesize, Synthesized } from './synthesized';
+
+/** What changes the bucket itself rather than its objects: its IAM policy, its settings (lifecycle, retention), the bucket. */
+const BUCKET_ADMIN = ['storage.buckets.setIamPolicy', 'storage.buckets.update', 'storage.buckets.delete'];
+const OBJECTS = ['storage.objects.get', 'storage.objects.list', 'storage.objects.create', 'storage.objects.delete', 'storage.objects.update'];
 
 const ROLE_PERMISSIONS: Record<string, readonly string[]> = {
-  'roles/storage.admin': ['storage.buckets.get', 'storage.objects.get', 'storage.objects.list', 'storage.objects.create', 'storage.objects.delete'],
-  'roles/storage.objectAdmin': ['storage.objects.get', 'storage.objects.list', 'storage.objects.create', 'storage.objects.delete'],
+  'roles/storage.admin': ['storage.buckets.get', ...BUCKET_ADMIN, ...OBJECTS],
+  'roles/storage.objectAdmin': OBJECTS,
   'roles/storage.objectViewer': ['storage.objects.get', 'storage.objects.list'],
   'roles/secretmanager.secretAccessor': ['secretmanager.versions.access'],
 };
 
-/** What every MaxText or Pathways container does with the checkpoint bucket. */
-const BUCKET_PERMISSIONS = ['storage.buckets.get', 'storage.objects.get', 'storage.objects.list', 'storage.objects.create', 'storage.objects.delete'];
+/**
+ * What each step does with the checkpoint bucket. Every MaxText entry point checks the bucket first
+ * (storage.buckets.get); to-maxtext lists and reads to find an existing conversion, writes the checkpoint and
+ * replaces a partial one (create + delete); train reads the converted checkpoint, writes and rotates its own
+ * checkpoints (get/list/create/delete), and the Pathways head writes its scratch data; to-hf reads the trained
+ * checkpoint and writes (or replaces) the export. None of them changes the bucket itself.
+ */
+const STEP_PERMISSIONS: Record<string, readonly string[]> = {
+  'to-maxtext': ['storage.buckets.get', 'storage.objects.get', 'storage.objects.list', 'storage.objects.create', 'storage.objects.delete'],
+  train: ['storage.buckets.get', 'storage.objects.get', 'storage.objects.list', 'storage.objects.create', 'storage.objects.delete'],
+  'to-hf': ['storage.buckets.get', 'storage.objects.get', 'storage.objects.list', 'storage.objects.create', 'storage.objects.delete'],
+};
+const stepOf = (jobSetName: string) => Object.keys(STEP_PERMISSIONS).find((step) => jobSetName.endsWith(`-${step}`))!;
 
 /** `${google_service_account.X.email}` / `.member` / `.name` -> `X`. */
 function gsaRef(expr: string): string | undefined {
   return /\$\{google_service_account\.([^.]+)\.(email|member|name)\}/.exec(expr)?.[1];
 }
 
-describe.each(allConfigurations())('pods act as an identity whose grants cover their step (%s)', (_name, synth) => {
+const CONFIGS: Array<[string, Synthesized]> = [
+  ...allConfigurations(),
+  ['objects access', synthesize({ BUCKET_ACCESS: 'objects', SINGLE_HOST_RESERVATION: 'my-v6e-8-reservation' })],
+];
+
+describe.each(CONFIGS)('pods act as an identity whose grants cover their step (%s)', (name, synth) => {
   const res = synth.infra.resource;
   const ksa = Object.values(res.kubernetes_service_account_v1 as Record<string, Obj>)[0].metadata;
   const wiBindings = Object.values((res.google_service_account_iam_member ?? {}) as Record<string, Obj>).filter(
@@ -39,8 +59,12 @@ describe.each(allConfigurations())('pods act as an identity whose grants cover t
   );
   const bucketGrants = Object.values((res.google_storage_bucket_iam_member ?? {}) as Record<string, Obj>);
   const secretGrants = Object.values((res.google_secret_manager_secret_iam_member ?? {}) as Record<string, Obj>);
+  // Custom roles grant what the synthesized role lists; predefined roles what ROLE_PERMISSIONS models.
+  const customRoles = Object.entries((res.google_project_iam_custom_role ?? {}) as Record<string, Obj>);
+  const rolePermissions = (role: string): readonly string[] =>
+    customRoles.find(([id]) => role === `\${google_project_iam_custom_role.${id}.name}`)?.[1].permissions ?? ROLE_PERMISSIONS[role] ?? [];
   const permissionsOf = (gsa: string, grants: Obj[]) =>
-    new Set(grants.filter((g) => gsaRef(g.member) === gsa).flatMap((g) => ROLE_PERMISSIONS[g.role] ?? []));
+    new Set(grants.filter((g) => gsaRef(g.member) === gsa).flatMap((g) => rolePermissions(g.role)));
   const cq = synth.kueueObjects.find((o) => o.kind === 'ClusterQueue')!;
   const flavors = synth.kueueObjects.filter((o) => o.kind === 'ResourceFlavor');
 
@@ -61,10 +85,14 @@ describe.each(allConfigurations())('pods act as an identity whose grants cover t
     expect(pools.length).toBeGreaterThan(0);
     // The identity the pod's GCS calls use, on every pool it may land on.
     const identities = ps.pod.hostNetwork ? pools.map((p) => gsaRef(p.serviceAccount)) : [workloadGsa(ps.pod)];
+    const needs = STEP_PERMISSIONS[stepOf(js.manifest.metadata.name)];
+    expect(needs).toBeDefined();
     for (const gsa of identities) {
       expect(gsa).toBeDefined();
       const granted = permissionsOf(gsa!, bucketGrants);
-      expect(BUCKET_PERMISSIONS.filter((p) => !granted.has(p))).toEqual([]);
+      expect(needs.filter((p) => !granted.has(p))).toEqual([]);
+      // With BUCKET_ACCESS=objects no pod can change the bucket itself; with admin (the default) every one can.
+      expect(BUCKET_ADMIN.filter((p) => granted.has(p))).toEqual(name === 'objects access' ? [] : BUCKET_ADMIN);
     }
     // The token volume is mounted through the pod's KSA, even on the host network.
     if ((ps.pod.volumes ?? []).some((v: Obj) => v.csi?.driver === 'secrets-store-gke.csi.k8s.io')) {
@@ -72,8 +100,10 @@ describe.each(allConfigurations())('pods act as an identity whose grants cover t
     }
   });
 
-  test('the model tells the roles apart: objectAdmin alone cannot get the bucket', () => {
+  test('the model tells the roles apart: objectAdmin alone cannot get the bucket; the objects setting binds its custom role', () => {
     expect(ROLE_PERMISSIONS['roles/storage.objectAdmin']).not.toContain('storage.buckets.get');
+    const roles = [...new Set(bucketGrants.map((g) => g.role))];
+    expect(roles).toEqual([name === 'objects access' ? expect.stringMatching(/^\$\{google_project_iam_custom_role\./) : 'roles/storage.admin']);
     const hostNetworkPods = synth.jobSets.flatMap((js) => podSets(js.manifest)).filter((ps) => ps.pod.hostNetwork);
     expect(hostNetworkPods.length).toBeGreaterThan(0);
   });

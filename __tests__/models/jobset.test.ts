@@ -30,7 +30,7 @@ describe.each(Object.keys(RECIPES))('%s: the longest run id the program accepts 
 
   test('one character more is refused at synth, naming the limit', () => {
     expect(() => buildPipeline(RECIPES[name], platform, { runId: 'r'.repeat(longest + 1), configSource: `pipelines.${name}` })).toThrow(
-      `pipelines.${name}.runId 'r${'r'.repeat(longest)}' is too long: run ids of ${name} may have at most ${longest} characters`,
+      `pipelines.${name}.runId: run id 'r${'r'.repeat(longest)}' is too long: run ids of ${name} may have at most ${longest} characters`,
     );
   });
 });

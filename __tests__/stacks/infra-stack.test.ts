@@ -2,6 +2,7 @@ import { ContainerCluster } from '@cdktf/provider-google/lib/container-cluster';
 import { ContainerNodePool } from '@cdktf/provider-google/lib/container-node-pool';
 import { StorageBucket } from '@cdktf/provider-google/lib/storage-bucket';
 import { Release } from '@cdktf/provider-helm/lib/release';
+import { bucketObjectsRoleId } from '../../jobs/platform';
 import { resources, synthStack, synthStackString } from '../util';
 
 function pools(env: Record<string, string> = {}): Record<string, any> {
@@ -176,6 +177,30 @@ describe('infra stack: identities and access', () => {
     ]);
   });
 
+  test('BUCKET_ACCESS=objects: a custom role with object permissions + storage.buckets.get, bound on the bucket to both accounts', () => {
+    const synth = synthStack('infra', { BUCKET_ACCESS: 'objects' });
+    const [role] = Object.values(resources(synth, 'google_project_iam_custom_role'));
+    expect(role).toMatchObject({
+      role_id: 'tpt_my_tpu_project_post_training',
+      permissions: ['storage.buckets.get', 'storage.objects.get', 'storage.objects.list', 'storage.objects.create', 'storage.objects.delete'],
+    });
+    expect(role.depends_on).toEqual(expect.arrayContaining(['google_project_service.api-iam']));
+    const grants = Object.entries(resources(synth, 'google_storage_bucket_iam_member'));
+    expect(grants.map(([id, g]) => [id.replace(/_[0-9A-F]{8}$/, ''), g.role, /identity_(\w+)-sa/.exec(g.member)![1]]).sort()).toEqual([
+      ['bucket_host-network-writer', expect.stringMatching(/^\$\{google_project_iam_custom_role\.bucket_objects-role_\w+\.name\}$/), 'node'],
+      ['bucket_writer', expect.stringMatching(/^\$\{google_project_iam_custom_role\.bucket_objects-role_\w+\.name\}$/), 'workload'],
+    ]);
+    expect(resources(synthStack('infra'), 'google_project_iam_custom_role')).toEqual({});
+    expect(() => synthStack('infra', { BUCKET_ACCESS: 'owner' })).toThrow("BUCKET_ACCESS (env): must be one of admin, objects, got 'owner'");
+  });
+
+  test('the custom role id fits IAM (a-zA-Z0-9_., at most 64), also for the longest bucket names', () => {
+    expect(bucketObjectsRoleId('ckpt.example-co.com')).toBe('tpt_ckpt.example_co.com');
+    const long = bucketObjectsRoleId('a'.repeat(63));
+    expect(long).toMatch(/^tpt_a{51}_[0-9a-f]{8}$/);
+    expect(long).toHaveLength(64);
+  });
+
   test('secretAccessor is granted on the token secret only', () => {
     expect(Object.values(resources(synth, 'google_secret_manager_secret_iam_member'))).toEqual([
       expect.objectContaining({ role: 'roles/secretmanager.secretAccessor', member: expect.stringMatching(/identity_workload-sa/) }),
@@ -199,6 +224,14 @@ describe('infra stack: identities and access', () => {
     const ksa = Object.values(resources(synth, 'kubernetes_service_account_v1'))[0];
     expect(ksa.metadata).toMatchObject({ name: 'workload-identity-k8s-sa', namespace: 'default' });
     expect(ksa.metadata.annotations['iam.gke.io/gcp-service-account']).toMatch(/identity_workload-sa_\w+\.email/);
+  });
+
+  test('the HF token secret is replicated in REGION only (gcp.resourceLocations refuses automatic replication unless global is allowed)', () => {
+    expect(Object.values(resources(synth, 'google_secret_manager_secret')).map((s) => s.replication)).toEqual([
+      { user_managed: { replicas: [{ location: 'us-east5' }] } },
+    ]);
+    const inRegion = Object.values(resources(synthStack('infra', { ZONE: 'europe-west4-a' }), 'google_secret_manager_secret'))[0];
+    expect(inRegion.replication.user_managed.replicas).toEqual([{ location: 'europe-west4' }]);
   });
 
   test('the HF token secret has no version: the value never passes through Terraform', () => {
