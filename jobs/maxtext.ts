@@ -53,7 +53,7 @@ export interface Invocation {
 /**
  * gs:// paths of one pipeline run (all end in `/`; derived here and nowhere else). What each step writes:
  * to-maxtext `maxtextDir` (shared by every run whose conversion is identical, see conversionKey), train
- * `trainRunDir`, to-hf `hfExportDir` (`.../hf-trained/<run_name>/`).
+ * `trainRunDir`, to-hf `hfExportDir` (`.../hf-trained/<run_name>/<exportKey>/`).
  */
 export interface PipelinePaths {
   /** to_maxtext `base_output_directory`: `gs://<bucket>/<model>/max-text-format/<conversionKey>/`. */
@@ -176,13 +176,14 @@ export function conversionKey(recipe: Recipe): string {
 
 /**
  * A short stable key of what training computes: the image, the model, the converted checkpoint it starts from
- * (conversionKey), and every train argument (but `run_name`, which it names), env value and source patch. Not the
- * run id, the slice (Orbax restores a checkpoint onto any mesh), the memory limit, or where the step runs. It ends
+ * (conversionKey), every train argument (but `run_name`, which it names), env value and source patch, and the chips it
+ * trains on (`trainChips`: SFT's global batch is `per_device_batch_size` x chips, and RL's meshes are cut from them, so
+ * another slice shape or slice count computes another run). Not the run id, the memory limit, or which pool. It ends
  * the MaxText run_name (`<run_name>-<trainKey>`), so an unchanged spec resumes its own checkpoints and a changed one
  * trains anew in its own `trained/` and `hf-trained/` directories. The checkpoint settings training derives
  * (checkpointArgs) follow from these inputs and are not hashed separately.
  */
-export function trainKey(recipe: Recipe): string {
+export function trainKey(recipe: Recipe, trainChips: number): string {
   const t = recipe.train;
   const { run_name: _name, ...args } = t.args;
   return specKey({
@@ -195,6 +196,23 @@ export function trainKey(recipe: Recipe): string {
     patches: t.kind === 'rl' ? t.patches : undefined,
     exportVllmHostIp: t.kind === 'rl' ? t.exportVllmHostIp : undefined,
     tpuVmEnv: recipe.tpuVmEnv,
+    chips: trainChips,
+  });
+}
+
+/**
+ * A short stable key of how a trained run is exported: the image, the model, the to_huggingface arguments, the
+ * export's model name and the architecture switch. It names the export's directory under the run's
+ * (`hf-trained/<run_name>/<exportKey>/`), so an export with other settings (e.g. `weight_dtype`) of the same run writes
+ * beside the earlier one, never over it.
+ */
+export function exportKey(recipe: Recipe): string {
+  return specKey({
+    image: recipe.image,
+    model: recipe.model.name,
+    args: recipe.toHf.args,
+    modelName: recipe.toHf.modelName,
+    overrideModelArchitecture: recipe.toHf.overrideModelArchitecture ?? false,
   });
 }
 
@@ -220,7 +238,7 @@ export function pipelinePaths(recipe: Recipe, bucket: string, pathwaysScratchPre
     // to_huggingface writes into base_output_directory itself (maxtext-v0.2.4
     // src/maxtext/checkpoint_conversion/to_huggingface.py main: `output_directory = config.base_output_directory`),
     // unlike training, which appends `<run_name>/checkpoints/` (src/maxtext/configs/types.py checkpoint_dir).
-    hfExportDir: `${root}/hf-trained/${exportRun}/`,
+    hfExportDir: `${root}/hf-trained/${exportRun}/${exportKey(recipe)}/`,
     ...(recipe.runtime === 'pathways' ? { pathwaysScratch: `gs://${bucket}/${pathwaysScratchPrefix}` } : {}),
   };
 }

@@ -293,22 +293,17 @@ const RUN_NAME = /^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$/;
  * DEFAULT_RUN_ID adds itself (a deliberate re-run of an unchanged spec). `overrides.run_name` replaces the tutorial's
  * prefix; the key is always appended.
  */
-export function runIdentity(recipe: Recipe, options: PipelineOptions): string {
+export function runIdentity(recipe: Recipe, options: PipelineOptions, trainChips: number): string {
   const name = recipe.train.args['run_name'];
   const base = typeof name === 'string' && name !== '' ? name : recipe.train.kind;
-  return [base, ...(options.runId === DEFAULT_RUN_ID ? [] : [options.runId]), trainKey(recipe)].join('-');
-}
-
-/** Applies options to a recipe: image, conversion placement, slice and MaxText key overrides, and the run name. */
-export function resolveRecipe(recipe: Recipe, options: PipelineOptions): Recipe {
-  return resolveRun(recipe, options).recipe;
+  return [base, ...(options.runId === DEFAULT_RUN_ID ? [] : [options.runId]), trainKey(recipe, trainChips)].join('-');
 }
 
 /**
  * resolveRecipe, plus the run's identity (runIdentity), which names the export; training's run_name is the identity,
  * or `resumeRun` when set.
  */
-export function resolveRun(recipe: Recipe, options: PipelineOptions): { recipe: Recipe; identity: string } {
+export function resolveRun(recipe: Recipe, options: PipelineOptions, trainChips: number): { recipe: Recipe; identity: string } {
   const source = options.configSource ?? recipe.name;
   const overrides = options.overrides ?? {};
   const allowed = overridableKeys(recipe);
@@ -332,7 +327,7 @@ export function resolveRun(recipe: Recipe, options: PipelineOptions): { recipe: 
     },
     toHf: { ...recipe.toHf, args: overrideArgs(recipe.toHf.args, overrides, source) },
   };
-  const identity = runIdentity({ ...resolved, train: { ...recipe.train, args: trainArgs } as Recipe['train'] }, options);
+  const identity = runIdentity({ ...resolved, train: { ...recipe.train, args: trainArgs } as Recipe['train'] }, options, trainChips);
   if (!RUN_NAME.test(identity)) {
     throw new Error(`${source}.overrides.run_name gives run name '${identity}', which is not one path segment (letters, digits, '.', '_', '-'; at most 128)`);
   }
@@ -372,11 +367,12 @@ export function buildPipeline(recipe: Recipe, platform: Platform, options: Pipel
   const runIdSource = options.runIdSource ?? `${source}.runId`;
   checkRunId(options.runId, runIdSource);
   // Validate the retargeted slice against the TPU table first (names the config field).
-  tpuSlice(options.machineType ?? recipe.slice.machineType, options.topology ?? recipe.slice.topology, `${source}.topology`);
-  const { recipe: resolved, identity } = resolveRun(recipe, options);
-  const group = targetGroup(resolved, platform, source);
+  const shape = { machineType: options.machineType ?? recipe.slice.machineType, topology: options.topology ?? recipe.slice.topology };
+  tpuSlice(shape.machineType, shape.topology, `${source}.topology`);
+  const group = targetGroup({ ...recipe, slice: shape } as Recipe, platform, source);
   const slice = group.slice;
   const slices = group.count;
+  const { recipe: resolved, identity } = resolveRun(recipe, options, slice.chips * slices);
   const paths = pipelinePaths(resolved, platform.bucket, platform.pathwaysScratchPrefix, identity);
   const ctx: CommandContext = { recipe: resolved, paths };
   const onCpu = resolved.conversionOn !== 'tpu';

@@ -1,5 +1,5 @@
 /** Per recipe: the tutorial's values appear where the tutorial puts them; multi-slice changes only what it must. */
-import { conversionKey, trainKey } from '../../jobs/maxtext';
+import { conversionKey, exportKey, trainKey } from '../../jobs/maxtext';
 import { DEFAULT_TRAIN_MAX_RESTARTS } from '../../jobs/capacity';
 import { buildPipeline, Pipeline } from '../../jobs/pipeline';
 import { RECIPES } from '../../jobs/recipes';
@@ -42,7 +42,7 @@ describe('rl-qwen3 (tutorial 000)', () => {
   test('train_rl keys, patches and env on the Pathways containers', () => {
     const s = mainScript(p, 'train');
     for (const v of [
-      'python3 -m maxtext.trainers.post_train.rl.train_rl', `run_name=rl-${trainKey(p.recipe)}`, 'base_output_directory=gs://my-bucket/qwen3-30b-a3b/trained/',
+      'python3 -m maxtext.trainers.post_train.rl.train_rl', `run_name=rl-${trainKey(p.recipe, p.slice.chips * p.slices)}`, 'base_output_directory=gs://my-bucket/qwen3-30b-a3b/trained/',
       `load_parameters_path=gs://my-bucket/qwen3-30b-a3b/max-text-format/${conversionKey(p.recipe)}/0/items/`,
       'data_template_path=maxtext/examples/chat_templates/openmathinstruct2_rl.json', 'num_batches=50', 'num_test_batches=0',
       'batch_size=8', 'train_micro_batch_size=8', 'max_target_length=512', 'max_prefill_predict_length=256', 'mu_dtype=bfloat16',
@@ -94,8 +94,8 @@ describe('rl-qwen3 (tutorial 000)', () => {
   test('to_huggingface reads the last RL checkpoint and writes hf-trained/<run_name>/', () => {
     const s = mainScript(p, 'to-hf');
     for (const v of [
-      `load_parameters_path=gs://my-bucket/qwen3-30b-a3b/trained/rl-${trainKey(p.recipe)}/checkpoints/actor/50/model_params/`,
-      `base_output_directory=gs://my-bucket/qwen3-30b-a3b/hf-trained/rl-${trainKey(p.recipe)}/`, 'weight_dtype=bfloat16', '--override_model_architecture',
+      `load_parameters_path=gs://my-bucket/qwen3-30b-a3b/trained/rl-${trainKey(p.recipe, p.slice.chips * p.slices)}/checkpoints/actor/50/model_params/`,
+      `base_output_directory=gs://my-bucket/qwen3-30b-a3b/hf-trained/rl-${trainKey(p.recipe, p.slice.chips * p.slices)}/`, 'weight_dtype=bfloat16', '--override_model_architecture',
     ]) expect(s).toContain(v);
   });
 });
@@ -134,12 +134,12 @@ describe('sft-gemma4 (tutorial 003)', () => {
     });
     expect(c.resources.limits).toEqual({ 'google.com/tpu': '4' });
     const s = scriptOf(c);
-    for (const v of ['python3 -m maxtext.trainers.post_train.sft.train_sft', `run_name=sft-${trainKey(p.recipe)}`, 'dataset_type=hf',
+    for (const v of ['python3 -m maxtext.trainers.post_train.sft.train_sft', `run_name=sft-${trainKey(p.recipe, p.slice.chips * p.slices)}`, 'dataset_type=hf',
       'hf_path=HuggingFaceH4/ultrachat_200k', 'per_device_batch_size=1', 'steps=1000', 'profiler=xplane',
       'checkpoint_storage_use_zarr3=0', 'checkpoint_storage_use_ocdbt=0', 'skip_jax_distributed_system=False']) expect(s).toContain(v);
   });
   test('to_huggingface reads checkpoint 1000 (SFT layout, no actor/)', () => {
-    expect(mainScript(p, 'to-hf')).toContain(`load_parameters_path=gs://my-bucket/gemma4-31b/trained/sft-${trainKey(p.recipe)}/checkpoints/1000/model_params/`);
+    expect(mainScript(p, 'to-hf')).toContain(`load_parameters_path=gs://my-bucket/gemma4-31b/trained/sft-${trainKey(p.recipe, p.slice.chips * p.slices)}/checkpoints/1000/model_params/`);
     expect(mainScript(p, 'to-maxtext')).not.toContain('--hf_model_path');
   });
 });
@@ -167,7 +167,7 @@ describe('rl-llama3 (tutorial 002)', () => {
     for (const v of ['checkpoint_storage_use_zarr3=1', 'checkpoint_storage_use_ocdbt=1', '--lazy_load_tensors=False']) expect(c).toContain(v);
     const h = mainScript(p, 'to-hf');
     expect(h).toContain('model_name=llama3.1-8b \\');
-    expect(h).toContain(`load_parameters_path=gs://my-bucket/llama3.1-8b-Instruct/trained/rl-${trainKey(p.recipe)}/checkpoints/actor/50/model_params/`);
+    expect(h).toContain(`load_parameters_path=gs://my-bucket/llama3.1-8b-Instruct/trained/rl-${trainKey(p.recipe, p.slice.chips * p.slices)}/checkpoints/actor/50/model_params/`);
     expect(h).not.toContain('hf_access_token');
     // The tutorial's shell had HF_TOKEN exported: the export downloads the gated Llama tokenizer/config with it.
     expect(h).toContain('HF_TOKEN="$(cat /var/run/secrets/hf/hf-token)"\nexport HF_TOKEN');
@@ -176,10 +176,19 @@ describe('rl-llama3 (tutorial 002)', () => {
 });
 
 describe('multi-slice (CLUSTER_NODEPOOL_COUNT=2)', () => {
-  const strip = (p: Pipeline) => JSON.parse(JSON.stringify(p.steps.map((s) => s.manifest)));
-  test('rl-qwen3: only worker replicas and --instance_count change', () => {
-    const one = strip(build('rl-qwen3'));
-    const two = strip(build('rl-qwen3', {}, 2));
+  // The run name carries the chips training runs on (trainKey), so a second slice is a new run: compare the manifests
+  // with the two-slice run name written as the one-slice one.
+  const strip = (p: Pipeline, as?: Pipeline) => {
+    const text = JSON.stringify(p.steps.map((s) => s.manifest));
+    const run = String(p.recipe.train.args['run_name']);
+    return JSON.parse(as ? text.split(run).join(String(as.recipe.train.args['run_name'])) : text);
+  };
+  test('rl-qwen3: only worker replicas, --instance_count and the run name change', () => {
+    const onePipeline = build('rl-qwen3');
+    const twoPipeline = build('rl-qwen3', {}, 2);
+    expect(twoPipeline.recipe.train.args['run_name']).not.toBe(onePipeline.recipe.train.args['run_name']);
+    const one = strip(onePipeline);
+    const two = strip(twoPipeline, onePipeline);
     expect(two[1].spec.replicatedJobs[1].replicas).toBe(2);
     expect(container(two[1], 'pathways-head', 'pathways-rm').args).toContain('--instance_count=2');
     two[1].spec.replicatedJobs[1].replicas = 1;
@@ -187,9 +196,12 @@ describe('multi-slice (CLUSTER_NODEPOOL_COUNT=2)', () => {
     rm.args = rm.args.map((a: string) => (a === '--instance_count=2' ? '--instance_count=1' : a));
     expect(two).toEqual(one);
   });
-  test('sft-gemma4: only the replicated job replicas change', () => {
-    const one = strip(build('sft-gemma4'));
-    const two = strip(build('sft-gemma4', {}, 2));
+  test('sft-gemma4: only the replicated job replicas and the run name change', () => {
+    const onePipeline = build('sft-gemma4');
+    const twoPipeline = build('sft-gemma4', {}, 2);
+    expect(twoPipeline.recipe.train.args['run_name']).not.toBe(onePipeline.recipe.train.args['run_name']);
+    const one = strip(onePipeline);
+    const two = strip(twoPipeline, onePipeline);
     expect(two[1].spec.replicatedJobs[0].replicas).toBe(2);
     two[1].spec.replicatedJobs[0].replicas = 1;
     expect(two).toEqual(one);
@@ -272,10 +284,10 @@ test('outputs: paths, logs commands for the main pod', () => {
     maxtextDir: `gs://my-bucket/qwen3-30b-a3b/max-text-format/${conversionKey(p.recipe)}/`,
     maxtextCheckpoint: `gs://my-bucket/qwen3-30b-a3b/max-text-format/${conversionKey(p.recipe)}/0/items/`,
     trainOutputDir: 'gs://my-bucket/qwen3-30b-a3b/trained/',
-    trainRunDir: `gs://my-bucket/qwen3-30b-a3b/trained/rl-${trainKey(p.recipe)}/`,
-    trainCheckpointDir: `gs://my-bucket/qwen3-30b-a3b/trained/rl-${trainKey(p.recipe)}/checkpoints/`,
-    trainedCheckpoint: `gs://my-bucket/qwen3-30b-a3b/trained/rl-${trainKey(p.recipe)}/checkpoints/actor/50/model_params/`,
-    hfExportDir: `gs://my-bucket/qwen3-30b-a3b/hf-trained/rl-${trainKey(p.recipe)}/`,
+    trainRunDir: `gs://my-bucket/qwen3-30b-a3b/trained/rl-${trainKey(p.recipe, p.slice.chips * p.slices)}/`,
+    trainCheckpointDir: `gs://my-bucket/qwen3-30b-a3b/trained/rl-${trainKey(p.recipe, p.slice.chips * p.slices)}/checkpoints/`,
+    trainedCheckpoint: `gs://my-bucket/qwen3-30b-a3b/trained/rl-${trainKey(p.recipe, p.slice.chips * p.slices)}/checkpoints/actor/50/model_params/`,
+    hfExportDir: `gs://my-bucket/qwen3-30b-a3b/hf-trained/rl-${trainKey(p.recipe, p.slice.chips * p.slices)}/${exportKey(p.recipe)}/`,
     pathwaysScratch: 'gs://my-bucket/pathways/',
   });
   expect(step(p, 'train').logsCommand).toBe(
@@ -294,7 +306,8 @@ describe('run ids and MaxText run names', () => {
   const runNameOf = (options: any) =>
     buildPipeline(RECIPES['rl-qwen3'], testPlatform(), options).paths.trainedCheckpoint as string;
 
-  const key = trainKey(buildPipeline(RECIPES['rl-qwen3'], testPlatform(), { runId: 'r1' }).recipe);
+  const first = buildPipeline(RECIPES['rl-qwen3'], testPlatform(), { runId: 'r1' });
+  const key = trainKey(first.recipe, first.slice.chips * first.slices);
 
   test('the first run (r1) trains under <tutorial run_name>-<trainKey>', () => {
     expect(key).toMatch(/^[0-9a-f]{12}$/);
@@ -327,8 +340,27 @@ describe('run ids and MaxText run names', () => {
     const p = buildPipeline(RECIPES['rl-qwen3'], testPlatform(), { runId: 'r1', overrides: { num_batches: 100 }, resumeRun: `rl-${key}` });
     expect(p.paths.trainRunDir).toBe(`gs://my-bucket/qwen3-30b-a3b/trained/rl-${key}/`);
     expect(p.paths.trainedCheckpoint).toBe(`gs://my-bucket/qwen3-30b-a3b/trained/rl-${key}/checkpoints/actor/100/model_params/`);
-    expect(p.paths.hfExportDir).toBe(`gs://my-bucket/qwen3-30b-a3b/hf-trained/rl-${trainKey(p.recipe)}/`);
-    expect(trainKey(p.recipe)).not.toBe(key);
+    expect(p.paths.hfExportDir).toBe(`gs://my-bucket/qwen3-30b-a3b/hf-trained/rl-${trainKey(p.recipe, p.slice.chips * p.slices)}/${exportKey(p.recipe)}/`);
+    expect(trainKey(p.recipe, p.slice.chips * p.slices)).not.toBe(key);
+  });
+
+  test('more chips under the same spec train anew (SFT global batch = per_device_batch_size x chips): a second slice does not resume the one-slice run', () => {
+    const sft = (v6e32Slices: number) => buildPipeline(RECIPES['sft-gemma4'], testPlatform({ v6e32Slices }), { runId: 'r1' });
+    const one = sft(1);
+    const two = sft(2);
+    expect(two.slices).toBe(2);
+    expect(two.paths.trainRunDir).not.toBe(one.paths.trainRunDir);
+    expect(two.paths.hfExportDir).not.toBe(one.paths.hfExportDir);
+  });
+
+  test('another export setting of the same run writes beside the earlier export, never over it, and does not retrain', () => {
+    const sft = (overrides: Record<string, unknown>) => buildPipeline(RECIPES['sft-gemma4'], testPlatform(), { runId: 'r1', overrides });
+    const bf16 = sft({});
+    const f32 = sft({ weight_dtype: 'float32' });
+    expect(f32.paths.trainRunDir).toBe(bf16.paths.trainRunDir);
+    expect(f32.paths.hfExportDir).not.toBe(bf16.paths.hfExportDir);
+    expect(f32.paths.hfExportDir.startsWith(bf16.paths.trainRunDir.replace('/trained/', '/hf-trained/'))).toBe(true);
+    expect(JSON.stringify(f32.steps[2].manifest)).toContain(`base_output_directory=${f32.paths.hfExportDir}`);
   });
 
   test('a resumeRun that is no run name is refused, naming the field', () => {

@@ -115,11 +115,11 @@ describe('every run writes its own results', () => {
     }
   });
 
-  test('r1 exports to hf-trained/<tutorial run_name>-<trainKey>/, r2 to hf-trained/<run_name>-r2-<trainKey>/', () => {
+  test('r1 exports to hf-trained/<tutorial run_name>-<trainKey>/<exportKey>/, r2 to hf-trained/<run_name>-r2-<trainKey>/<exportKey>/', () => {
     const hf = (p: string, r: string) => writesOf(ALL.find((s) => s.pipeline === p && s.runId === r && s.step === 'to-hf')!).outputs[0];
-    expect(hf('rl-qwen3', 'r1')).toMatch(/^gs:\/\/[^/]+\/qwen3-30b-a3b\/hf-trained\/rl-[0-9a-f]{12}\/$/);
-    expect(hf('rl-qwen3', 'r2')).toMatch(/\/qwen3-30b-a3b\/hf-trained\/rl-r2-[0-9a-f]{12}\/$/);
-    expect(hf('sft-gemma4', 'r2')).toMatch(/\/gemma4-31b\/hf-trained\/sft-r2-[0-9a-f]{12}\/$/);
+    expect(hf('rl-qwen3', 'r1')).toMatch(/^gs:\/\/[^/]+\/qwen3-30b-a3b\/hf-trained\/rl-[0-9a-f]{12}\/[0-9a-f]{12}\/$/);
+    expect(hf('rl-qwen3', 'r2')).toMatch(/\/qwen3-30b-a3b\/hf-trained\/rl-r2-[0-9a-f]{12}\/[0-9a-f]{12}\/$/);
+    expect(hf('sft-gemma4', 'r2')).toMatch(/\/gemma4-31b\/hf-trained\/sft-r2-[0-9a-f]{12}\/[0-9a-f]{12}\/$/);
   });
 
   test('to-hf reads the checkpoint of its own run', () => {
