@@ -229,6 +229,14 @@ export function reviewPlan(stack: string, file: string, input: unknown, options:
     const got = Array.isArray(input) ? 'a list' : isObj(input) ? 'an object without format_version' : input === null ? 'null' : `a ${typeof input}`;
     throw new Error(`${file}: not a Terraform JSON plan (got ${got}, no format_version); produce it with \`terraform show -json <planfile>\``);
   }
+  // `terraform show -json` of a STATE has `values` and no plan parts; a plan always has `planned_values`
+  // (hashicorp/terraform v1.11.4 internal/command/jsonplan/plan.go marshals it for every plan, even one without changes).
+  if ('values' in input && input.planned_values === undefined && input.resource_changes === undefined) {
+    throw new Error(`${file}: this is Terraform state (\`terraform show -json\` without a plan file), not a plan: produce the plan with \`terraform plan -out=<planfile>\` and \`terraform show -json <planfile>\``);
+  }
+  if (input.planned_values === undefined && input.resource_changes === undefined) {
+    throw new Error(`${file}: not a Terraform JSON plan (neither resource_changes nor planned_values): the review cannot tell what it does; produce it with \`terraform show -json <planfile>\``);
+  }
   if (input.resource_changes !== undefined && !Array.isArray(input.resource_changes)) {
     throw new Error(`${file}: resource_changes must be a list, got ${input.resource_changes === null ? 'null' : typeof input.resource_changes}`);
   }
