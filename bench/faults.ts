@@ -13,7 +13,7 @@
  */
 import { loadConfig } from '../config/load';
 import { platformFromConfig } from '../config/platform';
-import { CAPACITY_TYPES, CapacityType, DEFAULT_TRAIN_MAX_RESTARTS } from '../jobs/capacity';
+import { CAPACITY_TYPES, CapacityType, DEFAULT_TRAIN_MAX_RESTARTS, FLEX_START_MAX_RUN_HOURS } from '../jobs/capacity';
 import { PODS_READY } from '../jobs/kueue';
 import { checkpointPeriod, lastCheckpointStep } from '../jobs/maxtext';
 import { buildPipeline, Pipeline } from '../jobs/pipeline';
@@ -37,7 +37,7 @@ export interface FaultRow {
 }
 
 function withCapacity(platform: Platform, type: CapacityType): Platform {
-  const capacity = type === 'reservation' ? undefined : type === 'spot' ? { type } : { type, maxRunDurationSeconds: 24 * 3600 };
+  const capacity = type === 'reservation' ? undefined : type === 'spot' ? { type } : { type, maxRunDurationSeconds: FLEX_START_MAX_RUN_HOURS.default * 3600 };
   return capacity ? { ...platform, tpuGroups: platform.tpuGroups.map((g) => ({ ...g, capacity })) } : platform;
 }
 

@@ -15,6 +15,14 @@ export const RL_DEFAULTS = {
   batch_size: 1,
   train_micro_batch_size: -1,
   'rl.num_generations': 2,
+  /** RLConfig `num_batches` 4 (ge=1). */
+  num_batches: 4,
+  /** RLConfig `num_test_batches` 5: evaluation batches before and after training; 0 turns the evaluation off. */
+  num_test_batches: 5,
+  /** RLConfig `rl.num_iterations` 1, `train_fraction` 1, `num_epoch` 1: train_steps = num_batches x all three. */
+  'rl.num_iterations': 1,
+  train_fraction: 1,
+  num_epoch: 1,
   max_target_length: 1024,
   max_prefill_predict_length: 256,
   kv_cache_buffer: 256,
@@ -28,6 +36,8 @@ export const RL_DEFAULTS = {
 /** types.py / base.yml defaults a train_sft run gets (sft.yml sets none of these). */
 export const SFT_DEFAULTS = {
   weight_dtype: 'float32',
+  /** types.py `steps` 150_001. */
+  steps: 150001,
   /** base.yml l.731; types.py `per_device_batch_size` 12. */
   per_device_batch_size: 12,
   /** base.yml; types.py `max_target_length` 2048. */

@@ -18,6 +18,7 @@
  * Scripts never contain `${` or `%{`: Terraform would read them as template syntax (the construct escapes them
  * anyway, see constructs/jobset-step.ts), and shell `$VAR` does the same job here.
  */
+import { RL_DEFAULTS, SFT_DEFAULTS } from './maxtext-defaults';
 import { HF_TOKEN_FILE } from './secrets';
 import { specKey } from './spec-key';
 import { JsonValue, MaxTextArgs, Recipe, RlTrain, Scalar, SftTrain, SourcePatches } from './recipes/types';
@@ -84,12 +85,12 @@ function num(args: MaxTextArgs, key: string, fallback: number): number {
  * (RLConfig `train_steps`); SFT: `steps`. Tunix force-saves the final step on close.
  */
 export function lastCheckpointStep(train: RlTrain | SftTrain): number {
-  if (train.kind === 'sft') return num(train.args, 'steps', 150001);
+  if (train.kind === 'sft') return num(train.args, 'steps', SFT_DEFAULTS.steps);
   return Math.floor(
-    num(train.args, 'num_batches', 4) *
-      num(train.args, 'rl.num_iterations', 1) *
-      num(train.args, 'train_fraction', 1) *
-      num(train.args, 'num_epoch', 1),
+    num(train.args, 'num_batches', RL_DEFAULTS.num_batches) *
+      num(train.args, 'rl.num_iterations', RL_DEFAULTS['rl.num_iterations']) *
+      num(train.args, 'train_fraction', RL_DEFAULTS.train_fraction) *
+      num(train.args, 'num_epoch', RL_DEFAULTS.num_epoch),
   );
 }
 

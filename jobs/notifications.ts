@@ -97,8 +97,19 @@ export const EVENT_CLASSES: readonly EventClass[] = [
   },
 ];
 
+/**
+ * The stall rule, in one place. `status` (status/metrics.ts) calls a running training step stalled when its last step
+ * line is older than max(STALL_FLOOR_SECONDS, STALL_FACTOR x the median interval between its step lines). A Cloud
+ * Monitoring absence condition cannot compute a median, so the alert uses a fixed window,
+ * DEFAULT_STALL_ALERT_MINUTES (`notify.stallMinutes`), three floors: past what a checkpoint save or an evaluation
+ * pass takes.
+ */
+/** Seconds of silence that never count as a stall (a checkpoint save, an evaluation pass). */
+export const STALL_FLOOR_SECONDS = 600;
+/** A stall is this many median step intervals without a step line. */
+export const STALL_FACTOR = 5;
 /** Minutes without a new training step line after which the stall alert fires (a fixed alert threshold). */
-export const DEFAULT_STALL_ALERT_MINUTES = 30;
+export const DEFAULT_STALL_ALERT_MINUTES = 3 * (STALL_FLOOR_SECONDS / 60);
 
 /** A pipeline as far as notifications are concerned. */
 export interface NotifiedPipeline {

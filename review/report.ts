@@ -4,6 +4,7 @@
  *
  * Pure: models, findings, prices, diffs and plan reviews in; a string out.
  */
+import { RL_DEFAULTS } from '../jobs/maxtext-defaults';
 import type { StackDiff } from './diff';
 import type { Finding, Severity } from './findings';
 import { rateText, stackCost, tpuRateFor } from './cost';
@@ -196,8 +197,8 @@ export function mermaid(p: Pipeline): string {
   ].join('\n');
 }
 
-/** MaxText maxtext-v0.2.4 src/maxtext/configs/types.py: `num_test_batches` defaults to 5 (RL evaluation batches). */
-export const MAXTEXT_DEFAULT_TEST_BATCHES = 5;
+/** MaxText's `num_test_batches` default (jobs/maxtext-defaults.ts, from maxtext-v0.2.4 configs/types.py). */
+export const MAXTEXT_DEFAULT_TEST_BATCHES = RL_DEFAULTS.num_test_batches;
 
 /**
  * MaxText's RL evaluation (train_rl.py: `num_test_batches` batches before and after training, when > 0) and its rough

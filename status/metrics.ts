@@ -14,12 +14,10 @@
  * to the end (the JobSet's `Completed`/`Failed` condition time) or now. An eviction and readmission moves the
  * Admitted time: the hours before the last admission are not counted (a lower bound then).
  */
+import { STALL_FACTOR, STALL_FLOOR_SECONDS } from '../jobs/notifications';
 import { EVAL_PATTERN, LOG_TIMESTAMP, LOSS_PATTERNS, PROGRESS_PATTERNS } from '../jobs/run-log';
 
-/** Seconds of silence that never count as a stall (a checkpoint save, an evaluation pass). */
-export const STALL_FLOOR_SECONDS = 600;
-/** A stall is this many median step intervals without a step line. */
-export const STALL_FACTOR = 5;
+export { STALL_FACTOR, STALL_FLOOR_SECONDS } from '../jobs/notifications';
 
 export interface StepPoint {
   readonly step: number;
