@@ -78,5 +78,9 @@ test('--check (npm run synth runs it before cdktf synth): the same validation, e
   const good = spawnSync(process.execPath, [path.join(ROOT, 'dist', 'main.js'), '--check'], { cwd: ROOT, env: { PATH: process.env.PATH, CDKTF_OUTDIR: outdir }, encoding: 'utf8' });
   expect([good.status, good.stdout, good.stderr, fs.existsSync(outdir)]).toEqual([0, '', '', false]);
   const scripts = JSON.parse(fs.readFileSync(path.join(ROOT, 'package.json'), 'utf8')).scripts;
-  expect(scripts.synth).toMatch(/node dist\/main\.js --check && .*cdktf synth$/);
+  // Every cdktf command the README gives runs the check first, so a config error is printed once, plainly, and cdktf
+  // (which would log it at ERROR level and repeat it in its summary) never starts.
+  for (const command of ['synth', 'diff', 'deploy', 'destroy']) {
+    expect(scripts[command]).toMatch(new RegExp(`^npm run build --silent && node dist/main\\.js --check && .*cdktf ${command}$`));
+  }
 });
