@@ -238,6 +238,37 @@ describe('links', () => {
     expect(readme.has(path.join(DOCS, 'README.md'))).toBe(true);
   });
 
+  test('every docs page and section the code, tests and workflows cite exists', () => {
+    const skip = new Set(['node_modules', 'dist', 'cdktf.out', 'coverage', '.git']);
+    const sources: string[] = [];
+    const walk = (dir: string) => {
+      for (const e of fs.readdirSync(dir, { withFileTypes: true })) {
+        if (skip.has(e.name)) continue;
+        const full = path.join(dir, e.name);
+        if (e.isDirectory()) walk(full);
+        else if (/\.(ts|js|ya?ml|sh)$/.test(e.name) || e.name === 'run') sources.push(full);
+      }
+    };
+    walk(ROOT);
+    const cited: string[] = [];
+    const broken: string[] = [];
+    for (const file of sources) {
+      // `docs/<page>.md` and, where a section is named, `docs/<page>.md, "<Heading>"` (a comment may wrap after the comma).
+      for (const m of read(file).matchAll(/\bdocs\/([\w-]+\.md)(?:,\s*(?:\/\/|\*|#)?\s*"([^"]+)")?/g)) {
+        const page = path.join(DOCS, m[1]!);
+        if (file === __filename) continue;
+        cited.push(`${rel(file)}: ${m[0]}`);
+        if (page === ARCHITECTURE && !fs.existsSync(page)) continue;
+        if (!fs.existsSync(page)) broken.push(`${rel(file)}: ${m[0]}: no such page`);
+        else if (m[2] !== undefined && ![...prose(read(page))].some((l) => /^#{1,6}\s/.test(l) && headingText(l.replace(/^#+\s+/, '')) === m[2])) {
+          broken.push(`${rel(file)}: ${m[0]}: no heading '${m[2]}'`);
+        }
+      }
+    }
+    expect(cited.length).toBeGreaterThan(0);
+    expect(broken).toEqual([]);
+  });
+
   test('the slug rules: punctuation dropped, code and links kept as text, repeats numbered', () => {
     const s = slugs('# How long a deploy waits, and if it stops waiting\n## `--base` and [links](x.md)\n## Notes\n## Notes\n```\n# not a heading\n```\n');
     expect([...s]).toEqual(['how-long-a-deploy-waits-and-if-it-stops-waiting', '--base-and-links', 'notes', 'notes-1']);
