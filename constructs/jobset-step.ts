@@ -33,7 +33,7 @@
  *      tainted, so the next plan replaces (deletes and re-creates) the JobSet, which may still be training. The wait is
  *      therefore derived from the Jobs' own deadlines (jobs/pipeline.ts `waitMinutes`: queue allowance + every attempt
  *      the failure policy allows), so an admitted JobSet ends by itself first; and the plan review reports a tainted
- *      step with the exact `terraform untaint` command (README, "How long a deploy waits, and if it stops waiting").
+ *      step with the exact `terraform untaint` command (docs/operations.md, "How long a deploy waits, and if it stops waiting").
  *    - Ctrl-C, a killed runner, or an API error during the wait: apply.go returns without NewState, so the JobSet keeps
  *      running in the cluster but is not in state; the next create fails with "Cannot create resource that already
  *      exists" instead of deleting it. Wait for it, then import it (or delete it with kubectl to run the step again).

@@ -16,7 +16,7 @@ export function enableVersioningCommand(bucket: string): string {
  * state file is gone, and the next deploy starts from empty state next to live resources. A
  * `data "google_storage_bucket"` (hashicorp/google 6.50: the data source carries the resource's `versioning`
  * block) with a postcondition that fails `cdktf diff`/`deploy` before any change and says how to turn it on.
- * Reading it needs `storage.buckets.get` on the state bucket (README: CI identities).
+ * Reading it needs `storage.buckets.get` on the state bucket (docs/ci.md, "CI identities").
  */
 export class StateBucketVersioning extends Construct {
   public readonly bucket: DataGoogleStorageBucket;

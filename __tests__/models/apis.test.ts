@@ -2,7 +2,7 @@
  * A fresh project: nothing is created before the API it calls is enabled. Terraform creates a resource as soon as
  * everything it depends on exists, so a service account whose create does not depend on iam.googleapis.com races the
  * enablement and fails with "API has not been used in project" (hashicorp/terraform-provider-google #6101, #11435).
- * Enabling APIs itself needs Cloud Resource Manager and Service Usage, which the user turns on once (README).
+ * Enabling APIs itself needs Cloud Resource Manager and Service Usage, which the user turns on once (README, Prerequisites).
  */
 import * as fs from 'fs';
 import * as path from 'path';
@@ -32,9 +32,10 @@ describe.each(allConfigurations())('every google resource waits for its APIs (%s
   });
 });
 
-test('the README gives the one command that enables what Terraform cannot enable itself', () => {
+test('the README gives the one command that enables what Terraform cannot enable itself, the docs the role node pools need', () => {
   const readme = fs.readFileSync(path.join(__dirname, '..', '..', 'README.md'), 'utf8');
   expect(readme).toContain(`gcloud services enable ${PREREQUISITE_APIS.join(' ')} --project="$PROJECT"`);
-  expect(readme).toContain('roles/iam.serviceAccountUser');
   expect(readme).toContain('gke-gcloud-auth-plugin');
+  const prerequisites = fs.readFileSync(path.join(__dirname, '..', '..', 'docs', 'configuration.md'), 'utf8').split('## Project prerequisites')[1];
+  expect(prerequisites).toContain('roles/iam.serviceAccountUser');
 });

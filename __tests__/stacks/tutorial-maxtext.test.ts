@@ -1,6 +1,6 @@
 /**
  * Tutorial 002 installs MaxText 0.2.3; rl-llama3 runs the 0.2.4 image. The difference is a recipe choice the stack
- * output, the plan review and the README report, and the RL default that changed and still exists in 0.2.4 is
+ * output, the plan review and docs/pipelines.md report, and the RL default that changed and still exists in 0.2.4 is
  * pinned to the tutorial's value (AI-Hypercomputer/maxtext src/maxtext/configs/post_train/rl.yml,
  * maxtext-v0.2.3 `debug: {rl: true}` -> maxtext-v0.2.4 `debug: false`).
  */

@@ -15,7 +15,7 @@ export const rlLlama3: Recipe = {
   slice: { machineType: 'ct6e-standard-8t', topology: '2x4' },
   // The tutorial pip-installs maxtext[tpu-post-train]==0.2.3 on the VM; this pipeline runs the 0.2.4 image like
   // the others (a visible choice: tutorialMaxText). RL defaults that differ between the two, from
-  // AI-Hypercomputer/maxtext src/maxtext/configs/post_train/rl.yml maxtext-v0.2.3 -> maxtext-v0.2.4 (README,
+  // AI-Hypercomputer/maxtext src/maxtext/configs/post_train/rl.yml maxtext-v0.2.3 -> maxtext-v0.2.4 (docs/pipelines.md,
   // "Tutorial 002 and MaxText 0.2.3"): `debug.rl: true` became `debug: false` (pinned below); the
   // `rl.degenerate_group_masking: true` key is gone (0.2.3 passed it to the agentic GRPO learner only; this
   // tutorial does not use agentic rollout, and 0.2.4 would refuse the key); `chat_template_path` -> `data_template_path`

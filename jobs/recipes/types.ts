@@ -152,7 +152,7 @@ export interface Recipe {
   readonly image: string;
   /**
    * The MaxText version the tutorial installs, when the recipe deliberately runs another one (the image's): the
-   * difference is reported by the stack (`tutorial_maxtext` output), the plan review and the README.
+   * difference is reported by the stack (`tutorial_maxtext` output), the plan review and docs/pipelines.md.
    * @default - none: the recipe runs the tutorial's version
    */
   readonly tutorialMaxText?: { readonly version: string; readonly why: string };
