@@ -191,9 +191,9 @@ describe.each(Object.entries(TUTORIALS))('README: the flow of tutorial %s', (id,
     expect({ tutorial: id, missing }).toEqual({ tutorial: id, missing: [] });
     const commands = block.replace(/\\\n/g, ' ').split('\n').filter((l) => l.trim() !== '' && !l.startsWith('export '));
     expect(commands).toEqual([
-      'npx cdktf deploy infra',
+      'npm run deploy -- infra',
       `printf '%s' "$HF_TOKEN" | gcloud secrets versions add hf-token --project="$PROJECT" --data-file=-`,
-      `npx cdktf deploy ${tutorial.stack}`,
+      `npm run deploy -- ${tutorial.stack}`,
     ]);
   });
 
