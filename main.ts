@@ -9,13 +9,14 @@
  * errors to stderr; `--check` prints a config error once, before the CLI runs the app.
  */
 import * as os from 'os';
-import { escapeText, loadConfig } from './config/load';
+import { loadDeployment } from './config/deployment';
+import { escapeText } from './config/load';
 import { composeApp } from './stacks/app';
 
 const check = process.argv.includes('--check');
 try {
   // --check builds in memory only: its App points at the existing temp folder, and synth() is never called.
-  const { app, notices } = composeApp(loadConfig(), check ? { outdir: os.tmpdir() } : {});
+  const { app, notices } = composeApp(loadDeployment(), check ? { outdir: os.tmpdir() } : {});
   if (!check) {
     // Notices (unread tutorial variables, pipelines left out, placeholders, tight fits): one line each, once.
     for (const notice of notices) process.stdout.write(`note: ${escapeText(notice, true)}\n`);

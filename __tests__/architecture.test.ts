@@ -5,7 +5,7 @@
 import * as fs from 'fs';
 import * as os from 'os';
 import * as path from 'path';
-import { loadConfig } from '../config/load';
+import { loadDeployment } from '../config/deployment';
 import { buildApp } from '../stacks/app';
 
 const ROOT = path.join(__dirname, '..');
@@ -55,7 +55,7 @@ test('only config/ reads the environment (the review and bench CLIs excepted)', 
 describe('the whole app', () => {
   const synthTo = (env: Record<string, string | undefined>) => {
     const outdir = fs.mkdtempSync(path.join(os.tmpdir(), 'tpt-synth-'));
-    buildApp(loadConfig({ env }), { outdir }).synth();
+    buildApp(loadDeployment({ env }), { outdir }).synth();
     return outdir;
   };
 

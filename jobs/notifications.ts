@@ -37,6 +37,8 @@
 import { RUN_ID_PATTERN, jobSetName } from './names';
 import { PROGRESS_LQL } from './run-log';
 import { STEP_NAMES } from './recipes/types';
+import { JOBSET_POD_LABELS } from './jobset';
+import type { Pipeline } from './pipeline';
 
 /** The Cloud Monitoring incident severities this project uses. */
 export type Severity = 'CRITICAL' | 'ERROR' | 'WARNING';
@@ -107,6 +109,12 @@ export interface NotifiedPipeline {
   readonly kind: 'sft' | 'rl';
   /** The replicated job of the training step's main pod (`slice`, or `pathways-head`). */
   readonly trainMainReplicatedJob: string;
+}
+
+/** What notifications need of a pipeline: its name, the step lines it prints, its training main pod's replicated job. */
+export function notifiedPipeline(p: Pipeline): NotifiedPipeline {
+  const train = p.steps.find((s) => s.name === 'train')!;
+  return { name: p.name, kind: p.recipe.train.kind, trainMainReplicatedJob: train.mainPodSelector[JOBSET_POD_LABELS.replicatedJob] };
 }
 
 /** Where the events come from. */

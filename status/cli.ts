@@ -2,8 +2,8 @@
  * `npm run status [-- <pipeline>...] [--watch] [--interval <s>] [--json]`, `npm run status -- <pipeline> --report
  * [--out <file>]` (status/report.ts) and `npm run logs -- <pipeline> [step] [-f]`.
  *
- * Names, labels and totals come from the same config and builders the stacks use (config/pipelines.ts
- * buildPipelines); the cluster is the kubeconfig's current context (KUBECONFIG, else ~/.kube/config), as
+ * Names, labels and totals come from the same deployment the stacks are cut from (config/deployment.ts
+ * loadDeployment); the cluster is the kubeconfig's current context (KUBECONFIG, else ~/.kube/config), as
  * `gcloud container clusters get-credentials` writes it. The entry module is the only place here that reads argv,
  * the environment or files.
  *
@@ -20,9 +20,8 @@ import * as path from 'path';
 import { Writable } from 'stream';
 import { parseArgs, ParseArgsConfig } from 'util';
 import type { KubeConfig } from '@kubernetes/client-node';
-import { ConfigError, loadConfig } from '../config/load';
-import { buildPipelines } from '../config/pipelines';
-import { platformFromConfig } from '../config/platform';
+import { ConfigError } from '../config/load';
+import { loadDeployment } from '../config/deployment';
 import { MAIN_CONTAINER } from '../jobs/jobset';
 import { PART_OF, Pipeline, PIPELINE_LABELS, STEP_NAMES, StepName } from '../jobs/pipeline';
 import { credentialsCommand, findTpuGroup, Platform } from '../jobs/platform';
@@ -103,17 +102,15 @@ function parse<O extends NonNullable<ParseArgsConfig['options']>>(argv: string[]
 }
 
 interface Setup {
-  readonly pipelines: Pipeline[];
+  readonly pipelines: readonly Pipeline[];
   readonly platform: Platform;
   readonly dnsEndpoint: boolean;
   readonly authorizedCidrs: readonly string[];
 }
 
 function setup(env: Io['env']): Setup {
-  const loaded = loadConfig({ env });
-  const platform = platformFromConfig(loaded);
-  const cp = loaded.config.controlPlane;
-  return { pipelines: buildPipelines(loaded, platform), platform, dnsEndpoint: cp.dnsEndpoint, authorizedCidrs: cp.authorizedCidrs };
+  const { pipelines, platform, cluster } = loadDeployment({ env });
+  return { pipelines, platform, dnsEndpoint: cluster.dnsEndpoint, authorizedCidrs: cluster.authorizedCidrs };
 }
 
 function timeoutMs(value: string | undefined): number {
@@ -123,12 +120,12 @@ function timeoutMs(value: string | undefined): number {
   return Math.round(n * 1000);
 }
 
-function pick(all: Pipeline[], names: string[]): Pipeline[] {
+function pick(all: readonly Pipeline[], names: string[]): Pipeline[] {
   const unknown = names.filter((n) => !all.some((p) => p.name === n));
   if (unknown.length > 0) {
     throw new UsageError(`no enabled pipeline named ${unknown.map((n) => `'${n}'`).join(', ')}; pipelines: ${all.map((p) => p.name).join(', ')}`);
   }
-  return names.length === 0 ? all : names.map((n) => all.find((p) => p.name === n)!);
+  return names.length === 0 ? [...all] : names.map((n) => all.find((p) => p.name === n)!);
 }
 
 /** The pipelines' label selector: `app.kubernetes.io/part-of=tpu-post-training,tpu-post-training/pipeline in (a,b)`. */

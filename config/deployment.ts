@@ -1,0 +1,90 @@
+/**
+ * config/'s one entry: `loadDeployment()` reads the environment and the config file, validates them, resolves the
+ * defaults and where each value came from, derives the platform, selects and builds the pipelines, and returns ONE
+ * frozen `Deployment` (jobs/deployment.ts). Every user-facing config error is thrown here, before any stack exists.
+ *
+ * The data flow, one way (main.ts says the same from the entry point's side):
+ *  1. config/load.ts `loadConfig`: file + env -> schema-validated `Config`, with `sources` (path -> env var or file
+ *     key), the placeholders and the load-time notices.
+ *  2. config/platform.ts `platformFromConfig`: the TPU slice groups and their capacity -> jobs/platform.ts
+ *     `derivePlatform` (every shared name); `reservationUses`: what each reservation must hold, and where it was set.
+ *  3. config/pipelines.ts `selectAndBuildPipelines`: which recipes fit the platform -> jobs/pipeline.ts
+ *     `buildPipeline` per recipe (manifests, validation against MaxText's start-up checks), with each option's source.
+ *  4. here: the settings cut into typed parts (cluster, node pools, bucket, controllers, state, preflight, notify),
+ *     the provenance of every resolved value, the notices once each; frozen.
+ * Only the entry points (main.ts, review/cli.ts through main.ts, status/cli.ts, bench/) call this; nothing below them
+ * imports config/.
+ */
+import * as path from 'path';
+import type { Deployment } from '../jobs/deployment';
+import { notifiedPipeline } from '../jobs/notifications';
+import { LoadedConfig, loadConfig, LoadOptions, sourceOf } from './load';
+import { selectAndBuildPipelines } from './pipelines';
+import { platformFromConfig, reservationUses } from './platform';
+
+export type { Deployment } from '../jobs/deployment';
+
+/** Loads, validates and resolves the whole deployment. Throws ConfigError (naming each value's source) when it cannot. */
+export function loadDeployment(options: LoadOptions = {}): Deployment {
+  return deploymentOf(loadConfig(options));
+}
+
+/** The deployment of an already loaded config (loadDeployment without the loading). */
+export function deploymentOf(loaded: LoadedConfig): Deployment {
+  const { config } = loaded;
+  const platform = platformFromConfig(loaded);
+  // Every selected pipeline is built (and validated against the platform) before any stack exists.
+  const built = selectAndBuildPipelines(loaded, platform);
+  return deepFreeze({
+    platform,
+    cluster: {
+      authorizedCidrs: config.controlPlane.authorizedCidrs,
+      allowPublicAccess: config.controlPlane.allowPublicAccess,
+      dnsEndpoint: config.controlPlane.dnsEndpoint,
+      releaseChannel: config.releaseChannel,
+      deletionProtection: config.deletionProtection,
+      upgradeExclusionDays: config.upgradeExclusionDays,
+    },
+    nodePools: { system: config.systemPool, cpuMaxNodes: config.cpuPool.maxNodes },
+    bucket: {
+      forceDestroy: config.bucketSettings.forceDestroy,
+      scratchExpiryDays: config.bucketSettings.scratchExpiryDays,
+      softDeleteDays: config.bucketSettings.softDeleteDays,
+      access: config.bucketSettings.access,
+    },
+    controllers: {
+      jobsetVersion: config.controllers.jobsetVersion,
+      kueueVersion: config.controllers.kueueVersion,
+      queuesChartPath: path.join(loaded.repoRoot, 'charts', 'kueue-queues'),
+    },
+    state: { stateBucket: config.stateBucket, localStateDir: loaded.repoRoot },
+    preflight: { placeholders: loaded.placeholders, reservations: reservationUses(loaded, platform) },
+    notify: { emails: config.notify.emails, stallMinutes: config.notify.stallMinutes, pipelines: built.pipelines.map(notifiedPipeline) },
+    pipelines: built.pipelines,
+    notices: [...new Set([...loaded.notices, ...built.notices])],
+    provenance: provenanceOf(loaded),
+  });
+}
+
+/** Every leaf of the resolved config (an array is one value) -> where it came from (load.ts `sourceOf`). */
+function provenanceOf(loaded: LoadedConfig): Record<string, string> {
+  const out: Record<string, string> = {};
+  const walk = (node: unknown, prefix: string) => {
+    if (node !== null && typeof node === 'object' && !Array.isArray(node)) {
+      for (const [key, value] of Object.entries(node)) walk(value, prefix === '' ? key : `${prefix}.${key}`);
+    } else if (prefix !== '') {
+      out[prefix] = sourceOf(loaded, prefix);
+    }
+  };
+  walk(loaded.config, '');
+  return out;
+}
+
+/** Freezes an object graph of plain objects and arrays, so nothing below the entry point can change the deployment. */
+function deepFreeze<T>(value: T): T {
+  if (value !== null && typeof value === 'object' && !Object.isFrozen(value)) {
+    Object.freeze(value);
+    for (const child of Object.values(value)) deepFreeze(child);
+  }
+  return value;
+}
