@@ -17,7 +17,9 @@
  */
 import * as path from 'path';
 import type { Deployment } from '../jobs/deployment';
+import { kueueObjects, kueueQuota } from '../jobs/kueue';
 import { notifiedPipeline } from '../jobs/notifications';
+import { credentialsCommand } from '../jobs/platform';
 import { LoadedConfig, loadConfig, LoadOptions, sourceOf } from './load';
 import { selectAndBuildPipelines } from './pipelines';
 import { platformFromConfig, reservationUses } from './platform';
@@ -35,6 +37,7 @@ export function deploymentOf(loaded: LoadedConfig): Deployment {
   const platform = platformFromConfig(loaded);
   // Every selected pipeline is built (and validated against the platform) before any stack exists.
   const built = selectAndBuildPipelines(loaded, platform);
+  const queueOptions = { platform, cpuPoolMaxNodes: config.cpuPool.maxNodes };
   return deepFreeze({
     platform,
     cluster: {
@@ -44,6 +47,7 @@ export function deploymentOf(loaded: LoadedConfig): Deployment {
       releaseChannel: config.releaseChannel,
       deletionProtection: config.deletionProtection,
       upgradeExclusionDays: config.upgradeExclusionDays,
+      credentialsCommand: credentialsCommand(platform.clusterName, platform.region, platform.project, config.controlPlane.dnsEndpoint),
     },
     nodePools: { system: config.systemPool, cpuMaxNodes: config.cpuPool.maxNodes },
     bucket: {
@@ -57,6 +61,7 @@ export function deploymentOf(loaded: LoadedConfig): Deployment {
       kueueVersion: config.controllers.kueueVersion,
       queuesChartPath: path.join(loaded.repoRoot, 'charts', 'kueue-queues'),
     },
+    queues: { objects: kueueObjects(queueOptions), tpuChipsByFlavor: Object.fromEntries(kueueQuota(queueOptions).tpuFlavors.map((f) => [f.flavor, f.chips])) },
     state: { stateBucket: config.stateBucket, localStateDir: loaded.repoRoot },
     preflight: { placeholders: loaded.placeholders, reservations: reservationUses(loaded, platform) },
     notify: { emails: config.notify.emails, stallMinutes: config.notify.stallMinutes, pipelines: built.pipelines.map(notifiedPipeline) },

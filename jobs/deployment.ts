@@ -23,6 +23,8 @@ export interface ClusterSettings {
   readonly deletionProtection: boolean;
   /** No node or minor upgrades for this many days from the first deploy (constructs/gke-cluster.ts). */
   readonly upgradeExclusionDays: number;
+  /** `gcloud container clusters get-credentials ...` for this cluster and endpoint (jobs/platform.ts credentialsCommand). */
+  readonly credentialsCommand: string;
 }
 
 /** The CPU node pools next to the TPU slices (the TPU slices are `Platform.tpuGroups`). */
@@ -48,6 +50,14 @@ export interface ControllerSettings {
   readonly kueueVersion: string;
   /** Absolute path of charts/kueue-queues. */
   readonly queuesChartPath: string;
+}
+
+/** The Kueue objects the queues chart renders and the TPU quota they grant (jobs/kueue.ts), derived from the platform. */
+export interface QueueSettings {
+  /** ResourceFlavors, ClusterQueue and LocalQueue, complete. */
+  readonly objects: readonly Record<string, unknown>[];
+  /** google.com/tpu quota of the ClusterQueue per slice-shape flavor. */
+  readonly tpuChipsByFlavor: Readonly<Record<string, number>>;
 }
 
 /** Where every stack keeps its Terraform state (stacks/backend.ts). */
@@ -82,6 +92,7 @@ export interface Deployment {
   readonly nodePools: NodePoolSettings;
   readonly bucket: BucketSettings;
   readonly controllers: ControllerSettings;
+  readonly queues: QueueSettings;
   readonly state: StateSettings;
   readonly preflight: PreflightSettings;
   readonly notify: NotifySettings;

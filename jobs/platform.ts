@@ -6,6 +6,7 @@
  */
 import { createHash } from 'crypto';
 import type { Capacity } from './capacity';
+import { secretCommand } from './secrets';
 import { sliceShapeName, TpuSlice } from './tpu';
 
 export type { Capacity } from './capacity';
@@ -51,6 +52,8 @@ export interface Platform {
   readonly workloadGsaEmail: string;
   /** Secret Manager secret that holds the Hugging Face token (created empty by `infra`). */
   readonly hfTokenSecretId: string;
+  /** The `gcloud secrets versions add` command that stores the token in it (jobs/secrets.ts secretCommand). */
+  readonly hfTokenSecretCommand: string;
   /** Kueue objects. */
   readonly localQueue: string;
   readonly clusterQueue: string;
@@ -75,6 +78,9 @@ export const PLACEHOLDERS_LOCAL = 'preflight_placeholders';
 /** Node pool name of the CPU pool (Pathways heads, conversions). */
 export const CPU_POOL_NAME = 'cpu-np';
 
+/** Secret Manager secret id of the Hugging Face token. */
+const HF_TOKEN_SECRET_ID = 'hf-token';
+
 /** Derives every shared name from the config values. */
 export function derivePlatform(input: PlatformInput): Platform {
   const nodeGsaId = `${input.clusterName}-gke-np-sa`;
@@ -97,7 +103,8 @@ export function derivePlatform(input: PlatformInput): Platform {
     nodeGsaEmail: email(nodeGsaId),
     workloadGsaId,
     workloadGsaEmail: email(workloadGsaId),
-    hfTokenSecretId: 'hf-token',
+    hfTokenSecretId: HF_TOKEN_SECRET_ID,
+    hfTokenSecretCommand: secretCommand(input.project, HF_TOKEN_SECRET_ID),
     localQueue: 'user-queue',
     clusterQueue: 'cluster-queue',
     cpuFlavor: 'cpu-np',

@@ -30,6 +30,7 @@ export function composeApp(deployment: Deployment, options: BuildOptions = {}): 
     nodePools: deployment.nodePools,
     bucket: deployment.bucket,
     controllers: deployment.controllers,
+    queues: deployment.queues,
     state,
     preflight,
     notify: deployment.notify,

@@ -15,10 +15,8 @@ import { PlaceholderGuard, ReservationChecks } from '../constructs/preflight';
 import { ProjectApis } from '../constructs/project-apis';
 import { TpuSlicePool } from '../constructs/tpu-slice-pool';
 import { MAIN_CONTAINER } from '../jobs/jobset';
-import { kueueObjects, kueueQuota } from '../jobs/kueue';
-import type { BucketSettings, ClusterSettings, ControllerSettings, NodePoolSettings, NotifySettings, PreflightSettings, StateSettings } from '../jobs/deployment';
-import { credentialsCommand, Platform } from '../jobs/platform';
-import { secretCommand } from '../jobs/secrets';
+import type { BucketSettings, ClusterSettings, ControllerSettings, NodePoolSettings, NotifySettings, PreflightSettings, QueueSettings, StateSettings } from '../jobs/deployment';
+import type { Platform } from '../jobs/platform';
 import { useBackend } from './backend';
 
 export { REQUIRED_APIS } from '../constructs/project-apis';
@@ -38,6 +36,8 @@ export interface InfraStackProps {
   readonly bucket: BucketSettings;
   /** JobSet and Kueue versions, the queues chart. */
   readonly controllers: ControllerSettings;
+  /** The Kueue objects the queues chart renders, and their TPU quota. */
+  readonly queues: QueueSettings;
   /** Terraform state backend. */
   readonly state: StateSettings;
   /** Placeholders and reservations, checked at plan time before anything is created. */
@@ -138,12 +138,11 @@ export class InfraStack extends TerraformStack {
       reader: identity.workloadServiceAccount.member,
     });
 
-    const queueOptions = { platform, cpuPoolMaxNodes: nodePools.cpuMaxNodes };
     new Controllers(this, 'controllers', {
       jobsetVersion: controllers.jobsetVersion,
       kueueVersion: controllers.kueueVersion,
       queuesChartPath: controllers.queuesChartPath,
-      queueObjects: kueueObjects(queueOptions),
+      queueObjects: props.queues.objects,
       dependsOn: [systemPool.pool, cpuPool.pool],
       webhookAccess: {
         namePrefix: platform.clusterName,
@@ -166,12 +165,12 @@ export class InfraStack extends TerraformStack {
 
     new TerraformOutput(this, 'get_credentials_command', {
       description: 'Configures kubectl for the cluster',
-      value: credentialsCommand(platform.clusterName, platform.region, platform.project, clusterSettings.dnsEndpoint),
+      value: clusterSettings.credentialsCommand,
     });
     new TerraformOutput(this, 'bucket_url', { description: 'Checkpoints and exports', value: bucket.url });
     new TerraformOutput(this, 'hf_token_secret_command', {
       description: 'Stores the Hugging Face token in Secret Manager (reads $HF_TOKEN from your shell)',
-      value: secretCommand(platform.project, platform.hfTokenSecretId),
+      value: platform.hfTokenSecretCommand,
     });
     new TerraformOutput(this, 'local_queue', {
       description: 'Kueue LocalQueue the pipelines submit to',
@@ -183,7 +182,7 @@ export class InfraStack extends TerraformStack {
     });
     new TerraformOutput(this, 'kueue_tpu_quota', {
       description: 'google.com/tpu quota of the ClusterQueue per slice-shape flavor',
-      value: Object.fromEntries(kueueQuota(queueOptions).tpuFlavors.map((f) => [f.flavor, f.chips])),
+      value: props.queues.tpuChipsByFlavor,
     });
   }
 }
