@@ -18,7 +18,8 @@
 import * as path from 'path';
 import type { Deployment } from '../jobs/deployment';
 import { kueueObjects, kueueQuota } from '../jobs/kueue';
-import { notifiedPipeline } from '../jobs/notifications';
+import { MAIN_CONTAINER } from '../jobs/jobset';
+import { notificationPlan, notifiedPipeline } from '../jobs/notifications';
 import { credentialsCommand } from '../jobs/platform';
 import { LoadedConfig, loadConfig, LoadOptions, sourceOf } from './load';
 import { selectAndBuildPipelines } from './pipelines';
@@ -38,6 +39,8 @@ export function deploymentOf(loaded: LoadedConfig): Deployment {
   // Every selected pipeline is built (and validated against the platform) before any stack exists.
   const built = selectAndBuildPipelines(loaded, platform);
   const queueOptions = { platform, cpuPoolMaxNodes: config.cpuPool.maxNodes };
+  const notified = built.pipelines.map(notifiedPipeline);
+  const scope = { clusterName: platform.clusterName, namespace: platform.namespace, pipelines: notified };
   return deepFreeze({
     platform,
     cluster: {
@@ -64,7 +67,7 @@ export function deploymentOf(loaded: LoadedConfig): Deployment {
     queues: { objects: kueueObjects(queueOptions), tpuChipsByFlavor: Object.fromEntries(kueueQuota(queueOptions).tpuFlavors.map((f) => [f.flavor, f.chips])) },
     state: { stateBucket: config.stateBucket, localStateDir: loaded.repoRoot },
     preflight: { placeholders: loaded.placeholders, reservations: reservationUses(loaded, platform) },
-    notify: { emails: config.notify.emails, stallMinutes: config.notify.stallMinutes, pipelines: built.pipelines.map(notifiedPipeline) },
+    notify: { emails: config.notify.emails, pipelines: notified, plan: notificationPlan(scope, MAIN_CONTAINER, config.notify.stallMinutes) },
     pipelines: built.pipelines,
     notices: [...new Set([...loaded.notices, ...built.notices])],
     provenance: provenanceOf(loaded),

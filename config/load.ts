@@ -3,6 +3,9 @@
  * on top, validated by `configSchema`. The only module that reads process.env or files.
  *
  * Every error names where the bad value came from: `TOPOLOGY (env)` or `config/example.json: tpu.topology`.
+ *
+ * Step 1a of the data flow (config/deployment.ts `loadDeployment` is config/'s one entry and says the rest): the
+ * `LoadedConfig` this returns stays inside config/; only the `Deployment` built from it leaves.
  */
 import * as fs from 'fs';
 import * as path from 'path';

@@ -7,7 +7,7 @@
  * Types only (no cdktf, no I/O), so `jobs/` stays pure and every layer may name them.
  */
 import type { ReservationUse } from './capacity';
-import type { NotifiedPipeline } from './notifications';
+import type { NotificationPlan, NotifiedPipeline } from './notifications';
 import type { Pipeline } from './pipeline';
 import type { BucketAccess, PlaceholderRef, Platform } from './platform';
 
@@ -80,9 +80,10 @@ export interface PreflightSettings {
 export interface NotifySettings {
   /** Addresses; none turns notifications off. */
   readonly emails: readonly string[];
-  readonly stallMinutes: number;
-  /** The pipelines whose JobSets the alerts cover. */
+  /** The pipelines whose JobSets the alerts cover; none turns notifications off. */
   readonly pipelines: readonly NotifiedPipeline[];
+  /** Filters, messages and the stall threshold of the alerts (jobs/notifications.ts notificationPlan). */
+  readonly plan: NotificationPlan;
 }
 
 export interface Deployment {

@@ -99,6 +99,44 @@ export const EVENT_CLASSES: readonly EventClass[] = [
   },
 ];
 
+/**
+ * Everything the notifications say, as data: per event class its filter, label extractors and message; the step-line
+ * metric; the stall threshold and message. Derived once with the deployment (config/deployment.ts), so the construct
+ * (constructs/notifications.ts) only turns it into resources.
+ */
+export interface NotificationPlan {
+  readonly clusterName: string;
+  readonly events: ReadonlyArray<{
+    readonly id: EventClass['id'];
+    readonly kind: EventClass['kind'];
+    readonly severity: Severity;
+    readonly filter: string;
+    readonly labelExtractors: Readonly<Record<string, string>>;
+    readonly subject: string;
+    readonly content: string;
+  }>;
+  /** The log-based metric of training step lines whose absence is a stall. */
+  readonly stepLines: { readonly filter: string; readonly labelExtractors: Readonly<Record<string, string>> };
+  readonly stall: { readonly minutes: number; readonly subject: string; readonly content: string };
+}
+
+/** The notification plan of `scope`: `container` prints the step lines; a stall is `stallMinutes` without one. */
+export function notificationPlan(scope: NotificationScope, container: string, stallMinutes: number = DEFAULT_STALL_ALERT_MINUTES): NotificationPlan {
+  return {
+    clusterName: scope.clusterName,
+    events: EVENT_CLASSES.map((cls) => ({
+      id: cls.id,
+      kind: cls.kind,
+      severity: cls.severity,
+      filter: eventFilter(cls, scope),
+      labelExtractors: eventLabelExtractors(cls, scope),
+      ...eventMessage(cls),
+    })),
+    stepLines: stepLineMetric(scope, container),
+    stall: { minutes: stallMinutes, ...stallMessage(stallMinutes) },
+  };
+}
+
 /** Minutes without a new training step line after which the stall alert fires (a fixed alert threshold). */
 export const DEFAULT_STALL_ALERT_MINUTES = 30;
 

@@ -14,7 +14,6 @@ import { NOTIFICATION_RESOURCE_TYPES, Notifications } from '../constructs/notifi
 import { PlaceholderGuard, ReservationChecks } from '../constructs/preflight';
 import { ProjectApis } from '../constructs/project-apis';
 import { TpuSlicePool } from '../constructs/tpu-slice-pool';
-import { MAIN_CONTAINER } from '../jobs/jobset';
 import type { BucketSettings, ClusterSettings, ControllerSettings, NodePoolSettings, NotifySettings, PreflightSettings, QueueSettings, StateSettings } from '../jobs/deployment';
 import type { Platform } from '../jobs/platform';
 import { useBackend } from './backend';
@@ -155,11 +154,7 @@ export class InfraStack extends TerraformStack {
     if (notify) {
       new Notifications(this, 'notify', {
         emails: notify.emails,
-        stallMinutes: notify.stallMinutes,
-        clusterName: platform.clusterName,
-        namespace: platform.namespace,
-        pipelines: notify.pipelines,
-        container: MAIN_CONTAINER,
+        plan: notify.plan,
       });
     }
 
