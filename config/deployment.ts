@@ -3,17 +3,19 @@
  * defaults and where each value came from, derives the platform, selects and builds the pipelines, and returns ONE
  * frozen `Deployment` (jobs/deployment.ts). Every user-facing config error is thrown here, before any stack exists.
  *
- * The data flow, one way (main.ts says the same from the entry point's side):
- *  1. config/load.ts `loadConfig`: file + env -> schema-validated `Config`, with `sources` (path -> env var or file
- *     key), the placeholders and the load-time notices.
+ * The data flow, one way (main.ts and docs/architecture.md say the same from the entry point's side):
+ *  1. config/load.ts `loadConfig`: file + env -> schema-validated `Config` with its defaults, `sources` (path -> env
+ *     var or file key), the placeholders (each described) and the load-time notices. `LoadedConfig` stays in config/.
  *  2. config/platform.ts `platformFromConfig`: the TPU slice groups and their capacity -> jobs/platform.ts
- *     `derivePlatform` (every shared name); `reservationUses`: what each reservation must hold, and where it was set.
- *  3. config/pipelines.ts `selectAndBuildPipelines`: which recipes fit the platform -> jobs/pipeline.ts
- *     `buildPipeline` per recipe (manifests, validation against MaxText's start-up checks), with each option's source.
- *  4. here: the settings cut into typed parts (cluster, node pools, bucket, controllers, state, preflight, notify),
- *     the provenance of every resolved value, the notices once each; frozen.
- * Only the entry points (main.ts, review/cli.ts through main.ts, status/cli.ts, bench/) call this; nothing below them
- * imports config/.
+ *     `derivePlatform` (every shared name); `reservationUses`: what each reservation must hold, where it was set.
+ *  3. config/pipelines.ts `selectAndBuildPipelines`: the recipes that fit the platform -> jobs/pipeline.ts
+ *     `buildPipeline` each (manifests, images, MaxText's start-up checks), with each option's source for messages.
+ *  4. here: the Kueue objects and quota (jobs/kueue.ts), the notification plan (jobs/notifications.ts), the
+ *     credentials command; the settings cut into typed parts (cluster, nodePools, bucket, controllers, queues, state,
+ *     preflight, notify); the provenance of every resolved value; the notices once each; all frozen.
+ * Then the entry point hands the deployment to stacks/app.ts `composeApp`, which cuts it for the stacks; the stacks
+ * hand each part to its construct. Only the entry points (main.ts, status/cli.ts, bench/) call this; review/cli.ts
+ * runs main.js. Nothing below them imports config/ (__tests__/architecture.test.ts).
  */
 import * as path from 'path';
 import type { Deployment } from '../jobs/deployment';
@@ -36,6 +38,7 @@ export function loadDeployment(options: LoadOptions = {}): Deployment {
 export function deploymentOf(loaded: LoadedConfig): Deployment {
   const { config } = loaded;
   const platform = platformFromConfig(loaded);
+  const reservations = reservationUses(loaded, platform);
   // Every selected pipeline is built (and validated against the platform) before any stack exists.
   const built = selectAndBuildPipelines(loaded, platform);
   const queueOptions = { platform, cpuPoolMaxNodes: config.cpuPool.maxNodes };
@@ -66,7 +69,7 @@ export function deploymentOf(loaded: LoadedConfig): Deployment {
     },
     queues: { objects: kueueObjects(queueOptions), tpuChipsByFlavor: Object.fromEntries(kueueQuota(queueOptions).tpuFlavors.map((f) => [f.flavor, f.chips])) },
     state: { stateBucket: config.stateBucket, localStateDir: loaded.repoRoot },
-    preflight: { placeholders: loaded.placeholders, reservations: reservationUses(loaded, platform) },
+    preflight: { placeholders: loaded.placeholders, reservations },
     notify: { emails: config.notify.emails, pipelines: notified, plan: notificationPlan(scope, MAIN_CONTAINER, config.notify.stallMinutes) },
     pipelines: built.pipelines,
     notices: [...new Set([...loaded.notices, ...built.notices])],

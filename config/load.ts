@@ -347,7 +347,7 @@ export function loadConfig(options: LoadOptions = {}): LoadedConfig {
   if (placeholders.length > 0) {
     notices.push(
       `placeholders of the example config still set (synth works; a plan stops on them, before anything is created): ` +
-        placeholders.map(describePlaceholder).join('; '),
+        placeholders.map((p) => p.description).join('; '),
     );
   }
   return {
@@ -432,7 +432,8 @@ export function findPlaceholders(config: Config, repoRoot: string): Placeholder[
     for (const item of Array.isArray(v) ? v : v === undefined ? [] : [v]) {
       const value = String(item);
       if (known.has(value) || (field.path === 'controlPlane.authorizedCidrs' && isDocumentationRange(value))) {
-        out.push({ path: field.path, env: field.env, value });
+        const found = { path: field.path, env: field.env, value };
+        out.push({ ...found, description: describePlaceholder(found) });
       }
     }
   }

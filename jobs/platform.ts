@@ -137,16 +137,17 @@ export function isValidSoftDeleteDays(days: number): boolean {
   return Number.isInteger(days) && (days === 0 || (days >= 7 && days <= 90));
 }
 
-/** `gcloud container clusters get-credentials ...`: writes the kubeconfig context (with the exec plugin) for the cluster. */
 /** A value the example config ships (`config/load.ts` Placeholder). */
 export interface PlaceholderRef {
   readonly path: string;
   readonly env: string;
   readonly value: string;
+  /** Its one-line description (describePlaceholder), given when config finds it: the guard's message and the note. */
+  readonly description: string;
 }
 
 /** The one-line description of a placeholder: the plan-time guard's message and the synth-time note. */
-export function describePlaceholder(p: PlaceholderRef): string {
+export function describePlaceholder(p: Omit<PlaceholderRef, 'description'>): string {
   return `${p.path} '${p.value}' (set ${p.env})`;
 }
 
@@ -186,6 +187,7 @@ export function regionOfZone(zone: string): string | undefined {
   return /^([a-z]+-[a-z]+[0-9]+)-[a-z]$/.exec(zone)?.[1];
 }
 
+/** `gcloud container clusters get-credentials ...`: writes the kubeconfig context (with the exec plugin) for the cluster. */
 export function credentialsCommand(name: string, region: string, project: string, dnsEndpoint: boolean): string {
   return `gcloud container clusters get-credentials ${name} --location=${region} --project=${project}${dnsEndpoint ? ' --dns-endpoint' : ''}`;
 }
