@@ -24,7 +24,7 @@ import { ConfigError } from '../config/load';
 import { loadDeployment } from '../config/deployment';
 import { MAIN_CONTAINER } from '../jobs/jobset';
 import { PART_OF, Pipeline, PIPELINE_LABELS, STEP_NAMES, StepName } from '../jobs/pipeline';
-import { credentialsCommand, findTpuGroup, Platform } from '../jobs/platform';
+import { findTpuGroup, Platform } from '../jobs/platform';
 import { tpuRateFor } from '../review/cost';
 import { loadPrices, money, RATE_TEXT, tpuRates } from '../review/prices';
 import { redact } from '../review/redact';
@@ -105,12 +105,14 @@ interface Setup {
   readonly pipelines: readonly Pipeline[];
   readonly platform: Platform;
   readonly dnsEndpoint: boolean;
+  /** `gcloud container clusters get-credentials ...` for this cluster and endpoint (the deployment's). */
+  readonly credentialsCommand: string;
   readonly authorizedCidrs: readonly string[];
 }
 
 function setup(env: Io['env']): Setup {
   const { pipelines, platform, cluster } = loadDeployment({ env });
-  return { pipelines, platform, dnsEndpoint: cluster.dnsEndpoint, authorizedCidrs: cluster.authorizedCidrs };
+  return { pipelines, platform, dnsEndpoint: cluster.dnsEndpoint, credentialsCommand: cluster.credentialsCommand, authorizedCidrs: cluster.authorizedCidrs };
 }
 
 function timeoutMs(value: string | undefined): number {
@@ -140,7 +142,7 @@ function kubeconfigPaths(env: Io['env']): string[] {
 
 function fixLine(s: Setup): string {
   const p = s.platform;
-  return `Fetch the credentials of the cluster this config deploys (${p.clusterName}), then retry:\n  ${credentialsCommand(p.clusterName, p.region, p.project, s.dnsEndpoint)}\n`;
+  return `Fetch the credentials of the cluster this config deploys (${p.clusterName}), then retry:\n  ${s.credentialsCommand}\n`;
 }
 
 async function connect(io: Io, s: Setup, requestTimeoutMs: number): Promise<{ cluster: Cluster; context: string; server: string; kc: KubeConfig }> {
@@ -200,7 +202,7 @@ function noAnswer(err: ClusterError, context: string, server: string, s: Setup):
     case 'auth':
       return new NoCluster(
         `the cluster refused the credentials at ${where}: ${err.message}\n${hint}` +
-          `The token the plugin sent was not accepted: gcloud auth login (an expired or revoked login), then retry; if the cluster was re-created, fetch its credentials again:\n  ${credentialsCommand(p.clusterName, p.region, p.project, s.dnsEndpoint)}\n`,
+          `The token the plugin sent was not accepted: gcloud auth login (an expired or revoked login), then retry; if the cluster was re-created, fetch its credentials again:\n  ${s.credentialsCommand}\n`,
       );
     case 'forbidden':
       return new NoCluster(
