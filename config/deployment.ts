@@ -23,7 +23,7 @@ import { kueueObjects, kueueQuota } from '../jobs/kueue';
 import { MAIN_CONTAINER } from '../jobs/jobset';
 import { notificationPlan, notifiedPipeline } from '../jobs/notifications';
 import { credentialsCommand } from '../jobs/platform';
-import { LoadedConfig, loadConfig, LoadOptions, sourceOf } from './load';
+import { LoadedConfig, loadConfig, LoadOptions } from './load';
 import { selectAndBuildPipelines } from './pipelines';
 import { platformFromConfig, reservationUses } from './platform';
 
@@ -44,6 +44,7 @@ export function deploymentOf(loaded: LoadedConfig): Deployment {
   const queueOptions = { platform, cpuPoolMaxNodes: config.cpuPool.maxNodes };
   const notified = built.pipelines.map(notifiedPipeline);
   const scope = { clusterName: platform.clusterName, namespace: platform.namespace, pipelines: notified };
+  const notificationsPlan = notificationPlan(scope, MAIN_CONTAINER, config.notify.stallMinutes);
   return deepFreeze({
     platform,
     cluster: {
@@ -70,25 +71,11 @@ export function deploymentOf(loaded: LoadedConfig): Deployment {
     queues: { objects: kueueObjects(queueOptions), tpuChipsByFlavor: Object.fromEntries(kueueQuota(queueOptions).tpuFlavors.map((f) => [f.flavor, f.chips])) },
     state: { stateBucket: config.stateBucket, localStateDir: loaded.repoRoot },
     preflight: { placeholders: loaded.placeholders, reservations },
-    notify: { emails: config.notify.emails, pipelines: notified, plan: notificationPlan(scope, MAIN_CONTAINER, config.notify.stallMinutes) },
+    notify: { emails: config.notify.emails, pipelines: notified, plan: notificationsPlan },
     pipelines: built.pipelines,
     notices: [...new Set([...loaded.notices, ...built.notices])],
-    provenance: provenanceOf(loaded),
+    provenance: loaded.provenance,
   });
-}
-
-/** Every leaf of the resolved config (an array is one value) -> where it came from (load.ts `sourceOf`). */
-function provenanceOf(loaded: LoadedConfig): Record<string, string> {
-  const out: Record<string, string> = {};
-  const walk = (node: unknown, prefix: string) => {
-    if (node !== null && typeof node === 'object' && !Array.isArray(node)) {
-      for (const [key, value] of Object.entries(node)) walk(value, prefix === '' ? key : `${prefix}.${key}`);
-    } else if (prefix !== '') {
-      out[prefix] = sourceOf(loaded, prefix);
-    }
-  };
-  walk(loaded.config, '');
-  return out;
 }
 
 /** Freezes an object graph of plain objects and arrays, so nothing below the entry point can change the deployment. */

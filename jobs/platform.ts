@@ -142,13 +142,8 @@ export interface PlaceholderRef {
   readonly path: string;
   readonly env: string;
   readonly value: string;
-  /** Its one-line description (describePlaceholder), given when config finds it: the guard's message and the note. */
+  /** Its one-line description, `project 'my-tpu-project' (set PROJECT)` (config/load.ts findPlaceholders): the guard's message and the note. */
   readonly description: string;
-}
-
-/** The one-line description of a placeholder: the plan-time guard's message and the synth-time note. */
-export function describePlaceholder(p: Omit<PlaceholderRef, 'description'>): string {
-  return `${p.path} '${p.value}' (set ${p.env})`;
 }
 
 /**
