@@ -120,7 +120,10 @@ export interface NotificationPlan {
   readonly stall: { readonly minutes: number; readonly subject: string; readonly content: string };
 }
 
-/** The notification plan of `scope`: `container` prints the step lines; a stall is `stallMinutes` without one. */
+/**
+ * The notification plan of `scope`: `container` prints the step lines; a stall is `stallMinutes` without one
+ * (@default DEFAULT_STALL_ALERT_MINUTES).
+ */
 export function notificationPlan(scope: NotificationScope, container: string, stallMinutes: number = DEFAULT_STALL_ALERT_MINUTES): NotificationPlan {
   return {
     clusterName: scope.clusterName,
