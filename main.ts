@@ -1,7 +1,23 @@
 /**
- * Entry point (cdktf.json runs the compiled dist/main.js): load config -> build every stack -> synth.
+ * Entry point (cdktf.json runs the compiled dist/main.js): load the deployment -> build every stack -> synth.
  * Deploy one stack with `cdktf deploy infra` or `cdktf deploy <pipeline>`. `node dist/main.js --check` loads and
  * builds everything but writes nothing and prints only errors (`npm run synth` runs it before `cdktf synth`).
+ *
+ * The data flow, one way (docs/architecture.md draws it):
+ *  1. `loadDeployment()` (config/deployment.ts), config/'s one entry:
+ *     a. config/load.ts reads CONFIG_FILE (default config/example.json) and the environment, validates them with the
+ *        zod schema (config/schema.ts) and records where every value came from (`TOPOLOGY (env)`, `<file>: tpu.topology`);
+ *     b. config/platform.ts turns the TPU settings into the Platform (jobs/platform.ts `derivePlatform`: every shared
+ *        name, the slice groups and their capacity) and the reservations each pool consumes;
+ *     c. config/pipelines.ts selects the recipes whose slice the platform has and builds each one (jobs/pipeline.ts
+ *        `buildPipeline`: manifests, MaxText's start-up checks), passing each option's source for its messages;
+ *     d. the Kueue objects and quota (jobs/kueue.ts), the commands, the notified pipelines are derived, the settings cut
+ *        into typed parts, and ONE frozen Deployment (jobs/deployment.ts) returned. Every config error is thrown here.
+ *  2. `composeApp(deployment)` (stacks/app.ts) cuts it: `infra` gets platform, cluster, node pools, bucket,
+ *     controllers, queues, state, preflight and notify; each pipeline stack its pipeline, the platform, state, endpoint.
+ *  3. The stacks hand each part to the construct that owns it (constructs/); the cluster adds its pools
+ *     (GkeCluster.addTpuSlicePool / addCpuPool). Nothing below this file imports config/ or asks it anything.
+ *  4. `app.synth()` writes cdktf.out; the notices are printed here, one line each.
  *
  * Streams, as cdktf-cli 0.21 shows them (@cdktf/commons src/util.js `exec`/`shell`, src/logging.js): the app's stdout
  * is echoed as plain output, its stderr is logged at ERROR level (`[ERROR] default - ...`), and when the app fails
@@ -9,13 +25,14 @@
  * errors to stderr; `--check` prints a config error once, before the CLI runs the app.
  */
 import * as os from 'os';
-import { escapeText, loadConfig } from './config/load';
+import { loadDeployment } from './config/deployment';
+import { escapeText } from './config/load';
 import { composeApp } from './stacks/app';
 
 const check = process.argv.includes('--check');
 try {
   // --check builds in memory only: its App points at the existing temp folder, and synth() is never called.
-  const { app, notices } = composeApp(loadConfig(), check ? { outdir: os.tmpdir() } : {});
+  const { app, notices } = composeApp(loadDeployment(), check ? { outdir: os.tmpdir() } : {});
   if (!check) {
     // Notices (unread tutorial variables, pipelines left out, placeholders, tight fits): one line each, once.
     for (const notice of notices) process.stdout.write(`note: ${escapeText(notice, true)}\n`);

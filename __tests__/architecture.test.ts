@@ -1,11 +1,11 @@
 /**
- * Project-wide rules: provider imports by deep path, pure jobs/, only config/ reads the environment,
- * deterministic synth, no secret in the output.
+ * Project-wide rules: provider imports by deep path, pure jobs/, only config/ reads the environment, only the entry
+ * points import config/ (one validated Deployment flows down), deterministic synth, no secret in the output.
  */
 import * as fs from 'fs';
 import * as os from 'os';
 import * as path from 'path';
-import { loadConfig } from '../config/load';
+import { loadDeployment } from '../config/deployment';
 import { buildApp } from '../stacks/app';
 
 const ROOT = path.join(__dirname, '..');
@@ -52,10 +52,62 @@ test('only config/ reads the environment (the review and bench CLIs excepted)', 
   expect(offenders).toEqual([]);
 });
 
+/** Entry points: the only modules that join config/ to the rest (main.ts, the CLIs, the benchmarks). */
+const ENTRY_POINTS = ['main.ts', path.join('review', 'cli.ts'), path.join('status', 'cli.ts')];
+const isEntryPoint = (rel: string) => ENTRY_POINTS.includes(rel) || rel.startsWith('bench' + path.sep);
+
+/** Every .ts file of the program below the entry points (stacks, constructs, jobs, review, status), relative to ROOT. */
+function layerFiles(): string[] {
+  const out: string[] = [];
+  const walk = (dir: string) => {
+    for (const entry of fs.readdirSync(dir, { withFileTypes: true })) {
+      const full = path.join(dir, entry.name);
+      if (entry.isDirectory()) walk(full);
+      else if (entry.name.endsWith('.ts')) out.push(path.relative(ROOT, full));
+    }
+  };
+  ['stacks', 'constructs', 'jobs', 'review', 'status'].forEach((d) => walk(path.join(ROOT, d)));
+  return out.filter((rel) => !isEntryPoint(rel));
+}
+
+describe('one validated model flows down: only the entry points join config/ to the rest', () => {
+  const files = layerFiles();
+  const text = (rel: string) => fs.readFileSync(path.join(ROOT, rel), 'utf8');
+  // `from '../config/load'`, `require('../../config')`, `import('../config/deployment')`, `export ... from`.
+  const CONFIG_IMPORT = /(?:from\s+|require\(\s*|import\(\s*)['"](?:\.\.\/)+config(?:\/[^'"]*)?['"]/;
+
+  test('the layers are there to check (the walk found stacks, constructs, jobs, review)', () => {
+    for (const dir of ['stacks', 'constructs', 'jobs', 'review']) expect(files.some((f) => f.startsWith(dir + path.sep))).toBe(true);
+    expect(files).not.toContain(path.join('review', 'cli.ts'));
+  });
+
+  test('no file under stacks/, constructs/, jobs/, review/ or status/ (the CLIs excepted) imports config/', () => {
+    expect(files.filter((f) => CONFIG_IMPORT.test(text(f)))).toEqual([]);
+  });
+
+  test('no LoadedConfig and no sourceOf below the entry points: provenance travels inside the Deployment', () => {
+    expect(files.filter((f) => /\bLoadedConfig\b|\bsourceOf\b/.test(text(f)))).toEqual([]);
+  });
+
+  test('the import rule catches each form of import (a rule that cannot fail guards nothing)', () => {
+    for (const line of [
+      "import { loadConfig } from '../config/load';",
+      "import type { Config } from '../../config/schema';",
+      "const { x } = require('../config/pipelines');",
+      "export { ConfigError } from '../config/load';",
+      "import('../config')",
+    ]) {
+      expect(CONFIG_IMPORT.test(line)).toBe(true);
+    }
+    expect(CONFIG_IMPORT.test("import { Deployment } from '../jobs/deployment';")).toBe(false);
+    expect(CONFIG_IMPORT.test("import { x } from './configure';")).toBe(false);
+  });
+});
+
 describe('the whole app', () => {
   const synthTo = (env: Record<string, string | undefined>) => {
     const outdir = fs.mkdtempSync(path.join(os.tmpdir(), 'tpt-synth-'));
-    buildApp(loadConfig({ env }), { outdir }).synth();
+    buildApp(loadDeployment({ env }), { outdir }).synth();
     return outdir;
   };
 

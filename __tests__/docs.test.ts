@@ -8,6 +8,7 @@ import * as fs from 'fs';
 import * as path from 'path';
 import { Testing } from 'cdktf';
 import { loadConfig, UNREAD_TUTORIAL_VARIABLES, TPU_VM_ENV } from '../config/load';
+import { deploymentOf, loadDeployment } from '../config/deployment';
 import { composeApp } from '../stacks/app';
 
 const ROOT = path.join(__dirname, '..');
@@ -141,7 +142,7 @@ describe('README.md: the newcomer page', () => {
     const env = { SINGLE_HOST_RESERVATION: 'my-v6e-8-reservation' };
     expect(lines[3]).toContain(`${Object.entries(env).map(([k, v]) => `${k}=${v}`).join(' ')} npm run synth`);
     expect(lines[3]).toContain('all five stacks of config/example.json');
-    const { app } = composeApp(loadConfig({ env }), { outdir: Testing.app().outdir });
+    const { app } = composeApp(loadDeployment({ env }), { outdir: Testing.app().outdir });
     expect(app.node.children.map((c) => c.node.id).sort()).toEqual(['infra', 'rl-gemma4', 'rl-llama3', 'rl-qwen3', 'sft-gemma4']);
   });
 });
@@ -202,7 +203,7 @@ describe.each(Object.entries(TUTORIALS))('README: the flow of tutorial %s', (id,
     const values = Object.fromEntries(Object.entries(env).map(([k, v]) => [k, v.replace(/\$\([^)]*\)/g, '34.1.2.3').replace(/^my-/, 'acme-')]));
     const loaded = loadConfig({ env: values });
     expect(loaded.placeholders).toEqual([]);
-    const { app } = composeApp(loaded, { outdir: Testing.app().outdir });
+    const { app } = composeApp(deploymentOf(loaded), { outdir: Testing.app().outdir });
     expect(app.node.children.map((c) => c.node.id)).toEqual(expect.arrayContaining(['infra', tutorial.stack]));
   });
 });

@@ -4,7 +4,9 @@ import * as os from 'os';
 import * as path from 'path';
 import { Testing, TerraformStack } from 'cdktf';
 import { findRepoRoot, loadConfig, LoadedConfig } from '../config/load';
+import { loadDeployment } from '../config/deployment';
 import { platformFromConfig } from '../config/platform';
+import type { Deployment } from '../jobs/deployment';
 import { buildApp } from '../stacks/app';
 import { Platform } from '../jobs/platform';
 
@@ -25,6 +27,11 @@ export function exampleConfig(env: Record<string, string> = {}): LoadedConfig {
   return loadConfig({ env });
 }
 
+/** The deployment of config/example.json with the given env (what main.ts hands the stacks). */
+export function exampleDeployment(env: Record<string, string> = {}): Deployment {
+  return loadDeployment({ env });
+}
+
 export function examplePlatform(env: Record<string, string> = {}): Platform {
   return platformFromConfig(exampleConfig(env));
 }
@@ -42,14 +49,14 @@ export function defaultOutdir(): string {
 
 /** Synthesized Terraform JSON of one stack of the whole app, as an object. */
 export function synthStack(name: string, env: Record<string, string> = {}): any {
-  const app = buildApp(exampleConfig(env), { outdir: defaultOutdir() });
+  const app = buildApp(exampleDeployment(env), { outdir: defaultOutdir() });
   const stack = app.node.findChild(name) as TerraformStack;
   return JSON.parse(Testing.synth(stack));
 }
 
 /** The same, as the string the cdktf matchers take. */
 export function synthStackString(name: string, env: Record<string, string> = {}): string {
-  const app = buildApp(exampleConfig(env), { outdir: defaultOutdir() });
+  const app = buildApp(exampleDeployment(env), { outdir: defaultOutdir() });
   return Testing.synth(app.node.findChild(name) as TerraformStack);
 }
 

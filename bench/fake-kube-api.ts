@@ -11,9 +11,7 @@ import * as http from 'http';
 import { AddressInfo, createServer, Socket } from 'net';
 import * as os from 'os';
 import * as path from 'path';
-import { loadConfig } from '../config/load';
-import { buildPipelines } from '../config/pipelines';
-import { platformFromConfig } from '../config/platform';
+import { loadDeployment } from '../config/deployment';
 import { JOBSET_POD_LABELS, QUEUE_LABEL } from '../jobs/jobset';
 import { tpuFlavorName } from '../jobs/kueue';
 import { Pipeline, PipelineStep, StepName } from '../jobs/pipeline';
@@ -30,9 +28,9 @@ export const TOKEN = 'fake-exec-token';
  * fixtures are built from, and the environment every CLI run below gets.
  */
 export const FIXTURE_ENV: Readonly<Record<string, string>> = { SINGLE_HOST_RESERVATION: 'my-v6e-8-reservation' };
-const example = loadConfig({ env: { ...FIXTURE_ENV } });
-export const platform: Platform = platformFromConfig(example);
-export const pipelines: Pipeline[] = buildPipelines(example, platform);
+const example = loadDeployment({ env: { ...FIXTURE_ENV } });
+export const platform: Platform = example.platform;
+export const pipelines: readonly Pipeline[] = example.pipelines;
 export function pipeline(name: string): Pipeline {
   return pipelines.find((p) => p.name === name)!;
 }

@@ -11,8 +11,7 @@
  * - Never-ready pods: the longest a workload holds TPU quota per admission (the PodsReady timeout) and in all before
  *   Kueue deactivates it, against the 12 h (the Jobs' activeDeadlineSeconds) the issue assumed.
  */
-import { loadConfig } from '../config/load';
-import { platformFromConfig } from '../config/platform';
+import { loadDeployment } from '../config/deployment';
 import { CAPACITY_TYPES, CapacityType, DEFAULT_TRAIN_MAX_RESTARTS, FLEX_START_MAX_RUN_HOURS } from '../jobs/capacity';
 import { PODS_READY } from '../jobs/kueue';
 import { checkpointPeriod, lastCheckpointStep } from '../jobs/maxtext';
@@ -42,7 +41,7 @@ function withCapacity(platform: Platform, type: CapacityType): Platform {
 }
 
 export function faultRows(): FaultRow[] {
-  const base = platformFromConfig(loadConfig({ env: { SINGLE_HOST_RESERVATION: 'example-v6e-8-reservation' } }));
+  const base = loadDeployment({ env: { SINGLE_HOST_RESERVATION: 'example-v6e-8-reservation' } }).platform;
   const rows: FaultRow[] = [];
   for (const name of Object.keys(RECIPES)) {
     for (const capacity of CAPACITY_TYPES) {

@@ -3,6 +3,9 @@
  * on top, validated by `configSchema`. The only module that reads process.env or files.
  *
  * Every error names where the bad value came from: `TOPOLOGY (env)` or `config/example.json: tpu.topology`.
+ *
+ * Step 1a of the data flow (config/deployment.ts `loadDeployment` is config/'s one entry and says the rest): the
+ * `LoadedConfig` this returns stays inside config/; only the `Deployment` built from it leaves.
  */
 import * as fs from 'fs';
 import * as path from 'path';
@@ -11,7 +14,7 @@ import { ZodIssue } from 'zod';
 import { GKE_LIMITS } from '../jobs/capacity';
 import { RECIPES } from '../jobs/recipes';
 import { slicesForAcceleratorType, TpuSlice } from '../jobs/tpu';
-import { describePlaceholder, PlaceholderRef, regionOfZone } from '../jobs/platform';
+import { PlaceholderRef, regionOfZone } from '../jobs/platform';
 import { bucketDomainNotice, Config, configSchema, isDocumentationRange, SINGLE_HOST_SLICE } from './schema';
 
 /** How an environment variable maps onto the config. */
@@ -119,6 +122,8 @@ export interface LoadedConfig {
   readonly placeholders: readonly Placeholder[];
   /** True when PIPELINES chose the pipelines: exactly those, each must fit. */
   readonly pipelinesSelected: boolean;
+  /** Every leaf of the resolved config (an array is one value) -> where it came from (`sourceOf`). */
+  readonly provenance: Readonly<Record<string, string>>;
 }
 
 export interface LoadOptions {
@@ -344,7 +349,7 @@ export function loadConfig(options: LoadOptions = {}): LoadedConfig {
   if (placeholders.length > 0) {
     notices.push(
       `placeholders of the example config still set (synth works; a plan stops on them, before anything is created): ` +
-        placeholders.map(describePlaceholder).join('; '),
+        placeholders.map((p) => p.description).join('; '),
     );
   }
   return {
@@ -355,7 +360,22 @@ export function loadConfig(options: LoadOptions = {}): LoadedConfig {
     notices,
     placeholders,
     pipelinesSelected: selection !== undefined,
+    provenance: provenanceOf(result.data, loadedBase),
   };
+}
+
+/** Every leaf of the resolved config (an array is one value) -> where it came from. */
+function provenanceOf(config: Config, loaded: Pick<LoadedConfig, 'file' | 'sources'>): Record<string, string> {
+  const out: Record<string, string> = {};
+  const walk = (node: unknown, prefix: string) => {
+    if (node !== null && typeof node === 'object' && !Array.isArray(node)) {
+      for (const [key, value] of Object.entries(node)) walk(value, prefix === '' ? key : `${prefix}.${key}`);
+    } else if (prefix !== '') {
+      out[prefix] = sourceOf(loaded, prefix);
+    }
+  };
+  walk(config, '');
+  return out;
 }
 
 /** TPU_TYPE -> tpu.machineType + tpu.topology through the TPU table; conflicts with COMPUTE_TYPE/TOPOLOGY are errors. */
@@ -429,7 +449,8 @@ export function findPlaceholders(config: Config, repoRoot: string): Placeholder[
     for (const item of Array.isArray(v) ? v : v === undefined ? [] : [v]) {
       const value = String(item);
       if (known.has(value) || (field.path === 'controlPlane.authorizedCidrs' && isDocumentationRange(value))) {
-        out.push({ path: field.path, env: field.env, value });
+        // The one-line description: the plan-time guard's message and the synth-time note.
+        out.push({ path: field.path, env: field.env, value, description: `${field.path} '${value}' (set ${field.env})` });
       }
     }
   }

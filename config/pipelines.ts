@@ -105,7 +105,7 @@ export function selectAndBuildPipelines(
   return { pipelines, notices: [...selection.notices, ...pipelines.flatMap((p) => p.notices)] };
 }
 
-/** The pipelines the stacks deploy and `npm run status` looks for (selectAndBuildPipelines without the notices). */
+/** The selected pipelines alone (selectAndBuildPipelines without the notices; the deployment holds both). */
 export function buildPipelines(loaded: LoadedConfig, platform: Platform = platformFromConfig(loaded)): Pipeline[] {
   return selectAndBuildPipelines(loaded, platform).pipelines;
 }

@@ -2,27 +2,16 @@ import { LoggingMetric } from '@cdktf/provider-google/lib/logging-metric';
 import { MonitoringAlertPolicy } from '@cdktf/provider-google/lib/monitoring-alert-policy';
 import { MonitoringNotificationChannel } from '@cdktf/provider-google/lib/monitoring-notification-channel';
 import { Construct } from 'constructs';
-import {
-  DEFAULT_STALL_ALERT_MINUTES,
-  EVENT_CLASSES,
-  eventFilter,
-  eventLabelExtractors,
-  eventMessage,
-  NotificationScope,
-  stallMessage,
-  stepLineMetric,
-} from '../jobs/notifications';
+import type { NotificationPlan } from '../jobs/notifications';
 
 /** The resource types Notifications creates (their APIs: constructs/project-apis.ts APIS_OF_OPTIONAL_RESOURCE). */
 export const NOTIFICATION_RESOURCE_TYPES = ['google_monitoring_notification_channel', 'google_monitoring_alert_policy', 'google_logging_metric'] as const;
 
-export interface NotificationsProps extends NotificationScope {
+export interface NotificationsProps {
   /** Addresses to notify (NOTIFY_EMAIL / notify.emails); at least one. */
   readonly emails: readonly string[];
-  /** The training step's main container (jobs/jobset.ts MAIN_CONTAINER). */
-  readonly container: string;
-  /** Minutes without a training step line that count as a stall. @default DEFAULT_STALL_ALERT_MINUTES (30) */
-  readonly stallMinutes?: number;
+  /** What to notify about, as data (jobs/notifications.ts notificationPlan): filters, messages, the stall threshold. */
+  readonly plan: NotificationPlan;
   /** Minimum time between two notifications of one incident (JobSet and reason), seconds. @default 300 */
   readonly rateLimitSeconds?: number;
 }
@@ -53,41 +42,41 @@ export class Notifications extends Construct {
 
   constructor(scope: Construct, id: string, props: NotificationsProps) {
     super(scope, id);
+    const { plan } = props;
     if (props.emails.length === 0) throw new Error('Notifications: emails must name at least one address');
     this.channels = props.emails.map(
       (email, i) =>
         new MonitoringNotificationChannel(this, `email-${i}`, {
-          displayName: `tpu-post-training ${props.clusterName}: ${email}`,
+          displayName: `tpu-post-training ${plan.clusterName}: ${email}`,
           type: 'email',
           labels: { email_address: email },
         }),
     );
     const channels = this.channels.map((c) => c.name);
     const rateLimit = `${props.rateLimitSeconds ?? 300}s`;
-    for (const cls of EVENT_CLASSES) {
-      const message = eventMessage(cls);
+    for (const event of plan.events) {
       this.policies.push(
-        new MonitoringAlertPolicy(this, cls.id, {
-          displayName: `tpu-post-training ${props.clusterName}: step ${cls.id}`,
+        new MonitoringAlertPolicy(this, event.id, {
+          displayName: `tpu-post-training ${plan.clusterName}: step ${event.id}`,
           combiner: 'OR',
-          severity: cls.severity,
+          severity: event.severity,
           conditions: [
             {
-              displayName: `${cls.kind} event: ${cls.id}`,
-              conditionMatchedLog: { filter: eventFilter(cls, props), labelExtractors: eventLabelExtractors(cls, props) },
+              displayName: `${event.kind} event: ${event.id}`,
+              conditionMatchedLog: { filter: event.filter, labelExtractors: { ...event.labelExtractors } },
             },
           ],
           alertStrategy: { notificationRateLimit: { period: rateLimit }, autoClose: '1800s' },
           notificationChannels: channels,
-          documentation: { mimeType: 'text/markdown', subject: literal(message.subject), content: literal(message.content) },
+          documentation: { mimeType: 'text/markdown', subject: literal(event.subject), content: literal(event.content) },
         }),
       );
     }
 
-    const minutes = props.stallMinutes ?? DEFAULT_STALL_ALERT_MINUTES;
-    const metric = stepLineMetric(props, props.container);
+    const minutes = plan.stall.minutes;
+    const metric = plan.stepLines;
     this.stepLines = new LoggingMetric(this, 'step-lines', {
-      name: `tpu-post-training/${props.clusterName}/training-step-lines`,
+      name: `tpu-post-training/${plan.clusterName}/training-step-lines`,
       description: 'Training step lines (MaxText SFT "completed step", Tunix "Train step N training loss") of the training main container',
       filter: metric.filter,
       metricDescriptor: {
@@ -99,12 +88,11 @@ export class Notifications extends Construct {
           { key: 'jobset', valueType: 'STRING', description: 'JobSet of the training step' },
         ],
       },
-      labelExtractors: metric.labelExtractors,
+      labelExtractors: { ...metric.labelExtractors },
     });
-    const stall = stallMessage(minutes);
     this.policies.push(
       new MonitoringAlertPolicy(this, 'stalled', {
-        displayName: `tpu-post-training ${props.clusterName}: training stalled`,
+        displayName: `tpu-post-training ${plan.clusterName}: training stalled`,
         combiner: 'OR',
         severity: 'WARNING',
         conditions: [
@@ -128,7 +116,7 @@ export class Notifications extends Construct {
         ],
         alertStrategy: { autoClose: '1800s' },
         notificationChannels: channels,
-        documentation: { mimeType: 'text/markdown', subject: literal(stall.subject), content: literal(stall.content) },
+        documentation: { mimeType: 'text/markdown', subject: literal(plan.stall.subject), content: literal(plan.stall.content) },
       }),
     );
   }

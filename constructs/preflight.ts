@@ -5,7 +5,7 @@ import { Precondition, TerraformElement, TerraformLocal } from 'cdktf';
 import { Construct } from 'constructs';
 import { parseReservation } from '../jobs/capacity';
 import { artifactRegistryImage } from '../jobs/image-ref';
-import { describePlaceholder, PLACEHOLDERS_LOCAL, PlaceholderRef } from '../jobs/platform';
+import { PLACEHOLDERS_LOCAL, PlaceholderRef } from '../jobs/platform';
 import { BuiltinData } from './builtin-data';
 
 /**
@@ -61,7 +61,7 @@ export class PlaceholderGuard extends Construct {
 
   constructor(scope: Construct, id: string, props: PlaceholderGuardProps) {
     super(scope, id);
-    const found = props.placeholders.map(describePlaceholder);
+    const found = props.placeholders.map((p) => p.description);
     const list = new TerraformLocal(this, 'list', found);
     list.overrideLogicalId(PLACEHOLDERS_LOCAL);
     this.precondition = {

@@ -37,6 +37,8 @@
 import { RUN_ID_PATTERN, jobSetName } from './names';
 import { PROGRESS_LQL } from './run-log';
 import { STEP_NAMES } from './recipes/types';
+import { JOBSET_POD_LABELS } from './jobset';
+import type { Pipeline } from './pipeline';
 
 /** The Cloud Monitoring incident severities this project uses. */
 export type Severity = 'CRITICAL' | 'ERROR' | 'WARNING';
@@ -108,6 +110,48 @@ export const EVENT_CLASSES: readonly EventClass[] = [
 export const STALL_FLOOR_SECONDS = 600;
 /** A stall is this many median step intervals without a step line. */
 export const STALL_FACTOR = 5;
+
+/**
+ * Everything the notifications say, as data: per event class its filter, label extractors and message; the step-line
+ * metric; the stall threshold and message. Derived once with the deployment (config/deployment.ts), so the construct
+ * (constructs/notifications.ts) only turns it into resources.
+ */
+export interface NotificationPlan {
+  readonly clusterName: string;
+  readonly events: ReadonlyArray<{
+    readonly id: EventClass['id'];
+    readonly kind: EventClass['kind'];
+    readonly severity: Severity;
+    readonly filter: string;
+    readonly labelExtractors: Readonly<Record<string, string>>;
+    readonly subject: string;
+    readonly content: string;
+  }>;
+  /** The log-based metric of training step lines whose absence is a stall. */
+  readonly stepLines: { readonly filter: string; readonly labelExtractors: Readonly<Record<string, string>> };
+  readonly stall: { readonly minutes: number; readonly subject: string; readonly content: string };
+}
+
+/**
+ * The notification plan of `scope`: `container` prints the step lines; a stall is `stallMinutes` without one
+ * (@default DEFAULT_STALL_ALERT_MINUTES).
+ */
+export function notificationPlan(scope: NotificationScope, container: string, stallMinutes: number = DEFAULT_STALL_ALERT_MINUTES): NotificationPlan {
+  return {
+    clusterName: scope.clusterName,
+    events: EVENT_CLASSES.map((cls) => ({
+      id: cls.id,
+      kind: cls.kind,
+      severity: cls.severity,
+      filter: eventFilter(cls, scope),
+      labelExtractors: eventLabelExtractors(cls, scope),
+      ...eventMessage(cls),
+    })),
+    stepLines: stepLineMetric(scope, container),
+    stall: { minutes: stallMinutes, ...stallMessage(stallMinutes) },
+  };
+}
+
 /** Minutes without a new training step line after which the stall alert fires (a fixed alert threshold). */
 export const DEFAULT_STALL_ALERT_MINUTES = 3 * (STALL_FLOOR_SECONDS / 60);
 
@@ -118,6 +162,12 @@ export interface NotifiedPipeline {
   readonly kind: 'sft' | 'rl';
   /** The replicated job of the training step's main pod (`slice`, or `pathways-head`). */
   readonly trainMainReplicatedJob: string;
+}
+
+/** What notifications need of a pipeline: its name, the step lines it prints, its training main pod's replicated job. */
+export function notifiedPipeline(p: Pipeline): NotifiedPipeline {
+  const train = p.steps.find((s) => s.name === 'train')!;
+  return { name: p.name, kind: p.recipe.train.kind, trainMainReplicatedJob: train.mainPodSelector[JOBSET_POD_LABELS.replicatedJob] };
 }
 
 /** Where the events come from. */

@@ -38,6 +38,7 @@ import { cpuQuotaCoresPerNode, podsReadyRequeueMinutes } from './kueue';
 import { parseMillicores } from './quantity';
 import { checkJobSetNames, checkRunId, jobSetName, JobSetNameShape, runIdLimit } from './names';
 import { Platform } from './platform';
+import { imagesIn } from './image-ref';
 import { imageMaxTextVersion } from './recipes/common';
 import { ContainerResources, JsonValue, MaxTextArgs, Recipe, StepName, STEP_NAMES } from './recipes/types';
 import { buildSecretProviderClass } from './secrets';
@@ -150,6 +151,8 @@ export interface Pipeline {
   readonly paths: PipelinePaths;
   /** Labels on every object of the pipeline. */
   readonly labels: Readonly<Record<string, string>>;
+  /** Every distinct image the pipeline's pods pull, in first-seen order (the preflight checks those in Artifact Registry). */
+  readonly images: readonly string[];
   /** Warnings for the user (a tight HBM fit), printed once by main.ts. */
   readonly notices: readonly string[];
   /**
@@ -551,6 +554,7 @@ export function buildPipeline(recipe: Recipe, platform: Platform, options: Pipel
     secretProviderClass: buildSecretProviderClass(resolved.name, platform, baseLabels),
     paths,
     labels: baseLabels,
+    images: imagesIn(steps.map((s) => s.manifest)),
     notices,
     ...(difference !== undefined ? { maxtextDifference: difference } : {}),
   };

@@ -6,6 +6,7 @@
  */
 import { createHash } from 'crypto';
 import type { Capacity } from './capacity';
+import { secretCommand } from './secrets';
 import { sliceShapeName, TpuSlice } from './tpu';
 
 export type { Capacity } from './capacity';
@@ -51,6 +52,8 @@ export interface Platform {
   readonly workloadGsaEmail: string;
   /** Secret Manager secret that holds the Hugging Face token (created empty by `infra`). */
   readonly hfTokenSecretId: string;
+  /** The `gcloud secrets versions add` command that stores the token in it (jobs/secrets.ts secretCommand). */
+  readonly hfTokenSecretCommand: string;
   /** Kueue objects. */
   readonly localQueue: string;
   readonly clusterQueue: string;
@@ -75,6 +78,9 @@ export const PLACEHOLDERS_LOCAL = 'preflight_placeholders';
 /** Node pool name of the CPU pool (Pathways heads, conversions). */
 export const CPU_POOL_NAME = 'cpu-np';
 
+/** Secret Manager secret id of the Hugging Face token. */
+const HF_TOKEN_SECRET_ID = 'hf-token';
+
 /** Derives every shared name from the config values. */
 export function derivePlatform(input: PlatformInput): Platform {
   const nodeGsaId = `${input.clusterName}-gke-np-sa`;
@@ -97,7 +103,8 @@ export function derivePlatform(input: PlatformInput): Platform {
     nodeGsaEmail: email(nodeGsaId),
     workloadGsaId,
     workloadGsaEmail: email(workloadGsaId),
-    hfTokenSecretId: 'hf-token',
+    hfTokenSecretId: HF_TOKEN_SECRET_ID,
+    hfTokenSecretCommand: secretCommand(input.project, HF_TOKEN_SECRET_ID),
     localQueue: 'user-queue',
     clusterQueue: 'cluster-queue',
     cpuFlavor: 'cpu-np',
@@ -130,17 +137,13 @@ export function isValidSoftDeleteDays(days: number): boolean {
   return Number.isInteger(days) && (days === 0 || (days >= 7 && days <= 90));
 }
 
-/** `gcloud container clusters get-credentials ...`: writes the kubeconfig context (with the exec plugin) for the cluster. */
 /** A value the example config ships (`config/load.ts` Placeholder). */
 export interface PlaceholderRef {
   readonly path: string;
   readonly env: string;
   readonly value: string;
-}
-
-/** The one-line description of a placeholder: the plan-time guard's message and the synth-time note. */
-export function describePlaceholder(p: PlaceholderRef): string {
-  return `${p.path} '${p.value}' (set ${p.env})`;
+  /** Its one-line description, `project 'my-tpu-project' (set PROJECT)` (config/load.ts findPlaceholders): the guard's message and the note. */
+  readonly description: string;
 }
 
 /**
@@ -179,6 +182,7 @@ export function regionOfZone(zone: string): string | undefined {
   return /^([a-z]+-[a-z]+[0-9]+)-[a-z]$/.exec(zone)?.[1];
 }
 
+/** `gcloud container clusters get-credentials ...`: writes the kubeconfig context (with the exec plugin) for the cluster. */
 export function credentialsCommand(name: string, region: string, project: string, dnsEndpoint: boolean): string {
   return `gcloud container clusters get-credentials ${name} --location=${region} --project=${project}${dnsEndpoint ? ' --dns-endpoint' : ''}`;
 }

@@ -7,7 +7,7 @@
  * `gcp` / `secrets-store.csi.k8s.io`); the class must live in the pod's namespace; the provider reads the
  * secret as the pod's KSA through Workload Identity (see ../shared/reference/gke-secrets-kueue-jobset-charts.md §4).
  */
-import { Platform } from './platform';
+import type { Platform } from './platform';
 
 export const SECRET_PROVIDER_API_VERSION = 'secrets-store.csi.x-k8s.io/v1';
 export const GKE_SECRETS_PROVIDER = 'gke';

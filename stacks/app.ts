@@ -1,15 +1,11 @@
 /**
- * Composition of the whole program: one `infra` stack and one stack per pipeline recipe, all from one
- * loaded config. main.ts calls this and synthesizes; tests call it with their own config and outdir.
+ * Composition of the whole program: one `infra` stack and one stack per selected pipeline, all cut from one
+ * validated `Deployment` (jobs/deployment.ts; config/deployment.ts `loadDeployment` builds it). main.ts calls this and
+ * synthesizes; tests call it with their own deployment and outdir. Nothing here reads config or raises a config error:
+ * every value arrives resolved and checked.
  */
-import * as path from 'path';
 import { App } from 'cdktf';
-import { LoadedConfig } from '../config/load';
-import { selectAndBuildPipelines } from '../config/pipelines';
-import { platformFromConfig, reservationUses } from '../config/platform';
-import { JOBSET_POD_LABELS } from '../jobs/jobset';
-import { NotifiedPipeline } from '../jobs/notifications';
-import { Pipeline } from '../jobs/pipeline';
+import type { Deployment } from '../jobs/deployment';
 import { InfraStack } from './infra-stack';
 import { PipelineStack } from './pipeline-stack';
 
@@ -18,60 +14,35 @@ export interface BuildOptions {
   readonly outdir?: string;
 }
 
-/** Builds every stack; throws (before anything is written) when the config or a recipe is invalid. */
-export function buildApp(loaded: LoadedConfig, options: BuildOptions = {}): App {
-  return composeApp(loaded, options).app;
+/** Builds every stack of the deployment. */
+export function buildApp(deployment: Deployment, options: BuildOptions = {}): App {
+  return composeApp(deployment, options).app;
 }
 
 /** The app and every notice for the user (unread variables, pipelines left out, fit warnings), each once. */
-export function composeApp(loaded: LoadedConfig, options: BuildOptions = {}): { app: App; notices: string[] } {
-  const { config } = loaded;
-  const platform = platformFromConfig(loaded);
-  // Every selected pipeline is built (and validated against the platform) before any stack exists.
-  const built = selectAndBuildPipelines(loaded, platform);
-  const pipelines = built.pipelines;
-  const notices = [...new Set([...loaded.notices, ...built.notices])];
-
+export function composeApp(deployment: Deployment, options: BuildOptions = {}): { app: App; notices: readonly string[] } {
+  const { platform, state, cluster, preflight } = deployment;
   // No construct stack traces: they cost ~10% of the synth and only serve cdktf's own debugging.
   const app = new App({ stackTraces: false, ...(options.outdir ? { outdir: options.outdir } : {}) });
   new InfraStack(app, 'infra', {
     platform,
-    authorizedCidrs: config.controlPlane.authorizedCidrs,
-    allowPublicAccess: config.controlPlane.allowPublicAccess,
-    dnsEndpoint: config.controlPlane.dnsEndpoint,
-    releaseChannel: config.releaseChannel,
-    deletionProtection: config.deletionProtection,
-    upgradeExclusionDays: config.upgradeExclusionDays,
-    systemPool: config.systemPool,
-    cpuPoolMaxNodes: config.cpuPool.maxNodes,
-    bucketForceDestroy: config.bucketSettings.forceDestroy,
-    scratchExpiryDays: config.bucketSettings.scratchExpiryDays,
-    bucketSoftDeleteDays: config.bucketSettings.softDeleteDays,
-    bucketAccess: config.bucketSettings.access,
-    jobsetVersion: config.controllers.jobsetVersion,
-    kueueVersion: config.controllers.kueueVersion,
-    queuesChartPath: path.join(loaded.repoRoot, 'charts', 'kueue-queues'),
-    stateBucket: config.stateBucket,
-    localStateDir: loaded.repoRoot,
-    placeholders: loaded.placeholders,
-    reservations: reservationUses(loaded, platform),
-    notify: { emails: config.notify.emails, stallMinutes: config.notify.stallMinutes, pipelines: pipelines.map(notifiedPipeline) },
+    cluster,
+    nodePools: deployment.nodePools,
+    bucket: deployment.bucket,
+    controllers: deployment.controllers,
+    queues: deployment.queues,
+    state,
+    preflight,
+    notify: deployment.notify,
   });
-  for (const pipeline of pipelines) {
+  for (const pipeline of deployment.pipelines) {
     new PipelineStack(app, pipeline.name, {
       platform,
       pipeline,
-      stateBucket: config.stateBucket,
-      localStateDir: loaded.repoRoot,
-      dnsEndpoint: config.controlPlane.dnsEndpoint,
-      placeholders: loaded.placeholders,
+      ...state,
+      dnsEndpoint: cluster.dnsEndpoint,
+      placeholders: preflight.placeholders,
     });
   }
-  return { app, notices };
-}
-
-/** What notifications need of a pipeline: its name, the step lines it prints, its training main pod's replicated job. */
-export function notifiedPipeline(p: Pipeline): NotifiedPipeline {
-  const train = p.steps.find((s) => s.name === 'train')!;
-  return { name: p.name, kind: p.recipe.train.kind, trainMainReplicatedJob: train.mainPodSelector[JOBSET_POD_LABELS.replicatedJob] };
+  return { app, notices: deployment.notices };
 }

@@ -11,57 +11,38 @@ import { HfTokenSecret } from '../constructs/hf-token-secret';
 import { Identity } from '../constructs/identity';
 import { Network } from '../constructs/network';
 import { NOTIFICATION_RESOURCE_TYPES, Notifications } from '../constructs/notifications';
-import { PlaceholderGuard, PlaceholderRef, ReservationChecks, ReservationUse } from '../constructs/preflight';
+import { PlaceholderGuard, ReservationChecks } from '../constructs/preflight';
 import { ProjectApis } from '../constructs/project-apis';
 import { TpuSlicePool } from '../constructs/tpu-slice-pool';
-import { MAIN_CONTAINER } from '../jobs/jobset';
-import { kueueObjects, kueueQuota } from '../jobs/kueue';
-import { NotifiedPipeline } from '../jobs/notifications';
-import { BucketAccess, credentialsCommand, Platform } from '../jobs/platform';
-import { secretCommand } from '../jobs/secrets';
-import { BackendProps, useBackend } from './backend';
+import type { BucketSettings, ClusterSettings, ControllerSettings, NodePoolSettings, NotifySettings, PreflightSettings, QueueSettings, StateSettings } from '../jobs/deployment';
+import type { Platform } from '../jobs/platform';
+import { useBackend } from './backend';
 
 export { REQUIRED_APIS } from '../constructs/project-apis';
 
-export interface InfraStackProps extends BackendProps {
+/**
+ * The parts of the deployment (jobs/deployment.ts) infra builds from, each resolved and checked by config: the stack
+ * picks nothing, it hands each part to the construct that owns it.
+ */
+export interface InfraStackProps {
   /** Shared names and the TPU slice groups (jobs/platform.ts). */
   readonly platform: Platform;
-  /** Control-plane allow-list (validated by config: 0.0.0.0/0 only with explicit opt-in). */
-  readonly authorizedCidrs: readonly string[];
-  /** The explicit opt-in for 0.0.0.0/0 (ALLOW_PUBLIC_CONTROL_PLANE). @default false */
-  readonly allowPublicAccess?: boolean;
-  /** GKE DNS-based endpoint open to IAM-authorized callers from anywhere (hosted CI). @default false */
-  readonly dnsEndpoint?: boolean;
-  /** @default DEFAULT_RELEASE_CHANNEL (REGULAR) */
-  readonly releaseChannel?: string;
-  /** @default DEFAULT_DELETION_PROTECTION (true) */
-  readonly deletionProtection?: boolean;
-  /** No node or minor upgrades for this many days from the first deploy (constructs/gke-cluster.ts). @default 30 */
-  readonly upgradeExclusionDays?: number;
-  readonly systemPool: { readonly machineType: string; readonly nodes: number };
-  /** Autoscaler ceiling of `cpu-np`. */
-  readonly cpuPoolMaxNodes: number;
-  /** @default false */
-  readonly bucketForceDestroy?: boolean;
-  /** @default DEFAULT_SCRATCH_EXPIRY_DAYS (7) */
-  readonly scratchExpiryDays?: number;
-  /** Soft-delete retention of the checkpoint bucket, days (0 = off). @default DEFAULT_SOFT_DELETE_DAYS (0) */
-  readonly bucketSoftDeleteDays?: number;
-  /** What the service accounts may do on the checkpoint bucket (BUCKET_ACCESS_LEVELS). @default DEFAULT_BUCKET_ACCESS ('admin') */
-  readonly bucketAccess?: BucketAccess;
-  readonly jobsetVersion: string;
-  readonly kueueVersion: string;
-  /** Absolute path of charts/kueue-queues. */
-  readonly queuesChartPath: string;
-  /** Example-config placeholders still in the config: the plan fails at once naming each. @default - none */
-  readonly placeholders?: readonly PlaceholderRef[];
-  /** Reservations the TPU pools consume, checked at plan time (exist in the zone, machine type, size). @default - none */
-  readonly reservations?: readonly ReservationUse[];
-  /**
-   * Email notifications of the pipelines' steps (NOTIFY_EMAIL): the addresses, the stall threshold and the pipelines
-   * whose JobSets they cover (constructs/notifications.ts). @default - none (no channel, no alert policy)
-   */
-  readonly notify?: { readonly emails: readonly string[]; readonly stallMinutes?: number; readonly pipelines: readonly NotifiedPipeline[] };
+  /** Control plane and lifecycle of the GKE cluster. */
+  readonly cluster: ClusterSettings;
+  /** The system and CPU pools (the TPU pools are `platform.tpuGroups`). */
+  readonly nodePools: NodePoolSettings;
+  /** The checkpoint bucket's settings. */
+  readonly bucket: BucketSettings;
+  /** JobSet and Kueue versions, the queues chart. */
+  readonly controllers: ControllerSettings;
+  /** The Kueue objects the queues chart renders, and their TPU quota. */
+  readonly queues: QueueSettings;
+  /** Terraform state backend. */
+  readonly state: StateSettings;
+  /** Placeholders and reservations, checked at plan time before anything is created. */
+  readonly preflight: PreflightSettings;
+  /** Email notifications of the pipelines' steps: no address or no pipeline, no channel and no alert policy. */
+  readonly notify: NotifySettings;
 }
 
 /**
@@ -74,20 +55,20 @@ export class InfraStack extends TerraformStack {
 
   constructor(scope: Construct, id: string, props: InfraStackProps) {
     super(scope, id);
-    const { platform } = props;
-    useBackend(this, id, props);
+    const { platform, cluster: clusterSettings, nodePools, bucket: bucketSettings, controllers } = props;
+    useBackend(this, id, props.state);
     new GoogleProvider(this, 'google', { project: platform.project, region: platform.region });
     // Plan-time checks (constructs/preflight.ts): placeholders, then every reservation the TPU pools consume.
-    const preflight = new PlaceholderGuard(this, 'preflight', { placeholders: props.placeholders ?? [] });
+    const preflight = new PlaceholderGuard(this, 'preflight', { placeholders: props.preflight.placeholders });
     new ReservationChecks(this, 'reservations', {
       project: platform.project,
       zone: platform.zone,
-      uses: props.reservations ?? [],
+      uses: props.preflight.reservations,
       precondition: preflight.precondition,
     });
 
     // Every google_* resource below depends on the services of the APIs it calls (constructs/project-apis.ts).
-    const notify = props.notify && props.notify.emails.length > 0 && props.notify.pipelines.length > 0 ? props.notify : undefined;
+    const notify = props.notify.emails.length > 0 && props.notify.pipelines.length > 0 ? props.notify : undefined;
     new ProjectApis(this, notify ? NOTIFICATION_RESOURCE_TYPES : []);
     const network = new Network(this, 'network', { name: platform.clusterName, region: platform.region });
 
@@ -99,12 +80,12 @@ export class InfraStack extends TerraformStack {
       project: platform.project,
       networkId: network.network.id,
       subnetworkId: network.subnetwork.id,
-      authorizedCidrs: props.authorizedCidrs,
-      allowPublicAccess: props.allowPublicAccess,
-      dnsEndpoint: props.dnsEndpoint,
-      releaseChannel: props.releaseChannel,
-      deletionProtection: props.deletionProtection,
-      upgradeExclusionDays: props.upgradeExclusionDays,
+      authorizedCidrs: clusterSettings.authorizedCidrs,
+      allowPublicAccess: clusterSettings.allowPublicAccess,
+      dnsEndpoint: clusterSettings.dnsEndpoint,
+      releaseChannel: clusterSettings.releaseChannel,
+      deletionProtection: clusterSettings.deletionProtection,
+      upgradeExclusionDays: clusterSettings.upgradeExclusionDays,
       // The default pool GKE boots once (and this stack removes) runs as the node identity too, as does every pool
       // added through the cluster, in the slice's zone.
       defaultPoolServiceAccount: nodeServiceAccount.email,
@@ -117,20 +98,20 @@ export class InfraStack extends TerraformStack {
     // no kubernetes_manifest, which would need the API server at plan time). With the DNS endpoint on, they go
     // through it (IAM-authorized, public certificate): a hosted CI runner outside the IP allow-list can apply too.
     // Exec credentials (constructs/cluster-access.ts): no token in state, none that expires during a wait.
-    const endpoint = this.cluster.endpoint(props.dnsEndpoint ?? false);
+    const endpoint = this.cluster.endpoint(clusterSettings.dnsEndpoint);
     new KubernetesProvider(this, 'kubernetes', kubernetesProviderAccess(endpoint));
     new HelmProvider(this, 'helm', { kubernetes: helmProviderAccess(endpoint) });
 
     // The cluster adds its pools (aws-eks Cluster.addNodegroupCapacity): cluster, zone and node identity from it.
     const systemPool = this.cluster.addCpuPool('system-pool', {
       name: 'system',
-      machineType: props.systemPool.machineType,
-      nodeCount: props.systemPool.nodes,
+      machineType: nodePools.system.machineType,
+      nodeCount: nodePools.system.nodes,
     });
     const cpuPool = this.cluster.addCpuPool('cpu-pool', {
       name: platform.cpuPool.name,
       machineType: platform.cpuPool.machineType,
-      maxNodes: props.cpuPoolMaxNodes,
+      maxNodes: nodePools.cpuMaxNodes,
     });
     for (const group of platform.tpuGroups) {
       for (const poolName of group.poolNames) {
@@ -145,10 +126,10 @@ export class InfraStack extends TerraformStack {
       writer: identity.workloadServiceAccount.member,
       hostNetworkWriter: nodeServiceAccount.member,
       scratchPrefix: platform.pathwaysScratchPrefix,
-      scratchExpiryDays: props.scratchExpiryDays,
-      forceDestroy: props.bucketForceDestroy,
-      softDeleteDays: props.bucketSoftDeleteDays,
-      access: props.bucketAccess,
+      scratchExpiryDays: bucketSettings.scratchExpiryDays,
+      forceDestroy: bucketSettings.forceDestroy,
+      softDeleteDays: bucketSettings.softDeleteDays,
+      access: bucketSettings.access,
     });
     new HfTokenSecret(this, 'hf-token', {
       secretId: platform.hfTokenSecretId,
@@ -156,12 +137,11 @@ export class InfraStack extends TerraformStack {
       reader: identity.workloadServiceAccount.member,
     });
 
-    const queueOptions = { platform, cpuPoolMaxNodes: props.cpuPoolMaxNodes };
     new Controllers(this, 'controllers', {
-      jobsetVersion: props.jobsetVersion,
-      kueueVersion: props.kueueVersion,
-      queuesChartPath: props.queuesChartPath,
-      queueObjects: kueueObjects(queueOptions),
+      jobsetVersion: controllers.jobsetVersion,
+      kueueVersion: controllers.kueueVersion,
+      queuesChartPath: controllers.queuesChartPath,
+      queueObjects: props.queues.objects,
       dependsOn: [systemPool.pool, cpuPool.pool],
       webhookAccess: {
         namePrefix: platform.clusterName,
@@ -174,22 +154,18 @@ export class InfraStack extends TerraformStack {
     if (notify) {
       new Notifications(this, 'notify', {
         emails: notify.emails,
-        stallMinutes: notify.stallMinutes,
-        clusterName: platform.clusterName,
-        namespace: platform.namespace,
-        pipelines: notify.pipelines,
-        container: MAIN_CONTAINER,
+        plan: notify.plan,
       });
     }
 
     new TerraformOutput(this, 'get_credentials_command', {
       description: 'Configures kubectl for the cluster',
-      value: credentialsCommand(platform.clusterName, platform.region, platform.project, props.dnsEndpoint ?? false),
+      value: clusterSettings.credentialsCommand,
     });
     new TerraformOutput(this, 'bucket_url', { description: 'Checkpoints and exports', value: bucket.url });
     new TerraformOutput(this, 'hf_token_secret_command', {
       description: 'Stores the Hugging Face token in Secret Manager (reads $HF_TOKEN from your shell)',
-      value: secretCommand(platform.project, platform.hfTokenSecretId),
+      value: platform.hfTokenSecretCommand,
     });
     new TerraformOutput(this, 'local_queue', {
       description: 'Kueue LocalQueue the pipelines submit to',
@@ -201,7 +177,7 @@ export class InfraStack extends TerraformStack {
     });
     new TerraformOutput(this, 'kueue_tpu_quota', {
       description: 'google.com/tpu quota of the ClusterQueue per slice-shape flavor',
-      value: Object.fromEntries(kueueQuota(queueOptions).tpuFlavors.map((f) => [f.flavor, f.chips])),
+      value: props.queues.tpuChipsByFlavor,
     });
   }
 }

@@ -15,9 +15,7 @@ import { KubernetesProvider } from '@cdktf/provider-kubernetes/lib/provider';
 import { Manifest } from '@cdktf/provider-kubernetes/lib/manifest';
 import { ITerraformDependable } from 'cdktf';
 import { JobSetStep } from '../constructs/jobset-step';
-import { secretCommand } from '../jobs/secrets';
 import { PipelinePreflight, PlaceholderGuard, PlaceholderRef } from '../constructs/preflight';
-import { imagesIn } from '../jobs/image-ref';
 import { TUTORIAL_MAXTEXT_OUTPUT } from '../jobs/names';
 import type { Pipeline } from '../jobs/pipeline';
 import type { Platform } from '../jobs/platform';
@@ -54,9 +52,9 @@ export class PipelineStack extends TerraformStack {
     new PipelinePreflight(this, 'pipeline-preflight', {
       project: platform.project,
       hfTokenSecretId: platform.hfTokenSecretId,
-      images: imagesIn(pipeline.steps.map((s) => s.manifest)),
+      images: pipeline.images,
       precondition: preflight.precondition,
-      secretCommand: secretCommand(platform.project, platform.hfTokenSecretId),
+      secretCommand: platform.hfTokenSecretCommand,
     });
     // infra's cluster, found through a data source (GkeCluster.fromClusterAttributes): the same endpoint rule as infra.
     const cluster = GkeCluster.fromClusterAttributes(this, 'cluster', {

@@ -2,8 +2,8 @@
  * `npm run status [-- <pipeline>...] [--watch] [--interval <s>] [--json]`, `npm run status -- <pipeline> --report
  * [--out <file>]` (status/report.ts) and `npm run logs -- <pipeline> [step] [-f]`.
  *
- * Names, labels and totals come from the same config and builders the stacks use (config/pipelines.ts
- * buildPipelines); the cluster is the kubeconfig's current context (KUBECONFIG, else ~/.kube/config), as
+ * Names, labels and totals come from the same deployment the stacks are cut from (config/deployment.ts
+ * loadDeployment); the cluster is the kubeconfig's current context (KUBECONFIG, else ~/.kube/config), as
  * `gcloud container clusters get-credentials` writes it. The entry module is the only place here that reads argv,
  * the environment or files.
  *
@@ -20,12 +20,11 @@ import * as path from 'path';
 import { Writable } from 'stream';
 import { parseArgs, ParseArgsConfig } from 'util';
 import type { KubeConfig } from '@kubernetes/client-node';
-import { ConfigError, loadConfig } from '../config/load';
-import { buildPipelines } from '../config/pipelines';
-import { platformFromConfig } from '../config/platform';
+import { ConfigError } from '../config/load';
+import { loadDeployment } from '../config/deployment';
 import { MAIN_CONTAINER } from '../jobs/jobset';
 import { PART_OF, Pipeline, PIPELINE_LABELS, STEP_NAMES, StepName } from '../jobs/pipeline';
-import { credentialsCommand, findTpuGroup, Platform } from '../jobs/platform';
+import { findTpuGroup, Platform } from '../jobs/platform';
 import { tpuRateFor } from '../review/cost';
 import { loadPrices, money, RATE_TEXT, tpuRates } from '../review/prices';
 import { redact } from '../review/redact';
@@ -103,17 +102,17 @@ function parse<O extends NonNullable<ParseArgsConfig['options']>>(argv: string[]
 }
 
 interface Setup {
-  readonly pipelines: Pipeline[];
+  readonly pipelines: readonly Pipeline[];
   readonly platform: Platform;
   readonly dnsEndpoint: boolean;
+  /** `gcloud container clusters get-credentials ...` for this cluster and endpoint (the deployment's). */
+  readonly credentialsCommand: string;
   readonly authorizedCidrs: readonly string[];
 }
 
 function setup(env: Io['env']): Setup {
-  const loaded = loadConfig({ env });
-  const platform = platformFromConfig(loaded);
-  const cp = loaded.config.controlPlane;
-  return { pipelines: buildPipelines(loaded, platform), platform, dnsEndpoint: cp.dnsEndpoint, authorizedCidrs: cp.authorizedCidrs };
+  const { pipelines, platform, cluster } = loadDeployment({ env });
+  return { pipelines, platform, dnsEndpoint: cluster.dnsEndpoint, credentialsCommand: cluster.credentialsCommand, authorizedCidrs: cluster.authorizedCidrs };
 }
 
 function timeoutMs(value: string | undefined): number {
@@ -123,12 +122,12 @@ function timeoutMs(value: string | undefined): number {
   return Math.round(n * 1000);
 }
 
-function pick(all: Pipeline[], names: string[]): Pipeline[] {
+function pick(all: readonly Pipeline[], names: string[]): Pipeline[] {
   const unknown = names.filter((n) => !all.some((p) => p.name === n));
   if (unknown.length > 0) {
     throw new UsageError(`no enabled pipeline named ${unknown.map((n) => `'${n}'`).join(', ')}; pipelines: ${all.map((p) => p.name).join(', ')}`);
   }
-  return names.length === 0 ? all : names.map((n) => all.find((p) => p.name === n)!);
+  return names.length === 0 ? [...all] : names.map((n) => all.find((p) => p.name === n)!);
 }
 
 /** The pipelines' label selector: `app.kubernetes.io/part-of=tpu-post-training,tpu-post-training/pipeline in (a,b)`. */
@@ -143,7 +142,7 @@ function kubeconfigPaths(env: Io['env']): string[] {
 
 function fixLine(s: Setup): string {
   const p = s.platform;
-  return `Fetch the credentials of the cluster this config deploys (${p.clusterName}), then retry:\n  ${credentialsCommand(p.clusterName, p.region, p.project, s.dnsEndpoint)}\n`;
+  return `Fetch the credentials of the cluster this config deploys (${p.clusterName}), then retry:\n  ${s.credentialsCommand}\n`;
 }
 
 async function connect(io: Io, s: Setup, requestTimeoutMs: number): Promise<{ cluster: Cluster; context: string; server: string; kc: KubeConfig }> {
@@ -203,7 +202,7 @@ function noAnswer(err: ClusterError, context: string, server: string, s: Setup):
     case 'auth':
       return new NoCluster(
         `the cluster refused the credentials at ${where}: ${err.message}\n${hint}` +
-          `The token the plugin sent was not accepted: gcloud auth login (an expired or revoked login), then retry; if the cluster was re-created, fetch its credentials again:\n  ${credentialsCommand(p.clusterName, p.region, p.project, s.dnsEndpoint)}\n`,
+          `The token the plugin sent was not accepted: gcloud auth login (an expired or revoked login), then retry; if the cluster was re-created, fetch its credentials again:\n  ${s.credentialsCommand}\n`,
       );
     case 'forbidden':
       return new NoCluster(

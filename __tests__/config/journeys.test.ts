@@ -3,12 +3,13 @@
  * exactly the capacity they have, nothing they don't, and one line for anything left out or not read.
  */
 import { Testing, TerraformStack } from 'cdktf';
+import { loadDeployment } from '../../config/deployment';
 import { ConfigError, loadConfig } from '../../config/load';
 import { composeApp } from '../../stacks/app';
 
 /** Synthesizes the whole app from env only: stack names, TPU pools of infra (by pool name), notices. */
 function journey(env: Record<string, string>) {
-  const { app, notices } = composeApp(loadConfig({ env }), { outdir: Testing.app().outdir });
+  const { app, notices } = composeApp(loadDeployment({ env }), { outdir: Testing.app().outdir });
   const stacks = app.node.children.map((c) => c.node.id);
   const infra = JSON.parse(Testing.synth(app.node.findChild('infra') as TerraformStack));
   const all = Object.values(infra.resource.google_container_node_pool ?? {}) as any[];

@@ -2,7 +2,7 @@
 import { Testing, TerraformStack } from 'cdktf';
 import { NOTIFICATION_RESOURCE_TYPES, Notifications } from '../../constructs/notifications';
 import { APIS_OF_OPTIONAL_RESOURCE } from '../../constructs/project-apis';
-import { DEFAULT_STALL_ALERT_MINUTES, EVENT_CLASSES } from '../../jobs/notifications';
+import { DEFAULT_STALL_ALERT_MINUTES, EVENT_CLASSES, notificationPlan } from '../../jobs/notifications';
 import { MAIN_CONTAINER } from '../../jobs/jobset';
 import { ConfigError } from '../../config/load';
 import { exampleConfig, resources, synthStack, WITH_SINGLE_HOST } from '../util';
@@ -69,11 +69,11 @@ test('override: the stall threshold (notify.stallMinutes) and the rate limit', (
   const stack = new TerraformStack(Testing.app(), 's');
   new Notifications(stack, 'n', {
     emails: ['a@example.com'],
-    clusterName: 'c',
-    namespace: 'ns',
-    pipelines: [{ name: 'sft-gemma4', kind: 'sft', trainMainReplicatedJob: 'slice' }],
-    container: MAIN_CONTAINER,
-    stallMinutes: 45,
+    plan: notificationPlan(
+      { clusterName: 'c', namespace: 'ns', pipelines: [{ name: 'sft-gemma4', kind: 'sft', trainMainReplicatedJob: 'slice' }] },
+      MAIN_CONTAINER,
+      45,
+    ),
     rateLimitSeconds: 60,
   });
   const json = JSON.parse(Testing.synth(stack));
@@ -94,7 +94,7 @@ test('error: an address that is not one names NOTIFY_EMAIL and the value', () =>
 
 test('error: a construct without an address', () => {
   const stack = new TerraformStack(Testing.app(), 's');
-  expect(() => new Notifications(stack, 'n', { emails: [], clusterName: 'c', namespace: 'ns', pipelines: [], container: MAIN_CONTAINER })).toThrow(
+  expect(() => new Notifications(stack, 'n', { emails: [], plan: notificationPlan({ clusterName: 'c', namespace: 'ns', pipelines: [] }, MAIN_CONTAINER) })).toThrow(
     'Notifications: emails must name at least one address',
   );
 });

@@ -7,7 +7,8 @@
  */
 import * as fs from 'fs';
 import * as path from 'path';
-import { findRepoRoot, loadConfig } from '../../config/load';
+import { loadDeployment } from '../../config/deployment';
+import { findRepoRoot } from '../../config/load';
 import { composeApp } from '../../stacks/app';
 import { GOLDEN_CONFIGS } from './configs';
 
@@ -19,7 +20,7 @@ if (RECORD && process.env.CI && !['0', 'false'].includes(process.env.CI)) throw 
 function synthesize(env: Readonly<Record<string, string>>, outdir: string): Record<string, string> {
   fs.rmSync(outdir, { recursive: true, force: true });
   fs.mkdirSync(outdir, { recursive: true });
-  const { app, notices } = composeApp(loadConfig({ env: { ...env } }), { outdir });
+  const { app, notices } = composeApp(loadDeployment({ env: { ...env } }), { outdir });
   app.synth();
   const files: Record<string, string> = { 'notices.txt': notices.map((n) => `note: ${n}\n`).join('') };
   for (const stack of fs.readdirSync(path.join(outdir, 'stacks')).sort()) {

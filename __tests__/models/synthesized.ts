@@ -4,7 +4,7 @@
  * JobSets, for the configurations the behavioural models run over. Synthesized once per configuration.
  */
 import { Testing, TerraformStack } from 'cdktf';
-import { loadConfig } from '../../config/load';
+import { loadDeployment } from '../../config/deployment';
 import { buildApp } from '../../stacks/app';
 import { TPU_ACCELERATOR_LABEL, TPU_TOPOLOGY_LABEL, isTpuMachineType, supportedTopologies, tpuSlice } from '../../jobs/tpu';
 
@@ -66,7 +66,7 @@ export function synthesize(env: Record<string, string>): Synthesized {
   const key = JSON.stringify(env);
   const hit = cache.get(key);
   if (hit) return hit;
-  const app = buildApp(loadConfig({ env }), { outdir: Testing.app().outdir });
+  const app = buildApp(loadDeployment({ env }), { outdir: Testing.app().outdir });
   const stacks: Record<string, Obj> = {};
   for (const child of app.node.children) {
     if (child instanceof TerraformStack) stacks[child.node.id] = JSON.parse(Testing.synth(child));

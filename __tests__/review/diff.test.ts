@@ -82,10 +82,10 @@ test('a Kueue quota change reads as the quota', () => {
 test('a changed step spec reads as the replacement of that step and every later one, with the chips it re-runs on', () => {
   // GIVEN the real rl-qwen3 stack, and a head whose conversion step changed (so its chained spec hash, and every later one)
   const { buildApp } = require('../../stacks/app');
-  const { loadConfig } = require('../../config/load');
+  const { loadDeployment } = require('../../config/deployment');
   const { Testing } = require('cdktf');
   const synth = (env: Record<string, string>) => {
-    const app = buildApp(loadConfig({ env: { PIPELINES: 'rl-qwen3', ...env } }), { outdir: Testing.app().outdir });
+    const app = buildApp(loadDeployment({ env: { PIPELINES: 'rl-qwen3', ...env } }), { outdir: Testing.app().outdir });
     return JSON.parse(Testing.synth(app.node.findChild('rl-qwen3')));
   };
   const base = synth({});
@@ -108,7 +108,7 @@ test('a changed step spec reads as the replacement of that step and every later 
 
 test('a changed conversion argument re-runs conversion into a new directory, shown as key: old -> new', () => {
   const { buildApp } = require('../../stacks/app');
-  const { loadConfig } = require('../../config/load');
+  const { loadDeployment } = require('../../config/deployment');
   const { Testing } = require('cdktf');
   const fs = require('fs');
   const os = require('os');
@@ -118,7 +118,7 @@ test('a changed conversion argument re-runs conversion into a new directory, sho
     if (overrides) example.pipelines['rl-qwen3'].overrides = overrides;
     const file = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'review-config-')), 'config.json');
     fs.writeFileSync(file, JSON.stringify(example));
-    const app = buildApp(loadConfig({ env: { PIPELINES: 'rl-qwen3' }, file }), { outdir: Testing.app().outdir });
+    const app = buildApp(loadDeployment({ env: { PIPELINES: 'rl-qwen3' }, file }), { outdir: Testing.app().outdir });
     return JSON.parse(Testing.synth(app.node.findChild('rl-qwen3')));
   };
   const [stack] = diffSyntheses(synthesisFromJson({ 'rl-qwen3': synth() }), synthesisFromJson({ 'rl-qwen3': synth({ scan_layers: false, batch_size: 16 }) }));

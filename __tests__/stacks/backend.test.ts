@@ -14,14 +14,14 @@ import { RECIPES } from '../../jobs/recipes';
 import { buildApp } from '../../stacks/app';
 import { PipelineStack } from '../../stacks/pipeline-stack';
 import { localStatePath, stackWorkingDirectory } from '../../stacks/backend';
-import { exampleConfig, WITH_SINGLE_HOST } from '../util';
+import { exampleConfig, exampleDeployment, WITH_SINGLE_HOST } from '../util';
 
 const repoRoot = findRepoRoot();
 const STACKS = ['infra', 'rl-qwen3', 'rl-gemma4', 'sft-gemma4', 'rl-llama3'];
 
 /** The backend block of every stack synthesized into `outdir`. */
 function backends(outdir: string, env: Record<string, string> = {}): Record<string, any> {
-  const app = buildApp(exampleConfig({ ...WITH_SINGLE_HOST, ...env }), { outdir });
+  const app = buildApp(exampleDeployment({ ...WITH_SINGLE_HOST, ...env }), { outdir });
   return Object.fromEntries(STACKS.map((s) => [s, JSON.parse(Testing.synth(app.node.findChild(s) as TerraformStack))]));
 }
 

@@ -355,13 +355,13 @@ describe('the whole app against the infra config', () => {
 
   test('pipelines merely enabled by default whose slice infra lacks are left out, not an error', () => {
     const { buildApp } = require('../../stacks/app');
-    const app = buildApp(require('../util').exampleConfig({ TOPOLOGY: '4x4' }), { outdir: require('cdktf').Testing.app().outdir });
+    const app = buildApp(require('../util').exampleDeployment({ TOPOLOGY: '4x4' }), { outdir: require('cdktf').Testing.app().outdir });
     expect(app.node.children.map((c: any) => c.node.id)).toEqual(['infra']);
   });
 
   test('with PIPELINES=none only infra is synthesized', () => {
     const { buildApp } = require('../../stacks/app');
-    const app = buildApp(require('../util').exampleConfig({ PIPELINES: 'none' }), { outdir: require('cdktf').Testing.app().outdir });
+    const app = buildApp(require('../util').exampleDeployment({ PIPELINES: 'none' }), { outdir: require('cdktf').Testing.app().outdir });
     expect(app.node.children.map((c: any) => c.node.id)).toEqual(['infra']);
   });
 });

@@ -1,0 +1,109 @@
+/**
+ * The deployment: the one validated domain object `config/` returns (config/deployment.ts `loadDeployment`) and the
+ * entry points hand down. Every value is resolved (defaults applied), checked, and, where a message may need it,
+ * carries where it came from (`RESERVATION (env)`, `config/example.json: tpu.topology`). Nothing below the entry
+ * points reads config or asks it anything: stacks cut their props from this object, constructs take those props.
+ *
+ * Types only (no cdktf, no I/O), so `jobs/` stays pure and every layer may name them.
+ */
+import type { ReservationUse } from './capacity';
+import type { NotificationPlan, NotifiedPipeline } from './notifications';
+import type { Pipeline } from './pipeline';
+import type { BucketAccess, PlaceholderRef, Platform } from './platform';
+
+/** The GKE cluster's control plane and lifecycle settings. */
+export interface ClusterSettings {
+  /** Control-plane allow-list (0.0.0.0/0 only with the explicit opt-in). */
+  readonly authorizedCidrs: readonly string[];
+  /** The explicit opt-in for 0.0.0.0/0 (ALLOW_PUBLIC_CONTROL_PLANE). */
+  readonly allowPublicAccess: boolean;
+  /** GKE DNS-based endpoint open to IAM-authorized callers from anywhere (hosted CI). */
+  readonly dnsEndpoint: boolean;
+  readonly releaseChannel: string;
+  readonly deletionProtection: boolean;
+  /** No node or minor upgrades for this many days from the first deploy (constructs/gke-cluster.ts). */
+  readonly upgradeExclusionDays: number;
+  /** `gcloud container clusters get-credentials ...` for this cluster and endpoint (jobs/platform.ts credentialsCommand). */
+  readonly credentialsCommand: string;
+}
+
+/** The CPU node pools next to the TPU slices (the TPU slices are `Platform.tpuGroups`). */
+export interface NodePoolSettings {
+  readonly system: { readonly machineType: string; readonly nodes: number };
+  /** Autoscaler ceiling of `cpu-np` (its machine type is `Platform.cpuPool`). */
+  readonly cpuMaxNodes: number;
+}
+
+/** The checkpoint bucket's settings (its name is `Platform.bucket`). */
+export interface BucketSettings {
+  readonly forceDestroy: boolean;
+  readonly scratchExpiryDays: number;
+  /** Soft-delete retention, days (0 = off). */
+  readonly softDeleteDays: number;
+  /** What the service accounts may do on the bucket (BUCKET_ACCESS_LEVELS). */
+  readonly access: BucketAccess;
+}
+
+/** The JobSet and Kueue Helm releases and the local chart of the Kueue queues. */
+export interface ControllerSettings {
+  readonly jobsetVersion: string;
+  readonly kueueVersion: string;
+  /** Absolute path of charts/kueue-queues. */
+  readonly queuesChartPath: string;
+}
+
+/** The Kueue objects the queues chart renders and the TPU quota they grant (jobs/kueue.ts), derived from the platform. */
+export interface QueueSettings {
+  /** ResourceFlavors, ClusterQueue and LocalQueue, complete. */
+  readonly objects: readonly Record<string, unknown>[];
+  /** google.com/tpu quota of the ClusterQueue per slice-shape flavor. */
+  readonly tpuChipsByFlavor: Readonly<Record<string, number>>;
+}
+
+/** Where every stack keeps its Terraform state (stacks/backend.ts). */
+export interface StateSettings {
+  /** GCS bucket for Terraform state (STATE_BUCKET). @default - local state file in `localStateDir` */
+  readonly stateBucket?: string;
+  /** Absolute directory the local state files go in: the repository root. */
+  readonly localStateDir: string;
+}
+
+/** What the plan checks before anything is created (constructs/preflight.ts). */
+export interface PreflightSettings {
+  /** Example-config placeholders still in the config, each with the variable that replaces it. */
+  readonly placeholders: readonly PlaceholderRef[];
+  /** Reservations the TPU pools consume, each with where it was set (`ReservationUse.env`) and the fixes. */
+  readonly reservations: readonly ReservationUse[];
+}
+
+/** Email notifications of the pipelines' steps (NOTIFY_EMAIL; constructs/notifications.ts). */
+export interface NotifySettings {
+  /** Addresses; none turns notifications off. */
+  readonly emails: readonly string[];
+  /** The pipelines whose JobSets the alerts cover; none turns notifications off. */
+  readonly pipelines: readonly NotifiedPipeline[];
+  /** Filters, messages and the stall threshold of the alerts (jobs/notifications.ts notificationPlan). */
+  readonly plan: NotificationPlan;
+}
+
+export interface Deployment {
+  /** Shared names and the TPU slice groups with their capacity. */
+  readonly platform: Platform;
+  readonly cluster: ClusterSettings;
+  readonly nodePools: NodePoolSettings;
+  readonly bucket: BucketSettings;
+  readonly controllers: ControllerSettings;
+  readonly queues: QueueSettings;
+  readonly state: StateSettings;
+  readonly preflight: PreflightSettings;
+  readonly notify: NotifySettings;
+  /** The selected pipelines, recipes resolved, built and validated against the platform. */
+  readonly pipelines: readonly Pipeline[];
+  /** One line each for what the user should know but is not an error; each once. The entry point prints them. */
+  readonly notices: readonly string[];
+  /**
+   * Where every value of the resolved config came from, by dotted config path (`tpu.topology` ->
+   * `TOPOLOGY (env)` or `config/example.json: tpu.topology`): for messages about a value.
+   */
+  readonly provenance: Readonly<Record<string, string>>;
+}
