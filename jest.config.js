@@ -6,7 +6,7 @@ module.exports = {
   testMatch: ['**/*.test.ts'],
   transform: { '^.+\\.ts$': ['ts-jest', { diagnostics: false }] },
   setupFilesAfterEnv: ['<rootDir>/__tests__/setup.js'],
-  // One folder of synthesized JSON per run, shared by the test files (__tests__/util.ts cachedSynth).
+  // One folder per run for what test files share: synthesized JSON (__tests__/util.ts), the dist/ build (__tests__/dist.ts).
   globalSetup: '<rootDir>/__tests__/global-setup.js',
   globalTeardown: '<rootDir>/__tests__/global-teardown.js',
   testTimeout: 60000,

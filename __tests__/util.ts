@@ -44,8 +44,9 @@ export function defaultOutdir(): string {
 /**
  * Synthesized JSON, computed once per configuration per jest run and handed out as strings (every caller parses its
  * own copy, so no test sees another's mutations). The same configurations are synthesized by many test files; jest
- * gives each file a fresh module registry, so the cache is two-level: this file's Map, then a folder the run's
- * globalSetup makes (__tests__/jest-global.js: TPT_SYNTH_CACHE, removed at the end of the run, shared by the workers).
+ * gives each file a fresh module registry, so the cache is two-level: this file's Map, then the run's folder that
+ * globalSetup makes (__tests__/global-setup.js: TPT_JEST_RUN_DIR/synth, removed at the end of the run, shared by the
+ * workers).
  * The key holds everything a synthesis reads: the env, the output folder (the local backend path is relative to
  * it) and the bytes of the config file (CONFIG_FILE, or config/example.json), since a test may rewrite one path.
  * A synthesis that throws is never cached: it runs again, and throws again, for every caller.
@@ -66,7 +67,7 @@ export function cachedSynth(what: string, env: Readonly<Record<string, string>>,
   const key = createHash('sha256').update(JSON.stringify([what, sortedEnv, outdir])).update(config).digest('hex');
   const hit = synthCache.get(key);
   if (hit !== undefined) return hit;
-  const dir = process.env.TPT_SYNTH_CACHE;
+  const dir = process.env.TPT_JEST_RUN_DIR && path.join(process.env.TPT_JEST_RUN_DIR, 'synth');
   const file = dir ? path.join(dir, `${key}.json`) : undefined;
   if (file && fs.existsSync(file)) {
     const text = fs.readFileSync(file, 'utf8');

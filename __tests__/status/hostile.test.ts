@@ -5,9 +5,7 @@
  * API server of bench/fake-kube-api.ts. Short request timeouts (--timeout) keep each test fast; the documented
  * default is asserted separately.
  */
-import { spawnSync } from 'child_process';
 import * as fs from 'fs';
-import * as path from 'path';
 import {
   allPipelinesWorld,
   CONTEXT,
@@ -26,17 +24,14 @@ import {
   writeKubeconfig,
 } from '../../bench/fake-kube-api';
 import { DEFAULT_TIMEOUT_SECONDS } from '../../status/cli';
+import { ensureDist } from '../dist';
 
-const ROOT = path.resolve(__dirname, '..', '..');
 const HF = 'hf_' + 'Q1w2E3r4T5y6U7i8O9p0A1s2D3f4';
 const GH = 'ghp_' + 'x'.repeat(36);
 
 let closers: Array<() => Promise<void>> = [];
 let dirs: string[] = [];
-beforeAll(() => {
-  const build = spawnSync(process.execPath, [require.resolve('typescript/bin/tsc'), '-b', 'tsconfig.build.json'], { cwd: ROOT, encoding: 'utf8' });
-  if (build.status !== 0) throw new Error(`tsc -b tsconfig.build.json failed:\n${build.stdout}${build.stderr}`);
-});
+beforeAll(ensureDist);
 afterEach(async () => {
   for (const c of closers) await c();
   closers = [];
