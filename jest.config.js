@@ -1,5 +1,7 @@
 /** Jest runs the TypeScript sources through ts-jest in isolatedModules mode (transpile only);
  * type-checking is `tsc --noEmit`, the first half of `npm test`. */
+const os = require('os');
+
 module.exports = {
   testEnvironment: 'node',
   roots: ['<rootDir>/__tests__'],
@@ -10,4 +12,7 @@ module.exports = {
   globalSetup: '<rootDir>/__tests__/global-setup.js',
   globalTeardown: '<rootDir>/__tests__/global-teardown.js',
   testTimeout: 60000,
+  // At least two workers: on 2 cores jest's default (cores - 1) runs in band, one file at a time, and the suites that
+  // wait on child processes (the compiled CLIs, terraform, git, tsc) leave the other core idle meanwhile.
+  maxWorkers: Math.max(2, os.availableParallelism() - 1),
 };
