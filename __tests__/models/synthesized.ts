@@ -97,8 +97,15 @@ export function synthesize(env: Record<string, string>): Synthesized {
     kueueManagerConfig: JSON.parse(JSON.parse(kueue.values[0]).managerConfig.controllerManagerConfigYaml),
     jobSets,
   };
+  deepFreeze(result); // shared by every test of a file: a model that wrote to it would change what the next one reads
   cache.set(key, result);
   return result;
+}
+
+function deepFreeze(value: unknown): void {
+  if (value === null || typeof value !== 'object' || Object.isFrozen(value)) return;
+  Object.freeze(value);
+  for (const v of Object.values(value)) deepFreeze(v);
 }
 
 /** Every configuration, synthesized. */
