@@ -6,13 +6,11 @@ import { spawnSync } from 'child_process';
 import * as fs from 'fs';
 import * as os from 'os';
 import * as path from 'path';
+import { ensureDist } from './dist';
 
 const ROOT = path.join(__dirname, '..');
 
-beforeAll(() => {
-  const build = spawnSync(process.execPath, [require.resolve('typescript/bin/tsc'), '-b', 'tsconfig.build.json'], { cwd: ROOT, encoding: 'utf8' });
-  if (build.status !== 0) throw new Error(`tsc -b tsconfig.build.json failed:\n${build.stdout}${build.stderr}`);
-});
+beforeAll(ensureDist);
 
 function runMain(env: Record<string, string>) {
   const outdir = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'tpt-main-')), 'cdktf.out');

@@ -1,4 +1,5 @@
 /** Shared fixtures: the example config with env overrides, and synthesized stacks as objects. */
+import { createHash } from 'crypto';
 import * as fs from 'fs';
 import * as os from 'os';
 import * as path from 'path';
@@ -47,17 +48,62 @@ export function defaultOutdir(): string {
   return dir;
 }
 
-/** Synthesized Terraform JSON of one stack of the whole app, as an object. */
+/**
+ * Synthesized JSON, computed once per configuration per jest run and handed out as strings (every caller parses its
+ * own copy, so no test sees another's mutations). The same configurations are synthesized by many test files; jest
+ * gives each file a fresh module registry, so the cache is two-level: this file's Map, then the run's folder that
+ * globalSetup makes (__tests__/global-setup.js: TPT_JEST_RUN_DIR/synth, removed at the end of the run, shared by the
+ * workers).
+ * The key holds everything a synthesis reads: the env, the output folder (the local backend path is relative to
+ * it) and the bytes of the config file (CONFIG_FILE, or config/example.json), since a test may rewrite one path.
+ * A synthesis that throws is never cached: it runs again, and throws again, for every caller.
+ */
+const synthCache = new Map<string, string>();
+export function cachedSynth(what: string, env: Readonly<Record<string, string>>, outdir: string, compute: () => string): string {
+  const root = findRepoRoot();
+  const configPath = path.resolve(root, env.CONFIG_FILE || path.join('config', 'example.json'));
+  let config: Buffer;
+  try {
+    config = fs.readFileSync(configPath);
+  } catch {
+    return compute(); // loadConfig names the unreadable file
+  }
+  const sortedEnv = Object.keys(env)
+    .sort()
+    .map((k) => [k, env[k]]);
+  const key = createHash('sha256').update(JSON.stringify([what, sortedEnv, outdir])).update(config).digest('hex');
+  const hit = synthCache.get(key);
+  if (hit !== undefined) return hit;
+  const dir = process.env.TPT_JEST_RUN_DIR && path.join(process.env.TPT_JEST_RUN_DIR, 'synth');
+  const file = dir ? path.join(dir, `${key}.json`) : undefined;
+  if (file && fs.existsSync(file)) {
+    const text = fs.readFileSync(file, 'utf8');
+    synthCache.set(key, text);
+    return text;
+  }
+  const text = compute();
+  synthCache.set(key, text);
+  if (file && fs.existsSync(dir!)) {
+    // Write then rename, so a parallel worker never reads half a file.
+    const tmp = `${file}.${process.pid}.tmp`;
+    fs.writeFileSync(tmp, text);
+    fs.renameSync(tmp, file);
+  }
+  return text;
+}
+
+/** Synthesized Terraform JSON of one stack of the whole app, as an object (a fresh copy per call). */
 export function synthStack(name: string, env: Record<string, string> = {}): any {
-  const app = buildApp(exampleDeployment(env), { outdir: defaultOutdir() });
-  const stack = app.node.findChild(name) as TerraformStack;
-  return JSON.parse(Testing.synth(stack));
+  return JSON.parse(synthStackString(name, env));
 }
 
 /** The same, as the string the cdktf matchers take. */
 export function synthStackString(name: string, env: Record<string, string> = {}): string {
-  const app = buildApp(exampleDeployment(env), { outdir: defaultOutdir() });
-  return Testing.synth(app.node.findChild(name) as TerraformStack);
+  const outdir = defaultOutdir();
+  return cachedSynth(`stack ${name}`, env, outdir, () => {
+    const app = buildApp(exampleDeployment(env), { outdir });
+    return Testing.synth(app.node.findChild(name) as TerraformStack);
+  });
 }
 
 /** Resources of one type in a synthesized stack, keyed by logical name. */

@@ -178,7 +178,9 @@ test('every job that runs Terraform against the cluster installs gke-gcloud-auth
     for (const [name, job] of Object.entries(load(file).jobs)) {
       const steps = job.steps ?? [];
       const terraform = steps.findIndex((s) => s.uses?.startsWith('hashicorp/setup-terraform@'));
-      if (terraform < 0) continue;
+      // Without a Google identity a job cannot reach the cluster: the tests job runs Terraform offline only
+      // (terraform_data plans of the preflight tests).
+      if (terraform < 0 || !usesGoogleAuth(job)) continue;
       checked++;
       const plugin = steps.findIndex(
         (s) => s.uses?.startsWith('google-github-actions/setup-gcloud@') && String(s.with?.install_components ?? '').includes('gke-gcloud-auth-plugin'),

@@ -8,16 +8,14 @@ import * as fs from 'fs';
 import * as os from 'os';
 import * as path from 'path';
 import { escapeText, loadConfig } from '../../config/load';
+import { ensureDist } from '../dist';
 
 const ROOT = path.join(__dirname, '..', '..');
 const example = JSON.parse(fs.readFileSync(path.join(ROOT, 'config', 'example.json'), 'utf8'));
 /** Real values for the example's placeholders, so only the bad value is reported. */
 const REAL = { PROJECT: 'acme-tpu-prod', GCS_BUCKET: 'acme-post-train-ckpt', RESERVATION: 'acme-v6e-32', AUTHORIZED_CIDR: '198.18.0.0/15' };
 
-beforeAll(() => {
-  const build = spawnSync(process.execPath, [require.resolve('typescript/bin/tsc'), '-b', 'tsconfig.build.json'], { cwd: ROOT, encoding: 'utf8' });
-  if (build.status !== 0) throw new Error(`tsc -b tsconfig.build.json failed:\n${build.stdout}${build.stderr}`);
-});
+beforeAll(ensureDist);
 
 function tmpDir(): string {
   return fs.mkdtempSync(path.join(os.tmpdir(), 'tpt-bad-'));

@@ -1,12 +1,14 @@
 /**
  * Everything the app synthesizes, as the systems it drives would see it: the infra stack's node pools (with the
  * labels and taints GKE puts on their nodes), the Kueue objects and chart values, and every pipeline stack's
- * JobSets, for the configurations the behavioural models run over. Synthesized once per configuration.
+ * JobSets, for the configurations the behavioural models run over. Synthesized once per configuration per jest run
+ * (the JSON through __tests__/util.ts's cache); each test file builds its own objects from it.
  */
 import { Testing, TerraformStack } from 'cdktf';
 import { loadDeployment } from '../../config/deployment';
 import { buildApp } from '../../stacks/app';
 import { TPU_ACCELERATOR_LABEL, TPU_TOPOLOGY_LABEL, isTpuMachineType, supportedTopologies, tpuSlice } from '../../jobs/tpu';
+import { cachedSynth, defaultOutdir } from '../util';
 
 export type Obj = Record<string, any>;
 
@@ -66,11 +68,17 @@ export function synthesize(env: Record<string, string>): Synthesized {
   const key = JSON.stringify(env);
   const hit = cache.get(key);
   if (hit) return hit;
-  const app = buildApp(loadDeployment({ env }), { outdir: Testing.app().outdir });
+  const outdir = defaultOutdir();
+  const texts = cachedSynth('every stack', env, outdir, () => {
+    const app = buildApp(loadDeployment({ env }), { outdir });
+    const all: Record<string, string> = {};
+    for (const child of app.node.children) {
+      if (child instanceof TerraformStack) all[child.node.id] = Testing.synth(child);
+    }
+    return JSON.stringify(all);
+  });
   const stacks: Record<string, Obj> = {};
-  for (const child of app.node.children) {
-    if (child instanceof TerraformStack) stacks[child.node.id] = JSON.parse(Testing.synth(child));
-  }
+  for (const [id, text] of Object.entries(JSON.parse(texts) as Record<string, string>)) stacks[id] = JSON.parse(text);
   const infra = stacks.infra;
   const releases = Object.values(infra.resource.helm_release ?? {}) as Obj[];
   const queues = releases.find((r) => r.name === 'kueue-queues')!;
@@ -89,8 +97,15 @@ export function synthesize(env: Record<string, string>): Synthesized {
     kueueManagerConfig: JSON.parse(JSON.parse(kueue.values[0]).managerConfig.controllerManagerConfigYaml),
     jobSets,
   };
+  deepFreeze(result); // shared by every test of a file: a model that wrote to it would change what the next one reads
   cache.set(key, result);
   return result;
+}
+
+function deepFreeze(value: unknown): void {
+  if (value === null || typeof value !== 'object' || Object.isFrozen(value)) return;
+  Object.freeze(value);
+  for (const v of Object.values(value)) deepFreeze(v);
 }
 
 /** Every configuration, synthesized. */

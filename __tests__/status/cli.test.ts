@@ -1,11 +1,9 @@
 /**
  * `npm run status` / `npm run logs` end to end: the compiled CLI in a child process, the real @kubernetes/client-node
  * (exec-plugin kubeconfig) and a fake API server over real HTTP on 127.0.0.1 serving objects built from the same
- * jobs/ builders the stacks use. dist/ is brought up to date by the review's launcher (transpile only, like ts-jest).
+ * jobs/ builders the stacks use. dist/ is brought up to date by the project's one build, once per jest run (../dist.ts).
  */
-import { spawnSync } from 'child_process';
 import * as fs from 'fs';
-import * as path from 'path';
 import { tpuFlavorName } from '../../jobs/kueue';
 import { lastCheckpointStep } from '../../jobs/maxtext';
 import { secretCommand } from '../../jobs/secrets';
@@ -32,16 +30,12 @@ import {
   World,
   writeKubeconfig,
 } from '../../bench/fake-kube-api';
+import { ensureDist } from '../dist';
 
-const ROOT = path.resolve(__dirname, '..', '..');
 
 let api: FakeApi | undefined;
 let dirs: string[] = [];
-// dist/ is brought up to date by the project's one build (`tsc -b tsconfig.build.json`, as `npm run status`).
-beforeAll(() => {
-  const build = spawnSync(process.execPath, [require.resolve('typescript/bin/tsc'), '-b', 'tsconfig.build.json'], { cwd: ROOT, encoding: 'utf8' });
-  if (build.status !== 0) throw new Error(`tsc -b tsconfig.build.json failed:\n${build.stdout}${build.stderr}`);
-});
+beforeAll(ensureDist);
 afterEach(async () => {
   await api?.close();
   api = undefined;

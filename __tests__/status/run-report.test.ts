@@ -3,7 +3,6 @@
  * the API serves them with `timestamps=true`, replayed at the current time): a stall, chip-hours and cost from the
  * Kueue admission against the review's estimate, the loss series and MaxText's evaluation, and `--report`.
  */
-import { spawnSync } from 'child_process';
 import * as fs from 'fs';
 import * as os from 'os';
 import * as path from 'path';
@@ -28,14 +27,11 @@ import {
   writeKubeconfig,
 } from '../../bench/fake-kube-api';
 import { chipPrices } from '../../status/cli';
+import { ensureDist } from '../dist';
 
-const ROOT = path.resolve(__dirname, '..', '..');
 let api: FakeApi | undefined;
 const dirs: string[] = [];
-beforeAll(() => {
-  const build = spawnSync(process.execPath, [require.resolve('typescript/bin/tsc'), '-b', 'tsconfig.build.json'], { cwd: ROOT, encoding: 'utf8' });
-  if (build.status !== 0) throw new Error(`tsc -b tsconfig.build.json failed:\n${build.stdout}${build.stderr}`);
-});
+beforeAll(ensureDist);
 afterEach(async () => {
   await api?.close();
   api = undefined;
