@@ -9,9 +9,12 @@
  * - pkg/controllers/failure_policy.go: failure policy rules with reasons, message patterns and target replicated
  *   jobs (`onJobFailures`).
  * - Kubernetes pkg/apis/batch/validation: a podFailurePolicy requires the pod restartPolicy Never; a Job's pods may
- *   only use Never or OnFailure. pkg/controller/job (job_controller.go `pastBackoffLimitOnFailure`,
- *   pod_failure_policy.go `matchPodFailurePolicy`; read in the code index, the same in every release since 1.26):
- *   `jobFailure`. A lost host in every observation order, per JobSet: `attempt`.
+ *   only use Never or OnFailure. pkg/controller/job (job_controller.go `pastBackoffLimitOnFailure`: the container
+ *   restarts of running and pending pods summed, failing at `> 0` when backoffLimit is 0 and at `>= backoffLimit`
+ *   otherwise; pod_failure_policy.go `matchPodFailurePolicy`: rules in order, the first match decides), read in
+ *   kubernetes/kubernetes at commit 6ae037f1db843e99547258d7dd292301a74ba0eb (the repository is too large to fetch
+ *   here; the same code in the release-1.2x branches the search index holds): `jobFailure`. A lost host in every
+ *   observation order, per JobSet: `attempt`.
  */
 import { Obj } from './synthesized';
 
