@@ -23,7 +23,10 @@ function run(outcomes: Array<[number, string]>): { rc: number; calls: number; ou
   );
   const script = ['set -eu', ...retryOnceOnTransient('python3 -m maxtext.checkpoint_conversion.to_maxtext \\\n  model_name=x', 0)].join('\n');
   const r = spawnSync('bash', ['-c', script], { env: { ...process.env, PATH: `${dir}:${process.env.PATH}` }, encoding: 'utf8', timeout: 20000 });
-  return { rc: r.status ?? -1, calls: Number(fs.readFileSync(counter, 'utf8')), out: r.stdout };
+  const calls = Number(fs.readFileSync(counter, 'utf8'));
+  // The stand-in never ran: say why (bash's own stderr), so a failure names its cause instead of `calls: 0`.
+  if (calls === 0) process.stderr.write(`conversion-retry: the script exited ${r.status} (signal ${r.signal}, error ${r.error}) before calling python3:\n${r.stderr}\n`);
+  return { rc: r.status ?? -1, calls, out: r.stdout };
 }
 
 describe('one retry after a transient error, none after an application error', () => {
