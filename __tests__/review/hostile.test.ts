@@ -17,8 +17,8 @@ import { capText, maskSensitive, MAX_VALUE_CHARS, redact, REDACTED, Redactor } f
 import { asTf, infraJson, pipelineJson } from './fixtures';
 
 const REAL = path.join(__dirname, 'fixtures', 'real-plans');
-const OLD_TOKEN = 'hf_OLDoldOLDoldOLDoldOLDold0123';
-const NEW_TOKEN = 'hf_NEWnewNEWnewNEWnewNEWnew4567';
+const OLD_TOKEN = 'sensitive-OLD-canary-0123';
+const NEW_TOKEN = 'sensitive-NEW-canary-4567';
 
 let dirs: string[] = [];
 afterEach(() => {
