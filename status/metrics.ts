@@ -193,3 +193,13 @@ export function sparkline(values: readonly number[], width = 40): string {
   const hi = Math.max(...means);
   return means.map((v) => BARS[hi === lo ? 3 : Math.round(((v - lo) / (hi - lo)) * (BARS.length - 1))]).join('');
 }
+
+/** `1h02m`, `4m05s`, `42s`. */
+export function duration(seconds: number): string {
+  const s = Math.max(0, Math.round(seconds));
+  const h = Math.floor(s / 3600);
+  const m = Math.floor((s % 3600) / 60);
+  if (h > 0) return `${h}h${String(m).padStart(2, '0')}m`;
+  if (m > 0) return `${m}m${String(s % 60).padStart(2, '0')}s`;
+  return `${s}s`;
+}

@@ -26,7 +26,7 @@
  */
 import { lastCheckpointStep } from '../jobs/maxtext';
 import { LOG_TIMESTAMP, PROGRESS_PATTERNS } from '../jobs/run-log';
-import { ChipPrice, Evaluation, evaluationOf, Stall, STALL_FACTOR, STALL_FLOOR_SECONDS, stallOf, StepPoint, stepPoints, Usage, usage } from './metrics';
+import { ChipPrice, duration, Evaluation, evaluationOf, Stall, STALL_FACTOR, STALL_FLOOR_SECONDS, stallOf, StepPoint, stepPoints, Usage, usage } from './metrics';
 import { Pipeline, PipelineStep } from '../jobs/pipeline';
 import { HF_TOKEN_VOLUME, secretCommand } from '../jobs/secrets';
 import { TPU_RESOURCE } from '../jobs/tpu';
@@ -596,18 +596,10 @@ export function stepStatus(
 
 /** `no new step for 42m (last step 300 at 2026-12-01T06:40:00Z; stalled after 10m = max(10m, 5 x 1m05s per step))`. */
 export function stallText(s: Stall): string {
-  const per = s.medianSeconds !== undefined ? `, ${STALL_FACTOR} x ${shortDuration(s.medianSeconds)} per step` : '';
-  return `no new step for ${shortDuration(s.silentSeconds)} (last step ${s.lastStep} at ${new Date(s.lastAt).toISOString()}; stalled after ${shortDuration(s.thresholdSeconds)} = max(${shortDuration(STALL_FLOOR_SECONDS)}${per}))`;
+  const per = s.medianSeconds !== undefined ? `, ${STALL_FACTOR} x ${duration(s.medianSeconds)} per step` : '';
+  return `no new step for ${duration(s.silentSeconds)} (last step ${s.lastStep} at ${new Date(s.lastAt).toISOString()}; stalled after ${duration(s.thresholdSeconds)} = max(${duration(STALL_FLOOR_SECONDS)}${per}))`;
 }
 
-function shortDuration(seconds: number): string {
-  const s = Math.max(0, Math.round(seconds));
-  const h = Math.floor(s / 3600);
-  const m = Math.floor((s % 3600) / 60);
-  if (h > 0) return `${h}h${String(m).padStart(2, '0')}m`;
-  if (m > 0) return `${m}m${String(s % 60).padStart(2, '0')}s`;
-  return `${s}s`;
-}
 
 /** When the workload was admitted (Admitted, else QuotaReserved, while True). */
 export function admittedAt(w: WorkloadObject): number | undefined {

@@ -3,18 +3,10 @@
  * `--json` document `{"pipelines":[{"name","steps":[{"name","jobset","state","reason"?,"message"?,"progress"?,"stall"?,"run"?}]}]}`
  * (`run`: chips, admittedAt, endedAt?, chipHours, cost?, currency?, rate?, estimate {chipHours, cost?}, loss [[step, loss]], evaluation?).
  */
-import { sparkline } from './metrics';
+import { duration, sparkline } from './metrics';
 import { PipelineStatus, RunSummary, StepStatus } from './model';
 
-/** `1h02m`, `4m05s`, `42s`. */
-export function duration(seconds: number): string {
-  const s = Math.max(0, Math.round(seconds));
-  const h = Math.floor(s / 3600);
-  const m = Math.floor((s % 3600) / 60);
-  if (h > 0) return `${h}h${String(m).padStart(2, '0')}m`;
-  if (m > 0) return `${m}m${String(s % 60).padStart(2, '0')}s`;
-  return `${s}s`;
-}
+export { duration } from './metrics';
 
 /** `[#########...............]` for step/total. */
 export function progressBar(step: number, total: number, width = 24): string {
