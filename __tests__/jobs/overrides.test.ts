@@ -88,7 +88,7 @@ describe('where an override applies', () => {
     expect(r.toHf.args['scan_layers']).toBe(false);
     expect((r.train.args as Record<string, unknown>)['scan_layers']).toBeUndefined();
     expect((r.train.args as Record<string, unknown>)['batch_size']).toBe(4);
-    expect((r.toMaxText.args as Record<string, unknown>)['batch_size']).toBeUndefined();
+    expect((r.toMaxText.args as unknown as Record<string, unknown>)['batch_size']).toBeUndefined();
     // a to_maxtext flag is overridable like an argument
     expect(resolve({ lazy_load_tensors: '0' }).toMaxText.flags['lazy_load_tensors']).toBe(false);
     // the recipe itself is not changed
