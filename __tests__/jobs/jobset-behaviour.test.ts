@@ -54,20 +54,25 @@ const byName = (list: Any[], name: string): Any => {
 const COORDINATOR_REF = "fieldRef:metadata.labels['jobset.sigs.k8s.io/coordinator']";
 
 describe('Pathways JobSet (head + workers)', () => {
-  const built = pathwaysJobSet(common, main, {
-    slice: v6e32,
-    slices: 2,
-    scratch: 'gs://b/tmp',
-    headNodePool: 'cpu-np',
-    proxyEnv: { PROXY_X: '1' },
-    serverEnv: { SERVER_X: '2', TPU_SKIP_MDS_QUERY: 'false' },
-    workerEnv: { WORKER_X: '3' },
+  // Built in beforeAll, not at describe time: a builder that throws then fails these tests instead of the file.
+  let built: ReturnType<typeof pathwaysJobSet>;
+  let m: Any, head: Any, proxy: Any, rm: Any, worker: Any;
+  beforeAll(() => {
+    built = pathwaysJobSet(common, main, {
+      slice: v6e32,
+      slices: 2,
+      scratch: 'gs://b/tmp',
+      headNodePool: 'cpu-np',
+      proxyEnv: { PROXY_X: '1' },
+      serverEnv: { SERVER_X: '2', TPU_SKIP_MDS_QUERY: 'false' },
+      workerEnv: { WORKER_X: '3' },
+    });
+    m = built.manifest as Any;
+    head = podSpec(m, 'pathways-head');
+    proxy = byName(head.initContainers, 'pathways-proxy');
+    rm = byName(head.initContainers, 'pathways-rm');
+    worker = byName(podSpec(m, 'worker').containers, 'pathways-worker');
   });
-  const m = built.manifest as Any;
-  const head = podSpec(m, 'pathways-head');
-  const proxy = byName(head.initContainers, 'pathways-proxy');
-  const rm = byName(head.initContainers, 'pathways-rm');
-  const worker = byName(podSpec(m, 'worker').containers, 'pathways-worker');
 
   test('the JobSet succeeds when the head succeeds: workers serve forever and never complete', () => {
     // JobSet v0.12.0: successPolicy targetReplicatedJobs empty = all replicated jobs; the workers never exit, so
@@ -227,6 +232,26 @@ describe('Pathways JobSet (head + workers)', () => {
     ]);
   });
 
+  test("the recipe's env replaces a default of the same name in place (one entry, Kubernetes keeps the last)", () => {
+    const withEnv = (env: Record<string, string>) =>
+      byName(
+        podSpec(
+          pathwaysJobSet(common, { ...main, env }, { slice: v6e32, slices: 1, scratch: 'gs://b/t', headNodePool: 'cpu-np', proxyEnv: {}, serverEnv: {}, workerEnv: {} })
+            .manifest as Any,
+          'pathways-head',
+        ).containers,
+        'workload-container',
+      ).env as Any[];
+    // tutorial 001 runs `JAX_PLATFORMS=proxy,cpu`
+    const env = withEnv({ JAX_PLATFORMS: 'proxy,cpu' });
+    expect(env.filter((e) => e.name === 'JAX_PLATFORMS')).toEqual([{ name: 'JAX_PLATFORMS', value: 'proxy,cpu' }]);
+    expect(env.map((e) => e.name).slice(0, 3)).toEqual(['PATHWAYS_HEAD', 'JAX_PLATFORMS', 'XCLOUD_ENVIRONMENT']);
+    // the first entry too: a plain value replaces the fieldRef
+    const first = withEnv({ PATHWAYS_HEAD: 'head.example' });
+    expect(first[0]).toEqual({ name: 'PATHWAYS_HEAD', value: 'head.example' });
+    expect(first.filter((e) => e.name === 'PATHWAYS_HEAD')).toHaveLength(1);
+  });
+
   test('pinned images replace the latest tags and are pulled IfNotPresent', () => {
     const pinned = pathwaysJobSet(common, main, {
       slice: v6e32,
@@ -243,13 +268,19 @@ describe('Pathways JobSet (head + workers)', () => {
     expect(byName(h.initContainers, 'pathways-proxy')).toMatchObject({ image: 'r/proxy@sha256:aa', imagePullPolicy: 'IfNotPresent' });
     expect(byName(h.initContainers, 'pathways-rm')).toMatchObject({ image: 'r/server:v1', imagePullPolicy: 'IfNotPresent' });
     expect(byName(h.initContainers, 'pathways-rm').args).toContain('--instance_count=1');
+    // the RM runs on a CPU node: without this it waits for a TPU metadata server that is not there
+    expect(envMap(byName(h.initContainers, 'pathways-rm')).TPU_SKIP_MDS_QUERY).toBe('true');
     expect(byName(podSpec(pinned, 'worker').containers, 'pathways-worker')).toMatchObject({ image: 'r/server:v1', imagePullPolicy: 'IfNotPresent' });
   });
 });
 
 describe('every JobSet: metadata, network, failure policy, pod metadata', () => {
-  const cpu = cpuPodJobSet(common, main, 'cpu-np');
-  const m = cpu.manifest as Any;
+  let cpu: ReturnType<typeof cpuPodJobSet>;
+  let m: Any;
+  beforeAll(() => {
+    cpu = cpuPodJobSet(common, main, 'cpu-np');
+    m = cpu.manifest as Any;
+  });
 
   test('apiVersion, kind, name, namespace and the pipeline labels (Kueue reads the queue label on the JobSet)', () => {
     expect(m.apiVersion).toBe('jobset.x-k8s.io/v1alpha2');
@@ -301,6 +332,8 @@ describe('every JobSet: metadata, network, failure policy, pod metadata', () => 
     expect(pod.containers).toHaveLength(1);
     expect(pod.containers[0]).toMatchObject({ name: 'workload-container', command: ['/bin/bash', '-c', main.script], env: [{ name: 'STEPS', value: '10' }] });
     expect(pod.volumes).toEqual([expect.objectContaining({ name: 'hf-token' })]);
+    // the conversion reads the Hugging Face token from the CSI volume's file, never from an env var
+    expect(pod.containers[0].volumeMounts).toEqual([{ name: 'hf-token', mountPath: expect.stringMatching(/^\//), readOnly: true }]);
     expect(cpu).toMatchObject({ replicatedJobs: [{ name: 'convert', replicas: 1, parallelism: 1 }], mainReplicatedJob: 'convert' });
     expect(cpu.coordinator).toBeUndefined();
   });
@@ -328,6 +361,8 @@ describe('multi-host JAX JobSet', () => {
     const pod = podSpec(build().manifest as Any, 'slice');
     const c = byName(pod.containers, 'workload-container');
     expect(c.resources).toEqual({ requests: { cpu: '2' }, limits: { memory: '8Gi', 'google.com/tpu': '4' } });
+    // the recipe's env and nothing else: GKE's TPU webhook injects TPU_WORKER_ID / TPU_WORKER_HOSTNAMES itself
+    expect(c.env).toEqual([{ name: 'STEPS', value: '10' }]);
     expect(c.volumeMounts).toEqual([{ name: 'dshm', mountPath: '/dev/shm' }, expect.objectContaining({ name: 'hf-token', mountPath: expect.any(String) })]);
     expect(pod.volumes).toEqual([{ name: 'dshm', emptyDir: { medium: 'Memory' } }, expect.objectContaining({ name: 'hf-token' })]);
     // without recipe resources the pod still requests its chips
