@@ -216,6 +216,50 @@ describe('what is refused (never read as "no changes")', () => {
   });
 });
 
+describe('more refusals and what is tolerated', () => {
+  const messageOf = (f: () => unknown): string => {
+    try {
+      f();
+    } catch (e) {
+      return (e as Error).message;
+    }
+    return '(no error)';
+  };
+
+  test('an entry that is not an object; exactly four issues are all listed, with no "more"', () => {
+    expect(messageOf(() => review([5 as unknown as Json]))).toMatch(/^p\.json: resource_changes\[0\] is not a change Terraform writes: \(the entry\): Expected object, received number;/);
+    const four = { address: 'terraform_data.x', mode: 'x', type: '', name: 1, change: { actions: ['create'] } };
+    const text = messageOf(() => review([four]));
+    expect(text).toMatch(/is not a change Terraform writes: mode: [^;]+; type: [^;]+; name: [^;]+; the review cannot tell/);
+    expect(text).not.toContain('more');
+  });
+
+  test('sensitivity markers of the wrong type are refused (a misread marker would print a secret)', () => {
+    expect(messageOf(() => review([], { output_changes: { o: { before: 'a', after: 'b', after_sensitive: 'yes' } } }))).toMatch(
+      /^p\.json: not a plan this review can read: output_changes\.o\.after_sensitive: /,
+    );
+  });
+
+  test('optional parts may be missing: variables without a configuration, modules without resources or children', () => {
+    const redactor = new Redactor();
+    expect(() =>
+      review(
+        [],
+        {
+          variables: { token: { value: 'no-config-variable' } },
+          planned_values: { outputs: {}, root_module: { child_modules: [{ address: 'module.m' }] } },
+          prior_state: { values: {} },
+        },
+        { redactor },
+      ),
+    ).not.toThrow();
+    expect(() => review([], { variables: { token: { value: 'v-value-1' } }, configuration: { root_module: {} } })).not.toThrow();
+    expect(() => review([], { planned_values: { root_module: { resources: [] } } })).not.toThrow();
+    // a variable is sensitive only when its configuration says so
+    expect(redactor.text('no-config-variable')).toBe('no-config-variable');
+  });
+});
+
 describe('which stack a plan belongs to', () => {
   const stacks = new Map([
     ['infra', new Set(['terraform_data.pool', 'terraform_data.net'])],
@@ -240,6 +284,16 @@ describe('which stack a plan belongs to', () => {
     expect(plan.likelyStack).toBe('rl-qwen3');
   });
 
+  test('the best matching stack is named wherever it is listed; a tie names none', () => {
+    const reordered = new Map([...stacks].reverse());
+    const plan = review([entry('train', ['create'], null, {}), entry('to-hf', ['create'], null, {}), entry('to-mt', ['create'], null, {})], {}, { stackAddresses: reordered });
+    expect(plan.likelyStack).toBe('rl-qwen3');
+    // infra matches one address, sft one: as good as each other, so no stack is named
+    const tie = review([entry('pool', ['create'], null, {}), entry('train', ['create'], null, {})], {}, { stackAddresses: stacks });
+    expect(tie.foreign).toEqual(['terraform_data.train']);
+    expect(tie.likelyStack).toBeUndefined();
+  });
+
   test('no other stack matches better than this one: no likely stack', () => {
     const plan = review([entry('pool', ['create'], null, {}), entry('net', ['create'], null, {}), entry('stray', ['create'], null, {})], {}, { stackAddresses: stacks });
     expect(plan.foreign).toEqual(['terraform_data.stray']);
@@ -261,6 +315,8 @@ describe('unknown values', () => {
     expect(withUnknowns({ a: 1, b: 2 }, { a: false, b: true })).toEqual({ a: 1, b: KNOWN_AFTER_APPLY });
     expect(withUnknowns('not an object', { c: true })).toEqual({ c: KNOWN_AFTER_APPLY });
     expect(withUnknowns({ a: 1 }, false)).toEqual({ a: 1 });
+    // a list Terraform knows only partly, where the plan has no list yet: the known places stay empty
+    expect(withUnknowns(null, [false, true])).toEqual([undefined, KNOWN_AFTER_APPLY]);
   });
 
   test('planAttributeChanges: a value known after apply is one change, not a removal of what was under it', () => {
@@ -275,6 +331,19 @@ describe('unknown values', () => {
     expect(planAttributeChanges({ k: 0, id: null }, withUnknowns({ k: 0 }, { id: true }))).toEqual([{ path: 'id', before: undefined, after: JSON.stringify(KNOWN_AFTER_APPLY) }]);
     // a known scalar before stays as the diff wrote it
     expect(planAttributeChanges({ id: 'a' }, withUnknowns({}, { id: true }))).toEqual([{ path: 'id', before: '"a"', after: JSON.stringify(KNOWN_AFTER_APPLY) }]);
+    // an unknown object inside a list shows the object it replaces
+    expect(planAttributeChanges({ list: [{ cfg: { a: 1 } }] }, withUnknowns({ list: [{}] }, { list: [{ cfg: true }] }))).toEqual([
+      { path: 'list[0].cfg', before: '{"a":1}', after: JSON.stringify(KNOWN_AFTER_APPLY) },
+    ]);
+    // ... and nothing when what was there is null
+    expect(planAttributeChanges({ k: 0, cfg: null }, withUnknowns({ k: 0, cfg: {} }, { cfg: { x: true } }))).toEqual([
+      { path: 'cfg.x', before: undefined, after: JSON.stringify(KNOWN_AFTER_APPLY) },
+    ]);
+    // an object replaced by a known value: its old attributes are removed, one line each
+    expect(planAttributeChanges({ a: { b: 1 } }, { a: 'x' })).toEqual([
+      { path: 'a', before: undefined, after: '"x"' },
+      { path: 'a.b', before: '1', after: undefined },
+    ]);
     // a removal next to an unknown sibling is still a removal
     expect(planAttributeChanges({ idx: 1, id: 'a' }, withUnknowns({}, { id: true }))).toEqual([
       { path: 'id', before: '"a"', after: JSON.stringify(KNOWN_AFTER_APPLY) },
