@@ -47,7 +47,7 @@ describe('to a boolean (the recipe value is a boolean)', () => {
     expect(trainArg({ async_scheduling: given }, 'async_scheduling')).toBe(want);
   });
 
-  test.each(['yes', 'truey', 'xfalse', '', 2])("%p is refused: 'must be a boolean'", (given) => {
+  test.each(['yes', 'truey', 'xtrue', 'xfalse', 'falsey', '0x', '', 2])("%p is refused: 'must be a boolean'", (given) => {
     expect(() => resolve({ async_scheduling: given }, 'pipelines.rl-qwen3')).toThrow(
       new Error(`pipelines.rl-qwen3.overrides.async_scheduling must be a boolean, got '${String(given)}'`),
     );
@@ -109,8 +109,38 @@ describe('where an override applies', () => {
     expect(() => resolve({ run_name: 'a b' })).toThrow(
       new Error("rl-qwen3.overrides.run_name must be letters, digits, dots, dashes or underscores only, got 'a b'"),
     );
+    // the identity (run_name, run id, key) is one gs:// path segment of at most 128 characters
+    const long = 'a'.repeat(120);
+    expect(() => resolve({ run_name: long }, 'pipelines.rl-qwen3')).toThrow(
+      new RegExp(`^pipelines\\.rl-qwen3\\.overrides\\.run_name gives run name '${long}-[0-9a-f]{12}', which is not one path segment \\(letters, digits, '\\.', '_', '-'; at most 128\\)$`),
+    );
     const { identity, recipe } = resolveRun(qwen, { runId: 'r1', overrides: { run_name: 'mine' } });
     expect(identity).toMatch(/^mine-[0-9a-f]{12}$/);
     expect(recipe.train.args['run_name']).toBe(identity);
+  });
+});
+
+describe('the run identity and other options resolveRun applies', () => {
+  test('a recipe without run_name is named by its kind; a run id other than r1 joins the name', () => {
+    const { run_name: _dropped, ...args } = qwen.train.args as Record<string, unknown>;
+    const unnamed = { ...qwen, train: { ...qwen.train, args } } as typeof qwen;
+    expect(resolveRun(unnamed, { runId: 'r1' }).identity).toMatch(/^rl-[0-9a-f]{12}$/);
+    expect(resolveRun(qwen, { runId: 'r7' }).identity).toMatch(/^rl-r7-[0-9a-f]{12}$/);
+  });
+
+  test('resumeRun names the training run_name (the identity still names the export); a bad one is refused', () => {
+    const { identity, recipe } = resolveRun(qwen, { runId: 'r1', resumeRun: 'rl-0123456789ab' });
+    expect(recipe.train.args['run_name']).toBe('rl-0123456789ab');
+    expect(identity).not.toBe('rl-0123456789ab');
+    expect(() => resolveRun(qwen, { runId: 'r1', resumeRun: 'a/b', configSource: 'pipelines.rl-qwen3' })).toThrow(
+      new Error("pipelines.rl-qwen3.resumeRun must be the run name of an earlier run (the directory under trained/, e.g. 'rl-3f9a1c2b7d10'), got 'a/b'"),
+    );
+  });
+
+  test('conversions run on the CPU pool unless the recipe or the options say otherwise; options win', () => {
+    const { conversionOn: _c, ...bare } = qwen;
+    expect(resolveRecipe(bare as typeof qwen, { runId: 'r1' }).conversionOn).toBe('cpu');
+    expect(resolveRecipe({ ...qwen, conversionOn: 'tpu' }, { runId: 'r1' }).conversionOn).toBe('tpu');
+    expect(resolveRecipe({ ...qwen, conversionOn: 'tpu' }, { runId: 'r1', conversionOn: 'cpu' }).conversionOn).toBe('cpu');
   });
 });
