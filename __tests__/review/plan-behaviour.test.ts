@@ -228,9 +228,9 @@ describe('more refusals and what is tolerated', () => {
 
   test('an entry that is not an object; exactly four issues are all listed, with no "more"', () => {
     expect(messageOf(() => review([5 as unknown as Json]))).toMatch(/^p\.json: resource_changes\[0\] is not a change Terraform writes: \(the entry\): Expected object, received number;/);
-    const four = { address: 'terraform_data.x', mode: 'x', type: '', name: 1, change: { actions: ['create'] } };
+    const four = { address: 5, mode: 'x', type: '', name: 1, change: { actions: ['create'] } };
     const text = messageOf(() => review([four]));
-    expect(text).toMatch(/is not a change Terraform writes: mode: [^;]+; type: [^;]+; name: [^;]+; the review cannot tell/);
+    expect(text).toMatch(/^p\.json: resource_changes\[0\] is not a change Terraform writes: address: [^;]+; mode: [^;]+; type: [^;]+; name: [^;]+; the review cannot tell/);
     expect(text).not.toContain('more');
   });
 
@@ -254,7 +254,8 @@ describe('more refusals and what is tolerated', () => {
       ),
     ).not.toThrow();
     expect(() => review([], { variables: { token: { value: 'v-value-1' } }, configuration: { root_module: {} } })).not.toThrow();
-    expect(() => review([], { planned_values: { root_module: { resources: [] } } })).not.toThrow();
+    expect(() => review([], { variables: { token: { value: 'v-value-1' } }, configuration: {} })).not.toThrow();
+    expect(() => review([], { planned_values: { root_module: { resources: [null, 'x'] } } })).not.toThrow();
     // a variable is sensitive only when its configuration says so
     expect(redactor.text('no-config-variable')).toBe('no-config-variable');
   });
