@@ -243,12 +243,18 @@ function coerce(key: string, current: JsonValue, value: string | number | boolea
     if (typeof value !== 'string') throw fail('a string');
     return value;
   }
-  if (typeof value !== 'string') throw fail('a JSON object');
+  // An object (or list) value: JSON text of the same kind; `true` or `7` would reach MaxText where it reads a mapping.
+  const want = Array.isArray(current) ? 'a JSON list' : 'a JSON object';
+  if (typeof value !== 'string') throw fail(want);
+  let parsed: unknown;
   try {
-    return JSON.parse(value) as JsonValue;
+    parsed = JSON.parse(value);
   } catch {
-    throw fail('a JSON object');
+    throw fail(want);
   }
+  const fits = Array.isArray(current) ? Array.isArray(parsed) : parsed !== null && typeof parsed === 'object' && !Array.isArray(parsed);
+  if (!fits) throw fail(want);
+  return parsed as JsonValue;
 }
 
 function overrideArgs<A>(args: A, overrides: Readonly<Record<string, string | number | boolean>>, source: string): A {

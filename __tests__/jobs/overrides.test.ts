@@ -1,0 +1,151 @@
+/**
+ * `pipelines.<name>.overrides`: a config value (a string when it comes from an env var or YAML text, else a number or
+ * boolean) takes the type of the recipe value it replaces, because the MaxText command line renders each type its own
+ * way (jobs/maxtext.ts renderValue: True/False for booleans, python-style JSON for objects) and the checks after it
+ * (checkpoint period, HBM fit, vLLM config) read numbers and objects. A value that does not fit is an error naming the
+ * field, the value and what fits; it is never passed through as a string.
+ */
+import { resolveRun as resolveRunWith } from '../../jobs/pipeline';
+
+/** The chips training runs on (a v6e-32 slice): part of the run identity (jobs/maxtext.ts trainKey). */
+const TRAIN_CHIPS = 32;
+const resolveRun = (recipe: Parameters<typeof resolveRunWith>[0], options: Parameters<typeof resolveRunWith>[1]) => resolveRunWith(recipe, options, TRAIN_CHIPS);
+const resolveRecipe = (recipe: Parameters<typeof resolveRunWith>[0], options: Parameters<typeof resolveRunWith>[1]) => resolveRun(recipe, options).recipe;
+import { RECIPES } from '../../jobs/recipes';
+
+const qwen = RECIPES['rl-qwen3'];
+const resolve = (overrides: Record<string, string | number | boolean>, configSource?: string) =>
+  resolveRecipe(qwen, { runId: 'r1', overrides, ...(configSource ? { configSource } : {}) });
+const trainArg = (overrides: Record<string, string | number | boolean>, key: string) => (resolve(overrides).train.args as Record<string, unknown>)[key];
+
+describe('to a number (the recipe value is a number)', () => {
+  test.each([
+    ['16', 16],
+    [' 32 ', 32],
+    ['1e1', 10],
+    ['-1', -1],
+    [24, 24],
+  ])('%p -> %p', (given, want) => {
+    expect(trainArg({ batch_size: given }, 'batch_size')).toBe(want);
+  });
+
+  test.each(['eight', '', '   ', 'Infinity', 'NaN', true])("%p is refused: 'must be a number'", (given) => {
+    expect(() => resolve({ batch_size: given }, 'pipelines.rl-qwen3')).toThrow(
+      new Error(`pipelines.rl-qwen3.overrides.batch_size must be a number, got '${String(given)}'`),
+    );
+  });
+});
+
+describe('to a boolean (the recipe value is a boolean)', () => {
+  test.each([
+    ['true', true],
+    ['TRUE', true],
+    ['1', true],
+    ['false', false],
+    ['False', false],
+    ['0', false],
+    [true, true],
+    [false, false],
+    [1, true],
+    [0, false],
+  ])('%p -> %p', (given, want) => {
+    expect(trainArg({ async_scheduling: given }, 'async_scheduling')).toBe(want);
+  });
+
+  test.each(['yes', 'truey', 'xtrue', 'xfalse', 'falsey', '0x', '', 2])("%p is refused: 'must be a boolean'", (given) => {
+    expect(() => resolve({ async_scheduling: given }, 'pipelines.rl-qwen3')).toThrow(
+      new Error(`pipelines.rl-qwen3.overrides.async_scheduling must be a boolean, got '${String(given)}'`),
+    );
+  });
+});
+
+describe('to a string or a JSON object', () => {
+  test('a string replaces a string; a number or boolean for a string key is refused', () => {
+    expect(trainArg({ remat_policy: 'minimal' }, 'remat_policy')).toBe('minimal');
+    expect(() => resolve({ remat_policy: 3 })).toThrow(new Error("rl-qwen3.overrides.remat_policy must be a string, got '3'"));
+    expect(() => resolve({ remat_policy: false })).toThrow(new Error("rl-qwen3.overrides.remat_policy must be a string, got 'false'"));
+  });
+
+  test('JSON text replaces an object value, parsed (MaxText gets the object, not a quoted string)', () => {
+    expect(trainArg({ vllm_hf_overrides: '{"architectures": ["Qwen3MoeForCausalLM"]}' }, 'vllm_hf_overrides')).toEqual({
+      architectures: ['Qwen3MoeForCausalLM'],
+    });
+  });
+
+  test.each(['{not json', 'true', '7', 'null', '["a"]', 7, false])("%p for an object key is refused: 'must be a JSON object'", (given) => {
+    expect(() => resolve({ vllm_hf_overrides: given }, 'pipelines.rl-qwen3')).toThrow(
+      new Error(`pipelines.rl-qwen3.overrides.vllm_hf_overrides must be a JSON object, got '${String(given)}'`),
+    );
+  });
+});
+
+test('JSON text replaces a list value only with a list', () => {
+  const withList = { ...qwen, train: { ...qwen.train, args: { ...qwen.train.args, stop_tokens: ['<eos>'] } } } as typeof qwen;
+  const run = (value: string) => resolveRecipe(withList, { runId: 'r1', overrides: { stop_tokens: value } }).train.args as Record<string, unknown>;
+  expect(run('["<eos>", "<end>"]')['stop_tokens']).toEqual(['<eos>', '<end>']);
+  expect(() => run('{"a": 1}')).toThrow(new Error(`rl-qwen3.overrides.stop_tokens must be a JSON list, got '{"a": 1}'`));
+});
+
+describe('where an override applies', () => {
+  test('to every step that has the key (conversion, training and export alike), and to no other', () => {
+    const r = resolve({ scan_layers: 'false', batch_size: '4' });
+    expect(r.toMaxText.args['scan_layers']).toBe(false);
+    expect(r.toHf.args['scan_layers']).toBe(false);
+    expect((r.train.args as Record<string, unknown>)['scan_layers']).toBeUndefined();
+    expect((r.train.args as Record<string, unknown>)['batch_size']).toBe(4);
+    expect((r.toMaxText.args as unknown as Record<string, unknown>)['batch_size']).toBeUndefined();
+    // a to_maxtext flag is overridable like an argument
+    expect(resolve({ lazy_load_tensors: '0' }).toMaxText.flags['lazy_load_tensors']).toBe(false);
+    // the recipe itself is not changed
+    expect(qwen.toMaxText.args['scan_layers']).toBe(true);
+  });
+
+  test('an unknown key is refused, listing the keys the recipe allows', () => {
+    expect(() => resolve({ batchsize: 8, lr: 1 }, 'pipelines.rl-qwen3')).toThrow(
+      /^pipelines\.rl-qwen3\.overrides: unknown key 'batchsize', 'lr'; rl-qwen3 allows .*\bbatch_size\b.*\bvllm_hf_overrides\b/,
+    );
+  });
+
+  test('run_name must name one directory; it replaces the prefix of the run identity', () => {
+    expect(() => resolve({ run_name: 'a/b' }, 'pipelines.rl-qwen3')).toThrow(
+      new Error("pipelines.rl-qwen3.overrides.run_name must be one directory name: no '/' and no '..', got 'a/b'"),
+    );
+    expect(() => resolve({ run_name: ' ' })).toThrow(new Error("rl-qwen3.overrides.run_name must be a non-empty name (it names the run's directory), got ' '"));
+    expect(() => resolve({ run_name: 'a b' })).toThrow(
+      new Error("rl-qwen3.overrides.run_name must be letters, digits, dots, dashes or underscores only, got 'a b'"),
+    );
+    // the identity (run_name, run id, key) is one gs:// path segment of at most 128 characters
+    const long = 'a'.repeat(120);
+    expect(() => resolve({ run_name: long }, 'pipelines.rl-qwen3')).toThrow(
+      new RegExp(`^pipelines\\.rl-qwen3\\.overrides\\.run_name gives run name '${long}-[0-9a-f]{12}', which is not one path segment \\(letters, digits, '\\.', '_', '-'; at most 128\\)$`),
+    );
+    const { identity, recipe } = resolveRun(qwen, { runId: 'r1', overrides: { run_name: 'mine' } });
+    expect(identity).toMatch(/^mine-[0-9a-f]{12}$/);
+    expect(recipe.train.args['run_name']).toBe(identity);
+  });
+});
+
+describe('the run identity and other options resolveRun applies', () => {
+  test('a recipe without run_name is named by its kind; a run id other than r1 joins the name', () => {
+    const { run_name: _dropped, ...args } = qwen.train.args as Record<string, unknown>;
+    const unnamed = { ...qwen, train: { ...qwen.train, args } } as typeof qwen;
+    expect(resolveRun(unnamed, { runId: 'r1' }).identity).toMatch(/^rl-[0-9a-f]{12}$/);
+    expect(resolveRun(qwen, { runId: 'r7' }).identity).toMatch(/^rl-r7-[0-9a-f]{12}$/);
+  });
+
+  test('resumeRun names the training run_name (the identity still names the export); a bad one is refused', () => {
+    const { identity, recipe } = resolveRun(qwen, { runId: 'r1', resumeRun: 'rl-0123456789ab' });
+    expect(recipe.train.args['run_name']).toBe('rl-0123456789ab');
+    expect(identity).not.toBe('rl-0123456789ab');
+    expect(() => resolveRun(qwen, { runId: 'r1', resumeRun: 'a/b', configSource: 'pipelines.rl-qwen3' })).toThrow(
+      new Error("pipelines.rl-qwen3.resumeRun must be the run name of an earlier run (the directory under trained/, e.g. 'rl-3f9a1c2b7d10'), got 'a/b'"),
+    );
+  });
+
+  test('conversions run on the CPU pool unless the recipe or the options say otherwise; options win', () => {
+    const { conversionOn: _c, ...bare } = qwen;
+    expect(resolveRecipe(bare as typeof qwen, { runId: 'r1' }).conversionOn).toBe('cpu');
+    expect(resolveRecipe({ ...qwen, conversionOn: 'tpu' }, { runId: 'r1' }).conversionOn).toBe('tpu');
+    expect(resolveRecipe({ ...qwen, conversionOn: 'tpu' }, { runId: 'r1', conversionOn: 'cpu' }).conversionOn).toBe('cpu');
+  });
+});
