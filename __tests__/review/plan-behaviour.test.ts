@@ -39,12 +39,13 @@ describe('which entries are changes', () => {
   });
 
   test('a plan without resource_changes (Terraform omits it when nothing changes) has no changes and is not errored', () => {
-    const plan = reviewPlan('rl-qwen3', 'none.json', { format_version: '1.2' });
+    // A real plan without changes still has planned_values (terraform v1.11.4 jsonplan); only resource_changes is omitted.
+    const plan = reviewPlan('rl-qwen3', 'none.json', { format_version: '1.2', planned_values: {} });
     expect(plan).toMatchObject({ stack: 'rl-qwen3', file: 'none.json', errored: false, changes: [], foreign: [], workingDir: 'cdktf.out/stacks/rl-qwen3' });
     expect(plan.terraformVersion).toBeUndefined();
     expect(plan.likelyStack).toBeUndefined();
-    expect(reviewPlan('infra', 'e.json', { format_version: '1.2', errored: true }).errored).toBe(true);
-    expect(reviewPlan('infra', 'w.json', { format_version: '1.2' }, { workingDir: 'elsewhere' }).workingDir).toBe('elsewhere');
+    expect(reviewPlan('infra', 'e.json', { format_version: '1.2', planned_values: {}, errored: true }).errored).toBe(true);
+    expect(reviewPlan('infra', 'w.json', { format_version: '1.2', planned_values: {} }, { workingDir: 'elsewhere' }).workingDir).toBe('elsewhere');
   });
 });
 
@@ -192,7 +193,7 @@ describe('what is refused (never read as "no changes")', () => {
   });
 
   test('a top level of the wrong shape names the field', () => {
-    expect(() => reviewPlan('infra', 'x.json', { format_version: '1', errored: 'yes' })).toThrow(
+    expect(() => reviewPlan('infra', 'x.json', { format_version: '1', planned_values: {}, errored: 'yes' })).toThrow(
       /^x\.json: not a plan this review can read: errored: Expected boolean, received string$/,
     );
   });
