@@ -1,5 +1,5 @@
 // Mutation testing (`npm run mutate`, StrykerJS 9): do the tests *assert* what jobs/, config/ and review/ do?
-// Not part of `npm test` (it runs each covered test once per mutant: tens of minutes).
+// Not part of `npm test` (it runs each covered test once per mutant: hours for the whole set on two cores; run it one file at a time).
 //
 // Narrow it to one file: `npm run mutate -- --mutate jobs/jobset.ts`; on a shared machine add `--concurrency 1`.
 // A quicker, conservative score counts only some tests: MUTATE_TESTS="__tests__/jobs __tests__/models" (folders or

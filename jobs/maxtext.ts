@@ -69,7 +69,7 @@ export interface PipelinePaths {
   readonly trainCheckpointDir: string;
   /** The last training checkpoint to_huggingface reads. */
   readonly trainedCheckpoint: string;
-  /** to_huggingface output of this run: `gs://<bucket>/<model>/hf-trained/<run_name>/`. */
+  /** to_huggingface output of this run: `gs://<bucket>/<model>/hf-trained/<run_name>/<exportKey>/`. */
   readonly hfExportDir: string;
   /** Pathways `--gcs_scratch_location`. @default - none (McJAX recipes) */
   readonly pathwaysScratch?: string;
@@ -179,7 +179,8 @@ export function conversionKey(recipe: Recipe): string {
  * A short stable key of what training computes: the image, the model, the converted checkpoint it starts from
  * (conversionKey), every train argument (but `run_name`, which it names), env value and source patch, and the chips it
  * trains on (`trainChips`: SFT's global batch is `per_device_batch_size` x chips, and RL's meshes are cut from them, so
- * another slice shape or slice count computes another run). Not the run id, the memory limit, or which pool. It ends
+ * another chip count is another run; the same chips in another shape, e.g. 2 x v6e-16 for 1 x v6e-32, keep the key:
+ * Orbax restores a checkpoint onto any mesh). Not the run id, the memory limit, or which pool. It ends
  * the MaxText run_name (`<run_name>-<trainKey>`), so an unchanged spec resumes its own checkpoints and a changed one
  * trains anew in its own `trained/` and `hf-trained/` directories. The checkpoint settings training derives
  * (checkpointArgs) follow from these inputs and are not hashed separately.

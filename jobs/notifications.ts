@@ -104,9 +104,8 @@ export const EVENT_CLASSES: readonly EventClass[] = [
  * line is older than max(STALL_FLOOR_SECONDS, STALL_FACTOR x the median interval between its step lines). A Cloud
  * Monitoring absence condition cannot compute a median, so the alert uses a fixed window,
  * DEFAULT_STALL_ALERT_MINUTES (`notify.stallMinutes`), three floors: past what a checkpoint save or an evaluation
- * pass takes.
+ * pass takes. Seconds of silence that never count as a stall (a checkpoint save, an evaluation pass):
  */
-/** Seconds of silence that never count as a stall (a checkpoint save, an evaluation pass). */
 export const STALL_FLOOR_SECONDS = 600;
 /** A stall is this many median step intervals without a step line. */
 export const STALL_FACTOR = 5;

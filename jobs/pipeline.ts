@@ -81,7 +81,7 @@ export interface PipelineOptions {
   /**
    * Continue this earlier run (its MaxText run_name, the directory under `trained/`) at its newest checkpoint even
    * though the spec changed (e.g. more steps): training writes there, the export goes to the new spec's own
-   * `hf-trained/<run name>/`. @default - the run named by the spec (runIdentity)
+   * `hf-trained/<run name>/<export key>/`. @default - the run named by the spec (runIdentity)
    */
   readonly resumeRun?: string;
   /** Recipe values by MaxText key, applied to every step that has the key; an unknown key is an error. @default - none */
@@ -298,7 +298,7 @@ const RUN_NAME = /^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$/;
  * `<base_output_directory>/<run_name>/` whatever else changed (maxtext-v0.2.4 src/maxtext/configs/types.py
  * checkpoint_dir; trainers/post_train/rl/train_rl.py restore), so the name carries a key of everything training
  * computes (jobs/maxtext.ts trainKey): the same spec keeps its name and a restart or a re-apply resumes it; a changed
- * spec trains anew in a new directory and exports to a new `hf-trained/<run_name>/`. A run id other than
+ * spec trains anew in a new directory and exports to a new `hf-trained/<run_name>/<exportKey>/`. A run id other than
  * DEFAULT_RUN_ID adds itself (a deliberate re-run of an unchanged spec). `overrides.run_name` replaces the tutorial's
  * prefix; the key is always appended.
  */

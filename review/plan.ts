@@ -234,6 +234,9 @@ export function reviewPlan(stack: string, file: string, input: unknown, options:
   if ('values' in input && input.planned_values === undefined && input.resource_changes === undefined) {
     throw new Error(`${file}: this is Terraform state (\`terraform show -json\` without a plan file), not a plan: produce the plan with \`terraform plan -out=<planfile>\` and \`terraform show -json <planfile>\``);
   }
+  if (input.planned_values !== undefined && !isObj(input.planned_values)) {
+    throw new Error(`${file}: planned_values must be an object, got ${input.planned_values === null ? 'null' : Array.isArray(input.planned_values) ? 'a list' : typeof input.planned_values}: not a plan Terraform writes`);
+  }
   if (input.planned_values === undefined && input.resource_changes === undefined) {
     throw new Error(`${file}: not a Terraform JSON plan (neither resource_changes nor planned_values): the review cannot tell what it does; produce it with \`terraform show -json <planfile>\``);
   }

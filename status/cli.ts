@@ -192,7 +192,7 @@ function noAnswer(err: ClusterError, context: string, server: string, s: Setup):
   switch (err.kind) {
     case 'api':
       // The cluster answered, but not as a cluster with this project's controllers would (e.g. 404: no JobSet/Kueue CRD).
-      return new NoCluster(`the cluster at ${where} answered: ${err.message}\n${hint}Is infra deployed there (JobSet and Kueue)? cdktf deploy infra\n`);
+      return new NoCluster(`the cluster at ${where} answered: ${err.message}\n${hint}Is infra deployed there (JobSet and Kueue)? npm run deploy -- infra\n`);
     case 'server':
       return new NoCluster(`the cluster at ${where} failed: ${err.message}\nThe control plane may be upgrading or overloaded; retry in a few minutes (npm run status -- --watch retries by itself).\n`);
     case 'plugin':
@@ -218,7 +218,7 @@ function noAnswer(err: ClusterError, context: string, server: string, s: Setup):
           ? s.dnsEndpoint
             ? `Likely cause: the endpoint accepts connections but never answers; with the DNS endpoint that is usually a network path (proxy, VPN) that drops it. Check that ${server} is the DNS endpoint get-credentials --dns-endpoint writes.`
             : `Likely cause: this machine's address is not in the control plane's allow-list (AUTHORIZED_CIDR: ${cidrs}); GKE drops such connections without an answer. ` +
-              `Add your public IP to AUTHORIZED_CIDR and cdktf deploy infra, or reach the cluster through its DNS endpoint (DNS_ENDPOINT=true, then get-credentials --dns-endpoint).`
+              `Add your public IP to AUTHORIZED_CIDR and npm run deploy -- infra, or reach the cluster through its DNS endpoint (DNS_ENDPOINT=true, then get-credentials --dns-endpoint).`
           : err.code === 'ENOTFOUND' || err.code === 'EAI_AGAIN'
             ? `Likely cause: the name does not resolve from here${s.dnsEndpoint ? ' (the DNS endpoint needs public DNS)' : ''}; the kubeconfig may be stale.`
             : err.code === 'ECONNREFUSED'
@@ -349,7 +349,7 @@ async function logs(argv: string[], io: Io): Promise<number> {
     const snapshot = await cluster.snapshot(s.platform.namespace, pipelinesSelector([pipeline]));
     const step = stepName ? pipeline.steps.find((st) => st.name === (stepName as StepName))! : defaultLogStep(pipeline, snapshot);
     if (!step) {
-      io.stderr.write(`logs: no step of ${pipeline.name} was created yet (cdktf deploy ${pipeline.name})\n`);
+      io.stderr.write(`logs: no step of ${pipeline.name} was created yet (npm run deploy -- ${pipeline.name})\n`);
       return EXIT.inProgress;
     }
     const pod = mainPodOf(step, snapshot.pods);

@@ -461,7 +461,7 @@ export function stepStatus(
       ...base,
       state: 'not-created',
       message: !anyCreated
-        ? `not deployed: cdktf deploy ${pipeline.name}`
+        ? `not deployed: npm run deploy -- ${pipeline.name}`
         : previous
           ? `starts when ${previous.name} completed`
           : 'not created',
@@ -594,7 +594,7 @@ export function stepStatus(
   };
 }
 
-/** `no new step for 42m (last step 300 at 2026-12-01T06:40:00Z; stalled after 10m = max(10m, 5 x 1m05s per step))`. */
+/** `no new step for 42m00s (last step 300 at 2026-12-01T06:40:00.000Z; stalled after 10m00s = max(10m00s, 5 x 1m05s per step))`. */
 export function stallText(s: Stall): string {
   const per = s.medianSeconds !== undefined ? `, ${STALL_FACTOR} x ${duration(s.medianSeconds)} per step` : '';
   return `no new step for ${duration(s.silentSeconds)} (last step ${s.lastStep} at ${new Date(s.lastAt).toISOString()}; stalled after ${duration(s.thresholdSeconds)} = max(${duration(STALL_FLOOR_SECONDS)}${per}))`;

@@ -95,7 +95,7 @@ describe('rl-qwen3 (tutorial 000)', () => {
     const s = mainScript(p, 'to-hf');
     for (const v of [
       `load_parameters_path=gs://my-bucket/qwen3-30b-a3b/trained/rl-${trainKey(p.recipe, p.slice.chips * p.slices)}/checkpoints/actor/50/model_params/`,
-      `base_output_directory=gs://my-bucket/qwen3-30b-a3b/hf-trained/rl-${trainKey(p.recipe, p.slice.chips * p.slices)}/`, 'weight_dtype=bfloat16', '--override_model_architecture',
+      `base_output_directory=gs://my-bucket/qwen3-30b-a3b/hf-trained/rl-${trainKey(p.recipe, p.slice.chips * p.slices)}/${exportKey(p.recipe)}/ `, 'weight_dtype=bfloat16', '--override_model_architecture',
     ]) expect(s).toContain(v);
   });
 });

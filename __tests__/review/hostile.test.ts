@@ -145,6 +145,8 @@ describe('what cannot be read is an error (exit 2), never "no changes"', () => {
     ['resource_changes: null', { format_version: '1.2', resource_changes: null }, /resource_changes must be a list, got null/],
     ['errored as a string', { format_version: '1.2', planned_values: {}, errored: 'yes' }, /errored: Expected boolean, received string/],
     ['only a format_version', { format_version: '1.2' }, /not a Terraform JSON plan \(neither resource_changes nor planned_values\)/],
+    ['planned_values: null', { format_version: '1.2', planned_values: null }, /planned_values must be an object, got null/],
+    ['planned_values: 5', { format_version: '1.2', planned_values: 5 }, /planned_values must be an object, got number/],
     ['a state (terraform show -json without a plan file)', { format_version: '1.0', terraform_version: '1.11.4', values: { root_module: {} } }, /this is Terraform state .* not a plan/],
   ];
   test.each(cases)('%s', (_name, content, message) => {

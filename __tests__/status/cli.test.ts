@@ -192,7 +192,7 @@ test('a pipeline not yet deployed: every step not-created, with the deploy comma
   const { code, doc } = await json(emptyWorld(), []);
   expect(code).toBe(3);
   expect(doc.pipelines.map((p) => p.name)).toEqual(pipelines.map((p) => p.name));
-  expect(doc.pipelines[0].steps[0]).toEqual({ name: 'to-maxtext', jobset: qwen.steps[0].jobSetName, state: 'not-created', message: `not deployed: cdktf deploy ${qwen.name}` });
+  expect(doc.pipelines[0].steps[0]).toEqual({ name: 'to-maxtext', jobset: qwen.steps[0].jobSetName, state: 'not-created', message: `not deployed: npm run deploy -- ${qwen.name}` });
 });
 
 test('--json has exactly the documented keys', async () => {
