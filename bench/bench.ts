@@ -30,7 +30,7 @@ import { spawnSync } from 'child_process';
 import * as fs from 'fs';
 import * as os from 'os';
 import * as path from 'path';
-import { allPipelinesWorld, emptyWorld, jobSet, pipeline, pod, running, runCli, startFakeApi, startSilentServer, step, workload, writeKubeconfig } from './fake-kube-api';
+import { allPipelinesWorld, manyPodsWorld, runCli, startFakeApi, startSilentServer, writeKubeconfig } from './fake-kube-api';
 import { printFaultRows } from './faults';
 
 const RUNS = 5;
@@ -180,13 +180,7 @@ async function hostileBench(): Promise<Array<[string, boolean]>> {
       fs.rmSync(kc.dir, { recursive: true, force: true });
     }
     // status with 10,000 pods.
-    const qwen = pipeline('rl-qwen3');
-    const w = emptyWorld();
-    const js = jobSet(step(qwen, 'train'));
-    w.jobSets.push(js);
-    w.workloads.push(workload(js, true, { chips: 32 }));
-    for (let i = 0; i < 10_000; i++) w.pods.push(pod(js, 'worker', running(11, ['pathways-worker']), i));
-    const api = await startFakeApi(w);
+    const api = await startFakeApi(manyPodsWorld(10_000));
     const kc2 = writeKubeconfig(api.url);
     try {
       const r = await runCli(['status', 'rl-qwen3'], { KUBECONFIG: kc2.file, HOME: kc2.dir });

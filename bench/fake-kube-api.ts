@@ -441,6 +441,19 @@ export function sftLine(minutes: number, stepNo: number, loss = 1.204): string {
 }
 
 /**
+ * rl-qwen3's training admitted on its 32 chips with `workers` running Pathways worker pods (the hostile-input test's
+ * and the benchmark's crowded namespace: one pod list must carry them all).
+ */
+export function manyPodsWorld(workers: number): World {
+  const w = emptyWorld();
+  const js = jobSet(step(pipeline('rl-qwen3'), 'train'));
+  w.jobSets.push(js);
+  w.workloads.push(workload(js, true, { chips: 32 }));
+  for (let i = 0; i < workers; i++) w.pods.push(pod(js, 'worker', running(11, ['pathways-worker']), i));
+  return w;
+}
+
+/**
  * Every pipeline in a different state (the benchmark's world, and the request-count test's): rl-qwen3 training at
  * step 20 (Pathways head + workers), rl-gemma4 queued on quota behind it, sft-gemma4 training (multi-host JAX),
  * rl-llama3 converted and its train step failed.

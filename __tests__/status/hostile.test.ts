@@ -12,10 +12,10 @@ import {
   emptyWorld,
   FakeApi,
   jobSet,
+  manyPodsWorld,
   pipeline,
   platform,
   pod,
-  running,
   runCli,
   startFakeApi,
   startSilentServer,
@@ -216,13 +216,7 @@ test('secrets in pod messages, events and logs are redacted in status and logs',
 });
 
 test('10,000 pods: one answer, in seconds, within bounded memory', async () => {
-  const qwen = pipeline('rl-qwen3');
-  const w = emptyWorld();
-  const js = jobSet(step(qwen, 'train'));
-  w.jobSets.push(js);
-  w.workloads.push(workload(js, true, { chips: 32 }));
-  for (let i = 0; i < 10_000; i++) w.pods.push(pod(js, 'worker', running(11, ['pathways-worker']), i));
-  const api = await fake(w);
+  const api = await fake(manyPodsWorld(10_000));
   const r = await runCli(['status', 'rl-qwen3', '--json'], kubeconfig(api.url));
   expect(r.code).toBe(3);
   expect(JSON.parse(r.stdout).pipelines[0].steps[1].state).toBeDefined();
