@@ -404,6 +404,19 @@ export interface Run {
   readonly totalMs: number;
 }
 
+/**
+ * Runs the status CLI against `server` as a user with a fresh kubeconfig (writeKubeconfig: `kubeconfig` picks the
+ * token or plugin) and HOME, removed when the run ends.
+ */
+export async function runCliOn(server: string, args: string[], kubeconfig: Parameters<typeof writeKubeconfig>[1] = {}): Promise<Run> {
+  const { file, dir } = writeKubeconfig(server, kubeconfig);
+  try {
+    return await runCli(args, { KUBECONFIG: file, HOME: dir });
+  } finally {
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
+}
+
 /** Runs the compiled CLI (dist/status/cli.js) in a child process; the fake API keeps answering meanwhile. */
 export function runCli(args: string[], env: Record<string, string>): Promise<Run> {
   return new Promise((resolve, reject) => {

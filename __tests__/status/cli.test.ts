@@ -3,7 +3,6 @@
  * (exec-plugin kubeconfig) and a fake API server over real HTTP on 127.0.0.1 serving objects built from the same
  * jobs/ builders the stacks use. dist/ is brought up to date by the project's one build, once per jest run (../dist.ts).
  */
-import * as fs from 'fs';
 import { tpuFlavorName } from '../../jobs/kueue';
 import { lastCheckpointStep } from '../../jobs/maxtext';
 import { secretCommand } from '../../jobs/secrets';
@@ -23,32 +22,27 @@ import {
   pod,
   rlLine,
   runCli,
+  runCliOn,
   running,
   startFakeApi,
   step,
   workload,
   World,
-  writeKubeconfig,
 } from '../../bench/fake-kube-api';
 import { ensureDist } from '../dist';
 
 
 let api: FakeApi | undefined;
-let dirs: string[] = [];
 beforeAll(ensureDist);
 afterEach(async () => {
   await api?.close();
   api = undefined;
-  for (const d of dirs) fs.rmSync(d, { recursive: true, force: true });
-  dirs = [];
 });
 
 async function run(world: World, args: string[]) {
   await api?.close(); // a test may run the CLI twice
   api = await startFakeApi(world);
-  const { file, dir } = writeKubeconfig(api.url);
-  dirs.push(dir);
-  return runCli(args, { KUBECONFIG: file, HOME: dir });
+  return runCliOn(api.url, args);
 }
 async function json(world: World, names: string[]) {
   const r = await run(world, ['status', ...names, '--json']);
@@ -238,9 +232,7 @@ test('--watch redraws until every named pipeline has ended', async () => {
       api!.world.jobSets.push(jobSet(step(qwen, 'to-hf'), completed));
     }
   };
-  const { file, dir } = writeKubeconfig(api.url);
-  dirs.push(dir);
-  const r = await runCli(['status', 'rl-qwen3', '--watch', '--interval', '1', '--json'], { KUBECONFIG: file, HOME: dir });
+  const r = await runCliOn(api.url, ['status', 'rl-qwen3', '--watch', '--interval', '1', '--json']);
   expect(r.code).toBe(0);
   const docs = r.stdout.trim().split('\n').map((l) => JSON.parse(l));
   expect(docs.map((d) => d.pipelines[0].steps.map((s: any) => s.state))).toEqual([
@@ -253,9 +245,7 @@ test('no cluster answering: names the context and server, and the get-credential
   const closed = await startFakeApi(emptyWorld());
   const url = closed.url;
   await closed.close();
-  const { file, dir } = writeKubeconfig(url);
-  dirs.push(dir);
-  const r = await runCli(['status'], { KUBECONFIG: file, HOME: dir });
+  const r = await runCliOn(url, ['status']);
   expect(r.code).toBe(4);
   expect(r.stderr).toContain(`no answer from the cluster at ${url} (kubeconfig context ${CONTEXT})`);
   expect(r.stderr).toContain('ECONNREFUSED');
@@ -265,9 +255,7 @@ test('no cluster answering: names the context and server, and the get-credential
 test('a user who may not list Workloads cluster-wide: the namespace list instead, once', async () => {
   api = await startFakeApi(allPipelinesWorld());
   api.forbidClusterWorkloads = true;
-  const { file, dir } = writeKubeconfig(api.url);
-  dirs.push(dir);
-  const r = await runCli(['status', 'rl-gemma4', '--json'], { KUBECONFIG: file, HOME: dir });
+  const r = await runCliOn(api.url, ['status', 'rl-gemma4', '--json']);
   expect(r.code).toBe(3);
   expect(JSON.parse(r.stdout).pipelines[0].steps[1].message).toContain(`quota held by JobSet ${step(qwen, 'train').jobSetName}`);
   expect(api.requests.filter((q) => q.path.includes('/workloads')).map((q) => q.path)).toEqual([
@@ -278,9 +266,7 @@ test('a user who may not list Workloads cluster-wide: the namespace list instead
 
 test('credentials refused (the exec plugin returns a token the server rejects): HTTP 401 and the fix; exit 4', async () => {
   api = await startFakeApi(emptyWorld());
-  const { file, dir } = writeKubeconfig(api.url, { token: 'expired' });
-  dirs.push(dir);
-  const r = await runCli(['status'], { KUBECONFIG: file, HOME: dir });
+  const r = await runCliOn(api.url, ['status'], { token: 'expired' });
   expect(r.code).toBe(4);
   expect(r.stderr).toContain(`the cluster refused the credentials at ${api.url} (kubeconfig context ${CONTEXT}): the API server refused the request (HTTP 401): Unauthorized`);
   expect(r.stderr).toContain(credentialsCommand(platform.clusterName, platform.region, platform.project, false));
@@ -288,9 +274,7 @@ test('credentials refused (the exec plugin returns a token the server rejects): 
 
 test('the exec plugin is not installed: the error and the fix; exit 4', async () => {
   api = await startFakeApi(emptyWorld());
-  const { file, dir } = writeKubeconfig(api.url, { command: 'gke-gcloud-auth-plugin-not-installed' });
-  dirs.push(dir);
-  const r = await runCli(['status'], { KUBECONFIG: file, HOME: dir });
+  const r = await runCliOn(api.url, ['status'], { command: 'gke-gcloud-auth-plugin-not-installed' });
   expect(r.code).toBe(4);
   expect(r.stderr).toContain(`(kubeconfig context ${CONTEXT})`);
   expect(r.stderr).toContain(

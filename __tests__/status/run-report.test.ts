@@ -18,13 +18,13 @@ import {
   pod,
   rlLine,
   runCli,
+  runCliOn,
   running,
   sftLine,
   startFakeApi,
   step,
   workload,
   World,
-  writeKubeconfig,
 } from '../../bench/fake-kube-api';
 import { chipPrices } from '../../status/cli';
 import { ensureDist } from '../dist';
@@ -41,9 +41,7 @@ afterAll(() => dirs.forEach((d) => fs.rmSync(d, { recursive: true, force: true }
 async function run(world: World, args: string[]) {
   await api?.close();
   api = await startFakeApi(world);
-  const { file, dir } = writeKubeconfig(api.url);
-  dirs.push(dir);
-  return { ...(await runCli(args, { KUBECONFIG: file, HOME: dir })), dir };
+  return runCliOn(api.url, args);
 }
 
 const sft = pipeline('sft-gemma4');
