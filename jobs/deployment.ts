@@ -87,15 +87,23 @@ export interface NotifySettings {
 }
 
 export interface Deployment {
-  /** Shared names and the TPU slice groups with their capacity. */
+  /** Shared names and the TPU slice groups with their capacity (jobs/platform.ts). */
   readonly platform: Platform;
+  /** Control plane and lifecycle of the GKE cluster. */
   readonly cluster: ClusterSettings;
+  /** The system and CPU pools (the TPU pools are `platform.tpuGroups`). */
   readonly nodePools: NodePoolSettings;
+  /** The checkpoint bucket's settings. */
   readonly bucket: BucketSettings;
+  /** JobSet and Kueue versions, the queues chart. */
   readonly controllers: ControllerSettings;
+  /** The Kueue objects the queues chart renders, and their TPU quota. */
   readonly queues: QueueSettings;
+  /** Terraform state backend. */
   readonly state: StateSettings;
+  /** Placeholders and reservations, checked at plan time before anything is created. */
   readonly preflight: PreflightSettings;
+  /** Email notifications of the pipelines' steps: no address or no pipeline, no channel and no alert policy. */
   readonly notify: NotifySettings;
   /** The selected pipelines, recipes resolved, built and validated against the platform. */
   readonly pipelines: readonly Pipeline[];

@@ -14,8 +14,7 @@ import { NOTIFICATION_RESOURCE_TYPES, Notifications } from '../constructs/notifi
 import { PlaceholderGuard, ReservationChecks } from '../constructs/preflight';
 import { ProjectApis } from '../constructs/project-apis';
 import { TpuSlicePool } from '../constructs/tpu-slice-pool';
-import type { BucketSettings, ClusterSettings, ControllerSettings, NodePoolSettings, NotifySettings, PreflightSettings, QueueSettings, StateSettings } from '../jobs/deployment';
-import type { Platform } from '../jobs/platform';
+import type { Deployment } from '../jobs/deployment';
 import { useBackend } from './backend';
 
 export { REQUIRED_APIS } from '../constructs/project-apis';
@@ -24,26 +23,7 @@ export { REQUIRED_APIS } from '../constructs/project-apis';
  * The parts of the deployment (jobs/deployment.ts) infra builds from, each resolved and checked by config: the stack
  * picks nothing, it hands each part to the construct that owns it.
  */
-export interface InfraStackProps {
-  /** Shared names and the TPU slice groups (jobs/platform.ts). */
-  readonly platform: Platform;
-  /** Control plane and lifecycle of the GKE cluster. */
-  readonly cluster: ClusterSettings;
-  /** The system and CPU pools (the TPU pools are `platform.tpuGroups`). */
-  readonly nodePools: NodePoolSettings;
-  /** The checkpoint bucket's settings. */
-  readonly bucket: BucketSettings;
-  /** JobSet and Kueue versions, the queues chart. */
-  readonly controllers: ControllerSettings;
-  /** The Kueue objects the queues chart renders, and their TPU quota. */
-  readonly queues: QueueSettings;
-  /** Terraform state backend. */
-  readonly state: StateSettings;
-  /** Placeholders and reservations, checked at plan time before anything is created. */
-  readonly preflight: PreflightSettings;
-  /** Email notifications of the pipelines' steps: no address or no pipeline, no channel and no alert policy. */
-  readonly notify: NotifySettings;
-}
+export type InfraStackProps = Pick<Deployment, 'platform' | 'cluster' | 'nodePools' | 'bucket' | 'controllers' | 'queues' | 'state' | 'preflight' | 'notify'>;
 
 /**
  * `cdktf deploy infra`: network, GKE cluster, node pools (system, cpu-np, one per TPU slice), service
