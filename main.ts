@@ -1,7 +1,8 @@
 /**
  * Entry point (cdktf.json runs the compiled dist/main.js): load the deployment -> build every stack -> synth.
- * Deploy one stack with `cdktf deploy infra` or `cdktf deploy <pipeline>`. `node dist/main.js --check` loads and
- * builds everything but writes nothing and prints only errors (`npm run synth` runs it before `cdktf synth`).
+ * Deploy one stack with `npm run deploy -- infra` or `npm run deploy -- <pipeline>`. `node dist/main.js --check` loads
+ * and builds everything but writes nothing and prints only errors (`npm run synth|diff|deploy|destroy` run it before
+ * the cdktf command, so a config error is printed once and cdktf never starts).
  *
  * The data flow, one way (docs/architecture.md draws it):
  *  1. `loadDeployment()` (config/deployment.ts), config/'s one entry:
