@@ -172,7 +172,15 @@ export function runName(train: RlTrain | SftTrain): string {
  * only when it was converted identically; changing one converts again into a new directory.
  */
 export function conversionKey(recipe: Recipe): string {
-  return specKey({ image: recipe.image, model: recipe.model.name, args: recipe.toMaxText.args, flags: recipe.toMaxText.flags });
+  // The HF repository is in the key through `flags.hf_model_path` (passed whenever it is not the key's HF_IDS default);
+  // a pinned revision joins it (an unpinned conversion takes the repository's head and says so, jobs/spec.ts).
+  return specKey({
+    image: recipe.image,
+    model: recipe.model.name,
+    args: recipe.toMaxText.args,
+    flags: recipe.toMaxText.flags,
+    hfRevision: recipe.model.hfRevision,
+  });
 }
 
 /**
@@ -199,6 +207,8 @@ export function trainKey(recipe: Recipe, trainChips: number): string {
     exportVllmHostIp: t.kind === 'rl' ? t.exportVllmHostIp : undefined,
     tpuVmEnv: recipe.tpuVmEnv,
     chips: trainChips,
+    // A changed reward (or processor) file is another run, although its mount path is the same argument.
+    files: recipe.files?.map((f) => ({ name: f.name, sha256: f.sha256 })),
   });
 }
 
@@ -215,6 +225,7 @@ export function exportKey(recipe: Recipe): string {
     args: recipe.toHf.args,
     modelName: recipe.toHf.modelName,
     overrideModelArchitecture: recipe.toHf.overrideModelArchitecture ?? false,
+    lora: recipe.toHf.lora,
   });
 }
 
@@ -411,6 +422,8 @@ export function toMaxTextInvocation({ recipe, paths }: CommandContext): Invocati
   const flags: Array<readonly [string, Scalar]> = [];
   if (step.flags.hf_model_path !== undefined) flags.push(['hf_model_path', step.flags.hf_model_path]);
   flags.push(['lazy_load_tensors', step.flags.lazy_load_tensors]);
+  // to_maxtext's own `--revision` (maxtext-v0.2.4 to_maxtext.py argparse; passed to hf_hub_download / from_pretrained).
+  if (recipe.model.hfRevision !== undefined) flags.push(['revision', recipe.model.hfRevision]);
   return {
     module: MODULES.toMaxText,
     args: [
@@ -444,11 +457,19 @@ export function trainInvocation({ recipe, paths }: CommandContext): Invocation {
  */
 export function toHfInvocation({ recipe, paths }: CommandContext): Invocation {
   const step = recipe.toHf;
+  // A LoRA run exports its adapter: to_huggingface's "Adapter" mode reads `lora.lora_restore_path` alone.
+  const source: Array<readonly [string, ArgValue]> = step.lora
+    ? [
+        ['lora.lora_restore_path', paths.trainedCheckpoint],
+        ['lora.lora_rank', step.lora.rank],
+        ['lora.lora_alpha', step.lora.alpha],
+      ]
+    : [['load_parameters_path', paths.trainedCheckpoint]];
   return {
     module: MODULES.toHuggingFace,
     args: [
       ['model_name', step.modelName ?? recipe.model.name],
-      ['load_parameters_path', paths.trainedCheckpoint],
+      ...source,
       ['base_output_directory', paths.hfExportDir],
       ...Object.entries(step.args),
     ],

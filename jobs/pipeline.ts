@@ -41,6 +41,7 @@ import { Platform } from './platform';
 import { imagesIn } from './image-ref';
 import { imageMaxTextVersion } from './recipes/common';
 import { ContainerResources, JsonValue, MaxTextArgs, Recipe, StepName, STEP_NAMES } from './recipes/types';
+import { buildFilesConfigMap, CONFIGMAP_MAX_BYTES, configMapBytes, filesVolume } from './recipe-files';
 import { buildSecretProviderClass } from './secrets';
 import { TpuSlice, tpuSlice } from './tpu';
 import { targetGroup, validateRecipe } from './validate';
@@ -136,7 +137,7 @@ export interface Pipeline {
   readonly tutorial: string;
   readonly description: string;
   readonly image: string;
-  readonly model: { readonly name: string; readonly hfRepo: string; readonly exportName: string };
+  readonly model: { readonly name: string; readonly hfRepo: string; readonly exportName: string; readonly hfRevision?: string };
   readonly runtime: Recipe['runtime'];
   readonly namespace: string;
   readonly slice: TpuSlice;
@@ -147,6 +148,11 @@ export interface Pipeline {
   readonly steps: readonly PipelineStep[];
   /** The SecretProviderClass the pods mount the HF token through. */
   readonly secretProviderClass: Record<string, unknown>;
+  /**
+   * The ConfigMap of the recipe's files (the reward file), mounted read-only into the training pods
+   * (jobs/recipe-files.ts). @default - none (no files)
+   */
+  readonly filesConfigMap?: Record<string, unknown>;
   /** Every gs:// path the pipeline reads or writes. */
   readonly paths: PipelinePaths;
   /** Labels on every object of the pipeline. */
@@ -411,6 +417,10 @@ export function buildPipeline(recipe: Recipe, platform: Platform, options: Pipel
     imageSource: options.imageSource ?? (options.configSource ? `${options.configSource}.image` : undefined),
   });
 
+  const files = resolved.files ?? [];
+  if (configMapBytes(files) > CONFIGMAP_MAX_BYTES) {
+    throw new Error(`${source}: the pipeline's files (${files.map((f) => f.path).join(', ')}) hold ${configMapBytes(files)} bytes; a ConfigMap holds at most ${CONFIGMAP_MAX_BYTES}`);
+  }
   const baseLabels = {
     [PIPELINE_LABELS.partOf]: PART_OF,
     [PIPELINE_LABELS.pipeline]: resolved.name,
@@ -469,10 +479,11 @@ export function buildPipeline(recipe: Recipe, platform: Platform, options: Pipel
     const tpuEnvPrelude = resolved.tpuVmEnv ? ['TPU_NAME="$(hostname)"', 'export TPU_NAME'] : [];
     const script = buildScript(trainInvocation(ctx), { prelude: [...tpuEnvPrelude, ...trainPrelude(t)] });
     const env = { ...(resolved.tpuVmEnv ? tpuVmEnv(slice) : {}), ...t.env };
+    const extraVolumes = files.length > 0 ? [filesVolume(resolved.name)] : undefined;
     if (resolved.runtime === 'pathways' && resolved.pathways) {
       return pathwaysJobSet(
         common('train'),
-        { image: resolved.image, script, env, resources: workloadResources },
+        { image: resolved.image, script, env, resources: workloadResources, extraVolumes },
         {
           slice,
           slices,
@@ -486,7 +497,7 @@ export function buildPipeline(recipe: Recipe, platform: Platform, options: Pipel
         },
       );
     }
-    return multiHostJaxJobSet(common('train'), { image: resolved.image, script, env }, slice, slices, true);
+    return multiHostJaxJobSet(common('train'), { image: resolved.image, script, env, extraVolumes }, slice, slices, true);
   };
 
   const toMaxText = conversion('to-maxtext');
@@ -550,7 +561,12 @@ export function buildPipeline(recipe: Recipe, platform: Platform, options: Pipel
     tutorial: resolved.tutorial,
     description: resolved.description,
     image: resolved.image,
-    model: { name: resolved.model.name, hfRepo: resolved.model.hfRepo, exportName: resolved.toHf.modelName ?? resolved.model.name },
+    model: {
+      name: resolved.model.name,
+      hfRepo: resolved.model.hfRepo,
+      exportName: resolved.toHf.modelName ?? resolved.model.name,
+      ...(resolved.model.hfRevision !== undefined ? { hfRevision: resolved.model.hfRevision } : {}),
+    },
     runtime: resolved.runtime,
     namespace: platform.namespace,
     slice,
@@ -558,6 +574,7 @@ export function buildPipeline(recipe: Recipe, platform: Platform, options: Pipel
     recipe: resolved,
     steps,
     secretProviderClass: buildSecretProviderClass(resolved.name, platform, baseLabels),
+    ...(files.length > 0 ? { filesConfigMap: buildFilesConfigMap(resolved.name, platform.namespace, baseLabels, files) } : {}),
     paths,
     labels: baseLabels,
     images: imagesIn(steps.map((s) => s.manifest)),
