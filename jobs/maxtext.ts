@@ -344,7 +344,7 @@ export const TRANSIENT_RETRY_DELAY_SECONDS = 60;
  * the pod failure policy still sees application errors (FailJobSet) and signals (restart) as before. SIGTERM is passed
  * on to the command (bash is PID 1 and would otherwise ignore it).
  */
-export function retryOnceOnTransient(command: string, delaySeconds: number = TRANSIENT_RETRY_DELAY_SECONDS): string[] {
+export function retryOnceOnTransient(command: string, delaySeconds: number = TRANSIENT_RETRY_DELAY_SECONDS, onSuccess: readonly string[] = []): string[] {
   return [
     'attempt_log="$(mktemp)"',
     'exec 3> >(tee "$attempt_log"); tee_pid=$!',
@@ -363,6 +363,32 @@ export function retryOnceOnTransient(command: string, delaySeconds: number = TRA
     `  sleep ${delaySeconds}`,
     `  exec ${command}`,
     'fi',
+    ...successLines(onSuccess),
+    'exit "$rc"',
+  ];
+}
+
+/** `if [ "$rc" -eq 0 ]; then <lines>; fi`, or nothing. */
+function successLines(lines: readonly string[]): string[] {
+  return lines.length > 0 ? ['if [ "$rc" -eq 0 ]; then', ...lines.map((l) => `  ${l}`), 'fi'] : [];
+}
+
+/**
+ * Runs `command` as a child (not `exec`), passing SIGTERM on, and exits with its code after `onSuccess` ran on success:
+ * the same exit codes reach Kubernetes (a signal still ends in 128+n, an infrastructure exit code), as in
+ * retryOnceOnTransient.
+ */
+export function runThen(command: string, onSuccess: readonly string[]): string[] {
+  return [
+    `${command} &`,
+    'child=$!',
+    `trap 'kill -TERM "$child" 2>/dev/null' TERM`,
+    'set +e',
+    'wait "$child"; rc=$?',
+    'while kill -0 "$child" 2>/dev/null; do wait "$child"; rc=$?; done',
+    'set -e',
+    'trap - TERM',
+    ...successLines(onSuccess),
     'exit "$rc"',
   ];
 }
@@ -381,6 +407,11 @@ export interface ScriptOptions {
   readonly skipIfExists?: string;
   /** Run the call once more after a transient service error (retryOnceOnTransient). @default false */
   readonly retryTransientOnce?: boolean;
+  /**
+   * Shell lines writing the step's run record (jobs/run-record.ts): `start` before the call (after the skip check),
+   * `end` after it succeeded (not after a transient-error retry, which `exec`s). @default - no record
+   */
+  readonly record?: { readonly start: string; readonly end: string };
 }
 
 /**
@@ -405,7 +436,10 @@ export function buildScript(inv: Invocation, options: ScriptOptions = {}): strin
   // Assign then export, so a missing secret file fails the script (export would mask the failure).
   lines.push(`${HF_TOKEN_ENV}="$(cat ${HF_TOKEN_FILE})"`, `export ${HF_TOKEN_ENV}`);
   lines.push(...(options.prelude ?? []));
-  if (options.retryTransientOnce) lines.push(...retryOnceOnTransient(renderInvocation(inv)));
+  if (options.record) lines.push(options.record.start);
+  const end = options.record ? [options.record.end] : [];
+  if (options.retryTransientOnce) lines.push(...retryOnceOnTransient(renderInvocation(inv), TRANSIENT_RETRY_DELAY_SECONDS, end));
+  else if (options.record) lines.push(...runThen(renderInvocation(inv), end));
   else lines.push(`exec ${renderInvocation(inv)}`);
   return lines.join('\n');
 }

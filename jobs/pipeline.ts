@@ -31,7 +31,10 @@ import {
   trainInvocation,
   trainPrelude,
   runNameProblem,
+  conversionKey,
+  shellQuote,
 } from './maxtext';
+import { recordLine, runRecord, RunRecord, runRecordPath } from './run-record';
 import { DEFAULT_TRAIN_MAX_RESTARTS } from './capacity';
 import { sha256Of } from './spec-key';
 import { cpuQuotaCoresPerNode, podsReadyRequeueMinutes } from './kueue';
@@ -153,6 +156,8 @@ export interface Pipeline {
    * (jobs/recipe-files.ts). @default - none (no files)
    */
   readonly filesConfigMap?: Record<string, unknown>;
+  /** Each step's run record as synthesized, and where the step writes it (jobs/run-record.ts); status shows them. */
+  readonly runRecords: Readonly<Record<StepName, { readonly path: string; readonly record: RunRecord }>>;
   /** Every gs:// path the pipeline reads or writes. */
   readonly paths: PipelinePaths;
   /** Labels on every object of the pipeline. */
@@ -457,27 +462,33 @@ export function buildPipeline(recipe: Recipe, platform: Platform, options: Pipel
     };
   };
 
+  const runFacts = { runId: options.runId, conversionKey: conversionKey(resolved), chips: slice.chips * slices, slices };
+  const record = (step: StepName) => {
+    const r = runRecord(resolved, paths, step, runFacts);
+    const at = runRecordPath(paths, step);
+    return { start: recordLine(r, at, 'start', shellQuote), end: recordLine(r, at, 'end', shellQuote) };
+  };
   const conversion = (step: 'to-maxtext' | 'to-hf'): { built: BuiltJobSet; runsOn: 'cpu' | 'tpu' } => {
     const conf = step === 'to-maxtext' ? resolved.toMaxText : resolved.toHf;
     const tutorialInv = step === 'to-maxtext' ? toMaxTextInvocation(ctx) : toHfInvocation(ctx);
     const inv = onCpu ? placeOnCpu(tutorialInv) : tutorialInv;
     const skipIfExists = step === 'to-maxtext' && conf.reuseExisting !== false ? `${paths.maxtextDir}0/commit_success.txt` : undefined;
     if (onCpu) {
-      const script = buildScript(inv, { skipIfExists, retryTransientOnce: true });
+      const script = buildScript(inv, { skipIfExists, retryTransientOnce: true, record: record(step) });
       return {
         built: cpuPodJobSet(common(step), { image: resolved.image, script, resources: conversionResources(conf.resources) }, platform.cpuPool.name),
         runsOn: 'cpu',
       };
     }
     // The tutorials' shape: every VM of one slice starts, index 0 converts, the others exit 0.
-    const script = buildScript(inv, { onlyIndexZero: true, skipIfExists, retryTransientOnce: true });
+    const script = buildScript(inv, { onlyIndexZero: true, skipIfExists, retryTransientOnce: true, record: record(step) });
     return { built: multiHostJaxJobSet(common(step), { image: resolved.image, script }, slice, 1, false), runsOn: 'tpu' };
   };
 
   const train = (): BuiltJobSet => {
     const t = resolved.train;
     const tpuEnvPrelude = resolved.tpuVmEnv ? ['TPU_NAME="$(hostname)"', 'export TPU_NAME'] : [];
-    const script = buildScript(trainInvocation(ctx), { prelude: [...tpuEnvPrelude, ...trainPrelude(t)] });
+    const script = buildScript(trainInvocation(ctx), { prelude: [...tpuEnvPrelude, ...trainPrelude(t)], record: record('train') });
     const env = { ...(resolved.tpuVmEnv ? tpuVmEnv(slice) : {}), ...t.env };
     const extraVolumes = files.length > 0 ? [filesVolume(resolved.name)] : undefined;
     if (resolved.runtime === 'pathways' && resolved.pathways) {
@@ -575,6 +586,9 @@ export function buildPipeline(recipe: Recipe, platform: Platform, options: Pipel
     steps,
     secretProviderClass: buildSecretProviderClass(resolved.name, platform, baseLabels),
     ...(files.length > 0 ? { filesConfigMap: buildFilesConfigMap(resolved.name, platform.namespace, baseLabels, files) } : {}),
+    runRecords: Object.fromEntries(
+      STEP_NAMES.map((step) => [step, { path: runRecordPath(paths, step), record: runRecord(resolved, paths, step, runFacts) }]),
+    ) as Record<StepName, { path: string; record: RunRecord }>,
     paths,
     labels: baseLabels,
     images: imagesIn(steps.map((s) => s.manifest)),
