@@ -254,11 +254,8 @@ function baseOf(spec: PipelineSpec, presets: Readonly<Record<string, Recipe>>, p
   return { base, method };
 }
 
-const withArgs = (recipe: Recipe, set: MaxTextArgs, drop: readonly string[] = []): Recipe => {
-  const args: Record<string, JsonValue> = { ...recipe.train.args, ...set };
-  for (const k of drop) delete args[k];
-  return { ...recipe, train: { ...recipe.train, args } } as Recipe;
-};
+/** The recipe with `set` merged into its training arguments. */
+const withArgs = (recipe: Recipe, set: MaxTextArgs): Recipe => ({ ...recipe, train: { ...recipe.train, args: { ...recipe.train.args, ...set } } }) as Recipe;
 
 /** Model key, HF repository, revision and tokenizer. */
 function applyModel(spec: PipelineSpec, recipe: Recipe, problems: Problems, notices: string[]): Recipe {
