@@ -122,6 +122,17 @@ describe('extends: a preset as a base', () => {
     expect(script(d, 'mine', 'train')).toContain('tokenizer_path=Qwen/Qwen3-30B-A3B');
   });
 
+  test('rl-qwen3 with a reward file and GSPO: the Pathways head mounts the files; rl.loss_algo is set', () => {
+    const d = deploy({ mine: { extends: 'rl-qwen3', method: 'gspo', reward: REWARD } });
+    const p = d.pipelines[0];
+    const head = (p.steps[1].manifest as any).spec.replicatedJobs.find((r: any) => r.name === 'pathways-head').template.spec.template.spec;
+    expect(head.volumes).toContainEqual({ name: 'pipeline-files', configMap: { name: 'mine-files' } });
+    const workload = head.containers.find((c: any) => c.name === 'workload-container');
+    expect(workload.volumeMounts).toContainEqual({ name: 'pipeline-files', mountPath: RECIPE_FILES_DIR, readOnly: true });
+    expect(workload.command[2]).toContain('rl.loss_algo=gspo-token');
+    expect(p.filesConfigMap).toMatchObject({ kind: 'ConfigMap', metadata: { name: 'mine-files' } });
+  });
+
   test('a preset entry with only deploy options is the preset itself (the tutorials synthesize as before)', () => {
     const d = deploy({ 'rl-llama3': { runId: 'r1' } });
     expect(d.pipelines[0].recipe.model).toEqual({ name: 'llama3.1-8b-Instruct', hfRepo: 'meta-llama/Llama-3.1-8B-Instruct' });
