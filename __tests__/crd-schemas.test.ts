@@ -17,6 +17,9 @@ import { RECIPES } from '../jobs/recipes';
 import { kueueObjects } from '../jobs/kueue';
 import { isCi } from './ci-env';
 import { testPlatform } from './jobs/fixtures';
+import { loadDeployment } from '../config/deployment';
+
+const EXAMPLE_FILES = ['sft-llama3-8b.json', 'grpo-qwen3-8b.json', 'lora-sft-gemma3-12b.json'];
 
 const SCHEMAS_DIR = process.env.CRD_SCHEMAS_DIR ?? path.resolve(__dirname, '..', '..', 'shared', 'schemas');
 const FILES: Record<string, { file: string; version: string }> = {
@@ -60,6 +63,13 @@ function objects() {
     }
     for (const o of kueueObjects({ platform: testPlatform({ v6e32Slices: slices }), cpuPoolMaxNodes: 4 }) as any[]) {
       out.push({ label: `Kueue ${o.kind} ${o.metadata.name} ${slices} slice(s)`, kind: o.kind, object: o });
+    }
+  }
+  // The three example configurations (config/examples/, docs/pipelines.md "Your own pipeline").
+  for (const file of EXAMPLE_FILES) {
+    for (const p of loadDeployment({ env: { CONFIG_FILE: `config/examples/${file}` } }).pipelines) {
+      out.push({ label: `${file} ${p.name} SecretProviderClass`, kind: 'SecretProviderClass', object: p.secretProviderClass });
+      for (const s of p.steps) out.push({ label: `${file} ${s.jobSetName}`, kind: 'JobSet', object: s.manifest });
     }
   }
   return out;

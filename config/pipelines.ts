@@ -1,22 +1,119 @@
 /**
- * Per-pipeline options from config (`pipelines.<name>` in the file, CLOUD_IMAGE_NAME / RUN_ID from env).
+ * The pipelines of the config: the presets (the four tutorials, jobs/recipes) and every `pipelines.<name>` entry,
+ * resolved into recipes (jobs/spec.ts), selected against the platform and built. The reward file is read here
+ * (config/ is the only layer that reads files). Every problem of every pipeline is collected into one ConfigError.
  */
+import * as fs from 'fs';
+import * as path from 'path';
 import { buildPipeline, checkRunOutputs, DEFAULT_RUN_ID, Pipeline, PipelineOptions } from '../jobs/pipeline';
 import { findTpuGroup, Platform } from '../jobs/platform';
+import { CONFIGMAP_MAX_BYTES } from '../jobs/recipe-files';
 import { RECIPES } from '../jobs/recipes';
 import type { Recipe } from '../jobs/recipes/types';
+import { didYouMean, isPlainEntry, PipelineSpec, resolveSpec, SpecFile } from '../jobs/spec';
+import { sha256Of } from '../jobs/spec-key';
 import { sliceShapeName, tpuSlice, TpuSlice } from '../jobs/tpu';
 import { ConfigError, LoadedConfig, sourceOf } from './load';
 import { platformFromConfig } from './platform';
-import { SINGLE_HOST_SLICE } from './schema';
+import { PipelineConfig, SINGLE_HOST_SLICE } from './schema';
+
+/** The message for an entry that names no preset and defines no pipeline. */
+function unknownName(loaded: LoadedConfig, key: string, knownNames: readonly string[]): string {
+  return (
+    `${sourceOf(loaded, `pipelines.${key}`)}: no preset named '${key}'${didYouMean(key, knownNames)}; presets: ${knownNames.join(', ')}; ` +
+    'a new pipeline sets method, model, hfModel and dataset (docs/pipelines.md "Your own pipeline")'
+  );
+}
 
 function checkNames(loaded: LoadedConfig, knownNames: readonly string[]): void {
   const unknown = Object.keys(loaded.config.pipelines).filter((key) => !knownNames.includes(key));
-  if (unknown.length > 0) {
-    throw new ConfigError(
-      unknown.map((key) => `${sourceOf(loaded, `pipelines.${key}`)}: no recipe named '${key}'; recipes: ${knownNames.join(', ')}`),
-    );
+  if (unknown.length > 0) throw new ConfigError(unknown.map((key) => unknownName(loaded, key, knownNames)));
+}
+
+/**
+ * Reads a file of the user's repository for a pipeline (a reward file): relative to the repository root, inside it
+ * (symbolic links resolved), a `.py` file, at most a ConfigMap's size, UTF-8. Says why not instead of throwing.
+ */
+export function readRepoFile(repoRoot: string, written: string): SpecFile {
+  const name = path.basename(written);
+  const fail = (problem: string): SpecFile => ({ path: written, name, problem });
+  if (path.isAbsolute(written)) return fail(`is an absolute path; name a file inside this repository (${repoRoot}), relative to its root`);
+  const absolute = path.resolve(repoRoot, written);
+  const inside = (p: string, root: string) => p === root || p.startsWith(root + path.sep);
+  if (!inside(absolute, repoRoot)) return fail(`is outside the repository (${repoRoot}); the pods get files of this repository only`);
+  if (path.extname(written) !== '.py') return fail(`must be a Python file (.py): MaxText imports it (train_rl.py build_reward_fns)`);
+  let stat: fs.Stats;
+  try {
+    stat = fs.statSync(absolute);
+  } catch {
+    return fail('not found in the repository');
   }
+  if (!stat.isFile()) return fail('is not a regular file');
+  let real: string;
+  try {
+    real = fs.realpathSync(absolute);
+  } catch {
+    return fail('cannot be resolved');
+  }
+  if (!inside(real, fs.realpathSync(repoRoot))) return fail(`is a link to ${real}, outside the repository`);
+  if (stat.size > CONFIGMAP_MAX_BYTES) {
+    return fail(`is ${stat.size} bytes; a ConfigMap holds at most ${CONFIGMAP_MAX_BYTES} (1 MiB): move data the reward loads into the bucket`);
+  }
+  let content: string;
+  try {
+    content = new TextDecoder('utf-8', { fatal: true }).decode(fs.readFileSync(absolute));
+  } catch {
+    return fail('is not UTF-8 text');
+  }
+  return { path: written, name, content, sha256: sha256Of(content) };
+}
+
+/** The pipeline fields of an entry, with the reward file read. */
+function specOf(loaded: LoadedConfig, name: string, entry: PipelineConfig | undefined): PipelineSpec {
+  const e = entry ?? ({} as Partial<PipelineConfig>);
+  const reward = e.reward === undefined ? undefined : typeof e.reward === 'string' ? { file: e.reward } : e.reward;
+  return {
+    name,
+    source: `${loaded.file}: pipelines.${name}`,
+    extends: e.extends,
+    method: e.method,
+    model: e.model,
+    hfModel: e.hfModel,
+    hfRevision: e.hfRevision,
+    hfArchitecture: e.hfArchitecture,
+    tokenizer: e.tokenizer,
+    dataset: e.dataset,
+    reward: reward && { file: readRepoFile(loaded.repoRoot, reward.file), functions: 'functions' in reward ? reward.functions : undefined },
+    lora: e.lora,
+    slice: e.slice,
+    steps: e.steps,
+    defaultSlice: { machineType: loaded.config.tpu.machineType, topology: loaded.config.tpu.topology },
+  };
+}
+
+/** Every pipeline's recipe: the presets, then the file's new entries in file order; problems and notices by name. */
+export function pipelineRecipes(loaded: LoadedConfig): {
+  recipes: Record<string, Recipe>;
+  problems: string[];
+  notices: Record<string, string[]>;
+} {
+  const presetNames = Object.keys(RECIPES);
+  const names = [...new Set([...presetNames, ...Object.keys(loaded.config.pipelines)])];
+  const recipes: Record<string, Recipe> = {};
+  const problems: string[] = [];
+  const notices: Record<string, string[]> = {};
+  for (const name of names) {
+    const spec = specOf(loaded, name, loaded.config.pipelines[name]);
+    if (!RECIPES[name] && isPlainEntry(spec)) {
+      problems.push(unknownName(loaded, name, presetNames));
+      continue;
+    }
+    const resolved = resolveSpec(spec, RECIPES);
+    problems.push(...resolved.problems);
+    notices[name] = [...resolved.notices];
+    if (resolved.recipe) recipes[name] = resolved.recipe;
+  }
+  return { recipes, problems, notices };
 }
 
 /** The pipelines to build, and one notice per pipeline left out because infra lacks its slice. */
@@ -38,9 +135,14 @@ function howToAdd(slice: TpuSlice): string {
  * enabled by default is left out with one notice saying why and which variables add the shape; one that was asked
  * for (named in PIPELINES, or `enabled: true` in the file) is an error. Unknown `pipelines.<key>` are errors too.
  */
-export function selectPipelines(loaded: LoadedConfig, recipes: Readonly<Record<string, Recipe>>, platform: Platform): PipelineSelection {
+export function selectPipelines(
+  loaded: LoadedConfig,
+  recipes: Readonly<Record<string, Recipe>>,
+  platform: Platform,
+  failed: readonly string[] = [],
+): PipelineSelection {
   const knownNames = Object.keys(recipes);
-  checkNames(loaded, knownNames);
+  checkNames(loaded, [...knownNames, ...failed]);
   const names: string[] = [];
   const notices: string[] = [];
   const problems: string[] = [];
@@ -98,11 +200,30 @@ export function selectAndBuildPipelines(
   loaded: LoadedConfig,
   platform: Platform = platformFromConfig(loaded),
 ): { pipelines: Pipeline[]; notices: string[] } {
-  const selection = selectPipelines(loaded, RECIPES, platform);
-  const pipelines = selection.names.map((name) => buildPipeline(RECIPES[name], platform, pipelineOptions(loaded, name)));
+  const { recipes, problems, notices: specNotices } = pipelineRecipes(loaded);
+  const collect = (fn: () => void) => {
+    try {
+      fn();
+    } catch (err) {
+      if (err instanceof ConfigError) problems.push(...err.issues);
+      else problems.push(...(err as Error).message.split('\n'));
+    }
+  };
+  let selection: PipelineSelection = { names: [], notices: [] };
+  // Entries whose recipe has problems are not selected (their problems are already listed).
+  const valid = recipes;
+  collect(() => {
+    selection = selectPipelines(loaded, valid, platform, Object.keys(loaded.config.pipelines).filter((n) => !recipes[n]));
+  });
+  const pipelines: Pipeline[] = [];
+  for (const name of selection.names) collect(() => void pipelines.push(buildPipeline(recipes[name], platform, pipelineOptions(loaded, name))));
   // No pipeline may write into another's training run or export.
-  checkRunOutputs(pipelines);
-  return { pipelines, notices: [...selection.notices, ...pipelines.flatMap((p) => p.notices)] };
+  if (problems.length === 0) collect(() => checkRunOutputs(pipelines));
+  if (problems.length > 0) throw new ConfigError(problems);
+  return {
+    pipelines,
+    notices: [...selection.notices, ...selection.names.flatMap((n) => specNotices[n] ?? []), ...pipelines.flatMap((p) => p.notices)],
+  };
 }
 
 /** The selected pipelines alone (selectAndBuildPipelines without the notices; the deployment holds both). */

@@ -166,8 +166,61 @@ const singleHostPool = z
 /** One attempt of a step, minutes: a whole number from 1 to MAX_STEP_TIMEOUT_MINUTES (30 days). */
 const stepMinutes = z.number().int().min(1).max(MAX_STEP_TIMEOUT_MINUTES);
 
+/** A pipeline's dataset (jobs/spec.ts DatasetSpec). */
+const dataset = z
+  .object({
+    /** Hugging Face dataset repository, e.g. HuggingFaceH4/ultrachat_200k. */
+    hf: z.string().max(256).optional(),
+    /** The dataset's config (subset), e.g. main. @default - none */
+    config: z.string().max(128).optional(),
+    /** Training split. @default - MaxText's (train) */
+    split: z.string().max(128).optional(),
+    /** RL: the evaluation split. @default - MaxText's (test) */
+    evalSplit: z.string().max(128).optional(),
+    /** Dataset commit, recorded in the run record. @default - none */
+    revision: z.string().max(64).optional(),
+    /** SFT: the chat column(s). @default ["messages"] */
+    columns: z.array(z.string().max(128)).max(16).optional(),
+    /** RL: MaxText data_template_path. @default - rl.yml's or the preset's */
+    template: z.string().max(1024).optional(),
+  })
+  .strict();
+
+/** The reward file: a path in this repository, or the path with the names of its reward functions. */
+const reward = z.union([
+  z.string().max(1024),
+  z.object({ file: z.string().max(1024), functions: z.array(z.string().max(128)).min(1).max(16) }).strict(),
+]);
+
 const pipeline = z
   .object({
+    /**
+     * A preset to start from (rl-qwen3, rl-gemma4, sft-gemma4, rl-llama3); then change model, data or slice.
+     * @default - the preset of the entry's own name, else the method's base (jobs/spec.ts METHOD_BASES)
+     */
+    extends: z.string().max(64).optional(),
+    /** sft | grpo | gspo. Required for a new pipeline. @default - the preset's */
+    method: z.string().max(32).optional(),
+    /** MaxText model key, a row of the model table (jobs/models.ts). Required for a new pipeline. @default - the preset's */
+    model: z.string().max(64).optional(),
+    /** Hugging Face repository to convert. Required for a new pipeline. @default - the preset's (or the key's HF_IDS repo) */
+    hfModel: z.string().max(256).optional(),
+    /** The repository commit to convert (40 hex). @default - none: the repository's head at conversion time */
+    hfRevision: z.string().max(64).optional(),
+    /** The repository's architecture (config.json), when its name does not say the model. @default - none */
+    hfArchitecture: z.string().max(128).optional(),
+    /** Tokenizer repository. @default - hfModel */
+    tokenizer: z.string().max(256).optional(),
+    /** The training data. Required for a new pipeline. @default - the preset's */
+    dataset: dataset.optional(),
+    /** RL: the reward file (a .py in this repository, shipped in a ConfigMap). @default - MaxText's built-in rewards */
+    reward: reward.optional(),
+    /** SFT: LoRA adapters instead of a full fine-tune. @default - none */
+    lora: z.object({ rank: z.number(), alpha: z.number().optional(), modules: z.string().max(1024).optional() }).strict().optional(),
+    /** Cloud TPU accelerator type to train on, e.g. v6e-8. @default - the preset's, else the main TPU slices' shape */
+    slice: z.string().max(32).optional(),
+    /** Training steps (SFT steps, RL num_batches). @default - the preset's, else 1000 (SFT) or 50 (RL) */
+    steps: z.number().optional(),
     /**
      * Synthesize this pipeline's stack. `true` insists (a slice infra lacks is then an error); unset, a pipeline
      * whose slice infra lacks is left out with a notice. PIPELINES selects exactly the listed ones.

@@ -229,7 +229,12 @@ export interface MainContainer {
   readonly env?: EnvMap;
   /** Requests and limits. @default - none (the TPU request is added on TPU pods) */
   readonly resources?: ContainerResources;
+  /** More volumes and their container mounts, after the token's (the pipeline's files, jobs/recipe-files.ts). @default - none */
+  readonly extraVolumes?: ReadonlyArray<{ readonly volume: Obj; readonly mount: Obj }>;
 }
+
+const extraMounts = (c: MainContainer): Obj[] => (c.extraVolumes ?? []).map((v) => v.mount);
+const extraVolumes = (c: MainContainer): Obj[] => (c.extraVolumes ?? []).map((v) => v.volume);
 
 function mainContainer(c: MainContainer, extraEnv: Obj[] = [], extra: Obj = {}): Obj {
   return {
@@ -363,10 +368,10 @@ export function multiHostJaxJobSet(
           containers: [
             mainContainer(main, [], {
               resources: { ...resources(main.resources), limits: { ...main.resources?.limits, ...slice.podResources } },
-              volumeMounts: [DSHM_MOUNT, hfTokenVolumeMount()],
+              volumeMounts: [DSHM_MOUNT, hfTokenVolumeMount(), ...extraMounts(main)],
             }),
           ],
-          volumes: [DSHM, hfTokenVolume(common.pod.pipeline)],
+          volumes: [DSHM, hfTokenVolume(common.pod.pipeline), ...extraVolumes(main)],
         },
       }),
     ],
@@ -487,10 +492,10 @@ export function pathwaysJobSet(common: JobSetCommon, main: MainContainer, pw: Pa
               ...ABSL,
             }),
           ),
-          volumeMounts: [SHARED_TMP_MOUNT, hfTokenVolumeMount()],
+          volumeMounts: [SHARED_TMP_MOUNT, hfTokenVolumeMount(), ...extraMounts(main)],
         },
       ],
-      volumes: [SHARED_TMP, hfTokenVolume(common.pod.pipeline)],
+      volumes: [SHARED_TMP, hfTokenVolume(common.pod.pipeline), ...extraVolumes(main)],
     },
   });
   // Workers have no pod failure policy: they restart in place; the head decides success.

@@ -172,7 +172,15 @@ export function runName(train: RlTrain | SftTrain): string {
  * only when it was converted identically; changing one converts again into a new directory.
  */
 export function conversionKey(recipe: Recipe): string {
-  return specKey({ image: recipe.image, model: recipe.model.name, args: recipe.toMaxText.args, flags: recipe.toMaxText.flags });
+  // The HF repository is in the key through `flags.hf_model_path` (passed whenever it is not the key's HF_IDS default);
+  // a pinned revision joins it (an unpinned conversion takes the repository's head and says so, jobs/spec.ts).
+  return specKey({
+    image: recipe.image,
+    model: recipe.model.name,
+    args: recipe.toMaxText.args,
+    flags: recipe.toMaxText.flags,
+    hfRevision: recipe.model.hfRevision,
+  });
 }
 
 /**
@@ -199,6 +207,8 @@ export function trainKey(recipe: Recipe, trainChips: number): string {
     exportVllmHostIp: t.kind === 'rl' ? t.exportVllmHostIp : undefined,
     tpuVmEnv: recipe.tpuVmEnv,
     chips: trainChips,
+    // A changed reward (or processor) file is another run, although its mount path is the same argument.
+    files: recipe.files?.map((f) => ({ name: f.name, sha256: f.sha256 })),
   });
 }
 
@@ -215,6 +225,7 @@ export function exportKey(recipe: Recipe): string {
     args: recipe.toHf.args,
     modelName: recipe.toHf.modelName,
     overrideModelArchitecture: recipe.toHf.overrideModelArchitecture ?? false,
+    lora: recipe.toHf.lora,
   });
 }
 
@@ -333,7 +344,7 @@ export const TRANSIENT_RETRY_DELAY_SECONDS = 60;
  * the pod failure policy still sees application errors (FailJobSet) and signals (restart) as before. SIGTERM is passed
  * on to the command (bash is PID 1 and would otherwise ignore it).
  */
-export function retryOnceOnTransient(command: string, delaySeconds: number = TRANSIENT_RETRY_DELAY_SECONDS): string[] {
+export function retryOnceOnTransient(command: string, delaySeconds: number = TRANSIENT_RETRY_DELAY_SECONDS, onSuccess: readonly string[] = []): string[] {
   return [
     'attempt_log="$(mktemp)"',
     'exec 3> >(tee "$attempt_log"); tee_pid=$!',
@@ -352,6 +363,32 @@ export function retryOnceOnTransient(command: string, delaySeconds: number = TRA
     `  sleep ${delaySeconds}`,
     `  exec ${command}`,
     'fi',
+    ...successLines(onSuccess),
+    'exit "$rc"',
+  ];
+}
+
+/** `if [ "$rc" -eq 0 ]; then <lines>; fi`, or nothing. */
+function successLines(lines: readonly string[]): string[] {
+  return lines.length > 0 ? ['if [ "$rc" -eq 0 ]; then', ...lines.map((l) => `  ${l}`), 'fi'] : [];
+}
+
+/**
+ * Runs `command` as a child (not `exec`), passing SIGTERM on, and exits with its code after `onSuccess` ran on success:
+ * the same exit codes reach Kubernetes (a signal still ends in 128+n, an infrastructure exit code), as in
+ * retryOnceOnTransient.
+ */
+export function runThen(command: string, onSuccess: readonly string[]): string[] {
+  return [
+    `${command} &`,
+    'child=$!',
+    `trap 'kill -TERM "$child" 2>/dev/null' TERM`,
+    'set +e',
+    'wait "$child"; rc=$?',
+    'while kill -0 "$child" 2>/dev/null; do wait "$child"; rc=$?; done',
+    'set -e',
+    'trap - TERM',
+    ...successLines(onSuccess),
     'exit "$rc"',
   ];
 }
@@ -370,6 +407,11 @@ export interface ScriptOptions {
   readonly skipIfExists?: string;
   /** Run the call once more after a transient service error (retryOnceOnTransient). @default false */
   readonly retryTransientOnce?: boolean;
+  /**
+   * Shell lines writing the step's run record (jobs/run-record.ts): `start` before the call (after the skip check),
+   * `end` after it succeeded (not after a transient-error retry, which `exec`s). @default - no record
+   */
+  readonly record?: { readonly start: string; readonly end: string };
 }
 
 /**
@@ -394,7 +436,10 @@ export function buildScript(inv: Invocation, options: ScriptOptions = {}): strin
   // Assign then export, so a missing secret file fails the script (export would mask the failure).
   lines.push(`${HF_TOKEN_ENV}="$(cat ${HF_TOKEN_FILE})"`, `export ${HF_TOKEN_ENV}`);
   lines.push(...(options.prelude ?? []));
-  if (options.retryTransientOnce) lines.push(...retryOnceOnTransient(renderInvocation(inv)));
+  if (options.record) lines.push(options.record.start);
+  const end = options.record ? [options.record.end] : [];
+  if (options.retryTransientOnce) lines.push(...retryOnceOnTransient(renderInvocation(inv), TRANSIENT_RETRY_DELAY_SECONDS, end));
+  else if (options.record) lines.push(...runThen(renderInvocation(inv), end));
   else lines.push(`exec ${renderInvocation(inv)}`);
   return lines.join('\n');
 }
@@ -411,6 +456,8 @@ export function toMaxTextInvocation({ recipe, paths }: CommandContext): Invocati
   const flags: Array<readonly [string, Scalar]> = [];
   if (step.flags.hf_model_path !== undefined) flags.push(['hf_model_path', step.flags.hf_model_path]);
   flags.push(['lazy_load_tensors', step.flags.lazy_load_tensors]);
+  // to_maxtext's own `--revision` (maxtext-v0.2.4 to_maxtext.py argparse; passed to hf_hub_download / from_pretrained).
+  if (recipe.model.hfRevision !== undefined) flags.push(['revision', recipe.model.hfRevision]);
   return {
     module: MODULES.toMaxText,
     args: [
@@ -444,11 +491,19 @@ export function trainInvocation({ recipe, paths }: CommandContext): Invocation {
  */
 export function toHfInvocation({ recipe, paths }: CommandContext): Invocation {
   const step = recipe.toHf;
+  // A LoRA run exports its adapter: to_huggingface's "Adapter" mode reads `lora.lora_restore_path` alone.
+  const source: Array<readonly [string, ArgValue]> = step.lora
+    ? [
+        ['lora.lora_restore_path', paths.trainedCheckpoint],
+        ['lora.lora_rank', step.lora.rank],
+        ['lora.lora_alpha', step.lora.alpha],
+      ]
+    : [['load_parameters_path', paths.trainedCheckpoint]];
   return {
     module: MODULES.toHuggingFace,
     args: [
       ['model_name', step.modelName ?? recipe.model.name],
-      ['load_parameters_path', paths.trainedCheckpoint],
+      ...source,
       ['base_output_directory', paths.hfExportDir],
       ...Object.entries(step.args),
     ],

@@ -1,16 +1,36 @@
 /**
- * The models the recipes train, by MaxText model name: the one home of their sizes. The HBM estimate
- * (jobs/hbm.ts) reads it; add a row to estimate another model (without one, the fit check says so and skips).
+ * The model table: one row per supported MaxText model key, the one home of model facts. The HBM estimate
+ * (jobs/hbm.ts) reads the sizes; the pipeline spec (jobs/spec.ts) reads the Hugging Face side (which repositories and
+ * architectures a key converts from, whether RL can sync its weights into the sampler, the export name). Adding a
+ * model is one row here; a model without a row is refused with the list of keys.
  *
- * Parameter counts: the Hugging Face model cards (Qwen3-30B-A3B: 30.5B total, 3.3B active; Gemma 4 26B-A4B: 25.2B
- * total, 3.8B active, `google/gemma-4-26B-A4B-it`, which the shapes below reproduce: 30 layers x (attention 35M +
- * 128 experts x 3 x 2816 x 704 + shared MLP 3 x 2816 x 2112) + a 262144 x 2816 embedding = 25.2B; Gemma 4 31B: the
- * name; Llama 3.1 8B: 8.03B). Shapes (layers, KV heads, head dim, hidden size, vocabulary, tied embedding):
- * AI-Hypercomputer/maxtext `src/maxtext/configs/models/<name>.yml` at maxtext-v0.2.4 (`base_num_decoder_layers`,
- * `base_num_kv_heads`, `head_dim`, `base_emb_dim`, `vocab_size`, `logits_via_embedding`). Gemma 4 mixes
- * sliding-window and global layers; the estimate counts every layer at the local shape, which is within the
- * estimate's precision for the short sequences RL uses. Pure; no cdktf.
+ * Sources, all AI-Hypercomputer/maxtext at tag maxtext-v0.2.4:
+ * - shapes: `src/maxtext/configs/models/<key>.yml` (`base_num_decoder_layers`, `base_num_query_heads`,
+ *   `base_num_kv_heads`, `head_dim`, `base_emb_dim`, `vocab_size`, `num_experts`, `num_experts_per_tok`,
+ *   `logits_via_embedding`); the `-Instruct` Llama keys have no yml of their own (pyconfig reads the base key's; the
+ *   shapes are those of `llama31_8b_config` in hf_model_configs.py, which both keys map to);
+ * - HF architecture and "converts both ways": `src/maxtext/checkpoint_conversion/utils/hf_model_configs.py`
+ *   `HF_MODEL_CONFIGS` (the HF config to_huggingface writes; `architectures`, or the transformers config class's
+ *   `*ForCausalLM`) and `utils/param_mapping.py` `PARAM_MAPPING` (the weight mapping both directions use): a key in both;
+ * - the default HF repository: `src/maxtext/utils/globals.py` `HF_IDS` (what to_maxtext downloads without
+ *   `--hf_model_path`, and what to_huggingface bundles the tokenizer of);
+ * - the RL sampler's weight sync (STANDALONE_VLLM_PREFIXES below; `maxtextOnVllm`).
+ * Parameter counts: the Hugging Face model cards, or the shapes above where the card counts a vision tower the text
+ * model does not train (Gemma 3: 48 x (q/o 3840x4096x2 + k/v 3840x2048x2 + MLP 3x3840x15360) + 262144x3840 = 11.8B).
+ * Gemma 4 mixes sliding-window and global layers; the estimate counts every layer at the local shape, which is within
+ * the estimate's precision for the short sequences RL uses. Pure; no cdktf.
  */
+
+/**
+ * Model keys whose weights MaxText's standalone vLLM sampler (vLLM's own HF model class) can receive from the trainer:
+ * maxtext-v0.2.4 `src/maxtext/integration/tunix/weight_mapping/__init__.py` `StandaloneVllmWeightMapping.__getattr__`
+ * dispatches on these prefixes and raises "vLLM weight mapping not found" for any other key. A recipe that runs the
+ * MaxText model inside vLLM instead (`vllm_hf_overrides: {architectures: [MaxTextForCausalLM]}` with
+ * `vllm_additional_config.maxtext_config`, tutorials 000/001) syncs with no-op mappings
+ * (`src/maxtext/utils/model_creation_utils.py`: `use_no_op_mappings = "maxtext_config" in vllm_additional_config`),
+ * but `TunixMaxTextAdapter.__init__` still reads `HF_MODEL_CONFIGS[model_name]`, so that path needs a converting key.
+ */
+export const STANDALONE_VLLM_PREFIXES = ['llama3.1', 'qwen2', 'qwen3', 'gemma3', 'deepseek3', 'gpt-oss'] as const;
 
 export interface ModelSize {
   /** All parameters (every expert of a MoE model): what weights, gradients and optimizer state scale with. */
@@ -19,6 +39,8 @@ export interface ModelSize {
   readonly activeParams?: number;
   /** Decoder layers, KV heads and head dimension: the KV cache per token is 2 x layers x kvHeads x headDim values. */
   readonly layers: number;
+  /** Query heads (`base_num_query_heads`). */
+  readonly heads: number;
   readonly kvHeads: number;
   readonly headDim: number;
   /** Hidden size (`base_emb_dim`): a saved layer input is tokens x hidden values. */
@@ -30,16 +52,159 @@ export interface ModelSize {
    * matrix, not two. @default false
    */
   readonly tiedEmbedding?: boolean;
+  /** Routed experts and experts per token (`num_experts`, `num_experts_per_tok`). @default - dense (no experts) */
+  readonly experts?: { readonly total: number; readonly perToken: number };
 }
 
-export const MODELS: Readonly<Record<string, ModelSize>> = {
-  'qwen3-30b-a3b': { params: 30.5e9, activeParams: 3.3e9, layers: 48, kvHeads: 4, headDim: 128, hidden: 2048, vocab: 151936 },
-  'gemma4-26b': { params: 25.2e9, activeParams: 3.8e9, layers: 30, kvHeads: 8, headDim: 256, hidden: 2816, vocab: 262144, tiedEmbedding: true },
-  'gemma4-31b': { params: 31e9, layers: 60, kvHeads: 16, headDim: 256, hidden: 5376, vocab: 262144, tiedEmbedding: true },
-  'llama3.1-8b-Instruct': { params: 8.03e9, layers: 32, kvHeads: 8, headDim: 128, hidden: 4096, vocab: 128256 },
+/** One row of the model table: the sizes plus the Hugging Face side of the key. */
+export interface ModelRow extends ModelSize {
+  /** Family name as users say it, in messages (`Llama 3.1`, `Qwen3`, `Gemma 4`). */
+  readonly family: string;
+  /**
+   * Hugging Face repositories this key converts from, the `HF_IDS` default first: an `hfModel` (or tokenizer) listed
+   * under another key is refused naming that key.
+   */
+  readonly hfRepos: readonly string[];
+  /**
+   * What a repository name of this key looks like (case-insensitive), for repositories not listed (fine-tunes such as
+   * `acme/Qwen3-8B-support`); a name that does not match needs `hfArchitecture` declared.
+   */
+  readonly hfNamePattern: RegExp;
+  /** HF `architectures` the key converts from (hf_model_configs.py). */
+  readonly hfArchitectures: readonly string[];
+  /** In both `HF_MODEL_CONFIGS` and `PARAM_MAPPING`: to_maxtext and to_huggingface both convert it. */
+  readonly convertsBothWays: boolean;
+  /** to_huggingface `model_name` of the export. @default - the key */
+  readonly exportName?: string;
+  /** Where the row's facts come from (files at maxtext-v0.2.4 and the model card). */
+  readonly source: string;
+}
+
+const YML = (key: string) => `configs/models/${key}.yml`;
+const CONVERSION = 'hf_model_configs.py HF_MODEL_CONFIGS + param_mapping.py PARAM_MAPPING';
+
+const LLAMA31_8B = { layers: 32, heads: 32, kvHeads: 8, headDim: 128, hidden: 4096, vocab: 128256 } as const;
+const LLAMA31_8B_REPOS = ['meta-llama/Llama-3.1-8B-Instruct', 'meta-llama/Llama-3.1-8B', 'meta-llama/Meta-Llama-3.1-8B-Instruct', 'meta-llama/Meta-Llama-3.1-8B'];
+
+export const MODELS: Readonly<Record<string, ModelRow>> = {
+  'qwen3-30b-a3b': {
+    params: 30.5e9, activeParams: 3.3e9, layers: 48, heads: 32, kvHeads: 4, headDim: 128, hidden: 2048, vocab: 151936, experts: { total: 128, perToken: 8 },
+    family: 'Qwen3', hfRepos: ['Qwen/Qwen3-30B-A3B-Thinking-2507', 'Qwen/Qwen3-30B-A3B-Instruct-2507', 'Qwen/Qwen3-30B-A3B'],
+    hfNamePattern: /qwen-?3-30b-a3b/i, hfArchitectures: ['Qwen3MoeForCausalLM'], convertsBothWays: true,
+    source: `${YML('qwen3-30b-a3b')}; ${CONVERSION}; card Qwen/Qwen3-30B-A3B-Instruct-2507 (30.5B, 3.3B active)`,
+  },
+  'qwen3-235b-a22b': {
+    params: 235e9, activeParams: 22e9, layers: 94, heads: 64, kvHeads: 4, headDim: 128, hidden: 4096, vocab: 151936, experts: { total: 128, perToken: 8 },
+    family: 'Qwen3', hfRepos: ['Qwen/Qwen3-235B-A22B-Thinking-2507', 'Qwen/Qwen3-235B-A22B-Instruct-2507', 'Qwen/Qwen3-235B-A22B'],
+    hfNamePattern: /qwen-?3-235b-a22b/i, hfArchitectures: ['Qwen3MoeForCausalLM'], convertsBothWays: true,
+    source: `${YML('qwen3-235b-a22b')}; ${CONVERSION}; card Qwen/Qwen3-235B-A22B (235B, 22B active)`,
+  },
+  'qwen3-8b': {
+    params: 8.2e9, layers: 36, heads: 32, kvHeads: 8, headDim: 128, hidden: 4096, vocab: 151936,
+    family: 'Qwen3', hfRepos: ['Qwen/Qwen3-8B', 'Qwen/Qwen3-8B-Base'], hfNamePattern: /qwen-?3-8b/i,
+    hfArchitectures: ['Qwen3ForCausalLM'], convertsBothWays: true, source: `${YML('qwen3-8b')}; ${CONVERSION}; card Qwen/Qwen3-8B (8.2B)`,
+  },
+  'qwen3-14b': {
+    params: 14.8e9, layers: 40, heads: 40, kvHeads: 8, headDim: 128, hidden: 5120, vocab: 151936,
+    family: 'Qwen3', hfRepos: ['Qwen/Qwen3-14B', 'Qwen/Qwen3-14B-Base'], hfNamePattern: /qwen-?3-14b/i,
+    hfArchitectures: ['Qwen3ForCausalLM'], convertsBothWays: true, source: `${YML('qwen3-14b')}; ${CONVERSION}; card Qwen/Qwen3-14B (14.8B)`,
+  },
+  'qwen3-32b': {
+    params: 32.8e9, layers: 64, heads: 64, kvHeads: 8, headDim: 128, hidden: 5120, vocab: 151936,
+    family: 'Qwen3', hfRepos: ['Qwen/Qwen3-32B'], hfNamePattern: /qwen-?3-32b/i,
+    hfArchitectures: ['Qwen3ForCausalLM'], convertsBothWays: true, source: `${YML('qwen3-32b')}; ${CONVERSION}; card Qwen/Qwen3-32B (32.8B)`,
+  },
+  'gemma4-26b': {
+    params: 25.2e9, activeParams: 3.8e9, layers: 30, heads: 16, kvHeads: 8, headDim: 256, hidden: 2816, vocab: 262144, tiedEmbedding: true,
+    experts: { total: 128, perToken: 8 },
+    family: 'Gemma 4', hfRepos: ['google/gemma-4-26b-a4b-it'], hfNamePattern: /gemma-?4-26b/i,
+    hfArchitectures: ['Gemma4ForConditionalGeneration'], convertsBothWays: true,
+    source: `${YML('gemma4-26b')}; ${CONVERSION}; card google/gemma-4-26B-A4B-it (25.2B, 3.8B active)`,
+  },
+  'gemma4-31b': {
+    params: 31e9, layers: 60, heads: 32, kvHeads: 16, headDim: 256, hidden: 5376, vocab: 262144, tiedEmbedding: true,
+    family: 'Gemma 4', hfRepos: ['google/gemma-4-31b-it'], hfNamePattern: /gemma-?4-31b/i,
+    hfArchitectures: ['Gemma4ForConditionalGeneration'], convertsBothWays: true, source: `${YML('gemma4-31b')}; ${CONVERSION}; card google/gemma-4-31b-it (31B)`,
+  },
+  'gemma3-12b': {
+    params: 11.8e9, layers: 48, heads: 16, kvHeads: 8, headDim: 256, hidden: 3840, vocab: 262144, tiedEmbedding: true,
+    family: 'Gemma 3', hfRepos: ['google/gemma-3-12b-it', 'google/gemma-3-12b-pt'], hfNamePattern: /gemma-?3-12b/i,
+    hfArchitectures: ['Gemma3ForConditionalGeneration'], convertsBothWays: true, source: `${YML('gemma3-12b')}; ${CONVERSION}; text model from the shapes (11.8B)`,
+  },
+  'gemma3-27b': {
+    params: 27.0e9, layers: 62, heads: 32, kvHeads: 16, headDim: 128, hidden: 5376, vocab: 262144, tiedEmbedding: true,
+    family: 'Gemma 3', hfRepos: ['google/gemma-3-27b-it', 'google/gemma-3-27b-pt'], hfNamePattern: /gemma-?3-27b/i,
+    hfArchitectures: ['Gemma3ForConditionalGeneration'], convertsBothWays: true, source: `${YML('gemma3-27b')}; ${CONVERSION}; text model from the shapes (27.0B)`,
+  },
+  'llama3.1-8b-Instruct': {
+    params: 8.03e9, ...LLAMA31_8B,
+    family: 'Llama 3.1', hfRepos: LLAMA31_8B_REPOS, hfNamePattern: /llama-?3\.1-8b/i, hfArchitectures: ['LlamaForCausalLM'], convertsBothWays: true,
+    // Tutorial 002 exports with HF_MODEL_NAME=llama3.1-8b (the same HF_MODEL_CONFIGS entry, llama31_8b_config).
+    exportName: 'llama3.1-8b',
+    source: `hf_model_configs.py llama31_8b_config (no yml of its own); ${CONVERSION}; card meta-llama/Llama-3.1-8B-Instruct (8.03B)`,
+  },
+  'llama3.1-8b': {
+    params: 8.03e9, ...LLAMA31_8B,
+    family: 'Llama 3.1', hfRepos: ['meta-llama/Llama-3.1-8B', 'meta-llama/Llama-3.1-8B-Instruct', 'meta-llama/Meta-Llama-3.1-8B', 'meta-llama/Meta-Llama-3.1-8B-Instruct'],
+    hfNamePattern: /llama-?3\.1-8b/i, hfArchitectures: ['LlamaForCausalLM'], convertsBothWays: true,
+    source: `${YML('llama3.1-8b')}; ${CONVERSION}; card meta-llama/Llama-3.1-8B (8.03B)`,
+  },
+  'llama3.1-70b': {
+    params: 70.6e9, layers: 80, heads: 64, kvHeads: 8, headDim: 128, hidden: 8192, vocab: 128256,
+    family: 'Llama 3.1', hfRepos: ['meta-llama/Llama-3.1-70B', 'meta-llama/Llama-3.1-70B-Instruct', 'meta-llama/Meta-Llama-3.1-70B-Instruct'],
+    hfNamePattern: /llama-?3\.1-70b/i, hfArchitectures: ['LlamaForCausalLM'], convertsBothWays: true,
+    source: `${YML('llama3.1-70b')}; ${CONVERSION}; card meta-llama/Llama-3.1-70B (70.6B)`,
+  },
 };
+
+/** The supported model keys, in table order. */
+export const MODEL_KEYS: readonly string[] = Object.keys(MODELS);
 
 /** The size row of a MaxText model name, or undefined when the table has none. */
 export function modelSize(name: string): ModelSize | undefined {
   return MODELS[name];
+}
+
+/** The table row of a model key, or undefined. */
+export function modelRow(key: string): ModelRow | undefined {
+  return Object.prototype.hasOwnProperty.call(MODELS, key) ? MODELS[key] : undefined;
+}
+
+/** The to_huggingface model name of a key's export (the row's exportName, else the key). */
+export function exportNameOf(key: string): string {
+  return modelRow(key)?.exportName ?? key;
+}
+
+/** Whether the standalone vLLM sampler has a weight mapping for the key (STANDALONE_VLLM_PREFIXES). */
+export function hasStandaloneVllmMapping(key: string): boolean {
+  return STANDALONE_VLLM_PREFIXES.some((p) => key.startsWith(p));
+}
+
+/** The RL sampler paths the key has at maxtext-v0.2.4, for the docs table and messages. */
+export function rlSamplerPaths(key: string): Array<'vllm' | 'maxtext-on-vllm'> {
+  const row = modelRow(key);
+  return [...(hasStandaloneVllmMapping(key) ? (['vllm'] as const) : []), ...(row?.convertsBothWays ? (['maxtext-on-vllm'] as const) : [])];
+}
+
+/**
+ * Why `repo` (an `hfModel` or tokenizer) is not a repository of model `key`, or undefined when it is: a repository the
+ * table lists under another key is that key's; one the table does not list must have a name of the key's family and
+ * size, or a declared `architecture` the key converts from. Offline: names and declarations only (the Hub is not read).
+ */
+export function hfRepoProblem(key: string, repo: string, architecture?: string): string | undefined {
+  const row = modelRow(key);
+  if (!row) return undefined;
+  const same = (a: string, b: string) => a.toLowerCase() === b.toLowerCase();
+  const expected = `${key} converts from ${row.hfRepos.join(', ')} (${row.hfArchitectures.join(', ')})`;
+  if (row.hfRepos.some((r) => same(r, repo))) return undefined;
+  const owner = MODEL_KEYS.find((k) => k !== key && MODELS[k].hfRepos.some((r) => same(r, repo)));
+  if (owner !== undefined) return `is ${owner}'s repository (${MODELS[owner].family}, ${MODELS[owner].hfArchitectures.join(', ')}), not ${key}'s: ${expected}`;
+  if (architecture !== undefined) {
+    return row.hfArchitectures.includes(architecture) ? undefined : `declares architecture '${architecture}', which ${key} does not convert: ${expected}`;
+  }
+  if (row.hfNamePattern.test(repo)) return undefined;
+  return (
+    `does not name a ${row.family} model of ${key}'s size: ${expected}; for a repository whose name does not say the model ` +
+    `(a fine-tune), declare its architecture from its config.json with hfArchitecture`
+  );
 }

@@ -31,7 +31,10 @@ import {
   trainInvocation,
   trainPrelude,
   runNameProblem,
+  conversionKey,
+  shellQuote,
 } from './maxtext';
+import { recordLine, runRecord, RunRecord, runRecordPath } from './run-record';
 import { DEFAULT_TRAIN_MAX_RESTARTS } from './capacity';
 import { sha256Of } from './spec-key';
 import { cpuQuotaCoresPerNode, podsReadyRequeueMinutes } from './kueue';
@@ -41,6 +44,7 @@ import { Platform } from './platform';
 import { imagesIn } from './image-ref';
 import { imageMaxTextVersion } from './recipes/common';
 import { ContainerResources, JsonValue, MaxTextArgs, Recipe, StepName, STEP_NAMES } from './recipes/types';
+import { buildFilesConfigMap, CONFIGMAP_MAX_BYTES, configMapBytes, filesVolume } from './recipe-files';
 import { buildSecretProviderClass } from './secrets';
 import { TpuSlice, tpuSlice } from './tpu';
 import { targetGroup, validateRecipe } from './validate';
@@ -136,7 +140,7 @@ export interface Pipeline {
   readonly tutorial: string;
   readonly description: string;
   readonly image: string;
-  readonly model: { readonly name: string; readonly hfRepo: string; readonly exportName: string };
+  readonly model: { readonly name: string; readonly hfRepo: string; readonly exportName: string; readonly hfRevision?: string };
   readonly runtime: Recipe['runtime'];
   readonly namespace: string;
   readonly slice: TpuSlice;
@@ -147,6 +151,13 @@ export interface Pipeline {
   readonly steps: readonly PipelineStep[];
   /** The SecretProviderClass the pods mount the HF token through. */
   readonly secretProviderClass: Record<string, unknown>;
+  /**
+   * The ConfigMap of the recipe's files (the reward file), mounted read-only into the training pods
+   * (jobs/recipe-files.ts). @default - none (no files)
+   */
+  readonly filesConfigMap?: Record<string, unknown>;
+  /** Each step's run record as synthesized, and where the step writes it (jobs/run-record.ts); status shows them. */
+  readonly runRecords: Readonly<Record<StepName, { readonly path: string; readonly record: RunRecord }>>;
   /** Every gs:// path the pipeline reads or writes. */
   readonly paths: PipelinePaths;
   /** Labels on every object of the pipeline. */
@@ -411,6 +422,10 @@ export function buildPipeline(recipe: Recipe, platform: Platform, options: Pipel
     imageSource: options.imageSource ?? (options.configSource ? `${options.configSource}.image` : undefined),
   });
 
+  const files = resolved.files ?? [];
+  if (configMapBytes(files) > CONFIGMAP_MAX_BYTES) {
+    throw new Error(`${source}: the pipeline's files (${files.map((f) => f.path).join(', ')}) hold ${configMapBytes(files)} bytes; a ConfigMap holds at most ${CONFIGMAP_MAX_BYTES}`);
+  }
   const baseLabels = {
     [PIPELINE_LABELS.partOf]: PART_OF,
     [PIPELINE_LABELS.pipeline]: resolved.name,
@@ -447,32 +462,39 @@ export function buildPipeline(recipe: Recipe, platform: Platform, options: Pipel
     };
   };
 
+  const runFacts = { runId: options.runId, conversionKey: conversionKey(resolved), chips: slice.chips * slices, slices };
+  const record = (step: StepName) => {
+    const r = runRecord(resolved, paths, step, runFacts);
+    const at = runRecordPath(paths, step);
+    return { start: recordLine(r, at, 'start', shellQuote), end: recordLine(r, at, 'end', shellQuote) };
+  };
   const conversion = (step: 'to-maxtext' | 'to-hf'): { built: BuiltJobSet; runsOn: 'cpu' | 'tpu' } => {
     const conf = step === 'to-maxtext' ? resolved.toMaxText : resolved.toHf;
     const tutorialInv = step === 'to-maxtext' ? toMaxTextInvocation(ctx) : toHfInvocation(ctx);
     const inv = onCpu ? placeOnCpu(tutorialInv) : tutorialInv;
     const skipIfExists = step === 'to-maxtext' && conf.reuseExisting !== false ? `${paths.maxtextDir}0/commit_success.txt` : undefined;
     if (onCpu) {
-      const script = buildScript(inv, { skipIfExists, retryTransientOnce: true });
+      const script = buildScript(inv, { skipIfExists, retryTransientOnce: true, record: record(step) });
       return {
         built: cpuPodJobSet(common(step), { image: resolved.image, script, resources: conversionResources(conf.resources) }, platform.cpuPool.name),
         runsOn: 'cpu',
       };
     }
     // The tutorials' shape: every VM of one slice starts, index 0 converts, the others exit 0.
-    const script = buildScript(inv, { onlyIndexZero: true, skipIfExists, retryTransientOnce: true });
+    const script = buildScript(inv, { onlyIndexZero: true, skipIfExists, retryTransientOnce: true, record: record(step) });
     return { built: multiHostJaxJobSet(common(step), { image: resolved.image, script }, slice, 1, false), runsOn: 'tpu' };
   };
 
   const train = (): BuiltJobSet => {
     const t = resolved.train;
     const tpuEnvPrelude = resolved.tpuVmEnv ? ['TPU_NAME="$(hostname)"', 'export TPU_NAME'] : [];
-    const script = buildScript(trainInvocation(ctx), { prelude: [...tpuEnvPrelude, ...trainPrelude(t)] });
+    const script = buildScript(trainInvocation(ctx), { prelude: [...tpuEnvPrelude, ...trainPrelude(t)], record: record('train') });
     const env = { ...(resolved.tpuVmEnv ? tpuVmEnv(slice) : {}), ...t.env };
+    const extraVolumes = files.length > 0 ? [filesVolume(resolved.name)] : undefined;
     if (resolved.runtime === 'pathways' && resolved.pathways) {
       return pathwaysJobSet(
         common('train'),
-        { image: resolved.image, script, env, resources: workloadResources },
+        { image: resolved.image, script, env, resources: workloadResources, extraVolumes },
         {
           slice,
           slices,
@@ -486,7 +508,7 @@ export function buildPipeline(recipe: Recipe, platform: Platform, options: Pipel
         },
       );
     }
-    return multiHostJaxJobSet(common('train'), { image: resolved.image, script, env }, slice, slices, true);
+    return multiHostJaxJobSet(common('train'), { image: resolved.image, script, env, extraVolumes }, slice, slices, true);
   };
 
   const toMaxText = conversion('to-maxtext');
@@ -550,7 +572,12 @@ export function buildPipeline(recipe: Recipe, platform: Platform, options: Pipel
     tutorial: resolved.tutorial,
     description: resolved.description,
     image: resolved.image,
-    model: { name: resolved.model.name, hfRepo: resolved.model.hfRepo, exportName: resolved.toHf.modelName ?? resolved.model.name },
+    model: {
+      name: resolved.model.name,
+      hfRepo: resolved.model.hfRepo,
+      exportName: resolved.toHf.modelName ?? resolved.model.name,
+      ...(resolved.model.hfRevision !== undefined ? { hfRevision: resolved.model.hfRevision } : {}),
+    },
     runtime: resolved.runtime,
     namespace: platform.namespace,
     slice,
@@ -558,6 +585,10 @@ export function buildPipeline(recipe: Recipe, platform: Platform, options: Pipel
     recipe: resolved,
     steps,
     secretProviderClass: buildSecretProviderClass(resolved.name, platform, baseLabels),
+    ...(files.length > 0 ? { filesConfigMap: buildFilesConfigMap(resolved.name, platform.namespace, baseLabels, files) } : {}),
+    runRecords: Object.fromEntries(
+      STEP_NAMES.map((step) => [step, { path: runRecordPath(paths, step), record: runRecord(resolved, paths, step, runFacts) }]),
+    ) as Record<StepName, { path: string; record: RunRecord }>,
     paths,
     labels: baseLabels,
     images: imagesIn(steps.map((s) => s.manifest)),

@@ -11,7 +11,7 @@ import { ContainerResources, JsonValue, MaxTextArgs, Recipe } from './recipes/ty
 import { dtypeBytes, estimateHbm, HbmEstimate, StepDevices } from './hbm';
 import { imageReferenceProblem } from './image-ref';
 import { RL_DEFAULTS, SFT_DEFAULTS } from './maxtext-defaults';
-import { modelSize } from './models';
+import { hfRepoProblem, modelSize } from './models';
 import { GENERATIONS, sliceShapeName, supportedTopologies, tpuSlice, TpuMachineType, TpuSlice } from './tpu';
 
 /** What the checks need besides the recipe. */
@@ -545,6 +545,23 @@ export const binaryMemoryUnits: Rule = (recipe) => {
     });
 };
 
+/**
+ * `hf_model_path` (to_maxtext) and `tokenizer_path` (training) set by overrides must be repositories of the model key
+ * (jobs/models.ts hfRepoProblem): otherwise to_maxtext converts another family's weights under this key's mapping, and
+ * the run fails on the cluster after the download. The pipeline's own repository was checked where it was set.
+ */
+export const hfRepositories: Rule = (recipe, ctx) => {
+  const given: Array<[string, JsonValue | undefined]> = [
+    ['hf_model_path', recipe.toMaxText.flags.hf_model_path],
+    ['tokenizer_path', recipe.train.args['tokenizer_path']],
+  ];
+  return given.flatMap(([key, value]) => {
+    if (typeof value !== 'string' || value === recipe.model.hfRepo || value.startsWith('gs://') || value.startsWith('/')) return [];
+    const problem = hfRepoProblem(recipe.model.name, value);
+    return problem ? [`${who(recipe, ctx, key)}: ${key} '${value}' ${problem}`] : [];
+  });
+};
+
 /** Every rule, in the order messages are reported. */
 export const RULES: readonly Rule[] = [
   iciParallelism,
@@ -563,6 +580,7 @@ export const RULES: readonly Rule[] = [
   binaryMemoryUnits,
   maxtextRanges,
   imageReferences,
+  hfRepositories,
   hbmFit,
 ];
 

@@ -67,7 +67,9 @@ export class PipelineStack extends TerraformStack {
 
     const spc = new Manifest(this, 'hf-token', { manifest: pipeline.secretProviderClass });
     const steps: JobSetStep[] = [];
-    let previous: ITerraformDependable[] = [spc];
+    // The reward file (and any other file the recipe ships), mounted read-only by the training pods.
+    const files = pipeline.filesConfigMap ? [new Manifest(this, 'files', { manifest: pipeline.filesConfigMap })] : [];
+    let previous: ITerraformDependable[] = [spc, ...files];
     for (const step of pipeline.steps) {
       const s = new JobSetStep(this, step.name, { step, pipeline: pipeline.name, dependsOn: previous });
       steps.push(s);

@@ -31,6 +31,7 @@ import { Pipeline, PipelineStep } from '../jobs/pipeline';
 import { HF_TOKEN_VOLUME, secretCommand } from '../jobs/secrets';
 import { TPU_RESOURCE } from '../jobs/tpu';
 import { PODS_READY } from '../jobs/kueue';
+import { withLineage } from './run-record';
 import { JOBSET_POD_LABELS, MAIN_CONTAINER } from '../jobs/jobset';
 
 export const STATES = ['not-created', 'queued', 'pending', 'running', 'stalled', 'completed', 'failed'] as const;
@@ -627,7 +628,7 @@ export function runSummary(pipeline: Pipeline, step: PipelineStep, js: JobSetObj
 }
 
 export function pipelineStatus(pipeline: Pipeline, snapshot: Snapshot, logs: ReadonlyMap<string, string>, ctx: StatusContext): PipelineStatus {
-  return { name: pipeline.name, steps: pipeline.steps.map((_, i) => stepStatus(pipeline, i, snapshot, logs, ctx)) };
+  return { name: pipeline.name, steps: withLineage(pipeline, pipeline.steps.map((_, i) => stepStatus(pipeline, i, snapshot, logs, ctx))) };
 }
 
 /** Exit status: 1 when any step failed, 0 when every step completed, else 3 (still running, stalled, queued, pending or not created). */

@@ -311,9 +311,10 @@ describe('pipeline selection', () => {
     expect(select({}, off).notices).toEqual([]);
   });
 
-  test('a pipeline key that names no recipe is an error, not silently ignored', () => {
+  test('a pipeline key that names no preset and defines no pipeline is an error (with did-you-mean), not silently ignored', () => {
     expect(errorOf(() => select({ PIPELINES: 'rl-qwen' }))).toContain(
-      "PIPELINES (env): no recipe named 'rl-qwen'; recipes: rl-qwen3, rl-gemma4, sft-gemma4, rl-llama3",
+      "PIPELINES (env): no preset named 'rl-qwen' (did you mean 'rl-qwen3'?); presets: rl-qwen3, rl-gemma4, sft-gemma4, rl-llama3; " +
+        'a new pipeline sets method, model, hfModel and dataset',
     );
   });
 });

@@ -133,8 +133,8 @@ describe('re-runs keep an existing converted checkpoint', () => {
 
   test('override: reuseExisting false always converts; to-hf never skips', () => {
     const recipe = RECIPES['rl-qwen3'];
-    expect(toMaxTextScript({ ...recipe, toMaxText: { ...recipe.toMaxText, reuseExisting: false } })).not.toContain('gcsfs');
+    expect(toMaxTextScript({ ...recipe, toMaxText: { ...recipe.toMaxText, reuseExisting: false } })).not.toContain('commit_success.txt');
     const toHf = buildPipeline(recipe, testPlatform(), { runId: 'r1' }).steps[2];
-    expect(scriptOf(container(toHf.manifest, 'convert', 'workload-container'))).not.toContain('gcsfs');
+    expect(scriptOf(container(toHf.manifest, 'convert', 'workload-container'))).not.toContain('commit_success.txt');
   });
 });

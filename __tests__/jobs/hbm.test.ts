@@ -283,9 +283,9 @@ describe('refused: what runs out of memory, with advice that can be followed', (
 
 describe('models', () => {
   test('a model the size table does not know is not estimated, and says so', () => {
-    const recipe = { ...RECIPES['rl-llama3'], model: { ...RECIPES['rl-llama3'].model, name: 'llama3.1-70b' } } as Recipe;
+    const recipe = { ...RECIPES['rl-llama3'], model: { ...RECIPES['rl-llama3'].model, name: 'mixtral-8x7b' } } as Recipe;
     const p = buildPipeline(recipe, platformOf('ct6e-standard-8t', '2x4'), { runId: 'r1' });
-    expect(p.notices).toEqual(["rl-llama3: no HBM estimate for model 'llama3.1-70b' (add its size to jobs/models.ts)"]);
+    expect(p.notices).toEqual(["rl-llama3: no HBM estimate for model 'mixtral-8x7b' (add its size to jobs/models.ts)"]);
   });
 
   test('every recipe model has a size row; Gemma 4 26B-A4B has 25.2B parameters', () => {

@@ -13,6 +13,12 @@ import { testPlatform } from '../jobs/fixtures';
 import { maxTextCalls } from './maxtext-script';
 import { allConfigurations, Obj, podSets } from './synthesized';
 
+/**
+ * The checkpoint to_huggingface reads: `load_parameters_path`, or for a LoRA run `lora.lora_restore_path` alone (its
+ * "Adapter" mode, maxtext-v0.2.4 src/maxtext/checkpoint_conversion/to_huggingface.py module docstring).
+ */
+const exportSource = (args: Record<string, string>): string => args.load_parameters_path ?? args['lora.lora_restore_path'];
+
 const trainCalls = allConfigurations().flatMap(([c, s]) =>
   s.jobSets
     .filter((j) => j.manifest.metadata.labels['tpu-post-training/step'] === 'train')
@@ -35,7 +41,7 @@ describe.each(trainCalls)('%s checkpoints often enough to lose at most a quarter
 
   test('the export reads a step that is saved', () => {
     const hfScript: string = podSets(toHf.manifest).flatMap((p) => p.pod.containers).find((x: Obj) => x.name === MAIN_CONTAINER).command[2];
-    const step = Number(/checkpoints\/(?:actor\/)?(\d+)\/model_params/.exec(maxTextCalls(hfScript)[0].args.load_parameters_path)![1]);
+    const step = Number(/checkpoints\/(?:actor\/)?(\d+)\/model_params/.exec(exportSource(maxTextCalls(hfScript)[0].args))![1]);
     expect(step).toBe(total);
     expect(step % period).toBe(0);
   });

@@ -2,8 +2,8 @@
 
 /** `python3 -m <module> k=v ... --flag=v` calls in a container script (continuation lines joined). */
 export function maxTextCalls(script: string): Array<{ module: string; args: Record<string, string>; flags: Record<string, string> }> {
-  // Continuation lines joined; the retry wrapper's redirections and `&` are not arguments.
-  const joined = script.replace(/\\\n\s*/g, ' ').replace(/ >&3 2>&3 &$/gm, '');
+  // Continuation lines joined; the retry wrapper's redirections and `&` (a call run as a child) are not arguments.
+  const joined = script.replace(/\\\n\s*/g, ' ').replace(/ (?:>&3 2>&3 )?&$/gm, '');
   const calls = [];
   for (const line of joined.split('\n')) {
     const m = /python3 -m (maxtext\.\S+)(.*)$/.exec(line);

@@ -1,6 +1,7 @@
 /**
- * The recipe registry: stack name -> recipe. To add a pipeline, add one file next to these (copy the closest
- * tutorial), export a `Recipe`, and list it here; `main.ts` makes a stack for every entry.
+ * The presets: the four tutorials as recipes, by stack name. A pipeline of your own is a config entry
+ * (`pipelines.<name>`, resolved by jobs/spec.ts), which may `extends` one of these; a new preset is for a tutorial this
+ * project reproduces: one file next to these, listed here.
  */
 import { rlGemma4 } from './rl-gemma4';
 import { rlLlama3 } from './rl-llama3';

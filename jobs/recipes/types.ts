@@ -76,6 +76,12 @@ export interface ToHfStep extends ConversionStep<ToHfArgs> {
   readonly overrideModelArchitecture?: boolean;
   /** MaxText model name used for the export, when it differs (tutorial 002: `llama3.1-8b`). @default - recipe model name */
   readonly modelName?: string;
+  /**
+   * The run trained LoRA adapters (train_sft `lora.enable_lora`): export the adapter in HF PEFT format
+   * (`lora.lora_restore_path` = the trained checkpoint, no `load_parameters_path`; rank and alpha as trained), per
+   * maxtext-v0.2.4 docs/tutorials/posttraining/lora.md and to_huggingface.py "Adapter" mode. @default - a full model
+   */
+  readonly lora?: { readonly rank: number; readonly alpha: number };
 }
 
 /**
@@ -137,15 +143,46 @@ export interface PathwaysSettings {
   readonly serverImage?: string;
 }
 
-/** One tutorial as a pipeline. */
+/** A file of the user's repository shipped to the training pods. */
+export interface RecipeFile {
+  /** File name in the ConfigMap and under the mount (a ConfigMap key: letters, digits, '-', '_', '.'). */
+  readonly name: string;
+  /** The file's text. */
+  readonly content: string;
+  /** sha256 hex of the content (names it in the train key and the run record). */
+  readonly sha256: string;
+  /** Where it came from, e.g. `rewards/my_reward.py`. */
+  readonly path: string;
+}
+
+/** The data a run trains on, as the config names it (for the run record; MaxText reads it from the arguments). */
+export interface RunLineage {
+  /** @default - none (the method's built-in dataset) */
+  readonly dataset?: { readonly hf: string; readonly config?: string; readonly split?: string; readonly revision?: string };
+  /** The reward file's path and sha256. @default - none (MaxText's built-in rewards) */
+  readonly reward?: { readonly path: string; readonly sha256: string };
+}
+
+/** One tutorial (or config entry) as a pipeline. */
 export interface Recipe {
   /** Stack name, e.g. `rl-qwen3`; also the prefix of every JobSet name. */
   readonly name: string;
   /** Which tutorial under ../shared/seeds it reproduces (e.g. `000`). */
   readonly tutorial: string;
   readonly description: string;
-  /** MaxText model name and the Hugging Face repo it comes from. */
-  readonly model: { readonly name: string; readonly hfRepo: string };
+  /**
+   * MaxText model name (a key of the model table, jobs/models.ts), the Hugging Face repo it comes from, and the
+   * repository commit to_maxtext downloads (`--revision`). @default hfRevision - none: the repository's head at run time
+   */
+  readonly model: { readonly name: string; readonly hfRepo: string; readonly hfRevision?: string };
+  /**
+   * Files from the user's repository the training container reads (a reward function file, a dataset processor):
+   * shipped in one ConfigMap of the pipeline stack and mounted read-only at RECIPE_FILES_DIR (jobs/pipeline.ts).
+   * @default - none
+   */
+  readonly files?: readonly RecipeFile[];
+  /** What the run is made from beyond the arguments, for its run record (jobs/run-record.ts). @default - none */
+  readonly lineage?: RunLineage;
   /** Slice the training targets (must exist in `infra`). */
   readonly slice: { readonly machineType: TpuMachineType; readonly topology: string };
   /** Container image of every MaxText step. */

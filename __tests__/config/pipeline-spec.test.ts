@@ -1,0 +1,302 @@
+/**
+ * Pipelines as config entries (jobs/spec.ts, config/pipelines.ts): the defaults a new entry gets, what `extends`
+ * changes, and one test per synth-time error, each asserting its message (the config key, the value, what fits).
+ */
+import * as fs from 'fs';
+import * as os from 'os';
+import * as path from 'path';
+import { loadDeployment } from '../../config/deployment';
+import { readRepoFile } from '../../config/pipelines';
+import type { Deployment } from '../../jobs/deployment';
+import { CONFIGMAP_MAX_BYTES, RECIPE_FILES_DIR } from '../../jobs/recipe-files';
+import { rewardFunctionsIn } from '../../jobs/spec';
+import { configFile, synthStack, WITH_SINGLE_HOST } from '../util';
+
+const REWARD = 'config/examples/rewards/final_number.py';
+const SFT = { method: 'sft', model: 'llama3.1-8b', hfModel: 'meta-llama/Llama-3.1-8B-Instruct', dataset: { hf: 'HuggingFaceH4/ultrachat_200k', split: 'train_sft' }, slice: 'v6e-8' };
+const GRPO = { method: 'grpo', model: 'qwen3-8b', hfModel: 'Qwen/Qwen3-8B', dataset: { hf: 'openai/gsm8k', config: 'main' }, reward: REWARD, slice: 'v6e-8' };
+
+/** The example config plus `entries`, with exactly those pipelines selected and a v6e-8 pool next to the v6e-32 slices. */
+function deploy(entries: Record<string, unknown>, env: Record<string, string> = {}): Deployment {
+  const file = configFile((c) => Object.assign(c.pipelines, entries));
+  return loadDeployment({ env: { CONFIG_FILE: file, PIPELINES: Object.keys(entries).join(','), ...WITH_SINGLE_HOST, ...env } });
+}
+function errorOf(entries: Record<string, unknown>, env: Record<string, string> = {}): string {
+  try {
+    deploy(entries, env);
+  } catch (err) {
+    return (err as Error).message;
+  }
+  throw new Error('expected a config error');
+}
+const script = (d: Deployment, name: string, step: string): string => {
+  const manifest = d.pipelines.find((p) => p.name === name)!.steps.find((s) => s.name === step)!.manifest as any;
+  return manifest.spec.replicatedJobs[0].template.spec.template.spec.containers[0].command[2];
+};
+
+describe('defaults of a new pipeline', () => {
+  test('SFT: MaxText keys from the entry; the tokenizer is the repository trained; 1000 steps; McJAX on the slice', () => {
+    const d = deploy({ mine: SFT });
+    const p = d.pipelines[0];
+    expect(p).toMatchObject({ name: 'mine', runtime: 'mcjax', model: { name: 'llama3.1-8b', hfRepo: 'meta-llama/Llama-3.1-8B-Instruct', exportName: 'llama3.1-8b' } });
+    const train = script(d, 'mine', 'train');
+    for (const arg of ['model_name=llama3.1-8b', 'dataset_type=hf', 'hf_path=HuggingFaceH4/ultrachat_200k', 'train_split=train_sft', `train_data_columns='["messages"]'`, 'steps=1000', 'tokenizer_path=meta-llama/Llama-3.1-8B-Instruct']) {
+      expect(train).toContain(arg);
+    }
+    expect(script(d, 'mine', 'to-maxtext')).toContain('--hf_model_path=meta-llama/Llama-3.1-8B-Instruct');
+    expect(d.notices).toContain(
+      `${d.provenance['pipelines.mine.method'].split(': ')[0]}: pipelines.mine: no hfRevision: the conversion takes whatever meta-llama/Llama-3.1-8B-Instruct's head is when it runs; pin a commit with hfRevision`,
+    );
+  });
+
+  test('without slice a new pipeline trains on the main slices (here v6e-32): SFT fits there', () => {
+    const { slice: _s, ...noSlice } = SFT;
+    expect(deploy({ mine: noSlice }).pipelines[0].slice.chips).toBe(32);
+  });
+
+  test('GRPO: dataset, reward file and chips_per_vm; gspo sets rl.loss_algo=gspo-token', () => {
+    const d = deploy({ mine: GRPO, other: { ...GRPO, method: 'gspo', runId: 'r2', overrides: { run_name: 'gspo' } } });
+    const train = script(d, 'mine', 'train');
+    for (const arg of ['dataset_name=openai/gsm8k', 'eval_dataset_name=openai/gsm8k', 'hf_subset=main', `reward_functions_path=${RECIPE_FILES_DIR}/final_number.py`, 'reward_functions=final_number', 'chips_per_vm=8', 'num_batches=50']) {
+      expect(train).toContain(arg);
+    }
+    expect(train).not.toContain('rl.loss_algo');
+    expect(script(d, 'other', 'train')).toContain('rl.loss_algo=gspo-token');
+  });
+
+  test('LoRA SFT: lora.* keys in training, the adapter exported from the trained checkpoint; alpha defaults to the rank', () => {
+    const d = deploy({ mine: { ...SFT, lora: { rank: 16 } } });
+    const train = script(d, 'mine', 'train');
+    expect(train).toContain('lora.enable_lora=True');
+    expect(train).toContain('lora.lora_rank=16');
+    expect(train).toContain('lora.lora_alpha=16');
+    const toHf = script(d, 'mine', 'to-hf');
+    expect(toHf).toMatch(/lora\.lora_restore_path=gs:\/\/[^ ]+\/trained\/sft-[0-9a-f]{12}\/checkpoints\/1000\/model_params\//);
+    expect(toHf).not.toContain('load_parameters_path=');
+  });
+
+  test('hfRevision: to_maxtext gets --revision, and the conversion key (its directory) changes with it', () => {
+    const sha = '0123456789abcdef0123456789abcdef01234567';
+    const pinned = deploy({ mine: { ...SFT, hfRevision: sha } }).pipelines[0];
+    const head = deploy({ mine: SFT }).pipelines[0];
+    expect(JSON.stringify(pinned.steps[0].manifest)).toContain(`--revision=${sha}`);
+    expect(pinned.paths.maxtextDir).not.toBe(head.paths.maxtextDir);
+    expect(pinned.model.hfRevision).toBe(sha);
+  });
+
+  test('the reward file ships in a ConfigMap mounted read-only; another reward is another training run', () => {
+    const tf = synthStack('mine', { CONFIG_FILE: configFile((c) => (c.pipelines.mine = GRPO)), PIPELINES: 'mine', ...WITH_SINGLE_HOST });
+    const manifests = Object.values(tf.resource.kubernetes_manifest) as any[];
+    const cm = manifests.find((m) => m.manifest.kind === 'ConfigMap');
+    expect(cm.manifest.metadata.name).toBe('mine-files');
+    expect(cm.manifest.data['final_number.py']).toBe(fs.readFileSync(path.join(__dirname, '..', '..', REWARD), 'utf8'));
+    const train = manifests.find((m) => m.manifest.kind === 'JobSet' && m.manifest.metadata.name.endsWith('-train'));
+    const pod = train.manifest.spec.replicatedJobs[0].template.spec.template.spec;
+    expect(pod.volumes).toContainEqual({ name: 'pipeline-files', configMap: { name: 'mine-files' } });
+    expect(pod.containers[0].volumeMounts).toContainEqual({ name: 'pipeline-files', mountPath: RECIPE_FILES_DIR, readOnly: true });
+    const builtIn = deploy({ mine: { ...GRPO, reward: undefined } }).pipelines[0];
+    expect(builtIn.steps[1].jobSetName).toBe('mine-r1-train');
+    expect(deploy({ mine: GRPO }).pipelines[0].paths.trainRunDir).not.toBe(builtIn.paths.trainRunDir);
+  });
+
+  test('reward functions: every top-level def (prompts, completions, ...) of the file, or the names given', () => {
+    expect(rewardFunctionsIn('def a(prompts, completions, **kw):\n  pass\ndef _h(x):\n  pass\nclass C:\n  def b(prompts, completions): pass\ndef c( prompts , completions, answer):\n  pass\n')).toEqual(['a', 'c']);
+    const d = deploy({ mine: { ...GRPO, reward: { file: REWARD, functions: ['final_number'] } } });
+    expect(script(d, 'mine', 'train')).toContain('reward_functions=final_number');
+  });
+});
+
+describe('extends: a preset as a base', () => {
+  test('rl-llama3 with another model: model name, tokenizer, repository and export name follow the model', () => {
+    const d = deploy({ mine: { extends: 'rl-llama3', model: 'qwen3-8b' } });
+    const p = d.pipelines[0];
+    expect(p.model).toMatchObject({ name: 'qwen3-8b', hfRepo: 'Qwen/Qwen3-8B', exportName: 'qwen3-8b' });
+    expect(script(d, 'mine', 'train')).toContain('tokenizer_path=Qwen/Qwen3-8B');
+    expect(script(d, 'mine', 'to-maxtext')).toContain('--hf_model_path=Qwen/Qwen3-8B');
+    expect(script(d, 'mine', 'train')).toContain('debug=True');
+  });
+
+  test('rl-qwen3 with another Qwen3 MoE model: maxtext_config.model_name follows (vllmModelName rule)', () => {
+    const d = deploy({ mine: { extends: 'rl-qwen3', model: 'qwen3-30b-a3b', hfModel: 'Qwen/Qwen3-30B-A3B' } });
+    expect(d.pipelines[0].model.hfRepo).toBe('Qwen/Qwen3-30B-A3B');
+    expect(script(d, 'mine', 'train')).toContain('tokenizer_path=Qwen/Qwen3-30B-A3B');
+  });
+
+  test('rl-qwen3 with a reward file and GSPO: the Pathways head mounts the files; rl.loss_algo is set', () => {
+    const d = deploy({ mine: { extends: 'rl-qwen3', method: 'gspo', reward: REWARD } });
+    const p = d.pipelines[0];
+    const head = (p.steps[1].manifest as any).spec.replicatedJobs.find((r: any) => r.name === 'pathways-head').template.spec.template.spec;
+    expect(head.volumes).toContainEqual({ name: 'pipeline-files', configMap: { name: 'mine-files' } });
+    const workload = head.containers.find((c: any) => c.name === 'workload-container');
+    expect(workload.volumeMounts).toContainEqual({ name: 'pipeline-files', mountPath: RECIPE_FILES_DIR, readOnly: true });
+    expect(workload.command[2]).toContain('rl.loss_algo=gspo-token');
+    expect(p.filesConfigMap).toMatchObject({ kind: 'ConfigMap', metadata: { name: 'mine-files' } });
+  });
+
+  test('a preset entry with only deploy options is the preset itself (the tutorials synthesize as before)', () => {
+    const d = deploy({ 'rl-llama3': { runId: 'r1' } });
+    expect(d.pipelines[0].recipe.model).toEqual({ name: 'llama3.1-8b-Instruct', hfRepo: 'meta-llama/Llama-3.1-8B-Instruct' });
+  });
+
+  test('an unknown preset is refused with did-you-mean; a method of the other kind is refused', () => {
+    expect(errorOf({ mine: { extends: 'rl-qwen' } })).toContain(
+      "pipelines.mine.extends: no preset named 'rl-qwen'; presets: rl-qwen3, rl-gemma4, sft-gemma4, rl-llama3 (did you mean 'rl-qwen3'?)",
+    );
+    expect(errorOf({ mine: { extends: 'rl-qwen3', method: 'sft' } })).toContain(
+      "pipelines.mine.method: 'sft' cannot change rl-qwen3's method (grpo); extend a preset of the same kind, or leave out extends",
+    );
+  });
+});
+
+describe('errors at synth, before anything is created', () => {
+  test('a new pipeline without method, model, hfModel or dataset names each', () => {
+    const message = errorOf({ mine: { slice: 'v6e-8', steps: 100 } });
+    for (const field of ['method', 'model', 'hfModel', 'dataset']) {
+      expect(message).toContain(`pipelines.mine.${field}: is required for a new pipeline (or extends one of rl-qwen3, rl-gemma4, sft-gemma4, rl-llama3)`);
+    }
+  });
+
+  test('an hfModel of another family is refused naming the ids the key converts from', () => {
+    expect(errorOf({ mine: { ...GRPO, hfModel: 'google/gemma-4-26b-a4b-it' } })).toContain(
+      "pipelines.mine.hfModel: 'google/gemma-4-26b-a4b-it' is gemma4-26b's repository (Gemma 4, Gemma4ForConditionalGeneration), not qwen3-8b's: " +
+        'qwen3-8b converts from Qwen/Qwen3-8B, Qwen/Qwen3-8B-Base (Qwen3ForCausalLM)',
+    );
+    expect(errorOf({ mine: { ...GRPO, hfModel: 'Qwen/Qwen3-14B' } })).toContain("'Qwen/Qwen3-14B' is qwen3-14b's repository");
+    expect(errorOf({ mine: { ...GRPO, hfModel: 'acme/support-bot' } })).toContain(
+      "pipelines.mine.hfModel: 'acme/support-bot' does not name a Qwen3 model of qwen3-8b's size: qwen3-8b converts from Qwen/Qwen3-8B, Qwen/Qwen3-8B-Base (Qwen3ForCausalLM); " +
+        'for a repository whose name does not say the model (a fine-tune), declare its architecture from its config.json with hfArchitecture',
+    );
+  });
+
+  test('a fine-tune with a declared architecture is accepted; a declared architecture of another family is refused', () => {
+    expect(deploy({ mine: { ...GRPO, hfModel: 'acme/support-bot', hfArchitecture: 'Qwen3ForCausalLM' } }).pipelines[0].model.hfRepo).toBe('acme/support-bot');
+    expect(deploy({ mine: { ...GRPO, hfModel: 'acme/Qwen3-8B-support' } }).pipelines[0].model.hfRepo).toBe('acme/Qwen3-8B-support');
+    expect(errorOf({ mine: { ...GRPO, hfModel: 'acme/support-bot', hfArchitecture: 'LlamaForCausalLM' } })).toContain(
+      "'acme/support-bot' declares architecture 'LlamaForCausalLM', which qwen3-8b does not convert",
+    );
+  });
+
+  test('a tokenizer of another family, and the tutorial case: hf_model_path of Gemma on rl-qwen3 through overrides', () => {
+    expect(errorOf({ mine: { ...SFT, tokenizer: 'Qwen/Qwen3-8B' } })).toContain(
+      "pipelines.mine.tokenizer: 'Qwen/Qwen3-8B' is qwen3-8b's repository (Qwen3, Qwen3ForCausalLM), not llama3.1-8b's",
+    );
+    expect(errorOf({ 'rl-qwen3': { overrides: { hf_model_path: 'google/gemma-4-26b-it' } } })).toMatch(
+      /pipelines\.rl-qwen3\.overrides\): hf_model_path 'google\/gemma-4-26b-it' does not name a Qwen3 model of qwen3-30b-a3b's size: qwen3-30b-a3b converts from Qwen\/Qwen3-30B-A3B-Thinking-2507/,
+    );
+    expect(errorOf({ 'rl-qwen3': { overrides: { tokenizer_path: 'meta-llama/Llama-3.1-8B-Instruct' } } })).toContain(
+      "tokenizer_path 'meta-llama/Llama-3.1-8B-Instruct' is llama3.1-8b-Instruct's repository",
+    );
+  });
+
+  test('an unknown model is refused with the list of keys and did-you-mean', () => {
+    expect(errorOf({ mine: { ...SFT, model: 'llama3.1-8B' } })).toContain(
+      "pipelines.mine.model: no model table row for 'llama3.1-8B' (jobs/models.ts); models: qwen3-30b-a3b, qwen3-235b-a22b, qwen3-8b, qwen3-14b, qwen3-32b, " +
+        "gemma4-26b, gemma4-31b, gemma3-12b, gemma3-27b, llama3.1-8b-Instruct, llama3.1-8b, llama3.1-70b (did you mean 'llama3.1-8b'?)",
+    );
+  });
+
+  test('an unknown method is refused with did-you-mean', () => {
+    expect(errorOf({ mine: { ...SFT, method: 'grpoo' } })).toContain("pipelines.mine.method: must be one of sft, grpo, gspo, got 'grpoo' (did you mean 'grpo'?)");
+  });
+
+  test('RL for a model without a sampler weight-sync path at this MaxText version', () => {
+    expect(errorOf({ mine: { ...GRPO, model: 'gemma4-31b', hfModel: 'google/gemma-4-31b-it' } })).toContain(
+      "pipelines.mine.model: RL with 'gemma4-31b' needs a sampler weight-sync path: MaxText 0.2.4's standalone vLLM mappings cover " +
+        'llama3.1, qwen2, qwen3, gemma3, deepseek3, gpt-oss keys (integration/tunix/weight_mapping); or extend rl-qwen3 or rl-gemma4',
+    );
+  });
+
+  test('LoRA with RL, and a bad rank', () => {
+    expect(errorOf({ mine: { ...GRPO, lora: { rank: 8 } } })).toContain(
+      'pipelines.mine.lora: LoRA is for SFT only: MaxText 0.2.4 train_rl never applies LoRA (only train_sft calls lora_utils.apply_lora_to_model)',
+    );
+    expect(errorOf({ mine: { ...SFT, lora: { rank: 0 } } })).toContain('pipelines.mine.lora.rank: must be a whole number >= 1 (types.py LoRA lora_rank: "Set >0 when LoRA is enabled"), got 0');
+  });
+
+  test('a dataset without the fields the method needs', () => {
+    expect(errorOf({ mine: { ...SFT, dataset: { split: 'train' } } })).toContain(
+      'pipelines.mine.dataset.hf: is required (the Hugging Face dataset repository, e.g. HuggingFaceH4/ultrachat_200k)',
+    );
+    expect(errorOf({ mine: { ...GRPO, dataset: { hf: 'acme/tickets', columns: ['text'] } } })).toContain(
+      'pipelines.mine.dataset.columns: RL reads a question column (problem, prompt or question) and an answer column (answer, solution or expected_answer) by name',
+    );
+    expect(errorOf({ mine: { ...SFT, dataset: { hf: 'x/y', columns: [] } } })).toContain('pipelines.mine.dataset.columns: must name at least one column');
+    expect(errorOf({ mine: { ...SFT, dataset: { hf: 'x/y', template: 't.json' } } })).toContain('pipelines.mine.dataset: template is for RL');
+  });
+
+  test('a reward file that is missing, not .py, on SFT, or without reward functions', () => {
+    expect(errorOf({ mine: { ...GRPO, reward: 'rewards/nope.py' } })).toContain("pipelines.mine.reward: 'rewards/nope.py' not found in the repository");
+    expect(errorOf({ mine: { ...GRPO, reward: 'README.md' } })).toContain("pipelines.mine.reward: 'README.md' must be a Python file (.py)");
+    expect(errorOf({ mine: { ...GRPO, reward: '../../etc/x.py' } })).toContain("pipelines.mine.reward: '../../etc/x.py' is outside the repository");
+    expect(errorOf({ mine: { ...SFT, reward: REWARD } })).toContain(`pipelines.mine.reward: a reward file is for RL (grpo, gspo); mine trains with sft, got '${REWARD}'`);
+    expect(errorOf({ mine: { ...GRPO, reward: 'jest.config.js'.replace('.js', '.py') } })).toContain('not found in the repository');
+    expect(errorOf({ mine: { ...GRPO, reward: { file: REWARD, functions: ['nope'] } } })).toContain(
+      `pipelines.mine.reward.functions: 'nope' not defined in '${REWARD}' as 'def <name>(prompts, completions, ...)'; it defines final_number`,
+    );
+  });
+
+  test('a slice the TPU table does not have is an error; one infra lacks is left out with a note', () => {
+    expect(errorOf({ mine: { ...SFT, slice: 'v6e-9' } })).toContain("pipelines.mine.slice: must be a Cloud TPU accelerator type of the TPU table such as v6e-8");
+    const file = configFile((c) => (c.pipelines.mine = { ...SFT, slice: 'v6e-16' }));
+    const d = loadDeployment({ env: { CONFIG_FILE: file } });
+    expect(d.pipelines.map((p) => p.name)).not.toContain('mine');
+    expect(d.notices.join('\n')).toContain('mine left out: mine trains on ct6e-standard-4t 4x4 (v6e-16), infra has ct6e-standard-4t 4x8');
+  });
+
+  test('RL without extends on a multi-host slice is refused (it needs Pathways: extend rl-qwen3 or rl-gemma4)', () => {
+    expect(errorOf({ mine: { ...GRPO, slice: 'v6e-32' } })).toContain(
+      'pipelines.mine.slice: RL without extends runs on one TPU VM (McJAX, tutorial 002\'s shape), got ct6e-standard-4t 4x8 (8 VMs)',
+    );
+  });
+
+  test('steps that give no checkpoint period, and steps that are not a count', () => {
+    expect(errorOf({ mine: { ...SFT, steps: 211 } })).toContain('pipelines.mine.steps: 211 training steps have no divisor between 11 and 52');
+    expect(errorOf({ mine: { ...SFT, steps: 0 } })).toContain('pipelines.mine.steps: must be a whole number >= 1, got 0');
+  });
+
+  test('a fit-check failure: Llama 3.1 70B SFT on one v6e-8', () => {
+    expect(errorOf({ mine: { ...SFT, model: 'llama3.1-70b', hfModel: 'meta-llama/Llama-3.1-70B-Instruct' } })).toMatch(
+      /mine: llama3\.1-70b does not fit ct6e-standard-8t 2x4 \(v6e-8-8t, 32 GiB HBM per chip\): weights, gradients and AdamW state/,
+    );
+  });
+
+  test('an hfRevision that is not a 40-hex commit', () => {
+    expect(errorOf({ mine: { ...SFT, hfRevision: 'main' } })).toContain(
+      "pipelines.mine.hfRevision: must be a 40-hex commit of meta-llama/Llama-3.1-8B-Instruct (a branch or tag moves), got 'main'",
+    );
+  });
+
+  test('every problem of every pipeline in one ConfigError, with values escaped', () => {
+    const message = errorOf({ a: { ...SFT, hfRevision: 'x\u200b' }, b: { ...GRPO, lora: { rank: 4 } }, c: { ...SFT, steps: 211 } });
+    expect(message).toContain("pipelines.a.hfRevision: must be a 40-hex commit of meta-llama/Llama-3.1-8B-Instruct (a branch or tag moves), got 'x\\u200b'");
+    expect(message).toContain('pipelines.b.lora: LoRA is for SFT only');
+    expect(message).toContain('pipelines.c.steps: 211 training steps');
+  });
+});
+
+describe('readRepoFile: a reward file of the repository (config/ reads it)', () => {
+  const root = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), 'tpt-repo-')));
+  fs.mkdirSync(path.join(root, 'rewards'));
+  fs.writeFileSync(path.join(root, 'rewards', 'ok.py'), 'def r(prompts, completions, **kw):\n  return [0.0]\n');
+  fs.writeFileSync(path.join(root, 'rewards', 'big.py'), Buffer.alloc(CONFIGMAP_MAX_BYTES + 1, 0x23));
+  const outside = fs.mkdtempSync(path.join(os.tmpdir(), 'tpt-outside-'));
+  fs.writeFileSync(path.join(outside, 'evil.py'), 'def r(prompts, completions): return []\n');
+  fs.symlinkSync(path.join(outside, 'evil.py'), path.join(root, 'rewards', 'link.py'));
+
+  test('reads a .py inside the repository with its sha256', () => {
+    const f = readRepoFile(root, 'rewards/ok.py');
+    expect(f).toMatchObject({ name: 'ok.py', path: 'rewards/ok.py' });
+    expect(f.sha256).toMatch(/^[0-9a-f]{64}$/);
+    expect(f.problem).toBeUndefined();
+  });
+
+  test('refuses absolute paths, paths and links outside the repository, and files larger than a ConfigMap', () => {
+    expect(readRepoFile(root, path.join(outside, 'evil.py')).problem).toMatch(/^is an absolute path/);
+    expect(readRepoFile(root, '../x.py').problem).toMatch(/^is outside the repository/);
+    expect(readRepoFile(root, 'rewards/link.py').problem).toBe(`is a link to ${fs.realpathSync(path.join(outside, 'evil.py'))}, outside the repository`);
+    expect(readRepoFile(root, 'rewards/big.py').problem).toBe(
+      `is ${CONFIGMAP_MAX_BYTES + 1} bytes; a ConfigMap holds at most ${CONFIGMAP_MAX_BYTES} (1 MiB): move data the reward loads into the bucket`,
+    );
+    expect(readRepoFile(root, 'rewards').problem).toMatch(/must be a Python file/);
+  });
+});

@@ -1,0 +1,48 @@
+/**
+ * Every MaxText call of every synthesized configuration (the tutorials' and the three examples') is accepted by
+ * MaxText's config code at maxtext-v0.2.4 (model: ./maxtext-config.ts), and so is a GSPO pipeline's.
+ */
+import { configFile } from '../util';
+import { maxTextCalls } from './maxtext-script';
+import { configProblems } from './maxtext-config';
+import { allConfigurations, Obj, podSets, Synthesized, synthesize } from './synthesized';
+
+function calls(synth: Synthesized): Array<[string, ReturnType<typeof maxTextCalls>[number]]> {
+  return synth.jobSets.flatMap((js) =>
+    podSets(js.manifest).flatMap((ps) =>
+      (ps.pod.containers as Obj[])
+        .filter((c) => c.command?.[0] === '/bin/bash')
+        .flatMap((c) => maxTextCalls(c.command[2]).map((call) => [`${js.manifest.metadata.name}/${ps.name}: ${call.module}`, call] as [string, typeof call])),
+    ),
+  );
+}
+
+const gspo = () =>
+  synthesize({
+    CONFIG_FILE: configFile((c) => {
+      c.tpu = { machineType: 'ct6e-standard-8t', topology: '2x4', slices: 1, reservation: 'my-v6e-8-reservation' };
+      delete c.singleHost;
+      c.pipelines = {
+        'gspo-qwen3': { method: 'gspo', model: 'qwen3-8b', hfModel: 'Qwen/Qwen3-8B', dataset: { hf: 'openai/gsm8k', config: 'main', split: 'train', evalSplit: 'test' }, slice: 'v6e-8' },
+      };
+    }),
+    PIPELINES: 'gspo-qwen3',
+  });
+
+describe.each([...allConfigurations(), ['gspo', gspo()] as [string, Synthesized]])('MaxText accepts every call (%s)', (_name, synth) => {
+  test.each(calls(synth))('%s', (_label, call) => {
+    expect(configProblems(call)).toEqual([]);
+  });
+});
+
+test('the model refuses what MaxText refuses', () => {
+  const call = (module: string, args: Record<string, string>, flags: Record<string, string> = {}) => configProblems({ module, args, flags });
+  expect(call('maxtext.trainers.post_train.rl.train_rl', { 'rl.degenerate_group_masking': 'True' })).toEqual([
+    "'rl.degenerate_group_masking' not in RLConfig (pyconfig._prepare_for_pydantic)",
+  ]);
+  expect(call('maxtext.trainers.post_train.rl.train_rl', { 'rl.loss_algo': 'gspo' })).toEqual(['rl.loss_algo=gspo violates types.py']);
+  expect(call('maxtext.trainers.post_train.sft.train_sft', { dataset_type: 'hf' })).toEqual(["hf_path can't be empty when dataset_type=hf"]);
+  expect(call('maxtext.trainers.post_train.sft.train_sft', { 'lora.enable_lora': 'True', 'lora.lora_rank': '0' })).toEqual(['lora_rank must be > 0 with enable_lora']);
+  expect(call('maxtext.trainers.post_train.sft.train_sft', { reward_functions_path: '/x.py' })).toEqual(["'reward_functions_path' not in MaxTextConfig (pyconfig._prepare_for_pydantic)"]);
+  expect(call('maxtext.checkpoint_conversion.to_maxtext', {}, { hf_revision: 'x' })).toEqual(['--hf_revision is not a flag of maxtext.checkpoint_conversion.to_maxtext']);
+});

@@ -1,0 +1,88 @@
+/**
+ * What MaxText's config code accepts, for the keys and flags this project passes (tests only). Model of
+ * AI-Hypercomputer/maxtext maxtext-v0.2.4:
+ * - src/maxtext/configs/pyconfig.py `_prepare_for_pydantic`: every `key=value` must be a field of the config class
+ *   (searched recursively through nested models, `_check_for_invalid_keys`), else `ValueError("'<key>' not in ...")`;
+ *   the class is `types.MaxTextConfig`, or `types.RLConfig` for train_rl (train_rl.py `pyconfig.initialize(...,
+ *   config_class=types.RLConfig)`). Dotted keys (`rl.x`, `lora.x`) set fields of the nested `rl: RL` / `lora: LoRA`
+ *   models; LoRA is `extra="forbid"`.
+ * - src/maxtext/configs/types.py: the class that declares each key (FIELDS), the Literal / enum / range constraints
+ *   (CONSTRAINTS), and the validators modelled in `configProblems` (`hf_path can't be empty when dataset_type=hf`).
+ * - argparse / absl flags: to_maxtext.py `parse_known_args` (an unknown `--flag` would reach pyconfig as a key) and
+ *   to_huggingface.py `flags.DEFINE_*`.
+ * A key this project starts passing must be looked up there and added with its class.
+ */
+
+/** key -> the types.py class that declares it, per config class. */
+export const FIELDS: Readonly<Record<'MaxTextConfig' | 'RLConfig', Readonly<Record<string, string>>>> = {
+  MaxTextConfig: {
+    base_output_directory: 'RunInfo', model_name: 'RunInfo', run_name: 'RunInfo',
+    hardware: 'HardwareAndMesh', scan_layers: 'HardwareAndMesh', load_parameters_path: 'Checkpointing',
+    checkpoint_period: 'Checkpointing', enable_checkpointing: 'Checkpointing',
+    checkpoint_storage_use_ocdbt: 'OrbaxStorage', checkpoint_storage_use_zarr3: 'OrbaxStorage',
+    skip_jax_distributed_system: 'DevelopmentAndDebugging', use_multimodal: 'MultimodalGeneral', weight_dtype: 'DataTypes',
+    dataset_type: 'DatasetGeneral', per_device_batch_size: 'DatasetGeneral', train_data_columns: 'DatasetGeneral',
+    hf_path: 'HfDataset', hf_name: 'HfDataset', train_split: 'TfdsDataset', profiler: 'Profiling', steps: 'TrainingLoop',
+    tokenizer_path: 'Tokenizer',
+    'lora.enable_lora': 'LoRA', 'lora.lora_rank': 'LoRA', 'lora.lora_alpha': 'LoRA', 'lora.lora_module_path': 'LoRA', 'lora.lora_restore_path': 'LoRA',
+  },
+  RLConfig: {
+    base_output_directory: 'RunInfo', model_name: 'RunInfo', run_name: 'RunInfo', load_parameters_path: 'Checkpointing',
+    checkpoint_period: 'Checkpointing', enable_checkpointing: 'Checkpointing', max_num_checkpoints_to_keep: 'Checkpointing',
+    scan_layers: 'HardwareAndMesh', allow_split_physical_axes: 'HardwareAndMesh', debug: 'RLConfig',
+    batch_size: 'RLDataset', num_batches: 'RLDataset', num_test_batches: 'RLDataset', train_micro_batch_size: 'RLDataset', hf_subset: 'RLDataset',
+    dataset_name: 'TfdsDataset', eval_dataset_name: 'TfdsDataset', train_split: 'TfdsDataset', eval_split: 'TfdsDataset', hf_name: 'HfDataset',
+    data_template_path: 'Tokenizer', tokenizer_path: 'Tokenizer',
+    chips_per_vm: 'RLCluster', rollout_data_parallelism: 'RLCluster', rollout_expert_parallelism: 'RLCluster', rollout_tensor_parallelism: 'RLCluster',
+    sampler_devices_fraction: 'RLCluster', trainer_devices_fraction: 'RLCluster',
+    async_scheduling: 'VLLM', enable_dp_attention: 'VLLM', hbm_utilization_vllm: 'VLLM', vllm_additional_config: 'VLLM', vllm_hf_overrides: 'VLLM',
+    decode_sampling_nucleus_p: 'Decoding', decode_sampling_temperature: 'Decoding', decode_sampling_top_k: 'Decoding',
+    max_prefill_predict_length: 'InferenceGeneral', max_target_length: 'InferenceGeneral',
+    grad_dtype: 'DataTypes', mu_dtype: 'AdamW', learning_rate: 'Optimizer', learning_rate_schedule_steps: 'Optimizer',
+    ici_expert_parallelism: 'IciParallelism', ici_fsdp_parallelism: 'IciParallelism', ici_tensor_parallelism: 'IciParallelism',
+    ragged_gather_reduce_fallback: 'MoEGeneral', remat_policy: 'RematAndOffload',
+    reward_functions: 'RLReward', reward_functions_path: 'RLReward',
+    'rl.loss_algo': 'RL', 'rl.num_generations': 'RL', 'rl.reshard_chunk_size': 'RL',
+  },
+};
+
+/** Value constraints types.py enforces on keys this project sets from config. */
+export const CONSTRAINTS: Readonly<Record<string, (v: string) => boolean>> = {
+  // RL.loss_algo: Literal["grpo", "gspo-token"].
+  'rl.loss_algo': (v) => ['grpo', 'gspo-token'].includes(v),
+  // DatasetType enum.
+  dataset_type: (v) => ['synthetic', 'hf', 'grain', 'tfds', 'c4_mlperf', 'olmo_grain'].includes(v),
+  // LoRA.lora_rank: NonNegativeInt; lora_alpha: NonNegativeFloat.
+  'lora.lora_rank': (v) => /^\d+$/.test(v),
+  'lora.lora_alpha': (v) => Number(v) >= 0,
+  'lora.enable_lora': (v) => /^(True|False)$/.test(v),
+};
+
+/** argparse (to_maxtext.py) / absl (to_huggingface.py) flags of the conversions. */
+export const CONVERSION_FLAGS: Readonly<Record<string, readonly string[]>> = {
+  'maxtext.checkpoint_conversion.to_maxtext': ['lazy_load_tensors', 'eager_load_method', 'hf_model_path', 'revision', 'save_dtype', 'simulated_cpu_devices_count'],
+  'maxtext.checkpoint_conversion.to_huggingface': ['override_model_architecture', 'hf_model_path', 'parallel_threads'],
+};
+
+/** The config class a module initializes. */
+export function configClassOf(module: string): 'MaxTextConfig' | 'RLConfig' {
+  return module === 'maxtext.trainers.post_train.rl.train_rl' ? 'RLConfig' : 'MaxTextConfig';
+}
+
+/** Why MaxText's config code would refuse one call, or [] when it accepts it. */
+export function configProblems(call: { module: string; args: Record<string, string>; flags: Record<string, string> }): string[] {
+  const cls = configClassOf(call.module);
+  const out: string[] = [];
+  for (const [key, value] of Object.entries(call.args)) {
+    if (!(key in FIELDS[cls])) out.push(`'${key}' not in ${cls} (pyconfig._prepare_for_pydantic)`);
+    const ok = CONSTRAINTS[key];
+    if (ok && !ok(value.replace(/^'|'$/g, ''))) out.push(`${key}=${value} violates types.py`);
+  }
+  if (call.args.dataset_type === 'hf' && !call.args.hf_path) out.push("hf_path can't be empty when dataset_type=hf");
+  if (call.args['lora.enable_lora'] === 'True' && !(Number(call.args['lora.lora_rank']) > 0)) out.push('lora_rank must be > 0 with enable_lora');
+  const allowed = CONVERSION_FLAGS[call.module];
+  for (const flag of Object.keys(call.flags)) {
+    if (!allowed || !allowed.includes(flag)) out.push(`--${flag} is not a flag of ${call.module}`);
+  }
+  return out;
+}
