@@ -21,6 +21,8 @@ export interface ModelSize {
   readonly layers: number;
   readonly kvHeads: number;
   readonly headDim: number;
+  /** Query heads (`base_num_query_heads`): dot-product attention scores are batch x heads x length x length values. */
+  readonly heads: number;
   /** Hidden size (`base_emb_dim`): a saved layer input is tokens x hidden values. */
   readonly hidden: number;
   /** Vocabulary (`vocab_size`): the logits are tokens x vocab values. */
@@ -33,10 +35,10 @@ export interface ModelSize {
 }
 
 export const MODELS: Readonly<Record<string, ModelSize>> = {
-  'qwen3-30b-a3b': { params: 30.5e9, activeParams: 3.3e9, layers: 48, kvHeads: 4, headDim: 128, hidden: 2048, vocab: 151936 },
-  'gemma4-26b': { params: 25.2e9, activeParams: 3.8e9, layers: 30, kvHeads: 8, headDim: 256, hidden: 2816, vocab: 262144, tiedEmbedding: true },
-  'gemma4-31b': { params: 31e9, layers: 60, kvHeads: 16, headDim: 256, hidden: 5376, vocab: 262144, tiedEmbedding: true },
-  'llama3.1-8b-Instruct': { params: 8.03e9, layers: 32, kvHeads: 8, headDim: 128, hidden: 4096, vocab: 128256 },
+  'qwen3-30b-a3b': { params: 30.5e9, activeParams: 3.3e9, layers: 48, kvHeads: 4, headDim: 128, heads: 32, hidden: 2048, vocab: 151936 },
+  'gemma4-26b': { params: 25.2e9, activeParams: 3.8e9, layers: 30, kvHeads: 8, headDim: 256, heads: 16, hidden: 2816, vocab: 262144, tiedEmbedding: true },
+  'gemma4-31b': { params: 31e9, layers: 60, kvHeads: 16, headDim: 256, heads: 32, hidden: 5376, vocab: 262144, tiedEmbedding: true },
+  'llama3.1-8b-Instruct': { params: 8.03e9, layers: 32, kvHeads: 8, headDim: 128, heads: 32, hidden: 4096, vocab: 128256 },
 };
 
 /** The size row of a MaxText model name, or undefined when the table has none. */
