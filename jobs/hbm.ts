@@ -18,10 +18,18 @@
  *   `min_dim_size_to_factor=128`, `momentum=None`, optax 0.2.6) the second moment is factored (rows + columns per
  *   matrix, float32) and there is no momentum: counted as 1% of a float32 per parameter, an upper bound for the
  *   models here (a 2048 x 768 matrix keeps 0.2%; vectors below 128 stay whole).
- * - Activations of one forward/backward pass, on the trainer's chips: the logits and the saved layer inputs.
+ * - Usable HBM: XLA's limit per chip from the TPU table (`usableHbmGibPerChip`, 31.25 GiB on v6e), not the data sheet.
+ * - Sharding (trainerMesh, meshShards): the ICI axes of base.yml `mesh_axes` over the chips of one slice, the DCN axes
+ *   over the slices (`maxtext_utils.create_device_mesh`); weights, gradients and optimizer state divide by every axis
+ *   but the replicas (data, diloco, context_autoregressive), so with `dcn_data_parallelism: -1` each slice holds a copy.
+ * - Activations of one forward/backward pass, on the trainer's chips: the logits, the saved layer inputs, one layer's
+ *   attention scores where the kernel materialises them (`dot_product`, rl.yml's; `layers/attention_op.py`
+ *   `apply_attention_dot`: the scores and their exponentials), and FSDP's transients (one layer's weights gathered and
+ *   its gradient before the reduce-scatter).
  *   Logits: `decoders.py` `_apply_output_head` computes tokens x `vocab_size` at `dtype` (bfloat16 unless
- *   `logits_dot_in_fp32`) and casts them to float32 (`cast_logits_to_fp32`, default true): 6 bytes per token and
- *   vocabulary entry, sharded as (`activation_embed_and_logits_batch`, `activation_length`, `activation_vocab`) =
+ *   `logits_dot_in_fp32`) and casts them to float32 (`cast_logits_to_fp32`, default true); the loss backward holds the
+ *   float32 logits, their float32 gradient and the matmul's bfloat16 gradient: 10 bytes per token and
+ *   vocabulary entry (logitsBytes), sharded as (`activation_embed_and_logits_batch`, `activation_length`, `activation_vocab`) =
  *   batch over data x stage x fsdp x fsdp_transpose x expert, length over context, vocabulary over tensor x
  *   tensor_sequence (base.yml and rl.yml `logical_axis_rules`). A batch smaller than its shards is not split
  *   further: each shard holds at least one sequence. Saved activations: `remat_policy` `full` (base.yml default)
