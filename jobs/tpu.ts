@@ -344,3 +344,22 @@ export function gkeVersionFloor(generation: TpuGeneration): { version: string; s
   const row: GenerationRow = GENERATIONS[generation];
   return row.minGkeVersion ? { version: row.minGkeVersion, source: row.minGkeVersionSource ?? '' } : undefined;
 }
+
+/**
+ * The GKE version a cluster needs for TPU pools of these generations: the highest floor among them (versions compare
+ * by their numbers, `1.34.0-gke.2201000` as 1, 34, 0, 2201000), or undefined when none has a floor.
+ */
+export function clusterVersionFloor(generations: readonly TpuGeneration[]): { version: string; source: string } | undefined {
+  const key = (v: string) => (v.match(/\d+/g) ?? []).map(Number);
+  const newer = (a: string, b: string) => {
+    const [x, y] = [key(a), key(b)];
+    for (let i = 0; i < Math.max(x.length, y.length); i++) if ((x[i] ?? 0) !== (y[i] ?? 0)) return (x[i] ?? 0) > (y[i] ?? 0);
+    return false;
+  };
+  let floor: { version: string; source: string } | undefined;
+  for (const g of generations) {
+    const f = gkeVersionFloor(g);
+    if (f && (!floor || newer(f.version, floor.version))) floor = f;
+  }
+  return floor;
+}
