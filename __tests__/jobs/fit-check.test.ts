@@ -187,3 +187,97 @@ describe('one list of mesh axes (base.yml mesh_axes)', () => {
     expect([meshDefault('ici_fsdp_parallelism'), meshDefault('dcn_data_parallelism'), meshDefault('ici_data_parallelism'), meshDefault('dcn_fsdp_parallelism')]).toEqual([-1, -1, 1, 1]);
   });
 });
+
+describe('the estimate in process: every branch of jobs/hbm.ts', () => {
+  const v6e32 = tpuSlice('ct6e-standard-4t', '4x8');
+  const base = (kind: 'rl' | 'sft', args: Record<string, unknown>, devices: HbmInput['devices'], model = kind === 'rl' ? 'qwen3-30b-a3b' : 'gemma4-31b', slice = v6e32) =>
+    estimateHbm({ model, size: MODELS[model], kind, args: args as HbmInput['args'], slice, devices });
+  const split = { trainer: 16, sampler: 16, split: true };
+
+  test('partsTotal sums one side; the verdict names the sides', () => {
+    const { partsTotal } = require('../../jobs/hbm');
+    const e = base('rl', {}, split);
+    expect(partsTotal(e, 'trainer')).toBeCloseTo(e.parts.filter((p) => p.on === 'trainer').reduce((s, p) => s + p.gibPerChip, 0), 9);
+    expect(partsTotal(e, 'sampler')).toBeGreaterThan(0);
+    expect(partsTotal(e, 'chips')).toBe(0);
+  });
+
+  test('LoRA given flat, as 1, or as a lora object; dtypes the table does not know fall back to the default bytes', () => {
+    const state = (args: Record<string, unknown>) => part(base('sft', { per_device_batch_size: 1, ...args }, { trainer: 32, sampler: 0, split: false }), /^weights|^gradients$|^AdamW/);
+    const full = state({});
+    expect(state({ 'lora.enable_lora': 1 })).toBeCloseTo(full / 4, 9);
+    expect(state({ lora: { enable_lora: true } })).toBeCloseTo(full / 4, 9);
+    expect(state({ 'lora.enable_lora': 0 })).toBeCloseTo(full, 9);
+    expect(state({ weight_dtype: 'complex64' })).toBeCloseTo(full, 9);
+    expect(state({ mu_dtype: 'bfloat16' })).toBeCloseTo((full * 14) / 16, 9);
+    const rl = (args: Record<string, unknown>) => part(base('rl', args, split), /^actor|^reference/);
+    expect(rl({ weight_dtype: 'complex64' })).toBeCloseTo(rl({}), 9);
+    expect(rl({ weight_dtype: 'float32' })).toBeCloseTo(2 * rl({}), 9);
+  });
+
+  test('vLLM: the rollout replica fills a -1 axis, its weights follow maxtext_config.weight_dtype, the KV cache kv_cache_buffer', () => {
+    const sampler = (args: Record<string, unknown>) => base('rl', args, split);
+    const vocab = 151936 * 2048 * 2;
+    // tensor -1 over 16 sampler chips with data 1: one 16-chip replica.
+    expect(part(sampler({ rollout_tensor_parallelism: -1, rollout_data_parallelism: 1, rollout_expert_parallelism: 1 }), /^vLLM weights/)).toBeCloseTo(
+      ((30.5e9 - vocab) * 2) / GIB / 16 + (vocab * 2) / GIB,
+      6,
+    );
+    expect(part(sampler({ vllm_additional_config: { maxtext_config: { weight_dtype: 'float32' } } }), /^vLLM weights/)).toBeCloseTo(
+      2 * part(sampler({}), /^vLLM weights/),
+      6,
+    );
+    expect(part(sampler({ kv_cache_buffer: 768, max_target_length: 256 }), /^KV cache/)).toBeCloseTo((2 * 48 * 4 * 128 * 2 * 1024) / GIB, 6);
+  });
+
+  test('remat: full keeps every layer input; custom with decoder_layer_input device keeps them too; another policy counts as full', () => {
+    const inputs = (args: Record<string, unknown>) => part(base('rl', { max_target_length: 512, ...args }, split), /^saved layer inputs/);
+    const full = inputs({ remat_policy: 'full' });
+    expect(full).toBeGreaterThan(0);
+    expect(inputs({})).toBe(0);
+    expect(inputs({ remat_policy: 'custom', decoder_layer_input: 'device' })).toBeCloseTo(full, 9);
+    expect(inputs({ remat_policy: 'minimal' })).toBeCloseTo(full, 9);
+    // RL refuses vocabulary tiling: num_vocab_tiling does not shrink RL logits.
+    const logits = (args: Record<string, unknown>) => part(base('rl', { max_target_length: 512, ...args }, split), /^logits/);
+    expect(logits({ num_vocab_tiling: 4 })).toBeCloseTo(logits({}), 9);
+    // Context parallelism splits the length.
+    expect(logits({ ici_context_parallelism: 2, ici_fsdp_parallelism: 1, ici_tensor_parallelism: 2, ici_expert_parallelism: 4 })).toBeCloseTo(
+      // rl.yml's batch_size 1 x 2 generations = 2 sequences over 4 batch shards (expert): one each.
+      (1 * 256 * Math.ceil(151936 / 2) * 10) / GIB,
+      6,
+    );
+  });
+
+  test('tight and impossible, with their messages, on each side', () => {
+    // SFT tight: 31B on 32 chips at per_device_batch_size 2 is above 85% of 31.25 GiB but fits.
+    const sftTight = base('sft', { per_device_batch_size: 2 }, { trainer: 32, sampler: 0, split: false });
+    expect([sftTight.verdict, sftTight.sides]).toEqual(['tight', ['trainer']]);
+    expect(sftTight.reasons[0]).toMatch(/^weights, gradients and AdamW state \(14\.4 GiB, sharded 32 ways\) and activations \(16\.3 GiB\) take 30\.7 GiB of 31\.25 GiB usable per chip$/);
+    const sftFits = base('sft', { per_device_batch_size: 1 }, { trainer: 32, sampler: 0, split: false });
+    expect([sftFits.verdict, sftFits.reasons, sftFits.sides]).toEqual(['fits', [], []]);
+    const lora = base('sft', { per_device_batch_size: 8, 'lora.enable_lora': true }, { trainer: 32, sampler: 0, split: false });
+    expect(lora.reasons[0]).toMatch(/^frozen weights \(lora\.enable_lora\)/);
+    // RL split, trainer tight: the reason says so; the sampler side can be tight on its own.
+    const trainerTight = estimateHbm({
+      model: 'qwen3-30b-a3b',
+      size: MODELS['qwen3-30b-a3b'],
+      kind: 'rl',
+      args: { max_target_length: 4096, ici_tensor_parallelism: 2, ici_expert_parallelism: 4, train_micro_batch_size: 8, batch_size: 8, 'rl.num_generations': 4, rollout_expert_parallelism: 4, hbm_utilization_vllm: 0.55 },
+      adafactor: true,
+      slice: v6e32,
+      devices: split,
+    });
+    expect(trainerTight.verdict).toBe('tight');
+    expect(trainerTight.sides).toContain('trainer');
+    expect(trainerTight.reasons.join()).toMatch(/the trainer's state and activations take \d+\.\d GiB of 31\.25 GiB usable per trainer chip/);
+    const shared = (util: number, args: Record<string, unknown> = {}) =>
+      base('rl', { hbm_utilization_vllm: util, rollout_data_parallelism: 1, rollout_tensor_parallelism: -1, ...args }, { trainer: 8, sampler: 8, split: false }, 'llama3.1-8b-Instruct', tpuSlice('ct6e-standard-8t', '2x4'));
+    expect(shared(0.72).reasons).toEqual(['gradients, optimizer state and activations take 7.9 GiB of the 8.8 GiB hbm_utilization_vllm=0.72 leaves per chip']);
+    const noRoom = shared(0.2);
+    expect([noRoom.verdict, noRoom.sides]).toEqual(['impossible', ['sampler']]);
+    expect(noRoom.reasons[0]).toMatch(/^trainer and vLLM share the 8 chips: the trainer's two weight copies, vLLM's weights and one sequence's KV cache need 7\.3 GiB per chip when vLLM starts, hbm_utilization_vllm=0\.2 allows 6\.3 GiB of 31\.25 GiB usable$/);
+    // Room for one sequence but not the rollout batch: the sampler is tight.
+    const few = shared(0.26, { batch_size: 64, 'rl.num_generations': 8, max_target_length: 8192, kv_cache_buffer: 256 });
+    expect(few.reasons.join()).toMatch(/vLLM's share leaves room for \d+ of the 512 sequences of 8448 tokens/);
+  });
+});
