@@ -55,3 +55,27 @@ export function terraformTest(name: string, fn: jest.ProvidesCallback, timeout?:
       throw new Error(mode.fail);
     });
 }
+
+/** Where the tutorial texts sit beside a checkout (the shared workspace: ../shared/seeds); a fresh clone has none. */
+export type SeedsTestMode = TerraformTestMode;
+
+/**
+ * What a test that reads the tutorial texts does: run when they are there (unless SEEDS_TESTS=skip); when they are
+ * absent, skip visibly on a developer machine and FAIL under CI unless SEEDS_TESTS=skip says to skip on purpose.
+ * SEEDS_TESTS accepts only `skip` or empty.
+ */
+export function seedsTestMode(available: boolean, env: Readonly<Record<string, string | undefined>> = process.env): SeedsTestMode {
+  const asked = (env.SEEDS_TESTS ?? '').trim();
+  if (asked !== '' && asked !== 'skip') {
+    return { run: false, fail: `SEEDS_TESTS (env): must be 'skip' or empty, got ${JSON.stringify(env.SEEDS_TESTS)}` };
+  }
+  if (asked === 'skip') return { run: false, skip: 'SEEDS_TESTS=skip' };
+  if (available) return { run: true };
+  if (isCi(env)) {
+    return {
+      run: false,
+      fail: `the tutorial texts (../shared/seeds) are absent and CI is set (CI=${env.CI}): check them out beside the repository, or set SEEDS_TESTS=skip to skip these tests on purpose`,
+    };
+  }
+  return { run: false, skip: '../shared/seeds absent' };
+}

@@ -62,6 +62,8 @@ test('with the single-host pool asked for, every stack; unread tutorial variable
     expect.stringMatching(/^note: MODEL_NAME is set but not read by this program: /),
     expect.stringMatching(/^note: HF_TOKEN is set but not read by this program: .*its value was not read/),
     expect.stringMatching(/^note: placeholders of the example config still set .*singleHost.reservation 'my-v6e-8-reservation' \(set SINGLE_HOST_RESERVATION\)/),
+    // The single-host RL tutorial shares its chips with vLLM: accepted, with the fit check's tight note (jobs/hbm.ts).
+    expect.stringMatching(/^note: rl-llama3: llama3\.1-8b-Instruct fits ct6e-standard-8t 2x4 \(v6e-8-8t\) tightly: /),
   ]);
   expect(stderr).toBe('');
   expect(stdout + stderr).not.toContain(token);

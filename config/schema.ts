@@ -25,6 +25,7 @@ import {
   RELEASE_CHANNELS,
 } from '../jobs/platform';
 import { sliceProblem, tpuSlice, TPU_MACHINE_TYPES, TpuMachineType } from '../jobs/tpu';
+import { regionProblem, zoneProblem } from '../jobs/zones';
 
 export { CAPACITY_TYPES } from '../jobs/capacity';
 
@@ -379,9 +380,11 @@ export const configSchema = z
         );
       }
     }
-    if (!new RegExp(`^${c.region}-[a-z]$`).test(c.zone)) {
-      issue(['zone'], `zone must be a zone of region ${c.region} (such as ${c.region}-b), got '${c.zone}'`);
-    }
+    // The zone table (jobs/zones.ts): REGION must be a region it has, ZONE one of that region's zones.
+    const badRegion = REGION.test(c.region) ? regionProblem(c.region) : undefined;
+    if (badRegion) issue(['region'], badRegion);
+    const badZone = badRegion ? undefined : zoneProblem(c.region, c.zone);
+    if (badZone) issue(['zone'], badZone);
     const topologyProblem = sliceProblem(c.tpu.machineType, c.tpu.topology);
     if (topologyProblem) issue(['tpu', 'topology'], topologyProblem);
     checkSlices(c.tpu.machineType, c.tpu.topology, c.tpu.slices, topologyProblem === undefined, issue);

@@ -24,6 +24,12 @@ export interface GkeClusterProps {
   readonly dnsEndpoint?: boolean;
   /** GKE release channel. @default DEFAULT_RELEASE_CHANNEL (REGULAR) */
   readonly releaseChannel?: string;
+  /**
+   * The oldest control-plane version the cluster may run (`min_master_version`): the GKE version floor of the TPU
+   * generations its pools use (jobs/tpu.ts gkeVersionFloor; tpu7x needs 1.34.0-gke.2201000). GKE picks the channel's
+   * version at or above it. @default - none (the release channel's default version)
+   */
+  readonly minMasterVersion?: string;
   /** Refuse `terraform destroy` of the cluster. @default DEFAULT_DELETION_PROTECTION (true) */
   readonly deletionProtection?: boolean;
   /**
@@ -148,6 +154,7 @@ export class GkeCluster extends Construct implements IGkeCluster {
       datapathProvider: 'ADVANCED_DATAPATH',
       privateIpv6GoogleAccess: 'PRIVATE_IPV6_GOOGLE_ACCESS_DISABLED',
       releaseChannel: { channel: props.releaseChannel ?? DEFAULT_RELEASE_CHANNEL },
+      minMasterVersion: props.minMasterVersion,
       workloadIdentityConfig: { workloadPool: `${props.project}.svc.id.goog` },
       privateClusterConfig: {
         enablePrivateNodes: true,

@@ -1,4 +1,5 @@
 import { DataGoogleArtifactRegistryDockerImage } from '@cdktf/provider-google/lib/data-google-artifact-registry-docker-image';
+import { DataGoogleComputeMachineTypes } from '@cdktf/provider-google/lib/data-google-compute-machine-types';
 import { DataGoogleComputeReservation } from '@cdktf/provider-google/lib/data-google-compute-reservation';
 import { DataGoogleSecretManagerSecretVersion } from '@cdktf/provider-google/lib/data-google-secret-manager-secret-version';
 import { Precondition, TerraformElement, TerraformLocal } from 'cdktf';
@@ -151,6 +152,9 @@ export class ReservationChecks extends Construct {
       const machineType = 'try(self.specific_reservation[0].instance_properties[0].machine_type, "")';
       const count = 'try(self.specific_reservation[0].count, 0)';
       const specific = 'try(length(self.specific_reservation), 0) > 0';
+      // Made from an instance template (`specific_reservation.source_instance_template`, exactly one of it and
+      // instance_properties, resource_compute_reservation.go v6.50.0): the machine type is in the template.
+      const template = 'try(self.specific_reservation[0].source_instance_template, "")';
       const generic = `Use a reservation of ${use.machineType} VMs, or change COMPUTE_TYPE/TOPOLOGY to what the reservation holds`;
       const fix =
         use.fixes && Object.keys(use.fixes).length > 0
@@ -171,7 +175,7 @@ export class ReservationChecks extends Construct {
                 `gcloud compute reservations list --project=${owner}.`,
             },
             {
-              condition: `\${!(${specific}) || ${machineType} == ${hclString(use.machineType)}}`,
+              condition: `\${!(${specific}) || ${template} != "" || ${machineType} == ${hclString(use.machineType)}}`,
               errorMessage:
                 `Reservation '${ref.name}' (${use.env}) in ${where} holds \${${count}} VMs of '\${${machineType}}', not ${use.machineType}, ` +
                 `the machine type of ${pools}: GKE would create the pools but never get a node. To fit it: ${fix}.`,
@@ -195,6 +199,14 @@ export class ReservationChecks extends Construct {
               `google provider 6.50 cannot read): its VM family and size were NOT checked against the ${use.vms} ${use.machineType} VMs of ${pools}. ` +
               `Compare them yourself: gcloud compute reservations describe ${ref.name} --zone=${props.zone} --project=${owner} ` +
               '(aggregateReservation.vmFamily and reservedResources).',
+          },
+          {
+            condition: `\${try(${ds}.specific_reservation[0].source_instance_template, "") == ""}`,
+            errorMessage:
+              `Reservation '${ref.name}' (${use.env}) in ${where} is made from instance template ` +
+              `\${try(${ds}.specific_reservation[0].source_instance_template, "")}: its machine type is in the template, which google provider 6.50 ` +
+              `does not read, so it was NOT checked against the ${use.machineType} VMs of ${pools} (its size was). ` +
+              `Compare it yourself: gcloud compute instance-templates describe <template> --project=${owner} (properties.machineType).`,
           },
         ]),
       );
@@ -266,5 +278,50 @@ export class PipelinePreflight extends Construct {
       );
     }
     this.images = images;
+  }
+}
+
+export interface AcceleratorZoneChecksProps {
+  readonly project: string;
+  readonly zone: string;
+  /** The TPU machine types the pools use (one data source each). */
+  readonly machineTypes: readonly string[];
+  /** PlaceholderGuard.precondition: no API call while a placeholder is left. */
+  readonly precondition: Precondition;
+}
+
+/**
+ * One `google_compute_machine_types` data source per TPU machine type (compute/data_source_google_compute_machine_types.go,
+ * hashicorp/google v6.50.0: `MachineTypes.List(project, zone)` with `filter`, every page): ZONE lists the machine type,
+ * or the plan fails before anything is created. A GKE TPU node pool is made of these Compute machine types, so a zone
+ * without them (africa-south1-a has no TPU) is a pool that never gets a node; with spot or flex-start capacity no
+ * reservation check would catch it. (v6.50.0 also has `google_tpu_v2_accelerator_types`, the TPU VM API's list, which
+ * @cdktf/provider-google 16.12.1 does not bind; the machine types are what GKE uses.)
+ */
+export class AcceleratorZoneChecks extends Construct {
+  public readonly machineTypes: readonly DataGoogleComputeMachineTypes[];
+
+  constructor(scope: Construct, id: string, props: AcceleratorZoneChecksProps) {
+    super(scope, id);
+    this.machineTypes = props.machineTypes.map(
+      (machineType) =>
+        new DataGoogleComputeMachineTypes(this, machineType, {
+          project: props.project,
+          zone: props.zone,
+          filter: `name = "${machineType}"`,
+          lifecycle: {
+            precondition: [props.precondition],
+            postcondition: [
+              {
+                condition: '${length(self.machine_types) > 0}',
+                errorMessage:
+                  `Zone ${props.zone} offers no ${machineType} VMs to project ${props.project}: its TPU node pools would never get a node ` +
+                  '(and would fail after the cluster is created). Set ZONE to a zone that offers them; list them with ' +
+                  `gcloud compute machine-types list --filter="name=${machineType}" --project=${props.project}.`,
+              },
+            ],
+          },
+        }),
+    );
   }
 }

@@ -18,10 +18,18 @@
  *   `min_dim_size_to_factor=128`, `momentum=None`, optax 0.2.6) the second moment is factored (rows + columns per
  *   matrix, float32) and there is no momentum: counted as 1% of a float32 per parameter, an upper bound for the
  *   models here (a 2048 x 768 matrix keeps 0.2%; vectors below 128 stay whole).
- * - Activations of one forward/backward pass, on the trainer's chips: the logits and the saved layer inputs.
+ * - Usable HBM: XLA's limit per chip from the TPU table (`usableHbmGibPerChip`, 31.25 GiB on v6e), not the data sheet.
+ * - Sharding (trainerMesh, meshShards): the ICI axes of base.yml `mesh_axes` over the chips of one slice, the DCN axes
+ *   over the slices (`maxtext_utils.create_device_mesh`); weights, gradients and optimizer state divide by every axis
+ *   but the replicas (data, diloco, context_autoregressive), so with `dcn_data_parallelism: -1` each slice holds a copy.
+ * - Activations of one forward/backward pass, on the trainer's chips: the logits, the saved layer inputs, one layer's
+ *   attention scores where the kernel materialises them (`dot_product`, rl.yml's; `layers/attention_op.py`
+ *   `apply_attention_dot`: the scores and their exponentials), and FSDP's transients (one layer's weights gathered and
+ *   its gradient before the reduce-scatter).
  *   Logits: `decoders.py` `_apply_output_head` computes tokens x `vocab_size` at `dtype` (bfloat16 unless
- *   `logits_dot_in_fp32`) and casts them to float32 (`cast_logits_to_fp32`, default true): 6 bytes per token and
- *   vocabulary entry, sharded as (`activation_embed_and_logits_batch`, `activation_length`, `activation_vocab`) =
+ *   `logits_dot_in_fp32`) and casts them to float32 (`cast_logits_to_fp32`, default true); the loss backward holds the
+ *   float32 logits, their float32 gradient and the matmul's bfloat16 gradient: 10 bytes per token and
+ *   vocabulary entry (logitsBytes), sharded as (`activation_embed_and_logits_batch`, `activation_length`, `activation_vocab`) =
  *   batch over data x stage x fsdp x fsdp_transpose x expert, length over context, vocabulary over tensor x
  *   tensor_sequence (base.yml and rl.yml `logical_axis_rules`). A batch smaller than its shards is not split
  *   further: each shard holds at least one sequence. Saved activations: `remat_policy` `full` (base.yml default)
@@ -53,7 +61,7 @@
  * may use is a warning. vLLM weights close to its share only shrink its KV cache, so the sampler is tight when the
  * KV cache has room for fewer sequences than a rollout batch, not by a fraction.
  */
-import { MODEL_DEFAULTS, RL_DEFAULTS, SFT_DEFAULTS } from './maxtext-defaults';
+import { DCN_AXIS_KEYS, ICI_AXIS_KEYS, MESH_AXES, MeshAxis, meshDefault, MODEL_DEFAULTS, REPLICA_AXES, RL_DEFAULTS, SFT_DEFAULTS } from './maxtext-defaults';
 import type { ModelSize } from './models';
 import type { JsonValue, MaxTextArgs } from './recipes/types';
 import type { TpuSlice } from './tpu';
@@ -98,6 +106,11 @@ export interface StepDevices {
   readonly sampler: number;
   /** Trainer and sampler on separate chips (Pathways, >= 2 VMs). */
   readonly split: boolean;
+  /**
+   * Slices the trainer's chips span (MaxText `num_slices`): the ICI axes cover trainer / slices chips each
+   * (`maxtext_utils.create_device_mesh`: `num_devices // num_slices`), the DCN axes the slices. @default 1
+   */
+  readonly slices?: number;
 }
 
 export interface HbmInput {
@@ -149,44 +162,116 @@ function loraEnabled(args: MaxTextArgs): boolean {
   return bool(args['lora.enable_lora'] ?? nested, false);
 }
 
+/** The trainer mesh: each axis's size, ICI x DCN, with the one -1 of each family filling its devices or slices. */
+export type Mesh = Readonly<Record<MeshAxis, number>>;
+
 /**
- * How the trainer mesh shards the logits and layer inputs: the ICI axes (`ici_<axis>_parallelism`, 1 unless given,
- * `ici_fsdp_parallelism` -1) with the one -1 filling the devices; multi-slice data parallelism is part of the fill.
+ * The trainer mesh as `maxtext_utils.create_device_mesh` builds it (maxtext-v0.2.4): the ICI axes
+ * (`ici_<axis>_parallelism`, jobs/maxtext-defaults.ts MESH_AXES) over the chips of one slice (`devices // num_slices`),
+ * the DCN axes over the slices (only when there are 2 or more: `dcn_data_parallelism` -1 makes slices data-parallel
+ * replicas by default, base.yml l.660); `max_utils.fill_unspecified_mesh_axes` gives the one -1 of each family the rest.
  */
-function trainerShards(args: MaxTextArgs, devices: number): { batch: number; length: number; vocab: number; embed: number } {
-  const axes = ['data', 'pipeline', 'fsdp', 'fsdp_transpose', 'expert', 'context', 'sequence', 'tensor', 'tensor_sequence', 'tensor_transpose', 'autoregressive'];
-  const v: Record<string, number> = {};
-  for (const a of axes) v[a] = num(args, `ici_${a}_parallelism`, a === 'fsdp' ? -1 : 1);
-  const fixed = axes.filter((a) => v[a] !== -1).reduce((p, a) => p * v[a], 1);
-  for (const a of axes) if (v[a] === -1) v[a] = Math.max(1, Math.floor(devices / Math.max(1, fixed)));
+export function trainerMesh(args: MaxTextArgs, devices: number, slices = 1): Mesh {
+  const fill = (keys: readonly string[], target: number) => {
+    const v = keys.map((k) => num(args, k, meshDefault(k)));
+    const fixed = v.filter((x) => x !== -1).reduce((p, x) => p * x, 1);
+    return v.map((x) => (x === -1 ? Math.max(1, Math.floor(target / Math.max(1, fixed))) : x));
+  };
+  const n = Math.max(1, slices);
+  const ici = fill(ICI_AXIS_KEYS, Math.max(1, Math.floor(devices / n)));
+  const dcn = n > 1 ? fill(DCN_AXIS_KEYS, n) : ICI_AXIS_KEYS.map(() => 1);
+  const out = {} as Record<MeshAxis, number>;
+  MESH_AXES.forEach((a, i) => (out[a.axis] = ici[i] * dcn[i]));
+  return out;
+}
+
+const product = (mesh: Mesh, axes: readonly MeshAxis[]) => axes.reduce((p, a) => p * mesh[a], 1);
+
+/**
+ * How the mesh shards what the estimate counts (base.yml `logical_axis_rules`, maxtext-v0.2.4): the parameters and
+ * their gradients and optimizer state over every axis but the replicas (REPLICA_AXES: data, diloco,
+ * context_autoregressive), so with MaxText's default `dcn_data_parallelism: -1` every slice holds a whole copy;
+ * logits and layer inputs by `activation_embed_and_logits_batch` (data, stage, fsdp, fsdp_transpose, expert),
+ * `activation_length` (context, context_usp_ulysses), `activation_vocab` (tensor, tensor_sequence) and
+ * `activation_embed` (tensor); attention scores by `activation_batch_attn` (data, fsdp, fsdp_transpose, expert),
+ * `activation_heads` (tensor, tensor_sequence, autoregressive) and `activation_q_length` (context,
+ * context_usp_ulysses), the key length unsharded (`activation_kv_length: []`); a layer's weights stay split over the
+ * axes FSDP does not gather (tensor, tensor_sequence, autoregressive, expert, stage: `mlp`, `heads`, `exp`, `layers`).
+ */
+export function meshShards(mesh: Mesh) {
+  const all = MESH_AXES.map((a) => a.axis);
   return {
-    batch: v.data * v.pipeline * v.fsdp * v.fsdp_transpose * v.expert,
-    length: v.context,
-    vocab: v.tensor * v.tensor_sequence,
-    embed: v.tensor,
+    state: product(mesh, all.filter((a) => !REPLICA_AXES.has(a))),
+    batch: product(mesh, ['data', 'stage', 'fsdp', 'fsdp_transpose', 'expert']),
+    length: product(mesh, ['context', 'context_usp_ulysses']),
+    vocab: product(mesh, ['tensor', 'tensor_sequence']),
+    embed: product(mesh, ['tensor']),
+    attnBatch: product(mesh, ['data', 'fsdp', 'fsdp_transpose', 'expert']),
+    heads: product(mesh, ['tensor', 'tensor_sequence', 'autoregressive']),
+    gathered: product(mesh, ['fsdp', 'fsdp_transpose', 'context', 'context_usp_ulysses']),
+    layerSplit: product(mesh, ['tensor', 'tensor_sequence', 'autoregressive', 'expert', 'stage']),
   };
 }
 
-/** Logits and saved layer inputs of one pass of `sequences` x `seqLen` tokens over the trainer's chips, GiB per chip. */
-function activations(input: HbmInput, sequences: number, seqLen: number): { logits: number; layerInputs: number; remat: string } {
-  const { args, size } = input;
-  const defaults = input.kind === 'rl' ? RL_DEFAULTS : SFT_DEFAULTS;
-  const shards = trainerShards(args, input.devices.trainer);
-  const tokens = Math.ceil(sequences / shards.batch) * Math.ceil(seqLen / shards.length);
+/** Bytes per logits entry the loss holds at its peak (see the header): the logits, their float32 gradient, the matmul's. */
+export function logitsBytes(args: MaxTextArgs): number {
   const act = dtypeBytes(str(args['dtype']) ?? MODEL_DEFAULTS.dtype) ?? 2;
   const dot = bool(args['logits_dot_in_fp32'], MODEL_DEFAULTS.logits_dot_in_fp32) ? 4 : act;
-  const logitBytes = dot + (bool(args['cast_logits_to_fp32'], MODEL_DEFAULTS.cast_logits_to_fp32) && dot !== 4 ? 4 : 0);
+  const logits = bool(args['cast_logits_to_fp32'], MODEL_DEFAULTS.cast_logits_to_fp32) ? 4 : dot;
+  return logits + logits + (dot !== logits ? dot : 0);
+}
+
+/** The attention kernel the config selects: `attention`, else rl.yml's `dot_product` (RL) or base.yml's `autoselected`. */
+function attentionKernel(input: HbmInput): string {
+  return str(input.args['attention']) ?? (input.kind === 'rl' ? RL_DEFAULTS.attention : SFT_DEFAULTS.attention);
+}
+
+/**
+ * True when the kernel materialises the [batch, heads, q_len, kv_len] scores (`layers/attention_op.py`
+ * `apply_attention`: `dot_product`, or `autoselected` for a sequence under 128 tokens; flash/splash work in blocks).
+ */
+export function materialisesScores(kernel: string, seqLen: number): boolean {
+  return kernel === 'dot_product' || (kernel === 'autoselected' && seqLen < 128);
+}
+
+/** Logits, saved layer inputs and one layer's attention scores of one pass over the trainer's chips, GiB per chip. */
+function activations(input: HbmInput, sequences: number, seqLen: number): { logits: number; layerInputs: number; scores: number; remat: string; kernel: string } {
+  const { args, size } = input;
+  const defaults = input.kind === 'rl' ? RL_DEFAULTS : SFT_DEFAULTS;
+  const shards = meshShards(trainerMesh(args, input.devices.trainer, input.devices.slices));
+  const tokens = Math.ceil(sequences / shards.batch) * Math.ceil(seqLen / shards.length);
+  const act = dtypeBytes(str(args['dtype']) ?? MODEL_DEFAULTS.dtype) ?? 2;
   const remat = str(args['remat_policy']) ?? defaults.remat_policy;
   const layerInput = str(args['decoder_layer_input']) ?? defaults.decoder_layer_input;
   const offloaded = remat === 'custom' && layerInput === 'offload';
   // SFT's loss (pre_train/train.py `loss_fn`, which train_sft uses) computes the logits in `num_vocab_tiling` chunks
   // when > 1 (base.yml: "tiled ... along the batch-sequence axis"); RLConfig refuses tiling (types.py).
   const tiles = input.kind === 'sft' ? Math.max(1, num(args, 'num_vocab_tiling', 1)) : 1;
+  const kernel = attentionKernel(input);
+  // attention_op.py `apply_attention_dot`: the scores (`qk_product`, at `dtype`, or float32 with `float32_qk_product`
+  // / `float32_logits`) and their exponentials (`compute_local_attention`), both [b, kv_heads, groups, q, kv].
+  const scoreBytes = bool(args['float32_qk_product'], false) || bool(args['float32_logits'], false) ? 4 : act;
+  const scores = materialisesScores(kernel, seqLen)
+    ? gib(2 * Math.ceil(sequences / shards.attnBatch) * Math.ceil(size.heads / shards.heads) * Math.ceil(seqLen / shards.length) * seqLen * scoreBytes)
+    : 0;
   return {
-    logits: gib(Math.ceil(tokens / tiles) * Math.ceil(size.vocab / shards.vocab) * logitBytes),
+    logits: gib(Math.ceil(tokens / tiles) * Math.ceil(size.vocab / shards.vocab) * logitsBytes(args)),
     layerInputs: offloaded ? 0 : gib(size.layers * tokens * Math.ceil(size.hidden / shards.embed) * act),
+    scores,
     remat,
+    kernel,
   };
+}
+
+/**
+ * FSDP's transients: while a layer runs, its weights gathered over the FSDP axes, and in the backward pass its
+ * whole gradient before the reduce-scatter, each one layer of parameters at the weights' dtype, split only over the
+ * axes FSDP does not gather (meshShards `layerSplit`). Zero when nothing is gathered (one FSDP shard).
+ */
+function fsdpTransients(input: HbmInput, weightBytes: number): number {
+  const shards = meshShards(trainerMesh(input.args, input.devices.trainer, input.devices.slices));
+  if (shards.gathered <= 1) return 0;
+  return gib((2 * (input.size.params / input.size.layers) * weightBytes) / shards.layerSplit);
 }
 
 /** The rollout replica size (tensor x expert chips), filling the one -1 axis as MaxText does. */
@@ -208,7 +293,9 @@ const verdictOf = (impossible: boolean, tight: boolean) => (impossible ? 'imposs
 /** The estimate for one training step on one slice shape. */
 export function estimateHbm(input: HbmInput): HbmEstimate {
   const { args, size, slice, devices } = input;
-  const hbm = slice.hbmGibPerChip;
+  const hbm = slice.usableHbmGibPerChip;
+  const has = `a ${slice.generation} chip has ${hbm} GiB usable`;
+  const stateShards = meshShards(trainerMesh(args, devices.trainer, devices.slices)).state;
   const parts: HbmPart[] = [];
   const reasons: string[] = [];
   const sides = { impossible: new Set<HbmSide>(), tight: new Set<HbmSide>() };
@@ -216,9 +303,15 @@ export function estimateHbm(input: HbmInput): HbmEstimate {
   let tight = false;
   const activationParts = (on: HbmPart['on'], sequences: number, seqLen: number, what: string): number => {
     const a = activations(input, sequences, seqLen);
-    parts.push({ what: `logits, ${what} (float32 + ${str(args['dtype']) ?? MODEL_DEFAULTS.dtype})`, on, gibPerChip: a.logits });
+    parts.push({ what: `logits and their gradients, ${what} (${logitsBytes(args)} bytes per entry)`, on, gibPerChip: a.logits });
     parts.push({ what: `saved layer inputs (remat_policy=${a.remat})`, on, gibPerChip: a.layerInputs });
-    return a.logits + a.layerInputs;
+    if (a.scores > 0) parts.push({ what: `attention scores and their exponentials, one layer (attention=${a.kernel})`, on, gibPerChip: a.scores });
+    return a.logits + a.layerInputs + a.scores;
+  };
+  const transientPart = (on: HbmPart['on'], weightBytes: number): number => {
+    const t = fsdpTransients(input, weightBytes);
+    if (t > 0) parts.push({ what: "one layer's weights gathered by FSDP and its gradient before the reduce-scatter", on, gibPerChip: t });
+    return t;
   };
 
   if (input.kind === 'sft') {
@@ -226,7 +319,7 @@ export function estimateHbm(input: HbmInput): HbmEstimate {
     const w = dtypeBytes(wName) ?? 4;
     const mu = dtypeBytes(str(args['mu_dtype']) ?? wName) ?? w;
     const lora = loraEnabled(args);
-    const per = (bytesPerParam: number) => gib(size.params * bytesPerParam) / devices.trainer;
+    const per = (bytesPerParam: number) => gib(size.params * bytesPerParam) / stateShards;
     parts.push({ what: `weights (${wName})`, on: 'chips', gibPerChip: per(w) });
     if (!lora) {
       parts.push({ what: 'gradients', on: 'chips', gibPerChip: per(w) });
@@ -235,15 +328,15 @@ export function estimateHbm(input: HbmInput): HbmEstimate {
     const state = parts.reduce((s, p) => s + p.gibPerChip, 0);
     const pdbs = num(args, 'per_device_batch_size', SFT_DEFAULTS.per_device_batch_size);
     const seqLen = num(args, 'max_target_length', SFT_DEFAULTS.max_target_length);
-    const act = activationParts('chips', pdbs * devices.trainer, seqLen, `per_device_batch_size=${pdbs} x ${seqLen} tokens`);
+    const act = activationParts('chips', pdbs * devices.trainer, seqLen, `per_device_batch_size=${pdbs} x ${seqLen} tokens`) + transientPart('chips', w);
     const total = state + act;
     const what = lora ? 'frozen weights (lora.enable_lora)' : 'weights, gradients and AdamW state';
     if (total > hbm) {
       impossible = true;
-      reasons.push(`${what} (${fmt(state)}) and activations (${fmt(act)}) need ${fmt(total)} per chip over ${devices.trainer} chips, a ${slice.generation} chip has ${hbm} GiB`);
+      reasons.push(`${what} (${fmt(state)}, sharded ${stateShards} ways) and activations (${fmt(act)}) need ${fmt(total)} per chip over ${devices.trainer} chips, ${has}`);
     } else if (total > TIGHT_FRACTION * hbm) {
       tight = true;
-      reasons.push(`${what} (${fmt(state)}) and activations (${fmt(act)}) take ${fmt(total)} of ${hbm} GiB per chip`);
+      reasons.push(`${what} (${fmt(state)}, sharded ${stateShards} ways) and activations (${fmt(act)}) take ${fmt(total)} of ${hbm} GiB usable per chip`);
     }
     return { verdict: verdictOf(impossible, tight), parts, reasons, sides: impossible || tight ? ['trainer'] : [] };
   }
@@ -252,7 +345,7 @@ export function estimateHbm(input: HbmInput): HbmEstimate {
   const wName = str(args['weight_dtype']) ?? RL_DEFAULTS.weight_dtype;
   const w = dtypeBytes(wName) ?? 2;
   const optimizerBytes = input.adafactor ? 0.01 * 4 : 2 * w;
-  const trainerPer = (bytesPerParam: number) => gib(size.params * bytesPerParam) / devices.trainer;
+  const trainerPer = (bytesPerParam: number) => gib(size.params * bytesPerParam) / stateShards;
   const weights = trainerPer(w);
   const referenceWeights = trainerPer(w);
   const gradsAndOpt = trainerPer(w + optimizerBytes);
@@ -264,7 +357,8 @@ export function estimateHbm(input: HbmInput): HbmEstimate {
   const micro = microGiven > 0 ? microGiven : batch;
   const generations = num(args, 'rl.num_generations', RL_DEFAULTS['rl.num_generations']);
   const seqLen = num(args, 'max_target_length', RL_DEFAULTS.max_target_length);
-  const act = activationParts('trainer', micro * generations, seqLen, `${micro} prompts x ${generations} generations x ${seqLen} tokens`);
+  const act =
+    activationParts('trainer', micro * generations, seqLen, `${micro} prompts x ${generations} generations x ${seqLen} tokens`) + transientPart('trainer', w);
 
   // RL: sampler (vLLM).
   const mc = args['vllm_additional_config'];
@@ -294,18 +388,18 @@ export function estimateHbm(input: HbmInput): HbmEstimate {
       sides.impossible.add('trainer');
       reasons.push(
         `the trainer's weights, reference copy, gradients and optimizer state (${fmt(trainer - act)}) and activations (${fmt(act)}) ` +
-          `need ${fmt(trainer)} per chip over ${devices.trainer} trainer chips, a ${slice.generation} chip has ${hbm} GiB`,
+          `need ${fmt(trainer)} per chip over ${devices.trainer} trainer chips (state sharded ${stateShards} ways), ${has}`,
       );
     } else if (trainer > TIGHT_FRACTION * hbm) {
       tight = true;
       sides.tight.add('trainer');
-      reasons.push(`the trainer's state and activations take ${fmt(trainer)} of ${hbm} GiB per trainer chip`);
+      reasons.push(`the trainer's state and activations take ${fmt(trainer)} of ${hbm} GiB usable per trainer chip`);
     }
     const sampler = samplerWeights + kvPerSeq;
     if (sampler > vllmShare) {
       impossible = true;
       sides.impossible.add('sampler');
-      reasons.push(`vLLM's weights and one sequence's KV cache need ${fmt(sampler)} per sampler chip, hbm_utilization_vllm=${util} allows ${fmt(vllmShare)} of ${hbm} GiB`);
+      reasons.push(`vLLM's weights and one sequence's KV cache need ${fmt(sampler)} per sampler chip, hbm_utilization_vllm=${util} allows ${fmt(vllmShare)} of ${hbm} GiB usable`);
     } else if (kvRoom(vllmShare - samplerWeights) < wanted) {
       tight = true;
       sides.tight.add('sampler');
@@ -324,7 +418,7 @@ export function estimateHbm(input: HbmInput): HbmEstimate {
       sides.impossible.add('sampler');
       reasons.push(
         `trainer and vLLM share the ${devices.trainer} chips: the trainer's two weight copies, vLLM's weights and one sequence's KV cache ` +
-          `need ${fmt(atStart)} per chip when vLLM starts, hbm_utilization_vllm=${util} allows ${fmt(vllmShare)} of ${hbm} GiB`,
+          `need ${fmt(atStart)} per chip when vLLM starts, hbm_utilization_vllm=${util} allows ${fmt(vllmShare)} of ${hbm} GiB usable`,
       );
     } else if (kvRoom(vllmShare - atStart + kvPerSeq) < wanted) {
       tight = true;
@@ -336,7 +430,7 @@ export function estimateHbm(input: HbmInput): HbmEstimate {
       sides.impossible.add('trainer');
       reasons.push(
         `trainer and vLLM share the ${devices.trainer} chips: gradients and optimizer state (${fmt(gradsAndOpt)}) and activations (${fmt(act)}) ` +
-          `need ${fmt(later)} per chip, the ${fmt(left)} hbm_utilization_vllm=${util} leaves of ${hbm} GiB`,
+          `need ${fmt(later)} per chip, the ${fmt(left)} hbm_utilization_vllm=${util} leaves of ${hbm} GiB usable`,
       );
     } else if (later > TIGHT_FRACTION * left) {
       tight = true;

@@ -31,6 +31,8 @@ export const RL_DEFAULTS = {
   /** rl.yml l.90-91: `remat_policy: 'custom'` with `decoder_layer_input: 'offload'` (layer inputs kept on the host). */
   remat_policy: 'custom',
   decoder_layer_input: 'offload',
+  /** rl.yml l.89 `attention: 'dot_product'` (materialises the [batch, heads, length, length] scores). */
+  attention: 'dot_product',
 } as const;
 
 /** types.py / base.yml defaults a train_sft run gets (sft.yml sets none of these). */
@@ -45,6 +47,8 @@ export const SFT_DEFAULTS = {
   /** base.yml l.358 `remat_policy: 'full'`; `decoder_layer_input: 'device'`. */
   remat_policy: 'full',
   decoder_layer_input: 'device',
+  /** base.yml l.392 `attention: 'autoselected'` (flash/splash on TPU for training sequences of 128 tokens or more). */
+  attention: 'autoselected',
 } as const;
 
 /**
@@ -56,3 +60,45 @@ export const MODEL_DEFAULTS = {
   logits_dot_in_fp32: false,
   cast_logits_to_fp32: true,
 } as const;
+
+/**
+ * The mesh axes, in MaxText's order: base.yml l.531 `mesh_axes` (maxtext-v0.2.4), each with the `ici_<key>_parallelism` /
+ * `dcn_<key>_parallelism` fields `maxtext_utils.create_device_mesh` reads for it (`stage` reads `*_pipeline_parallelism`).
+ * The one list of the ICI and DCN axes: the synth-time mesh checks (jobs/validate.ts) and the HBM estimate's sharding
+ * (jobs/hbm.ts) read it. `ici_sequence_parallelism` is a types.py field but not a base.yml mesh axis, so the mesh never
+ * reads it. Defaults (types.py l.1222-1258, base.yml l.659-684): every axis 1 but `ici_fsdp_parallelism` and
+ * `dcn_data_parallelism`, -1 (fills the devices of a slice, and the slices).
+ */
+export const MESH_AXES = [
+  { axis: 'diloco', key: 'diloco' },
+  { axis: 'data', key: 'data' },
+  { axis: 'stage', key: 'pipeline' },
+  { axis: 'fsdp', key: 'fsdp' },
+  { axis: 'fsdp_transpose', key: 'fsdp_transpose' },
+  { axis: 'context', key: 'context' },
+  { axis: 'context_usp_ulysses', key: 'context_usp_ulysses' },
+  { axis: 'context_autoregressive', key: 'context_autoregressive' },
+  { axis: 'tensor', key: 'tensor' },
+  { axis: 'tensor_sequence', key: 'tensor_sequence' },
+  { axis: 'expert', key: 'expert' },
+  { axis: 'autoregressive', key: 'autoregressive' },
+] as const;
+
+export type MeshAxis = (typeof MESH_AXES)[number]['axis'];
+
+/** `ici_<key>_parallelism` of every mesh axis, in mesh order. */
+export const ICI_AXIS_KEYS: readonly string[] = MESH_AXES.map((a) => `ici_${a.key}_parallelism`);
+/** `dcn_<key>_parallelism` of every mesh axis, in mesh order. */
+export const DCN_AXIS_KEYS: readonly string[] = MESH_AXES.map((a) => `dcn_${a.key}_parallelism`);
+
+/** The MaxText default of an `ici_*` / `dcn_*` key: -1 for `ici_fsdp_parallelism` and `dcn_data_parallelism`, else 1. */
+export function meshDefault(key: string): number {
+  return key === 'ici_fsdp_parallelism' || key === 'dcn_data_parallelism' ? -1 : 1;
+}
+
+/**
+ * Mesh axes that hold a full copy of the parameters (no logical rule of base.yml `logical_axis_rules` maps a weight
+ * axis to them: weights shard over fsdp, fsdp_transpose, context, context_usp_ulysses, expert, tensor, tensor_sequence,
+ * autoregressive and stage). `data` and `diloco` are replicas; `context_autoregressive` shards no weight either.
+ */
+export const REPLICA_AXES: ReadonlySet<MeshAxis> = new Set<MeshAxis>(['diloco', 'data', 'context_autoregressive']);

@@ -53,8 +53,24 @@ interface GenerationRow {
   readonly acceleratorLabel: string;
   /** Pathways `--instance_type` prefix (xpk `pathways_tpu_version`). */
   readonly pathwaysVersion: string;
-  /** HBM per chip, GiB. */
+  /** HBM per chip, GiB (the data sheet). */
   readonly hbmGibPerChip: number;
+  /**
+   * HBM per chip a program may use, GiB: XLA:TPU's compile-time limit, what its out-of-memory error reports as
+   * `Used <n>G of <limit>G hbm` (openxla/xla docs/errors/error_1000.md shows the message). Below the data sheet: the
+   * runtime reserves the rest. The fit check (jobs/hbm.ts) holds a step against this figure, not hbmGibPerChip.
+   */
+  readonly usableHbmGibPerChip: number;
+  /** Where usableHbmGibPerChip comes from. */
+  readonly usableHbmSource: string;
+  /**
+   * The oldest GKE version whose TPU node pools support the generation, or undefined when every version a release
+   * channel offers does (the cluster then takes its channel's default). Applied as the cluster's minimum version.
+   * @default - none
+   */
+  readonly minGkeVersion?: string;
+  /** Where minGkeVersion comes from. @default - none */
+  readonly minGkeVersionSource?: string;
   /** The machine type whose pool names carry no `-<n>t` suffix (the 4-chip VM of multi-host slices). */
   readonly defaultMachineType: string;
   /** Multi-host pools are placed by a GCE workload policy named in their COMPACT placement (xpk `tpu_type_requires_workload_policy`). */
@@ -98,6 +114,8 @@ export const GENERATIONS = {
     acceleratorLabel: 'tpu-v5-lite-podslice',
     pathwaysVersion: 'tpuv5e',
     hbmGibPerChip: 16,
+    usableHbmGibPerChip: 15.75,
+    usableHbmSource: "XLA:TPU out-of-memory reports on v5e/v5litepod: 'Used <n>G of 15.75G hbm'",
     defaultMachineType: 'ct5lp-hightpu-4t',
     requiresWorkloadPolicy: false,
     bootDiskType: 'pd-balanced',
@@ -113,6 +131,8 @@ export const GENERATIONS = {
     acceleratorLabel: 'tpu-v5p-slice',
     pathwaysVersion: 'tpuv5',
     hbmGibPerChip: 95,
+    usableHbmGibPerChip: 95.74,
+    usableHbmSource: "XLA:TPU out-of-memory reports on v5p: 'Used <n>G of 95.74G hbm' (openxla/xla docs/errors/error_1000.md: 'exceeding available bytes: 95.74G')",
     defaultMachineType: 'ct5p-hightpu-4t',
     requiresWorkloadPolicy: false,
     bootDiskType: 'pd-balanced',
@@ -126,6 +146,8 @@ export const GENERATIONS = {
     acceleratorLabel: 'tpu-v6e-slice',
     pathwaysVersion: 'tpuv6e',
     hbmGibPerChip: 32,
+    usableHbmGibPerChip: 31.25,
+    usableHbmSource: "XLA:TPU out-of-memory reports on v6e: 'Ran out of memory in memory space hbm. Used <n>G of 31.25G hbm'",
     defaultMachineType: 'ct6e-standard-4t',
     requiresWorkloadPolicy: false,
     bootDiskType: 'hyperdisk-balanced',
@@ -141,6 +163,11 @@ export const GENERATIONS = {
     acceleratorLabel: 'tpu7x',
     pathwaysVersion: 'tpu7x',
     hbmGibPerChip: 192,
+    usableHbmGibPerChip: 189.5,
+    usableHbmSource: "XLA:TPU out-of-memory reports on tpu7x: 'Used <n>G of 94.75G hbm' per TensorCore, two TensorCores per chip",
+    minGkeVersion: '1.34.0-gke.2201000',
+    minGkeVersionSource:
+      'GKE "Plan TPUs in GKE" (Ironwood: 1.34.0-gke.2201000 or later); Cluster Toolkit v1.95.0 examples/gke-tpu-7x pin version_prefix 1.35.',
     defaultMachineType: 'tpu7x-standard-4t',
     requiresWorkloadPolicy: true,
     bootDiskType: 'hyperdisk-balanced',
@@ -190,6 +217,9 @@ export interface TpuSlice {
   /** HBM of one chip and of the slice, GiB. */
   readonly hbmGibPerChip: number;
   readonly hbmGib: number;
+  /** HBM of one chip a program may use (XLA's limit), GiB, and where that figure comes from. */
+  readonly usableHbmGibPerChip: number;
+  readonly usableHbmSource: string;
   /** vCPUs and memory (GiB) of all VMs of the slice: the Kueue TPU flavor's cpu/memory quota per slice. */
   readonly hostVcpus: number;
   readonly hostMemoryGib: number;
@@ -259,6 +289,8 @@ export function tpuSlice(machineType: string, topology: string, source = 'topolo
     pathwaysInstanceType: `${row.pathwaysVersion}:${topology}`,
     hbmGibPerChip: row.hbmGibPerChip,
     hbmGib: chips * row.hbmGibPerChip,
+    usableHbmGibPerChip: row.usableHbmGibPerChip,
+    usableHbmSource: row.usableHbmSource,
     hostVcpus: machine.hostVcpus * vms,
     hostMemoryGib: machine.hostMemoryGib * vms,
     requiresWorkloadPolicy: row.requiresWorkloadPolicy && vms > 1,
@@ -305,4 +337,29 @@ export function slicesForAcceleratorType(acceleratorType: string): TpuSlice[] {
 export function sameNodeLabels(a: TpuSlice, b: TpuSlice): boolean {
   const key = (s: TpuSlice) => JSON.stringify(Object.entries(s.nodeSelector).sort(([x], [y]) => (x < y ? -1 : 1)));
   return a.machineType !== b.machineType && key(a) === key(b);
+}
+
+/** The GKE version floor of a generation (GENERATIONS `minGkeVersion`) with its source, or undefined when it has none. */
+export function gkeVersionFloor(generation: TpuGeneration): { version: string; source: string } | undefined {
+  const row: GenerationRow = GENERATIONS[generation];
+  return row.minGkeVersion ? { version: row.minGkeVersion, source: row.minGkeVersionSource ?? '' } : undefined;
+}
+
+/**
+ * The GKE version a cluster needs for TPU pools of these generations: the highest floor among them (versions compare
+ * by their numbers, `1.34.0-gke.2201000` as 1, 34, 0, 2201000), or undefined when none has a floor.
+ */
+export function clusterVersionFloor(generations: readonly TpuGeneration[]): { version: string; source: string } | undefined {
+  const key = (v: string) => (v.match(/\d+/g) ?? []).map(Number);
+  const newer = (a: string, b: string) => {
+    const [x, y] = [key(a), key(b)];
+    for (let i = 0; i < Math.max(x.length, y.length); i++) if ((x[i] ?? 0) !== (y[i] ?? 0)) return (x[i] ?? 0) > (y[i] ?? 0);
+    return false;
+  };
+  let floor: { version: string; source: string } | undefined;
+  for (const g of generations) {
+    const f = gkeVersionFloor(g);
+    if (f && (!floor || newer(f.version, floor.version))) floor = f;
+  }
+  return floor;
 }

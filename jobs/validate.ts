@@ -10,7 +10,7 @@ import { gib, parseBytes } from './quantity';
 import { ContainerResources, JsonValue, MaxTextArgs, Recipe } from './recipes/types';
 import { dtypeBytes, estimateHbm, HbmEstimate, StepDevices } from './hbm';
 import { imageReferenceProblem } from './image-ref';
-import { RL_DEFAULTS, SFT_DEFAULTS } from './maxtext-defaults';
+import { DCN_AXIS_KEYS, ICI_AXIS_KEYS, meshDefault, RL_DEFAULTS, SFT_DEFAULTS } from './maxtext-defaults';
 import { hfRepoProblem, modelSize } from './models';
 import { GENERATIONS, sliceShapeName, supportedTopologies, tpuSlice, TpuMachineType, TpuSlice } from './tpu';
 
@@ -69,16 +69,12 @@ export function rlDevices(recipe: Recipe, ctx: ValidationContext): { total: numb
   };
 }
 
-const ICI_AXES = [
-  'data', 'fsdp', 'fsdp_transpose', 'sequence', 'context', 'context_autoregressive',
-  'tensor', 'tensor_transpose', 'tensor_sequence', 'autoregressive', 'pipeline', 'expert',
-].map((a) => `ici_${a}_parallelism`);
-
-/** The ICI mesh axes set in `args` (ici_fsdp_parallelism defaults to -1 when absent), in MaxText's order. */
-function iciAxes(args: MaxTextArgs): Array<[string, number]> {
-  const set: Array<[string, number]> = ICI_AXES.filter((k) => typeof args[k] === 'number').map((k) => [k, args[k] as number]);
-  if (!set.some(([k]) => k === 'ici_fsdp_parallelism')) set.unshift(['ici_fsdp_parallelism', -1]);
-  return set;
+/**
+ * The mesh axes of one family (jobs/maxtext-defaults.ts ICI_AXIS_KEYS or DCN_AXIS_KEYS) set in `args`, plus the
+ * family's -1 default (`ici_fsdp_parallelism`, `dcn_data_parallelism`) when absent, in MaxText's order.
+ */
+function meshAxes(args: MaxTextArgs, keys: readonly string[]): Array<[string, number]> {
+  return keys.filter((k) => typeof args[k] === 'number' || meshDefault(k) === -1).map((k) => [k, typeof args[k] === 'number' ? (args[k] as number) : meshDefault(k)]);
 }
 
 /** Checks a set of mesh axes (at most one -1) against a device count. */
@@ -107,17 +103,42 @@ function meshMessages(prefix: string, axes: Array<[string, number]>, devices: nu
   return [];
 }
 
-/** ICI parallelism product (at most one -1) vs the trainer devices (RL: also the sampler mesh; SFT: per slice). */
+/**
+ * ICI parallelism product (at most one -1) vs the devices of one slice of each mesh: `maxtext_utils.create_device_mesh`
+ * checks it against `len(devices) // num_slices` (SFT: the slice's chips; RL: the trainer devices, then the sampler
+ * devices, which single-slice RL meshes with the same config, each over the slices). `ici_sequence_parallelism` is not
+ * a base.yml mesh axis: the mesh never reads it.
+ */
 export const iciParallelism: Rule = (recipe, ctx) => {
   const args = recipe.train.args;
-  const axes = iciAxes(args);
-  const prefix = who(recipe, ctx, ...axes.map(([k]) => k));
-  if (recipe.train.kind === 'sft') return meshMessages(prefix, axes, ctx.slice.chips, 'devices per slice');
+  const axes = meshAxes(args, ICI_AXIS_KEYS);
+  const prefix = who(recipe, ctx, ...axes.map(([k]) => k), 'ici_sequence_parallelism');
+  const ignored = numberArg(args, 'ici_sequence_parallelism', 1) === 1
+    ? []
+    : [`${prefix}: ici_sequence_parallelism=${py(args['ici_sequence_parallelism'])} has no effect: it is not one of MaxText's mesh axes (base.yml mesh_axes); remove it, or use ici_context_parallelism`];
+  const perSlice = (devices: number) => Math.floor(devices / Math.max(1, ctx.slices));
+  const slices = ctx.slices > 1 ? ` of each of the ${ctx.slices} slices` : '';
+  if (recipe.train.kind === 'sft') return [...ignored, ...meshMessages(prefix, axes, ctx.slice.chips, 'devices per slice')];
   const d = rlDevices(recipe, ctx);
-  const trainer = meshMessages(prefix, axes, d.trainer, 'trainer devices');
-  if (trainer.length > 0 || d.sampler === d.trainer) return trainer;
+  const trainer = meshMessages(prefix, axes, perSlice(d.trainer), `trainer devices${slices}`);
+  if (trainer.length > 0 || d.sampler === d.trainer) return [...ignored, ...trainer];
   // Single-slice RL builds the rollout mesh from the same config over the sampler devices.
-  return meshMessages(prefix, axes, d.sampler, 'sampler devices');
+  return [...ignored, ...meshMessages(prefix, axes, perSlice(d.sampler), `sampler devices${slices}`)];
+};
+
+/**
+ * DCN parallelism (the axes across slices, `dcn_data_parallelism` -1 by default) vs the slices: with 2 or more,
+ * `create_device_mesh` fills and checks their product against `num_slices`; on one slice MaxTextConfig refuses a
+ * product above 1 ("DCN parallelism requested but only one slice available", types.py).
+ */
+export const dcnParallelism: Rule = (recipe, ctx) => {
+  const args = recipe.train.args;
+  const axes = meshAxes(args, DCN_AXIS_KEYS);
+  const prefix = who(recipe, ctx, ...axes.map(([k]) => k));
+  if (ctx.slices > 1) return meshMessages(prefix, axes, ctx.slices, 'slices');
+  const product = Math.abs(axes.reduce((p, [, v]) => p * v, 1));
+  if (product <= 1) return [];
+  return [`${prefix}: ${axes.filter(([, v]) => v !== 1 && v !== -1).map(([k, v]) => `${k}=${v}`).join(', ')} needs as many slices, got 1 slice (MaxText: "DCN parallelism requested but only one slice available"); remove it`];
 };
 
 /** Rollout (vLLM) tensor x data x expert parallelism vs the sampler devices. */
@@ -304,9 +325,9 @@ export const pathwaysSettings: Rule = (recipe) =>
 
 /** Trainer/sampler chips of the training step on `slice` x `slices` (RL: MaxText's split; SFT: every chip). */
 function stepDevices(recipe: Recipe, slice: TpuSlice, slices: number): StepDevices {
-  if (recipe.train.kind === 'sft') return { trainer: slice.chips * slices, sampler: 0, split: false };
+  if (recipe.train.kind === 'sft') return { trainer: slice.chips * slices, sampler: 0, split: false, slices };
   const d = rlDevices(recipe, { slice, slices } as ValidationContext);
-  return { trainer: d.trainer, sampler: d.sampler, split: d.split };
+  return { trainer: d.trainer, sampler: d.sampler, split: d.split, slices };
 }
 
 function estimateOn(recipe: Recipe, slice: TpuSlice, slices: number): HbmEstimate | undefined {
@@ -323,6 +344,19 @@ function estimateOn(recipe: Recipe, slice: TpuSlice, slices: number): HbmEstimat
   });
 }
 
+/** The messages of every rule but the fit check itself. */
+function otherMessages(recipe: Recipe, ctx: ValidationContext): string[] {
+  return RULES.filter((rule) => rule !== hbmFit).flatMap((rule) => rule(recipe, ctx));
+}
+
+/**
+ * True when `after` breaks a rule that `before` passed: a message `before` does not have (by text, or on another slice,
+ * where messages name the slice, by count).
+ */
+function newMessages(before: readonly string[], after: readonly string[], byCount: boolean): boolean {
+  return byCount ? after.length > before.length : after.some((m) => !before.includes(m));
+}
+
 const withArgs = (recipe: Recipe, set: MaxTextArgs): Recipe => ({ ...recipe, train: { ...recipe.train, args: { ...recipe.train.args, ...set } } }) as Recipe;
 const sliceName = (s: TpuSlice) => `${s.machineType} ${s.topology} (${sliceShapeName(s)})`;
 
@@ -330,8 +364,10 @@ const sliceName = (s: TpuSlice) => `${s.machineType} ${s.topology} (${sliceShape
  * Larger slices of the same generation (any machine type) the step fits on, smallest first: the first that fits
  * at all, and when that one is only tight, the first with room too.
  */
-function largerSlices(recipe: Recipe, slice: TpuSlice): { tight?: TpuSlice; fits?: TpuSlice } {
+function largerSlices(recipe: Recipe, ctx: ValidationContext): { tight?: TpuSlice; fits?: TpuSlice } {
+  const slice = ctx.slice;
   const generation = GENERATIONS[slice.generation];
+  const before = otherMessages(recipe, ctx);
   const candidates = (Object.keys(generation.machines) as TpuMachineType[])
     .flatMap((m) => supportedTopologies(m).map((t) => tpuSlice(m, t)))
     .filter((s) => s.chips > slice.chips)
@@ -340,6 +376,8 @@ function largerSlices(recipe: Recipe, slice: TpuSlice): { tight?: TpuSlice; fits
   for (const candidate of candidates) {
     // chips_per_vm follows the slice (the chipsPerVm rule checks it separately).
     const moved = recipe.train.kind === 'rl' ? withArgs(recipe, { chips_per_vm: candidate.chipsPerVm }) : recipe;
+    // Advised only where every other rule still passes (the mesh must divide the new devices, ...).
+    if (newMessages(before, otherMessages(moved, { ...ctx, slice: candidate, slices: 1 }), true)) continue;
     const verdict = estimateOn(moved, candidate, 1)?.verdict;
     if (verdict === 'fits') return { tight, fits: candidate };
     if (verdict === 'tight' && !tight) tight = candidate;
@@ -412,8 +450,7 @@ function knobs(recipe: Recipe, ctx: ValidationContext, sides: readonly string[])
 
 /** `key=value` (and pairs) that make the step fit this slice, as text; tight fits are marked. */
 function fittingOverrides(recipe: Recipe, ctx: ValidationContext, estimate: HbmEstimate, want: 'fits' | 'tight'): string[] {
-  const others = (r: Recipe) => RULES.filter((rule) => rule !== hbmFit).flatMap((rule) => rule(r, ctx)).length;
-  const before = others(recipe);
+  const before = otherMessages(recipe, ctx);
   const out: string[] = [];
   for (const knob of knobs(recipe, ctx, estimate.sides)) {
     let tight: string | undefined;
@@ -422,8 +459,10 @@ function fittingOverrides(recipe: Recipe, ctx: ValidationContext, estimate: HbmE
       const set: Record<string, JsonValue> = {};
       knob.keys.forEach((k, i) => (set[k] = values[i]));
       const moved = withArgs(recipe, set);
+      // An advised value differs from the current one, and with it every other rule passes that passed before.
+      if (knob.keys.every((k, i) => py(recipe.train.args[k]) === py(values[i]))) continue;
       const verdict = estimateOn(moved, ctx.slice, ctx.slices)?.verdict;
-      if (verdict === 'impossible' || verdict === undefined || others(moved) > before) continue;
+      if (verdict === 'impossible' || verdict === undefined || newMessages(before, otherMessages(moved, ctx), false)) continue;
       const text = knob.keys.map((k, i) => `${k}=${py(values[i])}`).join(' with ');
       const now = `now ${knob.keys.map((k) => py(recipe.train.args[k])).join(', ')}`;
       if (verdict === 'fits') {
@@ -443,7 +482,7 @@ function advice(recipe: Recipe, ctx: ValidationContext, estimate: HbmEstimate): 
   const source = ctx.configSource ?? `pipelines.${recipe.name}`;
   const impossible = estimate.verdict === 'impossible';
   const overrides = fittingOverrides(recipe, ctx, estimate, impossible ? 'tight' : 'fits');
-  const { tight, fits } = ctx.slices === 1 ? largerSlices(recipe, ctx.slice) : {};
+  const { tight, fits } = ctx.slices === 1 ? largerSlices(recipe, ctx) : {};
   const parts: string[] = [];
   if (overrides.length > 0) parts.push(`set ${source}.overrides ${overrides.join(', or ')}`);
   const where = `${source}.machineType/topology, with that slice in infra`;
@@ -464,7 +503,7 @@ export const hbmFit: Rule = (recipe, ctx) => {
   if (!estimate || estimate.verdict !== 'impossible') return [];
   return [
     `${who(recipe, ctx, ...Object.keys(recipe.train.args))}: ${recipe.model.name} does not fit ${ctx.slices > 1 ? `${ctx.slices}x ` : ''}${ctx.slice.machineType} ${ctx.slice.topology} ` +
-      `(${sliceShapeName(ctx.slice)}, ${ctx.slice.hbmGibPerChip} GiB HBM per chip): ${estimate.reasons.join('; ')}; ` +
+      `(${sliceShapeName(ctx.slice)}, ${ctx.slice.usableHbmGibPerChip} GiB usable HBM per chip): ${estimate.reasons.join('; ')}; ` +
       `to fit: ${advice(recipe, ctx, estimate)} (estimate: jobs/hbm.ts)`,
   ];
 };
@@ -562,9 +601,29 @@ export const hfRepositories: Rule = (recipe, ctx) => {
   });
 };
 
+/**
+ * A `weight_dtype` override reaches a step only where the recipe passes the key (jobs/pipeline.ts overrideArgs), and no
+ * recipe's training step passes it: training keeps MaxText's default (rl.yml `weight_dtype: 'bfloat16'`; base.yml
+ * `weight_dtype: "float32"` for train_sft) and only the export (to-hf) changes. Refused when its value is not the dtype
+ * training uses (it would read as a change to training, and to its HBM, that does not happen); the training dtype
+ * itself is accepted (the export then writes what training holds, beside the earlier export).
+ */
+export const weightDtypeOverride: Rule = (recipe, ctx) => {
+  if (!ctx.overridden?.has('weight_dtype') || recipe.train.args['weight_dtype'] !== undefined) return [];
+  const trains: string = recipe.train.kind === 'rl' ? RL_DEFAULTS.weight_dtype : SFT_DEFAULTS.weight_dtype;
+  const value = recipe.toHf.args.weight_dtype;
+  if (value === trains) return [];
+  return [
+    `${who(recipe, ctx, 'weight_dtype')}: weight_dtype=${py(value)} reaches only the export (to-hf), not training: ` +
+      `${recipe.train.kind === 'rl' ? 'train_rl' : 'train_sft'} gets no weight_dtype and trains at MaxText's ${trains}, so neither training nor its HBM changes; ` +
+      `remove the override, or set it to ${trains} to export what training holds`,
+  ];
+};
+
 /** Every rule, in the order messages are reported. */
 export const RULES: readonly Rule[] = [
   iciParallelism,
+  dcnParallelism,
   rolloutParallelism,
   deviceFractions,
   chipsPerVm,
@@ -581,6 +640,7 @@ export const RULES: readonly Rule[] = [
   maxtextRanges,
   imageReferences,
   hfRepositories,
+  weightDtypeOverride,
   hbmFit,
 ];
 

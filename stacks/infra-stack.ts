@@ -11,10 +11,11 @@ import { HfTokenSecret } from '../constructs/hf-token-secret';
 import { Identity } from '../constructs/identity';
 import { Network } from '../constructs/network';
 import { NOTIFICATION_RESOURCE_TYPES, Notifications } from '../constructs/notifications';
-import { PlaceholderGuard, ReservationChecks } from '../constructs/preflight';
+import { AcceleratorZoneChecks, PlaceholderGuard, ReservationChecks } from '../constructs/preflight';
 import { ProjectApis } from '../constructs/project-apis';
 import { TpuSlicePool } from '../constructs/tpu-slice-pool';
 import type { Deployment } from '../jobs/deployment';
+import { clusterVersionFloor } from '../jobs/tpu';
 import { useBackend } from './backend';
 
 export { REQUIRED_APIS } from '../constructs/project-apis';
@@ -46,6 +47,14 @@ export class InfraStack extends TerraformStack {
       uses: props.preflight.reservations,
       precondition: preflight.precondition,
     });
+    // Plan-time: ZONE offers each TPU machine type the pools use (with spot or flex-start nothing else would catch it
+    // before the TPU pool fails, after the cluster's 20-minute create).
+    new AcceleratorZoneChecks(this, 'accelerator-zone', {
+      project: platform.project,
+      zone: platform.zone,
+      machineTypes: [...new Set(platform.tpuGroups.map((g) => g.slice.machineType))],
+      precondition: preflight.precondition,
+    });
 
     // Every google_* resource below depends on the services of the APIs it calls (constructs/project-apis.ts).
     const notify = props.notify.emails.length > 0 && props.notify.pipelines.length > 0 ? props.notify : undefined;
@@ -64,6 +73,8 @@ export class InfraStack extends TerraformStack {
       allowPublicAccess: clusterSettings.allowPublicAccess,
       dnsEndpoint: clusterSettings.dnsEndpoint,
       releaseChannel: clusterSettings.releaseChannel,
+      // The GKE version floor of the pools' TPU generations (the TPU table): tpu7x pools need 1.34.0-gke.2201000.
+      minMasterVersion: clusterVersionFloor(platform.tpuGroups.map((g) => g.slice.generation))?.version,
       deletionProtection: clusterSettings.deletionProtection,
       upgradeExclusionDays: clusterSettings.upgradeExclusionDays,
       // The default pool GKE boots once (and this stack removes) runs as the node identity too, as does every pool

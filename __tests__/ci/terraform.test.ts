@@ -7,7 +7,7 @@ import * as fs from 'fs';
 import * as os from 'os';
 import * as path from 'path';
 import { parse } from 'yaml';
-import { isCi, TERRAFORM_VERSION, terraformTestMode } from '../ci-env';
+import { isCi, seedsTestMode, TERRAFORM_VERSION, terraformTestMode } from '../ci-env';
 
 const ROOT = path.resolve(__dirname, '..', '..');
 const WORKFLOWS = path.join(ROOT, '.github', 'workflows');
@@ -53,6 +53,21 @@ describe('what a test that runs terraform does', () => {
 
   test('any other TERRAFORM_TESTS fails, naming the variable, the value and what fits', () => {
     expect(terraformTestMode(true, { TERRAFORM_TESTS: 'no' })).toEqual({ run: false, fail: `TERRAFORM_TESTS (env): must be 'skip' or empty, got "no"` });
+  });
+});
+
+describe('the tutorial-text test (__tests__/docs.test.ts) without ../shared/seeds', () => {
+  test('runs where the seeds are; skips visibly on a developer machine without them', () => {
+    expect(seedsTestMode(true, {})).toEqual({ run: true });
+    expect(seedsTestMode(true, { CI: 'true' })).toEqual({ run: true });
+    expect(seedsTestMode(false, {})).toEqual({ run: false, skip: '../shared/seeds absent' });
+  });
+  test('fails under CI without them, naming the fix, unless SEEDS_TESTS=skip', () => {
+    expect(seedsTestMode(false, { CI: '1' })).toEqual({ run: false, fail: expect.stringContaining('the tutorial texts (../shared/seeds) are absent and CI is set (CI=1)') });
+    expect((seedsTestMode(false, { CI: '1' }) as { fail: string }).fail).toContain('or set SEEDS_TESTS=skip');
+    expect(seedsTestMode(false, { CI: '1', SEEDS_TESTS: 'skip' })).toEqual({ run: false, skip: 'SEEDS_TESTS=skip' });
+    expect(seedsTestMode(true, { SEEDS_TESTS: 'skip' })).toEqual({ run: false, skip: 'SEEDS_TESTS=skip' });
+    expect(seedsTestMode(true, { SEEDS_TESTS: 'yes' })).toEqual({ run: false, fail: `SEEDS_TESTS (env): must be 'skip' or empty, got "yes"` });
   });
 });
 

@@ -56,7 +56,7 @@ describe('an error names the variable that set the value, not the config file', 
   test('REGION set, ZONE from the file: the zone message names REGION as where the region came from', () => {
     refused(
       { ...REAL, REGION: 'europe-west4' },
-      "config/example.json: zone: zone must be a zone of region europe-west4 (such as europe-west4-b), got 'us-east5-b' (region 'europe-west4' from REGION (env))",
+      "config/example.json: zone: zone must be one of europe-west4-a, europe-west4-b, europe-west4-c (the zones of region europe-west4), got 'us-east5-b' (region 'europe-west4' from REGION (env))",
     );
   });
 
@@ -85,11 +85,24 @@ describe('an error names the variable that set the value, not the config file', 
   });
 });
 
+describe('zones: ZONE must be a zone REGION has (the zone table, jobs/zones.ts)', () => {
+  test('a zone letter the region does not have is refused at synth, naming its zones', () => {
+    refused({ ...REAL, ZONE: 'us-east5-z' }, "ZONE (env): zone must be one of us-east5-a, us-east5-b, us-east5-c (the zones of region us-east5), got 'us-east5-z'");
+    refused({ ...REAL, REGION: 'europe-west1', ZONE: 'europe-west1-a' }, "ZONE (env): zone must be one of europe-west1-b, europe-west1-c, europe-west1-d (the zones of region europe-west1), got 'europe-west1-a'");
+  });
+  test('a region the table does not have is refused; its zone is not checked on top', () => {
+    refused({ ...REAL, REGION: 'us-east9', ZONE: 'us-east9-a' }, "REGION (env): region must be a Compute Engine region of the zone table (jobs/zones.ts), got 'us-east9'");
+  });
+  test('a zone that exists passes at synth even where its TPUs may not (africa-south1-a): the plan checks that', () => {
+    expect(() => loadConfig({ env: { ...REAL, REGION: 'africa-south1', ZONE: 'africa-south1-a' } })).not.toThrow();
+  });
+});
+
 describe('invisible and non-ASCII characters are shown escaped, never raw', () => {
   test.each([
     ['PROJECT', 'acme-tpu-prod\u200b', "PROJECT (env): must be a Google Cloud project id (6-30 lowercase letters, digits, dashes), got 'acme-tpu-prod\\u200b'"],
     ['GCS_BUCKET', 'b\u00fccket-ckpt', "GCS_BUCKET (env): bucket name may contain only lowercase letters, digits, dashes, underscores and dots, and must start and end with a letter or digit, got 'b\\u00fccket-ckpt'"],
-    ['ZONE', 'us-east5-b\u200e', "ZONE (env): zone must be a zone of region us-east5 (such as us-east5-b), got 'us-east5-b\\u200e'"],
+    ['ZONE', 'us-east5-b\u200e', "ZONE (env): zone must be one of us-east5-a, us-east5-b, us-east5-c (the zones of region us-east5), got 'us-east5-b\\u200e'"],
     ['TOPOLOGY', '4x8\u0007', "TOPOLOGY (env): topology must be one of 2x2, 2x4, 4x4, 4x8, 8x8, 8x16, 16x16 for ct6e-standard-4t, got '4x8\\u0007'"],
     ['RESERVATION', 'acme\u2011v6e', "RESERVATION (env): reservation must be a Compute Engine reservation name (lowercase letters, digits, dashes) or a shared reservation 'projects/<project>/reservations/<name>', got 'acme\\u2011v6e'"],
   ])('%s with a hidden character', (name, value, message) => {

@@ -144,7 +144,7 @@ describe('tutorial 002: its four variables alone give one v6e-8 VM on its reserv
     expect(loaded.config.tpu).toMatchObject({ machineType: 'ct6e-standard-4t', topology: '4x8' });
     expect(loaded.notices).toContainEqual(expect.stringMatching(/^TPU_NAME is set but not read/));
     expect(configError({ ...TUTORIAL_002, REGION: 'us-east5' })).toContain(
-      "ZONE (env): zone must be a zone of region us-east5 (such as us-east5-b), got 'us-central2-b'",
+      "ZONE (env): zone must be one of us-east5-a, us-east5-b, us-east5-c (the zones of region us-east5), got 'us-central2-b'",
     );
   });
 });

@@ -123,7 +123,7 @@ describe('config errors name the variable or key, the value and what is allowed'
 
   test('zone not in region (REGION set; ZONE alone gives its own region)', () => {
     expect(errorOf(() => loadConfig({ env: { REGION: 'us-east5', ZONE: 'us-central1-b' } }))).toContain(
-      "ZONE (env): zone must be a zone of region us-east5 (such as us-east5-b), got 'us-central1-b'",
+      "ZONE (env): zone must be one of us-east5-a, us-east5-b, us-east5-c (the zones of region us-east5), got 'us-central1-b'",
     );
     const loaded = loadConfig({ env: { ZONE: 'us-central1-b' } });
     expect([loaded.config.region, loaded.sources.region]).toEqual(['us-central1', 'ZONE (env)']);

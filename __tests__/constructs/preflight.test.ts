@@ -117,7 +117,7 @@ describe('reservations are checked at plan time', () => {
     const conditions = byName['acme-v6e-32'].lifecycle.postcondition.map((c: any) => c.condition);
     expect(conditions).toEqual([
       '${self.status != null && self.status != ""}',
-      '${!(try(length(self.specific_reservation), 0) > 0) || try(self.specific_reservation[0].instance_properties[0].machine_type, "") == "ct6e-standard-4t"}',
+      '${!(try(length(self.specific_reservation), 0) > 0) || try(self.specific_reservation[0].source_instance_template, "") != "" || try(self.specific_reservation[0].instance_properties[0].machine_type, "") == "ct6e-standard-4t"}',
       '${!(try(length(self.specific_reservation), 0) > 0) || try(self.specific_reservation[0].count, 0) >= 16}',
     ]);
     expect(byName['acme-v6e-8'].lifecycle.postcondition[2].condition).toBe(
@@ -186,7 +186,7 @@ describe('reservations are checked at plan time', () => {
           note: {
             assert: (check as any).assert.map((a: any) => ({
               condition: a.condition.replace(/data\.google_compute_reservation\.[\w-]+\./g, 'local.read.'),
-              error_message: a.error_message,
+              error_message: a.error_message.replace(/data\.google_compute_reservation\.[\w-]+\./g, 'local.read.'),
             })),
           },
         },
@@ -212,6 +212,71 @@ describe('reservations are checked at plan time', () => {
   test('spot and flex-start pools consume no reservation: nothing to check', () => {
     const spot = synthStack('infra', { ...REAL, RESERVATION: '', TPU_CAPACITY: 'spot', PIPELINES: 'none' });
     expect(spot.data?.google_compute_reservation).toBeUndefined();
+  });
+});
+
+describe('a reservation made from an instance template (no machine type in provider 6.50) is accepted, with a note', () => {
+  const infra = synthStack('infra', { ...REAL, PIPELINES: 'none' });
+  const [r] = Object.values(infra.data.google_compute_reservation) as any[];
+  const template = { status: 'READY', specific_reservation: [{ count: 8, instance_properties: [], source_instance_template: 'projects/acme-tpu-prod/global/instanceTemplates/v6e' }] };
+
+  terraformTest("its size is still checked; its machine type is not refused as '' but noted as not checked", () => {
+    expect(postconditions(r, template).ok).toBe(true);
+    expect(failed(postconditions(r, { ...template, specific_reservation: [{ ...template.specific_reservation[0], count: 4 }] }))).toEqual([2]);
+    const [, check] = Object.entries(infra.check)[0] as [string, any];
+    const noted = plan({
+      locals: { read: template },
+      check: {
+        note: {
+          assert: check.assert.map((a: any) => ({
+            condition: a.condition.replace(/data\.google_compute_reservation\.[\w-]+\./g, 'local.read.'),
+            error_message: a.error_message.replace(/data\.google_compute_reservation\.[\w-]+\./g, 'local.read.'),
+          })),
+        },
+      },
+    });
+    expect(noted.ok).toBe(true);
+    expect(noted.output.replace(/\s+/g, ' ')).toContain(
+      "Reservation 'acme-v6e-32' (RESERVATION (env)) in zone us-east5-b of project acme-tpu-prod is made from instance template projects/acme-tpu-prod/global/instanceTemplates/v6e: its machine type is in the template, which google provider 6.50 does not read, so it was NOT checked against the ct6e-standard-4t VMs of tpu-v6e-32-0 (its size was).",
+    );
+    expect(noted.output).not.toContain('holds 8 VMs of');
+  });
+});
+
+describe('ZONE offers the TPU machine types at plan time (google_compute_machine_types)', () => {
+  const infra = synthStack('infra', { ...REAL, SINGLE_HOST_RESERVATION: 'acme-v6e-8', PIPELINES: 'none' });
+  const lists = Object.values(infra.data.google_compute_machine_types) as any[];
+
+  test('one list per TPU machine type of the pools, in ZONE, filtered by name, read only once no placeholder is left', () => {
+    expect(lists.map((l) => [l.zone, l.project, l.filter])).toEqual([
+      ['us-east5-b', 'acme-tpu-prod', 'name = "ct6e-standard-4t"'],
+      ['us-east5-b', 'acme-tpu-prod', 'name = "ct6e-standard-8t"'],
+    ]);
+    for (const l of lists) expect(l.lifecycle.precondition).toEqual([expect.objectContaining({ condition: '${length(local.preflight_placeholders) == 0}' })]);
+    // Spot capacity has no reservation to check: the zone is still checked.
+    const spot = synthStack('infra', { ...REAL, RESERVATION: '', TPU_CAPACITY: 'spot', REGION: 'africa-south1', ZONE: 'africa-south1-a', PIPELINES: 'none' });
+    expect(spot.data.google_compute_reservation).toBeUndefined();
+    expect((Object.values(spot.data.google_compute_machine_types) as any[]).map((l) => l.zone)).toEqual(['africa-south1-a']);
+  });
+
+  terraformTest('a zone that lists the machine type passes; one that lists none fails the plan, naming the zone and the fix', () => {
+    const [v6e] = lists;
+    expect(postconditions(v6e, { machine_types: [{ name: 'ct6e-standard-4t' }] }).ok).toBe(true);
+    const none = postconditions(v6e, { machine_types: [] });
+    expect(failed(none)).toEqual([0]);
+    expect(none.output.replace(/\s+/g, ' ')).toContain(
+      'Zone us-east5-b offers no ct6e-standard-4t VMs to project acme-tpu-prod: its TPU node pools would never get a node (and would fail after the cluster is created). Set ZONE to a zone that offers them',
+    );
+  });
+});
+
+describe('the GKE version floor of the pools\' TPU generations', () => {
+  test('tpu7x pools set the cluster\'s minimum version to 1.34.0-gke.2201000 (the TPU table); v6e pools set none', () => {
+    const tpu7x = synthStack('infra', { ...REAL, COMPUTE_TYPE: 'tpu7x-standard-4t', TOPOLOGY: '2x2x4', RESERVATION: 'acme-tpu7x', PIPELINES: 'none' });
+    const [cluster] = Object.values(tpu7x.resource.google_container_cluster) as any[];
+    expect(cluster.min_master_version).toBe('1.34.0-gke.2201000');
+    const [v6e] = Object.values(synthStack('infra', { ...REAL, PIPELINES: 'none' }).resource.google_container_cluster) as any[];
+    expect(v6e.min_master_version).toBeUndefined();
   });
 });
 

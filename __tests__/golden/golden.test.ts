@@ -42,6 +42,11 @@ describe.each(Object.keys(GOLDEN_CONFIGS))('synthesized output unchanged: %s', (
       fs.rmSync(dir, { recursive: true, force: true });
       fs.mkdirSync(dir, { recursive: true });
       for (const [file, text] of Object.entries(files)) fs.writeFileSync(path.join(dir, file), text);
+      // The recording is what a comparison run reads back: every file, byte for byte, and nothing else in the folder.
+      expect(fs.readdirSync(dir).sort()).toEqual(Object.keys(files).sort());
+      for (const [file, text] of Object.entries(files)) expect(fs.readFileSync(path.join(dir, file), 'utf8')).toBe(text);
+      expect(Object.keys(files)).toContain('notices.txt');
+      expect(Object.keys(files).some((f) => f.endsWith('.tf.json'))).toBe(true);
     });
     return;
   }

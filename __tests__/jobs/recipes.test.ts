@@ -258,7 +258,7 @@ describe('options', () => {
     expect(buildPipeline(RECIPES['sft-gemma4'], wide, { runId: 'r1', topology: '8x8' }).slice.chips).toBe(64);
     // A 31B SFT retargeted to one v6e-8 is refused by the HBM estimate (jobs/hbm.ts), naming what would fit.
     expect(() => build('sft-gemma4', { topology: '2x4', machineType: 'ct6e-standard-8t', configSource: 'pipelines.sft-gemma4' })).toThrow(
-      'gemma4-31b does not fit ct6e-standard-8t 2x4 (v6e-8-8t, 32 GiB HBM per chip)',
+      'gemma4-31b does not fit ct6e-standard-8t 2x4 (v6e-8-8t, 31.25 GiB usable HBM per chip)',
     );
     expect(() => build('sft-gemma4', { topology: '3x3', configSource: 'pipelines.sft-gemma4' })).toThrow(
       "pipelines.sft-gemma4.topology must be one of 2x2, 2x4, 4x4, 4x8, 8x8, 8x16, 16x16 for ct6e-standard-4t, got '3x3'",

@@ -158,3 +158,12 @@ describe('TPU table: one row per generation, everything per slice derived', () =
     );
   });
 });
+
+describe('GKE version floor per generation (the TPU table)', () => {
+  const { clusterVersionFloor } = require('../../jobs/tpu');
+  test('the highest floor of the generations in use, compared by number; none without a floor', () => {
+    expect(clusterVersionFloor(['v6e', 'tpu7x'])).toEqual({ version: '1.34.0-gke.2201000', source: expect.stringContaining('1.34.0-gke.2201000') });
+    expect(clusterVersionFloor(['v6e', 'v5e'])).toBeUndefined();
+    expect(clusterVersionFloor([])).toBeUndefined();
+  });
+});

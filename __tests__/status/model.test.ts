@@ -17,7 +17,9 @@ test('Tunix RL progress: the last "Train step N training loss" line, with the fi
 
 test('ETA: the rate between the first and last progress lines, else since the container started', () => {
   expect(eta({ step: 5, at: 14 * 60_000, first: { step: 3, at: 10 * 60_000 } }, 10, undefined, 0)).toBe(5 * 120);
-  expect(eta({ step: 10 }, 40, 0, 600_000)).toBe(30 * 60);
+  // Started at 100 s, now 700 s: 600 s for 10 steps, 30 steps left. A non-zero start tells now - startedAt (600 s) from
+  // now + startedAt (800 s) and from now alone (700 s).
+  expect(eta({ step: 10 }, 40, 100_000, 700_000)).toBe(30 * 60);
   expect(eta({ step: 40 }, 40, 0, 1)).toBe(0);
   expect(eta({ step: 0 }, 40, undefined, 1)).toBeUndefined();
 });
