@@ -256,7 +256,7 @@ describe('errors at synth, before anything is created', () => {
 
   test('a fit-check failure: Llama 3.1 70B SFT on one v6e-8', () => {
     expect(errorOf({ mine: { ...SFT, model: 'llama3.1-70b', hfModel: 'meta-llama/Llama-3.1-70B-Instruct' } })).toMatch(
-      /mine: llama3\.1-70b does not fit ct6e-standard-8t 2x4 \(v6e-8-8t, 32 GiB HBM per chip\): weights, gradients and AdamW state/,
+      /mine: llama3\.1-70b does not fit ct6e-standard-8t 2x4 \(v6e-8-8t, 31\.25 GiB usable HBM per chip\): weights, gradients and AdamW state/,
     );
   });
 

@@ -63,7 +63,7 @@ describe('multi-slice: every slice holds the state its mesh shards (dcn_data_par
   test('Gemma4-31B SFT on 2 x v6e-16 is refused like one v6e-16 (the state is per slice), on 2 x v6e-32 accepted', () => {
     const two = errorOf(() => fromConfig('sft-gemma4', { topology: '4x4' }, '4x4', 2));
     expect(two).toMatch(
-      /^sft-gemma4: gemma4-31b does not fit 2x ct6e-standard-4t 4x4 \(v6e-16, 31\.25 GiB usable HBM per chip\): weights, gradients and AdamW state \(28\.9 GiB, sharded 16 ways\) and activations \(10\.1 GiB\) need 39\.0 GiB per chip over 32 chips/,
+      /- sft-gemma4: gemma4-31b does not fit 2x ct6e-standard-4t 4x4 \(v6e-16, 31\.25 GiB usable HBM per chip\): weights, gradients and AdamW state \(28\.9 GiB, sharded 16 ways\) and activations \(10\.1 GiB\) need 39\.0 GiB per chip over 32 chips/,
     );
     expect(errorOf(() => fromConfig('sft-gemma4', { topology: '4x4' }, '4x4', 1))).toMatch(/\(28\.9 GiB, sharded 16 ways\)/);
     const { pipelines, notices } = fromConfig('sft-gemma4', {}, '4x8', 2);
