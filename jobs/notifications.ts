@@ -38,6 +38,7 @@ import { RUN_ID_PATTERN, jobSetName } from './names';
 import { PROGRESS_LQL } from './run-log';
 import { STEP_NAMES } from './recipes/types';
 import { JOBSET_POD_LABELS } from './jobset';
+import { RESUME_REPEATS } from './maxtext-defaults';
 import type { Pipeline } from './pipeline';
 
 /** The Cloud Monitoring incident severities this project uses. */
@@ -79,7 +80,7 @@ export const EVENT_CLASSES: readonly EventClass[] = [
       'RestartJobAndIgnoreMaxRestartsFailurePolicyAction',
     ],
     severity: 'WARNING',
-    next: 'It resumes from its newest checkpoint; restarts left and progress: `npm run status -- <pipeline>`.',
+    next: `It resumes from its newest checkpoint (${RESUME_REPEATS.sft}; ${RESUME_REPEATS.rl}); restarts left and progress: \`npm run status -- <pipeline>\`.`,
   },
   {
     id: 'completed',
