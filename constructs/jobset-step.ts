@@ -116,8 +116,9 @@ export function waitCommand(pipeline: string, step: PipelineStep): string {
 
 /** A `terraform_data` that only carries `triggers_replace` and the provisioners (constructs/builtin-data.ts). */
 class StepWait extends TerraformResource {
-  constructor(scope: Construct, id: string, private readonly triggers: unknown, provisioner: LocalExecProvisioner) {
-    super(scope, id, { terraformResourceType: 'terraform_data', provisioners: [provisioner] });
+  constructor(scope: Construct, id: string, private readonly triggers: unknown, provisioner: LocalExecProvisioner, jobSet: ITerraformDependable) {
+    // depends_on states what the trigger implies: the plan review follows depends_on from step to step.
+    super(scope, id, { terraformResourceType: 'terraform_data', provisioners: [provisioner], dependsOn: [jobSet] });
   }
 
   protected synthesizeAttributes(): Record<string, unknown> {
@@ -162,7 +163,7 @@ export class JobSetStep extends Construct {
         KUBE_EXEC_COMMAND: GKE_AUTH_PLUGIN.command,
         KUBE_EXEC_API_VERSION: GKE_AUTH_PLUGIN.apiVersion,
       },
-    });
+    }, this.jobSet);
     this.completed = new DataKubernetesResource(this, 'Completed', {
       provider: props.provider,
       apiVersion: String(step.manifest.apiVersion),

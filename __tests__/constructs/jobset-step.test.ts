@@ -32,6 +32,8 @@ test('the JobSet does not wait itself; its Wait runs the waiter with the step, t
   expect(waits).toHaveLength(1);
   const [[, wait]] = waits;
   expect(wait.triggers_replace).toEqual({ jobset_uid: `\${kubernetes_manifest.${manifestId}.object.metadata.uid}` });
+  // Explicit too: the plan review follows depends_on from a gate to the JobSet before it.
+  expect(wait.depends_on).toEqual([`kubernetes_manifest.${manifestId}`]);
   expect(wait.provisioner).toEqual([
     {
       'local-exec': {
