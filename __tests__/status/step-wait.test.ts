@@ -64,6 +64,9 @@ describe('verdict: one poll', () => {
     expect(verdict(ARGS, snap([js], []), 0)).toEqual({ kind: 'wait' });
     expect(verdict(ARGS, snap([js], [workload(js, false)]), Date.parse(iso(600)))).toEqual({ kind: 'wait' });
     expect(verdict(ARGS, snap([js], [workload(js, true)]), 0)).toEqual({ kind: 'wait' });
+    // The step's own JobSet, not the first one listed (the selector also lists the other runs' JobSets of the step).
+    const other = { ...jobSet(step(p, 'to-maxtext'), { terminalState: 'Completed' }) };
+    expect(verdict(ARGS, snap([other, js], [workload(js, true)]), 0)).toEqual({ kind: 'wait' });
     for (const t of ['Completed', 'Failed']) expect(verdict(ARGS, snap([{ ...js, status: { terminalState: t } }], [deactivated(js)]), 0)).toEqual({ kind: 'ended', terminalState: t });
   });
 
@@ -121,6 +124,7 @@ describe('waitForStep over a whole run (simulated clock)', () => {
     expect(silent.atMinutes).toBeGreaterThanOrEqual(60 + API_ERROR_MINUTES - POLL_SECONDS / 60);
     expect(silent.atMinutes).toBeLessThanOrEqual(60 + API_ERROR_MINUTES + POLL_SECONDS / 60);
     expect(silent.log).toHaveLength(2); // one "retrying" line, then the verdict
+    expect(silent.log[0]).toBe('rl-qwen3: step train: the API did not answer (connect ETIMEDOUT); retrying');
     expect(silent.log[1]).toContain('The JobSet is untouched and keeps running; npm run deploy -- rl-qwen3 waits for it again');
     const short = await simulate({ ...ARGS, minutes: 30 }, () => snap([js], [workload(js, true)]));
     expect(short.code).toBe(1);
@@ -128,7 +132,27 @@ describe('waitForStep over a whole run (simulated clock)', () => {
   });
 });
 
-test('the command line: every problem at once', () => {
+test('a deactivation without an Evicted condition (yet) is still stuck, with a generic reason', () => {
+  const js = suspended();
+  const w = deactivated(js);
+  w.status.conditions = w.status.conditions.filter((c: Obj) => c.type !== 'Evicted');
+  expect(verdict(ARGS, snap([js], [w]), 0)).toMatchObject({ kind: 'stuck', reason: 'Deactivated', message: expect.stringContaining('(Deactivated: the workload is deactivated)') });
+  const cleared = deactivated(js);
+  cleared.status.conditions = cleared.status.conditions.map((c: Obj) => (c.type === 'Evicted' ? { ...c, status: 'False' } : c));
+  expect(verdict(ARGS, snap([js], [cleared]), 0)).toMatchObject({ reason: 'Deactivated' });
+  // An active workload that is merely pending, however long, waits (quota may come back).
+  const pending = workload(js, false);
+  expect(verdict(ARGS, snap([js], [pending]), Date.parse(iso(10_000)))).toEqual({ kind: 'wait' });
+});
+
+test('the command line: a whole one parses; every problem at once', () => {
+  expect(parseArgs(['--namespace', 'default', '--jobset', 'j', '--pipeline', 'p', '--step', 'train', '--minutes', '90', '--poll-seconds', '0.5'])).toEqual({
+    args: { namespace: 'default', jobSet: 'j', pipeline: 'p', step: 'train', minutes: 90, pollSeconds: 0.5 },
+    problems: [],
+  });
+  expect(parseArgs(['--namespace', 'default', '--jobset', 'j', '--pipeline', 'p', '--step', 'train', '--minutes', '0']).problems).toEqual(["--minutes must be a number > 0, got '0'"]);
+  expect(parseArgs(['--namespace', 'default', '--jobset', 'j', '--pipeline', 'p', '--step', 'train', '--minutes', '5']).args?.pollSeconds).toBeUndefined();
+  expect(parseArgs(['namespace', 'default']).problems[0]).toBe("expected --<name> <value>, got 'namespace'");
   expect(parseArgs(['--namespace', 'default', '--minutes', 'x', '--poll-seconds', '0', 'stray'])).toEqual({
     problems: ["expected --<name> <value>, got 'stray'", '--jobset is required', '--pipeline is required', '--step is required', "--minutes must be a number > 0, got 'x'", "--poll-seconds must be a number > 0, got '0'"],
   });
