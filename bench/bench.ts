@@ -14,7 +14,8 @@
  * --base <= 15 s; config errors <= 100 ms.
  *
  * Faults (`npm run bench -- faults` runs only this, bench/faults.ts): per pipeline and capacity type, the chip-hours one
- * preemption costs now against before, and how long never-ready pods hold TPU quota.
+ * preemption costs (chips x (work since the last checkpoint + a 20-minute, 90-minute or 3-hour slice outage)) against
+ * before, and how long never-ready pods hold TPU quota.
  *
  * Status (`npm run bench -- status` runs only this): `node dist/status/cli.js status` for all four pipelines against
  * the fake Kubernetes API (bench/fake-kube-api.ts, every pipeline in a different state, real HTTP on loopback, the

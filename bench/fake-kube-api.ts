@@ -342,11 +342,15 @@ export async function startFakeApi(world: World): Promise<FakeApi> {
 }
 
 /** A TCP endpoint that accepts connections and never answers (what a laptop outside the control plane's allow-list meets). */
-export async function startSilentServer(): Promise<{ url: string; connections: () => number; close(): Promise<void> }> {
+export async function startSilentServer(): Promise<{ url: string; connections: () => number; connected: Promise<void>; close(): Promise<void> }> {
   const sockets = new Set<Socket>();
   let count = 0;
+  let accepted: () => void = () => undefined;
+  /** Resolves at the first accepted connection (however late this process gets to accept it). */
+  const connected = new Promise<void>((resolve) => (accepted = resolve));
   const server = createServer((socket) => {
     count += 1;
+    accepted();
     sockets.add(socket);
     socket.on('error', () => undefined);
   });
@@ -354,6 +358,7 @@ export async function startSilentServer(): Promise<{ url: string; connections: (
   return {
     url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
     connections: () => count,
+    connected,
     close: () =>
       new Promise((resolve) => {
         for (const s of sockets) s.destroy();

@@ -2,12 +2,12 @@
  * What a fault costs, per pipeline and capacity type (`npm run bench -- faults`; also printed by `npm run bench`).
  * Pure arithmetic over what the app builds (jobs/): no cluster, no timing.
  *
- * - One preemption, now: the slice's chips x (one checkpoint interval + the restart), where the interval is the
- *   step's attempt deadline x checkpoint_period / steps (an upper bound: training runs at most that long) and the
- *   restart is bounded by Kueue's waitForPodsReady recovery timeout (pods that are not back by then give the quota
- *   back). Today (before this change): the whole step, chips x the attempt deadline, for the Pathways pipelines
- *   (maxRestarts 0, and the head's exit 1 failed the JobSet) and for multi-host SFT when its peers' exit 1 is seen
- *   first; the single-host RL restarted once but resumed from no checkpoint but the last batch.
+ * - One preemption: the slice's chips x (the work since the last checkpoint + the slice's downtime), where the work
+ *   is at most one checkpoint interval (the step's attempt deadline x checkpoint_period / steps: an upper bound, training
+ *   runs at most that long) and the downtime is how long the slice is gone, shown for a 20-minute, a 90-minute and a
+ *   3-hour outage (Kueue does not time a recovery out: jobs/kueue.ts PODS_READY). Before the restart changes: the whole
+ *   step, chips x the attempt deadline, for the Pathways pipelines (maxRestarts 0, and the head's exit 1 failed the
+ *   JobSet) and for multi-host SFT when its peers' exit 1 is seen first.
  * - Never-ready pods: the longest a workload holds TPU quota per admission (the PodsReady timeout) and in all before
  *   Kueue deactivates it, against the 12 h (the Jobs' activeDeadlineSeconds) the issue assumed.
  */
@@ -19,13 +19,18 @@ import { buildPipeline, Pipeline } from '../jobs/pipeline';
 import { Platform } from '../jobs/platform';
 import { RECIPES } from '../jobs/recipes';
 
+/** The slice outages the preemption cost is shown for, minutes. */
+export const OUTAGE_MINUTES = [20, 90, 180] as const;
+
 export interface FaultRow {
   readonly pipeline: string;
   readonly capacity: CapacityType;
   readonly chips: number;
   readonly maxRestarts: number;
-  /** Chip-hours one preemption costs now, at most. */
-  readonly preemptionNow: number;
+  /** The work one preemption loses at most (one checkpoint interval), hours. */
+  readonly lostWorkHours: number;
+  /** Chip-hours one preemption costs at most, for each slice outage in OUTAGE_MINUTES: chips x (lost work + outage). */
+  readonly preemption: ReadonlyArray<{ readonly outageMinutes: number; readonly chipHours: number }>;
   /** Chip-hours one preemption cost before this change, at most (the whole step). */
   readonly preemptionToday: number;
   /** Longest a never-ready workload holds TPU quota now: per admission and until deactivated, hours. */
@@ -52,13 +57,14 @@ export function faultRows(): FaultRow[] {
       const cp = checkpointPeriod(total);
       const period = 'period' in cp ? cp.period : total;
       const runHours = train.timeoutMinutes / 60;
-      const restartHours = PODS_READY.timeoutMinutes / 60;
+      const lostWorkHours = runHours * (period / total);
       rows.push({
         pipeline: name,
         capacity,
         chips,
         maxRestarts: DEFAULT_TRAIN_MAX_RESTARTS[capacity],
-        preemptionNow: chips * (runHours * (period / total) + restartHours),
+        lostWorkHours,
+        preemption: OUTAGE_MINUTES.map((m) => ({ outageMinutes: m, chipHours: chips * (lostWorkHours + m / 60) })),
         preemptionToday: chips * runHours,
         neverReadyPerAdmissionHours: PODS_READY.timeoutMinutes / 60,
         neverReadyTotalHours: ((PODS_READY.backoffLimitCount + 1) * PODS_READY.timeoutMinutes) / 60,
@@ -70,15 +76,17 @@ export function faultRows(): FaultRow[] {
 }
 
 export function printFaultRows(rows: readonly FaultRow[] = faultRows()): void {
-  console.log('\nfaults: chip-hours one preemption costs (at most), and TPU quota held by never-ready pods');
+  const outages = OUTAGE_MINUTES.map((m) => (m % 60 === 0 ? `${m / 60} h` : `${m} min`));
+  console.log('\nfaults: chip-hours one preemption costs (at most: chips x (work since the last checkpoint + slice outage)), and TPU quota held by never-ready pods');
   console.log(
-    `${'pipeline'.padEnd(12)} ${'capacity'.padEnd(12)} ${'chips'.padStart(5)} ${'maxRestarts'.padStart(11)} ` +
-      `${'preemption now'.padStart(15)} ${'today'.padStart(8)} ${'never-ready now'.padStart(24)} ${'today'.padStart(7)}`,
+    `${'pipeline'.padEnd(12)} ${'capacity'.padEnd(12)} ${'chips'.padStart(5)} ${'maxRestarts'.padStart(11)} ${'lost work'.padStart(9)} ` +
+      `${outages.map((o) => `outage ${o}`.padStart(14)).join(' ')} ${'before'.padStart(8)} ${'never-ready now'.padStart(24)} ${'today'.padStart(7)}`,
   );
   for (const r of rows) {
     console.log(
       `${r.pipeline.padEnd(12)} ${r.capacity.padEnd(12)} ${String(r.chips).padStart(5)} ${String(r.maxRestarts).padStart(11)} ` +
-        `${r.preemptionNow.toFixed(0).padStart(12)} ch ${r.preemptionToday.toFixed(0).padStart(5)} ch ` +
+        `${`${r.lostWorkHours.toFixed(1)} h`.padStart(9)} ` +
+        `${r.preemption.map((p) => `${p.chipHours.toFixed(0)} ch`.padStart(14)).join(' ')} ${`${r.preemptionToday.toFixed(0)} ch`.padStart(8)} ` +
         `${`${(r.neverReadyPerAdmissionHours * 60).toFixed(0)} min/admission, ${r.neverReadyTotalHours.toFixed(1)} h`.padStart(24)} ${`${r.neverReadyTodayHours.toFixed(0)} h`.padStart(7)}`,
     );
   }

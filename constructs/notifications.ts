@@ -19,13 +19,16 @@ export interface NotificationsProps {
 /**
  * Email notifications of pipeline steps (NOTIFY_EMAIL): one Cloud Monitoring email channel per address, one
  * log-match alert policy per event class of jobs/notifications.ts (failed, restarted, completed, evicted by Kueue),
- * and for stalls a log-based counter of training step lines with a metric-absence policy. Each notification names
+ * and for stalls a log-based counter of training step lines and a PromQL policy (jobs/notifications.ts stallQuery):
+ * a running training container without a step line. Each notification names
  * the pipeline, the step and the JobSet (label extractors; one incident per JobSet and reason).
  *
  * Provider facts (hashicorp/terraform-provider-google v6.50.0 website/docs/r/monitoring_alert_policy.html.markdown):
  * `alert_strategy.notification_rate_limit` is required for a policy with a `condition_matched_log`; "each
  * combination of extracted values is treated as a separate rule"; `condition_absent.duration` is a whole number of
- * minutes; `documentation.subject` is cut to 255 bytes after expansion.
+ * minutes; `documentation.subject` is cut to 255 bytes after expansion; `condition_prometheus_query_language` takes
+ * `query`, `duration`, `evaluation_interval` (a multiple of 30 s) and `disable_metric_validation` ("allows alerting
+ * policies to be defined on metrics that do not yet exist", the @cdktf/provider-google 16.12.1 binding of 6.50.0).
  */
 /**
  * Terraform reads every string of its JSON as a template: a literal `${` (Cloud Monitoring's documentation variables,
@@ -76,7 +79,7 @@ export class Notifications extends Construct {
     const minutes = plan.stall.minutes;
     const metric = plan.stepLines;
     this.stepLines = new LoggingMetric(this, 'step-lines', {
-      name: `tpu-post-training/${plan.clusterName}/training-step-lines`,
+      name: metric.name,
       description: 'Training step lines (MaxText SFT "completed step", Tunix "Train step N training loss") of the training main container',
       filter: metric.filter,
       metricDescriptor: {
@@ -97,25 +100,20 @@ export class Notifications extends Construct {
         severity: 'WARNING',
         conditions: [
           {
-            displayName: `no training step line for ${minutes} min`,
-            conditionAbsent: {
-              filter: `resource.type="k8s_container" AND metric.type="logging.googleapis.com/user/${this.stepLines.name}"`,
-              duration: `${minutes * 60}s`,
-              aggregations: [
-                {
-                  alignmentPeriod: '300s',
-                  perSeriesAligner: 'ALIGN_SUM',
-                  // One series per JobSet: a restarted JobSet's new pods continue its series.
-                  crossSeriesReducer: 'REDUCE_SUM',
-                  groupByFields: ['metric.label.pipeline', 'metric.label.jobset'],
-                },
-              ],
-              trigger: { count: 1 },
+            displayName: `training container running, no step line for ${minutes} min`,
+            conditionPrometheusQueryLanguage: {
+              query: plan.stall.query,
+              duration: '0s',
+              evaluationInterval: '60s',
+              // The step-line metric is created in the same apply; Monitoring would refuse a condition on a metric it
+              // has not propagated yet (up to 10 minutes, hashicorp/terraform-provider-google#11102).
+              disableMetricValidation: true,
             },
           },
         ],
         alertStrategy: { autoClose: '1800s' },
         notificationChannels: channels,
+        dependsOn: [this.stepLines],
         documentation: { mimeType: 'text/markdown', subject: literal(plan.stall.subject), content: literal(plan.stall.content) },
       }),
     );

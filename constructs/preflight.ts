@@ -26,7 +26,9 @@ import { BuiltinData } from './builtin-data';
  *   for a shared reservation). On a 404 the resource read clears the id and returns no error, so a missing
  *   reservation reads as empty attributes: the postconditions name it. `specific_reservation[0].count` and
  *   `.instance_properties[0].machine_type` are the reservation's size and VM shape (empty for a reservation made
- *   from an instance template, which the machine-type check then reports).
+ *   from an instance template, which the machine-type check then reports); `.in_use_count` (computed, the API's
+ *   `specificReservation.inUseCount`; `inUseCount` in @cdktf/provider-google 16.12.1's binding of that schema) the VMs
+ *   that consume it now, so `count - in_use_count` is what a new pool can get.
  * - `google_secret_manager_secret_version` (secretmanager/data_source_secret_manager_secret_version.go): GETs
  *   `versions/latest` (metadata) and only when `fetch_secret_data` is true (its default) calls `:access` and stores
  *   `secret_data`. With `fetch_secret_data = false` the token never enters state. A secret with no version fails the
@@ -151,6 +153,7 @@ export class ReservationChecks extends Construct {
       const pools = use.pools.join(', ');
       const machineType = 'try(self.specific_reservation[0].instance_properties[0].machine_type, "")';
       const count = 'try(self.specific_reservation[0].count, 0)';
+      const inUse = 'try(self.specific_reservation[0].in_use_count, 0)';
       const specific = 'try(length(self.specific_reservation), 0) > 0';
       // Made from an instance template (`specific_reservation.source_instance_template`, exactly one of it and
       // instance_properties, resource_compute_reservation.go v6.50.0): the machine type is in the template.
@@ -185,6 +188,17 @@ export class ReservationChecks extends Construct {
               errorMessage:
                 `Reservation '${ref.name}' (${use.env}) in ${where} holds fewer than the ${use.vms} VMs of ${pools}: a multi-host ` +
                 'slice is created whole or not at all. Lower CLUSTER_NODEPOOL_COUNT or TOPOLOGY, or grow the reservation.',
+            },
+            {
+              // Free VMs, not the size: a half-used reservation passed the size check and the pool create timed out
+              // (68 min) and was tainted. Once these pools run, their own VMs are in use, so a reservation whose
+              // in-use VMs already cover the pools passes (this cannot tell the pools' VMs from another consumer's).
+              condition: `\${!(${specific}) || ${count} < ${use.vms} || ${count} - ${inUse} >= ${use.vms} || ${inUse} >= ${use.vms}}`,
+              errorMessage:
+                `Reservation '${ref.name}' (${use.env}) in ${where} has \${${count} - ${inUse}} of its \${${count}} VMs free ` +
+                `(\${${inUse}} in use), fewer than the ${use.vms} VMs of ${pools}: the pool create would wait for capacity until it ` +
+                'times out. Free VMs in the reservation (gcloud compute reservations describe), use another one, or lower ' +
+                'CLUSTER_NODEPOOL_COUNT or TOPOLOGY.',
             },
           ],
         },

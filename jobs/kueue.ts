@@ -162,15 +162,22 @@ export function kueueObjects(options: KueueOptions): Record<string, unknown>[] {
  * - timeout 20 min: longer than a healthy start (CPU pool scale-up ~5 min, pulling the ~10 GB post-training image and
  *   the Pathways images, TPU runtime start) yet short enough that quota is back long before any deploy wait ends;
  *   within the issue's bound of 30 minutes.
- * - recoveryTimeout 20 min: after a restart (a lost host), pods that cannot come back (no spot capacity) give the quota
- *   back the same way.
+ * - recoveryTimeout "0s", i.e. none: pkg/controller/core/core.go `waitForPodsReady` keeps a recovery timeout only when
+ *   it is > 0 (a pointer to 0s survives defaults.go's `cmp.Or`, which fills in `timeout` only for a missing key; validation
+ *   rejects only negative values), so `admittedNotReadyWorkload` never times out a workload whose PodsReady went from
+ *   True to False (reason WaitForRecovery, pkg/controller/jobframework/reconciler.go `generatePodsReadyCondition`).
+ *   Every JobSet restart and every in-place worker loss keeps the same Workload, and Kueue never clears
+ *   `status.requeueState.count` while it stays active, so with a recovery timeout each slow recovery would spend one
+ *   requeue of the whole run (3 x 20 min + backoffs: one outage over ~87 min deactivated the training). A recovery is
+ *   bounded instead by the Jobs' own `activeDeadlineSeconds` and the JobSet's `maxRestarts`.
  * - backoffLimitCount 3, backoff 60 s doubling (60, 120, 240 s): after 3 requeues the workload is deactivated
  *   (`spec.active=false`, reason `RequeuingLimitExceeded`, pkg/controller/core/workload_controller.go
- *   `triggerDeactivation`) and the JobSet stays suspended; `npm run status` says so and how to retry.
+ *   `triggerDeactivation`) and the JobSet stays suspended; `npm run status` says so and how to retry. Only workloads
+ *   that never became ready (WaitForStart) spend these requeues.
  * An eviction sets the Workload's condition Evicted=True with reason `PodsReadyTimeout` and increments
  * `status.requeueState.count` (`reconcileNotReadyTimeout`, workload.UpdateRequeueState).
  */
-export const PODS_READY = { timeoutMinutes: 20, backoffLimitCount: 3, backoffBaseSeconds: 60, backoffMaxSeconds: 3600 } as const;
+export const PODS_READY = { timeoutMinutes: 20, recoveryTimeoutSeconds: 0, backoffLimitCount: 3, backoffBaseSeconds: 60, backoffMaxSeconds: 3600 } as const;
 
 /** The longest a workload can be held by Kueue's requeuing of never-ready pods, minutes: every admission timing out plus every backoff. */
 export function podsReadyRequeueMinutes(): number {
@@ -211,7 +218,7 @@ export function kueueManagerConfig(frameworks: readonly string[] = [JOBSET_FRAME
     clientConnection: { qps: 300, burst: 500 },
     waitForPodsReady: {
       timeout: `${PODS_READY.timeoutMinutes}m`,
-      recoveryTimeout: `${PODS_READY.timeoutMinutes}m`,
+      recoveryTimeout: `${PODS_READY.recoveryTimeoutSeconds}s`,
       blockAdmission: false,
       requeuingStrategy: {
         timestamp: 'Eviction',

@@ -102,3 +102,15 @@ export function meshDefault(key: string): number {
  * autoregressive and stage). `data` and `diloco` are replicas; `context_autoregressive` shards no weight either.
  */
 export const REPLICA_AXES: ReadonlySet<MeshAxis> = new Set<MeshAxis>(['diloco', 'data', 'context_autoregressive']);
+
+/**
+ * What a resume (a JobSet restart, or `resumeRun`) repeats besides the steps since the restored checkpoint, by training
+ * kind. SFT: google/tunix c4ec573d tunix/sft/peft_trainer.py `PeftTrainer.train` skips already-trained batches only
+ * when no data hooks load them, and MaxText maxtext-v0.2.4 `train_sft` installs `SFTDataHooks`
+ * (trainers/post_train/hooks.py `BaseDataHooks`: a fresh iterator, `load_next_train_batch` ignores the restored step).
+ * RL: tunix/rl/rl_learner.py syncs the trainer's weights to the sampler after each global step, not at restore.
+ */
+export const RESUME_REPEATS: Readonly<Record<'sft' | 'rl', string>> = {
+  sft: 'SFT reads its data again from the first example',
+  rl: "RL's first step samples with the base weights until the next weight sync",
+};

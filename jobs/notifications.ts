@@ -38,6 +38,7 @@ import { RUN_ID_PATTERN, jobSetName } from './names';
 import { PROGRESS_LQL } from './run-log';
 import { STEP_NAMES } from './recipes/types';
 import { JOBSET_POD_LABELS } from './jobset';
+import { RESUME_REPEATS } from './maxtext-defaults';
 import type { Pipeline } from './pipeline';
 
 /** The Cloud Monitoring incident severities this project uses. */
@@ -79,7 +80,7 @@ export const EVENT_CLASSES: readonly EventClass[] = [
       'RestartJobAndIgnoreMaxRestartsFailurePolicyAction',
     ],
     severity: 'WARNING',
-    next: 'It resumes from its newest checkpoint; restarts left and progress: `npm run status -- <pipeline>`.',
+    next: `It resumes from its newest checkpoint (${RESUME_REPEATS.sft}; ${RESUME_REPEATS.rl}); restarts left and progress: \`npm run status -- <pipeline>\`.`,
   },
   {
     id: 'completed',
@@ -126,9 +127,10 @@ export interface NotificationPlan {
     readonly subject: string;
     readonly content: string;
   }>;
-  /** The log-based metric of training step lines whose absence is a stall. */
-  readonly stepLines: { readonly filter: string; readonly labelExtractors: Readonly<Record<string, string>> };
-  readonly stall: { readonly minutes: number; readonly subject: string; readonly content: string };
+  /** The log-based metric of training step lines (its `name`, the metric id under logging.googleapis.com/user/). */
+  readonly stepLines: { readonly name: string; readonly filter: string; readonly labelExtractors: Readonly<Record<string, string>> };
+  /** The stall alert: a PromQL condition (stallQuery) and its message. */
+  readonly stall: { readonly minutes: number; readonly query: string; readonly subject: string; readonly content: string };
 }
 
 /**
@@ -147,7 +149,7 @@ export function notificationPlan(scope: NotificationScope, container: string, st
       ...eventMessage(cls),
     })),
     stepLines: stepLineMetric(scope, container),
-    stall: { minutes: stallMinutes, ...stallMessage(stallMinutes) },
+    stall: { minutes: stallMinutes, query: stallQuery(scope, container, stallMinutes), ...stallMessage(stallMinutes) },
   };
 }
 
@@ -241,15 +243,56 @@ export function eventMessage(cls: EventClass): { subject: string; content: strin
   };
 }
 
+/** RE2 of the training main pods' names, unanchored: `<jobset>-<replicated job>-<job index>-<pod index>-<5 random>` (jobset v0.12.0); job 0, pod 0. */
+function trainMainPodRe2(scope: NotificationScope): string {
+  const rjobs = [...new Set(scope.pipelines.map((p) => p.trainMainReplicatedJob))];
+  const trainJobSet = jobSetNameRe2(scope).replace(`(${STEP_NAMES.join('|')})`, 'train');
+  return `${trainJobSet}-(${rjobs.join('|')})-0-0-[a-z0-9]{5}`;
+}
+
+/** The step-line metric's id (`logging.googleapis.com/user/<id>`). */
+export function stepLineMetricName(clusterName: string): string {
+  return `tpu-post-training/${clusterName}/training-step-lines`;
+}
+
+/**
+ * A Cloud Monitoring metric type as a PromQL metric name (Cloud Monitoring "Mapping Cloud Monitoring metric names to
+ * PromQL": the first `/` becomes `:`, every other character but letters, digits and `_` becomes `_`).
+ */
+export function promqlMetricName(metricType: string): string {
+  const i = metricType.indexOf('/');
+  const clean = (t: string) => t.replace(/[^A-Za-z0-9_]/g, '_');
+  return `${clean(metricType.slice(0, i))}:${clean(metricType.slice(i + 1))}`;
+}
+
+/**
+ * The stall condition, PromQL: a training main container that has been running longer than `minutes`
+ * (`kubernetes.io/container/uptime`, a GKE system metric reported while the container runs) and printed no step line
+ * in the last `minutes` (the step-line metric, no sample in the window). One series per pod: a completed, failed or
+ * deleted pod has no running container, a restart's pending pods none yet, so none of them fires; each restart's new
+ * pods are new series, so a second stall of the same JobSet opens a new incident (a notification) even while the
+ * first is open. Log-based metric points exist only for intervals with matching entries, so `count_over_time` is
+ * used, not `increase`.
+ */
+export function stallQuery(scope: NotificationScope, container: string, minutes: number): string {
+  const where = `monitored_resource="k8s_container",cluster_name="${scope.clusterName}",namespace_name="${scope.namespace}"`;
+  const uptime = `${promqlMetricName('kubernetes.io/container/uptime')}{${where},container_name="${container}",pod_name=~"${trainMainPodRe2(scope)}"}`;
+  const lines = `${promqlMetricName(`logging.googleapis.com/user/${stepLineMetricName(scope.clusterName)}`)}{${where}}`;
+  return (
+    `(max by (namespace_name, pod_name) (${uptime}) > ${minutes * 60})\n` +
+    `unless on (namespace_name, pod_name)\n` +
+    `(count by (namespace_name, pod_name) (count_over_time(${lines}[${minutes}m])))`
+  );
+}
+
 /** The log-based metric of training step lines: one count per line of a training step's main container. */
-export function stepLineMetric(scope: NotificationScope, container: string): { filter: string; labelExtractors: Record<string, string> } {
+export function stepLineMetric(scope: NotificationScope, container: string): { name: string; filter: string; labelExtractors: Record<string, string> } {
   const pod = 'resource.labels.pod_name';
   const lines = [...new Set(scope.pipelines.map((p) => PROGRESS_LQL[p.kind]))];
   const rjobs = [...new Set(scope.pipelines.map((p) => p.trainMainReplicatedJob))];
-  // Pod names: `<jobset>-<replicated job>-<job index>-<pod index>-<5 random>` (jobset v0.12.0); job 0, pod 0 is the main pod.
-  const trainJobSet = jobSetNameRe2(scope).replace(`(${STEP_NAMES.join('|')})`, 'train');
-  const mainPod = `^${trainJobSet}-(${rjobs.join('|')})-0-0-[a-z0-9]{5}$`;
+  const mainPod = `^${trainMainPodRe2(scope)}$`;
   return {
+    name: stepLineMetricName(scope.clusterName),
     filter: [
       'resource.type="k8s_container"',
       `resource.labels.cluster_name="${scope.clusterName}"`,
@@ -265,15 +308,17 @@ export function stepLineMetric(scope: NotificationScope, container: string): { f
   };
 }
 
-/** The stall notification (Cloud Monitoring expands `${metric.label.*}` for a metric condition). */
+/**
+ * The stall notification. The incident names the pod (the query's `pod_name` label); the pod name starts with the
+ * JobSet's, which starts with the pipeline's.
+ */
 export function stallMessage(minutes: number): { subject: string; content: string } {
-  const m = (k: string) => `\${metric.label.${k}}`;
   return {
-    subject: `tpu-post-training: ${m('pipeline')} train stalled (no step for ${minutes} min)`,
+    subject: `tpu-post-training: a training step stalled (running, no step line for ${minutes} min)`,
     content:
-      `Pipeline **${m('pipeline')}**, step **train**: JobSet ${m('jobset')} printed no training step line for ${minutes} minutes.\n\n` +
-      `If a "completed" or "failed" message for the same JobSet came first, this is the end of its log, not a stall. ` +
-      `Otherwise: \`npm run status -- ${m('pipeline')}\` (state \`stalled\`, the last step and how long ago) and ` +
-      `\`npm run logs -- ${m('pipeline')} train\`.`,
+      `A training main container (its pod is named in this incident: \`<pipeline>-<run>-train-...\`) has been running for more ` +
+      `than ${minutes} minutes and printed no training step line in the last ${minutes} minutes.\n\n` +
+      `\`npm run status -- <pipeline>\` (state \`stalled\`, the last step and how long ago) and \`npm run logs -- <pipeline> train\`. ` +
+      `A completed, failed or deleted step, and a restart whose pods are not running yet, never fire this alert.`,
   };
 }

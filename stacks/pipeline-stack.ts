@@ -63,7 +63,8 @@ export class PipelineStack extends TerraformStack {
       project: platform.project,
     });
     // Exec credentials (constructs/cluster-access.ts): a training wait of many hours outlives any access token.
-    new KubernetesProvider(this, 'kubernetes', kubernetesProviderAccess(cluster.endpoint(props.dnsEndpoint ?? false)));
+    const endpoint = cluster.endpoint(props.dnsEndpoint ?? false);
+    new KubernetesProvider(this, 'kubernetes', kubernetesProviderAccess(endpoint));
 
     const spc = new Manifest(this, 'hf-token', { manifest: pipeline.secretProviderClass });
     const steps: JobSetStep[] = [];
@@ -71,7 +72,7 @@ export class PipelineStack extends TerraformStack {
     const files = pipeline.filesConfigMap ? [new Manifest(this, 'files', { manifest: pipeline.filesConfigMap })] : [];
     let previous: ITerraformDependable[] = [spc, ...files];
     for (const step of pipeline.steps) {
-      const s = new JobSetStep(this, step.name, { step, pipeline: pipeline.name, dependsOn: previous });
+      const s = new JobSetStep(this, step.name, { step, pipeline: pipeline.name, dependsOn: previous, endpoint });
       steps.push(s);
       previous = [s.completed];
     }

@@ -32,6 +32,7 @@ import { HF_TOKEN_VOLUME, secretCommand } from '../jobs/secrets';
 import { TPU_RESOURCE } from '../jobs/tpu';
 import { PODS_READY } from '../jobs/kueue';
 import { withLineage } from './run-record';
+import { RESUME_REPEATS } from '../jobs/maxtext-defaults';
 import { JOBSET_POD_LABELS, MAIN_CONTAINER } from '../jobs/jobset';
 
 export const STATES = ['not-created', 'queued', 'pending', 'running', 'stalled', 'completed', 'failed'] as const;
@@ -575,7 +576,7 @@ export function stepStatus(
   const restarts = js.status?.restarts ?? 0;
   const run = total !== undefined ? runSummary(pipeline, step, js, snapshot, log, ctx) : undefined;
   const stall = run ? stallOf(run.points, ctx.now) : undefined;
-  const restartText = restarts > 0 ? `${restarts} JobSet restart(s)` : undefined;
+  const restartText = restarts > 0 ? `${restarts} JobSet restart(s), each resumed from the newest checkpoint (${RESUME_REPEATS[kind]})` : undefined;
   const why = stall
     ? { reason: 'Stalled', message: `${stallText(stall)}${restartText ? `; ${restartText}` : ''}; its log: npm run logs -- ${pipeline.name} ${step.name}` }
     : restartText

@@ -1,35 +1,56 @@
-/** JobSetStep: wait on terminalState, completion gate with the logs command, spec-hash replacement, escaping. */
+/** JobSetStep: the waiter (terminalState, or a step that cannot end), completion gate with the logs command, spec-hash replacement, escaping. */
 import 'cdktf/lib/testing/adapters/jest';
 import { Testing, TerraformStack } from 'cdktf';
-import { Manifest } from '@cdktf/provider-kubernetes/lib/manifest';
 import { DataKubernetesResource } from '@cdktf/provider-kubernetes/lib/data-kubernetes-resource';
 import { KubernetesProvider } from '@cdktf/provider-kubernetes/lib/provider';
-import { escapeTemplates, JobSetStep } from '../../constructs/jobset-step';
+import * as fs from 'fs';
+import * as path from 'path';
+import { escapeTemplates, JobSetStep, STEP_WAIT_SCRIPT } from '../../constructs/jobset-step';
 import { buildPipeline } from '../../jobs/pipeline';
 import { RECIPES } from '../../jobs/recipes';
 import { testPlatform } from '../jobs/fixtures';
 
 const pipeline = buildPipeline(RECIPES['rl-qwen3'], testPlatform(), { runId: 'r1' });
 const train = pipeline.steps[1];
+const ENDPOINT = { host: 'https://203.0.113.10', caCertificateBase64: 'Q0E=' };
 
 function synth(): any {
   const out = Testing.synthScope((scope) => {
     new KubernetesProvider(scope, 'k8s', {});
-    new JobSetStep(scope, 'train', { step: train, pipeline: 'rl-qwen3' });
+    new JobSetStep(scope, 'train', { step: train, pipeline: 'rl-qwen3', endpoint: ENDPOINT });
   });
   return JSON.parse(out);
 }
 
-test('the JobSet waits for status.terminalState Completed or Failed, bounded by queue + attempts x (deadline + margin)', () => {
-  const out = Testing.synthScope((scope) => {
-    new KubernetesProvider(scope, 'k8s', {});
-    new JobSetStep(scope, 'train', { step: train, pipeline: 'rl-qwen3' });
-  });
-  expect(out).toHaveResourceWithProperties(Manifest, {
-    wait: { fields: { 'status.terminalState': '^(Completed|Failed)$' } },
-    // rl-qwen3 train on a reservation: 60 min queue + 87 min Kueue requeuing + 3 attempts x (720 min deadline + 10 min margin).
-    timeouts: { create: '2337m', update: '2337m', delete: '15m' },
-  });
+test('the JobSet does not wait itself; its Wait runs the waiter with the step, the wait budget and the cluster endpoint', () => {
+  const tf = synth();
+  const [[manifestId, manifest]] = Object.entries(tf.resource.kubernetes_manifest) as any;
+  expect(manifest.wait).toBeUndefined();
+  // rl-qwen3 train on a reservation: 60 min queue + 87 min Kueue requeuing + 3 attempts x (720 min deadline + 10 min margin).
+  expect(manifest.timeouts).toEqual({ create: '2337m', update: '2337m', delete: '15m' });
+  const waits = Object.entries(tf.resource.terraform_data).filter(([id]) => id.includes('_Wait_')) as any;
+  expect(waits).toHaveLength(1);
+  const [[, wait]] = waits;
+  expect(wait.triggers_replace).toEqual({ jobset_uid: `\${kubernetes_manifest.${manifestId}.object.metadata.uid}` });
+  // Explicit too: the plan review follows depends_on from a gate to the JobSet before it.
+  expect(wait.depends_on).toEqual([`kubernetes_manifest.${manifestId}`]);
+  expect(wait.provisioner).toEqual([
+    {
+      'local-exec': {
+        command:
+          'node ../../../dist/status/step-wait.js --namespace default --jobset rl-qwen3-r1-train --pipeline rl-qwen3 --step train --minutes 2337',
+        environment: { KUBE_HOST: 'https://203.0.113.10', KUBE_CA_B64: 'Q0E=', KUBE_EXEC_COMMAND: 'gke-gcloud-auth-plugin', KUBE_EXEC_API_VERSION: 'client.authentication.k8s.io/v1beta1' },
+      },
+    },
+  ]);
+});
+
+test('the waiter path is dist/status/step-wait.js seen from where cdktf runs Terraform (<output>/stacks/<stack>)', () => {
+  const root = path.resolve(__dirname, '..', '..');
+  const output = JSON.parse(fs.readFileSync(path.join(root, 'cdktf.json'), 'utf8')).output;
+  expect(path.resolve(root, output, 'stacks', 'rl-qwen3', STEP_WAIT_SCRIPT)).toBe(path.join(root, 'dist', 'status', 'step-wait.js'));
+  // ... which the build emits from status/step-wait.ts.
+  expect(fs.existsSync(path.join(root, 'status', 'step-wait.ts'))).toBe(true);
 });
 
 test('the manifest is the pipeline manifest, and spec changes replace it through the spec hash', () => {
@@ -46,7 +67,7 @@ test('the manifest is the pipeline manifest, and spec changes replace it through
 test('a failed step fails the deploy at the gate with the JobSet name and the logs command', () => {
   const out = Testing.synthScope((scope) => {
     new KubernetesProvider(scope, 'k8s', {});
-    new JobSetStep(scope, 'train', { step: train, pipeline: 'rl-qwen3' });
+    new JobSetStep(scope, 'train', { step: train, pipeline: 'rl-qwen3', endpoint: ENDPOINT });
   });
   expect(out).toHaveDataSourceWithProperties(DataKubernetesResource, {
     api_version: 'jobset.x-k8s.io/v1alpha2',
@@ -55,8 +76,8 @@ test('a failed step fails the deploy at the gate with the JobSet name and the lo
   });
   const tf = JSON.parse(out);
   const [[, gate]] = Object.entries(tf.data.kubernetes_resource) as any;
-  const [[manifestId]] = Object.entries(tf.resource.kubernetes_manifest) as any;
-  expect(gate.depends_on).toEqual([`kubernetes_manifest.${manifestId}`]);
+  const [waitId] = Object.keys(tf.resource.terraform_data).filter((id) => id.includes('_Wait_'));
+  expect(gate.depends_on).toEqual([`terraform_data.${waitId}`]);
   const [post] = gate.lifecycle.postcondition;
   expect(post.condition).toBe('${try(self.object.status.terminalState, "") == "Completed"}');
   expect(post.error_message).toContain('rl-qwen3: step train (JobSet rl-qwen3-r1-train in namespace default) did not complete');
@@ -68,8 +89,8 @@ test('a step depends on what it is given (the previous gate)', () => {
   const tf = JSON.parse(
     Testing.synthScope((scope) => {
       new KubernetesProvider(scope, 'k8s', {});
-      const first = new JobSetStep(scope, 'to-maxtext', { step: pipeline.steps[0], pipeline: 'rl-qwen3' });
-      new JobSetStep(scope, 'train', { step: train, pipeline: 'rl-qwen3', dependsOn: [first.completed] });
+      const first = new JobSetStep(scope, 'to-maxtext', { step: pipeline.steps[0], pipeline: 'rl-qwen3', endpoint: ENDPOINT });
+      new JobSetStep(scope, 'train', { step: train, pipeline: 'rl-qwen3', dependsOn: [first.completed], endpoint: ENDPOINT });
     }),
   );
   const trainManifest = Object.entries(tf.resource.kubernetes_manifest).find(([, m]: any) => m.manifest.metadata.name === 'rl-qwen3-r1-train')![1] as any;
@@ -81,5 +102,5 @@ test('Terraform template sequences in manifests are escaped', () => {
 });
 
 test('works inside any stack (no provider package root import)', () => {
-  expect(() => new JobSetStep(new TerraformStack(Testing.app(), 's'), 'x', { step: train, pipeline: 'p' })).not.toThrow();
+  expect(() => new JobSetStep(new TerraformStack(Testing.app(), 's'), 'x', { step: train, pipeline: 'p', endpoint: ENDPOINT })).not.toThrow();
 });

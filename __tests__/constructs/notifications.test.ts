@@ -53,14 +53,19 @@ describe('NOTIFY_EMAIL set', () => {
     }
   });
 
-  test('stall: a log-based counter of step lines and an absence condition of the default 30 minutes', () => {
+  test('stall: a log-based counter of step lines and a PromQL condition of the default 30 minutes, valid before the metric exists', () => {
     const metric = Object.values(resources(infra, 'google_logging_metric'))[0] as any;
     expect(metric.metric_descriptor).toMatchObject({ metric_kind: 'DELTA', value_type: 'INT64' });
     expect(metric.filter).toContain(`resource.labels.container_name="${MAIN_CONTAINER}"`);
-    const stall = policies.find((p) => p.conditions[0].condition_absent)!;
-    expect(stall.conditions[0].condition_absent.duration).toBe(`${DEFAULT_STALL_ALERT_MINUTES * 60}s`);
-    expect(stall.conditions[0].condition_absent.filter).toContain('metric.type="logging.googleapis.com/user/${google_logging_metric.');
-    expect(stall.documentation.content).toContain('$${metric.label.jobset}');
+    const stall = policies.find((p) => p.conditions[0].condition_prometheus_query_language)!;
+    const promql = stall.conditions[0].condition_prometheus_query_language;
+    expect(promql).toMatchObject({ duration: '0s', evaluation_interval: '60s', disable_metric_validation: true });
+    expect(promql.query).toContain(`> ${DEFAULT_STALL_ALERT_MINUTES * 60})`);
+    expect(promql.query).toContain(`[${DEFAULT_STALL_ALERT_MINUTES}m]`);
+    // The query names the metric the same apply creates, by its PromQL name.
+    expect(promql.query).toContain(`logging_googleapis_com:user_${metric.name.replace(/[^A-Za-z0-9_]/g, '_')}{`);
+    expect(stall.depends_on).toEqual(expect.arrayContaining([expect.stringMatching(/^google_logging_metric\./)]));
+    expect(policies.filter((p) => p.conditions[0].condition_absent)).toEqual([]);
     expect(stall.documentation.content.replace(/\$\$\{/g, '')).not.toContain('${');
   });
 });
@@ -78,7 +83,9 @@ test('override: the stall threshold (notify.stallMinutes) and the rate limit', (
   });
   const json = JSON.parse(Testing.synth(stack));
   const policies = Object.values(json.resource.google_monitoring_alert_policy) as any[];
-  expect(policies.find((p) => p.conditions[0].condition_absent).conditions[0].condition_absent.duration).toBe('2700s');
+  const query = policies.find((p) => p.conditions[0].condition_prometheus_query_language).conditions[0].condition_prometheus_query_language.query;
+  expect(query).toContain('> 2700)');
+  expect(query).toContain('[45m]');
   expect(policies.find((p) => p.conditions[0].condition_matched_log).alert_strategy.notification_rate_limit.period).toBe('60s');
 });
 

@@ -10,6 +10,9 @@
  * - The kubernetes_manifest waiter (hashicorp/terraform-provider-kubernetes v2.38.0, manifest/provider/waiter.go)
  *   polls every second until the fields match or `timeouts.create` passes, and returns on the first API error: the
  *   credential must stay valid for the whole `timeouts.create`. helm_release waits up to its `timeout` seconds.
+ * - A pipeline step's wait (constructs/jobset-step.ts, a terraform_data local-exec running status/step-wait.ts) polls
+ *   for `--minutes` with @kubernetes/client-node, which runs the exec plugin again when its credential expires
+ *   (exec_auth.js caches it until status.expirationTimestamp); it gets the plugin as KUBE_EXEC_COMMAND.
  */
 import { durationSeconds } from '../../review/values';
 import { allConfigurations, Obj } from './synthesized';
@@ -30,7 +33,16 @@ function longestWait(stack: Obj): number {
     m.wait ? durationSeconds(m.timeouts?.create ?? '10m')! : 0,
   );
   const releases = Object.values((stack.resource?.helm_release ?? {}) as Record<string, Obj>).map((r) => Number(r.timeout ?? 300));
-  return Math.max(0, ...manifests, ...releases);
+  const steps = stepWaits(stack).map((w) => w.seconds);
+  return Math.max(0, ...manifests, ...releases, ...steps);
+}
+
+/** Every step wait's local-exec: how long it polls and with which credential plugin. */
+function stepWaits(stack: Obj): Array<{ seconds: number; plugin?: string }> {
+  const execs = Object.values((stack.resource?.terraform_data ?? {}) as Record<string, Obj>).flatMap((r) => (r.provisioner ?? []).map((p: Obj) => p['local-exec']));
+  return execs
+    .filter((e: Obj | undefined) => e && /step-wait\.js/.test(e.command))
+    .map((e: Obj) => ({ seconds: Number(/--minutes (\d+)/.exec(e.command)![1]) * 60, plugin: e.environment?.KUBE_EXEC_COMMAND }));
 }
 
 describe.each(allConfigurations())('credentials outlive the waits (%s)', (_name, synth) => {
@@ -45,6 +57,7 @@ describe.each(allConfigurations())('credentials outlive the waits (%s)', (_name,
       expect({ lifetime: credentialLifetime(p), wait }).toEqual({ lifetime: Infinity, wait });
       expect(p.exec?.command ?? p.exec?.[0]?.command).toBe('gke-gcloud-auth-plugin');
     }
+    for (const w of stepWaits(json)) expect(w.plugin).toBe('gke-gcloud-auth-plugin');
     // No OAuth token is read into state at all.
     expect(json.data?.google_client_config).toBeUndefined();
     for (const p of providers) expect(p.token).toBeUndefined();

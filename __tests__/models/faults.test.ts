@@ -17,6 +17,7 @@ import { DEFAULT_TRAIN_MAX_RESTARTS } from '../../jobs/capacity';
 import { MAIN_CONTAINER } from '../../jobs/jobset';
 import { HF_TOKEN_FILE } from '../../jobs/secrets';
 import { attempt, JobSetEvent, PodEvent } from './jobset';
+import { recoveries } from './kueue';
 import { allConfigurations, Obj, podSets, synthesize } from './synthesized';
 
 const configs: Array<[string, ReturnType<typeof synthesize>]> = [
@@ -163,6 +164,14 @@ describe.each(training)('a lost host restarts training, in every observation ord
     if (alone) expect(end).toEqual({ attempts: 1, reason: 'FailJobSetFailurePolicyAction' });
     else expect(end).toEqual({ attempts: js.spec.failurePolicy.maxRestarts + 1, reason: 'ReachedMaxRestarts' });
   });
+
+  test('Kueue keeps the workload through those restarts and through slow recoveries, so the JobSet ends Failed by itself', () => {
+    // Kueue model (__tests__/models/kueue.ts `recoveries`): every restart is a recovery of the same Workload.
+    const kueue = synthesize({}).kueueManagerConfig;
+    const max = js.spec.failurePolicy.maxRestarts;
+    expect(recoveries(kueue, Array(max).fill(5 * 60))).toEqual({ evictions: 0, requeueCount: 0 });
+    expect(recoveries(kueue, [3 * 3600, ...Array(max).fill(45 * 60)])).toEqual({ evictions: 0, requeueCount: 0 });
+  });
 });
 
 test("the model tells the orders apart: a FailJob rule on the peers' exit 1 fails a multi-host run when the peers are seen first", async () => {
@@ -192,13 +201,15 @@ describe.each(all.filter(([, js]) => stepOf(js) !== 'train'))('a conversion runs
   });
 });
 
-test('numbers (npm run bench -- faults): one preemption costs at most a quarter of the step plus the restart; never-ready pods hold quota at most 30 min per admission', () => {
+test('numbers (npm run bench -- faults): one preemption costs chips x (at most a quarter of the step + the outage) for 20 min, 90 min and 3 h; never-ready pods hold quota at most 30 min per admission', () => {
   const { faultRows } = require('../../bench/faults');
   const rows: Array<import('../../bench/faults').FaultRow> = faultRows();
   expect(rows).toHaveLength(Object.keys(require('../../jobs/recipes').RECIPES).length * 3);
   for (const r of rows) {
-    expect(r.preemptionNow).toBeLessThanOrEqual(r.preemptionToday / 4 + r.chips * (20 / 60));
-    expect(r.preemptionNow).toBeLessThan(r.preemptionToday);
+    expect(r.lostWorkHours).toBeGreaterThan(0);
+    expect(r.chips * r.lostWorkHours).toBeLessThanOrEqual(r.preemptionToday / 4);
+    expect(r.preemption.map((p) => p.outageMinutes)).toEqual([20, 90, 180]);
+    for (const p of r.preemption) expect(p.chipHours).toBeCloseTo(r.chips * (r.lostWorkHours + p.outageMinutes / 60), 9);
     expect(r.neverReadyPerAdmissionHours).toBeLessThanOrEqual(0.5);
     expect(r.neverReadyTotalHours).toBeLessThan(r.neverReadyTodayHours);
   }

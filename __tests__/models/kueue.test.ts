@@ -4,7 +4,7 @@
  * be scheduled on a node of that pool. Plus the chart's webhooks (charts/kueue/templates/webhook/manifests.yaml @
  * v0.19.2): only the integrations in use are enabled.
  */
-import { admitWorkload, admittedPod, assignFlavor, neverReady, podRequests, schedulableOn } from './kueue';
+import { admitWorkload, admittedPod, assignFlavor, effectiveRecoveryTimeout, neverReady, podRequests, recoveries, schedulableOn } from './kueue';
 import { durationSeconds } from '../../review/values';
 import { allConfigurations, CONFIGURATIONS, Obj, podSets, synthesize } from './synthesized';
 import { TPU_RESOURCE } from '../../jobs/tpu';
@@ -98,7 +98,7 @@ describe('pods that never become ready give the quota back (waitForPodsReady, Ku
   test('the chart values carry waitForPodsReady explicitly (jobs/kueue.ts PODS_READY)', () => {
     expect(synth.kueueManagerConfig.waitForPodsReady).toEqual({
       timeout: '20m',
-      recoveryTimeout: '20m',
+      recoveryTimeout: '0s',
       blockAdmission: false,
       requeuingStrategy: { timestamp: 'Eviction', backoffLimitCount: 3, backoffBaseSeconds: 60, backoffMaxSeconds: 3600 },
     });
@@ -149,5 +149,34 @@ describe.each(withHeads)('CPU admission matches placement: a Pathways head count
         expect(rj.template.spec.template.metadata.annotations['cluster-autoscaler.kubernetes.io/safe-to-evict']).toBe('false');
       }
     }
+  });
+});
+
+describe('a slow recovery never costs the run its requeues (recoveryTimeout none, Kueue v0.19.2)', () => {
+  const HOUR = 3600;
+  const training = configs.flatMap(([name, synth]) =>
+    synth.jobSets.filter((j) => j.manifest.metadata.labels['tpu-post-training/step'] === 'train').map((j) => [`${name}: ${j.manifest.metadata.name}`, synth, j.manifest] as const),
+  );
+
+  test.each(training)('%s survives one 3-hour outage and maxRestarts outages of 45 minutes each, not deactivated', (_label, synth, js) => {
+    const max = js.spec.failurePolicy.maxRestarts;
+    expect(max).toBeGreaterThan(0);
+    expect(effectiveRecoveryTimeout(synth.kueueManagerConfig)).toBeUndefined();
+    expect(recoveries(synth.kueueManagerConfig, [3 * HOUR, ...Array(max).fill(45 * 60)])).toEqual({ evictions: 0, requeueCount: 0 });
+    // ... and a workload that never starts is still evicted and finally deactivated (the quota goes back).
+    expect(neverReady(synth.kueueManagerConfig).map((a) => a.outcome).pop()).toBe('deactivated RequeuingLimitExceeded');
+  });
+
+  test('the model tells them apart: with the previous 20-minute recovery timeout, one outage of 88 minutes deactivated the training', () => {
+    const cfg = synthesize({}).kueueManagerConfig;
+    const old = { ...cfg, waitForPodsReady: { ...cfg.waitForPodsReady, recoveryTimeout: '20m' } };
+    // 3 x (20 min timeout + backoff 1, 2, 4 min) + the 4th 20 min: deactivated 87 minutes after the loss.
+    expect(recoveries(old, [88 * 60])).toEqual({ evictions: 3, requeueCount: 3, deactivatedAtSeconds: 87 * 60 });
+    expect(recoveries(old, [86 * 60]).deactivatedAtSeconds).toBeUndefined();
+    expect(recoveries(old, [45 * 60, 45 * 60]).deactivatedAtSeconds).toBeDefined();
+    expect(recoveries(old, Array(4).fill(25 * 60)).deactivatedAtSeconds).toBeDefined();
+    // A missing key means recoveryTimeout = timeout (defaults.go), not none.
+    const { recoveryTimeout: _r, ...missing } = cfg.waitForPodsReady;
+    expect(effectiveRecoveryTimeout({ waitForPodsReady: missing })).toBe(20 * 60);
   });
 });

@@ -202,3 +202,65 @@ export function neverReady(managerConfig: Obj, maxAdmissions = 50): NeverReadyAd
   }
   return out;
 }
+
+/** What Kueue did to an admitted, once-ready workload over a series of recoveries (outages). */
+export interface RecoveryOutcome {
+  /** Evictions with PodsReadyTimeout, underlying cause WaitForRecovery or (after re-admission) WaitForStart. */
+  readonly evictions: number;
+  /** `status.requeueState.count` at the end. */
+  readonly requeueCount: number;
+  /** Set when Kueue deactivated the workload (reason RequeuingLimitExceeded), seconds since the first outage began. */
+  readonly deactivatedAtSeconds?: number;
+}
+
+/**
+ * The recovery timeout Kueue v0.19.2 runs with, seconds, or undefined for none: apis/config/v1beta2/defaults.go
+ * `SetDefaults_Configuration` fills a missing `recoveryTimeout` with `timeout` (`cmp.Or` on the pointer: an explicit
+ * "0s" stays), and pkg/controller/core/core.go `waitForPodsReady` keeps it only when `Duration > 0`.
+ */
+export function effectiveRecoveryTimeout(managerConfig: Obj): number | undefined {
+  const w = managerConfig.waitForPodsReady ?? {};
+  const raw = w.recoveryTimeout ?? w.timeout ?? '30m';
+  const s = seconds(raw);
+  return s > 0 ? s : undefined;
+}
+
+/**
+ * A workload that was admitted and became ready, then loses pods `outages.length` times (a JobSet restart or an
+ * in-place worker loss: the same Workload either way), each time for `outages[i]` seconds before its pods can be ready
+ * again. From kubernetes-sigs/kueue v0.19.2:
+ * - pkg/controller/jobframework/reconciler.go `generatePodsReadyCondition`: PodsReady True -> False gives reason
+ *   WaitForRecovery (its lastTransitionTime is the loss); a re-admitted workload starts over at WaitForStart.
+ * - pkg/controller/core/workload_controller.go `admittedNotReadyWorkload`: WaitForStart times out `timeout` after the
+ *   Admitted transition; WaitForRecovery times out after `recoveryTimeout` only when one is configured.
+ * - `reconcileNotReadyTimeout` / `triggerDeactivation`: on a timeout, deactivate when count + 1 > backoffLimitCount,
+ *   else evict (quota back) and pkg/workload/workload.go `UpdateRequeueState` (count + 1, requeue after base x 2^(count-1)
+ *   capped at max). The count is cleared only on deactivation (the `!IsActive` branch of `Reconcile`), never between
+ *   outages.
+ * The pods of a re-admitted workload are ready as soon as the outage is over (a healthy start is shorter than timeout).
+ */
+export function recoveries(managerConfig: Obj, outages: readonly number[]): RecoveryOutcome {
+  const w = managerConfig.waitForPodsReady ?? {};
+  const timeout = seconds(w.timeout ?? '30m');
+  const recovery = effectiveRecoveryTimeout(managerConfig);
+  const rs = w.requeuingStrategy ?? {};
+  const base = rs.backoffBaseSeconds ?? 60;
+  const max = rs.backoffMaxSeconds ?? 3600;
+  const limit: number | undefined = rs.backoffLimitCount ?? undefined;
+  let count = 0;
+  let evictions = 0;
+  let clock = 0;
+  for (const outage of outages) {
+    const back = clock + outage; // when pods could be ready again
+    let deadline = recovery === undefined ? Infinity : clock + recovery; // WaitForRecovery
+    while (deadline < back) {
+      if (limit !== undefined && count + 1 > limit) return { evictions, requeueCount: count, deactivatedAtSeconds: deadline };
+      count += 1;
+      evictions += 1;
+      const readmitted = deadline + Math.min(base * 2 ** (count - 1), max);
+      deadline = readmitted + timeout; // WaitForStart after re-admission
+    }
+    clock = back;
+  }
+  return { evictions, requeueCount: count };
+}

@@ -175,3 +175,112 @@ test('the step-line metric counts the training main container lines status reads
     expect(matches(metric.filter, entry(main.replace('-train-', '-to-hf-'), line))).toBe(false);
   }
 });
+
+// ---- the stall condition: a model of the PromQL it is (Prometheus semantics, Cloud Monitoring metric names) ----------
+
+/**
+ * The synthesized stall query, parsed strictly into its parts (a change of its shape fails here):
+ * `(max by (namespace_name, pod_name) (<uptime>{...}) > S) unless on (namespace_name, pod_name)
+ *  (count by (namespace_name, pod_name) (count_over_time(<lines>{...}[Mm])))`.
+ */
+function parseStallQuery(q: string) {
+  const sel = '([a-z_]+:[a-z0-9_]+)\\{((?:[^}"]|"[^"]*")*)\\}'; // label values are quoted and may hold braces
+  const m = new RegExp(
+    `^\\(max by \\(namespace_name, pod_name\\) \\(${sel}\\) > (\\d+)\\)\\nunless on \\(namespace_name, pod_name\\)\\n` +
+      `\\(count by \\(namespace_name, pod_name\\) \\(count_over_time\\(${sel}\\[(\\d+)m\\]\\)\\)\\)$`,
+  ).exec(q);
+  if (!m) throw new Error(`stall query of an unexpected shape: ${q}`);
+  const matchers = (text: string) =>
+    [...text.matchAll(/([a-z_]+)(=~|=)"([^"]*)"/g)].map(([, k, op, v]) => (labels: Record<string, string>) =>
+      op === '=' ? labels[k] === v : new RegExp(`^(?:${v})$`).test(labels[k] ?? ''), // PromQL regex matchers are anchored
+    );
+  return { uptime: { name: m[1], match: matchers(m[2]) }, seconds: Number(m[3]), lines: { name: m[4], match: matchers(m[5]) }, minutes: Number(m[6]) };
+}
+
+interface Sample {
+  readonly name: string;
+  readonly labels: Record<string, string>;
+  readonly minute: number;
+}
+/** Prometheus: an instant selector sees a series' newest sample within the 5-minute lookback; a range selector every sample in (t - range, t]. */
+const LOOKBACK_MINUTES = 5;
+function firing(q: ReturnType<typeof parseStallQuery>, samples: readonly Sample[], t: number): Set<string> {
+  const key = (l: Record<string, string>) => `${l.namespace_name}/${l.pod_name}`;
+  const up = new Map<string, number>();
+  for (const s of samples) {
+    if (s.name !== q.uptime.name || !q.uptime.match.every((f) => f(s.labels)) || s.minute > t || s.minute <= t - LOOKBACK_MINUTES) continue;
+    const k = key(s.labels);
+    const prev = up.get(k);
+    // The uptime value at a sample is the container's age then (seconds); the newest sample wins; max by pod.
+    const value = Number(s.labels.__value__);
+    if (prev === undefined || value > prev) up.set(k, value);
+  }
+  const printed = new Set(samples.filter((s) => s.name === q.lines.name && q.lines.match.every((f) => f(s.labels)) && s.minute <= t && s.minute > t - q.minutes).map((s) => key(s.labels)));
+  return new Set([...up].filter(([k, v]) => v > q.seconds && !printed.has(k)).map(([k]) => k));
+}
+
+describe('the stall alert fires on a running silent trainer only (PromQL model over the synthesized query)', () => {
+  const stall = policies.find((p) => p.conditions[0].condition_prometheus_query_language)!;
+  const q = parseStallQuery(stall.conditions[0].condition_prometheus_query_language.query);
+  const metric = Object.values(resources(infra, 'google_logging_metric'))[0] as any;
+  const p = pipelines.find((x) => x.name === 'rl-qwen3')!;
+  const train = p.steps.find((s) => s.name === 'train')!;
+  const podName = (suffix: string) => `${train.jobSetName}-${train.mainPodSelector[JOBSET_POD_LABELS.replicatedJob]}-0-0-${suffix}`;
+  const resource = (pod: string) => ({ monitored_resource: 'k8s_container', cluster_name: cluster, namespace_name: namespace, container_name: 'workload-container', pod_name: pod });
+
+  /** A main container running [from, to) and printing a step line at each of `lines` (minutes). */
+  function pod(suffix: string, from: number, to: number, lines: readonly number[]): Sample[] {
+    const labels = resource(podName(suffix));
+    const up: Sample[] = [];
+    // kubernetes.io/container/uptime: sampled every 60 s while the container runs (GKE system metrics).
+    for (let m = from; m < to; m++) up.push({ name: q.uptime.name, labels: { ...labels, __value__: String((m - from) * 60) }, minute: m });
+    const printed = lines.map((m) => ({ name: q.lines.name, labels: { ...labels, pipeline: p.name, jobset: train.jobSetName }, minute: m }));
+    return [...up, ...printed];
+  }
+  const every = (from: number, to: number) => Array.from({ length: to - from }, (_, i) => from + i);
+  /** Incidents opened over [0, until): a series that starts firing opens one (and sends a notification). */
+  function incidents(samples: readonly Sample[], until = 400): Array<{ pod: string; at: number }> {
+    const out: Array<{ pod: string; at: number }> = [];
+    let before = new Set<string>();
+    for (let t = 0; t < until; t++) {
+      const now = firing(q, samples, t);
+      for (const k of now) if (!before.has(k)) out.push({ pod: k.split('/')[1], at: t });
+      before = now;
+    }
+    return out;
+  }
+
+  test('the query reads the GKE uptime metric and the step-line metric by their PromQL names, for the main container only', () => {
+    expect(q.uptime.name).toBe('kubernetes_io:container_uptime');
+    expect(q.lines.name).toBe(`logging_googleapis_com:user_${String(metric.name).replace(/[^A-Za-z0-9_]/g, '_')}`);
+    expect(q.seconds).toBe(q.minutes * 60);
+    expect(q.uptime.match.every((f) => f(resource(podName('abcde'))))).toBe(true);
+    expect(q.uptime.match.every((f) => f({ ...resource(podName('abcde')), container_name: 'pathways-proxy' }))).toBe(false);
+    expect(q.uptime.match.every((f) => f(resource(podName('abcde').replace('-0-0-', '-0-1-'))))).toBe(false);
+    expect(q.uptime.match.every((f) => f(resource(podName('abcde').replace('-train-', '-to-hf-'))))).toBe(false);
+  });
+
+  test('a running trainer that stops printing: one notification, minutes after the window', () => {
+    const got = incidents(pod('aaaaa', 0, 400, every(5, 60)));
+    expect(got).toEqual([{ pod: podName('aaaaa'), at: 59 + q.minutes }]); // the last line leaves the window
+  });
+
+  test('after completion, failure or destroy, nothing fires (no container runs)', () => {
+    expect(incidents(pod('aaaaa', 0, 101, every(5, 100)))).toEqual([]); // completed: the last line, then the container exits
+    expect(incidents(pod('aaaaa', 0, 51, every(5, 50)))).toEqual([]); // failed
+    expect(incidents(pod('aaaaa', 0, 70, every(5, 70)))).toEqual([]); // destroyed while printing
+    // ... while a container that keeps running after its last line does fire (the same samples, the container not gone).
+    expect(incidents(pod('aaaaa', 0, 400, every(5, 100)))).toEqual([{ pod: podName('aaaaa'), at: 99 + q.minutes }]);
+  });
+
+  test('a restart or requeue window longer than the stall window does not fire', () => {
+    // Lines until 60, the pod lost at 61, its replacement pending for 90 minutes, then training again.
+    const restart = [...pod('aaaaa', 0, 61, every(5, 61)), ...pod('bbbbb', 151, 400, every(165, 400))];
+    expect(incidents(restart)).toEqual([]);
+  });
+
+  test('a second restart of the same JobSet inside the window still sends a notification (each restart is a new series)', () => {
+    const twice = [...pod('aaaaa', 0, 100, every(5, 40)), ...pod('bbbbb', 105, 200, every(110, 120)), ...pod('ccccc', 205, 400, [])];
+    expect(incidents(twice).map((i) => i.pod)).toEqual([podName('aaaaa'), podName('bbbbb'), podName('ccccc')]);
+  });
+});

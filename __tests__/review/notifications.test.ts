@@ -16,11 +16,11 @@ test('NOTIFY_EMAIL: the channels and the five policies are read, and the report 
     ['email', 'ml-team@example.com'],
     ['email', 'oncall@example.org'],
   ]);
-  expect(infra.alertPolicies.map((p) => p.condition).sort()).toEqual(['absence', 'log match', 'log match', 'log match', 'log match']);
+  expect(infra.alertPolicies.map((p) => p.condition).sort()).toEqual(['PromQL', 'log match', 'log match', 'log match', 'log match']);
   expect(infra.alertPolicies.every((p) => p.channels === 2)).toBe(true);
   expect(text).toContain('## Notifications\n\nNotified: email `ml-team@example.com`, email `oncall@example.org`; on ');
   expect(text).toContain('step failed (log match)');
-  expect(text).toContain('training stalled (absence)');
+  expect(text).toContain('training stalled (PromQL)');
 });
 
 test('unset: the report says nobody is notified; a review of pipeline stacks alone says nothing of it', () => {

@@ -83,6 +83,9 @@ describe('a replaced training JobSet says whether it resumes its run or trains a
     expect(f.message).toBe(
       'training JobSet qwen3-8b-train is replaced (forced by manifest.spec.replicatedJobs): it resumes run rl-3f9a1c2b7d10 at its last checkpoint on 32 chips (the same run name, so MaxText restores the newest checkpoint under trained/rl-3f9a1c2b7d10/)',
     );
+    // What a resume repeats, said truthfully (not "only the steps since that checkpoint").
+    expect(f.fix).toContain('SFT also reads its data again from the first example (examples trained twice: min(checkpoint step, steps left) x the global batch)');
+    expect(f.fix).toContain("RL's first step samples with the base weights until the first weight sync");
   });
 
   test('another run name: an error that it trains anew, naming the option that would resume instead', () => {

@@ -51,8 +51,11 @@ describe.each(Object.keys(RECIPES))('%s', (name) => {
     expect(train.depends_on).toEqual([expect.stringMatching(/^data\.kubernetes_resource\.to-maxtext_Completed_/)]);
     expect(toHf.depends_on).toEqual([expect.stringMatching(/^data\.kubernetes_resource\.train_Completed_/)]);
     const gates = Object.values(tf.data.kubernetes_resource) as any[];
-    expect(gates.map((g) => g.depends_on[0])).toContain(`kubernetes_manifest.${convId}`);
-    for (const m of [conv, train, toHf]) expect(m.wait.fields).toEqual({ 'status.terminalState': '^(Completed|Failed)$' });
+    // Each gate reads its JobSet after that step's wait, which is triggered by the JobSet's uid.
+    const waits = tf.resource.terraform_data as Record<string, any>;
+    const waitOf = (gate: any) => waits[String(gate.depends_on[0]).replace(/^terraform_data\./, '')];
+    expect(gates.map((g) => waitOf(g).triggers_replace.jobset_uid)).toContain(`\${kubernetes_manifest.${convId}.object.metadata.uid}`);
+    for (const m of [conv, train, toHf]) expect(m.wait).toBeUndefined();
   });
 
   test('outputs: checkpoint paths, JobSet names and logs commands', () => {

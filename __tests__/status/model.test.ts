@@ -1,6 +1,6 @@
 /** The pure status model: progress lines, ETA, workload ownership, exit codes (in-process, no cluster). */
 import { lastCheckpointStep } from '../../jobs/maxtext';
-import { emptyWorld, jobSet, pipeline, platform, rlLine, sftLine, step, workload, workloadName } from '../../bench/fake-kube-api';
+import { allPipelinesWorld, emptyWorld, jobSet, pipeline, platform, rlLine, sftLine, step, workload, workloadName } from '../../bench/fake-kube-api';
 import { eta, exitCode, lastLines, parseProgress, pipelineStatus, workloadOf } from '../../status/model';
 import { duration, progressBar } from '../../status/render';
 
@@ -129,4 +129,14 @@ describe('Kueue workload conditions (kueue v0.19.2 apis/kueue/v1beta2/workload_t
     w.workloads.push(workload(mine, false, { message: 'insufficient quota' }), done, elsewhere);
     expect(pipelineStatus(p, w, new Map(), ctx).steps[1].message).toBe(`workload ${workloadName(mine)}: insufficient quota`);
   });
+});
+
+test('a restarted training step says what the resume repeated: SFT its data from the first example, RL its first step on the base weights', () => {
+  const w = allPipelinesWorld();
+  for (const js of w.jobSets) if (js.metadata.name.endsWith('-train')) js.status = { ...js.status, restarts: 2 };
+  const snapshot = { jobSets: w.jobSets, workloads: w.workloads, pods: w.pods, events: w.events } as any;
+  const logs = new Map(Object.entries(w.logs).map(([k, v]) => [k, v.join('\n')]));
+  const train = (name: string) => pipelineStatus(pipeline(name), snapshot, logs, ctx).steps.find((s) => s.name === 'train')!;
+  expect(train('sft-gemma4').message).toContain('2 JobSet restart(s), each resumed from the newest checkpoint (SFT reads its data again from the first example)');
+  expect(train('rl-qwen3').message).toContain("(RL's first step samples with the base weights until the next weight sync)");
 });

@@ -6,8 +6,8 @@ export interface AlertPolicy {
   readonly stack: string;
   readonly address: string;
   readonly displayName: string;
-  /** `log match` (condition_matched_log), `absence` (condition_absent), or `metric` (anything else). */
-  readonly condition: 'log match' | 'absence' | 'metric';
+  /** `log match` (condition_matched_log), `absence` (condition_absent), `PromQL` (condition_prometheus_query_language), or `metric` (anything else). */
+  readonly condition: 'log match' | 'absence' | 'PromQL' | 'metric';
   /** How many notification channels it notifies (references, as synthesized). */
   readonly channels: number;
 }
@@ -16,7 +16,7 @@ export const monitoringAlertPolicy: ResourceDescriber = {
   types: ['google_monitoring_alert_policy'],
   extract: (r, { stack }) => {
     const cond = block(r.attrs.conditions) ?? {};
-    const condition = cond.condition_matched_log ? 'log match' : cond.condition_absent ? 'absence' : 'metric';
+    const condition = cond.condition_matched_log ? 'log match' : cond.condition_absent ? 'absence' : cond.condition_prometheus_query_language ? 'PromQL' : 'metric';
     return {
       alertPolicies: [
         { stack, address: r.address, displayName: str(r.attrs.display_name) ?? r.name, condition, channels: list(r.attrs.notification_channels).length },

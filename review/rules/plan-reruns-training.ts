@@ -8,6 +8,9 @@ const running = (c: Parameters<typeof runningNow>[0]) => (runningNow(c) ? `. ${r
  * and after (jobs/pipeline.ts runIdentity): the same name resumes that run at its newest checkpoint (MaxText
  * maxtext-v0.2.4 restores under `<base_output_directory>/<run_name>/checkpoints`); another name trains anew into its
  * own directory, leaving the earlier run and its export in place. Without a run_name it is not known: from the start.
+ * What a resume repeats (google/tunix c4ec573d tunix/sft/peft_trainer.py `train`: trained batches are skipped only when
+ * no data hooks load the batches, and MaxText's train_sft installs SFTDataHooks, which start a new iterator; RL syncs
+ * the trainer's weights to the sampler after each global step, tunix/rl/rl_learner.py) is said in the fix.
  */
 export const planRerunsTraining: Rule = {
   id: 'plan-reruns-training',
@@ -28,7 +31,7 @@ export const planRerunsTraining: Rule = {
         return [
           finding('plan-reruns-training', 'warning', where,
             `${head}: it resumes run ${runAfter} at its last checkpoint on ${j.tpuChips} chips (the same run name, so MaxText restores the newest checkpoint under trained/${runAfter}/)${now}`,
-            'only the steps since that checkpoint run again; revert the change to the JobSet if no restart is intended'),
+            'weights, optimizer and step come back from that checkpoint, and the steps since it run again; SFT also reads its data again from the first example (examples trained twice: min(checkpoint step, steps left) x the global batch), and RL\'s first step samples with the base weights until the first weight sync (docs/operations.md, restarts); revert the change to the JobSet if no restart is intended'),
         ];
       }
       if (runAfter !== undefined && runBefore !== undefined) {
