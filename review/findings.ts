@@ -22,8 +22,9 @@ export function review(
   plans: readonly PlanReview[] = [],
   prices: PriceTable = loadPrices(),
   diffs?: readonly StackDiff[],
+  failedPlans: readonly string[] = [],
 ): Finding[] {
-  const ctx = { models, texts, plans, prices, diffs };
+  const ctx = { models, texts, plans, prices, diffs, failedPlans };
   const all = RULES.flatMap((rule) => rule.check(ctx));
   return all.sort((a, b) => ORDER[a.severity] - ORDER[b.severity] || a.stack.localeCompare(b.stack) || a.address.localeCompare(b.address));
 }

@@ -259,6 +259,8 @@ test('cli: bad arguments are usage errors (exit 2)', () => {
     out: 'review-report.md',
     base: 'origin/main',
     plans: [{ stack: 'infra', file: 'a.json' }, { stack: 'rl-qwen3', file: 'b.json' }],
+    failedPlans: [],
+    maxPlanMb: 64,
     from: 'cdktf.out',
     quiet: false,
   });

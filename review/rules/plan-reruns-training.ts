@@ -25,8 +25,10 @@ export const planRerunsTraining: Rule = {
       const head = `training JobSet ${j.name} is replaced${why(c)}`;
       const now = running(c);
       if (runAfter !== undefined && runAfter === runBefore) {
+        // Resuming a finished or not yet started run may stay a warning; stopping one that runs now is an error (a
+        // reviewer can still merge deliberately).
         return [
-          finding('plan-reruns-training', 'warning', where,
+          finding('plan-reruns-training', now ? 'error' : 'warning', where,
             `${head}: it resumes run ${runAfter} at its last checkpoint on ${j.tpuChips} chips (the same run name, so MaxText restores the newest checkpoint under trained/${runAfter}/)${now}`,
             'only the steps since that checkpoint run again; revert the change to the JobSet if no restart is intended'),
         ];

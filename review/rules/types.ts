@@ -34,6 +34,8 @@ export interface ReviewContext {
   readonly prices: PriceTable;
   /** The change against `--base`, per stack. @default - none (no --base) */
   readonly diffs?: readonly StackDiff[];
+  /** Stacks whose plan step failed (`--plan-failed`). @default - none */
+  readonly failedPlans?: readonly string[];
 }
 
 export interface Rule {
