@@ -10,6 +10,7 @@ import { diffSyntheses, synthesizeRef } from './diff';
 import { Finding, hasErrors, review } from './findings';
 import { readSynthesis, Synthesis, synthesize } from './load';
 import { scanJson } from './json-scan';
+import { planDifferences } from './same-plan';
 import { extractStack, StackModel } from './model';
 import { PlanReview, reviewPlan } from './plan';
 import { capText, redactDeep, Redactor } from './redact';
@@ -18,10 +19,11 @@ import { renderReport } from './report';
 import type { ChartReader } from './resources/types';
 
 /**
- * Largest plan file read, in MiB (--max-plan-mb). JSON.parse needs about ten times a file's size in memory (a 232 MB
- * plan took 2.7 GB): a larger plan is refused (exit 2), not read in part. A plan of this project is well under 1 MiB.
+ * Largest plan file read, in MiB (--max-plan-mb). Reading a plan takes about 12-20 times its size in memory (measured:
+ * a 232 MB plan of 280,000 changes 146 s and 2.7 GB; 16 MB, 19,500 changes, 4-14 s and 310 MB): a larger plan is
+ * refused (exit 2) before it is read, not read in part. A plan of this project's stacks is a few MB at most.
  */
-export const DEFAULT_MAX_PLAN_MB = 64;
+export const DEFAULT_MAX_PLAN_MB = 16;
 
 export const USAGE = `usage: npm run review -- [options]
 
@@ -30,6 +32,7 @@ export const USAGE = `usage: npm run review -- [options]
   --plan <stack>=<file>   \`terraform show -json\` output of that stack's plan (repeatable); with plans, every stack
                           changed against --base needs one that changes it
   --plan-failed <stack>   the plan step of that stack failed (an error finding; repeatable)
+  --reviewed <stack>=<file>  the plan the pull request reviewed: an error when that stack's --plan differs from it
   --max-plan-mb <n>       refuse a plan file larger than this (default ${DEFAULT_MAX_PLAN_MB})
   --prices <file>         price table replacing review/prices.json (same shape)
   --max-chips <n>         a finding when a stack holds more TPU chips (default: thresholds.stackChips of the table)
@@ -47,6 +50,8 @@ export interface CliOptions {
   plans: Array<{ stack: string; file: string }>;
   /** Stacks whose plan step failed. */
   failedPlans: string[];
+  /** The reviewed plans (`--reviewed`) the new `--plan` of each stack must equal. */
+  reviewed: Array<{ stack: string; file: string }>;
   /** Largest plan file read, in MiB. */
   maxPlanMb: number;
   prices?: string;
@@ -64,6 +69,7 @@ const OPTIONS = {
   base: { type: 'string' },
   plan: { type: 'string', multiple: true },
   'plan-failed': { type: 'string', multiple: true },
+  reviewed: { type: 'string', multiple: true },
   'max-plan-mb': { type: 'string' },
   prices: { type: 'string' },
   'max-chips': { type: 'string' },
@@ -102,15 +108,19 @@ export function parseArgs(argv: readonly string[]): CliOptions {
     const v = str(k);
     if (v !== undefined && (v === '' || v.startsWith('--'))) throw new UsageError(`--${k} needs a value (see --help)`);
   }
-  const plans = ((values.plan as string[] | undefined) ?? []).map((v) => {
+  const pairs = (flag: string) => ((values[flag] as string[] | undefined) ?? []).map((v) => {
     const eq = v.indexOf('=');
-    if (eq <= 0 || eq === v.length - 1) throw new UsageError(`--plan takes <stack>=<file>, got '${v}'`);
+    if (eq <= 0 || eq === v.length - 1) throw new UsageError(`--${flag} takes <stack>=<file>, got '${v}'`);
     return { stack: v.slice(0, eq), file: v.slice(eq + 1) };
   });
+  const plans = pairs('plan');
+  const reviewed = pairs('reviewed');
+  for (const r of reviewed) if (!plans.some((p) => p.stack === r.stack)) throw new UsageError(`--reviewed ${r.stack}=${r.file} needs the new plan of ${r.stack} (--plan ${r.stack}=<file>)`);
   return {
     out: str('out') ?? 'review-report.md',
     ...(str('base') !== undefined ? { base: str('base') } : {}),
     plans,
+    reviewed,
     failedPlans: ((values['plan-failed'] as string[] | undefined) ?? []).map((v) => {
       if (!/^[\w.-]+$/.test(v)) throw new UsageError(`--plan-failed takes a stack name, got '${v}'`);
       return v;
@@ -218,15 +228,22 @@ export function run(
   const models = modelsOf(synthesis);
   const prices = loadPrices(options.prices ? readPrices(options.prices) : undefined, { stackChips: options.maxChips, stackHourly: options.maxHourly });
   const addresses = stackAddresses(synthesis);
+  const raw = new Map<string, unknown>();
   const plans: PlanReview[] = options.plans.map(({ stack, file }) => {
     const synthesized = synthesis.stacks.find((s) => s.name === stack);
     if (!synthesized) throw new UsageError(`--plan ${stack}=${file}: no stack '${stack}' (stacks: ${synthesis.stacks.map((s) => s.name).join(', ')})`);
     const workingDir = path.relative(process.cwd(), synthesized.dir) || '.';
-    return reviewPlan(stack, file, readPlan(file, options.maxPlanMb), { stackAddresses: addresses, workingDir, redactor });
+    raw.set(stack, readPlan(file, options.maxPlanMb));
+    return reviewPlan(stack, file, raw.get(stack), { stackAddresses: addresses, workingDir, redactor });
+  });
+  const reviewed = options.reviewed.map(({ stack, file }) => {
+    const old = readPlan(file, options.maxPlanMb);
+    reviewPlan(stack, file, old, { redactor }); // refuses what is not a plan, and registers its sensitive values
+    return { stack, file, differences: planDifferences(old, raw.get(stack)) };
   });
   const diff = options.base ? { base: options.base, stacks: diffSyntheses(synthesizeBase(repoDir, options.base), synthesis) } : undefined;
   const texts = synthesis.stacks.map((s) => ({ stack: s.name, text: s.text, json: s.json }));
-  const findings = review(models, texts, plans, prices, diff?.stacks, options.failedPlans);
+  const findings = review(models, texts, plans, prices, diff?.stacks, options.failedPlans, reviewed);
   // Redaction first, on the raw values (the values Terraform marks sensitive, registered by reviewPlan, and the secret
   // shapes): the report then shortens and escapes them, which would leave a cut or escaped secret unmatched.
   const clean = <T>(v: T): T => redactDeep(v, (t) => redactor.text(t));

@@ -202,3 +202,40 @@ test("the rules' ids and severities: 'plan-checks' and 'plan-missing'", () => {
   expect(reviewRules([], [], [], undefined, undefined, ['infra']).filter((f) => f.rule === 'plan-missing').map((f) => f.severity)).toEqual(['error']);
   expect(reviewRules([], [], []).filter((f) => f.rule === 'plan-missing')).toEqual([]);
 });
+
+describe('6. --reviewed: the plan to apply must be the reviewed plan', () => {
+  const args = (next: string, reviewed: string) => ['--plan', `infra=${next}`, '--reviewed', `infra=${reviewed}`];
+
+  test('the same plan: exit 0; a plan with another value of a sensitive attribute: exit 1, named without the value', () => {
+    expect(review(real('sensitive'), ['--reviewed', `infra=${real('sensitive')}`]).code).toBe(0);
+    const other = readReal('sensitive');
+    const [rc] = other.resource_changes as Array<{ change: { after: { input: Record<string, unknown> } } }>;
+    rc!.change.after.input.token = 'sensitive-NEW-canary-9999';
+    const r = runCli(args(writeFile('next.json', other), real('sensitive')), synthesisDir({ infra: tfDataStack() }));
+    expect(r.code).toBe(1);
+    expect(r.report).toMatch(/the plan of stack infra differs from the reviewed plan .*sensitive\.json: terraform_data\.login: after differ from the reviewed plan/);
+    expect(r.all).not.toMatch(/canary/);
+  });
+
+  test('a check that changed status, an output, a change gone: each a difference', () => {
+    const next = readReal('checks');
+    (next.checks as Array<Record<string, unknown>>)[1]!.status = 'pass';
+    next.resource_changes = [];
+    next.output_changes = { extra: { actions: ['create'], before: null, after: 1 } };
+    const r = runCli(args(writeFile('next.json', next), real('checks')), synthesisDir({ infra: tfDataStack() }));
+    expect(r.code).toBe(1);
+    expect(r.report).toContain('terraform_data.pool: reviewed, but not in the new plan; output extra: differs from the reviewed plan; check.reservation: pass (reviewed: fail)');
+  });
+
+  test('--reviewed without the new plan of that stack is a usage error (exit 2)', () => {
+    const r = runCli(['--reviewed', `infra=${real('sensitive')}`], synthesisDir({ infra: tfDataStack() }));
+    expect(r.code).toBe(2);
+    expect(r.stderr).toContain('--reviewed infra=');
+    expect(r.stderr).toContain('needs the new plan of infra (--plan infra=<file>)');
+  });
+});
+
+test("'plan-not-reviewed' is an error per stack whose plan differs", () => {
+  const f = reviewRules([], [], [], undefined, undefined, [], [{ stack: 'infra', file: 'r.json', differences: ['x: after differ from the reviewed plan'] }]);
+  expect(f.filter((x) => x.rule === 'plan-not-reviewed').map((x) => x.severity)).toEqual(['error']);
+});

@@ -27,6 +27,7 @@ import { planDestroysCluster } from './plan-destroys-cluster';
 import { planDestroysTpuPool } from './plan-destroys-tpu-pool';
 import { planErrored } from './plan-errored';
 import { planMissing } from './plan-missing';
+import { planNotReviewed } from './plan-not-reviewed';
 import { planReplacesPool } from './plan-replaces-pool';
 import { planRerunsStep } from './plan-reruns-step';
 import { planRerunsTraining } from './plan-reruns-training';
@@ -82,6 +83,7 @@ export const RULES: readonly Rule[] = [
   planDestroysTpuPool,
   planErrored,
   planMissing,
+  planNotReviewed,
   planReplacesPool,
   planRerunsStep,
   planRerunsTraining,
