@@ -16,7 +16,7 @@
 import { describeResource } from './describe';
 import { attributeChanges, AttributeChange } from './attributes';
 import { z } from 'zod';
-import { capText, collectStrings, maskSensitive, Redactor } from './redact';
+import { capText, collectStrings, maskSensitive, REDACTED, Redactor } from './redact';
 import { isObj, KNOWN_AFTER_APPLY } from './values';
 
 export type PlanAction = 'create' | 'update' | 'replace' | 'delete' | 'read' | 'no-op' | 'forget';
@@ -257,6 +257,36 @@ export function planAttributeChanges(before: unknown, after: unknown): Attribute
     });
 }
 
+/** JSON with sorted keys, to compare values. */
+function canonical(v: unknown): string {
+  if (Array.isArray(v)) return `[${v.map(canonical).join(',')}]`;
+  if (isObj(v)) return `{${Object.keys(v).sort().map((k) => `${JSON.stringify(k)}:${canonical(v[k])}`).join(',')}}`;
+  return JSON.stringify(v ?? null);
+}
+
+/** Paths Terraform marks sensitive (on either side) whose raw values differ: a change shown without its values. */
+export function sensitiveChangePaths(before: unknown, after: unknown, beforeMarks: unknown, afterMarks: unknown, prefix = ''): string[] {
+  if (beforeMarks === true || afterMarks === true) return canonical(before) === canonical(after) ? [] : [prefix || '(the value)'];
+  const at = (v: unknown, k: string | number) => (Array.isArray(v) && typeof k === 'number' ? v[k] : isObj(v) ? v[String(k)] : undefined);
+  const keys = (m: unknown): Array<string | number> => (Array.isArray(m) ? m.map((_, i) => i) : isObj(m) ? Object.keys(m) : []);
+  return [...new Set([...keys(beforeMarks), ...keys(afterMarks)])].flatMap((k) =>
+    sensitiveChangePaths(at(before, k), at(after, k), at(beforeMarks, k), at(afterMarks, k), typeof k === 'number' ? `${prefix}[${k}]` : prefix ? `${prefix}.${k}` : k),
+  );
+}
+
+/** What a changed sensitive value shows as: that it changed, nothing of it. */
+export const SENSITIVE_CHANGED = '(sensitive value, changed)';
+
+/** `attributes` plus a line for every sensitive value that changed (masked on both sides, so the diff misses it). */
+function withSensitiveChanges(attributes: AttributeChange[], raw: RawChange): AttributeChange[] {
+  const c = raw.change;
+  const shown = (p: string) => attributes.some((a) => a.path === p || a.path.startsWith(`${p}.`) || a.path.startsWith(`${p}[`));
+  const extra = sensitiveChangePaths(c.before ?? undefined, c.after ?? undefined, c.before_sensitive, c.after_sensitive)
+    .filter((p) => !shown(p))
+    .map((p) => ({ path: p, before: JSON.stringify(REDACTED), after: JSON.stringify(SENSITIVE_CHANGED) }));
+  return [...attributes, ...extra];
+}
+
 /** A resource address without its instance key (`a.b[0]`, `a.b["x"]` -> `a.b`). */
 export function baseAddress(address: string): string {
   return address.replace(/\[[^\]]*\]$/, '');
@@ -360,7 +390,7 @@ export function reviewPlan(stack: string, file: string, input: unknown, options:
       deposed: raw.deposed,
       replacePaths: (raw.change.replace_paths ?? []).map(pathText),
       summary,
-      attributes: action === 'update' || action === 'replace' ? planAttributeChanges(before, after) : [],
+      attributes: action === 'update' || action === 'replace' ? withSensitiveChanges(planAttributeChanges(before, after), raw) : [],
       before,
       after,
     });

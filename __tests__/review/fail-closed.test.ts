@@ -9,7 +9,7 @@ import { synthesisFromJson } from '../../review/load';
 import { REDACTED } from '../../review/redact';
 import { scanJson } from '../../review/json-scan';
 import { review as reviewRules } from '../../review/findings';
-import { reviewPlan } from '../../review/plan';
+import { reviewPlan, SENSITIVE_CHANGED } from '../../review/plan';
 import { ConfigError } from '../../config/load';
 import { asTf, infraJson, pipelineJson } from './fixtures';
 import { cleanUp, REAL, runCli, synthesisDir, writeFile } from './harness';
@@ -29,8 +29,9 @@ describe('1. secrets through formatting: redacted on the raw value, then shorten
     expect(r.report).toContain('terraform_data.labels');
     expect(r.report).toContain('terraform_data.login');
     expect(r.all).not.toMatch(/canary|PIPE|LONG|5512|5513|7301|7302/);
-    // The sensitive map's new value is not shown as an emptied map (`(sensitive value) -> {}`).
-    expect(r.report).toContain(`output: {"${REDACTED}":"${REDACTED}"} -> "(known after apply)"`);
+    // The sensitive map's new value is not shown as an emptied map (`(sensitive value) -> {}`) but as changed.
+    expect(r.report).toContain(`output: {"${REDACTED}":"${REDACTED}"} -> "(known after apply)", input: "${REDACTED}" -> "${SENSITIVE_CHANGED}"`);
+    expect(r.report).toContain(`input.long: "${REDACTED}" -> "${SENSITIVE_CHANGED}", input.piped: "${REDACTED}" -> "${SENSITIVE_CHANGED}"`);
     expect(r.report).not.toMatch(/-> \{\}/);
   });
 
