@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Downloads the saved plans a merged pull request was reviewed on, for the deploy after the merge: the pull request
-# merged as COMMIT, the newest completed plan-review run on its head commit, that run's `plans` artifact.
+# merged as COMMIT, the newest completed (not cancelled) plan-review run on its head commit, that run's `plans` artifact.
 # Refuses (exit 1) when there is none: nothing reviewed, nothing to apply.
 # Usage: GH_TOKEN=... REPO=owner/name COMMIT=<merged sha> [PR_NUMBER=<n>] .github/scripts/fetch-reviewed-plans.sh <dir>
 set -euo pipefail
@@ -18,7 +18,7 @@ if [ -z "$pr" ]; then
 fi
 head=$(gh api "repos/${repo}/pulls/${pr}" --jq '.head.sha')
 run=$(gh run list -R "$repo" --workflow plan-review.yml --commit "$head" --event pull_request --limit 20 \
-  --json databaseId,status --jq '[.[] | select(.status == "completed")] | first | .databaseId // empty')
+  --json databaseId,status,conclusion --jq '[.[] | select(.status == "completed" and .conclusion != "cancelled")] | first | .databaseId // empty')
 if [ -z "$run" ]; then
   echo "::error::no completed plan-review run for pull request #${pr} at ${head}: its plans were never reviewed"
   exit 1

@@ -202,6 +202,9 @@ test("the rules' ids and severities: 'plan-checks' and 'plan-missing'", () => {
   ]);
   expect(reviewRules([], [], [], undefined, undefined, ['infra']).filter((f) => f.rule === 'plan-missing').map((f) => f.severity)).toEqual(['error']);
   expect(reviewRules([], [], []).filter((f) => f.rule === 'plan-missing')).toEqual([]);
+  // A stack gone from the synthesis cannot be planned: no finding for it.
+  const removed = [{ stack: 'old', status: 'removed' as const, resources: [], renamed: [] }];
+  expect(reviewRules([], [], [checks], undefined, removed).filter((f) => f.rule === 'plan-missing')).toEqual([]);
 });
 
 describe('6. --reviewed: the plan to apply must be the reviewed plan', () => {

@@ -188,7 +188,7 @@ describe('the deploy after the merge applies only the reviewed plan', () => {
     fs.mkdirSync(path.join(gh, 'artifact-42'), { recursive: true });
     fs.writeFileSync(path.join(gh, 'commit-pulls.json'), JSON.stringify([{ number: 7, merged_at: '2026-12-01T20:00:00Z' }]));
     fs.writeFileSync(path.join(gh, 'pull.json'), JSON.stringify({ number: 7, head: { sha: 'abc' } }));
-    fs.writeFileSync(path.join(gh, 'runs.json'), JSON.stringify([{ databaseId: 43, status: 'in_progress' }, { databaseId: 42, status: 'completed' }]));
+    fs.writeFileSync(path.join(gh, 'runs.json'), JSON.stringify([{ databaseId: 44, status: 'in_progress', conclusion: null }, { databaseId: 43, status: 'completed', conclusion: 'cancelled' }, { databaseId: 42, status: 'completed', conclusion: 'failure' }]));
     for (const [stack, fixture] of Object.entries(reviewed)) {
       if (fixture === undefined) fs.writeFileSync(path.join(gh, 'artifact-42', `${stack}.failed`), '');
       else fs.copyFileSync(path.join(REAL, `${fixture}.json`), path.join(gh, 'artifact-42', `${stack}.json`));

@@ -16,7 +16,8 @@ export const planMissing: Rule = {
         `the plan step for stack ${stack} failed: the review cannot say what this change does to it`,
         `read the plan job's log (cdktf diff ${stack}), fix the cause and re-run the job`));
     if (plans.length === 0 && failedPlans.length === 0) return failed;
-    const changed = (diffs ?? []).filter((d) => d.status === 'changed' || d.status === 'added' || d.status === 'removed');
+    // A stack gone from the synthesis has no plan to give (--plan needs a synthesized stack; cdktf plans it no more).
+    const changed = (diffs ?? []).filter((d) => d.status === 'changed' || d.status === 'added');
     const missing = changed.flatMap((d) => {
       if (failedPlans.includes(d.stack)) return [];
       const plan = plans.find((p) => p.stack === d.stack);
