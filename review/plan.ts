@@ -17,7 +17,7 @@ import { describeResource } from './describe';
 import { attributeChanges, AttributeChange } from './attributes';
 import { z } from 'zod';
 import { capText, collectStrings, maskSensitive, REDACTED, Redactor } from './redact';
-import { isObj, KNOWN_AFTER_APPLY } from './values';
+import { canonical, isObj, KNOWN_AFTER_APPLY } from './values';
 
 export type PlanAction = 'create' | 'update' | 'replace' | 'delete' | 'read' | 'no-op' | 'forget';
 
@@ -255,13 +255,6 @@ export function planAttributeChanges(before: unknown, after: unknown): Attribute
       const old = valueAt(before, c.path);
       return old === undefined || old === null ? c : { ...c, before: JSON.stringify(old) };
     });
-}
-
-/** JSON with sorted keys, to compare values. */
-function canonical(v: unknown): string {
-  if (Array.isArray(v)) return `[${v.map(canonical).join(',')}]`;
-  if (isObj(v)) return `{${Object.keys(v).sort().map((k) => `${JSON.stringify(k)}:${canonical(v[k])}`).join(',')}}`;
-  return JSON.stringify(v ?? null);
 }
 
 /** Paths Terraform marks sensitive (on either side) whose raw values differ: a change shown without its values. */

@@ -8,16 +8,9 @@
  * configuration (a merge commit renames nothing Terraform plans). Differences name addresses and fields, never values.
  * Pure.
  */
-import { isObj } from './values';
+import { canonical, isObj } from './values';
 
 const FIELDS = ['actions', 'action_reason', 'before', 'after', 'after_unknown', 'before_sensitive', 'after_sensitive', 'replace_paths'] as const;
-
-/** A JSON value with object keys sorted, for comparing. */
-function canonical(v: unknown): string {
-  if (Array.isArray(v)) return `[${v.map(canonical).join(',')}]`;
-  if (isObj(v)) return `{${Object.keys(v).sort().map((k) => `${JSON.stringify(k)}:${canonical(v[k])}`).join(',')}}`;
-  return JSON.stringify(v ?? null);
-}
 
 function changesOf(plan: unknown): Map<string, Record<string, unknown>> {
   const out = new Map<string, Record<string, unknown>>();
