@@ -215,10 +215,11 @@ export interface FakeApi {
   /** Called before each JobSet list (to change the world between polls). */
   onJobSetList?: (n: number) => void;
   /**
-   * A misbehaving server, per request (n counts every request): `silent` never answers, `{ delayMs }` answers late,
+   * A misbehaving server, per request (n counts every request): `silent` never answers, `headers` sends a 200 with
+   * its headers and one line, then nothing (the socket stays open), `{ delayMs }` answers late,
    * `{ code, body, contentType }` answers that instead of the world. @default - answers from the world
    */
-  misbehave?: (req: Request, n: number) => 'silent' | { delayMs: number } | { code: number; body: string; contentType?: string } | undefined;
+  misbehave?: (req: Request, n: number) => 'silent' | 'headers' | { delayMs: number } | { code: number; body: string; contentType?: string } | undefined;
   close(): Promise<void>;
 }
 
@@ -244,6 +245,11 @@ export async function startFakeApi(world: World): Promise<FakeApi> {
     requests.push(request);
     const odd = api.misbehave?.(request, requests.length - 1);
     if (odd === 'silent') return; // the socket stays open, nothing is ever written
+    if (odd === 'headers') {
+      res.writeHead(200, { 'content-type': 'text/plain' });
+      res.write('2026-12-01T06:00:00Z the first line, then silence\n');
+      return;
+    }
     if (odd && 'code' in odd) {
       res.writeHead(odd.code, { 'content-type': odd.contentType ?? 'application/json' });
       return res.end(odd.body);

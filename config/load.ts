@@ -16,6 +16,7 @@ import { RECIPES } from '../jobs/recipes';
 import { slicesForAcceleratorType, TpuSlice } from '../jobs/tpu';
 import { PlaceholderRef, regionOfZone } from '../jobs/platform';
 import { bucketDomainNotice, Config, configSchema, isDocumentationRange, SINGLE_HOST_SLICE } from './schema';
+import { redact } from '../review/redact';
 
 /** How an environment variable maps onto the config. */
 interface EnvBinding {
@@ -102,8 +103,8 @@ export const DEFAULT_CONFIG_FILE = 'config/example.json';
 /** Thrown when the config is invalid; `issues` holds one line per problem, each naming its source. */
 export class ConfigError extends Error {
   constructor(readonly issues: readonly string[]) {
-    // Each issue on one line, with what a terminal would hide escaped (escapeText).
-    super(`invalid config:\n${[...new Set(issues)].map((i) => `  - ${escapeText(i, true)}`).join('\n')}`);
+    // Each issue on one line, secret shapes redacted (a value is quoted as `got '...'`), what a terminal would hide escaped.
+    super(`invalid config:\n${[...new Set(issues)].map((i) => `  - ${escapeText(redact(i), true)}`).join('\n')}`);
     this.name = 'ConfigError';
   }
 }

@@ -9,18 +9,31 @@ import { parseArgs as parseArgv } from 'node:util';
 import { diffSyntheses, synthesizeRef } from './diff';
 import { Finding, hasErrors, review } from './findings';
 import { readSynthesis, Synthesis, synthesize } from './load';
+import { scanJson } from './json-scan';
+import { planDifferences } from './same-plan';
 import { extractStack, StackModel } from './model';
 import { PlanReview, reviewPlan } from './plan';
-import { capText, Redactor } from './redact';
+import { capText, redactDeep, Redactor } from './redact';
 import { loadPrices, parsePrices, PriceTable } from './prices';
 import { renderReport } from './report';
 import type { ChartReader } from './resources/types';
+
+/**
+ * Largest plan file read, in MiB (--max-plan-mb). Reading a plan takes about 12-20 times its size in memory (measured:
+ * a 232 MB plan of 280,000 changes 146 s and 2.7 GB; 16 MB, 19,500 changes, 4-14 s and 310 MB): a larger plan is
+ * refused (exit 2) before it is read, not read in part. A plan of this project's stacks is a few MB at most.
+ */
+export const DEFAULT_MAX_PLAN_MB = 16;
 
 export const USAGE = `usage: npm run review -- [options]
 
   --out <file>            report file (default review-report.md)
   --base <git ref>        also synthesize <ref> in a temporary worktree (offline) and report the change per stack
-  --plan <stack>=<file>   \`terraform show -json\` output of that stack's plan (repeatable)
+  --plan <stack>=<file>   \`terraform show -json\` output of that stack's plan (repeatable); with plans, every stack
+                          changed against --base needs one that changes it
+  --plan-failed <stack>   the plan step of that stack failed (an error finding; repeatable)
+  --reviewed <stack>=<file>  the plan the pull request reviewed: an error when that stack's --plan differs from it
+  --max-plan-mb <n>       refuse a plan file larger than this (default ${DEFAULT_MAX_PLAN_MB})
   --prices <file>         price table replacing review/prices.json (same shape)
   --max-chips <n>         a finding when a stack holds more TPU chips (default: thresholds.stackChips of the table)
   --max-hourly <amount>   a finding when a stack costs more per hour with all capacity running (default: thresholds.stackHourly)
@@ -35,6 +48,12 @@ export interface CliOptions {
   out: string;
   base?: string;
   plans: Array<{ stack: string; file: string }>;
+  /** Stacks whose plan step failed. */
+  failedPlans: string[];
+  /** The reviewed plans (`--reviewed`) the new `--plan` of each stack must equal. */
+  reviewed: Array<{ stack: string; file: string }>;
+  /** Largest plan file read, in MiB. */
+  maxPlanMb: number;
   prices?: string;
   maxChips?: number;
   maxHourly?: number;
@@ -49,6 +68,9 @@ const OPTIONS = {
   out: { type: 'string' },
   base: { type: 'string' },
   plan: { type: 'string', multiple: true },
+  'plan-failed': { type: 'string', multiple: true },
+  reviewed: { type: 'string', multiple: true },
+  'max-plan-mb': { type: 'string' },
   prices: { type: 'string' },
   'max-chips': { type: 'string' },
   'max-hourly': { type: 'string' },
@@ -81,20 +103,29 @@ export function parseArgs(argv: readonly string[]): CliOptions {
     throw new UsageError(`${e.message} (see --help)`);
   }
   const str = (k: string) => values[k] as string | undefined;
-  for (const k of ['out', 'base', 'prices', 'from', 'max-chips', 'max-hourly']) {
+  for (const k of ['out', 'base', 'prices', 'from', 'max-chips', 'max-hourly', 'max-plan-mb']) {
     // parseArgs accepts `--base --quiet` (the next flag as the value) and `--base=`; both are a missing value here.
     const v = str(k);
     if (v !== undefined && (v === '' || v.startsWith('--'))) throw new UsageError(`--${k} needs a value (see --help)`);
   }
-  const plans = ((values.plan as string[] | undefined) ?? []).map((v) => {
+  const pairs = (flag: string) => ((values[flag] as string[] | undefined) ?? []).map((v) => {
     const eq = v.indexOf('=');
-    if (eq <= 0 || eq === v.length - 1) throw new UsageError(`--plan takes <stack>=<file>, got '${v}'`);
+    if (eq <= 0 || eq === v.length - 1) throw new UsageError(`--${flag} takes <stack>=<file>, got '${v}'`);
     return { stack: v.slice(0, eq), file: v.slice(eq + 1) };
   });
+  const plans = pairs('plan');
+  const reviewed = pairs('reviewed');
+  for (const r of reviewed) if (!plans.some((p) => p.stack === r.stack)) throw new UsageError(`--reviewed ${r.stack}=${r.file} needs the new plan of ${r.stack} (--plan ${r.stack}=<file>)`);
   return {
     out: str('out') ?? 'review-report.md',
     ...(str('base') !== undefined ? { base: str('base') } : {}),
     plans,
+    reviewed,
+    failedPlans: ((values['plan-failed'] as string[] | undefined) ?? []).map((v) => {
+      if (!/^[\w.-]+$/.test(v)) throw new UsageError(`--plan-failed takes a stack name, got '${v}'`);
+      return v;
+    }),
+    maxPlanMb: positive('max-plan-mb', str('max-plan-mb'), false) ?? DEFAULT_MAX_PLAN_MB,
     ...(str('prices') !== undefined ? { prices: str('prices') } : {}),
     ...(str('max-chips') !== undefined ? { maxChips: positive('max-chips', str('max-chips'), true) } : {}),
     ...(str('max-hourly') !== undefined ? { maxHourly: positive('max-hourly', str('max-hourly'), false) } : {}),
@@ -140,21 +171,32 @@ export function readPrices(file: string): PriceTable {
   return parsePrices(raw, file);
 }
 
-/** Reads and parses a plan file; errors name the file. */
-function readPlan(file: string): unknown {
+/** Reads and parses a plan file; errors name the file. A file over `maxMb` MiB is refused before it is read. */
+function readPlan(file: string, maxMb: number): unknown {
   let text: string;
   try {
+    const bytes = fs.statSync(file).size;
+    if (bytes > maxMb * 2 ** 20) {
+      throw new UsageError(`--plan: ${file} is ${(bytes / 2 ** 20).toFixed(1)} MiB, over the limit of ${maxMb} MiB (--max-plan-mb): refused rather than read in part; review a plan of fewer changes (terraform plan -target) or raise the limit`);
+    }
     text = fs.readFileSync(file, 'utf8');
   } catch (error) {
+    if (error instanceof UsageError) throw error;
     throw new Error(`--plan: cannot read ${file}: ${(error as Error).message}`);
   }
+  let parsed: unknown;
   try {
-    return JSON.parse(text) as unknown;
+    parsed = JSON.parse(text) as unknown;
   } catch (error) {
     // V8 quotes the text around the error ("..." is not valid JSON): the position is enough, the text may hold a secret.
     const why = (error as Error).message.replace(/, (?:\.\.\.)?"[\s\S]*? is not valid JSON$/, '');
     throw new Error(`--plan: ${file} is not valid JSON (${why}); write it with \`terraform show -json <planfile> > ${file}\``);
   }
+  const problem = scanJson(text);
+  if (problem) {
+    throw new Error(`--plan: ${file}: ${problem.message} at ${problem.path} (line ${problem.line}): not a plan Terraform writes; the review cannot tell what it does`);
+  }
+  return parsed;
 }
 
 export interface ReviewResult {
@@ -186,21 +228,38 @@ export function run(
   const models = modelsOf(synthesis);
   const prices = loadPrices(options.prices ? readPrices(options.prices) : undefined, { stackChips: options.maxChips, stackHourly: options.maxHourly });
   const addresses = stackAddresses(synthesis);
+  const raw = new Map<string, unknown>();
   const plans: PlanReview[] = options.plans.map(({ stack, file }) => {
     const synthesized = synthesis.stacks.find((s) => s.name === stack);
     if (!synthesized) throw new UsageError(`--plan ${stack}=${file}: no stack '${stack}' (stacks: ${synthesis.stacks.map((s) => s.name).join(', ')})`);
     const workingDir = path.relative(process.cwd(), synthesized.dir) || '.';
-    return reviewPlan(stack, file, readPlan(file), { stackAddresses: addresses, workingDir, redactor });
+    raw.set(stack, readPlan(file, options.maxPlanMb));
+    return reviewPlan(stack, file, raw.get(stack), { stackAddresses: addresses, workingDir, redactor });
+  });
+  const reviewed = options.reviewed.map(({ stack, file }) => {
+    const old = readPlan(file, options.maxPlanMb);
+    reviewPlan(stack, file, old, { redactor }); // refuses what is not a plan, and registers its sensitive values
+    return { stack, file, differences: planDifferences(old, raw.get(stack)) };
   });
   const diff = options.base ? { base: options.base, stacks: diffSyntheses(synthesizeBase(repoDir, options.base), synthesis) } : undefined;
   const texts = synthesis.stacks.map((s) => ({ stack: s.name, text: s.text, json: s.json }));
-  const findings = review(models, texts, plans, prices, diff?.stacks);
-  const markdown = renderReport({ models, findings, prices, source, diff, plans, elapsedSeconds: (Date.now() - started) / 1000 });
-  // The one redaction step: the values Terraform marks sensitive (registered by reviewPlan) and the secret shapes.
+  const findings = review(models, texts, plans, prices, diff?.stacks, options.failedPlans, reviewed);
+  // Redaction first, on the raw values (the values Terraform marks sensitive, registered by reviewPlan, and the secret
+  // shapes): the report then shortens and escapes them, which would leave a cut or escaped secret unmatched.
+  const clean = <T>(v: T): T => redactDeep(v, (t) => redactor.text(t));
+  const markdown = renderReport({
+    models: clean(models), findings: clean(findings), prices, source: clean(source), diff: clean(diff), plans: clean(plans),
+    elapsedSeconds: (Date.now() - started) / 1000,
+  });
+  // And once more over the whole text, for what the report itself joins.
   return { markdown: redactor.text(markdown), findings };
 }
 
-export function main(argv: readonly string[]): number {
+export function main(
+  argv: readonly string[],
+  /** How `--base` is synthesized (tests pass a synthesis). @default synthesizeRef */
+  synthesizeBase: (repoDir: string, ref: string) => Synthesis = synthesizeRef,
+): number {
   const started = Date.now();
   let options: CliOptions;
   try {
@@ -216,7 +275,7 @@ export function main(argv: readonly string[]): number {
   const redactor = new Redactor();
   try {
     const repoDir = path.resolve(__dirname, '..', '..');
-    const result = run(options, repoDir, started, redactor);
+    const result = run(options, repoDir, started, redactor, synthesizeBase);
     fs.writeFileSync(options.out, result.markdown);
     if (!options.quiet) process.stdout.write(result.markdown);
     const errors = result.findings.filter((x) => x.severity === 'error').length;
@@ -224,7 +283,7 @@ export function main(argv: readonly string[]): number {
     return hasErrors(result.findings) ? 1 : 0;
   } catch (error) {
     // Error text can quote a plan or the synthesis (a JSON parse error shows the text around it): redacted too.
-    process.stderr.write(`review: ${redactor.text(capText((error as Error)?.message ?? String(error), 2000))}\n`);
+    process.stderr.write(`review: ${capText(redactor.text((error as Error)?.message ?? String(error)), 2000)}\n`);
     return 2;
   }
 }

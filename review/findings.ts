@@ -7,7 +7,7 @@ import type { StackModel } from './model';
 import type { PlanReview } from './plan';
 import { loadPrices, PriceTable } from './prices';
 import { RULES } from './rules';
-import type { Finding, Severity, StackText } from './rules/types';
+import type { Finding, ReviewContext, Severity, StackText } from './rules/types';
 
 export type { Finding, Severity, StackText } from './rules/types';
 export { secretFindings } from './rules/secret-in-output';
@@ -22,8 +22,10 @@ export function review(
   plans: readonly PlanReview[] = [],
   prices: PriceTable = loadPrices(),
   diffs?: readonly StackDiff[],
+  failedPlans: readonly string[] = [],
+  reviewed: ReviewContext['reviewed'] = [],
 ): Finding[] {
-  const ctx = { models, texts, plans, prices, diffs };
+  const ctx = { models, texts, plans, prices, diffs, failedPlans, reviewed };
   const all = RULES.flatMap((rule) => rule.check(ctx));
   return all.sort((a, b) => ORDER[a.severity] - ORDER[b.severity] || a.stack.localeCompare(b.stack) || a.address.localeCompare(b.address));
 }

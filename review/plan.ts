@@ -16,8 +16,8 @@
 import { describeResource } from './describe';
 import { attributeChanges, AttributeChange } from './attributes';
 import { z } from 'zod';
-import { capText, collectStrings, maskSensitive, Redactor } from './redact';
-import { isObj, KNOWN_AFTER_APPLY } from './values';
+import { capText, collectStrings, maskSensitive, REDACTED, Redactor } from './redact';
+import { canonical, isObj, KNOWN_AFTER_APPLY } from './values';
 
 export type PlanAction = 'create' | 'update' | 'replace' | 'delete' | 'read' | 'no-op' | 'forget';
 
@@ -57,6 +57,17 @@ export interface PlanReview {
   readonly likelyStack?: string;
   /** Where Terraform runs for this stack (`cdktf.out/stacks/<stack>`), for commands the report shows. */
   readonly workingDir: string;
+  /** The plan's condition checks that did not pass (`check` blocks, pre/postconditions): failed, errored or unknown. */
+  readonly checks: readonly PlanCheck[];
+}
+
+/** A condition check of the plan that did not pass. */
+export interface PlanCheck {
+  /** `check.reservation`, `terraform_data.pool`. */
+  readonly address: string;
+  readonly status: 'fail' | 'error' | 'unknown';
+  /** The error messages of the failing assertions. */
+  readonly problems: readonly string[];
 }
 
 export interface PlanReviewOptions {
@@ -114,9 +125,33 @@ const PlanSchema = z
     output_changes: z
       .record(z.object({ before: z.unknown(), after: z.unknown(), before_sensitive: Marks.optional(), after_sensitive: Marks.optional() }).passthrough())
       .optional(),
+    checks: z.array(z.unknown()).optional(),
     configuration: z.unknown().optional(),
     prior_state: z.unknown().optional(),
     planned_values: z.unknown().optional(),
+  })
+  .passthrough();
+
+/**
+ * One `checks` entry (hashicorp/terraform v1.11.4 internal/command/jsonchecks/checks.go `checkResultStatic`, statuses
+ * in status.go: pass, fail, error, unknown): the config object (`check` block, resource or output with conditions), its
+ * status and its instances' `problems[].message` (the error_message of each failing assertion).
+ */
+const CheckSchema = z
+  .object({
+    address: z.object({ to_display: z.string().min(1) }).passthrough(),
+    status: z.enum(['pass', 'fail', 'error', 'unknown']),
+    instances: z
+      .array(
+        z
+          .object({
+            address: z.object({ to_display: z.string() }).passthrough().optional(),
+            status: z.enum(['pass', 'fail', 'error', 'unknown']),
+            problems: z.array(z.object({ message: z.string() }).passthrough()).optional(),
+          })
+          .passthrough(),
+      )
+      .optional(),
   })
   .passthrough();
 
@@ -166,6 +201,12 @@ function pathText(parts: readonly unknown[]): string {
   return parts.map((p, i) => (typeof p === 'number' ? `[${p}]` : i === 0 ? String(p) : `.${String(p)}`)).join('');
 }
 
+function hasUnknownMark(marks: unknown): boolean {
+  if (marks === true) return true;
+  if (Array.isArray(marks)) return marks.some(hasUnknownMark);
+  return isObj(marks) && Object.values(marks).some(hasUnknownMark);
+}
+
 /** `after` with the paths `after_unknown` marks `true` set to KNOWN_AFTER_APPLY. */
 export function withUnknowns(after: unknown, unknown: unknown): unknown {
   if (unknown === true) return KNOWN_AFTER_APPLY;
@@ -176,6 +217,8 @@ export function withUnknowns(after: unknown, unknown: unknown): unknown {
     });
     return base;
   }
+  // An unknown-shape with no `true` in it says nothing is unknown: a known value (a redacted one too) stays as it is.
+  if (!hasUnknownMark(unknown)) return after;
   if (isObj(unknown)) {
     const base: Record<string, unknown> = isObj(after) ? { ...after } : {};
     for (const [k, u] of Object.entries(unknown)) {
@@ -214,6 +257,29 @@ export function planAttributeChanges(before: unknown, after: unknown): Attribute
     });
 }
 
+/** Paths Terraform marks sensitive (on either side) whose raw values differ: a change shown without its values. */
+export function sensitiveChangePaths(before: unknown, after: unknown, beforeMarks: unknown, afterMarks: unknown, prefix = ''): string[] {
+  if (beforeMarks === true || afterMarks === true) return canonical(before) === canonical(after) ? [] : [prefix || '(the value)'];
+  const at = (v: unknown, k: string | number) => (Array.isArray(v) && typeof k === 'number' ? v[k] : isObj(v) ? v[String(k)] : undefined);
+  const keys = (m: unknown): Array<string | number> => (Array.isArray(m) ? m.map((_, i) => i) : isObj(m) ? Object.keys(m) : []);
+  return [...new Set([...keys(beforeMarks), ...keys(afterMarks)])].flatMap((k) =>
+    sensitiveChangePaths(at(before, k), at(after, k), at(beforeMarks, k), at(afterMarks, k), typeof k === 'number' ? `${prefix}[${k}]` : prefix ? `${prefix}.${k}` : k),
+  );
+}
+
+/** What a changed sensitive value shows as: that it changed, nothing of it. */
+export const SENSITIVE_CHANGED = '(sensitive value, changed)';
+
+/** `attributes` plus a line for every sensitive value that changed (masked on both sides, so the diff misses it). */
+function withSensitiveChanges(attributes: AttributeChange[], raw: RawChange): AttributeChange[] {
+  const c = raw.change;
+  const shown = (p: string) => attributes.some((a) => a.path === p || a.path.startsWith(`${p}.`) || a.path.startsWith(`${p}[`));
+  const extra = sensitiveChangePaths(c.before ?? undefined, c.after ?? undefined, c.before_sensitive, c.after_sensitive)
+    .filter((p) => !shown(p))
+    .map((p) => ({ path: p, before: JSON.stringify(REDACTED), after: JSON.stringify(SENSITIVE_CHANGED) }));
+  return [...attributes, ...extra];
+}
+
 /** A resource address without its instance key (`a.b[0]`, `a.b["x"]` -> `a.b`). */
 export function baseAddress(address: string): string {
   return address.replace(/\[[^\]]*\]$/, '');
@@ -243,6 +309,11 @@ export function reviewPlan(stack: string, file: string, input: unknown, options:
   if (input.resource_changes !== undefined && !Array.isArray(input.resource_changes)) {
     throw new Error(`${file}: resource_changes must be a list, got ${input.resource_changes === null ? 'null' : typeof input.resource_changes}`);
   }
+  // Format 1.x only (jsonplan/plan.go FormatVersion: "1.2" in v1.11.4; a major change is one "that requires changes to
+  // a consuming parser"): a format this review does not know is refused, not read as if it were 1.x.
+  if (!/^1\.\d+$/.test(input.format_version)) {
+    throw new Error(`${file}: format_version '${capText(input.format_version, 40)}' is not 1.x: this review reads Terraform's JSON plan format 1.x (Terraform 1.x writes 1.0-1.2)`);
+  }
   const top = PlanSchema.safeParse(input);
   if (!top.success) throw new Error(`${file}: not a plan this review can read: ${issuesText(top.error)}`);
   const plan = top.data;
@@ -257,9 +328,24 @@ export function reviewPlan(stack: string, file: string, input: unknown, options:
         'the review cannot tell what this plan does (regenerate it with `terraform show -json <planfile>`)',
     );
   });
+  const checks = (plan.checks ?? []).flatMap((entry, i): PlanCheck[] => {
+    const parsed = CheckSchema.safeParse(entry);
+    if (!parsed.success) throw new Error(`${file}: checks[${i}] is not a check result Terraform writes: ${issuesText(parsed.error)}`);
+    const c = parsed.data;
+    if (c.status === 'pass') return [];
+    const problems = (c.instances ?? []).flatMap((x) => (x.problems ?? []).map((p) => p.message));
+    return [{ address: c.address.to_display, status: c.status, problems: [...new Set(problems)] }];
+  });
   const counts: Record<PlanAction | 'deposed', number> = { create: 0, update: 0, replace: 0, delete: 0, read: 0, 'no-op': 0, forget: 0, deposed: 0 };
   const changes: PlannedChange[] = [];
   const seen = new Set<string>();
+  entries.forEach((raw, i) => {
+    // Terraform plans a data source as read (or no-op; a data source gone from the configuration just leaves the state):
+    // an entry that says delete or create is not from Terraform, and skipping it as "data" would hide what it claims.
+    if (raw.mode === 'data' && raw.change.actions.some((a) => a !== 'read' && a !== 'no-op')) {
+      throw new Error(`${file}: resource_changes[${i}] (${capText(raw.address, 120)}) is a data source with actions [${raw.change.actions.join(', ')}]: Terraform only reads data sources; the review cannot tell what this plan does`);
+    }
+  });
   for (const raw of entries) {
     if (raw.mode === 'data') continue;
     const actions = raw.change.actions;
@@ -297,7 +383,7 @@ export function reviewPlan(stack: string, file: string, input: unknown, options:
       deposed: raw.deposed,
       replacePaths: (raw.change.replace_paths ?? []).map(pathText),
       summary,
-      attributes: action === 'update' || action === 'replace' ? planAttributeChanges(before, after) : [],
+      attributes: action === 'update' || action === 'replace' ? withSensitiveChanges(planAttributeChanges(before, after), raw) : [],
       before,
       after,
     });
@@ -325,5 +411,6 @@ export function reviewPlan(stack: string, file: string, input: unknown, options:
     foreign,
     likelyStack,
     workingDir: options.workingDir ?? `cdktf.out/stacks/${stack}`,
+    checks,
   };
 }

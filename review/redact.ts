@@ -29,7 +29,8 @@ export interface SecretPattern {
 
 /** Secret shapes (global regexes: every match is replaced). */
 export const SECRET_PATTERNS: readonly SecretPattern[] = [
-  { what: 'a Hugging Face token', shown: 'hf_…(redacted)', pattern: /\bhf_[A-Za-z0-9]{20,}\b/g },
+  // No word boundaries: a token glued to `_` or a letter (`file_hf_…`, `hf_…_backup`) is still a token.
+  { what: 'a Hugging Face token', shown: 'hf_…(redacted)', pattern: /hf_[A-Za-z0-9]{20,}/g },
   {
     what: 'a private key',
     shown: '-----BEGIN PRIVATE KEY-----…(redacted)',
@@ -37,8 +38,8 @@ export const SECRET_PATTERNS: readonly SecretPattern[] = [
     pattern: /-----BEGIN (?:[A-Z]+ )*PRIVATE KEY-----(?:[\s\S]*?-----END (?:[A-Z]+ )*PRIVATE KEY-----|[\s\S]*)/g,
   },
   { what: 'a service account key', shown: '"private_key_id": (redacted)', pattern: /\\?"private_key_id\\?"\s*:\s*\\?"[0-9a-f]{20,}\\?"/g },
-  { what: 'a GitHub token', shown: 'gh…(redacted)', pattern: /\bgh[pousr]_[A-Za-z0-9]{30,}\b/g },
-  { what: 'an AWS access key', shown: 'AKIA…(redacted)', pattern: /\bAKIA[0-9A-Z]{16}\b/g },
+  { what: 'a GitHub token', shown: 'gh…(redacted)', pattern: /gh[pousr]_[A-Za-z0-9]{30,}/g },
+  { what: 'an AWS access key', shown: 'AKIA…(redacted)', pattern: /(?<![0-9A-Z])AKIA[0-9A-Z]{16}(?![0-9A-Z])/g },
   { what: 'a Google OAuth access token', shown: 'ya29.…(redacted)', pattern: /\bya29\.[A-Za-z0-9_.-]{20,}/g },
   { what: 'a bearer token', shown: 'Bearer (redacted)', pattern: /\bBearer [A-Za-z0-9._~+/=-]{16,}/g },
 ];
@@ -123,13 +124,37 @@ export function maskSensitive(value: unknown, marks: Marks, found?: (secret: str
   return value;
 }
 
-/** Every string (and number) leaf of a value. */
+/**
+ * Every string (and number) leaf of a sensitive value, and its object keys: a sensitive map's keys are as secret as its
+ * values (Terraform marks the elements, and a key is printed wherever the map is).
+ */
 export function collectStrings(value: unknown, found?: (secret: string) => void): void {
   if (!found) return;
   if (typeof value === 'string') found(value);
   else if (typeof value === 'number') found(String(value));
   else if (Array.isArray(value)) value.forEach((v) => collectStrings(v, found));
-  else if (isRecord(value)) Object.values(value).forEach((v) => collectStrings(v, found));
+  else if (isRecord(value)) {
+    for (const [k, v] of Object.entries(value)) {
+      found(k);
+      collectStrings(v, found);
+    }
+  }
+}
+
+/**
+ * `value` with every string in it, object keys included, through `redact`: the report input is redacted on the raw
+ * values, before anything shortens, escapes or joins them (a cut or escaped secret no longer matches its text).
+ */
+export function redactDeep<T>(value: T, redact: (text: string) => string): T {
+  const walk = (v: unknown): unknown => {
+    if (typeof v === 'string') return redact(v);
+    if (Array.isArray(v)) return v.map(walk);
+    if (v instanceof Map) return new Map([...v].map(([k, x]) => [walk(k), walk(x)]));
+    if (v instanceof Set) return new Set([...v].map(walk));
+    if (isRecord(v)) return Object.fromEntries(Object.entries(v).map(([k, x]) => [redact(k), walk(x)]));
+    return v;
+  };
+  return walk(value) as T;
 }
 
 function isRecord(v: unknown): v is Record<string, unknown> {

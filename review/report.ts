@@ -316,6 +316,7 @@ function plansSection(plans: readonly PlanReview[]): string {
     const c = p.counts;
     out.push(`### \`${p.stack}\` (${code(p.file)}${p.terraformVersion ? `, Terraform ${p.terraformVersion}` : ''})\n`);
     if (p.errored) out.push('**This plan errored: Terraform stopped part way, the actions below are incomplete.**\n');
+    for (const k of p.checks) out.push(`${k.status === 'unknown' ? '⚠️' : '🛑'} Check ${code(k.address)}: ${k.status}${k.problems.length ? ` (${k.problems.join('; ')})` : ''}.\n`);
     if (p.changes.length === 0 && !p.errored) {
       out.push(`No changes: the infrastructure matches the configuration${c['no-op'] ? ` (${c['no-op']} unchanged)` : ''}.\n`);
       continue;

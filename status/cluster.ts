@@ -11,9 +11,10 @@
  * client-node 1.x ships only ES modules; this CommonJS build loads it with `require` (Node >= 20.19, package.json
  * engines). It refuses a plain-http server unless the kubeconfig sets insecure-skip-tls-verify (config.js).
  */
-import { Writable } from 'stream';
+import { PassThrough, Writable } from 'stream';
 import { finished } from 'stream/promises';
 import { ApiException, CoreV1Api, CustomObjectsApi, KubeConfig, Log, Observable, RequestContext } from '@kubernetes/client-node';
+import { execToken, PluginError } from './exec-credential';
 import { redactLines } from './redact-stream';
 import { JOBSET_API_VERSION } from '../jobs/jobset';
 import { KUEUE, LogRequest, Snapshot } from './model';
@@ -56,6 +57,7 @@ const PLUGIN_FAILURE = /gke-gcloud-auth-plugin|ExecCredential|access token|confi
 
 function describe(err: unknown): ClusterError {
   if (err instanceof ClusterError) return err;
+  if (err instanceof PluginError) return new ClusterError(err.message.slice(0, 1000), 'plugin');
   if (err instanceof ApiException) {
     // client-node 1.x: `body` is the parsed Status for most codes; for others only the message holds
     // "HTTP-Code: N\nMessage: ...\nBody: ...".
@@ -82,6 +84,11 @@ function describe(err: unknown): ClusterError {
   }
   if (err instanceof SyntaxError || /mediaType .* is not supported|Unexpected token|JSON/.test(message)) {
     return new ClusterError(`the server's answer is not a Kubernetes API response (${message.slice(0, 200)})`, 'api');
+  }
+  // client-node's ObjectSerializer reading an answer of the wrong shape (a malformed object) throws a TypeError: the
+  // server answered, so it is not a connection problem.
+  if (err instanceof TypeError || err instanceof RangeError) {
+    return new ClusterError(`the server's answer is not a Kubernetes object this client can read (${message.slice(0, 200)})`, 'api');
   }
   // Anything else failed before a request was sent: the exec credential plugin (its stderr is the message).
   if (PLUGIN_FAILURE.test(message) || !/\S/.test(message) || e?.name === 'Error') return new ClusterError(message.trim().slice(0, 1000) || 'the credential plugin failed without a message', 'plugin');
@@ -116,25 +123,61 @@ function items<T>(list: unknown, what: string): T[] {
 }
 
 export class Cluster {
-  private readonly core: CoreV1Api;
-  private readonly custom: CustomObjectsApi;
+  private core: CoreV1Api;
+  private custom: CustomObjectsApi;
   private workloadsClusterWide = true;
 
   private readonly timeoutMs: number;
+  /** The exec plugin's run shared by every request (status/exec-credential.ts), and when its token expires. */
+  private credential?: Promise<void>;
+  private credentialExpiresAt = 0;
 
-  constructor(private readonly kc: KubeConfig, options: ClusterOptions) {
+  constructor(private kc: KubeConfig, options: ClusterOptions) {
     this.core = kc.makeApiClient(CoreV1Api);
     this.custom = kc.makeApiClient(CustomObjectsApi);
     this.timeoutMs = options.requestTimeoutMs;
   }
 
   /**
+   * Runs the current user's exec credential plugin once (a minute before its token expires, again), killed at the
+   * request deadline, and puts its token in place of the plugin for every client of this Cluster.
+   */
+  private authenticate(): Promise<void> {
+    const user = this.kc.getCurrentUser();
+    if (!user?.exec?.command) return Promise.resolve();
+    if (this.credential && Date.now() < this.credentialExpiresAt - 60_000) return this.credential;
+    const exec = user.exec as { command: string; args?: string[]; env?: Array<{ name: string; value: string }> };
+    this.credentialExpiresAt = Infinity; // while it runs, every request waits for this one run
+    this.credential = execToken(exec, this.timeoutMs).then(
+      ({ token, expiresAt }) => {
+        this.credentialExpiresAt = expiresAt ?? Infinity;
+        const kc = new KubeConfig();
+        kc.loadFromOptions({
+          clusters: this.kc.clusters,
+          contexts: this.kc.contexts,
+          currentContext: this.kc.currentContext,
+          users: this.kc.users.map((u) => (u.name === user.name ? { name: u.name, token } : u)),
+        });
+        this.kc = kc;
+        this.core = kc.makeApiClient(CoreV1Api);
+        this.custom = kc.makeApiClient(CustomObjectsApi);
+      },
+      (err) => {
+        this.credential = undefined;
+        throw describe(err);
+      },
+    );
+    return this.credential;
+  }
+
+  /**
    * Runs one request with a deadline. client-node 1.4 has no timeout of its own: a per-call middleware puts an
    * AbortSignal on the request (RequestContext.setSignal, which its node-fetch transport honours:
    * gen/http/isomorphic-fetch.js), and the deadline also covers the exec credential plugin, which runs before the
-   * middleware (exec_auth.js spawns it with no timeout).
+   * middleware (exec_auth.js spawns it with no timeout); the plugin itself runs before that, once (authenticate).
    */
   private async call<T>(what: string, request: (options: { middleware: unknown[]; middlewareMergeStrategy: 'append' }) => Promise<T>): Promise<T> {
+    await this.authenticate(); // its own deadline: a hung plugin is a plugin failure, not a silent control plane
     const controller = new AbortController();
     const middleware = {
       pre: (ctx: RequestContext) => {
@@ -239,22 +282,40 @@ export class Cluster {
 
   /** Writes a container's log to `out` (without ending it); with `follow`, until the container ends or the call is interrupted. */
   async streamLog(namespace: string, pod: string, container: string, out: Writable, follow: boolean): Promise<void> {
+    await this.authenticate();
     // Every line passes the shared redaction (review/redact.ts) on its way out.
     const pipe = redactLines();
     pipe.pipe(out, { end: false });
-    // The deadline covers the connection (Log.log resolves once the server answered); a followed log then runs
-    // until the container ends or the user stops it.
+    // The deadline covers the connection (Log.log resolves once the server answered). A followed log then runs until
+    // the container ends or the user stops it (a quiet training is not an error); a log read without -f must keep
+    // coming: no byte for the request timeout (headers sent, then silence) ends it with a timeout.
+    let controller: AbortController | undefined;
     let timer: NodeJS.Timeout | undefined;
-    const deadline = new Promise<never>((_, reject) => {
-      timer = setTimeout(() => reject(new ClusterError(`no answer within ${seconds(this.timeoutMs)} (log)`, 'timeout')), this.timeoutMs);
+    let fail: (e: Error) => void = () => undefined;
+    const deadline = new Promise<never>((_, reject) => (fail = reject));
+    const arm = () => {
+      clearTimeout(timer);
+      timer = setTimeout(() => {
+        controller?.abort();
+        fail(new ClusterError(`no answer within ${seconds(this.timeoutMs)} (log${controller ? ': the server sent headers, then nothing' : ''})`, 'timeout'));
+      }, this.timeoutMs);
+    };
+    const watch = new PassThrough();
+    watch.on('data', () => {
+      if (!follow) arm();
     });
+    watch.pipe(pipe);
+    arm();
     try {
-      await Promise.race([new Log(this.kc).log(namespace, pod, container, pipe, { follow }), deadline]);
+      controller = await Promise.race([new Log(this.kc).log(namespace, pod, container, watch, { follow }), deadline]);
+      if (follow) clearTimeout(timer);
+      else arm();
+      await Promise.race([finished(pipe), deadline]);
     } catch (err) {
+      watch.unpipe(pipe);
       throw describe(err);
     } finally {
       clearTimeout(timer);
     }
-    await finished(pipe);
   }
 }

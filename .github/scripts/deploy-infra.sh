@@ -1,8 +1,34 @@
 #!/usr/bin/env bash
-# Deploys the `infra` stack after a merge: review first (errors abort), then `cdktf deploy infra`.
+# Deploys the `infra` stack after a merge, applying only what the pull request reviewed (as Atlantis and Terraform
+# Cloud do): plans this commit with `terraform plan -out=plan`, reviews that plan against the pull request's reviewed
+# plan (`--reviewed`: any difference, or any error finding, refuses), then applies exactly that saved plan file.
+# Terraform itself refuses the saved plan if the state changed after it was made ("Saved plan is stale").
 # Runs in the protected `infra` environment with Workload Identity Federation credentials and STATE_BUCKET set.
+# Usage: REVIEWED_PLANS=<dir from fetch-reviewed-plans.sh> .github/scripts/deploy-infra.sh
 set -euo pipefail
 : "${STATE_BUCKET:?deploying needs STATE_BUCKET (remote state); refusing to deploy with local state}"
-npm run --silent review -- --out review-report.md --quiet
-cat review-report.md >> "${GITHUB_STEP_SUMMARY:-/dev/null}"
-npx cdktf deploy infra --auto-approve --skip-synth
+reviewed="${REVIEWED_PLANS:?set REVIEWED_PLANS to the reviewed plans of the merged pull request (fetch-reviewed-plans.sh)}"
+stack=infra
+dir="cdktf.out/stacks/${stack}"
+if [ -e "${reviewed}/${stack}.failed" ]; then
+  echo "::error::the pull request's plan of ${stack} failed, so it was never reviewed: nothing is applied"
+  exit 1
+fi
+if [ ! -s "${reviewed}/${stack}.json" ]; then
+  echo "::error::no reviewed plan of ${stack} in ${reviewed}: nothing is applied"
+  exit 1
+fi
+
+npm run --silent synth
+terraform -chdir="$dir" init -input=false
+terraform -chdir="$dir" plan -input=false -lock-timeout=5m -out=plan
+terraform -chdir="$dir" show -json plan > deploy-plan.json
+code=0
+npm run --silent review -- --no-synth --plan "${stack}=deploy-plan.json" --reviewed "${stack}=${reviewed}/${stack}.json" \
+  --out review-report.md --quiet || code=$?
+cat review-report.md >> "${GITHUB_STEP_SUMMARY:-/dev/null}" 2>/dev/null || true
+if [ "$code" -ne 0 ]; then
+  echo "::error::the plan to apply differs from the reviewed plan or has review errors (exit ${code}); nothing is applied (see the job summary)"
+  exit 1
+fi
+terraform -chdir="$dir" apply -input=false plan

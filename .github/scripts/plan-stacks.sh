@@ -1,26 +1,36 @@
 #!/usr/bin/env bash
-# Real Terraform plans for every stack, as JSON for `npm run review -- --plan <stack>=<file>`.
+# The pull request's saved plans (the plan job): for every stack, `terraform plan -out=plan` in its
+# cdktf.out/stacks/<stack>/ directory (what `cdktf diff` runs there) and `terraform show -json` of that saved plan,
+# into <out-dir>, which the workflow uploads as the `plans` artifact (short retention) for the review and the deploy:
+#   <stack>.json    the saved plan as JSON: the review reads exactly this file; the deploy after the merge re-plans
+#                   and applies only when its plan equals it (deploy-infra.sh)
+#   <stack>.failed  the plan of that stack failed: the review fails (`--plan-failed <stack>`)
 # Needs Google credentials (Workload Identity Federation) and a state bucket (STATE_BUCKET), and for pipeline
 # stacks a reachable control plane: hosted runners use the DNS-based endpoint (DNS_ENDPOINT=true), IAM-authorized.
 # Usage: .github/scripts/plan-stacks.sh [out-dir]   (default: plans/)
 set -euo pipefail
 out="${1:-plans}"
-mkdir -p "$out"
 : "${STATE_BUCKET:?plans need STATE_BUCKET: without a remote state every resource would show as a create}"
+rm -rf "$out"
+mkdir -p "$out"
 
 npm run --silent synth
 stacks=$(node -e 'const m=require("./cdktf.out/manifest.json"); console.log(Object.keys(m.stacks).join("\n"))')
 status=0
 for stack in $stacks; do
-  echo "::group::cdktf diff ${stack}"
-  # `cdktf diff` runs `terraform plan -out plan` in cdktf.out/stacks/<stack>/ (cdktf-gke-terraform.md §1.2).
-  if npx cdktf diff "$stack" --skip-synth; then
-    terraform -chdir="cdktf.out/stacks/${stack}" show -json plan > "${out}/${stack}.json"
+  dir="cdktf.out/stacks/${stack}"
+  echo "::group::terraform plan ${stack}"
+  if terraform -chdir="$dir" init -input=false \
+    && terraform -chdir="$dir" plan -input=false -lock-timeout=5m -out=plan \
+    && terraform -chdir="$dir" show -json plan > "${out}/${stack}.json"; then
+    echo "saved the plan of ${stack} (${out}/${stack}.json)"
   else
-    echo "::warning::cdktf diff ${stack} failed; the review will not include its plan"
+    rm -f "${out}/${stack}.json"
+    : > "${out}/${stack}.failed"
+    echo "::error::the plan of ${stack} failed; the review fails on it"
     status=1
   fi
   echo "::endgroup::"
 done
-# A failed plan is reported in the comment (missing stack) and fails this step only after all stacks ran.
+# A failed plan fails the review (its marker file), and this step only after all stacks ran.
 exit "$status"

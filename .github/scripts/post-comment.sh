@@ -16,11 +16,14 @@ if [ "${#body}" -gt 65000 ]; then
 
 _(report truncated; the full report is in the workflow's job summary and artifact)_"
 fi
-grep -qF "$marker" <<<"$body" || body="${marker}
+[ "${body:0:${#marker}}" = "$marker" ] || body="${marker}
 ${body}"
 
+# Only this workflow's own comment: written by the workflow token's user (github-actions[bot]) and starting with the
+# marker. Anyone can paste the marker into a comment of their own; that one is never edited.
+author="${COMMENT_AUTHOR:-github-actions[bot]}"
 existing=$(gh api --paginate "repos/${repo}/issues/${pr}/comments" \
-  --jq "[.[] | select(.body | contains(\"${marker}\")) | .id] | first // empty" 2>/dev/null | head -n1 || true)
+  --jq "[.[] | select(.user.login == \"${author}\" and .user.type == \"Bot\" and (.body | startswith(\"${marker}\"))) | .id] | first // empty" 2>/dev/null | head -n1 || true)
 payload=$(jq -n --arg body "$body" '{body: $body}')
 if [ -n "$existing" ]; then
   gh api --method PATCH "repos/${repo}/issues/comments/${existing}" --input - <<<"$payload" >/dev/null \

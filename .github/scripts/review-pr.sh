@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
-# The plan review of a pull request: `npm run review` against the base branch, plus every real plan found in
-# plans/ (written by plan-stacks.sh when credentials exist). Always leaves review-report.md for the comment step;
-# records the review's exit code in the step output `exit_code` instead of failing, so the comment is posted first.
+# The plan review of a pull request: `npm run review` against the base branch, plus exactly the saved plans in plans/
+# (the plan job's artifact, plan-stacks.sh): every <stack>.json as --plan, every <stack>.failed as --plan-failed.
+# Always leaves review-report.md for the comment step; records the review's exit code in the step output `exit_code`
+# instead of failing, so the comment is posted first.
 # Usage: BASE_REF=main .github/scripts/review-pr.sh
 set -uo pipefail
 base="${BASE_REF:?set BASE_REF to the pull request base branch}"
@@ -10,6 +11,10 @@ if [ -d plans ]; then
   for plan in plans/*.json; do
     [ -e "$plan" ] || continue
     args+=(--plan "$(basename "$plan" .json)=${plan}")
+  done
+  for failed in plans/*.failed; do
+    [ -e "$failed" ] || continue
+    args+=(--plan-failed "$(basename "$failed" .failed)")
   done
 fi
 npm run --silent review -- "${args[@]}"

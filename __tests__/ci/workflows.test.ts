@@ -158,7 +158,8 @@ describe('deploy-infra.yml: the deploy identity exists only in the protected env
     const deploy = wf.jobs.deploy;
     expect(envName(deploy)).toBe('infra');
     expect(needsOf(deploy)).toEqual(['tests']);
-    expect(deploy.permissions).toEqual({ contents: 'read', 'id-token': 'write' });
+    // actions/pull-requests read: the merged pull request's reviewed plans (fetch-reviewed-plans.sh)
+    expect(deploy.permissions).toEqual({ contents: 'read', 'id-token': 'write', actions: 'read', 'pull-requests': 'read' });
     const auth = deploy.steps!.find((s) => s.uses?.startsWith('google-github-actions/auth@'))!;
     expect(auth.with?.service_account).toBe('${{ secrets.GCP_DEPLOY_SERVICE_ACCOUNT }}');
     expect(secretsOf(deploy)).not.toContain('GCP_PLAN_SERVICE_ACCOUNT');

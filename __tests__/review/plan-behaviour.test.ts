@@ -193,7 +193,7 @@ describe('what is refused (never read as "no changes")', () => {
   });
 
   test('a top level of the wrong shape names the field', () => {
-    expect(() => reviewPlan('infra', 'x.json', { format_version: '1', planned_values: {}, errored: 'yes' })).toThrow(
+    expect(() => reviewPlan('infra', 'x.json', { format_version: '1.2', planned_values: {}, errored: 'yes' })).toThrow(
       /^x\.json: not a plan this review can read: errored: Expected boolean, received string$/,
     );
   });

@@ -259,6 +259,9 @@ test('cli: bad arguments are usage errors (exit 2)', () => {
     out: 'review-report.md',
     base: 'origin/main',
     plans: [{ stack: 'infra', file: 'a.json' }, { stack: 'rl-qwen3', file: 'b.json' }],
+    reviewed: [],
+    failedPlans: [],
+    maxPlanMb: 16,
     from: 'cdktf.out',
     quiet: false,
   });

@@ -118,5 +118,8 @@ test('the deploy workflow deploys infra on merge behind a protected environment'
   const wf = load('deploy-infra.yml');
   expect(wf.on).toMatchObject({ push: { branches: ['main'] } });
   expect(wf.jobs.deploy!.environment).toBe('infra');
-  expect(fs.readFileSync(path.join(ROOT, '.github', 'scripts', 'deploy-infra.sh'), 'utf8')).toContain('cdktf deploy infra --auto-approve');
+  // applies the saved plan it compared with the reviewed one, never an auto-approved fresh deploy (saved-plans.test.ts)
+  const deploy = fs.readFileSync(path.join(ROOT, '.github', 'scripts', 'deploy-infra.sh'), 'utf8');
+  expect(deploy).toContain('terraform -chdir="$dir" apply -input=false plan');
+  expect(deploy).not.toContain('--auto-approve');
 });

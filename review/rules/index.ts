@@ -18,6 +18,7 @@ import { legacyAbac } from './legacy-abac';
 import { nodePoolDefaultSa } from './node-pool-default-sa';
 import { pipelinePoolMissing } from './pipeline-pool-missing';
 import { pipelineSliceMissing } from './pipeline-slice-missing';
+import { planChecks } from './plan-checks';
 import { planDeletesBucket } from './plan-deletes-bucket';
 import { planDeletesDeposed } from './plan-deletes-deposed';
 import { planDeletesJobset } from './plan-deletes-jobset';
@@ -25,6 +26,8 @@ import { planDeletesSecret } from './plan-deletes-secret';
 import { planDestroysCluster } from './plan-destroys-cluster';
 import { planDestroysTpuPool } from './plan-destroys-tpu-pool';
 import { planErrored } from './plan-errored';
+import { planMissing } from './plan-missing';
+import { planNotReviewed } from './plan-not-reviewed';
 import { planReplacesPool } from './plan-replaces-pool';
 import { planRerunsStep } from './plan-reruns-step';
 import { planRerunsTraining } from './plan-reruns-training';
@@ -71,6 +74,7 @@ export const RULES: readonly Rule[] = [
   nodePoolDefaultSa,
   pipelinePoolMissing,
   pipelineSliceMissing,
+  planChecks,
   planDeletesBucket,
   planDeletesDeposed,
   planDeletesJobset,
@@ -78,6 +82,8 @@ export const RULES: readonly Rule[] = [
   planDestroysCluster,
   planDestroysTpuPool,
   planErrored,
+  planMissing,
+  planNotReviewed,
   planReplacesPool,
   planRerunsStep,
   planRerunsTraining,

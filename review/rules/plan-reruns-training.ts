@@ -28,8 +28,10 @@ export const planRerunsTraining: Rule = {
       const head = `training JobSet ${j.name} is replaced${why(c)}`;
       const now = running(c);
       if (runAfter !== undefined && runAfter === runBefore) {
+        // Resuming a finished or not yet started run may stay a warning; stopping one that runs now is an error (a
+        // reviewer can still merge deliberately).
         return [
-          finding('plan-reruns-training', 'warning', where,
+          finding('plan-reruns-training', now ? 'error' : 'warning', where,
             `${head}: it resumes run ${runAfter} at its last checkpoint on ${j.tpuChips} chips (the same run name, so MaxText restores the newest checkpoint under trained/${runAfter}/)${now}`,
             'weights, optimizer and step come back from that checkpoint, and the steps since it run again; SFT also reads its data again from the first example (examples trained twice: min(checkpoint step, steps left) x the global batch), and RL\'s first step samples with the base weights until the first weight sync (docs/operations.md, restarts); revert the change to the JobSet if no restart is intended'),
         ];

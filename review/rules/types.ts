@@ -34,6 +34,10 @@ export interface ReviewContext {
   readonly prices: PriceTable;
   /** The change against `--base`, per stack. @default - none (no --base) */
   readonly diffs?: readonly StackDiff[];
+  /** Stacks whose plan step failed (`--plan-failed`). @default - none */
+  readonly failedPlans?: readonly string[];
+  /** How each `--reviewed` plan differs from the new plan of its stack. @default - none */
+  readonly reviewed?: ReadonlyArray<{ readonly stack: string; readonly file: string; readonly differences: readonly string[] }>;
 }
 
 export interface Rule {
