@@ -14,7 +14,8 @@ import { ZodIssue } from 'zod';
 import { GKE_LIMITS } from '../jobs/capacity';
 import { RECIPES } from '../jobs/recipes';
 import { slicesForAcceleratorType, TpuSlice } from '../jobs/tpu';
-import { PlaceholderRef, regionOfZone } from '../jobs/platform';
+import { hfTokenSecretIdOf, PlaceholderRef, regionOfZone } from '../jobs/platform';
+import { secretCommand } from '../jobs/secrets';
 import { bucketDomainNotice, Config, configSchema, isDocumentationRange, SINGLE_HOST_SLICE } from './schema';
 
 /** How an environment variable maps onto the config. */
@@ -64,10 +65,12 @@ export const TPU_TYPE_ENV = 'TPU_TYPE';
  * Variables the tutorials export that this program never reads, and why: each set one gets one notice line, so a
  * user who exported it does not believe it took effect. The value is never read (HF_TOKEN above all).
  */
+/** Where the HF_TOKEN notice names the command, filled in with the config's project and secret (jobs/secrets.ts secretCommand). */
+const HF_TOKEN_COMMAND = '<secret command>';
+
 export const UNREAD_TUTORIAL_VARIABLES: Readonly<Record<string, string>> = {
   MODEL_NAME: 'each pipeline recipe names its model; choose pipelines with PIPELINES (e.g. PIPELINES=rl-qwen3)',
-  HF_TOKEN:
-    "the token never enters Terraform; store it once with: printf '%s' \"$HF_TOKEN\" | gcloud secrets versions add hf-token --data-file=- (its value was not read)",
+  HF_TOKEN: `the token never enters Terraform; store it once with: ${HF_TOKEN_COMMAND} (its value was not read)`,
   CLUSTER_TOOLKIT_VERSION: 'no Cluster Toolkit is used: the infra stack builds the cluster',
   TPU_NAME: 'GKE names the TPU nodes; the single-host pipeline sets TPU_NAME to its pod name',
 };
@@ -324,15 +327,17 @@ export function loadConfig(options: LoadOptions = {}): LoadedConfig {
       sources[`pipelines.${name}.enabled`] = `${PIPELINES_ENV} (env)`;
     }
   }
-  for (const [name, why] of Object.entries(UNREAD_TUTORIAL_VARIABLES)) {
-    if (name === TPU_VM_ENV && tpuVm !== undefined) continue;
-    if (env[name] !== undefined && env[name] !== '') notices.push(`${name} is set but not read by this program: ${why}`);
-  }
   if (problems.length > 0) throw new ConfigError(problems);
 
   const result = configSchema.safeParse(raw);
   if (!result.success) {
     throw new ConfigError(result.error.issues.map((issue) => describeIssue(issue, file, sources, raw)));
+  }
+  // The HF_TOKEN note gives the command for this config's project and per-cluster secret.
+  const tokenCommand = secretCommand(result.data.project, hfTokenSecretIdOf(result.data.clusterName));
+  for (const [name, why] of Object.entries(UNREAD_TUTORIAL_VARIABLES)) {
+    if (name === TPU_VM_ENV && tpuVm !== undefined) continue;
+    if (env[name] !== undefined && env[name] !== '') notices.push(`${name} is set but not read by this program: ${why.replace(HF_TOKEN_COMMAND, tokenCommand)}`);
   }
   const loadedBase = { file, sources };
   const bucketNotice = bucketDomainNotice(result.data.bucket, sourceOf(loadedBase, 'bucket'));

@@ -44,7 +44,7 @@ export class PipelineStack extends TerraformStack {
   constructor(scope: Construct, id: string, props: PipelineStackProps) {
     super(scope, id);
     const { platform, pipeline } = props;
-    useBackend(this, id, props);
+    useBackend(this, id, props, platform);
 
     new GoogleProvider(this, 'google', { project: platform.project, region: platform.region });
     // Plan-time checks (constructs/preflight.ts): placeholders, the token's version (never its value), the images.
