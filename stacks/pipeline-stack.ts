@@ -19,6 +19,7 @@ import { PipelinePreflight, PlaceholderGuard, PlaceholderRef } from '../construc
 import { TUTORIAL_MAXTEXT_OUTPUT } from '../jobs/names';
 import type { Pipeline } from '../jobs/pipeline';
 import type { Platform } from '../jobs/platform';
+import { PipelineRecord, recordConfigMap } from '../jobs/record';
 import { BackendProps, useBackend } from './backend';
 
 export interface PipelineStackProps extends BackendProps {
@@ -31,6 +32,11 @@ export interface PipelineStackProps extends BackendProps {
   readonly dnsEndpoint?: boolean;
   /** Example-config placeholders still in the config: the plan fails at once naming each. @default - none */
   readonly placeholders?: readonly PlaceholderRef[];
+  /**
+   * What the stack records in the cluster for `npm run status` (jobs/record.ts): one ConfigMap `<pipeline>-record`.
+   * @default - no record (status then reads the pipeline from the local config)
+   */
+  readonly record?: PipelineRecord;
 }
 
 /** Output name for a step value: `to_maxtext_jobset`, `train_logs`, ... */
@@ -66,6 +72,8 @@ export class PipelineStack extends TerraformStack {
     new KubernetesProvider(this, 'kubernetes', kubernetesProviderAccess(cluster.endpoint(props.dnsEndpoint ?? false)));
 
     const spc = new Manifest(this, 'hf-token', { manifest: pipeline.secretProviderClass });
+    // The record of what this stack deploys (jobs/record.ts), before the first step waits: status reads it at once.
+    if (props.record) new Manifest(this, 'record', { manifest: recordConfigMap(props.record, pipeline.labels) });
     const steps: JobSetStep[] = [];
     let previous: ITerraformDependable[] = [spc];
     for (const step of pipeline.steps) {

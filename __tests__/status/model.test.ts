@@ -1,10 +1,10 @@
 /** The pure status model: progress lines, ETA, workload ownership, exit codes (in-process, no cluster). */
 import { lastCheckpointStep } from '../../jobs/maxtext';
-import { emptyWorld, jobSet, pipeline, platform, rlLine, sftLine, step, workload, workloadName } from '../../bench/fake-kube-api';
+import { emptyWorld, jobSet, pipeline, platform, record, rlLine, sftLine, step, workload, workloadName } from '../../bench/fake-kube-api';
 import { eta, exitCode, lastLines, parseProgress, pipelineStatus, workloadOf } from '../../status/model';
 import { duration, progressBar } from '../../status/render';
 
-const ctx = { project: platform.project, hfTokenSecretId: platform.hfTokenSecretId, clusterQueue: platform.clusterQueue, now: Date.parse('2026-12-01T08:00:00Z') };
+const ctx = { clusterQueue: platform.clusterQueue, now: Date.parse('2026-12-01T08:00:00Z') };
 
 test('Tunix RL progress: the last "Train step N training loss" line, with the first one in the window for the rate', () => {
   const log = ['noise', rlLine(10, 3), 'Train step x', rlLine(14, 5)].join('\n');
@@ -45,7 +45,7 @@ test('a completed training step reports its full total; the total is lastCheckpo
   const p = pipeline('sft-gemma4');
   const w = emptyWorld();
   w.jobSets.push(jobSet(step(p, 'train'), { terminalState: 'Completed' }));
-  const st = pipelineStatus(p, w, new Map(), ctx).steps[1];
+  const st = pipelineStatus(record(p.name), w, new Map(), ctx).steps[1];
   expect(st).toMatchObject({ state: 'completed', progress: { step: lastCheckpointStep(p.recipe.train), total: lastCheckpointStep(p.recipe.train) } });
 });
 
@@ -66,7 +66,7 @@ describe('Kueue workload conditions (kueue v0.19.2 apis/kueue/v1beta2/workload_t
     wl.status = { conditions };
     w.jobSets.push(js);
     w.workloads.push(wl);
-    return pipelineStatus(p, w, new Map(), ctx).steps[1];
+    return pipelineStatus(record(p.name), w, new Map(), ctx).steps[1];
   };
 
   test('evicted (preempted): queued with the eviction message', () => {
@@ -95,7 +95,7 @@ describe('Kueue workload conditions (kueue v0.19.2 apis/kueue/v1beta2/workload_t
     wl.status = { conditions: [{ type: 'Evicted', status: 'True', reason: 'Deactivated', message: 'The workload is deactivated' }], requeueState: { count: 3 } };
     w.jobSets.push(js);
     w.workloads.push(wl);
-    const st = pipelineStatus(p, w, new Map(), ctx).steps[1];
+    const st = pipelineStatus(record(p.name), w, new Map(), ctx).steps[1];
     expect(st).toMatchObject({ state: 'failed', reason: 'RequeuingLimitExceeded' });
     expect(st.message).toContain(`deactivated: its pods never became ready in 20m, 3 times`);
     expect(st.message).toContain(`kubectl patch workload -n ${p.namespace} ${wl.metadata.name} --type=merge -p '{"spec":{"active":true}}'`);
@@ -112,7 +112,7 @@ describe('Kueue workload conditions (kueue v0.19.2 apis/kueue/v1beta2/workload_t
   test('a JobSet Kueue has not made a workload for yet: queued (Suspended)', () => {
     const w = emptyWorld();
     w.jobSets.push(jobSet(step(p, 'train'), { conditions: [{ type: 'Suspended', status: 'True', reason: 'SuspendedJobs', message: 'jobset is suspended' }] }));
-    expect(pipelineStatus(p, w, new Map(), ctx).steps[1]).toMatchObject({ state: 'queued', reason: 'Suspended' });
+    expect(pipelineStatus(record(p.name), w, new Map(), ctx).steps[1]).toMatchObject({ state: 'queued', reason: 'Suspended' });
   });
 
   test('finished or other-queue workloads do not count as holding the quota', () => {
@@ -125,6 +125,6 @@ describe('Kueue workload conditions (kueue v0.19.2 apis/kueue/v1beta2/workload_t
     elsewhere.status.admission.clusterQueue = 'another-queue';
     w.jobSets.push(mine);
     w.workloads.push(workload(mine, false, { message: 'insufficient quota' }), done, elsewhere);
-    expect(pipelineStatus(p, w, new Map(), ctx).steps[1].message).toBe(`workload ${workloadName(mine)}: insufficient quota`);
+    expect(pipelineStatus(record(p.name), w, new Map(), ctx).steps[1].message).toBe(`workload ${workloadName(mine)}: insufficient quota`);
   });
 });
