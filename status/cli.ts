@@ -29,9 +29,10 @@ import { PART_OF, PIPELINE_LABELS, STEP_NAMES } from '../jobs/pipeline';
 import type { Platform } from '../jobs/platform';
 import { parseRecord, PipelineRecord, recordName } from '../jobs/record';
 import { tpuRateFor } from '../review/cost';
-import { loadPrices, money, RATE_TEXT, tpuRates } from '../review/prices';
+import { cpuHourly, loadPrices, money, RATE_TEXT, tpuRates } from '../review/prices';
 import { redact } from '../review/redact';
 import type { ChipPrice } from './metrics';
+import type { CostRates } from './run-cost';
 import { renderRunReport } from './report';
 import type { Cluster, ClusterError } from './cluster';
 import { defaultLogStep, exitCode, isDone, logRequests, mainPodOf, pipelineStatus, PipelineStatus } from './model';
@@ -64,8 +65,10 @@ cost at the review's price table against the review's estimate, the loss trend, 
   -w, --watch         redraw until every named pipeline completed or failed
   --interval <s>      seconds between polls with --watch (default ${DEFAULT_INTERVAL_SECONDS})
   --json              {"pipelines":[{"name","steps":[{"name","jobset","state","reason"?,"message"?,"progress"?,
-                      "stall"?,"run"?}]}]} (one document per line with --watch); run: chips, admittedAt, endedAt?,
-                      chipHours, cost?, currency?, rate?, estimate {chipHours, cost?}, loss [[step, loss]], evaluation?
+                      "stall"?,"run"?}],"cost"?}]} (one document per line with --watch); run: chips, admittedAt, endedAt?,
+                      chipHours, cost?, currency?, rate?, estimate {chipHours, cost?}, loss [[step, loss]], evaluation?;
+                      cost (the whole run): training? {chipHours, cost?, reserved}, cpu [{step, nodeHours, cost?}],
+                      clusterFee {hours, cost}, total?, added? (beyond a reservation)
   --report            write a Markdown run report of one pipeline (the whole training log read; an SVG chart of
                       the loss) and print its path
   --out <file>        where --report writes (default ${REPORTS_DIR}/run-report-<pipeline>-<run id>.md, gitignored)
@@ -309,11 +312,21 @@ export function chipPrices(): (p: PipelineRecord) => ChipPrice {
   };
 }
 
+/** The CPU-pool node price and the cluster fee of the whole run's cost (status/run-cost.ts), from the review's price table. */
+export function costRates(): (p: PipelineRecord) => CostRates {
+  const prices = loadPrices();
+  return (p) => ({
+    ...(cpuHourly(prices, p.cpuMachineType) !== undefined ? { cpuNodeHour: cpuHourly(prices, p.cpuMachineType) } : {}),
+    clusterFeePerHour: prices.clusterManagementFeePerHour,
+    money: (n) => money(prices, n),
+  });
+}
+
 async function poll(cluster: Cluster, s: Setup, chosen: PipelineRecord[], now: () => number, full = false): Promise<PipelineStatus[]> {
   const namespace = s.platform.namespace;
   const snapshot = await cluster.snapshot(namespace, pipelinesSelector(chosen));
   const logs = await cluster.readLogs(namespace, logRequests(chosen, snapshot, { full }));
-  const ctx = { clusterQueue: s.platform.clusterQueue, now: now(), price: chipPrices() };
+  const ctx = { clusterQueue: s.platform.clusterQueue, now: now(), price: chipPrices(), costRates: costRates() };
   return chosen.map((p) => pipelineStatus(p, snapshot, logs, ctx));
 }
 

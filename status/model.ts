@@ -31,6 +31,7 @@ import type { PipelineRecord, RecordedStep } from '../jobs/record';
 import { HF_TOKEN_VOLUME, secretCommand } from '../jobs/secrets';
 import { TPU_RESOURCE } from '../jobs/tpu';
 import { PODS_READY } from '../jobs/kueue';
+import { CostRates, RunCost, runCost, runCostLine, stepSpans } from './run-cost';
 import { JOBSET_POD_LABELS, MAIN_CONTAINER } from '../jobs/jobset';
 
 export const STATES = ['not-created', 'queued', 'pending', 'running', 'stalled', 'completed', 'failed'] as const;
@@ -180,6 +181,8 @@ export interface RunSummary {
 export interface PipelineStatus {
   readonly name: string;
   readonly steps: readonly StepStatus[];
+  /** The whole run's cost (status/run-cost.ts) and its line. @default - no step created, or no rates */
+  readonly cost?: { readonly cost: RunCost; readonly text: string };
 }
 
 // ---- helpers ----------------------------------------------------------------------------------------------------
@@ -391,6 +394,8 @@ export interface StatusContext {
   readonly now: number;
   /** The price of a pipeline's TPU chips (the review's price table). @default - chip-hours without a price */
   readonly price?: (pipeline: PipelineRecord) => ChipPrice | undefined;
+  /** The CPU node and cluster fee prices of the whole run's cost (status/run-cost.ts). @default - no whole-run cost */
+  readonly costRates?: (pipeline: PipelineRecord) => CostRates;
 }
 
 /** Where a completed step's output is (the record's). */
@@ -712,7 +717,12 @@ export function runSummary(f: StepFacts): RunSummary | undefined {
 }
 
 export function pipelineStatus(pipeline: PipelineRecord, snapshot: Snapshot, logs: ReadonlyMap<string, string>, ctx: StatusContext): PipelineStatus {
-  return { name: pipeline.name, steps: pipeline.steps.map((_, i) => stepStatus(pipeline, i, snapshot, logs, ctx)) };
+  const steps = pipeline.steps.map((_, i) => stepStatus(pipeline, i, snapshot, logs, ctx));
+  const rates = ctx.costRates?.(pipeline);
+  const training = steps.find((s) => s.run?.usage)?.run;
+  const cost = rates ? runCost(pipeline, stepSpans(pipeline, snapshot, ctx.now), training, rates) : undefined;
+  const ended = steps.some((s) => s.state === 'failed') || steps.every((s) => s.state === 'completed');
+  return { name: pipeline.name, steps, ...(cost && rates ? { cost: { cost, text: runCostLine(cost, rates, ended) } } : {}) };
 }
 
 /** Exit status: 1 when any step failed, 0 when every step completed, else 3 (still running, stalled, queued, pending or not created). */
