@@ -351,12 +351,16 @@ export function loadConfig(options: LoadOptions = {}): LoadedConfig {
     );
   }
   const placeholders = findPlaceholders(result.data, repoRoot);
-  if (placeholders.length > 0) {
+  // The example's own values, then (a line of their own) documentation ranges the user set: no "placeholder of the example".
+  const ranges = placeholders.filter((p) => p.description === documentationRangeText(p.path, p.env, p.value));
+  const fromExample = placeholders.filter((p) => !ranges.includes(p));
+  if (fromExample.length > 0) {
     notices.push(
       `placeholders of the example config still set (synth works; a plan stops on them, before anything is created): ` +
-        placeholders.map((p) => p.description).join('; '),
+        fromExample.map((p) => p.description).join('; '),
     );
   }
+  for (const p of ranges) notices.push(`${sourceOf(loadedBase, p.path)}: ${p.description}; a plan stops on it, before anything is created`);
   return {
     config: result.data,
     file,
@@ -441,6 +445,11 @@ function exampleValues(repoRoot: string): Map<string, Set<string>> {
   return values;
 }
 
+/** A documentation range set by the user (not the example's value): what it is and how to get a real address. */
+function documentationRangeText(configPath: string, env: string, value: string): string {
+  return `${configPath} '${value}' is a documentation range (RFC 5737), no real address (set ${env} to yours: curl -4 -s ifconfig.me)`;
+}
+
 /** Every placeholder still in the config: a value the example file ships, or an RFC 5737 documentation range. */
 export function findPlaceholders(config: Config, repoRoot: string): Placeholder[] {
   const values = exampleValues(repoRoot);
@@ -453,9 +462,12 @@ export function findPlaceholders(config: Config, repoRoot: string): Placeholder[
     const known = values.get(field.path.endsWith('reservation') ? 'reservation' : field.path) ?? new Set<string>();
     for (const item of Array.isArray(v) ? v : v === undefined ? [] : [v]) {
       const value = String(item);
-      if (known.has(value) || (field.path === 'controlPlane.authorizedCidrs' && isDocumentationRange(value))) {
+      if (known.has(value)) {
         // The one-line description: the plan-time guard's message and the synth-time note.
         out.push({ path: field.path, env: field.env, value, description: `${field.path} '${value}' (set ${field.env})` });
+      } else if (field.path === 'controlPlane.authorizedCidrs' && isDocumentationRange(value)) {
+        // Not the example's value: one the user set, from a range that is no real client's address.
+        out.push({ path: field.path, env: field.env, value, description: documentationRangeText(field.path, field.env, value) });
       }
     }
   }

@@ -32,3 +32,15 @@ test('an IPv6 address in AUTHORIZED_CIDR is refused, saying the allow-list takes
     "AUTHORIZED_CIDR (env): authorized CIDR is IPv6; the control-plane allow-list takes IPv4 blocks only: your IPv4 address is curl -4 -s ifconfig.me, got '2001:db8::1/128'",
   );
 });
+
+test("a documentation range the user set is not called the example's placeholder: one line of its own, naming curl -4", () => {
+  const { notices, placeholders } = loadConfig({ env: { PROJECT: 'acme-tpu', GCS_BUCKET: 'acme-ckpt', RESERVATION: 'acme-v6e-32', AUTHORIZED_CIDR: '198.51.100.0/24' } });
+  expect(notices.filter((n) => n.includes('placeholder'))).toEqual([]);
+  expect(notices.filter((n) => n.includes('198.51.100.0/24'))).toEqual([
+    "AUTHORIZED_CIDR (env): controlPlane.authorizedCidrs '198.51.100.0/24' is a documentation range (RFC 5737), no real address (set AUTHORIZED_CIDR to yours: curl -4 -s ifconfig.me); a plan stops on it, before anything is created",
+  ]);
+  // The plan-time guard still stops on it (constructs/preflight.ts lists every placeholder's description).
+  expect(placeholders.map((p) => p.value)).toEqual(['198.51.100.0/24']);
+  // The example's own value is still its placeholder.
+  expect(loadConfig({ env: {} }).notices.find((n) => n.startsWith('placeholders of the example config'))).toContain("controlPlane.authorizedCidrs '203.0.113.0/24' (set AUTHORIZED_CIDR)");
+});
