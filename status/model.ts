@@ -31,7 +31,7 @@ import type { PipelineRecord, RecordedStep } from '../jobs/record';
 import { HF_TOKEN_VOLUME, secretCommand } from '../jobs/secrets';
 import { TPU_RESOURCE } from '../jobs/tpu';
 import { PODS_READY } from '../jobs/kueue';
-import { CostRates, RunCost, runCost, runCostLine, stepSpans } from './run-cost';
+import { CostRates, RunCost, runCost, runCostLine, Span } from './run-cost';
 import { JOBSET_POD_LABELS, MAIN_CONTAINER } from '../jobs/jobset';
 
 export const STATES = ['not-created', 'queued', 'pending', 'running', 'stalled', 'completed', 'failed'] as const;
@@ -714,6 +714,17 @@ export function runSummary(f: StepFacts): RunSummary | undefined {
   const evaluation = log !== undefined ? evaluationOf(log) : undefined;
   if (!use && points.length === 0 && !evaluation) return undefined;
   return { ...(use ? { usage: use } : {}), points, ...(evaluation ? { evaluation } : {}) };
+}
+
+/** Each created step's span, by step name: its JobSet's creation to its end (endedAt), or to `now` while it runs. */
+export function stepSpans(pipeline: PipelineRecord, snapshot: Snapshot, now: number): Map<string, Span> {
+  const out = new Map<string, Span>();
+  for (const step of pipeline.steps) {
+    const js = jobSetByName(snapshot, step);
+    const from = js ? time(js.metadata.creationTimestamp) : undefined;
+    if (js && from !== undefined) out.set(step.name, { from, until: Math.max(from, endedAt(js) ?? now) });
+  }
+  return out;
 }
 
 export function pipelineStatus(pipeline: PipelineRecord, snapshot: Snapshot, logs: ReadonlyMap<string, string>, ctx: StatusContext): PipelineStatus {

@@ -8,7 +8,7 @@
  */
 import type { PipelineRecord } from '../jobs/record';
 import { duration } from './metrics';
-import type { RunSummary, Snapshot } from './model';
+import type { RunSummary } from './model';
 
 /** The prices a run's cost needs (the CLI fills them from the review's price table). */
 export interface CostRates {
@@ -41,29 +41,10 @@ export interface RunCost {
   readonly added?: number;
 }
 
-/** A JobSet's time span: its creation to its end (Completed/Failed condition), or to `now` while it runs. */
+/** A JobSet's time span: its creation to its end (Completed/Failed condition), or to `now` while it runs (status/model.ts stepSpans). */
 export interface Span {
   readonly from: number;
   readonly until: number;
-}
-
-function ms(t: string | Date | undefined): number | undefined {
-  if (t === undefined) return undefined;
-  const n = new Date(t).getTime();
-  return Number.isFinite(n) ? n : undefined;
-}
-
-/** Each created step's span, by step name (JobSet v0.12.0: the Completed or Failed condition's transition time ends it). */
-export function stepSpans(pipeline: PipelineRecord, snapshot: Snapshot, now: number): Map<string, Span> {
-  const out = new Map<string, Span>();
-  for (const step of pipeline.steps) {
-    const js = snapshot.jobSets.find((j) => j.metadata.name === step.jobSetName && (j.metadata.namespace ?? step.namespace) === step.namespace);
-    const from = ms(js?.metadata.creationTimestamp);
-    if (!js || from === undefined) continue;
-    const end = (js.status?.conditions ?? []).find((c) => (c.type === 'Completed' || c.type === 'Failed') && c.status === 'True');
-    out.set(step.name, { from, until: Math.max(from, ms(end?.lastTransitionTime) ?? now) });
-  }
-  return out;
 }
 
 /** The whole run's cost from its steps' spans, training's usage and the rates. */

@@ -5,8 +5,8 @@
  */
 import { emptyWorld, iso, jobSet, pipeline, platform, record, step, workload } from '../../bench/fake-kube-api';
 import { loadPrices, cpuHourly, money } from '../../review/prices';
-import { pipelineStatus, Snapshot } from '../../status/model';
-import { CostRates, runCost, runCostLine, stepSpans } from '../../status/run-cost';
+import { pipelineStatus, Snapshot, stepSpans } from '../../status/model';
+import { CostRates, runCost, runCostLine } from '../../status/run-cost';
 import { costJson, renderText } from '../../status/render';
 import { chipPrices } from '../../status/cli';
 import { renderRunReport } from '../../status/report';
@@ -36,6 +36,15 @@ test('the spans: creation to the Completed/Failed condition, or to now while run
   running.jobSets.push(jobSet(step(llama, 'to-maxtext')));
   expect((stepSpans(llamaRecord, running, Date.parse(iso(12))).get('to-maxtext')!.until - Date.parse(iso(0))) / 60_000).toBe(12);
   expect(runCost(llamaRecord, new Map(), undefined, rates)).toBeUndefined();
+  // A Failed condition ends a span too; a False one does not; a JobSet of the same name in another namespace is not the step's.
+  const other = emptyWorld();
+  const failedJs = jobSet(step(llama, 'to-maxtext'), { conditions: [{ type: 'Completed', status: 'False', lastTransitionTime: iso(3) }, { type: 'Failed', status: 'True', lastTransitionTime: iso(7) }] });
+  const elsewhere = jobSet(step(llama, 'train'));
+  elsewhere.metadata.namespace = 'team-b';
+  other.jobSets.push(failedJs, elsewhere);
+  const s = stepSpans(llamaRecord, other, Date.parse(iso(50)));
+  expect([...s.keys()]).toEqual(['to-maxtext']);
+  expect((s.get('to-maxtext')!.until - s.get('to-maxtext')!.from) / 60_000).toBe(7);
 });
 
 test('a reserved training: chips already paid for by the reservation; the run adds CPU node-hours and the cluster fee', () => {
