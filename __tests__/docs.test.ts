@@ -11,6 +11,8 @@ import { loadConfig, UNREAD_TUTORIAL_VARIABLES, TPU_VM_ENV } from '../config/loa
 import { deploymentOf, loadDeployment } from '../config/deployment';
 import { composeApp } from '../stacks/app';
 import { seedsTestMode } from './ci-env';
+import { hfTokenSecretIdOf } from '../jobs/platform';
+import { secretCommand } from '../jobs/secrets';
 
 const ROOT = path.join(__dirname, '..');
 const README = path.join(ROOT, 'README.md');
@@ -200,15 +202,18 @@ describe.each(Object.entries(TUTORIALS))('README: the flow of tutorial %s', (id,
     const missing = tutorial.exports.filter((v) => !notRead.includes(v) && !(v in env));
     expect({ tutorial: id, missing }).toEqual({ tutorial: id, missing: [] });
     const commands = block.replace(/\\\n/g, ' ').split('\n').filter((l) => l.trim() !== '' && !l.startsWith('export '));
+    // The token goes into the cluster's own secret (jobs/platform.ts hfTokenSecretIdOf): `"$CLUSTER_NAME-hf-token"`, or
+    // the default cluster's where the tutorial exports no CLUSTER_NAME.
+    const secretId = 'CLUSTER_NAME' in env ? '"$CLUSTER_NAME-hf-token"' : hfTokenSecretIdOf(loadConfig({ env: {} }).config.clusterName);
     expect(commands).toEqual([
       'npm run deploy -- infra',
-      `printf '%s' "$HF_TOKEN" | gcloud secrets versions add hf-token --project="$PROJECT" --data-file=-`,
+      secretCommand('"$PROJECT"', secretId),
       `npm run deploy -- ${tutorial.stack}`,
     ]);
   });
 
   test(`those exports alone synthesize ${tutorial.stack}, with no placeholder left for the plan to stop on`, () => {
-    // The user's own values: `my-...` (the README says to replace them) and `$(curl -s ifconfig.me)/32`, a public address.
+    // The user's own values: `my-...` (the README says to replace them) and `$(curl -4 -s ifconfig.me)/32`, a public address.
     const values = Object.fromEntries(Object.entries(env).map(([k, v]) => [k, v.replace(/\$\([^)]*\)/g, '34.1.2.3').replace(/^my-/, 'acme-')]));
     const loaded = loadConfig({ env: values });
     expect(loaded.placeholders).toEqual([]);

@@ -2,6 +2,7 @@
  * The entry point as a user runs it (`node dist/main.js`, what cdktf.json runs): bad input fails before
  * anything is written. dist/ is brought up to date by the project's one build (`tsc -b tsconfig.build.json`, as `npm run review`).
  */
+import { APP_NODE_FLAGS } from '../review/load';
 import { spawnSync } from 'child_process';
 import * as fs from 'fs';
 import * as os from 'os';
@@ -14,7 +15,7 @@ beforeAll(ensureDist);
 
 function runMain(env: Record<string, string>) {
   const outdir = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'tpt-main-')), 'cdktf.out');
-  const child = spawnSync(process.execPath, [path.join(ROOT, 'dist', 'main.js')], {
+  const child = spawnSync(process.execPath, [...APP_NODE_FLAGS, path.join(ROOT, 'dist', 'main.js')], {
     cwd: ROOT,
     env: { PATH: process.env.PATH, CDKTF_OUTDIR: outdir, ...env },
     encoding: 'utf8',
@@ -71,16 +72,16 @@ test('with the single-host pool asked for, every stack; unread tutorial variable
 });
 
 test('--check (npm run synth runs it before cdktf synth): the same validation, errors once, no notes, nothing written', () => {
-  const bad = spawnSync(process.execPath, [path.join(ROOT, 'dist', 'main.js'), '--check'], { cwd: ROOT, env: { PATH: process.env.PATH, TOPOLOGY: '4x9' }, encoding: 'utf8' });
+  const bad = spawnSync(process.execPath, [...APP_NODE_FLAGS, path.join(ROOT, 'dist', 'main.js'), '--check'], { cwd: ROOT, env: { PATH: process.env.PATH, TOPOLOGY: '4x9' }, encoding: 'utf8' });
   expect([bad.status, bad.stdout]).toEqual([1, '']);
   expect(bad.stderr.match(/TOPOLOGY \(env\)/g)).toHaveLength(1);
   const outdir = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'tpt-check-')), 'cdktf.out');
-  const good = spawnSync(process.execPath, [path.join(ROOT, 'dist', 'main.js'), '--check'], { cwd: ROOT, env: { PATH: process.env.PATH, CDKTF_OUTDIR: outdir }, encoding: 'utf8' });
+  const good = spawnSync(process.execPath, [...APP_NODE_FLAGS, path.join(ROOT, 'dist', 'main.js'), '--check'], { cwd: ROOT, env: { PATH: process.env.PATH, CDKTF_OUTDIR: outdir }, encoding: 'utf8' });
   expect([good.status, good.stdout, good.stderr, fs.existsSync(outdir)]).toEqual([0, '', '', false]);
   const scripts = JSON.parse(fs.readFileSync(path.join(ROOT, 'package.json'), 'utf8')).scripts;
   // Every cdktf command the README gives runs the check first, so a config error is printed once, plainly, and cdktf
   // (which would log it at ERROR level and repeat it in its summary) never starts.
   for (const command of ['synth', 'diff', 'deploy', 'destroy']) {
-    expect(scripts[command]).toMatch(new RegExp(`^npm run build --silent && node dist/main\\.js --check && .*cdktf ${command}$`));
+    expect(scripts[command]).toMatch(new RegExp(`^npm run build --silent && node ${APP_NODE_FLAGS.join(' ')} dist/main\\.js --check && .*cdktf ${command}$`));
   }
 });

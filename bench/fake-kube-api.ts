@@ -16,6 +16,7 @@ import { JOBSET_POD_LABELS, QUEUE_LABEL } from '../jobs/jobset';
 import { tpuFlavorName } from '../jobs/kueue';
 import { Pipeline, PipelineStep, StepName } from '../jobs/pipeline';
 import { Platform } from '../jobs/platform';
+import { PipelineRecord, recordConfigMap } from '../jobs/record';
 import { TPU_RESOURCE } from '../jobs/tpu';
 import { KUEUE } from '../status/model';
 
@@ -33,6 +34,15 @@ export const platform: Platform = example.platform;
 export const pipelines: readonly Pipeline[] = example.pipelines;
 export function pipeline(name: string): Pipeline {
   return pipelines.find((p) => p.name === name)!;
+}
+/** What the pipeline's stack records in the cluster (jobs/record.ts), as the status model reads it. */
+export function record(name: string): PipelineRecord {
+  return example.records[name]!;
+}
+/** The record ConfigMap as the API server returns it. */
+export function recordMap(r: PipelineRecord, labels: Readonly<Record<string, string>> = pipeline(r.name)?.labels ?? {}): Obj {
+  const m = recordConfigMap(r, labels) as Obj;
+  return { ...m, metadata: { ...m.metadata, uid: `uid-${m.metadata.name}-${uidCounter++}`, creationTimestamp: iso(0), resourceVersion: '90' } };
 }
 export function step(p: Pipeline, name: StepName): PipelineStep {
   return p.steps.find((s) => s.name === name)!;
@@ -155,6 +165,8 @@ export interface World {
   workloads: Obj[];
   pods: Obj[];
   events: Obj[];
+  /** ConfigMaps (the pipeline stacks' records). @default none */
+  configMaps?: Obj[];
   logs: Record<string, string[]>;
   /**
    * The moment the world was recorded (epoch ms): the server replays it as if recorded just now, shifting every
@@ -289,6 +301,10 @@ export async function startFakeApi(world: World): Promise<FakeApi> {
     if ((m = /^\/api\/v1\/namespaces\/([^/]+)\/pods$/.exec(url.pathname))) {
       const ns = m[1];
       return send(200, list('Pod', 'v1', w.pods.filter((p) => p.metadata.namespace === ns && selectorMatches(sel, p.metadata.labels))));
+    }
+    if ((m = /^\/api\/v1\/namespaces\/([^/]+)\/configmaps$/.exec(url.pathname))) {
+      const ns = m[1];
+      return send(200, list('ConfigMap', 'v1', (w.configMaps ?? []).filter((c) => c.metadata.namespace === ns && selectorMatches(sel, c.metadata.labels))));
     }
     if ((m = /^\/api\/v1\/namespaces\/([^/]+)\/events$/.exec(url.pathname))) {
       const ns = m[1];

@@ -23,6 +23,7 @@ import { kueueObjects, kueueQuota } from '../jobs/kueue';
 import { MAIN_CONTAINER } from '../jobs/jobset';
 import { notificationPlan, notifiedPipeline } from '../jobs/notifications';
 import { credentialsCommand } from '../jobs/platform';
+import { pipelineRecord } from '../jobs/record';
 import { LoadedConfig, loadConfig, LoadOptions } from './load';
 import { selectAndBuildPipelines } from './pipelines';
 import { platformFromConfig, reservationUses } from './platform';
@@ -73,6 +74,7 @@ export function deploymentOf(loaded: LoadedConfig): Deployment {
     preflight: { placeholders: loaded.placeholders, reservations },
     notify: { emails: config.notify.emails, pipelines: notified, plan: notificationsPlan },
     pipelines: built.pipelines,
+    records: Object.fromEntries(built.pipelines.map((p) => [p.name, pipelineRecord(p, platform)])),
     notices: [...new Set([...loaded.notices, ...built.notices])],
     provenance: loaded.provenance,
   });

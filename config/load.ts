@@ -14,7 +14,8 @@ import { ZodIssue } from 'zod';
 import { GKE_LIMITS } from '../jobs/capacity';
 import { RECIPES } from '../jobs/recipes';
 import { slicesForAcceleratorType, TpuSlice } from '../jobs/tpu';
-import { PlaceholderRef, regionOfZone } from '../jobs/platform';
+import { hfTokenSecretIdOf, PlaceholderRef, regionOfZone } from '../jobs/platform';
+import { secretCommand } from '../jobs/secrets';
 import { bucketDomainNotice, Config, configSchema, isDocumentationRange, SINGLE_HOST_SLICE } from './schema';
 import { redact } from '../review/redact';
 
@@ -65,10 +66,12 @@ export const TPU_TYPE_ENV = 'TPU_TYPE';
  * Variables the tutorials export that this program never reads, and why: each set one gets one notice line, so a
  * user who exported it does not believe it took effect. The value is never read (HF_TOKEN above all).
  */
+/** Where the HF_TOKEN notice names the command, filled in with the config's project and secret (jobs/secrets.ts secretCommand). */
+const HF_TOKEN_COMMAND = '<secret command>';
+
 export const UNREAD_TUTORIAL_VARIABLES: Readonly<Record<string, string>> = {
   MODEL_NAME: 'each pipeline recipe names its model; choose pipelines with PIPELINES (e.g. PIPELINES=rl-qwen3)',
-  HF_TOKEN:
-    "the token never enters Terraform; store it once with: printf '%s' \"$HF_TOKEN\" | gcloud secrets versions add hf-token --data-file=- (its value was not read)",
+  HF_TOKEN: `the token never enters Terraform; store it once with: ${HF_TOKEN_COMMAND} (its value was not read)`,
   CLUSTER_TOOLKIT_VERSION: 'no Cluster Toolkit is used: the infra stack builds the cluster',
   TPU_NAME: 'GKE names the TPU nodes; the single-host pipeline sets TPU_NAME to its pod name',
 };
@@ -325,15 +328,17 @@ export function loadConfig(options: LoadOptions = {}): LoadedConfig {
       sources[`pipelines.${name}.enabled`] = `${PIPELINES_ENV} (env)`;
     }
   }
-  for (const [name, why] of Object.entries(UNREAD_TUTORIAL_VARIABLES)) {
-    if (name === TPU_VM_ENV && tpuVm !== undefined) continue;
-    if (env[name] !== undefined && env[name] !== '') notices.push(`${name} is set but not read by this program: ${why}`);
-  }
   if (problems.length > 0) throw new ConfigError(problems);
 
   const result = configSchema.safeParse(raw);
   if (!result.success) {
     throw new ConfigError(result.error.issues.map((issue) => describeIssue(issue, file, sources, raw)));
+  }
+  // The HF_TOKEN note gives the command for this config's project and per-cluster secret.
+  const tokenCommand = secretCommand(result.data.project, hfTokenSecretIdOf(result.data.clusterName));
+  for (const [name, why] of Object.entries(UNREAD_TUTORIAL_VARIABLES)) {
+    if (name === TPU_VM_ENV && tpuVm !== undefined) continue;
+    if (env[name] !== undefined && env[name] !== '') notices.push(`${name} is set but not read by this program: ${why.replace(HF_TOKEN_COMMAND, tokenCommand)}`);
   }
   const loadedBase = { file, sources };
   const bucketNotice = bucketDomainNotice(result.data.bucket, sourceOf(loadedBase, 'bucket'));
@@ -347,12 +352,16 @@ export function loadConfig(options: LoadOptions = {}): LoadedConfig {
     );
   }
   const placeholders = findPlaceholders(result.data, repoRoot);
-  if (placeholders.length > 0) {
+  // The example's own values, then (a line of their own) documentation ranges the user set: no "placeholder of the example".
+  const ranges = placeholders.filter((p) => p.description === documentationRangeText(p.path, p.env, p.value));
+  const fromExample = placeholders.filter((p) => !ranges.includes(p));
+  if (fromExample.length > 0) {
     notices.push(
       `placeholders of the example config still set (synth works; a plan stops on them, before anything is created): ` +
-        placeholders.map((p) => p.description).join('; '),
+        fromExample.map((p) => p.description).join('; '),
     );
   }
+  for (const p of ranges) notices.push(`${sourceOf(loadedBase, p.path)}: ${p.description}; a plan stops on it, before anything is created`);
   return {
     config: result.data,
     file,
@@ -437,6 +446,11 @@ function exampleValues(repoRoot: string): Map<string, Set<string>> {
   return values;
 }
 
+/** A documentation range set by the user (not the example's value): what it is and how to get a real address. */
+function documentationRangeText(configPath: string, env: string, value: string): string {
+  return `${configPath} '${value}' is a documentation range (RFC 5737), no real address (set ${env} to yours: curl -4 -s ifconfig.me)`;
+}
+
 /** Every placeholder still in the config: a value the example file ships, or an RFC 5737 documentation range. */
 export function findPlaceholders(config: Config, repoRoot: string): Placeholder[] {
   const values = exampleValues(repoRoot);
@@ -449,9 +463,12 @@ export function findPlaceholders(config: Config, repoRoot: string): Placeholder[
     const known = values.get(field.path.endsWith('reservation') ? 'reservation' : field.path) ?? new Set<string>();
     for (const item of Array.isArray(v) ? v : v === undefined ? [] : [v]) {
       const value = String(item);
-      if (known.has(value) || (field.path === 'controlPlane.authorizedCidrs' && isDocumentationRange(value))) {
+      if (known.has(value)) {
         // The one-line description: the plan-time guard's message and the synth-time note.
         out.push({ path: field.path, env: field.env, value, description: `${field.path} '${value}' (set ${field.env})` });
+      } else if (field.path === 'controlPlane.authorizedCidrs' && isDocumentationRange(value)) {
+        // Not the example's value: one the user set, from a range that is no real client's address.
+        out.push({ path: field.path, env: field.env, value, description: documentationRangeText(field.path, field.env, value) });
       }
     }
   }

@@ -122,12 +122,21 @@ export interface PipelineSelection {
   readonly notices: readonly string[];
 }
 
-/** The variables that give infra a slice shape, for the "left out" notice and the error. */
-function howToAdd(slice: TpuSlice): string {
+/**
+ * The variables that give infra a slice shape, for the "left out" notice and the error: a reservation of that shape
+ * only where the main slices consume one (spot and flex-start need none).
+ */
+function howToAdd(slice: TpuSlice, capacity: string): string {
   if (slice.machineType === SINGLE_HOST_SLICE.machineType && slice.topology === SINGLE_HOST_SLICE.topology) {
     return 'SINGLE_HOST_RESERVATION=<v6e-8 reservation> (or SINGLE_HOST_CAPACITY=spot|flex-start) adds it next to the main slices';
   }
-  return `COMPUTE_TYPE=${slice.machineType} TOPOLOGY=${slice.topology} (TPU_TYPE=${slice.acceleratorType}) with its RESERVATION makes it the main slice shape`;
+  const reservation = capacity === 'reservation' ? ' with its RESERVATION' : ` (${capacity} capacity: no reservation needed)`;
+  return `COMPUTE_TYPE=${slice.machineType} TOPOLOGY=${slice.topology} (TPU_TYPE=${slice.acceleratorType})${reservation} makes it the main slice shape`;
+}
+
+/** `a`, `a and b`, `a, b and c`. */
+function listed(names: readonly string[]): string {
+  return names.length <= 1 ? names.join('') : `${names.slice(0, -1).join(', ')} and ${names[names.length - 1]}`;
 }
 
 /**
@@ -144,8 +153,11 @@ export function selectPipelines(
   const knownNames = Object.keys(recipes);
   checkNames(loaded, [...knownNames, ...failed]);
   const names: string[] = [];
-  const notices: string[] = [];
+  // Pipelines left out, by the slice shape they lack: one notice per shape, not per pipeline.
+  const leftOut = new Map<string, { names: string[]; slice: TpuSlice }>();
   const problems: string[] = [];
+  // The main slices' capacity (the first group, config/platform.ts): a reservation to name only where they consume one.
+  const capacity = platform.tpuGroups[0]?.capacity.type ?? 'reservation';
   const have = platform.tpuGroups.map((g) => `${g.slice.machineType} ${g.slice.topology}`).join(', ') || 'no TPU slices';
   for (const name of knownNames) {
     const entry = loaded.config.pipelines[name];
@@ -158,14 +170,19 @@ export function selectPipelines(
       continue;
     }
     const slice = tpuSlice(machineType, topology, `${sourceOf(loaded, `pipelines.${name}`)}: topology`);
-    const why = `${name} trains on ${machineType} ${topology} (${sliceShapeName(slice)}), infra has ${have}`;
     if (loaded.pipelinesSelected || entry?.enabled === true) {
-      problems.push(`${sourceOf(loaded, `pipelines.${name}.enabled`)}: ${why}; ${howToAdd(slice)}, or leave ${name} out`);
+      const why = `${name} trains on ${machineType} ${topology} (${sliceShapeName(slice)}), infra has ${have}`;
+      problems.push(`${sourceOf(loaded, `pipelines.${name}.enabled`)}: ${why}; ${howToAdd(slice, capacity)}, or leave ${name} out`);
     } else {
-      notices.push(`${name} left out: ${why}; ${howToAdd(slice)}`);
+      const shape = `${machineType} ${topology}`;
+      leftOut.set(shape, { names: [...(leftOut.get(shape)?.names ?? []), name], slice });
     }
   }
   if (problems.length > 0) throw new ConfigError(problems);
+  const notices = [...leftOut.entries()].map(([shape, { names: out, slice }]) => {
+    const trains = out.length === 1 ? `${out[0]} trains` : `they train`;
+    return `${listed(out)} left out: ${trains} on ${shape} (${sliceShapeName(slice)}), infra has ${have}; ${howToAdd(slice, capacity)}`;
+  });
   return { names, notices };
 }
 

@@ -87,6 +87,8 @@ function dotted(n: number): string {
 /** Returns a reason when `cidr` is not a valid IPv4 CIDR block (including host bits set below the prefix). */
 export function cidrProblem(cidr: string): string | undefined {
   const m = IPV4_CIDR.exec(cidr);
+  // `curl -s ifconfig.me` answers over IPv6 where the machine has it; GKE's authorized networks take IPv4 blocks only.
+  if (!m && cidr.includes(':')) return 'is IPv6; the control-plane allow-list takes IPv4 blocks only: your IPv4 address is curl -4 -s ifconfig.me';
   if (!m) return 'must be an IPv4 CIDR block such as 198.51.100.0/24';
   if (m.slice(1).some((part) => part.length > 1 && part.startsWith('0'))) {
     // inet_aton and some tools read a leading zero as octal (010 = 8); GKE reads decimal: the block is ambiguous.

@@ -9,6 +9,7 @@
 import type { ReservationUse } from './capacity';
 import type { NotificationPlan, NotifiedPipeline } from './notifications';
 import type { Pipeline } from './pipeline';
+import type { PipelineRecord } from './record';
 import type { BucketAccess, PlaceholderRef, Platform } from './platform';
 
 /** The GKE cluster's control plane and lifecycle settings. */
@@ -107,6 +108,8 @@ export interface Deployment {
   readonly notify: NotifySettings;
   /** The selected pipelines, recipes resolved, built and validated against the platform. */
   readonly pipelines: readonly Pipeline[];
+  /** What each pipeline stack records in the cluster for `status` (jobs/record.ts), by pipeline name. */
+  readonly records: Readonly<Record<string, PipelineRecord>>;
   /** One line each for what the user should know but is not an error; each once. The entry point prints them. */
   readonly notices: readonly string[];
   /**

@@ -50,7 +50,7 @@ export interface Platform {
   readonly nodeGsaEmail: string;
   readonly workloadGsaId: string;
   readonly workloadGsaEmail: string;
-  /** Secret Manager secret that holds the Hugging Face token (created empty by `infra`). */
+  /** Secret Manager secret that holds the Hugging Face token (created empty by `infra`): `<cluster>-hf-token` (hfTokenSecretIdOf). */
   readonly hfTokenSecretId: string;
   /** The `gcloud secrets versions add` command that stores the token in it (jobs/secrets.ts secretCommand). */
   readonly hfTokenSecretCommand: string;
@@ -78,8 +78,14 @@ export const PLACEHOLDERS_LOCAL = 'preflight_placeholders';
 /** Node pool name of the CPU pool (Pathways heads, conversions). */
 export const CPU_POOL_NAME = 'cpu-np';
 
-/** Secret Manager secret id of the Hugging Face token. */
-const HF_TOKEN_SECRET_ID = 'hf-token';
+/**
+ * Secret Manager secret id of the Hugging Face token: `<cluster>-hf-token`, so two clusters in one project (dev and
+ * prod) each have their own secret. Secret ids allow [A-Za-z0-9_-], up to 255 characters; a cluster name is at most
+ * 40 of [a-z0-9-].
+ */
+export function hfTokenSecretIdOf(clusterName: string): string {
+  return `${clusterName}-hf-token`;
+}
 
 /** Derives every shared name from the config values. */
 export function derivePlatform(input: PlatformInput): Platform {
@@ -103,8 +109,8 @@ export function derivePlatform(input: PlatformInput): Platform {
     nodeGsaEmail: email(nodeGsaId),
     workloadGsaId,
     workloadGsaEmail: email(workloadGsaId),
-    hfTokenSecretId: HF_TOKEN_SECRET_ID,
-    hfTokenSecretCommand: secretCommand(input.project, HF_TOKEN_SECRET_ID),
+    hfTokenSecretId: hfTokenSecretIdOf(input.clusterName),
+    hfTokenSecretCommand: secretCommand(input.project, hfTokenSecretIdOf(input.clusterName)),
     localQueue: 'user-queue',
     clusterQueue: 'cluster-queue',
     cpuFlavor: 'cpu-np',

@@ -41,6 +41,8 @@ export interface StackDiff {
   readonly resources: readonly ResourceDiff[];
   /** Same `name` attribute under a new address: Terraform destroys and recreates it. */
   readonly renamed: ReadonlyArray<{ from: string; to: string; name: string }>;
+  /** The `terraform.backend` block (where the state is kept) on each side, when it differs. @default - unchanged, or a side is missing */
+  readonly backend?: { readonly before: unknown; readonly after: unknown };
 }
 
 // ---------------------------------------------------------------------------------------------------------------
@@ -107,8 +109,10 @@ export function diffSyntheses(base: Synthesis, head: Synthesis): StackDiff[] {
         const to = out.find((o) => o.action === 'added' && o.type === r.type && n !== undefined && nameOf(after.get(o.address)) === n);
         return to && n ? [{ from: r.address, to: to.address, name: n }] : [];
       });
-    const status = !b ? 'added' : !h ? 'removed' : out.length ? 'changed' : 'unchanged';
-    return { stack, status, resources: inPipelineOrder(out, h?.json ?? b?.json ?? {}), renamed };
+    const [bBackend, hBackend] = [b?.json.terraform?.backend, h?.json.terraform?.backend];
+    const backend = b && h && JSON.stringify(bBackend) !== JSON.stringify(hBackend) ? { backend: { before: bBackend, after: hBackend } } : {};
+    const status = !b ? 'added' : !h ? 'removed' : out.length || backend.backend ? 'changed' : 'unchanged';
+    return { stack, status, resources: inPipelineOrder(out, h?.json ?? b?.json ?? {}), renamed, ...backend };
   });
 }
 

@@ -74,6 +74,14 @@ export function synthesisFromJson(stacks: Record<string, TerraformJson>, outdir 
 }
 
 /**
+ * Node flags of every run of the compiled app (cdktf.json `app`, the npm scripts' `--check`, the review's synthesis):
+ * cdktf 0.21.0 calls `util.isArray` (lib/terraform-output.js), which Node >= 22 deprecates at run time (DEP0044)
+ * with a warning on stderr that the cdktf CLI shows as an `[ERROR]` line and that the user cannot act on.
+ * Only that warning is silenced. __tests__/ci/node-versions.test.ts proves it and keeps the three places equal.
+ */
+export const APP_NODE_FLAGS: readonly string[] = ['--disable-warning=DEP0044'];
+
+/**
  * Runs the compiled app (`node <repo>/dist/main.js`) with its outdir set to `outdir`.
  *
  * Offline: the app only evaluates TypeScript constructs; nothing here contacts a registry or a cloud.
@@ -85,7 +93,7 @@ export function synthesize(repoDir: string, outdir: string, env: NodeJS.ProcessE
     throw new Error(`${entry} does not exist: build first (\`npm run build\`)`);
   }
   try {
-    execFileSync(process.execPath, [entry], {
+    execFileSync(process.execPath, [...APP_NODE_FLAGS, entry], {
       cwd: repoDir,
       env: { ...env, CDKTF_OUTDIR: outdir, CHECKPOINT_DISABLE: '1' },
       stdio: ['ignore', 'pipe', 'pipe'],

@@ -39,6 +39,7 @@ export function composeApp(deployment: Deployment, options: BuildOptions = {}): 
     new PipelineStack(app, pipeline.name, {
       platform,
       pipeline,
+      record: deployment.records[pipeline.name],
       ...state,
       dnsEndpoint: cluster.dnsEndpoint,
       placeholders: preflight.placeholders,

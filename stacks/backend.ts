@@ -1,15 +1,42 @@
 /**
  * State backend shared by every stack: a GCS backend with one prefix per stack when a state bucket is
  * configured (STATE_BUCKET), otherwise a local backend whose file lives in the repository root, whatever the
- * output folder.
+ * output folder. Every key carries the project, the cluster and the stack (`stateKey`), so two deployments from one
+ * repository (dev and prod: another CLUSTER_NAME or PROJECT) never share a state. docs/operations.md "Moving state to
+ * the per-cluster key" shows how a deployment made before the key carried them moves its state (tested:
+ * __tests__/stacks/state-migration.test.ts).
  */
 import * as path from 'path';
 import { App, GcsBackend, LocalBackend, TerraformStack } from 'cdktf';
 import { StateBucketVersioning } from '../constructs/state-bucket-versioning';
 
-/** Prefix under which a stack keeps its state in the state bucket: `tpu-post-training/<stack>`. */
-export function statePrefix(stackName: string): string {
+/** Which deployment a state belongs to: the project and the cluster (a stack name is unique within one). */
+export interface StateScope {
+  readonly project: string;
+  readonly clusterName: string;
+}
+
+/** The part of a state key that names the deployment and the stack: `<project>/<cluster>/<stack>`. */
+export function stateKey(scope: StateScope, stackName: string): string {
+  return `${scope.project}/${scope.clusterName}/${stackName}`;
+}
+
+/** Prefix under which a stack keeps its state in the state bucket: `tpu-post-training/<project>/<cluster>/<stack>`. */
+export function statePrefix(scope: StateScope, stackName: string): string {
+  return `tpu-post-training/${stateKey(scope, stackName)}`;
+}
+
+/** The prefix of the versions before the key carried the project and cluster: `tpu-post-training/<stack>`. */
+export function legacyStatePrefix(stackName: string): string {
   return `tpu-post-training/${stackName}`;
+}
+
+/**
+ * Local state file name: `terraform.<project>.<cluster>.<stack>.tfstate` (project ids and cluster names hold no dot,
+ * so the name reads back unambiguously); before the key carried them it was `terraform.<stack>.tfstate`.
+ */
+export function localStateFile(scope: StateScope | undefined, stackName: string): string {
+  return scope ? `terraform.${scope.project}.${scope.clusterName}.${stackName}.tfstate` : `terraform.${stackName}.tfstate`;
 }
 
 /** Where cdktf puts a stack's Terraform working directory: `<outdir>/stacks/<stack>/` (cdktf lib/manifest.js). */
@@ -22,10 +49,11 @@ export function stackWorkingDirectory(outdir: string, stackName: string): string
  * folder: `../../../terraform.<stack>.tfstate` for `cdktf.out` at the repository root, `../../../../...` for
  * `build/out`, and a path that climbs out of an output folder outside the repository and back in. Relative (with
  * `/` separators) so the synthesized JSON holds no absolute path, as long as outdir and stateDir share a root.
+ * The file name is `localStateFile(scope, stack)`.
  */
-export function localStatePath(stackName: string, outdir: string, stateDir: string): string {
+export function localStatePath(stackName: string, outdir: string, stateDir: string, scope?: StateScope): string {
   const rel = path.relative(stackWorkingDirectory(outdir, stackName), path.resolve(stateDir));
-  return [...(rel === '' ? [] : rel.split(path.sep)), `terraform.${stackName}.tfstate`].join('/');
+  return [...(rel === '' ? [] : rel.split(path.sep)), localStateFile(scope, stackName)].join('/');
 }
 
 export interface BackendProps {
@@ -38,14 +66,17 @@ export interface BackendProps {
   readonly localStateDir?: string;
 }
 
-/** Attaches the backend to a stack (and, with a state bucket, the plan-time check that it keeps versions). */
-export function useBackend(stack: TerraformStack, stackName: string, props: BackendProps): void {
+/**
+ * Attaches the backend to a stack (and, with a state bucket, the plan-time check that it keeps versions), keyed by
+ * the deployment's project and cluster and the stack.
+ */
+export function useBackend(stack: TerraformStack, stackName: string, props: BackendProps, scope: StateScope): void {
   if (props.stateBucket) {
-    new GcsBackend(stack, { bucket: props.stateBucket, prefix: statePrefix(stackName) });
+    new GcsBackend(stack, { bucket: props.stateBucket, prefix: statePrefix(scope, stackName) });
     new StateBucketVersioning(stack, 'state-bucket', { bucket: props.stateBucket });
   } else {
     const outdir = App.of(stack).outdir;
     const stateDir = props.localStateDir ?? path.dirname(path.resolve(outdir));
-    new LocalBackend(stack, { path: localStatePath(stackName, outdir, stateDir) });
+    new LocalBackend(stack, { path: localStatePath(stackName, outdir, stateDir, scope) });
   }
 }

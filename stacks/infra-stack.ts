@@ -37,7 +37,7 @@ export class InfraStack extends TerraformStack {
   constructor(scope: Construct, id: string, props: InfraStackProps) {
     super(scope, id);
     const { platform, cluster: clusterSettings, nodePools, bucket: bucketSettings, controllers } = props;
-    useBackend(this, id, props.state);
+    useBackend(this, id, props.state, platform);
     new GoogleProvider(this, 'google', { project: platform.project, region: platform.region });
     // Plan-time checks (constructs/preflight.ts): placeholders, then every reservation the TPU pools consume.
     const preflight = new PlaceholderGuard(this, 'preflight', { placeholders: props.preflight.placeholders });

@@ -19,6 +19,7 @@ import { PipelinePreflight, PlaceholderGuard, PlaceholderRef } from '../construc
 import { TUTORIAL_MAXTEXT_OUTPUT } from '../jobs/names';
 import type { Pipeline } from '../jobs/pipeline';
 import type { Platform } from '../jobs/platform';
+import { PipelineRecord, recordConfigMap } from '../jobs/record';
 import { BackendProps, useBackend } from './backend';
 
 export interface PipelineStackProps extends BackendProps {
@@ -31,6 +32,11 @@ export interface PipelineStackProps extends BackendProps {
   readonly dnsEndpoint?: boolean;
   /** Example-config placeholders still in the config: the plan fails at once naming each. @default - none */
   readonly placeholders?: readonly PlaceholderRef[];
+  /**
+   * What the stack records in the cluster for `npm run status` (jobs/record.ts): one ConfigMap `<pipeline>-record`.
+   * @default - no record (status then reads the pipeline from the local config)
+   */
+  readonly record?: PipelineRecord;
 }
 
 /** Output name for a step value: `to_maxtext_jobset`, `train_logs`, ... */
@@ -44,7 +50,7 @@ export class PipelineStack extends TerraformStack {
   constructor(scope: Construct, id: string, props: PipelineStackProps) {
     super(scope, id);
     const { platform, pipeline } = props;
-    useBackend(this, id, props);
+    useBackend(this, id, props, platform);
 
     new GoogleProvider(this, 'google', { project: platform.project, region: platform.region });
     // Plan-time checks (constructs/preflight.ts): placeholders, the token's version (never its value), the images.
@@ -67,6 +73,8 @@ export class PipelineStack extends TerraformStack {
     new KubernetesProvider(this, 'kubernetes', kubernetesProviderAccess(endpoint));
 
     const spc = new Manifest(this, 'hf-token', { manifest: pipeline.secretProviderClass });
+    // The record of what this stack deploys (jobs/record.ts), before the first step waits: status reads it at once.
+    if (props.record) new Manifest(this, 'record', { manifest: recordConfigMap(props.record, pipeline.labels) });
     const steps: JobSetStep[] = [];
     // The reward file (and any other file the recipe ships), mounted read-only by the training pods.
     const files = pipeline.filesConfigMap ? [new Manifest(this, 'files', { manifest: pipeline.filesConfigMap })] : [];

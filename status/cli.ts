@@ -2,10 +2,12 @@
  * `npm run status [-- <pipeline>...] [--watch] [--interval <s>] [--json]`, `npm run status -- <pipeline> --report
  * [--out <file>]` (status/report.ts) and `npm run logs -- <pipeline> [step] [-f]`.
  *
- * Names, labels and totals come from the same deployment the stacks are cut from (config/deployment.ts
- * loadDeployment); the cluster is the kubeconfig's current context (KUBECONFIG, else ~/.kube/config), as
- * `gcloud container clusters get-credentials` writes it. The entry module is the only place here that reads argv,
- * the environment or files.
+ * What is deployed comes from the cluster itself: each pipeline stack records its steps, JobSet names, run, paths
+ * and deployment hash in a ConfigMap (jobs/record.ts), read here first; the local config (config/deployment.ts
+ * loadDeployment) fills in pipelines not deployed yet, and a line says where it disagrees with the cluster. The
+ * cluster is the kubeconfig's current context (KUBECONFIG, else ~/.kube/config), as `gcloud container clusters
+ * get-credentials` writes it, or `--context`. The entry module is the only place here that reads argv, the
+ * environment or files.
  *
  * Exit status: 0 every step completed, 1 a step failed, 2 usage or config error, 3 still running, stalled, queued,
  * pending or not created, 4 no usable answer from the cluster (unreachable or silent past the request timeout, credentials
@@ -20,15 +22,17 @@ import * as path from 'path';
 import { Writable } from 'stream';
 import { parseArgs, ParseArgsConfig } from 'util';
 import type { KubeConfig } from '@kubernetes/client-node';
-import { ConfigError } from '../config/load';
+import { ConfigError, findRepoRoot } from '../config/load';
 import { loadDeployment } from '../config/deployment';
 import { MAIN_CONTAINER } from '../jobs/jobset';
-import { PART_OF, Pipeline, PIPELINE_LABELS, STEP_NAMES, StepName } from '../jobs/pipeline';
-import { findTpuGroup, Platform } from '../jobs/platform';
+import { PART_OF, PIPELINE_LABELS, STEP_NAMES } from '../jobs/pipeline';
+import type { Platform } from '../jobs/platform';
+import { parseRecord, PipelineRecord, recordName } from '../jobs/record';
 import { tpuRateFor } from '../review/cost';
-import { loadPrices, money, RATE_TEXT, tpuRates } from '../review/prices';
+import { cpuHourly, loadPrices, money, RATE_TEXT, tpuRates } from '../review/prices';
 import { redact } from '../review/redact';
 import type { ChipPrice } from './metrics';
+import type { CostRates } from './run-cost';
 import { renderRunReport } from './report';
 import type { Cluster, ClusterError } from './cluster';
 import { defaultLogStep, exitCode, isDone, logRequests, mainPodOf, pipelineStatus, PipelineStatus } from './model';
@@ -45,6 +49,9 @@ export const DEFAULT_TIMEOUT_SECONDS = 10;
 /** The longest wait between retries of `--watch` after errors (the interval doubles per failed poll up to this). */
 export const MAX_BACKOFF_SECONDS = 300;
 
+/** Where `--report` writes by default, under the repository root (ignored by git: .gitignore `reports/`). */
+export const REPORTS_DIR = 'reports/runs';
+
 const STATUS_USAGE = `usage: npm run status [-- <pipeline>...] [--watch] [--interval <seconds>] [--json]
        npm run status -- <pipeline> --report [--out <file>]
 
@@ -58,11 +65,14 @@ cost at the review's price table against the review's estimate, the loss trend, 
   -w, --watch         redraw until every named pipeline completed or failed
   --interval <s>      seconds between polls with --watch (default ${DEFAULT_INTERVAL_SECONDS})
   --json              {"pipelines":[{"name","steps":[{"name","jobset","state","reason"?,"message"?,"progress"?,
-                      "stall"?,"run"?}]}]} (one document per line with --watch); run: chips, admittedAt, endedAt?,
-                      chipHours, cost?, currency?, rate?, estimate {chipHours, cost?}, loss [[step, loss]], evaluation?
+                      "stall"?,"run"?}],"cost"?}]} (one document per line with --watch); run: chips, admittedAt, endedAt?,
+                      chipHours, cost?, currency?, rate?, estimate {chipHours, cost?}, loss [[step, loss]], evaluation?;
+                      cost (the whole run): training? {chipHours, cost?, reserved}, cpu [{step, nodeHours, cost?}],
+                      clusterFee {hours, cost}, total?, added? (beyond a reservation)
   --report            write a Markdown run report of one pipeline (the whole training log read; an SVG chart of
                       the loss) and print its path
-  --out <file>        where --report writes (default run-report-<pipeline>-<run id>.md)
+  --out <file>        where --report writes (default ${REPORTS_DIR}/run-report-<pipeline>-<run id>.md, gitignored)
+  --context <name>    the kubeconfig context to read (default: its current context)
   --timeout <s>       seconds one request may take (default ${DEFAULT_TIMEOUT_SECONDS})
   -h, --help          this text
 
@@ -80,6 +90,7 @@ The main container (${MAIN_CONTAINER}) of the step's main pod (the Pathways head
   <pipeline>          the pipeline (stack) name
   [step]              ${STEP_NAMES.join(' | ')} (default: the running step, else the last one created)
   -f, --follow        follow the log until the container ends
+  --context <name>    the kubeconfig context to read (default: its current context)
   --timeout <s>       seconds one request may take (default ${DEFAULT_TIMEOUT_SECONDS})
   -h, --help          this text
 `;
@@ -102,7 +113,10 @@ function parse<O extends NonNullable<ParseArgsConfig['options']>>(argv: string[]
 }
 
 interface Setup {
-  readonly pipelines: readonly Pipeline[];
+  /** The local config's pipelines, as the records their stacks write (jobs/record.ts). */
+  readonly pipelines: readonly PipelineRecord[];
+  /** The config file the local config came from (CONFIG_FILE, else config/example.json), for the notes. */
+  readonly configFile: string;
   readonly platform: Platform;
   readonly dnsEndpoint: boolean;
   /** `gcloud container clusters get-credentials ...` for this cluster and endpoint (the deployment's). */
@@ -111,8 +125,15 @@ interface Setup {
 }
 
 function setup(env: Io['env']): Setup {
-  const { pipelines, platform, cluster } = loadDeployment({ env });
-  return { pipelines, platform, dnsEndpoint: cluster.dnsEndpoint, credentialsCommand: cluster.credentialsCommand, authorizedCidrs: cluster.authorizedCidrs };
+  const { pipelines, records, platform, cluster } = loadDeployment({ env });
+  return {
+    pipelines: pipelines.map((p) => records[p.name]!),
+    configFile: env.CONFIG_FILE || 'config/example.json',
+    platform,
+    dnsEndpoint: cluster.dnsEndpoint,
+    credentialsCommand: cluster.credentialsCommand,
+    authorizedCidrs: cluster.authorizedCidrs,
+  };
 }
 
 function timeoutMs(value: string | undefined): number {
@@ -122,17 +143,62 @@ function timeoutMs(value: string | undefined): number {
   return Math.round(n * 1000);
 }
 
-function pick(all: readonly Pipeline[], names: string[]): Pipeline[] {
-  const unknown = names.filter((n) => !all.some((p) => p.name === n));
-  if (unknown.length > 0) {
-    throw new UsageError(`no enabled pipeline named ${unknown.map((n) => `'${n}'`).join(', ')}; pipelines: ${all.map((p) => p.name).join(', ')}`);
+/** What the cluster records as deployed (jobs/record.ts), and the records it could not read. */
+export interface Deployed {
+  readonly records: readonly PipelineRecord[];
+  /** `<configmap>: <why>` for each record this version cannot read. */
+  readonly unreadable: readonly string[];
+}
+
+/** Reads the record ConfigMaps. */
+export async function deployedRecords(cluster: Cluster, namespace: string): Promise<Deployed> {
+  const maps = await cluster.records(namespace);
+  const records: PipelineRecord[] = [];
+  const unreadable: string[] = [];
+  for (const m of maps) {
+    const r = parseRecord(m.data);
+    if (typeof r === 'string') unreadable.push(`${m.metadata?.name ?? '?'}: ${r}`);
+    else records.push(r);
   }
-  return names.length === 0 ? [...all] : names.map((n) => all.find((p) => p.name === n)!);
+  return { records: records.sort((a, b) => a.name.localeCompare(b.name)), unreadable };
+}
+
+/**
+ * The pipelines to show: the cluster's records first (what is deployed), then the local config's for pipelines not
+ * deployed; named ones in the order given. With no name: every deployed pipeline, or, when the cluster records none,
+ * every pipeline the local config enables. Each disagreement between the local config and the cluster is one note.
+ */
+export function choose(s: Pick<Setup, 'pipelines' | 'configFile' | 'platform'>, deployed: Deployed, names: readonly string[]): { chosen: PipelineRecord[]; notes: string[] } {
+  const byName = new Map<string, PipelineRecord>([...s.pipelines.map((p) => [p.name, p] as const), ...deployed.records.map((r) => [r.name, r] as const)]);
+  const unknown = names.filter((n) => !byName.has(n));
+  if (unknown.length > 0) {
+    const inCluster = deployed.records.map((r) => r.name).join(', ') || 'none';
+    const local = s.pipelines.map((p) => p.name).join(', ') || 'none';
+    throw new UsageError(`no pipeline named ${unknown.map((n) => `'${n}'`).join(', ')} is deployed in the cluster (records: ${inCluster}) or enabled in the local config ${s.configFile} (${local})`);
+  }
+  const chosen = names.length > 0 ? names.map((n) => byName.get(n)!) : deployed.records.length > 0 ? [...deployed.records] : [...s.pipelines];
+  const notes = deployed.unreadable.map((u) => `record ${u}; status reads that pipeline from the local config`);
+  for (const r of chosen) {
+    if (!deployed.records.includes(r)) continue;
+    const local = s.pipelines.find((p) => p.name === r.name);
+    const where = `record ${recordName(r.name)}`;
+    if (r.project !== s.platform.project || r.cluster !== s.platform.clusterName) {
+      notes.push(`${r.name} is deployed by cluster ${r.cluster} in project ${r.project} (${where}); the local config ${s.configFile} deploys cluster ${s.platform.clusterName} in project ${s.platform.project}: status shows what is deployed`);
+    } else if (!local) {
+      notes.push(`${r.name} is deployed (${where}) but not enabled in the local config ${s.configFile}: status shows what is deployed`);
+    } else if (local.deploymentHash !== r.deploymentHash) {
+      notes.push(
+        `${r.name}: the local config ${s.configFile} differs from what is deployed (deployment ${r.deploymentHash.slice(0, 12)} in the cluster, ${local.deploymentHash.slice(0, 12)} here): ` +
+          `status shows what is deployed; npm run diff -- ${r.name} shows the change`,
+      );
+    }
+  }
+  return { chosen, notes };
 }
 
 /** The pipelines' label selector: `app.kubernetes.io/part-of=tpu-post-training,tpu-post-training/pipeline in (a,b)`. */
-export function pipelinesSelector(pipelines: readonly Pipeline[]): string {
-  return `${PIPELINE_LABELS.partOf}=${PART_OF},${PIPELINE_LABELS.pipeline} in (${pipelines.map((p) => p.labels[PIPELINE_LABELS.pipeline]).join(',')})`;
+export function pipelinesSelector(pipelines: readonly Pick<PipelineRecord, 'name'>[]): string {
+  return `${PIPELINE_LABELS.partOf}=${PART_OF},${PIPELINE_LABELS.pipeline} in (${pipelines.map((p) => p.name).join(',')})`;
 }
 
 function kubeconfigPaths(env: Io['env']): string[] {
@@ -145,7 +211,7 @@ function fixLine(s: Setup): string {
   return `Fetch the credentials of the cluster this config deploys (${p.clusterName}), then retry:\n  ${s.credentialsCommand}\n`;
 }
 
-async function connect(io: Io, s: Setup, requestTimeoutMs: number): Promise<{ cluster: Cluster; context: string; server: string; kc: KubeConfig }> {
+async function connect(io: Io, s: Setup, requestTimeoutMs: number, context?: string): Promise<{ cluster: Cluster; context: string; server: string; kc: KubeConfig }> {
   const files = kubeconfigPaths(io.env);
   const missing = files.filter((f) => !fs.existsSync(f));
   if (missing.length === files.length) {
@@ -159,6 +225,13 @@ async function connect(io: Io, s: Setup, requestTimeoutMs: number): Promise<{ cl
     const more = new k8s.KubeConfig();
     more.loadFromFile(extra);
     kc.mergeConfig(more);
+  }
+  if (context !== undefined) {
+    const names = kc.getContexts().map((c) => c.name);
+    if (!names.includes(context)) {
+      throw new NoCluster(`no context '${context}' in the kubeconfig (${files.join(path.delimiter)}); its contexts: ${names.join(', ') || 'none'}.\n${fixLine(s)}`);
+    }
+    kc.setCurrentContext(context);
   }
   const cluster = new ClusterClass(kc, { requestTimeoutMs });
   let target;
@@ -230,22 +303,44 @@ function noAnswer(err: ClusterError, context: string, server: string, s: Setup):
 }
 
 /** The price of a pipeline's chips: the review's price table (review/prices.json) at the rate of its pool's capacity. */
-export function chipPrices(platform: Platform): (p: Pipeline) => ChipPrice {
+export function chipPrices(): (p: PipelineRecord) => ChipPrice {
   const prices = loadPrices();
   return (p) => {
-    const capacity = findTpuGroup(platform, p.slice.machineType, p.slice.topology)?.capacity.type ?? 'on-demand';
-    const { rate } = tpuRateFor({ capacity }, prices);
+    const { rate } = tpuRateFor({ capacity: p.capacity }, prices);
     const row = tpuRates(prices, p.slice.acceleratorType)?.[rate];
     return { rate: RATE_TEXT[rate], chipHour: row?.chipHour, estimate: row?.estimate, currency: prices.currency, money: (n) => money(prices, n) };
   };
 }
 
-async function poll(cluster: Cluster, s: Setup, chosen: Pipeline[], now: () => number, full = false): Promise<PipelineStatus[]> {
+/** The CPU-pool node price and the cluster fee of the whole run's cost (status/run-cost.ts), from the review's price table. */
+export function costRates(): (p: PipelineRecord) => CostRates {
+  const prices = loadPrices();
+  return (p) => ({
+    ...(cpuHourly(prices, p.cpuMachineType) !== undefined ? { cpuNodeHour: cpuHourly(prices, p.cpuMachineType) } : {}),
+    clusterFeePerHour: prices.clusterManagementFeePerHour,
+    money: (n) => money(prices, n),
+  });
+}
+
+async function poll(cluster: Cluster, s: Setup, chosen: PipelineRecord[], now: () => number, full = false): Promise<PipelineStatus[]> {
   const namespace = s.platform.namespace;
   const snapshot = await cluster.snapshot(namespace, pipelinesSelector(chosen));
   const logs = await cluster.readLogs(namespace, logRequests(chosen, snapshot, { full }));
-  const ctx = { project: s.platform.project, hfTokenSecretId: s.platform.hfTokenSecretId, clusterQueue: s.platform.clusterQueue, now: now(), price: chipPrices(s.platform) };
+  const ctx = { clusterQueue: s.platform.clusterQueue, now: now(), price: chipPrices(), costRates: costRates() };
   return chosen.map((p) => pipelineStatus(p, snapshot, logs, ctx));
+}
+
+/** The pipelines to show (choose), from the cluster's records and the local config; each disagreement is a note on stderr. */
+async function pipelinesToShow(io: Io, cluster: Cluster, s: Setup, names: readonly string[], context: string, server: string): Promise<PipelineRecord[]> {
+  let deployed: Deployed;
+  try {
+    deployed = await deployedRecords(cluster, s.platform.namespace);
+  } catch (err) {
+    throw noAnswer(err as ClusterError, context, server, s);
+  }
+  const { chosen, notes } = choose(s, deployed, names);
+  for (const n of notes) io.stderr.write(`note: ${n}\n`);
+  return chosen;
 }
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
@@ -258,6 +353,7 @@ async function status(argv: string[], io: Io): Promise<number> {
     timeout: { type: 'string' },
     report: { type: 'boolean' },
     out: { type: 'string' },
+    context: { type: 'string' },
     help: { type: 'boolean', short: 'h' },
   });
   if (values.help) {
@@ -278,8 +374,8 @@ async function status(argv: string[], io: Io): Promise<number> {
   }
   const requestTimeout = timeoutMs(values.timeout);
   const s = setup(io.env);
-  const chosen = pick(s.pipelines, positionals);
-  const { cluster, context, server } = await connect(io, s, requestTimeout);
+  const { cluster, context, server } = await connect(io, s, requestTimeout, values.context);
+  const chosen = await pipelinesToShow(io, cluster, s, positionals, context, server);
   if (values.report) {
     let statuses: PipelineStatus[];
     try {
@@ -287,7 +383,8 @@ async function status(argv: string[], io: Io): Promise<number> {
     } catch (err) {
       throw noAnswer(err as ClusterError, context, server, s);
     }
-    const file = path.resolve(values.out ?? `run-report-${chosen[0]!.name}-${chosen[0]!.runId}.md`);
+    const file = values.out !== undefined ? path.resolve(values.out) : path.join(findRepoRoot(), REPORTS_DIR, `run-report-${chosen[0]!.name}-${chosen[0]!.runId}.md`);
+    fs.mkdirSync(path.dirname(file), { recursive: true });
     fs.writeFileSync(file, redact(renderRunReport(statuses[0]!, { generatedAt: Date.now(), cluster: `cluster ${context} (${server}), namespace ${s.platform.namespace}` })));
     io.stdout.write(`${file}\n`);
     return exitCode(statuses);
@@ -329,7 +426,12 @@ async function status(argv: string[], io: Io): Promise<number> {
 }
 
 async function logs(argv: string[], io: Io): Promise<number> {
-  const { values, positionals } = parse(argv, { follow: { type: 'boolean', short: 'f' }, timeout: { type: 'string' }, help: { type: 'boolean', short: 'h' } });
+  const { values, positionals } = parse(argv, {
+    follow: { type: 'boolean', short: 'f' },
+    timeout: { type: 'string' },
+    context: { type: 'string' },
+    help: { type: 'boolean', short: 'h' },
+  });
   if (values.help) {
     io.stdout.write(LOGS_USAGE);
     return EXIT.completed;
@@ -343,11 +445,11 @@ async function logs(argv: string[], io: Io): Promise<number> {
   }
   const requestTimeout = timeoutMs(values.timeout);
   const s = setup(io.env);
-  const [pipeline] = pick(s.pipelines, [name]);
-  const { cluster, context, server } = await connect(io, s, requestTimeout);
+  const { cluster, context, server } = await connect(io, s, requestTimeout, values.context);
+  const [pipeline] = await pipelinesToShow(io, cluster, s, [name], context, server);
   try {
     const snapshot = await cluster.snapshot(s.platform.namespace, pipelinesSelector([pipeline]));
-    const step = stepName ? pipeline.steps.find((st) => st.name === (stepName as StepName))! : defaultLogStep(pipeline, snapshot);
+    const step = stepName ? pipeline.steps.find((st) => st.name === stepName) : defaultLogStep(pipeline, snapshot);
     if (!step) {
       io.stderr.write(`logs: no step of ${pipeline.name} was created yet (npm run deploy -- ${pipeline.name})\n`);
       return EXIT.inProgress;

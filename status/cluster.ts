@@ -17,6 +17,7 @@ import { ApiException, CoreV1Api, CustomObjectsApi, KubeConfig, Log, Observable,
 import { execToken, PluginError } from './exec-credential';
 import { redactLines } from './redact-stream';
 import { JOBSET_API_VERSION } from '../jobs/jobset';
+import { RECORD_LABEL } from '../jobs/record';
 import { KUEUE, LogRequest, Snapshot } from './model';
 
 /**
@@ -235,6 +236,16 @@ export class Cluster {
         this.call('Events', (o) => this.core.listNamespacedEvent({ namespace, fieldSelector: 'type=Warning' }, o as never)),
       ]);
       return { jobSets: items(jobSets, 'JobSet'), workloads: items(workloads, 'Workload'), pods: items(pods, 'Pod'), events: items(events, 'Event') };
+    } catch (err) {
+      throw describe(err);
+    }
+  }
+
+  /** The pipeline stacks' record ConfigMaps (jobs/record.ts) in the namespace: one list call. */
+  async records(namespace: string): Promise<Array<{ metadata?: { name?: string }; data?: Record<string, string> }>> {
+    try {
+      const list = await this.call('ConfigMaps', (o) => this.core.listNamespacedConfigMap({ namespace, labelSelector: `${RECORD_LABEL}=true` }, o as never));
+      return items(list, 'ConfigMap');
     } catch (err) {
       throw describe(err);
     }

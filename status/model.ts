@@ -24,13 +24,14 @@
  *     (tunix/sft/peft_trainer.py `_log_metrics`, step incremented before logging; the tqdm bar is disabled without a
  *     TTY). Totals: jobs/maxtext.ts `lastCheckpointStep` (SFT `steps`; RL `train_steps`).
  */
-import { lastCheckpointStep } from '../jobs/maxtext';
 import { LOG_TIMESTAMP, PROGRESS_PATTERNS } from '../jobs/run-log';
 import { ChipPrice, duration, Evaluation, evaluationOf, Stall, STALL_FACTOR, STALL_FLOOR_SECONDS, stallOf, StepPoint, stepPoints, Usage, usage } from './metrics';
-import { Pipeline, PipelineStep } from '../jobs/pipeline';
+import { hfTokenSecretIdOf } from '../jobs/platform';
+import type { PipelineRecord, RecordedStep } from '../jobs/record';
 import { HF_TOKEN_VOLUME, secretCommand } from '../jobs/secrets';
 import { TPU_RESOURCE } from '../jobs/tpu';
 import { PODS_READY } from '../jobs/kueue';
+import { CostRates, RunCost, runCost, runCostLine, Span } from './run-cost';
 import { withLineage } from './run-record';
 import { RESUME_REPEATS } from '../jobs/maxtext-defaults';
 import { JOBSET_POD_LABELS, MAIN_CONTAINER } from '../jobs/jobset';
@@ -182,6 +183,8 @@ export interface RunSummary {
 export interface PipelineStatus {
   readonly name: string;
   readonly steps: readonly StepStatus[];
+  /** The whole run's cost (status/run-cost.ts) and its line. @default - no step created, or no rates */
+  readonly cost?: { readonly cost: RunCost; readonly text: string };
 }
 
 // ---- helpers ----------------------------------------------------------------------------------------------------
@@ -247,7 +250,7 @@ export function podsOf(jobSet: string, pods: readonly PodObject[]): PodObject[] 
 }
 
 /** The step's main pod (newest with the main-pod labels). */
-export function mainPodOf(step: PipelineStep, pods: readonly PodObject[]): PodObject | undefined {
+export function mainPodOf(step: Pick<RecordedStep, 'mainPodSelector'>, pods: readonly PodObject[]): PodObject | undefined {
   return newest(pods.filter((p) => matches(p.metadata.labels, step.mainPodSelector)));
 }
 
@@ -317,8 +320,19 @@ function eventsFor(pod: PodObject, events: readonly EventObject[]): EventObject[
     .sort((a, b) => (time(b.lastTimestamp ?? b.eventTime) ?? 0) - (time(a.lastTimestamp ?? a.eventTime) ?? 0));
 }
 
+/**
+ * The advice for a container whose image cannot be pulled: the key (or code) that sets that container's image, from
+ * the record (jobs/record.ts imageSource): the MaxText image is `pipelines.<name>.image`, the Pathways proxy, resource
+ * manager and worker images are set in code (jobs/jobset.ts PATHWAYS_IMAGES).
+ */
+export function imageAdvice(step: RecordedStep, container: string): string {
+  const source = step.images[container];
+  if (!source) return 'check that the tag exists and the node service account can read it';
+  return `check that the tag exists and the node service account can read it; this image is set by ${source.setBy}${source.effect ? ` (${source.effect})` : ''}`;
+}
+
 /** Why a pod of an admitted step is not running, with the fix; undefined when nothing is wrong. */
-export function podProblem(pod: PodObject, events: readonly EventObject[], pipeline: Pipeline, step: PipelineStep, project: string, secretId: string): Problem | undefined {
+export function podProblem(pod: PodObject, events: readonly EventObject[], pipeline: PipelineRecord, step: RecordedStep): Problem | undefined {
   const name = pod.metadata.name ?? '?';
   const statuses = [...(pod.status?.initContainerStatuses ?? []), ...(pod.status?.containerStatuses ?? [])];
   for (const cs of statuses) {
@@ -330,7 +344,7 @@ export function podProblem(pod: PodObject, events: readonly EventObject[], pipel
         message:
           `pod ${name} container ${cs.name} cannot pull image ${image ?? '?'}` +
           (cs.state?.waiting?.message ? `: ${cs.state.waiting.message}` : '') +
-          `; check that the tag exists and the node service account can read it (pipelines.${pipeline.name}.image)`,
+          `; ${imageAdvice(step, cs.name)}`,
       };
     }
   }
@@ -354,7 +368,7 @@ export function podProblem(pod: PodObject, events: readonly EventObject[], pipel
     return {
       reason: 'FailedMount',
       message: token
-        ? `pod ${name} cannot mount the Hugging Face token (${mount.message}); add a token version: ${secretCommand(project, secretId)}`
+        ? `pod ${name} cannot mount the Hugging Face token (${mount.message}); add a token version: ${secretCommand(pipeline.project, hfTokenSecretIdOf(pipeline.cluster))}`
         : `pod ${name}: ${mount.message}`,
     };
   }
@@ -376,39 +390,43 @@ export function podProblem(pod: PodObject, events: readonly EventObject[], pipel
 
 /** What a step's status needs besides the snapshot. */
 export interface StatusContext {
-  readonly project: string;
-  readonly hfTokenSecretId: string;
   /** The ClusterQueue the pipelines' LocalQueue points to (jobs/platform.ts). */
   readonly clusterQueue: string;
   /** Epoch milliseconds. */
   readonly now: number;
   /** The price of a pipeline's TPU chips (the review's price table). @default - chip-hours without a price */
-  readonly price?: (pipeline: Pipeline) => ChipPrice | undefined;
+  readonly price?: (pipeline: PipelineRecord) => ChipPrice | undefined;
+  /** The CPU node and cluster fee prices of the whole run's cost (status/run-cost.ts). @default - no whole-run cost */
+  readonly costRates?: (pipeline: PipelineRecord) => CostRates;
 }
 
-/** Where a completed step's output is. */
-export function outputOf(pipeline: Pipeline, step: PipelineStep): string {
-  switch (step.name) {
-    case 'to-maxtext':
-      return pipeline.paths.maxtextCheckpoint;
-    case 'train':
-      return pipeline.paths.trainedCheckpoint;
-    case 'to-hf':
-      return pipeline.paths.hfExportDir;
-  }
+/** Where a completed step's output is (the record's). */
+export function outputOf(step: RecordedStep): string | undefined {
+  return step.output;
 }
 
 /** Total steps of a step that reports progress (training), else undefined. */
-export function totalSteps(pipeline: Pipeline, step: PipelineStep): number | undefined {
-  return step.name === 'train' ? lastCheckpointStep(pipeline.recipe.train) : undefined;
+export function totalSteps(step: RecordedStep): number | undefined {
+  return step.totalSteps;
 }
 
-function jobSetByName(snapshot: Snapshot, step: PipelineStep): JobSetObject | undefined {
+function jobSetByName(snapshot: Snapshot, step: RecordedStep): JobSetObject | undefined {
   return snapshot.jobSets.find((j) => j.metadata.name === step.jobSetName && (j.metadata.namespace ?? step.namespace) === step.namespace);
 }
 
+/**
+ * How a JobSet ended, or undefined while it has not (JobSet v0.12.0 api/jobset/v1alpha2/jobset_types.go:
+ * `status.terminalState` Completed|Failed, or the `Completed` / `Failed` condition True). The one home of this test.
+ */
+export function jobSetEnd(js: JobSetObject): 'Completed' | 'Failed' | undefined {
+  const t = js.status?.terminalState;
+  if (t === 'Completed' || isTrue(js.status?.conditions, 'Completed')) return 'Completed';
+  if (t === 'Failed' || isTrue(js.status?.conditions, 'Failed')) return 'Failed';
+  return undefined;
+}
+
 /** The logs a poll must read: the main container of running training steps and of failed steps. */
-export function logRequests(pipelines: readonly Pipeline[], snapshot: Snapshot, options: { readonly full?: boolean } = {}): LogRequest[] {
+export function logRequests(pipelines: readonly PipelineRecord[], snapshot: Snapshot, options: { readonly full?: boolean } = {}): LogRequest[] {
   const out: LogRequest[] = [];
   for (const pipeline of pipelines) {
     for (const step of pipeline.steps) {
@@ -416,12 +434,11 @@ export function logRequests(pipelines: readonly Pipeline[], snapshot: Snapshot, 
       if (!js) continue;
       const main = mainPodOf(step, snapshot.pods);
       if (!main?.metadata.name) continue;
-      const failed = js.status?.terminalState === 'Failed' || isTrue(js.status?.conditions, 'Failed');
-      const completed = js.status?.terminalState === 'Completed' || isTrue(js.status?.conditions, 'Completed');
-      const training = totalSteps(pipeline, step) !== undefined;
+      const end = jobSetEnd(js);
+      const training = totalSteps(step) !== undefined;
       const head = training ? { headBytes: HEAD_BYTES, ...(options.full ? { full: true } : {}) } : {};
-      if (failed) out.push({ pod: main.metadata.name, container: MAIN_CONTAINER, tailLines: FAILURE_LINES, purpose: 'failure', ...head });
-      else if (training && (completed || main.status?.phase === 'Running')) {
+      if (end === 'Failed') out.push({ pod: main.metadata.name, container: MAIN_CONTAINER, tailLines: FAILURE_LINES, purpose: 'failure', ...head });
+      else if (training && (end === 'Completed' || main.status?.phase === 'Running')) {
         out.push({ pod: main.metadata.name, container: MAIN_CONTAINER, tailLines: PROGRESS_WINDOW, purpose: 'progress', ...head });
       }
     }
@@ -441,159 +458,233 @@ function started(main: PodObject | undefined): number | undefined {
   return time(cs?.state?.running?.startedAt) ?? time(main?.status?.startTime);
 }
 
-/** The state of one step. `logs` maps pod name -> log text read for it (see `logRequests`). */
-export function stepStatus(
-  pipeline: Pipeline,
-  index: number,
-  snapshot: Snapshot,
-  logs: ReadonlyMap<string, string>,
-  ctx: StatusContext,
-): StepStatus {
-  const step = pipeline.steps[index];
-  const base = { name: step.name, jobset: step.jobSetName };
-  const js = jobSetByName(snapshot, step);
-  if (!js) {
-    const previous = pipeline.steps[index - 1];
-    const anyCreated = pipeline.steps.some((s) => jobSetByName(snapshot, s));
-    const previousJs = previous ? jobSetByName(snapshot, previous) : undefined;
-    if (previousJs && (previousJs.status?.terminalState === 'Failed' || isTrue(previousJs.status?.conditions, 'Failed'))) {
-      return { ...base, state: 'not-created', message: `will not start: ${previous.name} failed`, details: [] };
-    }
-    return {
-      ...base,
-      state: 'not-created',
-      message: !anyCreated
-        ? `not deployed: npm run deploy -- ${pipeline.name}`
-        : previous
-          ? `starts when ${previous.name} completed`
-          : 'not created',
-      details: [],
-    };
-  }
-  const conditions = js.status?.conditions;
-  const pods = podsOf(step.jobSetName, snapshot.pods);
-  const main = mainPodOf(step, pods);
+/** Everything the step rules read about one step, gathered once. */
+export interface StepFacts {
+  readonly pipeline: PipelineRecord;
+  readonly index: number;
+  readonly step: RecordedStep;
+  readonly snapshot: Snapshot;
+  readonly ctx: StatusContext;
+  /** The step's JobSet. @default - not created */
+  readonly jobSet?: JobSetObject;
+  /** Kueue's workload of the JobSet. @default - none (yet) */
+  readonly workload?: WorkloadObject;
+  readonly pods: readonly PodObject[];
+  /** The main pod (job 0, completion index 0). @default - none (yet) */
+  readonly main?: PodObject;
+  /** The main container's log read for this poll. @default - not read */
+  readonly log?: string;
+}
+
+/** The facts of step `index` of `pipeline` in `snapshot`. */
+export function stepFacts(pipeline: PipelineRecord, index: number, snapshot: Snapshot, logs: ReadonlyMap<string, string>, ctx: StatusContext): StepFacts {
+  const step = pipeline.steps[index]!;
+  const jobSet = jobSetByName(snapshot, step);
+  const pods = jobSet ? podsOf(step.jobSetName, snapshot.pods) : [];
+  const main = jobSet ? mainPodOf(step, pods) : undefined;
   const log = main?.metadata.name ? logs.get(main.metadata.name) : undefined;
+  const workload = jobSet ? workloadOf(jobSet, snapshot.workloads) : undefined;
+  return { pipeline, index, step, snapshot, ctx, pods, ...(jobSet ? { jobSet } : {}), ...(workload ? { workload } : {}), ...(main ? { main } : {}), ...(log !== undefined ? { log } : {}) };
+}
 
-  if (js.status?.terminalState === 'Completed' || isTrue(conditions, 'Completed')) {
-    const total = totalSteps(pipeline, step);
-    const run = total !== undefined ? runSummary(pipeline, step, js, snapshot, log, ctx) : undefined;
-    return {
-      ...base,
-      state: 'completed',
-      message: `output: ${outputOf(pipeline, step)}`,
-      ...(total !== undefined ? { progress: { step: total, total } } : {}),
-      ...(run ? { run } : {}),
-      details: [],
-    };
-  }
-  if (js.status?.terminalState === 'Failed' || isTrue(conditions, 'Failed')) {
-    const failed = condition(conditions, 'Failed');
-    const tail = log !== undefined ? lastLines(log, FAILURE_LINES) : [];
-    const run = totalSteps(pipeline, step) !== undefined ? runSummary(pipeline, step, js, snapshot, log, ctx) : undefined;
-    return {
-      ...base,
-      state: 'failed',
-      reason: failed?.reason ?? 'Failed',
-      message: failed?.message ?? 'the JobSet failed',
-      ...(run ? { run } : {}),
-      details: tail.length > 0 ? [`last lines of ${main?.metadata.name}/${MAIN_CONTAINER}:`, ...tail.map((l) => `  ${l}`)] : [],
-    };
-  }
+/** A step's state without its name and JobSet (stepStatus adds those). */
+export type StepVerdict = Omit<StepStatus, 'name' | 'jobset'>;
 
-  const workload = workloadOf(js, snapshot.workloads);
-  if (workload && workload.spec?.active === false) {
-    // Kueue v0.19.2 workload_controller.go `triggerDeactivation`: requeued PODS_READY.backoffLimitCount times already.
-    return {
-      ...base,
-      state: 'failed',
-      reason: 'RequeuingLimitExceeded',
-      message:
-        `workload ${workload.metadata.name} deactivated: its pods never became ready in ${PODS_READY.timeoutMinutes}m, ` +
-        `${workload.status?.requeueState?.count ?? PODS_READY.backoffLimitCount} times; fix the cause shown by kubectl describe pod, then ` +
-        `kubectl patch workload -n ${pipeline.namespace} ${workload.metadata.name} --type=merge -p '{"spec":{"active":true}}'`,
-      details: [],
-    };
-  }
-  if (workload && !isAdmitted(workload)) {
-    const wc = workload.status?.conditions;
-    const evicted = condition(wc, 'Evicted');
-    if (evicted?.status === 'True' && evicted.reason === 'PodsReadyTimeout') {
-      return {
-        ...base,
-        state: 'queued',
-        reason: 'PodsReadyTimeout',
-        message:
-          `evicted: pods not ready within ${PODS_READY.timeoutMinutes}m, requeued ${workload.status?.requeueState?.count ?? 1} of ` +
-          `${PODS_READY.backoffLimitCount} (workload ${workload.metadata.name}; the quota went back)`,
-        details: [],
-      };
-    }
-    const reserved = condition(wc, 'QuotaReserved');
-    const admitted = condition(wc, 'Admitted');
-    const why = evicted?.status === 'True' ? evicted : reserved?.status === 'False' ? reserved : admitted ?? reserved;
-    const holders = quotaHolders(workload, snapshot.workloads, ctx.clusterQueue);
-    return {
-      ...base,
-      state: 'queued',
-      reason: why?.reason ?? 'Pending',
-      message:
-        `workload ${workload.metadata.name}: ${why?.message ?? 'waiting for Kueue to evaluate it'}` +
-        (holders.length > 0 ? `; quota held by ${holders.join(', ')}` : ''),
-      details: [],
-    };
-  }
-  if (!workload && isTrue(conditions, 'Suspended')) {
-    return { ...base, state: 'queued', reason: 'Suspended', message: 'waiting for Kueue to create and admit its workload', details: [] };
-  }
+/**
+ * One rule of the step state: the verdict when it applies, else undefined. `STEP_RULES` tries them in order; the
+ * first that applies decides.
+ */
+export type StepRule = (f: StepFacts) => StepVerdict | undefined;
 
-  const chips = workload ? chipsHeld(workload) : 0;
-  const held = chips > 0 ? { chips } : {};
-  for (const pod of pods) {
-    const problem = podProblem(pod, snapshot.events, pipeline, step, ctx.project, ctx.hfTokenSecretId);
-    if (problem) return { ...base, state: 'pending', reason: problem.reason, message: problem.message, ...held, details: [] };
-  }
-  const mainRunning = main?.status?.phase === 'Running' || main?.status?.phase === 'Succeeded';
-  if (!mainRunning) {
-    const waiting = main?.status?.containerStatuses?.find((c) => c.name === MAIN_CONTAINER)?.state?.waiting?.reason;
-    return {
-      ...base,
-      state: 'pending',
-      reason: waiting ?? (main ? 'PodPending' : 'PodsNotCreated'),
-      message: main ? `pod ${main.metadata.name} is ${main.status?.phase ?? 'Pending'}` : 'admitted; waiting for the JobSet controller to create pods',
-      ...held,
-      details: [],
-    };
-  }
+/** No JobSet yet: why (the previous step failed, nothing of the pipeline is deployed, or it waits for the previous one). */
+export const notCreatedRule: StepRule = ({ jobSet, pipeline, index, snapshot }) => {
+  if (jobSet) return undefined;
+  const previous = pipeline.steps[index - 1];
+  const previousJs = previous ? jobSetByName(snapshot, previous) : undefined;
+  if (previous && previousJs && jobSetEnd(previousJs) === 'Failed') return { state: 'not-created', message: `will not start: ${previous.name} failed`, details: [] };
+  const anyCreated = pipeline.steps.some((s) => jobSetByName(snapshot, s));
+  const message = !anyCreated ? `not deployed: npm run deploy -- ${pipeline.name}` : previous ? `starts when ${previous.name} completed` : 'not created';
+  return { state: 'not-created', message, details: [] };
+};
 
-  const startedAt = started(main);
+/** The JobSet completed: where its output is, a training step's full total and what it did. */
+export const completedRule: StepRule = (f) => {
+  if (!f.jobSet || jobSetEnd(f.jobSet) !== 'Completed') return undefined;
+  const total = totalSteps(f.step);
+  const run = total !== undefined ? runSummary(f) : undefined;
+  const output = outputOf(f.step);
+  return {
+    state: 'completed',
+    ...(output !== undefined ? { message: `output: ${output}` } : {}),
+    ...(total !== undefined ? { progress: { step: total, total } } : {}),
+    ...(run ? { run } : {}),
+    details: [],
+  };
+};
+
+/** The JobSet failed: its Failed condition and the main container's last lines. */
+export const failedRule: StepRule = (f) => {
+  if (!f.jobSet || jobSetEnd(f.jobSet) !== 'Failed') return undefined;
+  const failed = condition(f.jobSet.status?.conditions, 'Failed');
+  const tail = f.log !== undefined ? lastLines(f.log, FAILURE_LINES) : [];
+  const run = totalSteps(f.step) !== undefined ? runSummary(f) : undefined;
+  return {
+    state: 'failed',
+    reason: failed?.reason ?? 'Failed',
+    message: failed?.message ?? 'the JobSet failed',
+    ...(run ? { run } : {}),
+    details: tail.length > 0 ? [`last lines of ${f.main?.metadata.name}/${MAIN_CONTAINER}:`, ...tail.map((l) => `  ${l}`)] : [],
+  };
+};
+
+/** Kueue v0.19.2 workload_controller.go `triggerDeactivation`: requeued PODS_READY.backoffLimitCount times already. */
+export const deactivatedRule: StepRule = ({ workload, pipeline }) => {
+  if (!workload || workload.spec?.active !== false) return undefined;
+  return {
+    state: 'failed',
+    reason: 'RequeuingLimitExceeded',
+    message:
+      `workload ${workload.metadata.name} deactivated: its pods never became ready in ${PODS_READY.timeoutMinutes}m, ` +
+      `${workload.status?.requeueState?.count ?? PODS_READY.backoffLimitCount} times; fix the cause shown by kubectl describe pod, then ` +
+      `kubectl patch workload -n ${pipeline.namespace} ${workload.metadata.name} --type=merge -p '{"spec":{"active":true}}'`,
+    details: [],
+  };
+};
+
+/** Evicted because its pods were not ready in time (Kueue waitForPodsReady), and requeued: the quota went back. */
+export const podsReadyTimeoutRule: StepRule = (f) => {
+  const w = f.workload;
+  if (!w || isAdmitted(w)) return undefined;
+  const evicted = condition(w.status?.conditions, 'Evicted');
+  if (!(evicted?.status === 'True' && evicted.reason === 'PodsReadyTimeout')) return undefined;
+  return {
+    state: 'queued',
+    reason: 'PodsReadyTimeout',
+    message:
+      `evicted: pods not ready within ${PODS_READY.timeoutMinutes}m, requeued ${w.status?.requeueState?.count ?? 1} of ` +
+      `${PODS_READY.backoffLimitCount} (workload ${w.metadata.name}; the quota went back)`,
+    details: waitLines(f),
+  };
+};
+
+/** Not admitted: Kueue's message (QuotaReserved=False, an eviction) and what holds the ClusterQueue's quota. */
+export const queuedRule: StepRule = (f) => {
+  const w = f.workload;
+  if (!w || isAdmitted(w)) return undefined;
+  const wc = w.status?.conditions;
+  const evicted = condition(wc, 'Evicted');
+  const reserved = condition(wc, 'QuotaReserved');
+  const admitted = condition(wc, 'Admitted');
+  const why = evicted?.status === 'True' ? evicted : reserved?.status === 'False' ? reserved : admitted ?? reserved;
+  const holders = quotaHolders(w, f.snapshot.workloads, f.ctx.clusterQueue);
+  return {
+    state: 'queued',
+    reason: why?.reason ?? 'Pending',
+    message: `workload ${w.metadata.name}: ${why?.message ?? 'waiting for Kueue to evaluate it'}` + (holders.length > 0 ? `; quota held by ${holders.join(', ')}` : ''),
+    details: waitLines(f),
+  };
+};
+
+/** Suspended and no workload yet: Kueue has not seen it. */
+export const suspendedRule: StepRule = (f) => {
+  if (f.workload || !isTrue(f.jobSet?.status?.conditions, 'Suspended')) return undefined;
+  return { state: 'queued', reason: 'Suspended', message: 'waiting for Kueue to create and admit its workload', details: waitLines(f) };
+};
+
+function held(f: StepFacts): { chips?: number } {
+  const chips = f.workload ? chipsHeld(f.workload) : 0;
+  return chips > 0 ? { chips } : {};
+}
+
+/** Admitted, and a pod cannot run: the image, the token mount, scheduling, a crash loop, with the fix. */
+export const podProblemRule: StepRule = (f) => {
+  for (const pod of f.pods) {
+    const problem = podProblem(pod, f.snapshot.events, f.pipeline, f.step);
+    if (problem) return { state: 'pending', reason: problem.reason, message: problem.message, ...held(f), details: waitLines(f) };
+  }
+  return undefined;
+};
+
+/** Admitted, and the main pod is not running yet (or not created). */
+export const notRunningRule: StepRule = (f) => {
+  const main = f.main;
+  if (main?.status?.phase === 'Running' || main?.status?.phase === 'Succeeded') return undefined;
+  const waiting = main?.status?.containerStatuses?.find((c) => c.name === MAIN_CONTAINER)?.state?.waiting?.reason;
+  return {
+    state: 'pending',
+    reason: waiting ?? (main ? 'PodPending' : 'PodsNotCreated'),
+    message: main ? `pod ${main.metadata.name} is ${main.status?.phase ?? 'Pending'}` : 'admitted; waiting for the JobSet controller to create pods',
+    ...held(f),
+    details: waitLines(f),
+  };
+};
+
+/** Running (or stalled): progress and ETA from the log, restarts, what it did so far. */
+export const runningRule: StepRule = (f) => {
+  const { step, pipeline, ctx } = f;
+  const startedAt = started(f.main);
   const elapsedSeconds = startedAt !== undefined ? Math.max(0, Math.round((ctx.now - startedAt) / 1000)) : undefined;
-  const total = totalSteps(pipeline, step);
-  const kind = pipeline.recipe.train.kind;
-  const parsed = total !== undefined && log !== undefined ? parseProgress(kind, log) : undefined;
+  const total = totalSteps(step);
+  const parsed = total !== undefined && f.log !== undefined ? parseProgress(pipeline.trainKind, f.log) : undefined;
   const progress = total !== undefined ? { step: parsed?.step ?? 0, total } : undefined;
   const etaSeconds = parsed && total !== undefined ? eta(parsed, total, startedAt, ctx.now) : undefined;
-  const restarts = js.status?.restarts ?? 0;
-  const run = total !== undefined ? runSummary(pipeline, step, js, snapshot, log, ctx) : undefined;
+  const restarts = f.jobSet?.status?.restarts ?? 0;
+  const run = total !== undefined ? runSummary(f) : undefined;
   const stall = run ? stallOf(run.points, ctx.now) : undefined;
-  const restartText = restarts > 0 ? `${restarts} JobSet restart(s), each resumed from the newest checkpoint (${RESUME_REPEATS[kind]})` : undefined;
+  const restartText = restarts > 0 ? `${restarts} JobSet restart(s), each resumed from the newest checkpoint (${RESUME_REPEATS[pipeline.trainKind]})` : undefined;
   const why = stall
     ? { reason: 'Stalled', message: `${stallText(stall)}${restartText ? `; ${restartText}` : ''}; its log: npm run logs -- ${pipeline.name} ${step.name}` }
     : restartText
       ? { reason: 'Restarted', message: restartText }
       : {};
   return {
-    ...base,
     state: stall ? 'stalled' : 'running',
     ...(progress ? { progress } : {}),
     ...(etaSeconds !== undefined && !stall ? { etaSeconds } : {}),
     ...(elapsedSeconds !== undefined ? { elapsedSeconds } : {}),
-    ...held,
+    ...held(f),
     ...why,
     ...(stall ? { stall } : {}),
     ...(run ? { run } : {}),
     details: total !== undefined && !parsed ? ['no progress line yet (loading the model, compiling)'] : [],
   };
+};
+
+/** The rules in the order they decide; the last always applies. */
+export const STEP_RULES: readonly StepRule[] = [
+  notCreatedRule,
+  completedRule,
+  failedRule,
+  deactivatedRule,
+  podsReadyTimeoutRule,
+  queuedRule,
+  suspendedRule,
+  podProblemRule,
+  notRunningRule,
+  runningRule,
+];
+
+/**
+ * How long a queued or pending step has waited (since its JobSet was created) and how long the deploy still waits for
+ * it: the step's `timeouts.create` (RecordedStep.waitMinutes, jobs/pipeline.ts waitMinutes) counts from the create.
+ */
+export function waitLines(f: StepFacts): string[] {
+  const created = time(f.jobSet?.metadata.creationTimestamp);
+  if (created === undefined) return [];
+  const waited = Math.max(0, Math.round((f.ctx.now - created) / 1000));
+  const left = f.step.waitMinutes * 60 - waited;
+  return [
+    left > 0
+      ? `waiting ${duration(waited)} since its JobSet was created; npm run deploy -- ${f.pipeline.name} waits up to ${duration(left)} more (its wait for this step: ${duration(f.step.waitMinutes * 60)})`
+      : `waiting ${duration(waited)} since its JobSet was created: past the deploy's wait for this step (${duration(f.step.waitMinutes * 60)}), so npm run deploy -- ${f.pipeline.name} has stopped waiting (docs/operations.md, "How long a deploy waits, and if it stops waiting")`,
+  ];
+}
+
+/** The state of one step. `logs` maps pod name -> log text read for it (see `logRequests`). */
+export function stepStatus(pipeline: PipelineRecord, index: number, snapshot: Snapshot, logs: ReadonlyMap<string, string>, ctx: StatusContext): StepStatus {
+  const f = stepFacts(pipeline, index, snapshot, logs, ctx);
+  const verdict = STEP_RULES.reduce<StepVerdict | undefined>((found, rule) => found ?? rule(f), undefined)!;
+  return { name: f.step.name, jobset: f.step.jobSetName, ...verdict };
 }
 
 /** `no new step for 42m00s (last step 300 at 2026-12-01T06:40:00.000Z; stalled after 10m00s = max(10m00s, 5 x 1m05s per step))`. */
@@ -601,7 +692,6 @@ export function stallText(s: Stall): string {
   const per = s.medianSeconds !== undefined ? `, ${STALL_FACTOR} x ${duration(s.medianSeconds)} per step` : '';
   return `no new step for ${duration(s.silentSeconds)} (last step ${s.lastStep} at ${new Date(s.lastAt).toISOString()}; stalled after ${duration(s.thresholdSeconds)} = max(${duration(STALL_FLOOR_SECONDS)}${per}))`;
 }
-
 
 /** When the workload was admitted (Admitted, else QuotaReserved, while True). */
 export function admittedAt(w: WorkloadObject): number | undefined {
@@ -616,20 +706,36 @@ function endedAt(js: JobSetObject): number | undefined {
 }
 
 /** What a training step did: chip-hours from its admission, its step lines, MaxText's evaluation. */
-export function runSummary(pipeline: Pipeline, step: PipelineStep, js: JobSetObject, snapshot: Snapshot, log: string | undefined, ctx: StatusContext): RunSummary | undefined {
-  const workload = workloadOf(js, snapshot.workloads);
+export function runSummary(f: StepFacts): RunSummary | undefined {
+  const { workload, jobSet, step, pipeline, log, ctx } = f;
   const from = workload ? admittedAt(workload) : undefined;
-  const ended = endedAt(js);
-  const chips = (workload ? chipsHeld(workload) : 0) || (step.tpu ? step.tpu.slice.chips * step.tpu.slices : 0);
+  const ended = jobSet ? endedAt(jobSet) : undefined;
+  const chips = (workload ? chipsHeld(workload) : 0) || (step.tpuChips ?? 0);
   const use = from !== undefined && chips > 0 ? usage(chips, from, ended ?? ctx.now, ended !== undefined, step.waitMinutes, ctx.price?.(pipeline)) : undefined;
-  const points = log !== undefined ? stepPoints(pipeline.recipe.train.kind, log) : [];
+  const points = log !== undefined ? stepPoints(pipeline.trainKind, log) : [];
   const evaluation = log !== undefined ? evaluationOf(log) : undefined;
   if (!use && points.length === 0 && !evaluation) return undefined;
   return { ...(use ? { usage: use } : {}), points, ...(evaluation ? { evaluation } : {}) };
 }
 
-export function pipelineStatus(pipeline: Pipeline, snapshot: Snapshot, logs: ReadonlyMap<string, string>, ctx: StatusContext): PipelineStatus {
-  return { name: pipeline.name, steps: withLineage(pipeline, pipeline.steps.map((_, i) => stepStatus(pipeline, i, snapshot, logs, ctx))) };
+/** Each created step's span, by step name: its JobSet's creation to its end (endedAt), or to `now` while it runs. */
+export function stepSpans(pipeline: PipelineRecord, snapshot: Snapshot, now: number): Map<string, Span> {
+  const out = new Map<string, Span>();
+  for (const step of pipeline.steps) {
+    const js = jobSetByName(snapshot, step);
+    const from = js ? time(js.metadata.creationTimestamp) : undefined;
+    if (js && from !== undefined) out.set(step.name, { from, until: Math.max(from, endedAt(js) ?? now) });
+  }
+  return out;
+}
+
+export function pipelineStatus(pipeline: PipelineRecord, snapshot: Snapshot, logs: ReadonlyMap<string, string>, ctx: StatusContext): PipelineStatus {
+  const steps = withLineage(pipeline, pipeline.steps.map((_, i) => stepStatus(pipeline, i, snapshot, logs, ctx)));
+  const rates = ctx.costRates?.(pipeline);
+  const training = steps.find((s) => s.run?.usage)?.run;
+  const cost = rates ? runCost(pipeline, stepSpans(pipeline, snapshot, ctx.now), training, rates) : undefined;
+  const ended = steps.some((s) => s.state === 'failed') || steps.every((s) => s.state === 'completed');
+  return { name: pipeline.name, steps, ...(cost && rates ? { cost: { cost, text: runCostLine(cost, rates, ended) } } : {}) };
 }
 
 /** Exit status: 1 when any step failed, 0 when every step completed, else 3 (still running, stalled, queued, pending or not created). */
@@ -645,11 +751,8 @@ export function isDone(pipeline: PipelineStatus): boolean {
 }
 
 /** The step `npm run logs` shows by default: the running one, else the last one created. */
-export function defaultLogStep(pipeline: Pipeline, snapshot: Snapshot): PipelineStep | undefined {
+export function defaultLogStep(pipeline: PipelineRecord, snapshot: Snapshot): RecordedStep | undefined {
   const created = pipeline.steps.filter((s) => jobSetByName(snapshot, s));
-  const running = created.find((s) => {
-    const js = jobSetByName(snapshot, s)!;
-    return !js.status?.terminalState && !isTrue(js.status?.conditions, 'Completed') && !isTrue(js.status?.conditions, 'Failed');
-  });
+  const running = created.find((s) => jobSetEnd(jobSetByName(snapshot, s)!) === undefined);
   return running ?? created[created.length - 1];
 }

@@ -5,6 +5,7 @@
  */
 import { duration, sparkline } from './metrics';
 import { PipelineStatus, RunSummary, StepStatus } from './model';
+import type { RunCost } from './run-cost';
 
 export { duration } from './metrics';
 
@@ -45,6 +46,7 @@ export function renderText(pipelines: readonly PipelineStatus[]): string {
       lines.push(stepLine(s, nameWidth, jobSetWidth));
       for (const d of [...s.details, ...(s.run ? runLines(s.run) : [])]) lines.push(`      ${d}`);
     }
+    if (p.cost) lines.push(`  ${p.cost.text}`);
   }
   return lines.join('\n') + '\n';
 }
@@ -103,6 +105,19 @@ function runJson(run: RunSummary): Record<string, unknown> {
   };
 }
 
+const round = (n: number, digits: number) => Math.round(n * 10 ** digits) / 10 ** digits;
+
+/** A pipeline's `cost`: {training?: {chipHours, cost?, reserved}, cpu: [{step, nodeHours, cost?}], clusterFee: {hours, cost}, total?, added?}. */
+export function costJson(c: RunCost): Record<string, unknown> {
+  return {
+    ...(c.training ? { training: { chipHours: round(c.training.chipHours, 3), ...(c.training.cost !== undefined ? { cost: round(c.training.cost, 2) } : {}), reserved: c.training.reserved } } : {}),
+    cpu: c.cpuSteps.map((s) => ({ step: s.step, nodeHours: round(s.nodeHours, 3), ...(s.cost !== undefined ? { cost: round(s.cost, 2) } : {}) })),
+    clusterFee: { hours: round(c.clusterFee.hours, 3), cost: round(c.clusterFee.cost, 2) },
+    ...(c.total !== undefined ? { total: round(c.total, 2) } : {}),
+    ...(c.added !== undefined ? { added: round(c.added, 2) } : {}),
+  };
+}
+
 /** The `--json` document (exactly the documented keys). */
 export function toJson(pipelines: readonly PipelineStatus[]): { pipelines: unknown[] } {
   return {
@@ -120,6 +135,7 @@ export function toJson(pipelines: readonly PipelineStatus[]): { pipelines: unkno
           : {}),
         ...(s.run !== undefined ? { run: runJson(s.run) } : {}),
       })),
+      ...(p.cost ? { cost: costJson(p.cost.cost) } : {}),
     })),
   };
 }

@@ -67,6 +67,7 @@ export function renderRunReport(p: PipelineStatus, options: { generatedAt: numbe
     out.push(`| ${s.name} | \`${s.jobset}\` | ${s.state} | ${cell(detail)} |`);
   }
   out.push('');
+  if (p.cost) out.push('## Whole run', '', `- ${p.cost.text}`, '');
   for (const s of p.steps.filter((x) => x.run)) {
     const run = s.run!;
     out.push(`## ${s.name}`, '');

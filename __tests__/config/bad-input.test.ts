@@ -3,6 +3,7 @@
  * variable or file key that set the value, shows the value with what a terminal would hide escaped (JSON-style:
  * `\u200b`, `\u00fc`), and writes nothing (the output folder is never created).
  */
+import { APP_NODE_FLAGS } from '../../review/load';
 import { spawnSync } from 'child_process';
 import * as fs from 'fs';
 import * as os from 'os';
@@ -35,7 +36,7 @@ function configFile(content: ((c: any) => void) | Buffer | string): string {
 /** Runs the entry point; returns exit status, stderr, stdout and whether the output folder was touched. */
 function runMain(env: Record<string, string>) {
   const outdir = path.join(tmpDir(), 'cdktf.out');
-  const r = spawnSync(process.execPath, [path.join(ROOT, 'dist', 'main.js')], {
+  const r = spawnSync(process.execPath, [...APP_NODE_FLAGS, path.join(ROOT, 'dist', 'main.js')], {
     cwd: ROOT,
     env: { PATH: process.env.PATH, CDKTF_OUTDIR: outdir, ...env },
     encoding: 'utf8',

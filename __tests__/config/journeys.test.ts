@@ -134,9 +134,12 @@ describe('tutorial 002: its four variables alone give one v6e-8 VM on its reserv
     expect(loaded.config.tpu).toMatchObject({ machineType: 'ct6e-standard-8t', topology: '2x4', slices: 1, reservation: 'acme-v6e-8' });
   });
 
-  test('the rl-llama3 stack only; each v6e-32 pipeline left out with one line', () => {
+  test('the rl-llama3 stack only; the three v6e-32 pipelines left out in one line, naming the reservation they need', () => {
     expect(run.stacks).toEqual(['infra', 'rl-llama3']);
-    expect(run.notices.filter((n) => / left out: /.test(n))).toHaveLength(3);
+    expect(run.notices.filter((n) => / left out: /.test(n))).toEqual([
+      'rl-qwen3, rl-gemma4 and sft-gemma4 left out: they train on ct6e-standard-4t 4x8 (v6e-32), infra has ct6e-standard-8t 2x4; ' +
+        'COMPUTE_TYPE=ct6e-standard-4t TOPOLOGY=4x8 (TPU_TYPE=v6e-32) with its RESERVATION makes it the main slice shape',
+    ]);
   });
 
   test('a shape variable wins over TPU_NAME, which is then only noted as unread; REGION set explicitly wins over ZONE', () => {

@@ -22,5 +22,17 @@ test('a recipe asked for that does not fit the config throws, naming the source;
   const { selectAndBuildPipelines } = require('../../config/pipelines');
   const { pipelines, notices } = selectAndBuildPipelines(exampleConfig({ TOPOLOGY: '4x4' }));
   expect(pipelines).toEqual([]);
-  expect(notices).toHaveLength(4);
+  // One line per slice shape infra lacks: the three v6e-32 pipelines together, rl-llama3's v6e-8 apart.
+  expect(notices).toHaveLength(2);
+  expect(notices[0]).toMatch(/^rl-qwen3, rl-gemma4 and sft-gemma4 left out: they train on ct6e-standard-4t 4x8/);
+  expect(notices[1]).toMatch(/^rl-llama3 left out: rl-llama3 trains on ct6e-standard-8t 2x4/);
+});
+
+test('the hint for a missing main shape names a reservation only where the main slices consume one', () => {
+  const { selectAndBuildPipelines } = require('../../config/pipelines');
+  for (const capacity of ['spot', 'flex-start']) {
+    const { notices } = selectAndBuildPipelines(exampleConfig({ TOPOLOGY: '4x4', TPU_CAPACITY: capacity }));
+    expect(notices[0]).toContain(`COMPUTE_TYPE=ct6e-standard-4t TOPOLOGY=4x8 (TPU_TYPE=v6e-32) (${capacity} capacity: no reservation needed) makes it the main slice shape`);
+    expect(notices[0]).not.toContain('RESERVATION');
+  }
 });

@@ -301,9 +301,9 @@ describe('before a pipeline deploys: the token has a version, the images exist',
 
   test('the token version is read as metadata only: fetch_secret_data = false, no secret_data anywhere', () => {
     const [version] = Object.values(stack.data.google_secret_manager_secret_version) as any[];
-    expect(version).toMatchObject({ secret: 'hf-token', project: 'acme-tpu-prod', fetch_secret_data: false });
+    expect(version).toMatchObject({ secret: 'tpu-post-train-hf-token', project: 'acme-tpu-prod', fetch_secret_data: false });
     expect(JSON.stringify(stack)).not.toMatch(/"secret_data"|secret_version_access/);
-    expect(version.lifecycle.postcondition[0].error_message).toContain("gcloud secrets versions add hf-token --project=acme-tpu-prod --data-file=-");
+    expect(version.lifecycle.postcondition[0].error_message).toContain("gcloud secrets versions add tpu-post-train-hf-token --project=acme-tpu-prod --data-file=-");
   });
 
   terraformTest('a destroyed newest version fails with the command that adds one', () => {
@@ -312,7 +312,7 @@ describe('before a pipeline deploys: the token has a version, the images exist',
     expect(postconditions(version, { destroy_time: null, name: 'projects/1/secrets/hf-token/versions/3' }).ok).toBe(true);
     const destroyed = postconditions(version, { destroy_time: '2026-11-30T10:00:00Z' });
     expect(failed(destroyed)).toEqual([0]);
-    expect(destroyed.output).toMatch(/The newest version of secret 'hf-token' in project\s+acme-tpu-prod is destroyed/);
+    expect(destroyed.output).toMatch(/The newest version of secret 'tpu-post-train-hf-token' in project\s+acme-tpu-prod is destroyed/);
   });
 
   test('every Artifact Registry image the pods pull is looked up (tag or digest)', () => {

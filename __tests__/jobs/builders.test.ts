@@ -64,7 +64,7 @@ test('the SecretProviderClass points at the Secret Manager secret, by reference 
     metadata: { name: 'rl-qwen3-hf-token', namespace: 'default', labels: p.labels },
     spec: {
       provider: 'gke',
-      parameters: { secrets: '- resourceName: "projects/my-project/secrets/hf-token/versions/latest"\n  path: "hf-token"\n' },
+      parameters: { secrets: '- resourceName: "projects/my-project/secrets/tpt-hf-token/versions/latest"\n  path: "hf-token"\n' },
     },
   });
 });

@@ -103,7 +103,9 @@ test('a changed step spec reads as the replacement of that step and every later 
     'JobSet rl-qwen3-r1-train will be REPLACED (its spec or an earlier step changed): re-runs training on 32 chips (up to 38h57m)',
     'JobSet rl-qwen3-r1-to-hf will be REPLACED (its spec or an earlier step changed): re-runs export',
   ]);
-  expect(stack!.resources.map((r) => r.address.split('.')[1]!.split('_')[0])).toEqual(['to-maxtext', 'to-maxtext', 'train', 'train', 'to-hf', 'to-hf']);
+  // The stack's record for status (jobs/record.ts) carries the images and spec hashes too: it changes in place, first.
+  expect(stack!.resources.map((r) => r.address.split('.')[1]!.split('_')[0])).toEqual(['record', 'to-maxtext', 'to-maxtext', 'train', 'train', 'to-hf', 'to-hf']);
+  expect(stack!.resources[0]).toMatchObject({ action: 'changed', summary: ['kubernetes_manifest.record: manifest.data.record.json'] });
 });
 
 test('a changed conversion argument re-runs conversion into a new directory, shown as key: old -> new', () => {

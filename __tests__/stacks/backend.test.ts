@@ -44,16 +44,19 @@ describe('local state lands in the repository root for any output folder', () =>
         const p: string = tf.terraform.backend.local.path;
         expect(path.isAbsolute(p)).toBe(false);
         expect(p).not.toContain('\\');
-        expect(stateFileOf(outdir, stack, tf)).toBe(path.join(repoRoot, `terraform.${stack}.tfstate`));
+        expect(stateFileOf(outdir, stack, tf)).toBe(path.join(repoRoot, `terraform.my-tpu-project.tpu-post-train.${stack}.tfstate`));
       }
     });
   }
 
   test('the paths themselves: 3 levels up from cdktf.out/stacks/<stack>, 5 from cdktf.out/nested/deeper', () => {
-    expect(localStatePath('infra', path.join(repoRoot, 'cdktf.out'), repoRoot)).toBe('../../../terraform.infra.tfstate');
-    expect(localStatePath('rl-qwen3', path.join(repoRoot, 'cdktf.out/nested/deeper'), repoRoot)).toBe('../../../../../terraform.rl-qwen3.tfstate');
+    const dev = { project: 'p', clusterName: 'dev' };
+    expect(localStatePath('infra', path.join(repoRoot, 'cdktf.out'), repoRoot, dev)).toBe('../../../terraform.p.dev.infra.tfstate');
+    expect(localStatePath('rl-qwen3', path.join(repoRoot, 'cdktf.out/nested/deeper'), repoRoot, dev)).toBe('../../../../../terraform.p.dev.rl-qwen3.tfstate');
     // A relative outdir resolves against the working directory, as cdktf's App does.
-    expect(localStatePath('infra', 'out', process.cwd())).toBe('../../../terraform.infra.tfstate');
+    expect(localStatePath('infra', 'out', process.cwd(), dev)).toBe('../../../terraform.p.dev.infra.tfstate');
+    // Without a scope: the file name of the versions before the key carried project and cluster (what a migration moves from).
+    expect(localStatePath('infra', path.join(repoRoot, 'cdktf.out'), repoRoot)).toBe('../../../terraform.infra.tfstate');
   });
 
   test('without a state directory, a stack keeps its state next to the output folder', () => {
@@ -62,7 +65,7 @@ describe('local state lands in the repository root for any output folder', () =>
     const p = new PipelineStack(app, 'rl-llama3', { platform, pipeline: buildPipeline(RECIPES['rl-llama3'], platform, { runId: 'r1' }) });
     const tf = JSON.parse(Testing.synth(p));
     expect(path.resolve(stackWorkingDirectory(app.outdir, 'rl-llama3'), tf.terraform.backend.local.path)).toBe(
-      path.join(path.dirname(path.resolve(app.outdir)), 'terraform.rl-llama3.tfstate'),
+      path.join(path.dirname(path.resolve(app.outdir)), 'terraform.my-tpu-project.tpu-post-train.rl-llama3.tfstate'),
     );
   });
 });
@@ -72,7 +75,7 @@ describe('a state bucket must keep object versions', () => {
 
   test.each(STACKS)('%s: GCS backend and a data source whose postcondition requires versioning', (stack) => {
     const tf = all[stack];
-    expect(tf.terraform.backend).toEqual({ gcs: { bucket: 'my-tf-state', prefix: `tpu-post-training/${stack}` } });
+    expect(tf.terraform.backend).toEqual({ gcs: { bucket: 'my-tf-state', prefix: `tpu-post-training/my-tpu-project/tpu-post-train/${stack}` } });
     const buckets = Object.values<any>(tf.data.google_storage_bucket);
     expect(buckets).toHaveLength(1);
     expect(buckets[0].name).toBe('my-tf-state');

@@ -238,7 +238,7 @@ describe('infra stack: identities and access', () => {
     expect(Object.keys(resources(synth, 'google_secret_manager_secret'))).toHaveLength(1);
     expect(resources(synth, 'google_secret_manager_secret_version')).toEqual({});
     expect(synth.output.hf_token_secret_command.value).toBe(
-      `printf '%s' "$HF_TOKEN" | gcloud secrets versions add hf-token --project=my-tpu-project --data-file=-`,
+      `printf '%s' "$HF_TOKEN" | gcloud secrets versions add tpu-post-train-hf-token --project=my-tpu-project --data-file=-`,
     );
   });
 });
@@ -317,12 +317,12 @@ describe('infra stack: controllers and queues', () => {
 
 describe('infra stack: backend and outputs', () => {
   test('local backend by default, outside cdktf.out', () => {
-    expect(synthStack('infra').terraform.backend).toEqual({ local: { path: '../../../terraform.infra.tfstate' } });
+    expect(synthStack('infra').terraform.backend).toEqual({ local: { path: '../../../terraform.my-tpu-project.tpu-post-train.infra.tfstate' } });
   });
 
-  test('STATE_BUCKET switches to a GCS backend with the stack’s own prefix', () => {
+  test('STATE_BUCKET switches to a GCS backend with the prefix of the project, cluster and stack', () => {
     expect(synthStack('infra', { STATE_BUCKET: 'my-tf-state' }).terraform.backend).toEqual({
-      gcs: { bucket: 'my-tf-state', prefix: 'tpu-post-training/infra' },
+      gcs: { bucket: 'my-tf-state', prefix: 'tpu-post-training/my-tpu-project/tpu-post-train/infra' },
     });
   });
 

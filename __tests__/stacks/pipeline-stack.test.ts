@@ -78,7 +78,7 @@ test('a state bucket selects the GCS backend with the stack prefix', () => {
     pipeline: buildPipeline(RECIPES['rl-qwen3'], platform, { runId: 'r1' }),
     stateBucket: 'tf-state',
   });
-  expect(JSON.parse(Testing.synth(stack)).terraform.backend.gcs).toEqual({ bucket: 'tf-state', prefix: 'tpu-post-training/rl-qwen3' });
+  expect(JSON.parse(Testing.synth(stack)).terraform.backend.gcs).toEqual({ bucket: 'tf-state', prefix: `tpu-post-training/${platform.project}/${platform.clusterName}/rl-qwen3` });
 });
 
 test('an unchanged pipeline synthesizes identically; a changed value changes only its step hash and later ones', () => {

@@ -193,7 +193,9 @@ test('--json has exactly the documented keys', async () => {
   const { doc } = await json(allPipelinesWorld(), []);
   expect(Object.keys(doc)).toEqual(['pipelines']);
   for (const p of doc.pipelines) {
-    expect(Object.keys(p)).toEqual(['name', 'steps']);
+    // `cost` (the whole run, status/run-cost.ts) once a step of the pipeline exists: every pipeline of this world has one.
+    expect(Object.keys(p)).toEqual(['name', 'steps', 'cost']);
+    for (const key of Object.keys((p as any).cost)) expect(['training', 'cpu', 'clusterFee', 'total', 'added']).toContain(key);
     for (const s of p.steps) {
       for (const key of Object.keys(s)) expect(['name', 'jobset', 'state', 'reason', 'message', 'progress', 'stall', 'run']).toContain(key);
       expect(['not-created', 'queued', 'pending', 'running', 'stalled', 'completed', 'failed']).toContain(s.state);
@@ -207,7 +209,9 @@ test('a poll is four list calls for all four pipelines, plus one log read per ma
   const { code } = await run(allPipelinesWorld(), ['status']);
   expect(code).toBe(1); // rl-llama3 failed
   const lists = api!.requests.filter((r) => !r.path.endsWith('/log'));
-  expect(lists.map((r) => r.path).sort()).toEqual([
+  // Once per command, before the poll: the pipeline stacks' records (jobs/record.ts).
+  expect(lists.filter((r) => r.path.endsWith('/configmaps')).map((r) => r.query.labelSelector)).toEqual(['tpu-post-training/record=true']);
+  expect(lists.filter((r) => !r.path.endsWith('/configmaps')).map((r) => r.path).sort()).toEqual([
     `/api/v1/namespaces/${platform.namespace}/events`,
     `/api/v1/namespaces/${platform.namespace}/pods`,
     `/apis/jobset.x-k8s.io/v1alpha2/namespaces/${platform.namespace}/jobsets`,
@@ -299,7 +303,6 @@ describe('usage', () => {
     [['status', '--bogus'], "status: Unknown option '--bogus'"],
     [['status', '--interval', '0', '--watch'], "status: --interval must be a whole number of seconds >= 1, got '0'"],
     [['status', '--interval', '5'], 'status: --interval only applies with --watch'],
-    [['status', 'rl-nope'], `status: no enabled pipeline named 'rl-nope'; pipelines: ${pipelines.map((p) => p.name).join(', ')}`],
     [['logs'], 'logs: expected <pipeline> [step], got nothing'],
     [['logs', 'rl-qwen3', 'eval'], "logs: step must be one of to-maxtext, train, to-hf, got 'eval'"],
     [['logs', 'rl-qwen3', '--tail'], "logs: Unknown option '--tail'"],

@@ -1,10 +1,10 @@
 /** The pure status model: progress lines, ETA, workload ownership, exit codes (in-process, no cluster). */
 import { lastCheckpointStep } from '../../jobs/maxtext';
-import { allPipelinesWorld, emptyWorld, jobSet, pipeline, platform, rlLine, sftLine, step, workload, workloadName } from '../../bench/fake-kube-api';
+import { allPipelinesWorld, emptyWorld, jobSet, pipeline, platform, record, rlLine, sftLine, step, workload, workloadName } from '../../bench/fake-kube-api';
 import { eta, exitCode, lastLines, parseProgress, pipelineStatus, workloadOf } from '../../status/model';
 import { duration, progressBar } from '../../status/render';
 
-const ctx = { project: platform.project, hfTokenSecretId: platform.hfTokenSecretId, clusterQueue: platform.clusterQueue, now: Date.parse('2026-12-01T08:00:00Z') };
+const ctx = { clusterQueue: platform.clusterQueue, now: Date.parse('2026-12-01T08:00:00Z') };
 
 test('Tunix RL progress: the last "Train step N training loss" line, with the first one in the window for the rate', () => {
   const log = ['noise', rlLine(10, 3), 'Train step x', rlLine(14, 5)].join('\n');
@@ -47,7 +47,7 @@ test('a completed training step reports its full total; the total is lastCheckpo
   const p = pipeline('sft-gemma4');
   const w = emptyWorld();
   w.jobSets.push(jobSet(step(p, 'train'), { terminalState: 'Completed' }));
-  const st = pipelineStatus(p, w, new Map(), ctx).steps[1];
+  const st = pipelineStatus(record(p.name), w, new Map(), ctx).steps[1];
   expect(st).toMatchObject({ state: 'completed', progress: { step: lastCheckpointStep(p.recipe.train), total: lastCheckpointStep(p.recipe.train) } });
 });
 
@@ -68,7 +68,7 @@ describe('Kueue workload conditions (kueue v0.19.2 apis/kueue/v1beta2/workload_t
     wl.status = { conditions };
     w.jobSets.push(js);
     w.workloads.push(wl);
-    return pipelineStatus(p, w, new Map(), ctx).steps[1];
+    return pipelineStatus(record(p.name), w, new Map(), ctx).steps[1];
   };
 
   test('evicted (preempted): queued with the eviction message', () => {
@@ -97,7 +97,7 @@ describe('Kueue workload conditions (kueue v0.19.2 apis/kueue/v1beta2/workload_t
     wl.status = { conditions: [{ type: 'Evicted', status: 'True', reason: 'Deactivated', message: 'The workload is deactivated' }], requeueState: { count: 3 } };
     w.jobSets.push(js);
     w.workloads.push(wl);
-    const st = pipelineStatus(p, w, new Map(), ctx).steps[1];
+    const st = pipelineStatus(record(p.name), w, new Map(), ctx).steps[1];
     expect(st).toMatchObject({ state: 'failed', reason: 'RequeuingLimitExceeded' });
     expect(st.message).toContain(`deactivated: its pods never became ready in 20m, 3 times`);
     expect(st.message).toContain(`kubectl patch workload -n ${p.namespace} ${wl.metadata.name} --type=merge -p '{"spec":{"active":true}}'`);
@@ -114,7 +114,7 @@ describe('Kueue workload conditions (kueue v0.19.2 apis/kueue/v1beta2/workload_t
   test('a JobSet Kueue has not made a workload for yet: queued (Suspended)', () => {
     const w = emptyWorld();
     w.jobSets.push(jobSet(step(p, 'train'), { conditions: [{ type: 'Suspended', status: 'True', reason: 'SuspendedJobs', message: 'jobset is suspended' }] }));
-    expect(pipelineStatus(p, w, new Map(), ctx).steps[1]).toMatchObject({ state: 'queued', reason: 'Suspended' });
+    expect(pipelineStatus(record(p.name), w, new Map(), ctx).steps[1]).toMatchObject({ state: 'queued', reason: 'Suspended' });
   });
 
   test('finished or other-queue workloads do not count as holding the quota', () => {
@@ -127,7 +127,7 @@ describe('Kueue workload conditions (kueue v0.19.2 apis/kueue/v1beta2/workload_t
     elsewhere.status.admission.clusterQueue = 'another-queue';
     w.jobSets.push(mine);
     w.workloads.push(workload(mine, false, { message: 'insufficient quota' }), done, elsewhere);
-    expect(pipelineStatus(p, w, new Map(), ctx).steps[1].message).toBe(`workload ${workloadName(mine)}: insufficient quota`);
+    expect(pipelineStatus(record(p.name), w, new Map(), ctx).steps[1].message).toBe(`workload ${workloadName(mine)}: insufficient quota`);
   });
 });
 
@@ -136,7 +136,7 @@ test('a restarted training step says what the resume repeated: SFT its data from
   for (const js of w.jobSets) if (js.metadata.name.endsWith('-train')) js.status = { ...js.status, restarts: 2 };
   const snapshot = { jobSets: w.jobSets, workloads: w.workloads, pods: w.pods, events: w.events } as any;
   const logs = new Map(Object.entries(w.logs).map(([k, v]) => [k, v.join('\n')]));
-  const train = (name: string) => pipelineStatus(pipeline(name), snapshot, logs, ctx).steps.find((s) => s.name === 'train')!;
+  const train = (name: string) => pipelineStatus(record(name), snapshot, logs, ctx).steps.find((s) => s.name === 'train')!;
   expect(train('sft-gemma4').message).toContain('2 JobSet restart(s), each resumed from the newest checkpoint (SFT reads its data again from the first example)');
   expect(train('rl-qwen3').message).toContain("(RL's first step samples with the base weights until the next weight sync)");
 });

@@ -3,6 +3,7 @@ import { loadDeployment } from '../../config/deployment';
 import type { StepStatus } from '../../status/model';
 import { renderText } from '../../status/render';
 import { lineageLine, withLineage } from '../../status/run-record';
+import { pipelineRecord } from '../../jobs/record';
 import { configFile, exampleDeployment, WITH_SINGLE_HOST } from '../util';
 
 const statusOf = (name: string, state: StepStatus['state']): StepStatus => ({ name, jobset: `x-${name}`, state, details: [] });
@@ -22,8 +23,9 @@ test('the issue’s line: exported hf-trained/... from meta-llama/Llama-3.1-8B-I
 });
 
 test('only completed steps get the line; a tutorial without a revision says the head was converted; RL names its reward', () => {
-  const p = exampleDeployment().pipelines.find((x) => x.name === 'rl-qwen3')!;
-  const steps = withLineage(p, [statusOf('to-maxtext', 'completed'), statusOf('train', 'running'), statusOf('to-hf', 'not-created')]);
+  const d = exampleDeployment();
+  const p = d.pipelines.find((x) => x.name === 'rl-qwen3')!;
+  const steps = withLineage(pipelineRecord(p, d.platform), [statusOf('to-maxtext', 'completed'), statusOf('train', 'running'), statusOf('to-hf', 'not-created')]);
   expect(steps.map((s) => s.details.length)).toEqual([1, 0, 0]);
   expect(steps[0].details[0]).toContain('from Qwen/Qwen3-30B-A3B-Instruct-2507 (head when converted)');
   expect(renderText([{ name: p.name, steps }])).toContain(`      converted max-text-format/`);

@@ -14,7 +14,7 @@ import {
   iso,
   jobSet,
   pipeline,
-  platform,
+  record,
   pod,
   rlLine,
   runCli,
@@ -103,7 +103,7 @@ test('completed training: chip-hours from admission to the end, priced by the re
   const r = await run(completedLlama(), ['status', 'rl-llama3', '--json']);
   const train = JSON.parse(r.stdout).pipelines[0].steps[1];
   const chips = llama.slice.chips;
-  const price = chipPrices(platform)(llama);
+  const price = chipPrices()(record(llama.name));
   const trainStep = step(llama, 'train');
   expect(train.state).toBe('completed');
   expect(train.run).toEqual({

@@ -1,4 +1,5 @@
 /** Every review rule, one file each (review/rules/<id>.ts). Order here is only the order findings are produced in. */
+import { backendKeyChanged } from './backend-key-changed';
 import { baseDestroysTpuPool } from './base-destroys-tpu-pool';
 import { bucketAcls } from './bucket-acls';
 import { bucketPublicAccess } from './bucket-public-access';
@@ -55,6 +56,7 @@ import { tpuSliceUnknown } from './tpu-slice-unknown';
 import type { Rule } from './types';
 
 export const RULES: readonly Rule[] = [
+  backendKeyChanged,
   baseDestroysTpuPool,
   bucketAcls,
   bucketPublicAccess,
