@@ -82,6 +82,7 @@ export class PipelineStack extends TerraformStack {
       trained_checkpoint: pipeline.paths.trainedCheckpoint,
       hf_export_dir: pipeline.paths.hfExportDir,
       pathways_scratch: pipeline.paths.pathwaysScratch,
+      eval_json: pipeline.eval?.evalJson,
     };
     for (const [name, value] of Object.entries(paths)) {
       if (value !== undefined) new TerraformOutput(this, name, { value });

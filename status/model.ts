@@ -32,6 +32,7 @@ import { HF_TOKEN_VOLUME, secretCommand } from '../jobs/secrets';
 import { TPU_RESOURCE } from '../jobs/tpu';
 import { PODS_READY } from '../jobs/kueue';
 import { JOBSET_POD_LABELS, MAIN_CONTAINER } from '../jobs/jobset';
+import { EvalRecord, evalRecordOf } from './eval';
 
 export const STATES = ['not-created', 'queued', 'pending', 'running', 'stalled', 'completed', 'failed'] as const;
 export type StepState = (typeof STATES)[number];
@@ -175,6 +176,8 @@ export interface RunSummary {
   readonly points: readonly StepPoint[];
   /** MaxText's RL evaluation before/after training. @default - none in the log */
   readonly evaluation?: Evaluation;
+  /** The eval step's eval.json (status/eval.ts). @default - not the eval step, or no EVAL_RESULT line in its log */
+  readonly eval?: EvalRecord;
 }
 
 export interface PipelineStatus {
@@ -393,7 +396,14 @@ export function outputOf(pipeline: Pipeline, step: PipelineStep): string {
       return pipeline.paths.trainedCheckpoint;
     case 'to-hf':
       return pipeline.paths.hfExportDir;
+    case 'eval':
+      return pipeline.eval?.evalJson ?? pipeline.paths.hfExportDir;
   }
+}
+
+/** Whether status summarises the step's run (chip-hours, what it printed): training and the eval step. */
+function summarised(pipeline: Pipeline, step: PipelineStep): boolean {
+  return totalSteps(pipeline, step) !== undefined || step.name === 'eval';
 }
 
 /** Total steps of a step that reports progress (training), else undefined. */
@@ -421,12 +431,16 @@ export function logRequests(pipelines: readonly Pipeline[], snapshot: Snapshot, 
       if (failed) out.push({ pod: main.metadata.name, container: MAIN_CONTAINER, tailLines: FAILURE_LINES, purpose: 'failure', ...head });
       else if (training && (completed || main.status?.phase === 'Running')) {
         out.push({ pod: main.metadata.name, container: MAIN_CONTAINER, tailLines: PROGRESS_WINDOW, purpose: 'progress', ...head });
+      } else if (step.name === 'eval' && completed) {
+        out.push({ pod: main.metadata.name, container: MAIN_CONTAINER, tailLines: EVAL_LINES, purpose: 'progress' });
       }
     }
   }
   return out;
 }
 
+/** Log lines read from a completed eval step (its EVAL_RESULT line is among the last). */
+export const EVAL_LINES = 20;
 /** Lines of a failed main container shown. */
 export const FAILURE_LINES = 20;
 /** Log lines read to find the progress lines (and the rate between the first and last of them). */
@@ -475,7 +489,7 @@ export function stepStatus(
 
   if (js.status?.terminalState === 'Completed' || isTrue(conditions, 'Completed')) {
     const total = totalSteps(pipeline, step);
-    const run = total !== undefined ? runSummary(pipeline, step, js, snapshot, log, ctx) : undefined;
+    const run = summarised(pipeline, step) ? runSummary(pipeline, step, js, snapshot, log, ctx) : undefined;
     return {
       ...base,
       state: 'completed',
@@ -488,7 +502,7 @@ export function stepStatus(
   if (js.status?.terminalState === 'Failed' || isTrue(conditions, 'Failed')) {
     const failed = condition(conditions, 'Failed');
     const tail = log !== undefined ? lastLines(log, FAILURE_LINES) : [];
-    const run = totalSteps(pipeline, step) !== undefined ? runSummary(pipeline, step, js, snapshot, log, ctx) : undefined;
+    const run = summarised(pipeline, step) ? runSummary(pipeline, step, js, snapshot, log, ctx) : undefined;
     return {
       ...base,
       state: 'failed',
@@ -572,7 +586,7 @@ export function stepStatus(
   const progress = total !== undefined ? { step: parsed?.step ?? 0, total } : undefined;
   const etaSeconds = parsed && total !== undefined ? eta(parsed, total, startedAt, ctx.now) : undefined;
   const restarts = js.status?.restarts ?? 0;
-  const run = total !== undefined ? runSummary(pipeline, step, js, snapshot, log, ctx) : undefined;
+  const run = summarised(pipeline, step) ? runSummary(pipeline, step, js, snapshot, log, ctx) : undefined;
   const stall = run ? stallOf(run.points, ctx.now) : undefined;
   const restartText = restarts > 0 ? `${restarts} JobSet restart(s)` : undefined;
   const why = stall
@@ -620,10 +634,12 @@ export function runSummary(pipeline: Pipeline, step: PipelineStep, js: JobSetObj
   const ended = endedAt(js);
   const chips = (workload ? chipsHeld(workload) : 0) || (step.tpu ? step.tpu.slice.chips * step.tpu.slices : 0);
   const use = from !== undefined && chips > 0 ? usage(chips, from, ended ?? ctx.now, ended !== undefined, step.waitMinutes, ctx.price?.(pipeline)) : undefined;
-  const points = log !== undefined ? stepPoints(pipeline.recipe.train.kind, log) : [];
-  const evaluation = log !== undefined ? evaluationOf(log) : undefined;
-  if (!use && points.length === 0 && !evaluation) return undefined;
-  return { ...(use ? { usage: use } : {}), points, ...(evaluation ? { evaluation } : {}) };
+  const training = step.name === 'train';
+  const points = log !== undefined && training ? stepPoints(pipeline.recipe.train.kind, log) : [];
+  const evaluation = log !== undefined && training ? evaluationOf(log) : undefined;
+  const evalRecord = log !== undefined && step.name === 'eval' ? evalRecordOf(log) : undefined;
+  if (!use && points.length === 0 && !evaluation && !evalRecord) return undefined;
+  return { ...(use ? { usage: use } : {}), points, ...(evaluation ? { evaluation } : {}), ...(evalRecord ? { eval: evalRecord } : {}) };
 }
 
 export function pipelineStatus(pipeline: Pipeline, snapshot: Snapshot, logs: ReadonlyMap<string, string>, ctx: StatusContext): PipelineStatus {
