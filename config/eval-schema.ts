@@ -26,4 +26,22 @@ export const evalConfig = z
   })
   .strict();
 
+export const serveConfig = z
+  .object({
+    /** Synthesize the serve-<pipeline> stack (vLLM on a single-host TPU pool serving the latest export). @default false */
+    enabled: z.boolean().default(false),
+    /** reservation | spot | flex-start: where the serving pool's capacity comes from. @default spot */
+    capacity: z.enum(['reservation', 'spot', 'flex-start']).optional(),
+    /** The reservation the serving pool consumes (capacity reservation). */
+    reservation: z.string().max(256).optional(),
+    /** An internal passthrough load balancer instead of a ClusterIP Service. @default false */
+    internalLoadBalancer: z.boolean().optional(),
+    /** vLLM --max-model-len. @default 16384 */
+    maxModelLen: z.number().optional(),
+    /** Sequences of maxModelLen the KV cache must hold at once (the fit check). @default 8 */
+    sequences: z.number().optional(),
+  })
+  .strict();
+
 export type EvalConfig = z.infer<typeof evalConfig>;
+export type ServeConfig = z.infer<typeof serveConfig>;

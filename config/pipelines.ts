@@ -86,6 +86,7 @@ export function pipelineOptions(loaded: LoadedConfig, name: string): PipelineOpt
     topology: entry.topology,
     overrides: entry.overrides,
     ...(entry.eval ? { eval: { ...entry.eval, enabledSource: sourceOf(loaded, `pipelines.${name}.eval.enabled`) } } : {}),
+    ...(entry.serve ? { serve: entry.serve } : {}),
     configSource,
   };
 }

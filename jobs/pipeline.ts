@@ -42,6 +42,7 @@ import { imagesIn } from './image-ref';
 import { imageMaxTextVersion } from './recipes/common';
 import { ContainerResources, JsonValue, MaxTextArgs, Recipe, RECIPE_STEP_NAMES, RecipeStepName, StepName } from './recipes/types';
 import { EvalOptions, evalJobSet, EvalPlan, planEval } from './eval';
+import { planServe, ServeOptions, ServePlan } from './serve';
 import { buildSecretProviderClass } from './secrets';
 import { TpuSlice, tpuSlice } from './tpu';
 import { targetGroup, validateRecipe } from './validate';
@@ -95,6 +96,8 @@ export interface PipelineOptions {
   readonly imageSource?: string;
   /** The eval step after to-hf (jobs/eval.ts). @default - on, with the recipe's default tasks and no gate */
   readonly eval?: EvalOptions;
+  /** The opt-in `serve-<pipeline>` stack (jobs/serve.ts). @default - none */
+  readonly serve?: ServeOptions;
 }
 
 /** One step: one JobSet. */
@@ -158,6 +161,8 @@ export interface Pipeline {
   readonly images: readonly string[];
   /** What the eval step runs. @default - no eval step (`eval.enabled: false`, or no single-host slice fits: see notices) */
   readonly eval?: EvalPlan;
+  /** What `serve-<pipeline>` deploys. @default - no serve stack (`serve.enabled` not true) */
+  readonly serve?: ServePlan;
   /** Warnings for the user (a tight HBM fit), printed once by main.ts. */
   readonly notices: readonly string[];
   /**
@@ -423,7 +428,15 @@ export function buildPipeline(recipe: Recipe, platform: Platform, options: Pipel
   };
   const evalOptions = options.maxRestarts !== undefined ? { ...options.eval, maxRestarts: options.eval?.maxRestarts ?? options.maxRestarts } : options.eval;
   const evaluation = planEval(resolved, platform, paths, evalOptions, source);
-  if (evaluation.problems.length > 0) throw new Error(evaluation.problems.join('\n'));
+  const serving =
+    options.serve?.enabled === true
+      ? planServe(
+          { pipeline: resolved.name, namespace: platform.namespace, model: resolved.model.name, modelPath: paths.hfExportDir, trainingMachineType: slice.machineType, bucket: platform.bucket, cpuPool: platform.cpuPool.name },
+          options.serve,
+          source,
+        )
+      : { problems: [] as string[], plan: undefined };
+  if (evaluation.problems.length + serving.problems.length > 0) throw new Error([...evaluation.problems, ...serving.problems].join('\n'));
   const plan = evaluation.plan;
   const runMinutes = (step: StepName) =>
     step === 'eval' ? plan?.timeoutMinutes ?? 0 : options.timeoutMinutes?.[step] ?? resolved.timeoutMinutes[step];
@@ -576,6 +589,7 @@ export function buildPipeline(recipe: Recipe, platform: Platform, options: Pipel
     labels: baseLabels,
     images: imagesIn(steps.map((s) => s.manifest)),
     ...(plan ? { eval: plan } : {}),
+    ...(serving.plan ? { serve: serving.plan } : {}),
     notices: [...notices, ...(evaluation.notice ? [evaluation.notice] : [])],
     ...(difference !== undefined ? { maxtextDifference: difference } : {}),
   };

@@ -1,7 +1,7 @@
 /**
- * Bad eval input, as a user runs it (`node dist/main.js`): an eval task or metric that does not exist, a gate on a
- * metric the step does not compute, `eval.enabled: true` where no single-host slice fits: exit 1, naming the file key,
- * writing nothing.
+ * Bad eval and serve input, as a user runs it (`node dist/main.js`): an eval task or metric that does not exist, a gate
+ * on a metric the step does not compute, `eval.enabled: true` where no single-host slice fits, a serve stack for a model
+ * that does not fit one host: exit 1, naming the file key, writing nothing. And `serve.enabled` adds serve-<pipeline>.
  */
 import { spawnSync } from 'child_process';
 import * as fs from 'fs';
@@ -61,4 +61,23 @@ test('eval.enabled true without a single-host slice that fits: refused, naming t
   const ok = main(() => undefined);
   expect(ok.status).toBe(0);
   expect(ok.stdout).toContain('rl-qwen3: eval step left out: qwen3-30b-a3b needs a single-host ct6e-standard-4t 2x2 (v6e-4) or larger');
+});
+
+describe('serve', () => {
+  test('serve.enabled synthesizes serve-<pipeline> next to the pipeline stack', () => {
+    const r = main((c) => (c.pipelines['rl-qwen3'].serve = { enabled: true }));
+    expect(r.status).toBe(0);
+    const stacks = fs.readdirSync(path.join(path.dirname(r.file), 'cdktf.out', 'stacks')).sort();
+    expect(stacks).toEqual(['infra', 'rl-gemma4', 'rl-qwen3', 'serve-rl-qwen3', 'sft-gemma4']);
+  });
+  test('a model that does not fit one host: exit 1, naming the key, nothing written', () => {
+    refused(
+      (c) => (c.pipelines['sft-gemma4'].serve = { enabled: true, sequences: 64 }),
+      {},
+      '<file>: pipelines.sft-gemma4.serve: gemma4-31b does not fit one v6e host',
+    );
+  });
+  test('a reservation capacity without its reservation', () => {
+    refused((c) => (c.pipelines['rl-qwen3'].serve = { enabled: true, capacity: 'reservation' }), {}, "<file>: pipelines.rl-qwen3.serve.reservation: capacity 'reservation' needs a reservation name");
+  });
 });
