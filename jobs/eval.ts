@@ -360,7 +360,13 @@ export function evalJobSet(common: JobSetCommon, plan: EvalPlan, platform: Platf
   );
 }
 
+/** The pipeline stack's output that states the eval step and its gate (the review shows it). */
+export const EVAL_OUTPUT = 'eval_gate';
+
 /** One line per gate for the review and the docs: `gate: exact_match,strict-match must improve by at least 0`. */
 export function gateText(plan: EvalPlan): string {
-  return plan.gate ? `gate: ${plan.gate.metric} must improve by at least ${plan.gate.minDelta} over the base model, else the pipeline fails` : 'no gate: the scores are recorded, the pipeline does not fail on them';
+  const what = `${plan.tasks.join(', ')} (${plan.samples} samples, seed ${plan.seed}) on ${plan.group.slice.acceleratorType}, base ${plan.baseModel} vs the export`;
+  return plan.gate
+    ? `${what}; gate: ${plan.gate.metric} must improve by at least ${plan.gate.minDelta} over the base model, else the pipeline fails`
+    : `${what}; no gate: the scores are recorded, the pipeline does not fail on them`;
 }
