@@ -23,7 +23,7 @@ import type { KubeConfig } from '@kubernetes/client-node';
 import { ConfigError } from '../config/load';
 import { loadDeployment } from '../config/deployment';
 import { MAIN_CONTAINER } from '../jobs/jobset';
-import { PART_OF, Pipeline, PIPELINE_LABELS, STEP_NAMES, StepName } from '../jobs/pipeline';
+import { PART_OF, Pipeline, PIPELINE_LABELS, PipelineStep, STEP_NAMES, StepName } from '../jobs/pipeline';
 import { findTpuGroup, Platform } from '../jobs/platform';
 import { tpuRateFor } from '../review/cost';
 import { loadPrices, money, RATE_TEXT, tpuRates } from '../review/prices';
@@ -229,13 +229,17 @@ function noAnswer(err: ClusterError, context: string, server: string, s: Setup):
   }
 }
 
-/** The price of a pipeline's chips: the review's price table (review/prices.json) at the rate of its pool's capacity. */
-export function chipPrices(platform: Platform): (p: Pipeline) => ChipPrice {
+/**
+ * The price of a step's chips: the review's price table (review/prices.json) at the rate of its pool's capacity; the
+ * step's own slice (the eval step's single-host pool), else the pipeline's training slice.
+ */
+export function chipPrices(platform: Platform): (p: Pipeline, step?: PipelineStep) => ChipPrice {
   const prices = loadPrices();
-  return (p) => {
-    const capacity = findTpuGroup(platform, p.slice.machineType, p.slice.topology)?.capacity.type ?? 'on-demand';
+  return (p, step) => {
+    const slice = step?.tpu?.slice ?? p.slice;
+    const capacity = findTpuGroup(platform, slice.machineType, slice.topology)?.capacity.type ?? 'on-demand';
     const { rate } = tpuRateFor({ capacity }, prices);
-    const row = tpuRates(prices, p.slice.acceleratorType)?.[rate];
+    const row = tpuRates(prices, slice.acceleratorType)?.[rate];
     return { rate: RATE_TEXT[rate], chipHour: row?.chipHour, estimate: row?.estimate, currency: prices.currency, money: (n) => money(prices, n) };
   };
 }

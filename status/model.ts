@@ -383,8 +383,11 @@ export interface StatusContext {
   readonly clusterQueue: string;
   /** Epoch milliseconds. */
   readonly now: number;
-  /** The price of a pipeline's TPU chips (the review's price table). @default - chip-hours without a price */
-  readonly price?: (pipeline: Pipeline) => ChipPrice | undefined;
+  /**
+   * The price of a step's TPU chips (the review's price table): the step's own slice, else the pipeline's (the eval
+   * step runs on another pool). @default - chip-hours without a price
+   */
+  readonly price?: (pipeline: Pipeline, step?: PipelineStep) => ChipPrice | undefined;
 }
 
 /** Where a completed step's output is. */
@@ -633,7 +636,7 @@ export function runSummary(pipeline: Pipeline, step: PipelineStep, js: JobSetObj
   const from = workload ? admittedAt(workload) : undefined;
   const ended = endedAt(js);
   const chips = (workload ? chipsHeld(workload) : 0) || (step.tpu ? step.tpu.slice.chips * step.tpu.slices : 0);
-  const use = from !== undefined && chips > 0 ? usage(chips, from, ended ?? ctx.now, ended !== undefined, step.waitMinutes, ctx.price?.(pipeline)) : undefined;
+  const use = from !== undefined && chips > 0 ? usage(chips, from, ended ?? ctx.now, ended !== undefined, step.waitMinutes, ctx.price?.(pipeline, step)) : undefined;
   const training = step.name === 'train';
   const points = log !== undefined && training ? stepPoints(pipeline.recipe.train.kind, log) : [];
   const evaluation = log !== undefined && training ? evaluationOf(log) : undefined;

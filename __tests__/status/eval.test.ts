@@ -141,3 +141,22 @@ describe('evalRecordOf reads only a well-formed line', () => {
     expect(evalLines(evalRecordOf(line(r))!)[0]).toBe('eval heldout word_perplexity,none: base 12 -> trained 9 (-3, lower is better)');
   });
 });
+
+test("the eval step is priced at its own pool's rate, not the training slice's", () => {
+  const { derivePlatform } = require('../../jobs/platform');
+  const { tpuSlice } = require('../../jobs/tpu');
+  const { buildPipeline } = require('../../jobs/pipeline');
+  const { RECIPES } = require('../../jobs/recipes');
+  const { RATE_TEXT } = require('../../review/prices');
+  const mixed = derivePlatform({
+    ...{ project: 'p-123456', region: 'us-east5', zone: 'us-east5-b', clusterName: 'tpt', bucket: 'b', namespace: 'default', cpuMachineType: 'n4-highmem-64' },
+    tpuGroups: [
+      { slice: tpuSlice('ct6e-standard-4t', '4x8'), count: 1, capacity: { type: 'reservation', reservation: 'res' } },
+      { slice: tpuSlice('ct6e-standard-8t', '2x4'), count: 1, capacity: { type: 'spot' } },
+    ],
+  });
+  const qwen = buildPipeline(RECIPES['rl-qwen3'], mixed, { runId: 'r1' });
+  const price = chipPrices(mixed);
+  expect(price(qwen, qwen.steps.find((s: any) => s.name === 'eval')).rate).toBe(RATE_TEXT.spot);
+  expect(price(qwen, qwen.steps.find((s: any) => s.name === 'eval')).rate).not.toBe(price(qwen).rate);
+});
