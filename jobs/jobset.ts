@@ -318,8 +318,8 @@ export interface PodStorage {
 
 /**
  * One pod on one single-host TPU VM, every chip of it, on the pod network (not the host's: one host needs no
- * cross-host TPU traffic, and GKE's Cloud Storage FUSE sidecar does not serve host-network pods before 1.33), that
- * runs alone (`failFast`): the eval step's vLLM servers.
+ * cross-host TPU traffic, as in Google's single-host vLLM tutorial and tpu-inference's GKE example), that runs alone
+ * (`failFast`): the eval step's vLLM servers.
  */
 export function singleHostTpuJobSet(common: JobSetCommon, main: MainContainer, slice: TpuSlice, storage: PodStorage): BuiltJobSet {
   if (slice.multiHost) throw new Error(`singleHostTpuJobSet needs a one-VM slice, got ${slice.machineType} ${slice.topology}`);

@@ -426,8 +426,7 @@ export function buildPipeline(recipe: Recipe, platform: Platform, options: Pipel
     [PIPELINE_LABELS.pipeline]: resolved.name,
     [PIPELINE_LABELS.runId]: options.runId,
   };
-  const evalOptions = options.maxRestarts !== undefined ? { ...options.eval, maxRestarts: options.eval?.maxRestarts ?? options.maxRestarts } : options.eval;
-  const evaluation = planEval(resolved, platform, paths, evalOptions, source);
+  const evaluation = planEval(resolved, platform, paths, options.eval, source);
   const serving =
     options.serve?.enabled === true
       ? planServe(
@@ -442,7 +441,8 @@ export function buildPipeline(recipe: Recipe, platform: Platform, options: Pipel
     step === 'eval' ? plan?.timeoutMinutes ?? 0 : options.timeoutMinutes?.[step] ?? resolved.timeoutMinutes[step];
   const restarts = (step: StepName) =>
     step === 'eval'
-      ? plan?.maxRestarts ?? 0
+      ? // eval.maxRestarts, else the pipeline-wide maxRestarts (checked with the other steps below), else eval's default.
+        options.eval?.maxRestarts ?? options.maxRestarts ?? plan?.maxRestarts ?? 0
       : options.maxRestarts ?? (step === 'train' ? DEFAULT_TRAIN_MAX_RESTARTS[group.capacity.type] : resolved.maxRestarts[step as Exclude<RecipeStepName, 'train'>]);
   for (const step of RECIPE_STEP_NAMES) {
     const m = runMinutes(step);

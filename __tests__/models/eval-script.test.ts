@@ -18,7 +18,7 @@ import { testPlatform } from '../jobs/fixtures';
 interface Play {
   /** Scores lm_eval reports, per served model name and result key. */
   readonly scores: Record<'base' | 'trained', Record<string, number>>;
-  /** Failed health polls before the server answers. @default 2 */
+  /** Failed health polls before each server answers (every (n+1)th poll succeeds: no race with the server's start). @default 2 */
   readonly unreadyPolls?: number;
   /** The server exits at once with this code. @default - it keeps running */
   readonly serverExits?: number;
@@ -40,9 +40,9 @@ function run(recipe: string, evalOptions: EvalOptions, play: Play) {
     'vllm',
     play.serverExits !== undefined
       ? `echo "vllm: cannot load $2" >&2; exit ${play.serverExits}`
-      : `echo "$@" >> ${dir}/vllm-calls; : > ${dir}/polls; exec /bin/sleep 30`,
+      : `echo "$@" >> ${dir}/vllm-calls; exec /bin/sleep 30`,
   );
-  stand('curl', `n=$(( $(cat ${dir}/polls 2>/dev/null || echo 0) + 1 )); echo $n > ${dir}/polls; echo x >> ${dir}/curl-calls; [ "$n" -gt ${play.unreadyPolls ?? 2} ] || exit 7`);
+  stand('curl', `echo x >> ${dir}/curl-calls; n=$(wc -l < ${dir}/curl-calls); [ $(( n % ${(play.unreadyPolls ?? 2) + 1} )) -eq 0 ] || exit 7`);
   const results = (name: 'base' | 'trained') => JSON.stringify({ results: { [task]: play.scores[name] } });
   stand(
     'lm_eval',
