@@ -40,7 +40,7 @@ test('a recipe asked for that does not fit the infra: exit 1 before anything is 
   expect(fs.existsSync(outdir)).toBe(false);
 });
 
-test('the example config synthesizes infra and the v6e-32 pipelines; notes on stdout: the one left out, the placeholders still set', () => {
+test('the example config synthesizes infra and the v6e-32 pipelines; notes on stdout: the one left out, the placeholders still set, the eval steps left out', () => {
   const { status, stderr, stdout, outdir } = runMain({});
   // stdout, not stderr: the cdktf CLI logs an app's stderr at ERROR level (@cdktf/commons src/util.js exec).
   expect(stderr).toBe('');
@@ -49,7 +49,15 @@ test('the example config synthesizes infra and the v6e-32 pipelines; notes on st
       "bucket 'my-tpu-project-post-training' (set GCS_BUCKET); tpu.reservation 'my-v6e-32-reservation' (set RESERVATION); " +
       "controlPlane.authorizedCidrs '203.0.113.0/24' (set AUTHORIZED_CIDR)\n" +
       'note: rl-llama3 left out: rl-llama3 trains on ct6e-standard-8t 2x4 (v6e-8-8t), infra has ct6e-standard-4t 4x8; ' +
-      'SINGLE_HOST_RESERVATION=<v6e-8 reservation> (or SINGLE_HOST_CAPACITY=spot|flex-start) adds it next to the main slices\n',
+      'SINGLE_HOST_RESERVATION=<v6e-8 reservation> (or SINGLE_HOST_CAPACITY=spot|flex-start) adds it next to the main slices\n' +
+      // Without a single-host slice the eval step (vLLM on one host) has nowhere to run: one line per pipeline.
+      ['rl-qwen3: eval step left out: qwen3-30b-a3b needs a single-host ct6e-standard-4t 2x2 (v6e-4)', 'rl-gemma4: eval step left out: gemma4-26b needs a single-host ct6e-standard-4t 2x2 (v6e-4)', 'sft-gemma4: eval step left out: gemma4-31b needs a single-host ct6e-standard-8t 2x4 (v6e-8)']
+        .map(
+          (head) =>
+            `note: ${head} or larger (SINGLE_HOST_RESERVATION=<v6e-8 reservation>, or SINGLE_HOST_CAPACITY=spot|flex-start, adds a v6e-8); infra has no single-host slice; ` +
+            `set config/example.json: pipelines.${head.split(':')[0]}.eval.enabled to false to silence this\n`,
+        )
+        .join(''),
   );
   expect(status).toBe(0);
   expect(fs.readdirSync(path.join(outdir, 'stacks')).sort()).toEqual(['infra', 'rl-gemma4', 'rl-qwen3', 'sft-gemma4']);

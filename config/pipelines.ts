@@ -204,6 +204,8 @@ export function pipelineOptions(loaded: LoadedConfig, name: string): PipelineOpt
     machineType: entry.machineType,
     topology: entry.topology,
     overrides: entry.overrides,
+    ...(entry.eval ? { eval: { ...entry.eval, enabledSource: sourceOf(loaded, `pipelines.${name}.eval.enabled`) } } : {}),
+    ...(entry.serve ? { serve: entry.serve } : {}),
     configSource,
   };
 }

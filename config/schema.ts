@@ -6,6 +6,7 @@
  *
  * HF_TOKEN is deliberately absent: the token never enters Terraform (DESIGN.md).
  */
+import { evalConfig, serveConfig } from './eval-schema';
 import { z } from 'zod';
 import { CAPACITY_TYPES, capacityOf, CapacityType, FLEX_START_MAX_RUN_HOURS, GKE_LIMITS, reservationProblem } from '../jobs/capacity';
 import { imageReferenceProblem } from '../jobs/image-ref';
@@ -259,6 +260,10 @@ const pipeline = z
     topology: z.string().max(32).optional(),
     /** Recipe field overrides by MaxText key, e.g. { "batch_size": 16 }. */
     overrides: z.record(z.union([z.string().max(4096), z.number(), z.boolean()])).optional(),
+    /** The eval step after to-hf (config/eval-schema.ts). @default - on, default tasks, no gate */
+    eval: evalConfig.optional(),
+    /** The opt-in serve-<pipeline> stack (config/eval-schema.ts). @default - none */
+    serve: serveConfig.optional(),
   })
   .strict();
 

@@ -141,6 +141,8 @@ export interface PodCommon {
   readonly serviceAccountName: string;
   /** Labels on the JobSet and every pod (the Kueue queue label among them). */
   readonly labels: Readonly<Record<string, string>>;
+  /** Pod annotations beyond the autoscaler opt-out (e.g. `gke-gcsfuse/volumes`). @default - none */
+  readonly annotations?: Readonly<Record<string, string>>;
 }
 
 /** Metadata and failure settings of one JobSet. */
@@ -206,7 +208,7 @@ export function podFailurePolicy(containerName: string): Obj {
 }
 
 function podMetadata(pod: PodCommon): Obj {
-  return { labels: { ...pod.labels }, annotations: { [SAFE_TO_EVICT_ANNOTATION]: 'false' } };
+  return { labels: { ...pod.labels }, annotations: { ...pod.annotations, [SAFE_TO_EVICT_ANNOTATION]: 'false' } };
 }
 function baseJobSet(common: JobSetCommon, spec: Obj): Obj {
   return compact({
@@ -311,6 +313,46 @@ function replicatedJob(common: JobSetCommon, r: ReplicatedJobInput): Obj {
       },
     },
   };
+}
+
+/** Volumes and mounts a single-host TPU pod adds to the token volume (the eval step's bucket mount). */
+export interface PodStorage {
+  readonly volumes: readonly Obj[];
+  readonly volumeMounts: readonly Obj[];
+}
+
+/**
+ * One pod on one single-host TPU VM, every chip of it, on the pod network (not the host's: one host needs no
+ * cross-host TPU traffic, as in Google's single-host vLLM tutorial and tpu-inference's GKE example), that runs alone
+ * (`failFast`): the eval step's vLLM servers.
+ */
+export function singleHostTpuJobSet(common: JobSetCommon, main: MainContainer, slice: TpuSlice, storage: PodStorage): BuiltJobSet {
+  if (slice.multiHost) throw new Error(`singleHostTpuJobSet needs a one-VM slice, got ${slice.machineType} ${slice.topology}`);
+  const manifest = baseJobSet(common, {
+    successPolicy: { operator: 'All' },
+    startupPolicy: { startupPolicyOrder: 'AnyOrder' },
+    replicatedJobs: [
+      replicatedJob(common, {
+        name: RJOB.slice,
+        replicas: 1,
+        pods: 1,
+        exitPolicy: 'failFast',
+        podSpec: {
+          nodeSelector: { ...slice.nodeSelector },
+          tolerations: [{ ...TPU_TOLERATION }],
+          terminationGracePeriodSeconds: 30,
+          containers: [
+            mainContainer(main, [], {
+              resources: { ...resources(main.resources), limits: { ...main.resources?.limits, ...slice.podResources } },
+              volumeMounts: [DSHM_MOUNT, hfTokenVolumeMount(), ...storage.volumeMounts],
+            }),
+          ],
+          volumes: [DSHM, hfTokenVolume(common.pod.pipeline), ...storage.volumes],
+        },
+      }),
+    ],
+  });
+  return { manifest, replicatedJobs: [{ name: RJOB.slice, replicas: 1, parallelism: 1 }], mainReplicatedJob: RJOB.slice };
 }
 
 /** A single pod on a CPU node pool (conversions). */

@@ -43,8 +43,10 @@ import { checkJobSetNames, checkRunId, jobSetName, JobSetNameShape, runIdLimit }
 import { Platform } from './platform';
 import { imagesIn } from './image-ref';
 import { imageMaxTextVersion } from './recipes/common';
-import { ContainerResources, JsonValue, MaxTextArgs, Recipe, StepName, STEP_NAMES } from './recipes/types';
+import { ContainerResources, JsonValue, MaxTextArgs, Recipe, RECIPE_STEP_NAMES, RecipeStepName, StepName } from './recipes/types';
 import { buildFilesConfigMap, CONFIGMAP_MAX_BYTES, configMapBytes, filesVolume } from './recipe-files';
+import { EvalOptions, evalJobSet, EvalPlan, planEval } from './eval';
+import { planServe, ServeOptions, ServePlan } from './serve';
 import { buildSecretProviderClass } from './secrets';
 import { TpuSlice, tpuSlice } from './tpu';
 import { targetGroup, validateRecipe } from './validate';
@@ -96,6 +98,10 @@ export interface PipelineOptions {
   readonly runIdSource?: string;
   /** Where `image` came from when not the config file, e.g. `CLOUD_IMAGE_NAME (env)`. @default - `<configSource>.image` */
   readonly imageSource?: string;
+  /** The eval step after to-hf (jobs/eval.ts). @default - on, with the recipe's default tasks and no gate */
+  readonly eval?: EvalOptions;
+  /** The opt-in `serve-<pipeline>` stack (jobs/serve.ts). @default - none */
+  readonly serve?: ServeOptions;
 }
 
 /** One step: one JobSet. */
@@ -164,6 +170,10 @@ export interface Pipeline {
   readonly labels: Readonly<Record<string, string>>;
   /** Every distinct image the pipeline's pods pull, in first-seen order (the preflight checks those in Artifact Registry). */
   readonly images: readonly string[];
+  /** What the eval step runs. @default - no eval step (`eval.enabled: false`, or no single-host slice fits: see notices) */
+  readonly eval?: EvalPlan;
+  /** What `serve-<pipeline>` deploys. @default - no serve stack (`serve.enabled` not true) */
+  readonly serve?: ServePlan;
   /** Warnings for the user (a tight HBM fit), printed once by main.ts. */
   readonly notices: readonly string[];
   /**
@@ -431,10 +441,25 @@ export function buildPipeline(recipe: Recipe, platform: Platform, options: Pipel
     [PIPELINE_LABELS.pipeline]: resolved.name,
     [PIPELINE_LABELS.runId]: options.runId,
   };
-  const runMinutes = (step: StepName) => options.timeoutMinutes?.[step] ?? resolved.timeoutMinutes[step];
+  const evaluation = planEval(resolved, platform, paths, options.eval, source);
+  const serving =
+    options.serve?.enabled === true
+      ? planServe(
+          { pipeline: resolved.name, namespace: platform.namespace, model: resolved.model.name, modelPath: paths.hfExportDir, trainingMachineType: slice.machineType, bucket: platform.bucket, cpuPool: platform.cpuPool.name },
+          options.serve,
+          source,
+        )
+      : { problems: [] as string[], plan: undefined };
+  if (evaluation.problems.length + serving.problems.length > 0) throw new Error([...evaluation.problems, ...serving.problems].join('\n'));
+  const plan = evaluation.plan;
+  const runMinutes = (step: StepName) =>
+    step === 'eval' ? plan?.timeoutMinutes ?? 0 : options.timeoutMinutes?.[step] ?? resolved.timeoutMinutes[step];
   const restarts = (step: StepName) =>
-    options.maxRestarts ?? (step === 'train' ? DEFAULT_TRAIN_MAX_RESTARTS[group.capacity.type] : resolved.maxRestarts[step]);
-  for (const step of STEP_NAMES) {
+    step === 'eval'
+      ? // eval.maxRestarts, else the pipeline-wide maxRestarts (checked with the other steps below), else eval's default.
+        options.eval?.maxRestarts ?? options.maxRestarts ?? plan?.maxRestarts ?? 0
+      : options.maxRestarts ?? (step === 'train' ? DEFAULT_TRAIN_MAX_RESTARTS[group.capacity.type] : resolved.maxRestarts[step as Exclude<RecipeStepName, 'train'>]);
+  for (const step of RECIPE_STEP_NAMES) {
     const m = runMinutes(step);
     if (!(Number.isInteger(m) && m > 0 && m <= MAX_STEP_TIMEOUT_MINUTES)) {
       throw new Error(`${source}.timeoutMinutes.${step} must be a whole number of minutes from 1 to ${MAX_STEP_TIMEOUT_MINUTES}, got ${m}`);
@@ -518,6 +543,7 @@ export function buildPipeline(recipe: Recipe, platform: Platform, options: Pipel
     { name: 'to-maxtext', built: toMaxText.built, runsOn: toMaxText.runsOn, slices: 1 },
     { name: 'train', built: trained, runsOn: 'tpu', slices },
     { name: 'to-hf', built: toHf.built, runsOn: toHf.runsOn, slices: 1 },
+    ...(plan ? [{ name: 'eval' as const, built: evalJobSet(common('eval'), plan, platform, resolved.name), runsOn: 'tpu' as const, slices: 1 }] : []),
   ];
 
   checkJobSetNames(
@@ -546,21 +572,22 @@ export function buildPipeline(recipe: Recipe, platform: Platform, options: Pipel
       logsCommand: logsCommand(platform.namespace, selector),
       statusCommand: `kubectl get jobset -n ${platform.namespace} ${c.name}`,
       runsOn,
-      ...(runsOn === 'tpu' ? { tpu: { slice, slices: n } } : {}),
+      ...(runsOn === 'tpu' ? { tpu: { slice: name === 'eval' && plan ? plan.group.slice : slice, slices: n } } : {}),
       specHash: previousHash,
     };
   });
   // Flex-start nodes live at most maxRunDuration (GKE deletes them then, and the pool's autoscaler provisions new ones
   // for the restarted pods): an attempt longer than that would always be cut short. A cut-short attempt restarts and
   // resumes from its newest checkpoint, so only one attempt, not all of them, has to fit.
-  if (group.capacity.type === 'flex-start') {
-    const lifetimeMinutes = group.capacity.maxRunDurationSeconds / 60;
-    for (const step of steps.filter((s) => s.runsOn === 'tpu')) {
+  for (const step of steps.filter((s) => s.runsOn === 'tpu')) {
+    const capacity = step.name === 'eval' && plan ? plan.group.capacity : group.capacity;
+    if (capacity.type === 'flex-start') {
+      const lifetimeMinutes = capacity.maxRunDurationSeconds / 60;
       if (step.timeoutMinutes > lifetimeMinutes) {
         throw new Error(
           `${source}: step ${step.name} may run timeoutMinutes ${step.timeoutMinutes} minutes per attempt on flex-start nodes ` +
             `that live at most ${lifetimeMinutes} minutes (flexStartMaxRunHours); ` +
-            `raise flexStartMaxRunHours to at least ${Math.ceil(step.timeoutMinutes / 60)} or lower timeoutMinutes.${step.name}`,
+            `raise flexStartMaxRunHours to at least ${Math.ceil(step.timeoutMinutes / 60)} or lower ${step.name === 'eval' ? 'eval.timeoutMinutes' : `timeoutMinutes.${step.name}`}`,
         );
       }
     }
@@ -587,12 +614,14 @@ export function buildPipeline(recipe: Recipe, platform: Platform, options: Pipel
     secretProviderClass: buildSecretProviderClass(resolved.name, platform, baseLabels),
     ...(files.length > 0 ? { filesConfigMap: buildFilesConfigMap(resolved.name, platform.namespace, baseLabels, files) } : {}),
     runRecords: Object.fromEntries(
-      STEP_NAMES.map((step) => [step, { path: runRecordPath(paths, step), record: runRecord(resolved, paths, step, runFacts) }]),
+      RECIPE_STEP_NAMES.map((step) => [step, { path: runRecordPath(paths, step), record: runRecord(resolved, paths, step, runFacts) }]),
     ) as Record<StepName, { path: string; record: RunRecord }>,
     paths,
     labels: baseLabels,
     images: imagesIn(steps.map((s) => s.manifest)),
-    notices,
+    ...(plan ? { eval: plan } : {}),
+    ...(serving.plan ? { serve: serving.plan } : {}),
+    notices: [...notices, ...(evaluation.notice ? [evaluation.notice] : [])],
     ...(difference !== undefined ? { maxtextDifference: difference } : {}),
   };
 }

@@ -48,6 +48,8 @@ export interface RecordedStep {
   readonly waitMinutes: number;
   /** TPU chips the step holds when admitted (slice chips x slices). @default - a CPU step */
   readonly tpuChips?: number;
+  /** The accelerator type and capacity of the step's own pool (the eval step's single-host pool differs from training's). @default - a CPU step */
+  readonly tpuPool?: { readonly acceleratorType: string; readonly capacity: CapacityType | 'on-demand' };
   /** Steps a training step runs to (progress total). @default - not a training step */
   readonly totalSteps?: number;
   /** Where the step writes. @default - nothing the user reads */
@@ -93,6 +95,7 @@ export function stepOutput(pipeline: Pipeline, step: PipelineStep): string | und
     'to-maxtext': pipeline.paths.maxtextCheckpoint,
     train: pipeline.paths.trainedCheckpoint,
     'to-hf': pipeline.paths.hfExportDir,
+    ...(pipeline.eval ? { eval: pipeline.eval.evalJson } : {}),
   };
   return outputs[step.name];
 }
@@ -128,6 +131,11 @@ export function imageSource(pipeline: Pipeline, container: string, image: string
   return { image, setBy: `pipelines.${pipeline.name}.image (or CLOUD_IMAGE_NAME), the MaxText image`, effect: 'a new image trains a new run (the run name carries it)' };
 }
 
+/** The accelerator type and capacity of the pool a step's slice runs on. */
+function poolOf(platform: Platform, slice: { readonly acceleratorType: string; readonly machineType: string; readonly topology: string }): NonNullable<RecordedStep['tpuPool']> {
+  return { acceleratorType: slice.acceleratorType, capacity: findTpuGroup(platform, slice.machineType, slice.topology)?.capacity.type ?? 'on-demand' };
+}
+
 /** The record of one pipeline as the local config builds it (the pipeline stack writes this into the cluster). */
 export function pipelineRecord(pipeline: Pipeline, platform: Platform): PipelineRecord {
   const group = findTpuGroup(platform, pipeline.slice.machineType, pipeline.slice.topology);
@@ -142,7 +150,7 @@ export function pipelineRecord(pipeline: Pipeline, platform: Platform): Pipeline
       namespace: step.namespace,
       mainPodSelector: { ...step.mainPodSelector },
       waitMinutes: step.waitMinutes,
-      ...(step.tpu ? { tpuChips: step.tpu.slice.chips * step.tpu.slices } : {}),
+      ...(step.tpu ? { tpuChips: step.tpu.slice.chips * step.tpu.slices, tpuPool: poolOf(platform, step.tpu.slice) } : {}),
       ...(step.name === 'train' ? { totalSteps: lastCheckpointStep(pipeline.recipe.train) } : {}),
       ...(output !== undefined ? { output } : {}),
       images: Object.fromEntries(containerImages(step.manifest).map((c) => [c.name, imageSource(pipeline, c.name, c.image)])),

@@ -8,6 +8,7 @@
 import type { TerraformJson } from './load';
 import { dependencyMap, Pipeline, pipelineOf } from './pipeline-graph';
 import { TUTORIAL_MAXTEXT_OUTPUT } from '../jobs/names';
+import { EVAL_OUTPUT } from '../jobs/eval';
 import { PLACEHOLDERS_LOCAL } from '../jobs/platform';
 import type { ControlPlane } from './resources/container-cluster';
 import type { CpuPool, TpuPool } from './resources/container-node-pool';
@@ -97,7 +98,9 @@ const FACT_KEYS = [
 /** Adds the stack's `tutorial_maxtext` output (jobs/names.ts) to its pipeline. */
 function withMaxTextDifference(pipeline: Pipeline | undefined, json: TerraformJson): Pipeline | undefined {
   const note = json.output?.[TUTORIAL_MAXTEXT_OUTPUT]?.value;
-  return pipeline && typeof note === 'string' ? { ...pipeline, maxtextDifference: note } : pipeline;
+  const gate = json.output?.[EVAL_OUTPUT]?.value;
+  const withNote = pipeline && typeof note === 'string' ? { ...pipeline, maxtextDifference: note } : pipeline;
+  return withNote && typeof gate === 'string' ? { ...withNote, evalGate: gate } : withNote;
 }
 
 /** Extracts the domain model of one stack. */

@@ -20,9 +20,11 @@ export interface Pipeline {
   readonly gcsWritten: readonly string[];
   /** The stack's note that it runs another MaxText than its tutorial installs. @default - none */
   readonly maxtextDifference?: string;
+  /** The stack's eval step and its gate (`eval_gate` output, jobs/eval.ts gateText). @default - no eval step */
+  readonly evalGate?: string;
 }
 
-const KIND_ORDER: Record<StepKind, number> = { conversion: 0, training: 1, other: 2, export: 3 };
+const KIND_ORDER: Record<StepKind, number> = { conversion: 0, training: 1, other: 2, export: 3, evaluation: 4 };
 
 /** Every resource's and data source's `depends_on`, by address (`type.name`, `data.type.name`). */
 export function dependencyMap(json: TerraformJson): Map<string, string[]> {

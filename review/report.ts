@@ -232,6 +232,7 @@ function pipelinesSection(models: readonly StackModel[]): string {
     out.push(`Model ${code(p.model ?? '?')}; slice ${p.tpuTopology ? `${p.tpuTopology} (${p.tpuChips} chips)` : 'none'}; ` +
       `images ${p.images.map(code).join(', ')}.\n`);
     if (p.maxtextDifference) out.push(`MaxText version: ${p.maxtextDifference}.\n`);
+    if (p.evalGate) out.push(`Eval step: ${p.evalGate}.\n`);
     const evaluation = evaluationLine(p);
     if (evaluation) out.push(evaluation);
     out.push(mermaid(p) + '\n');

@@ -8,6 +8,7 @@ import { App } from 'cdktf';
 import type { Deployment } from '../jobs/deployment';
 import { InfraStack } from './infra-stack';
 import { PipelineStack } from './pipeline-stack';
+import { ServeStack } from './serve-stack';
 
 export interface BuildOptions {
   /** Where `app.synth()` writes. @default cdktf.out (or CDKTF_OUTDIR when the cdktf CLI sets it) */
@@ -44,6 +45,7 @@ export function composeApp(deployment: Deployment, options: BuildOptions = {}): 
       dnsEndpoint: cluster.dnsEndpoint,
       placeholders: preflight.placeholders,
     });
+    if (pipeline.serve) new ServeStack(app, pipeline.serve.stack, { platform, plan: pipeline.serve, ...state, dnsEndpoint: cluster.dnsEndpoint });
   }
   return { app, notices: deployment.notices };
 }

@@ -17,6 +17,7 @@ import { ITerraformDependable } from 'cdktf';
 import { JobSetStep } from '../constructs/jobset-step';
 import { PipelinePreflight, PlaceholderGuard, PlaceholderRef } from '../constructs/preflight';
 import { TUTORIAL_MAXTEXT_OUTPUT } from '../jobs/names';
+import { EVAL_OUTPUT, gateText } from '../jobs/eval';
 import type { Pipeline } from '../jobs/pipeline';
 import type { Platform } from '../jobs/platform';
 import { PipelineRecord, recordConfigMap } from '../jobs/record';
@@ -93,10 +94,12 @@ export class PipelineStack extends TerraformStack {
       trained_checkpoint: pipeline.paths.trainedCheckpoint,
       hf_export_dir: pipeline.paths.hfExportDir,
       pathways_scratch: pipeline.paths.pathwaysScratch,
+      eval_json: pipeline.eval?.evalJson,
     };
     for (const [name, value] of Object.entries(paths)) {
       if (value !== undefined) new TerraformOutput(this, name, { value });
     }
+    if (pipeline.eval) new TerraformOutput(this, EVAL_OUTPUT, { value: gateText(pipeline.eval) });
     if (pipeline.maxtextDifference !== undefined) {
       new TerraformOutput(this, TUTORIAL_MAXTEXT_OUTPUT, { value: pipeline.maxtextDifference });
     }

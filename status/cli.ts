@@ -27,7 +27,7 @@ import { loadDeployment } from '../config/deployment';
 import { MAIN_CONTAINER } from '../jobs/jobset';
 import { PART_OF, PIPELINE_LABELS, STEP_NAMES } from '../jobs/pipeline';
 import type { Platform } from '../jobs/platform';
-import { parseRecord, PipelineRecord, recordName } from '../jobs/record';
+import { parseRecord, PipelineRecord, RecordedStep, recordName } from '../jobs/record';
 import { tpuRateFor } from '../review/cost';
 import { cpuHourly, loadPrices, money, RATE_TEXT, tpuRates } from '../review/prices';
 import { redact } from '../review/redact';
@@ -302,12 +302,16 @@ function noAnswer(err: ClusterError, context: string, server: string, s: Setup):
   }
 }
 
-/** The price of a pipeline's chips: the review's price table (review/prices.json) at the rate of its pool's capacity. */
-export function chipPrices(): (p: PipelineRecord) => ChipPrice {
+/**
+ * The price of a step's chips: the review's price table (review/prices.json) at the rate of its pool's capacity; the
+ * step's own pool (the eval step's single-host pool), else the pipeline's training slice.
+ */
+export function chipPrices(): (p: PipelineRecord, step?: RecordedStep) => ChipPrice {
   const prices = loadPrices();
-  return (p) => {
-    const { rate } = tpuRateFor({ capacity: p.capacity }, prices);
-    const row = tpuRates(prices, p.slice.acceleratorType)?.[rate];
+  return (p, step) => {
+    const pool = step?.tpuPool ?? { acceleratorType: p.slice.acceleratorType, capacity: p.capacity };
+    const { rate } = tpuRateFor({ capacity: pool.capacity }, prices);
+    const row = tpuRates(prices, pool.acceleratorType)?.[rate];
     return { rate: RATE_TEXT[rate], chipHour: row?.chipHour, estimate: row?.estimate, currency: prices.currency, money: (n) => money(prices, n) };
   };
 }

@@ -35,6 +35,7 @@ import { CostRates, RunCost, runCost, runCostLine, Span } from './run-cost';
 import { withLineage } from './run-record';
 import { RESUME_REPEATS } from '../jobs/maxtext-defaults';
 import { JOBSET_POD_LABELS, MAIN_CONTAINER } from '../jobs/jobset';
+import { EvalRecord, evalRecordOf } from './eval';
 
 export const STATES = ['not-created', 'queued', 'pending', 'running', 'stalled', 'completed', 'failed'] as const;
 export type StepState = (typeof STATES)[number];
@@ -178,6 +179,8 @@ export interface RunSummary {
   readonly points: readonly StepPoint[];
   /** MaxText's RL evaluation before/after training. @default - none in the log */
   readonly evaluation?: Evaluation;
+  /** The eval step's eval.json (status/eval.ts). @default - not the eval step, or no EVAL_RESULT line in its log */
+  readonly eval?: EvalRecord;
 }
 
 export interface PipelineStatus {
@@ -394,8 +397,11 @@ export interface StatusContext {
   readonly clusterQueue: string;
   /** Epoch milliseconds. */
   readonly now: number;
-  /** The price of a pipeline's TPU chips (the review's price table). @default - chip-hours without a price */
-  readonly price?: (pipeline: PipelineRecord) => ChipPrice | undefined;
+  /**
+   * The price of a step's TPU chips (the review's price table): the step's own pool, else the pipeline's training
+   * slice (the eval step runs on another pool). @default - chip-hours without a price
+   */
+  readonly price?: (pipeline: PipelineRecord, step?: RecordedStep) => ChipPrice | undefined;
   /** The CPU node and cluster fee prices of the whole run's cost (status/run-cost.ts). @default - no whole-run cost */
   readonly costRates?: (pipeline: PipelineRecord) => CostRates;
 }
@@ -408,6 +414,11 @@ export function outputOf(step: RecordedStep): string | undefined {
 /** Total steps of a step that reports progress (training), else undefined. */
 export function totalSteps(step: RecordedStep): number | undefined {
   return step.totalSteps;
+}
+
+/** Whether status summarises the step's run (chip-hours, what it printed): training and the eval step. */
+function summarised(step: RecordedStep): boolean {
+  return totalSteps(step) !== undefined || step.name === 'eval';
 }
 
 function jobSetByName(snapshot: Snapshot, step: RecordedStep): JobSetObject | undefined {
@@ -440,12 +451,16 @@ export function logRequests(pipelines: readonly PipelineRecord[], snapshot: Snap
       if (end === 'Failed') out.push({ pod: main.metadata.name, container: MAIN_CONTAINER, tailLines: FAILURE_LINES, purpose: 'failure', ...head });
       else if (training && (end === 'Completed' || main.status?.phase === 'Running')) {
         out.push({ pod: main.metadata.name, container: MAIN_CONTAINER, tailLines: PROGRESS_WINDOW, purpose: 'progress', ...head });
+      } else if (step.name === 'eval' && end === 'Completed') {
+        out.push({ pod: main.metadata.name, container: MAIN_CONTAINER, tailLines: EVAL_LINES, purpose: 'progress' });
       }
     }
   }
   return out;
 }
 
+/** Log lines read from a completed eval step (its EVAL_RESULT line is among the last). */
+export const EVAL_LINES = 20;
 /** Lines of a failed main container shown. */
 export const FAILURE_LINES = 20;
 /** Log lines read to find the progress lines (and the rate between the first and last of them). */
@@ -511,7 +526,7 @@ export const notCreatedRule: StepRule = ({ jobSet, pipeline, index, snapshot }) 
 export const completedRule: StepRule = (f) => {
   if (!f.jobSet || jobSetEnd(f.jobSet) !== 'Completed') return undefined;
   const total = totalSteps(f.step);
-  const run = total !== undefined ? runSummary(f) : undefined;
+  const run = summarised(f.step) ? runSummary(f) : undefined;
   const output = outputOf(f.step);
   return {
     state: 'completed',
@@ -527,7 +542,7 @@ export const failedRule: StepRule = (f) => {
   if (!f.jobSet || jobSetEnd(f.jobSet) !== 'Failed') return undefined;
   const failed = condition(f.jobSet.status?.conditions, 'Failed');
   const tail = f.log !== undefined ? lastLines(f.log, FAILURE_LINES) : [];
-  const run = totalSteps(f.step) !== undefined ? runSummary(f) : undefined;
+  const run = summarised(f.step) ? runSummary(f) : undefined;
   return {
     state: 'failed',
     reason: failed?.reason ?? 'Failed',
@@ -629,7 +644,7 @@ export const runningRule: StepRule = (f) => {
   const progress = total !== undefined ? { step: parsed?.step ?? 0, total } : undefined;
   const etaSeconds = parsed && total !== undefined ? eta(parsed, total, startedAt, ctx.now) : undefined;
   const restarts = f.jobSet?.status?.restarts ?? 0;
-  const run = total !== undefined ? runSummary(f) : undefined;
+  const run = summarised(f.step) ? runSummary(f) : undefined;
   const stall = run ? stallOf(run.points, ctx.now) : undefined;
   const restartText = restarts > 0 ? `${restarts} JobSet restart(s), each resumed from the newest checkpoint (${RESUME_REPEATS[pipeline.trainKind]})` : undefined;
   const why = stall
@@ -711,11 +726,13 @@ export function runSummary(f: StepFacts): RunSummary | undefined {
   const from = workload ? admittedAt(workload) : undefined;
   const ended = jobSet ? endedAt(jobSet) : undefined;
   const chips = (workload ? chipsHeld(workload) : 0) || (step.tpuChips ?? 0);
-  const use = from !== undefined && chips > 0 ? usage(chips, from, ended ?? ctx.now, ended !== undefined, step.waitMinutes, ctx.price?.(pipeline)) : undefined;
-  const points = log !== undefined ? stepPoints(pipeline.trainKind, log) : [];
-  const evaluation = log !== undefined ? evaluationOf(log) : undefined;
-  if (!use && points.length === 0 && !evaluation) return undefined;
-  return { ...(use ? { usage: use } : {}), points, ...(evaluation ? { evaluation } : {}) };
+  const use = from !== undefined && chips > 0 ? usage(chips, from, ended ?? ctx.now, ended !== undefined, step.waitMinutes, ctx.price?.(pipeline, step)) : undefined;
+  const training = step.name === 'train';
+  const points = log !== undefined && training ? stepPoints(pipeline.trainKind, log) : [];
+  const evaluation = log !== undefined && training ? evaluationOf(log) : undefined;
+  const evalRecord = log !== undefined && step.name === 'eval' ? evalRecordOf(log) : undefined;
+  if (!use && points.length === 0 && !evaluation && !evalRecord) return undefined;
+  return { ...(use ? { usage: use } : {}), points, ...(evaluation ? { evaluation } : {}), ...(evalRecord ? { eval: evalRecord } : {}) };
 }
 
 /** Each created step's span, by step name: its JobSet's creation to its end (endedAt), or to `now` while it runs. */

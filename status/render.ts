@@ -1,10 +1,12 @@
 /**
  * Renders step states: text (one line per step, a progress bar and ETA for training, detail lines below) and the
  * `--json` document `{"pipelines":[{"name","steps":[{"name","jobset","state","reason"?,"message"?,"progress"?,"stall"?,"run"?}]}]}`
- * (`run`: chips, admittedAt, endedAt?, chipHours, cost?, currency?, rate?, estimate {chipHours, cost?}, loss [[step, loss]], evaluation?).
+ * (`run`: chips, admittedAt, endedAt?, chipHours, cost?, currency?, rate?, estimate {chipHours, cost?}, loss [[step, loss]], evaluation?,
+ * eval? {evalJson, trainedModel, baseModel, samples, seed, image, results [{task, metric, higherIsBetter, base, trained, delta}], gate?}).
  */
 import { duration, sparkline } from './metrics';
 import { PipelineStatus, RunSummary, StepStatus } from './model';
+import { evalLines } from './eval';
 import type { RunCost } from './run-cost';
 
 export { duration } from './metrics';
@@ -84,6 +86,7 @@ export function runLines(run: RunSummary): string[] {
     const reward = e.before?.meanReward !== undefined || e.after?.meanReward !== undefined ? `, mean reward ${e.before?.meanReward ?? '?'} -> ${e.after?.meanReward ?? '?'}` : '';
     out.push(`evaluation: accuracy ${acc(e.before)} before -> ${acc(e.after)} after${change}${reward}`);
   }
+  if (run.eval) out.push(...evalLines(run.eval));
   return out;
 }
 
@@ -102,6 +105,7 @@ function runJson(run: RunSummary): Record<string, unknown> {
       : {}),
     loss: lossSeries(run),
     ...(run.evaluation ? { evaluation: run.evaluation } : {}),
+    ...(run.eval ? { eval: run.eval } : {}),
   };
 }
 

@@ -6,6 +6,7 @@
  */
 import { PipelineStatus } from './model';
 import { chipHoursText, lossSeries, runLines } from './render';
+import { evalTable } from './eval';
 
 function xml(text: string): string {
   return text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;');
@@ -88,6 +89,7 @@ export function renderRunReport(p: PipelineStatus, options: { generatedAt: numbe
       if (e.accuracyChange !== undefined) out.push(`| **change** | | **${e.accuracyChange >= 0 ? '+' : ''}${e.accuracyChange} points** | |`);
       out.push('');
     }
+    if (run.eval) out.push(...evalTable(run.eval), '');
     const loss = lossSeries(run);
     if (loss.length > 0) {
       out.push(lineChart(loss, { title: `${p.name} ${s.name}: training loss`, xLabel: 'step', yLabel: 'loss' }), '');

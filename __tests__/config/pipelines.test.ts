@@ -7,7 +7,7 @@ test('default: every recipe infra has the slice for, in recipe order, with the c
   expect(buildPipelines(exampleConfig()).map((p) => p.name)).toEqual(['rl-qwen3', 'rl-gemma4', 'sft-gemma4']);
   const pipelines = buildPipelines(exampleConfig(WITH_SINGLE_HOST));
   expect(pipelines.map((p) => p.name)).toEqual(Object.keys(RECIPES));
-  expect(pipelines[0]).toMatchObject({ runId: 'r1', steps: [{ jobSetName: 'rl-qwen3-r1-to-maxtext' }, { jobSetName: 'rl-qwen3-r1-train' }, { jobSetName: 'rl-qwen3-r1-to-hf' }] });
+  expect(pipelines[0]).toMatchObject({ runId: 'r1', steps: [{ jobSetName: 'rl-qwen3-r1-to-maxtext' }, { jobSetName: 'rl-qwen3-r1-train' }, { jobSetName: 'rl-qwen3-r1-to-hf' }, { jobSetName: 'rl-qwen3-r1-eval' }] });
 });
 
 test('override: PIPELINES and RUN_ID choose the pipelines and their JobSet names', () => {

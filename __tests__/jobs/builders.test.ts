@@ -30,7 +30,11 @@ test('application errors and deadlines fail the JobSet; a lost host restarts it;
           { action: 'Count', onPodConditions: [{ type: 'DisruptionTarget', status: 'True' }] },
           { action: 'FailJob', onExitCodes: { containerName: 'workload-container', operator: 'NotIn', values: [42, 137, 143] } },
         ]);
-      expect(rj.template.spec.template.metadata.annotations).toEqual({ [SAFE_TO_EVICT_ANNOTATION]: 'false' });
+      // The eval pod also asks GKE to inject the Cloud Storage FUSE sidecar for its export mount.
+      expect(rj.template.spec.template.metadata.annotations).toEqual({
+        [SAFE_TO_EVICT_ANNOTATION]: 'false',
+        ...(s.name === 'eval' ? { 'gke-gcsfuse/volumes': 'true' } : {}),
+      });
     }
     expect(m.spec.ttlSecondsAfterFinished).toBeUndefined();
   }

@@ -18,11 +18,11 @@ test('the registry has one recipe per tutorial, keyed by stack name', () => {
   expect(Object.values(RECIPES).map((r) => r.tutorial).sort()).toEqual(['000', '001', '002', '003']);
 });
 
-test('every pipeline runs to-maxtext -> train -> to-hf with names derived from stack, run id and step', () => {
+test('every pipeline runs to-maxtext -> train -> to-hf -> eval with names derived from stack, run id and step', () => {
   for (const name of Object.keys(RECIPES)) {
     const p = build(name);
-    expect(p.steps.map((s) => s.name)).toEqual(['to-maxtext', 'train', 'to-hf']);
-    expect(p.steps.map((s) => s.jobSetName)).toEqual([`${name}-r1-to-maxtext`, `${name}-r1-train`, `${name}-r1-to-hf`]);
+    expect(p.steps.map((s) => s.name)).toEqual(['to-maxtext', 'train', 'to-hf', 'eval']);
+    expect(p.steps.map((s) => s.jobSetName)).toEqual([`${name}-r1-to-maxtext`, `${name}-r1-train`, `${name}-r1-to-hf`, `${name}-r1-eval`]);
     expect(p.image).toBe('us-docker.pkg.dev/cloud-tpu-images/maxtext-images/tpu_post_training:0.2.4');
   }
 });
@@ -216,7 +216,9 @@ describe('multi-slice (CLUSTER_NODEPOOL_COUNT=2)', () => {
 describe('options', () => {
   test('image override replaces the MaxText image everywhere but not the Pathways images', () => {
     const p = build('rl-qwen3', { image: 'example.com/maxtext:dev' });
-    for (const s of p.steps) expect(JSON.stringify(s.manifest)).toContain('example.com/maxtext:dev');
+    // The eval step serves with vLLM's image (jobs/vllm.ts), not MaxText's.
+    for (const s of p.steps.filter((x) => x.name !== 'eval')) expect(JSON.stringify(s.manifest)).toContain('example.com/maxtext:dev');
+    expect(JSON.stringify(step(p, 'eval').manifest)).not.toContain('example.com/maxtext:dev');
     expect(container(step(p, 'train').manifest, 'pathways-head', 'pathways-rm').image).toContain('pathways/server');
   });
   test('overrides apply by MaxText key to every step that has it', () => {
@@ -245,11 +247,11 @@ describe('options', () => {
   });
   test('timeouts and restarts: recipe defaults (training: by capacity type), then options', () => {
     const d = build('rl-qwen3');
-    expect(d.steps.map((s) => [s.timeoutMinutes, s.maxRestarts])).toEqual([[120, 1], [720, DEFAULT_TRAIN_MAX_RESTARTS.reservation], [120, 1]]);
+    expect(d.steps.map((s) => [s.timeoutMinutes, s.maxRestarts])).toEqual([[120, 1], [720, DEFAULT_TRAIN_MAX_RESTARTS.reservation], [120, 1], [240, 1]]);
     const spot = buildPipeline(RECIPES['rl-qwen3'], { ...testPlatform(), tpuGroups: testPlatform().tpuGroups.map((g) => ({ ...g, capacity: { type: 'spot' as const } })) }, { runId: 'r1' });
     expect(step(spot, 'train').maxRestarts).toBe(DEFAULT_TRAIN_MAX_RESTARTS.spot);
     const o = build('rl-qwen3', { timeoutMinutes: { train: 60 }, maxRestarts: 3 });
-    expect(o.steps.map((s) => [s.timeoutMinutes, s.maxRestarts])).toEqual([[120, 3], [60, 3], [120, 3]]);
+    expect(o.steps.map((s) => [s.timeoutMinutes, s.maxRestarts])).toEqual([[120, 3], [60, 3], [120, 3], [240, 3]]);
     expect((step(o, 'train').manifest as any).spec.failurePolicy.maxRestarts).toBe(3);
   });
   test('retargeting the slice through options (machineType/topology)', () => {
@@ -270,10 +272,10 @@ describe('options', () => {
     expect(b.steps[1].jobSetName).toBe('rl-qwen3-r2-train');
     a.steps.forEach((s, i) => expect(b.steps[i].specHash).not.toBe(s.specHash));
   });
-  test('the spec hash chains: a change in train changes train and to-hf, not to-maxtext', () => {
+  test('the spec hash chains: a change in train changes train, to-hf and eval, not to-maxtext', () => {
     const a = build('rl-qwen3');
     const b = build('rl-qwen3', { overrides: { learning_rate: 1e-6 } });
-    expect(b.steps.map((s, i) => s.specHash === a.steps[i].specHash)).toEqual([true, false, false]);
+    expect(b.steps.map((s, i) => s.specHash === a.steps[i].specHash)).toEqual([true, false, false, false]);
     expect(build('rl-qwen3').steps.map((s) => s.specHash)).toEqual(a.steps.map((s) => s.specHash));
   });
   test('the run id must be a DNS label fragment', () => {

@@ -32,12 +32,15 @@ const ROLE_PERMISSIONS: Record<string, readonly string[]> = {
  * (storage.buckets.get); to-maxtext lists and reads to find an existing conversion, writes the checkpoint and
  * replaces a partial one (create + delete); train reads the converted checkpoint, writes and rotates its own
  * checkpoints (get/list/create/delete), and the Pathways head writes its scratch data; to-hf reads the trained
- * checkpoint and writes (or replaces) the export. None of them changes the bucket itself.
+ * checkpoint and writes (or replaces) the export; eval reads the export and writes eval.json beside it. None of them
+ * changes the bucket itself.
  */
 const STEP_PERMISSIONS: Record<string, readonly string[]> = {
   'to-maxtext': ['storage.buckets.get', 'storage.objects.get', 'storage.objects.list', 'storage.objects.create', 'storage.objects.delete'],
   train: ['storage.buckets.get', 'storage.objects.get', 'storage.objects.list', 'storage.objects.create', 'storage.objects.delete'],
   'to-hf': ['storage.buckets.get', 'storage.objects.get', 'storage.objects.list', 'storage.objects.create', 'storage.objects.delete'],
+  // eval reads the export through the Cloud Storage FUSE mount and writes (or replaces) eval.json in it.
+  eval: ['storage.objects.get', 'storage.objects.list', 'storage.objects.create', 'storage.objects.delete'],
 };
 const stepOf = (jobSetName: string) => Object.keys(STEP_PERMISSIONS).find((step) => jobSetName.endsWith(`-${step}`))!;
 

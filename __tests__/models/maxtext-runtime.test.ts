@@ -28,7 +28,8 @@ function distributedInit(args: Record<string, string>, hasTpu: boolean): string 
 }
 
 describe.each(allConfigurations())('MaxText gets past start-up on the node each step lands on (%s)', (_name, synth) => {
-  const cases = synth.jobSets.flatMap((js) =>
+  // The MaxText steps (the eval step runs vLLM: __tests__/jobs/eval.test.ts).
+  const cases = synth.jobSets.filter((js) => js.manifest.metadata.labels['tpu-post-training/step'] !== 'eval').flatMap((js) =>
     podSets(js.manifest).flatMap((ps) =>
       [...(ps.pod.containers ?? [])].filter((c: Obj) => c.command?.[0] === '/bin/bash').map((c: Obj) => [`${js.manifest.metadata.name}/${ps.name}/${c.name}`, ps, c] as const),
     ),

@@ -33,13 +33,14 @@ test.each(names)('%s reads back as conversion -> training -> export on its slice
   const model = extractStack(name, { resource: { kubernetes_manifest: resources } } as unknown as TerraformJson);
   const p = model.pipeline!;
 
-  expect(p.steps.map((s) => s.kind)).toEqual(['conversion', 'training', 'export']);
+  expect(p.steps.map((s) => s.kind)).toEqual(['conversion', 'training', 'export', 'evaluation']);
   expect(p.steps.map((s) => s.name)).toEqual(built.steps.map((s) => s.jobSetName));
   expect(p.model).toBe(built.model.name);
   const training = built.steps.find((s) => s.tpu)!;
   expect(p.tpuTopology).toBe(training.tpu!.slice.topology);
   expect(p.tpuChips).toBe(training.tpu!.slice.chips * training.tpu!.slices);
-  expect(p.chipHours).toBeCloseTo((p.tpuChips * training.timeoutMinutes) / 60);
+  const evalStep = built.steps.find((s) => s.name === 'eval')!;
+  expect(p.chipHours).toBeCloseTo((p.tpuChips * training.timeoutMinutes) / 60 + (evalStep.tpu!.slice.chips * evalStep.timeoutMinutes) / 60);
   expect(p.gcsWritten).toEqual(expect.arrayContaining([built.paths.maxtextDir, built.paths.trainOutputDir, built.paths.hfExportDir]));
   expect(p.gcsRead).toEqual(expect.arrayContaining([built.paths.maxtextCheckpoint]));
   expect(model.jobsets.every((j) => j.queueName && j.ttlSecondsAfterFinished === undefined)).toBe(true);

@@ -34,8 +34,9 @@ interface Step {
 /** The JobSets of a synthesized pipeline stack, with every container (init/sidecar too) of every replicated job. */
 function stepsOf(pipeline: string, runId: string, env: Record<string, string> = {}): Step[] {
   const tf = synthStack(pipeline, { ...WITH_SINGLE_HOST, RUN_ID: runId, ...env });
+  // The MaxText steps; the eval step runs vLLM and writes only eval.json inside its run's export (__tests__/jobs/eval.test.ts).
   return Object.values<any>(tf.resource.kubernetes_manifest)
-    .filter((r) => r.manifest.kind === 'JobSet')
+    .filter((r) => r.manifest.kind === 'JobSet' && r.manifest.metadata.labels['tpu-post-training/step'] !== 'eval')
     .map((r) => ({
       pipeline,
       runId,

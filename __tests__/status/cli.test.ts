@@ -178,6 +178,7 @@ test('completed: every step shows its GCS output; exit 0', async () => {
     ['completed', `output: ${qwen.paths.maxtextCheckpoint}`],
     ['completed', `output: ${qwen.paths.trainedCheckpoint}`],
     ['completed', `output: ${qwen.paths.hfExportDir}`],
+    ['completed', `output: ${qwen.paths.hfExportDir}eval.json`],
   ]);
   expect(stdout).not.toContain('cluster ');
 });
@@ -230,18 +231,18 @@ test('--watch redraws until every named pipeline has ended', async () => {
   api = await startFakeApi(w);
   api.onJobSetList = (n) => {
     if (n === 1) {
-      // The second poll: training finished, to-hf ran.
+      // The second poll: training finished, to-hf and eval ran.
       const train = api!.world.jobSets.find((j) => j.metadata.name === step(qwen, 'train').jobSetName)!;
       train.status = completed;
-      api!.world.jobSets.push(jobSet(step(qwen, 'to-hf'), completed));
+      api!.world.jobSets.push(jobSet(step(qwen, 'to-hf'), completed), jobSet(step(qwen, 'eval'), completed));
     }
   };
   const r = await runCliOn(api.url, ['status', 'rl-qwen3', '--watch', '--interval', '1', '--json']);
   expect(r.code).toBe(0);
   const docs = r.stdout.trim().split('\n').map((l) => JSON.parse(l));
   expect(docs.map((d) => d.pipelines[0].steps.map((s: any) => s.state))).toEqual([
-    ['completed', 'running', 'not-created'],
-    ['completed', 'completed', 'completed'],
+    ['completed', 'running', 'not-created', 'not-created'],
+    ['completed', 'completed', 'completed', 'completed'],
   ]);
 });
 
@@ -304,7 +305,7 @@ describe('usage', () => {
     [['status', '--interval', '0', '--watch'], "status: --interval must be a whole number of seconds >= 1, got '0'"],
     [['status', '--interval', '5'], 'status: --interval only applies with --watch'],
     [['logs'], 'logs: expected <pipeline> [step], got nothing'],
-    [['logs', 'rl-qwen3', 'eval'], "logs: step must be one of to-maxtext, train, to-hf, got 'eval'"],
+    [['logs', 'rl-qwen3', 'serve'], "logs: step must be one of to-maxtext, train, to-hf, eval, got 'serve'"],
     [['logs', 'rl-qwen3', '--tail'], "logs: Unknown option '--tail'"],
     [[], "status: the first argument must be 'status' or 'logs', got ''"],
   ])('%j exits 2: %s', async (args, message) => {

@@ -197,7 +197,7 @@ test('--watch survives transient errors: retries with backoff, marks the view st
   expect(stale[0]).toMatch(/\(1 failed poll\(s\)\): the cluster at .* failed: the API server failed \(HTTP 503\).*; retrying in 1s$/);
   expect(stale[1]).toMatch(/\(2 failed poll\(s\)\): no answer from the cluster at .*no answer within 1 s.*; retrying in 2s$/);
   const docs = r.stdout.trim().split('\n').map((l) => JSON.parse(l));
-  expect(docs.at(-1).pipelines[0].steps.map((s: { state: string }) => s.state)).toEqual(['completed', 'completed', 'completed']);
+  expect(docs.at(-1).pipelines[0].steps.map((s: { state: string }) => s.state)).toEqual(['completed', 'completed', 'completed', 'completed']);
 }, 20_000);
 
 test('secrets in pod messages, events and logs are redacted in status and logs', async () => {

@@ -8,9 +8,12 @@
  */
 import { TpuMachineType } from '../tpu';
 
-/** The three steps of every pipeline, in order. */
-export type StepName = 'to-maxtext' | 'train' | 'to-hf';
-export const STEP_NAMES: readonly StepName[] = ['to-maxtext', 'train', 'to-hf'];
+/** The steps of a pipeline, in order: the three MaxText steps, then `eval` (jobs/eval.ts; `eval.enabled: false` drops it). */
+export type StepName = 'to-maxtext' | 'train' | 'to-hf' | 'eval';
+export const STEP_NAMES: readonly StepName[] = ['to-maxtext', 'train', 'to-hf', 'eval'];
+/** The steps a recipe sets timeouts and restarts for (MaxText's); `eval` takes its settings from jobs/eval.ts. */
+export type RecipeStepName = Exclude<StepName, 'eval'>;
+export const RECIPE_STEP_NAMES: readonly RecipeStepName[] = ['to-maxtext', 'train', 'to-hf'];
 
 /** A scalar MaxText value. Booleans render as Python `True`/`False` (OmegaConf also reads `true`, `1`). */
 export type Scalar = string | number | boolean;
@@ -201,9 +204,9 @@ export interface Recipe {
    * JobSet `failurePolicy.maxRestarts` of the two conversions. Training's comes from its slice's capacity type
    * (jobs/capacity.ts DEFAULT_TRAIN_MAX_RESTARTS), not from the recipe.
    */
-  readonly maxRestarts: Readonly<Record<Exclude<StepName, 'train'>, number>>;
+  readonly maxRestarts: Readonly<Record<Exclude<RecipeStepName, 'train'>, number>>;
   /** How long `cdktf deploy` waits for each step (queueing included). */
-  readonly timeoutMinutes: Readonly<Record<StepName, number>>;
+  readonly timeoutMinutes: Readonly<Record<RecipeStepName, number>>;
   readonly toMaxText: ConversionStep<ToMaxTextArgs> & { readonly flags: ToMaxTextFlags };
   readonly train: RlTrain | SftTrain;
   readonly toHf: ToHfStep;

@@ -106,9 +106,11 @@ function tpuPool(r: TfResource, { stack, json }: ExtractContext): TpuPool {
   const machineType = str(nodeConfig.machine_type) ?? '';
   const labels = isObj(nodeConfig.labels) ? nodeConfig.labels : {};
   let topology = str(block(r.attrs.placement_policy)?.tpu_topology) ?? str(labels[TPU_TOPOLOGY_LABEL]);
-  // A single-host machine type has exactly one topology; GKE infers it when the pool does not say.
-  if (!topology && isTpuMachineType(machineType) && supportedTopologies(machineType).length === 1) {
-    topology = supportedTopologies(machineType)[0];
+  // A pool that names no topology is one VM (a multi-host slice needs placement_policy.tpu_topology): the machine
+  // type's one single-VM topology, which GKE infers (ct6e-standard-4t: 2x2; a one-topology machine type: that one).
+  if (!topology && isTpuMachineType(machineType)) {
+    const single = supportedTopologies(machineType).filter((t) => !tpuSlice(machineType, t).multiHost);
+    if (single.length === 1) topology = single[0];
   }
   let slice: TpuSlice | undefined;
   let sliceError: string | undefined;

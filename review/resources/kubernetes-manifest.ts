@@ -15,7 +15,7 @@ export interface GcsPathUse {
   readonly key?: string;
 }
 
-export type StepKind = 'conversion' | 'training' | 'export' | 'other';
+export type StepKind = 'conversion' | 'training' | 'export' | 'evaluation' | 'other';
 
 export interface JobSetStep {
   readonly stack: string;
@@ -116,6 +116,8 @@ function containersOf(spec: Obj): Obj[] {
 export function stepKind(name: string, text: string, stepLabel?: string): StepKind {
   const label = `${stepLabel ?? ''} ${name}`.toLowerCase();
   if (/(^|[\s-])(to-hf|to-huggingface|export)\b/.test(label)) return 'export';
+  // The eval step after the export (jobs/eval.ts): before the training check, its pipeline name may say `sft`.
+  if (/(^|\s)eval\b/.test(label) || /-eval$/.test(name)) return 'evaluation';
   if (/(^|[\s-])(to-maxtext|convert)\b/.test(label)) return 'conversion';
   if (/(^|[\s-])(train|sft|grpo)\b/.test(label)) return 'training';
   if (/\bto_huggingface\b/.test(text)) return 'export';

@@ -1,0 +1,163 @@
+/**
+ * The serve stack (jobs/serve.ts, stacks/serve-stack.ts): defaults, overrides, errors; the Deployment, Service and
+ * smoke-test Job valid against Kubernetes' own types (@kubernetes/client-node 1.4.0, OpenAPI v1.34.0, read by
+ * __tests__/models/k8s-types.mjs); the synthesized stack (pool sized by the fit check, read-only identity, outputs).
+ */
+import { execFileSync } from 'child_process';
+import * as fs from 'fs';
+import * as os from 'os';
+import * as path from 'path';
+import { Testing } from 'cdktf';
+import { buildPipeline, Pipeline } from '../../jobs/pipeline';
+import { RECIPES } from '../../jobs/recipes';
+import { planServe, ServeOptions, SMOKE_WAIT_MINUTES } from '../../jobs/serve';
+import { ServeStack } from '../../stacks/serve-stack';
+import { testPlatform } from './fixtures';
+
+const build = (name: string, serve: ServeOptions = { enabled: true }, rest: object = {}) =>
+  buildPipeline(RECIPES[name], testPlatform(), { runId: 'r1', serve, configSource: `pipelines.${name}`, ...rest });
+const input = (p: Pipeline) => ({
+  pipeline: p.name,
+  namespace: 'default',
+  model: p.model.name,
+  modelPath: p.paths.hfExportDir,
+  trainingMachineType: p.slice.machineType,
+  bucket: 'my-bucket',
+  cpuPool: 'cpu-np',
+});
+
+/** Problems of objects against Kubernetes' types (a child node process: @kubernetes/client-node is ESM). */
+function k8sProblems(objects: Array<{ type: string; object: unknown }>): string[] {
+  const file = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'k8s-types-')), 'objects.json');
+  fs.writeFileSync(file, JSON.stringify(objects));
+  return JSON.parse(execFileSync(process.execPath, [path.join(__dirname, '..', 'models', 'k8s-types.mjs'), file], { cwd: path.join(__dirname, '..', '..'), encoding: 'utf8' }));
+}
+
+describe('defaults', () => {
+  test('off unless enabled: no serve plan', () => {
+    expect(buildPipeline(RECIPES['rl-qwen3'], testPlatform(), { runId: 'r1' }).serve).toBeUndefined();
+    expect(build('rl-qwen3', { enabled: false }).serve).toBeUndefined();
+  });
+  test('each tutorial pipeline: the smallest single-host pool that fits, spot, the export from the run identity', () => {
+    const shapes = Object.keys(RECIPES).map((name) => {
+      const s = build(name).serve!;
+      expect(s.modelPath).toBe(build(name).paths.hfExportDir);
+      expect(s.capacity).toEqual({ type: 'spot' });
+      return [s.stack, s.slice.machineType, s.slice.topology, s.fit.tensorParallel];
+    });
+    expect(shapes).toEqual([
+      ['serve-rl-qwen3', 'ct6e-standard-4t', '2x2', 4],
+      ['serve-rl-gemma4', 'ct6e-standard-4t', '2x2', 4],
+      ['serve-sft-gemma4', 'ct6e-standard-8t', '2x4', 8],
+      ['serve-rl-llama3', 'ct6e-standard-4t', '2x2', 4],
+    ]);
+  });
+  test('the Deployment: vllm serve of the read-only mounted export, TP over the host, probes on /health, its own pool', () => {
+    const s = build('rl-qwen3').serve!;
+    const pod = (s.deployment as any).spec.template;
+    const c = pod.spec.containers[0];
+    expect(c.command).toEqual(['vllm', 'serve', '/models/export']);
+    expect(c.args).toEqual(['--served-model-name', 'rl-qwen3', '--port', '8000', '--tensor-parallel-size', '4', '--max-model-len', '16384']);
+    expect(c.image).toBe('vllm/vllm-tpu:nightly-20260504-e2a6582-67058ca');
+    expect(c.resources).toEqual({ requests: { 'google.com/tpu': '4' }, limits: { 'google.com/tpu': '4' } });
+    for (const p of ['startupProbe', 'readinessProbe', 'livenessProbe']) expect(c[p].httpGet).toEqual({ path: '/health', port: 8000 });
+    expect(c.startupProbe).toMatchObject({ periodSeconds: 30, failureThreshold: 120 });
+    expect(c.volumeMounts).toContainEqual({ name: 'model', mountPath: '/models/export', readOnly: true });
+    expect(pod.spec.volumes[0].csi).toMatchObject({ driver: 'gcsfuse.csi.storage.gke.io', readOnly: true });
+    expect(pod.metadata.annotations).toEqual({ 'gke-gcsfuse/volumes': 'true' });
+    expect(pod.spec.nodeSelector).toEqual({ 'cloud.google.com/gke-tpu-accelerator': 'tpu-v6e-slice', 'cloud.google.com/gke-tpu-topology': '2x2', 'cloud.google.com/gke-nodepool': 'serve-rl-qwen3' });
+    expect(pod.spec.serviceAccountName).toBe('rl-qwen3-serve');
+    expect(JSON.stringify(s.deployment)).not.toMatch(/hf-token|HF_TOKEN/);
+    expect((s.service as any).spec.type).toBe('ClusterIP');
+    expect(s.endpoint).toBe('http://rl-qwen3-serve.default.svc.cluster.local:8000');
+  });
+});
+
+describe('overrides', () => {
+  test('an internal load balancer when asked', () => {
+    const svc = build('rl-qwen3', { enabled: true, internalLoadBalancer: true }).serve!.service as any;
+    expect(svc.spec.type).toBe('LoadBalancer');
+    expect(svc.metadata.annotations).toEqual({ 'networking.gke.io/load-balancer-type': 'Internal' });
+  });
+  test('a reservation or flex-start instead of spot', () => {
+    expect(build('rl-qwen3', { enabled: true, capacity: 'reservation', reservation: 'my-v6e-4' }).serve!.capacity).toEqual({ type: 'reservation', reservation: 'my-v6e-4' });
+    expect(build('rl-qwen3', { enabled: true, capacity: 'flex-start' }).serve!.capacity.type).toBe('flex-start');
+  });
+  test('a longer max-model-len or more sequences sizes a larger host', () => {
+    expect(build('rl-qwen3', { enabled: true, maxModelLen: 98304 }).serve!.slice.chips).toBe(8);
+    expect(build('rl-qwen3', { enabled: true, sequences: 48 }).serve!.slice.chips).toBe(8);
+  });
+});
+
+describe('errors: exit 1 at synth, naming the key', () => {
+  test('a model that does not fit one host: refused, saying it needs more than one', () => {
+    expect(() => build('sft-gemma4', { enabled: true, sequences: 64 })).toThrow(
+      /^pipelines\.sft-gemma4\.serve: gemma4-31b does not fit one v6e host: 7\.8 GB weights \+ .* per chip on 8 chip\(s\) > 30\.9 GB usable \(0\.9 of 32 GiB\); it needs more than one host/,
+    );
+  });
+  test('a pipeline that exports nothing', () => {
+    expect(planServe({ ...input(build('rl-qwen3')), modelPath: undefined }, { enabled: true }, 'pipelines.rl-qwen3').problems).toEqual([
+      'pipelines.rl-qwen3.serve.enabled: rl-qwen3 exports nothing (it has no to-hf step), so there is nothing to serve',
+    ]);
+  });
+  test('a reservation capacity without a reservation; numbers out of range; all collected', () => {
+    expect(planServe(input(build('rl-qwen3')), { enabled: true, capacity: 'reservation', maxModelLen: 10, sequences: 0 }, 'pipelines.rl-qwen3').problems).toEqual([
+      'pipelines.rl-qwen3.serve.maxModelLen must be a whole number from 256 to 1048576, got 10',
+      'pipelines.rl-qwen3.serve.sequences must be a whole number from 1 to 1024, got 0',
+      "pipelines.rl-qwen3.serve.reservation: capacity 'reservation' needs a reservation name; set it, or choose capacity 'spot' or 'flex-start'",
+    ]);
+  });
+  test('a model without a row in the model table', () => {
+    expect(planServe({ ...input(build('rl-qwen3')), model: 'llama3.1-70b' }, { enabled: true }, 'pipelines.rl-qwen3').problems).toEqual([
+      "pipelines.rl-qwen3.serve: model 'llama3.1-70b' has no row in the model table (jobs/models.ts), so its serving size is unknown",
+    ]);
+  });
+});
+
+test("Kubernetes' own types accept the Deployment, Service and smoke Job of every pipeline, and reject a misspelled field", () => {
+  const objects = Object.keys(RECIPES).flatMap((name) => {
+    const s = build(name, { enabled: true, internalLoadBalancer: name === 'rl-llama3' }).serve!;
+    return [
+      { type: 'V1Deployment', object: s.deployment },
+      { type: 'V1Service', object: s.service },
+      { type: 'V1Job', object: s.smokeJob },
+    ];
+  });
+  expect(k8sProblems(objects)).toEqual([]);
+  const bad = JSON.parse(JSON.stringify(objects[0].object));
+  bad.spec.template.spec.containers[0].readinesProbe = bad.spec.template.spec.containers[0].readinessProbe;
+  bad.spec.replicas = '1';
+  expect(k8sProblems([{ type: 'V1Deployment', object: bad }])).toEqual([
+    'V1Deployment.spec.replicas: expected a number, got "1"',
+    'V1Deployment.spec.template.spec.containers[0].readinesProbe: not a field of V1Container',
+  ]);
+});
+
+describe('the synthesized stack', () => {
+  const p = build('rl-qwen3');
+  const stack = new ServeStack(Testing.app(), 'serve-rl-qwen3', { platform: testPlatform(), plan: p.serve! });
+  const tf = JSON.parse(Testing.synth(stack));
+  test('one single-host spot TPU pool of the fitted shape, tainted, that exists only in this stack', () => {
+    const pools = Object.values<any>(tf.resource.google_container_node_pool);
+    expect(pools).toHaveLength(1);
+    expect(pools[0]).toMatchObject({ name: 'serve-rl-qwen3', node_count: 1, node_locations: ['us-east5-b'], node_config: { machine_type: 'ct6e-standard-4t', spot: true } });
+    expect(pools[0].placement_policy).toBeUndefined();
+  });
+  test('a read-only identity: objectViewer on the bucket, bound to the server KSA only', () => {
+    const grants = Object.values<any>(tf.resource.google_storage_bucket_iam_member);
+    expect(grants.map((g) => [g.bucket, g.role])).toEqual([['my-bucket', 'roles/storage.objectViewer']]);
+    const wi = Object.values<any>(tf.resource.google_service_account_iam_member)[0];
+    expect(wi.member).toBe('serviceAccount:my-project.svc.id.goog[default/rl-qwen3-serve]');
+    const ksa = Object.values<any>(tf.resource.kubernetes_service_account_v1)[0];
+    expect(ksa.metadata.name).toBe('rl-qwen3-serve');
+  });
+  test('the smoke test is the wait: after the Deployment and Service, waiting for one success', () => {
+    const manifests = tf.resource.kubernetes_manifest;
+    const smoke = Object.values<any>(manifests).find((m) => m.manifest.kind === 'Job');
+    expect(smoke.wait).toEqual({ fields: { 'status.succeeded': '^1$' } });
+    expect(smoke.timeouts.create).toBe(`${SMOKE_WAIT_MINUTES + 5}m`);
+    expect(smoke.depends_on.length).toBe(2);
+    expect(Object.keys(tf.output).sort()).toEqual(['endpoint', 'model_path', 'port_forward', 'served_model_name']);
+    expect(tf.output.port_forward.value).toBe('kubectl port-forward -n default service/rl-qwen3-serve 8000:8000');
+  });
+});

@@ -1,0 +1,164 @@
+/**
+ * The eval step in `npm run status` and `--report`, end to end through the compiled CLI and the fake API: the step's
+ * recorded log carries its eval.json on the EVAL_RESULT line (jobs/eval.ts); status shows base, trained and delta per
+ * task and metric, the gate, eval.json and the export, and the step's chip-hours and cost from its Kueue admission;
+ * `--json` carries the numbers. A failed gate is a failed step (exit 1) with the same numbers.
+ */
+import { pipelineRecord } from '../../jobs/record';
+import * as fs from 'fs';
+import * as os from 'os';
+import * as path from 'path';
+import { emptyWorld, FakeApi, iso, jobSet, pipeline, platform, pod, runCliOn, startFakeApi, step, workload, World } from '../../bench/fake-kube-api';
+import { EVAL_RESULT_PREFIX } from '../../jobs/eval';
+import { chipPrices } from '../../status/cli';
+import { evalRecordOf } from '../../status/eval';
+import { ensureDist } from '../dist';
+
+let api: FakeApi | undefined;
+const dirs: string[] = [];
+beforeAll(ensureDist);
+afterEach(async () => {
+  await api?.close();
+  api = undefined;
+});
+afterAll(() => dirs.forEach((d) => fs.rmSync(d, { recursive: true, force: true })));
+
+async function run(world: World, args: string[]) {
+  await api?.close();
+  api = await startFakeApi(world);
+  return runCliOn(api.url, args);
+}
+
+const llama = pipeline('rl-llama3');
+const evalStep = step(llama, 'eval');
+const completed = (m: number) => ({ terminalState: 'Completed', conditions: [{ type: 'Completed', status: 'True', reason: 'AllJobsCompleted', message: 'done', lastTransitionTime: iso(m) }] });
+
+/** eval.json as the step's summary writes it (the keys of jobs/eval.ts evalScript's SUMMARISE). */
+function record(trained: number, gate?: { passed: boolean }) {
+  return {
+    baseModel: llama.eval!.baseModel,
+    evalJson: llama.eval!.evalJson,
+    image: llama.eval!.image,
+    pipeline: 'rl-llama3',
+    samples: 500,
+    seed: 1234,
+    trainedModel: llama.eval!.trainedModel,
+    results: [
+      { task: 'gsm8k', metric: 'exact_match,strict-match', higherIsBetter: true, base: 0.6, trained, delta: trained - 0.6, improvement: trained - 0.6 },
+      { task: 'gsm8k', metric: 'exact_match,flexible-extract', higherIsBetter: true, base: 0.62, trained: 0.66, delta: 0.04, improvement: 0.04 },
+    ],
+    ...(gate ? { gate: { metric: 'exact_match,strict-match', minDelta: 0, passed: gate.passed } } : {}),
+  };
+}
+
+/** Every step of rl-llama3 completed; eval admitted at minute 1 on 8 chips and ended at 31 (or failed on its gate). */
+function evaluated(trained: number, outcome: 'completed' | 'gate-failed'): World {
+  const w = emptyWorld();
+  for (const s of llama.steps.filter((x) => x.name !== 'eval')) w.jobSets.push(jobSet(s, completed(0)));
+  const failed = {
+    terminalState: 'Failed',
+    conditions: [{ type: 'Failed', status: 'True', reason: 'FailJobSetFailurePolicyAction', message: 'applying FailJobSet failure policy action (first failed job: x)', lastTransitionTime: iso(31) }],
+  };
+  const js = jobSet(evalStep, outcome === 'completed' ? completed(31) : failed);
+  w.jobSets.push(js);
+  w.workloads.push(workload(js, true, { chips: 8 }));
+  const exitCode = outcome === 'completed' ? 0 : 3;
+  const main = pod(js, 'slice', { phase: outcome === 'completed' ? 'Succeeded' : 'Failed', containerStatuses: [{ name: 'workload-container', state: { terminated: { exitCode } } }] });
+  w.pods.push(main);
+  const json = JSON.stringify(record(trained, outcome === 'completed' ? { passed: true } : { passed: false }));
+  w.logs[main.metadata.name] = [
+    `${iso(2)} eval: serving the base model (${llama.eval!.baseModel})`,
+    `${iso(20)} eval: serving the trained model (/gcs/export)`,
+    `${iso(30)} ${EVAL_RESULT_PREFIX}${json}`,
+    ...(outcome === 'gate-failed' ? [`${iso(30)} gate failed: gsm8k exact_match,strict-match improved -0.0500 (base 0.6, trained 0.55), below minDelta 0`] : []),
+  ];
+  return w;
+}
+
+test('completed eval: base, trained and delta per metric, the gate, eval.json, the export; chip-hours and cost; --json numbers', async () => {
+  const r = await run(evaluated(0.7, 'completed'), ['status', 'rl-llama3', '--json']);
+  expect(r.code).toBe(0);
+  const e = JSON.parse(r.stdout).pipelines[0].steps[3];
+  expect(e).toMatchObject({ name: 'eval', state: 'completed', message: `output: ${llama.eval!.evalJson}` });
+  const price = chipPrices()(pipelineRecord(llama, platform));
+  expect(e.run).toMatchObject({ chips: 8, chipHours: 4, cost: Math.round(4 * price.chipHour! * 100) / 100, currency: 'USD' });
+  expect(e.run.eval).toEqual({
+    evalJson: llama.eval!.evalJson,
+    trainedModel: llama.paths.hfExportDir,
+    baseModel: 'meta-llama/Llama-3.1-8B-Instruct',
+    samples: 500,
+    seed: 1234,
+    image: llama.eval!.image,
+    results: [
+      { task: 'gsm8k', metric: 'exact_match,strict-match', higherIsBetter: true, base: 0.6, trained: 0.7, delta: 0.7 - 0.6 },
+      { task: 'gsm8k', metric: 'exact_match,flexible-extract', higherIsBetter: true, base: 0.62, trained: 0.66, delta: 0.04 },
+    ],
+    gate: { metric: 'exact_match,strict-match', minDelta: 0, passed: true },
+  });
+  const text = await run(evaluated(0.7, 'completed'), ['status', 'rl-llama3']);
+  expect(text.stdout).toContain('eval gsm8k exact_match,strict-match: base 0.6 -> trained 0.7 (+0.1)');
+  expect(text.stdout).toContain('eval gsm8k exact_match,flexible-extract: base 0.62 -> trained 0.66 (+0.04)');
+  expect(text.stdout).toContain('gate exact_match,strict-match minDelta 0: passed');
+  expect(text.stdout).toContain(`eval.json ${llama.eval!.evalJson} (500 samples per task, seed 1234, ${llama.eval!.image}); export ${llama.paths.hfExportDir}`);
+  expect(text.stdout).toMatch(/chip-hours 4 \(8 chips x 30m00s from admission\) ~\$/);
+});
+
+test('a failed gate: the eval step failed (exit 1), with the scores and the gate line from its log', async () => {
+  const r = await run(evaluated(0.55, 'gate-failed'), ['status', 'rl-llama3', '--json']);
+  expect(r.code).toBe(1);
+  const e = JSON.parse(r.stdout).pipelines[0].steps[3];
+  expect(e).toMatchObject({ state: 'failed', reason: 'FailJobSetFailurePolicyAction' });
+  expect(e.run.eval.gate).toEqual({ metric: 'exact_match,strict-match', minDelta: 0, passed: false });
+  const text = await run(evaluated(0.55, 'gate-failed'), ['status', 'rl-llama3']);
+  expect(text.stdout).toContain('gate exact_match,strict-match minDelta 0: FAILED');
+  expect(text.stdout).toContain('gate failed: gsm8k exact_match,strict-match improved -0.0500');
+});
+
+test('--report: a table of base, trained and delta per task', async () => {
+  const out = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'tpt-eval-report-')), 'run.md');
+  dirs.push(path.dirname(out));
+  const r = await run(evaluated(0.7, 'completed'), ['status', 'rl-llama3', '--report', '--out', out]);
+  expect(r.code).toBe(0);
+  const md = fs.readFileSync(out, 'utf8');
+  expect(md).toContain(`| eval | \`${evalStep.jobSetName}\` | completed |`);
+  expect(md).toContain('| task | metric | base | trained | delta |');
+  expect(md).toContain('| gsm8k | exact_match,strict-match | 0.6 | 0.7 | +0.1 |');
+  expect(md).toContain('| held (Kueue admission to end) | 4 |');
+});
+
+describe('evalRecordOf reads only a well-formed line', () => {
+  const line = (v: unknown) => `2026-12-01T00:00:00Z ${EVAL_RESULT_PREFIX}${JSON.stringify(v)}`;
+  test('the last well-formed line wins; a malformed later one is ignored', () => {
+    const log = [line(record(0.7)), `${EVAL_RESULT_PREFIX}{not json`, line({ ...record(0.8), results: [{ task: 'gsm8k' }] })].join('\n');
+    expect(evalRecordOf(log)!.results[0].trained).toBe(0.7);
+  });
+  test('no line, or a record without results: none', () => {
+    expect(evalRecordOf('eval: serving the base model')).toBeUndefined();
+    expect(evalRecordOf(line({ ...record(0.7), results: [] }))).toBeUndefined();
+  });
+  test('lower-is-better metrics say so', () => {
+    const r = { ...record(0.7), results: [{ task: 'heldout', metric: 'word_perplexity,none', higherIsBetter: false, base: 12, trained: 9, delta: -3 }] };
+    const { evalLines } = require('../../status/eval');
+    expect(evalLines(evalRecordOf(line(r))!)[0]).toBe('eval heldout word_perplexity,none: base 12 -> trained 9 (-3, lower is better)');
+  });
+});
+
+test("the eval step is priced at its own pool's rate, not the training slice's", () => {
+  const { derivePlatform } = require('../../jobs/platform');
+  const { tpuSlice } = require('../../jobs/tpu');
+  const { buildPipeline } = require('../../jobs/pipeline');
+  const { RECIPES } = require('../../jobs/recipes');
+  const { RATE_TEXT } = require('../../review/prices');
+  const mixed = derivePlatform({
+    ...{ project: 'p-123456', region: 'us-east5', zone: 'us-east5-b', clusterName: 'tpt', bucket: 'b', namespace: 'default', cpuMachineType: 'n4-highmem-64' },
+    tpuGroups: [
+      { slice: tpuSlice('ct6e-standard-4t', '4x8'), count: 1, capacity: { type: 'reservation', reservation: 'res' } },
+      { slice: tpuSlice('ct6e-standard-8t', '2x4'), count: 1, capacity: { type: 'spot' } },
+    ],
+  });
+  const qwen = buildPipeline(RECIPES['rl-qwen3'], mixed, { runId: 'r1' });
+  const price = chipPrices();
+  const rec = pipelineRecord(qwen, mixed);
+  expect(price(rec, rec.steps.find((s) => s.name === 'eval')).rate).toBe(RATE_TEXT.spot);
+  expect(price(rec, rec.steps.find((s) => s.name === 'eval')).rate).not.toBe(price(rec).rate);
+});

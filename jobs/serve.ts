@@ -1,0 +1,235 @@
+/**
+ * The `serve-<pipeline>` stack's content: a vLLM TPU Deployment of the pipeline's export (its path from the run
+ * identity, jobs/maxtext.ts pipelinePaths), a Service, a smoke-test Job (one chat completion) the stack waits for, and
+ * the single-host TPU pool sized by the serving fit check (jobs/vllm.ts). Pure; no cdktf.
+ *
+ * Read at:
+ *   - vllm-project/tpu-inference b8692ff examples/offload/gke/benchmarks/single-host/deploy-cpu-offload.yaml: the
+ *     Deployment shape (`vllm serve ... --port 8000 --tensor-parallel-size N`, `google.com/tpu` requests = limits,
+ *     startupProbe period 30 s x failureThreshold 120, livenessProbe period 10 s x 3, readinessProbe period 5 s x 3, all
+ *     `GET /health` on 8000; the gcsfuse CSI volume and `gke-gcsfuse/volumes` annotation). docker/Dockerfile installs curl.
+ *   - AI-Hypercomputer/maxtext maxtext-v0.2.4 src/maxtext/checkpoint_conversion/to_huggingface.py: the export holds the
+ *     tokenizer next to the weights, so the server needs no Hugging Face token.
+ *   - Google Cloud "Serve an LLM using TPU Trillium on GKE with vLLM": one host per server; GKE "Access Cloud Storage
+ *     buckets with the Cloud Storage FUSE CSI driver": ephemeral CSI volume, `readOnly`, `only-dir` mount option;
+ *     GKE internal passthrough load balancer: `networking.gke.io/load-balancer-type: "Internal"`.
+ */
+import { Capacity, capacityOf, CapacityType, reservationProblem } from './capacity';
+import { GCSFUSE_ANNOTATION, GCSFUSE_DRIVER } from './eval';
+import { compact, pullPolicy } from './jobset';
+import { shellQuote } from './maxtext';
+import { modelSize } from './models';
+import { TPU_TOLERATION, TpuSlice, generationOf } from './tpu';
+import { DEFAULT_MAX_MODEL_LEN, DEFAULT_SERVE_SEQUENCES, fitText, ServingFit, smallestServingSlice, VLLM_HEALTH_PATH, VLLM_PORT, vllmImage } from './vllm';
+
+/** `pipelines.<name>.serve` as config/ hands it down. */
+export interface ServeOptions {
+  /** Synthesize the `serve-<pipeline>` stack. @default false */
+  readonly enabled?: boolean;
+  /** Where the serving pool's capacity comes from: a reservation (with `reservation`), spot or flex-start. @default spot */
+  readonly capacity?: CapacityType;
+  /** The reservation the pool consumes (capacity `reservation`). @default - none */
+  readonly reservation?: string;
+  /** A GKE internal passthrough load balancer in front of the server instead of a ClusterIP Service. @default false */
+  readonly internalLoadBalancer?: boolean;
+  /** vLLM --max-model-len. @default DEFAULT_MAX_MODEL_LEN */
+  readonly maxModelLen?: number;
+  /** Sequences of max-model-len the KV cache must hold at once (the fit check). @default DEFAULT_SERVE_SEQUENCES */
+  readonly sequences?: number;
+}
+
+/** What serve-<pipeline> deploys, resolved. */
+export interface ServePlan {
+  readonly stack: string;
+  readonly pipeline: string;
+  readonly namespace: string;
+  /** Deployment, Service and service-account name. */
+  readonly name: string;
+  /** The node pool (exists only while the stack does). */
+  readonly poolName: string;
+  readonly slice: TpuSlice;
+  readonly fit: ServingFit;
+  readonly capacity: Capacity;
+  /** The export served, `gs://.../hf-trained/<run>/<exportKey>/`. */
+  readonly modelPath: string;
+  /** The OpenAI `model` name clients send: the pipeline's name. */
+  readonly servedModelName: string;
+  readonly image: string;
+  readonly maxModelLen: number;
+  /** In-cluster address, e.g. `http://rl-qwen3-serve.default.svc.cluster.local:8000`. */
+  readonly endpoint: string;
+  readonly internalLoadBalancer: boolean;
+  /** Google service account id of the server (read-only on the bucket). */
+  readonly gsaId: string;
+  readonly deployment: Record<string, unknown>;
+  readonly service: Record<string, unknown>;
+  readonly smokeJob: Record<string, unknown>;
+}
+
+/** Where the export is mounted in the server pod. */
+export const MODEL_MOUNT = '/models/export';
+/** Chat-completion attempts of the smoke test, and the seconds between them. */
+export const SMOKE_ATTEMPTS = 30;
+export const SMOKE_RETRY_SECONDS = 20;
+/** How long the deploy waits for the smoke test (model load + compile included), minutes. */
+export const SMOKE_WAIT_MINUTES = 60;
+/** The default capacity of a serving pool: spot (a reservation is usually held for training). */
+export const DEFAULT_SERVE_CAPACITY: Capacity = { type: 'spot' };
+/** GKE's annotation for an internal passthrough load balancer. */
+export const INTERNAL_LB_ANNOTATION = 'networking.gke.io/load-balancer-type';
+/** Google service account ids: 6-30 characters. */
+const GSA_ID_MAX = 30;
+/** GKE node pool names: at most 40 characters. */
+const POOL_NAME_MAX = 40;
+
+const LABEL = 'tpu-post-training/serve';
+
+/** The smoke test: one chat completion against the Service, retried while the server loads; exit 1 after the last. */
+export function smokeScript(endpoint: string, model: string): string {
+  const body = JSON.stringify({ model, messages: [{ role: 'user', content: 'Reply with OK.' }], max_tokens: 8 });
+  return [
+    'set -u',
+    `for attempt in $(seq 1 ${SMOKE_ATTEMPTS}); do`,
+    `  if out="$(curl -fsS -m 120 -H 'Content-Type: application/json' -d ${shellQuote(body)} ${endpoint}/v1/chat/completions)" && printf '%s' "$out" | grep -q '"choices"'; then`,
+    '    echo "smoke test passed: $out"; exit 0',
+    '  fi',
+    `  echo "smoke test: attempt $attempt of ${SMOKE_ATTEMPTS} got no chat completion; retrying in ${SMOKE_RETRY_SECONDS}s"`,
+    `  sleep ${SMOKE_RETRY_SECONDS}`,
+    'done',
+    `echo "smoke test failed: no chat completion from ${endpoint} after ${SMOKE_ATTEMPTS} attempts"`,
+    'exit 1',
+  ].join('\n');
+}
+
+function probe(periodSeconds: number, failureThreshold: number, timeoutSeconds: number): Record<string, unknown> {
+  return { httpGet: { path: VLLM_HEALTH_PATH, port: VLLM_PORT }, periodSeconds, timeoutSeconds, failureThreshold };
+}
+
+/** The serve plan of a pipeline, or the problems (exit 1 at synth). */
+export function planServe(
+  input: { pipeline: string; namespace: string; model: string; modelPath?: string; trainingMachineType: string; bucket: string; cpuPool: string },
+  options: ServeOptions,
+  source: string,
+): { plan?: ServePlan; problems: string[] } {
+  const key = `${source}.serve`;
+  const problems: string[] = [];
+  if (input.modelPath === undefined) problems.push(`${key}.enabled: ${input.pipeline} exports nothing (it has no to-hf step), so there is nothing to serve`);
+  const maxModelLen = options.maxModelLen ?? DEFAULT_MAX_MODEL_LEN;
+  const sequences = options.sequences ?? DEFAULT_SERVE_SEQUENCES;
+  if (!(Number.isInteger(maxModelLen) && maxModelLen >= 256 && maxModelLen <= 1 << 20)) problems.push(`${key}.maxModelLen must be a whole number from 256 to 1048576, got ${maxModelLen}`);
+  if (!(Number.isInteger(sequences) && sequences >= 1 && sequences <= 1024)) problems.push(`${key}.sequences must be a whole number from 1 to 1024, got ${sequences}`);
+  const cap = capacityOf(options.capacity ?? DEFAULT_SERVE_CAPACITY.type, options.reservation);
+  if ('problem' in cap) problems.push(`${key}.${options.capacity === undefined || options.capacity === 'reservation' ? 'reservation' : 'capacity'}: ${cap.problem}`);
+  const reservationBad = options.reservation ? reservationProblem(options.reservation) : undefined;
+  if (reservationBad) problems.push(`${key}.reservation: ${reservationBad}`);
+  const generation = generationOf(input.trainingMachineType) ?? 'v6e';
+  const sized = smallestServingSlice(input.model, modelSize(input.model), generation, { maxModelLen, sequences });
+  if ('problem' in sized) problems.push(`${key}: ${sized.problem}`);
+  const name = `${input.pipeline}-serve`;
+  const gsaId = `serve-${input.pipeline}`;
+  const poolName = `serve-${input.pipeline}`;
+  if (gsaId.length > GSA_ID_MAX) problems.push(`${key}: service account id '${gsaId}' is ${gsaId.length} characters, over the ${GSA_ID_MAX} Google allows; shorten the pipeline name`);
+  if (poolName.length > POOL_NAME_MAX) problems.push(`${key}: node pool name '${poolName}' is ${poolName.length} characters, over the ${POOL_NAME_MAX} GKE allows`);
+  if (problems.length > 0 || 'problem' in sized || 'problem' in cap) return { problems };
+  const fit = sized.fit;
+  const slice = fit.slice;
+  const modelPath = input.modelPath!;
+  const image = vllmImage(input.model);
+  const endpoint = `http://${name}.${input.namespace}.svc.cluster.local:${VLLM_PORT}`;
+  const labels = { 'app.kubernetes.io/part-of': 'tpu-post-training', 'tpu-post-training/pipeline': input.pipeline, [LABEL]: name };
+  const onlyDir = modelPath.replace(/^gs:\/\/[^/]+\//, '').replace(/\/$/, '');
+  const internal = options.internalLoadBalancer === true;
+  const deployment = compact({
+    apiVersion: 'apps/v1',
+    kind: 'Deployment',
+    metadata: { name, namespace: input.namespace, labels },
+    spec: {
+      replicas: 1,
+      // One server per slice: the old pod frees the chips before the new one starts.
+      strategy: { type: 'Recreate' },
+      selector: { matchLabels: { [LABEL]: name } },
+      template: {
+        metadata: { labels, annotations: { [GCSFUSE_ANNOTATION]: 'true' } },
+        spec: {
+          serviceAccountName: name,
+          nodeSelector: { ...slice.nodeSelector, 'cloud.google.com/gke-nodepool': poolName },
+          tolerations: [{ ...TPU_TOLERATION }],
+          terminationGracePeriodSeconds: 60,
+          containers: [
+            {
+              name: 'vllm',
+              image,
+              imagePullPolicy: pullPolicy(image),
+              command: ['vllm', 'serve', MODEL_MOUNT],
+              args: ['--served-model-name', input.pipeline, '--port', String(VLLM_PORT), '--tensor-parallel-size', String(fit.tensorParallel), '--max-model-len', String(maxModelLen)],
+              ports: [{ name: 'http', containerPort: VLLM_PORT }],
+              resources: { requests: { 'google.com/tpu': String(slice.chipsPerVm) }, limits: { 'google.com/tpu': String(slice.chipsPerVm) } },
+              startupProbe: probe(30, 120, 5),
+              readinessProbe: probe(5, 3, 2),
+              livenessProbe: probe(10, 3, 5),
+              volumeMounts: [
+                { name: 'model', mountPath: MODEL_MOUNT, readOnly: true },
+                { name: 'dshm', mountPath: '/dev/shm' },
+              ],
+            },
+          ],
+          volumes: [
+            { name: 'model', csi: { driver: GCSFUSE_DRIVER, readOnly: true, volumeAttributes: { bucketName: input.bucket, mountOptions: `implicit-dirs,only-dir=${onlyDir}` } } },
+            { name: 'dshm', emptyDir: { medium: 'Memory' } },
+          ],
+        },
+      },
+    },
+  });
+  const service = compact({
+    apiVersion: 'v1',
+    kind: 'Service',
+    metadata: { name, namespace: input.namespace, labels, ...(internal ? { annotations: { [INTERNAL_LB_ANNOTATION]: 'Internal' } } : {}) },
+    spec: { type: internal ? 'LoadBalancer' : 'ClusterIP', selector: { [LABEL]: name }, ports: [{ name: 'http', port: VLLM_PORT, targetPort: VLLM_PORT, protocol: 'TCP' }] },
+  });
+  const smokeJob = compact({
+    apiVersion: 'batch/v1',
+    kind: 'Job',
+    metadata: { name: `${name}-smoke`, namespace: input.namespace, labels },
+    spec: {
+      backoffLimit: 0,
+      activeDeadlineSeconds: SMOKE_WAIT_MINUTES * 60,
+      template: {
+        metadata: { labels },
+        spec: {
+          restartPolicy: 'Never',
+          nodeSelector: { 'cloud.google.com/gke-nodepool': input.cpuPool },
+          containers: [{ name: 'smoke', image, imagePullPolicy: pullPolicy(image), command: ['/bin/bash', '-c', smokeScript(endpoint, input.pipeline)] }],
+        },
+      },
+    },
+  });
+  return {
+    problems,
+    plan: {
+      stack: `serve-${input.pipeline}`,
+      pipeline: input.pipeline,
+      namespace: input.namespace,
+      name,
+      poolName,
+      slice,
+      fit,
+      capacity: cap.capacity,
+      modelPath,
+      servedModelName: input.pipeline,
+      image,
+      maxModelLen,
+      endpoint,
+      internalLoadBalancer: internal,
+      gsaId,
+      deployment,
+      service,
+      smokeJob,
+    },
+  };
+}
+
+/** The review's line for a serve stack: what it serves on which pool. */
+export function serveSummary(plan: ServePlan): string {
+  return `${plan.stack}: vLLM serves ${plan.modelPath} on ${plan.slice.machineType} ${plan.slice.topology} (${plan.slice.acceleratorType}, ${plan.capacity.type}; ${fitText(plan.fit)})`;
+}

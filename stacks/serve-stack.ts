@@ -1,0 +1,77 @@
+/**
+ * A serve stack, `serve-<pipeline>` (opt-in: `pipelines.<name>.serve.enabled`): the single-host TPU pool the serving
+ * fit check chose (it exists only while this stack does), a read-only identity for the export, the vLLM Deployment,
+ * its Service, and a smoke-test Job (one chat completion) the deploy waits for. Thin: everything comes from
+ * jobs/serve.ts. It finds the cluster through data sources, as a pipeline stack does.
+ */
+import { Construct } from 'constructs';
+import { TerraformOutput, TerraformStack } from 'cdktf';
+import { GoogleProvider } from '@cdktf/provider-google/lib/provider';
+import { ServiceAccount } from '@cdktf/provider-google/lib/service-account';
+import { ServiceAccountIamMember } from '@cdktf/provider-google/lib/service-account-iam-member';
+import { StorageBucketIamMember } from '@cdktf/provider-google/lib/storage-bucket-iam-member';
+import { KubernetesProvider } from '@cdktf/provider-kubernetes/lib/provider';
+import { Manifest } from '@cdktf/provider-kubernetes/lib/manifest';
+import { ServiceAccountV1 } from '@cdktf/provider-kubernetes/lib/service-account-v1';
+import { kubernetesProviderAccess } from '../constructs/cluster-access';
+import { GkeCluster } from '../constructs/gke-cluster';
+import { TpuSlicePool } from '../constructs/tpu-slice-pool';
+import type { Platform } from '../jobs/platform';
+import { ServePlan, SMOKE_WAIT_MINUTES } from '../jobs/serve';
+import { BackendProps, useBackend } from './backend';
+
+export interface ServeStackProps extends BackendProps {
+  readonly platform: Platform;
+  readonly plan: ServePlan;
+  /** Reach the API server through GKE's DNS-based endpoint. @default false */
+  readonly dnsEndpoint?: boolean;
+}
+
+export class ServeStack extends TerraformStack {
+  constructor(scope: Construct, id: string, props: ServeStackProps) {
+    super(scope, id);
+    const { platform, plan } = props;
+    useBackend(this, id, props, platform);
+    new GoogleProvider(this, 'google', { project: platform.project, region: platform.region });
+    const cluster = GkeCluster.fromClusterAttributes(this, 'cluster', { name: platform.clusterName, location: platform.region, project: platform.project });
+    new KubernetesProvider(this, 'kubernetes', kubernetesProviderAccess(cluster.endpoint(props.dnsEndpoint ?? false)));
+
+    const pool = new TpuSlicePool(this, 'pool', {
+      name: plan.poolName,
+      cluster,
+      slice: plan.slice,
+      zone: platform.zone,
+      capacity: plan.capacity,
+      serviceAccountEmail: platform.nodeGsaEmail,
+    });
+    // Read-only: the server reads the export through the Cloud Storage FUSE mount and writes nothing.
+    const gsa = new ServiceAccount(this, 'gsa', { accountId: plan.gsaId, displayName: `vLLM serving ${plan.pipeline} (read-only)` });
+    const read = new StorageBucketIamMember(this, 'export-reader', { bucket: platform.bucket, role: 'roles/storage.objectViewer', member: gsa.member });
+    const wi = new ServiceAccountIamMember(this, 'workload-identity', {
+      serviceAccountId: gsa.name,
+      role: 'roles/iam.workloadIdentityUser',
+      member: `serviceAccount:${platform.project}.svc.id.goog[${plan.namespace}/${plan.name}]`,
+    });
+    const ksa = new ServiceAccountV1(this, 'ksa', {
+      metadata: { name: plan.name, namespace: plan.namespace, annotations: { 'iam.gke.io/gcp-service-account': gsa.email } },
+    });
+    const deployment = new Manifest(this, 'deployment', {
+      manifest: plan.deployment,
+      dependsOn: [pool.pool, ksa, read, wi],
+      timeouts: { create: `${SMOKE_WAIT_MINUTES}m`, update: `${SMOKE_WAIT_MINUTES}m` },
+    });
+    const service = new Manifest(this, 'service', { manifest: plan.service });
+    // The stack's wait: the deploy ends when one chat completion came back (or the Job's deadline failed it).
+    new Manifest(this, 'smoke-test', {
+      manifest: plan.smokeJob,
+      dependsOn: [deployment, service],
+      wait: { fields: { 'status.succeeded': '^1$' } },
+      timeouts: { create: `${SMOKE_WAIT_MINUTES + 5}m`, update: `${SMOKE_WAIT_MINUTES + 5}m` },
+    });
+
+    new TerraformOutput(this, 'endpoint', { value: plan.endpoint });
+    new TerraformOutput(this, 'model_path', { value: plan.modelPath });
+    new TerraformOutput(this, 'served_model_name', { value: plan.servedModelName });
+    new TerraformOutput(this, 'port_forward', { value: `kubectl port-forward -n ${plan.namespace} service/${plan.name} 8000:8000` });
+  }
+}

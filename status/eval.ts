@@ -1,0 +1,79 @@
+/**
+ * The eval step's result in `npm run status` and the run report: the step prints its eval.json on one line
+ * (jobs/eval.ts EVAL_RESULT_PREFIX) before it exits, so status reads it from the main container's log through the
+ * API server, as it reads MaxText's own evaluation, without a Cloud Storage client. Pure.
+ */
+import { EVAL_RESULT_PREFIX } from '../jobs/eval';
+
+/** One scored metric of eval.json. */
+export interface EvalScore {
+  readonly task: string;
+  readonly metric: string;
+  readonly higherIsBetter: boolean;
+  readonly base: number;
+  readonly trained: number;
+  readonly delta: number;
+}
+
+/** The parts of eval.json status shows. */
+export interface EvalRecord {
+  readonly evalJson: string;
+  readonly trainedModel: string;
+  readonly baseModel: string;
+  readonly samples: number;
+  readonly seed: number;
+  readonly image: string;
+  readonly results: readonly EvalScore[];
+  /** @default - no gate */
+  readonly gate?: { readonly metric: string; readonly minDelta: number; readonly passed: boolean };
+}
+
+const num = (v: unknown): v is number => typeof v === 'number' && Number.isFinite(v);
+const str = (v: unknown): v is string => typeof v === 'string';
+
+function score(v: any): EvalScore | undefined {
+  if (!v || !str(v.task) || !str(v.metric) || typeof v.higherIsBetter !== 'boolean' || !num(v.base) || !num(v.trained) || !num(v.delta)) return undefined;
+  return { task: v.task, metric: v.metric, higherIsBetter: v.higherIsBetter, base: v.base, trained: v.trained, delta: v.delta };
+}
+
+/** The last well-formed EVAL_RESULT line of a log, or undefined (a malformed one is ignored, never trusted in part). */
+export function evalRecordOf(log: string): EvalRecord | undefined {
+  const lines = log.split('\n').filter((l) => l.includes(EVAL_RESULT_PREFIX));
+  for (const line of lines.reverse()) {
+    let v: any;
+    try {
+      v = JSON.parse(line.slice(line.indexOf(EVAL_RESULT_PREFIX) + EVAL_RESULT_PREFIX.length));
+    } catch {
+      continue;
+    }
+    const results = Array.isArray(v?.results) ? v.results.map(score) : [];
+    if (!str(v?.evalJson) || !str(v.trainedModel) || !str(v.baseModel) || !num(v.samples) || !num(v.seed) || !str(v.image)) continue;
+    if (results.length === 0 || results.some((r: EvalScore | undefined) => r === undefined)) continue;
+    const g = v.gate;
+    const gate = g && str(g.metric) && num(g.minDelta) && typeof g.passed === 'boolean' ? { metric: g.metric, minDelta: g.minDelta, passed: g.passed } : undefined;
+    return { evalJson: v.evalJson, trainedModel: v.trainedModel, baseModel: v.baseModel, samples: v.samples, seed: v.seed, image: v.image, results, ...(gate ? { gate } : {}) };
+  }
+  return undefined;
+}
+
+function fixed(n: number): string {
+  return Number(n.toFixed(4)).toString();
+}
+function signed(n: number): string {
+  return `${n >= 0 ? '+' : ''}${fixed(n)}`;
+}
+
+/** Text lines: one per task and metric (base -> trained, delta), the gate, eval.json and the export. */
+export function evalLines(e: EvalRecord): string[] {
+  const out = e.results.map((r) => `eval ${r.task} ${r.metric}: base ${fixed(r.base)} -> trained ${fixed(r.trained)} (${signed(r.delta)}${r.higherIsBetter ? '' : ', lower is better'})`);
+  if (e.gate) out.push(`gate ${e.gate.metric} minDelta ${e.gate.minDelta}: ${e.gate.passed ? 'passed' : 'FAILED'}`);
+  out.push(`eval.json ${e.evalJson} (${e.samples} samples per task, seed ${e.seed}, ${e.image}); export ${e.trainedModel}`);
+  return out;
+}
+
+/** Markdown table rows for the run report. */
+export function evalTable(e: EvalRecord): string[] {
+  const rows = ['| task | metric | base | trained | delta |', '|---|---|---|---|---|'];
+  for (const r of e.results) rows.push(`| ${r.task} | ${r.metric.replace(/\|/g, '\\|')} | ${fixed(r.base)} | ${fixed(r.trained)} | ${signed(r.delta)}${r.higherIsBetter ? '' : ' (lower is better)'} |`);
+  return rows;
+}
