@@ -18,7 +18,7 @@ describe.each(Object.entries(EXAMPLES))('config/examples/%s.json', (file, pipeli
     const d = deployment(file);
     expect(d.pipelines.map((p) => p.name)).toContain(pipeline);
     const p = d.pipelines.find((x) => x.name === pipeline)!;
-    expect(p.steps.map((s) => s.name)).toEqual(['to-maxtext', 'train', 'to-hf']);
+    expect(p.steps.map((s) => s.name)).toEqual(['to-maxtext', 'train', 'to-hf', 'eval']);
     expect(p.slice.chips).toBe(8);
     // The fit check ran and passed (a failure throws); no tight-fit or unknown-model warning either.
     expect(d.notices.filter((n) => n.includes(pipeline) && /does not fit|no HBM estimate/.test(n))).toEqual([]);

@@ -67,13 +67,14 @@ describe('multi-slice: every slice holds the state its mesh shards (dcn_data_par
     );
     expect(errorOf(() => fromConfig('sft-gemma4', { topology: '4x4' }, '4x4', 1))).toMatch(/\(28\.9 GiB, sharded 16 ways\)/);
     const { pipelines, notices } = fromConfig('sft-gemma4', {}, '4x8', 2);
-    expect([pipelines[0].slices, notices]).toEqual([2, []]);
+    // No fit notice (the eval step is left out on this infra, which has no single-host slice: its own notice).
+    expect([pipelines[0].slices, notices.filter((n) => !n.includes("eval step left out"))]).toEqual([2, []]);
   });
 
   test('RL on two slices: the ICI mesh covers the trainer devices of one slice, and so does the state', () => {
     // rl-qwen3 on 2 x v6e-16: 32 chips, 16 trainer devices (fraction 0.5), 8 per slice = tensor 2 x expert 4.
     const { pipelines, notices } = fromConfig('rl-qwen3', { topology: '4x4' }, '4x4', 2);
-    expect([pipelines[0].slices, notices]).toEqual([2, []]);
+    expect([pipelines[0].slices, notices.filter((n) => !n.includes("eval step left out"))]).toEqual([2, []]);
     // ici_expert_parallelism 8 needs 16 per slice: refused, naming the per-slice count.
     expect(errorOf(() => fromConfig('rl-qwen3', { topology: '4x4', overrides: { ici_expert_parallelism: 8 } }, '4x4', 2))).toContain(
       'ici_tensor_parallelism x ici_expert_parallelism must divide the 8 trainer devices of each of the 2 slices (ici_fsdp_parallelism=-1 takes the rest), got 2x8=16; products that fit: 1, 2, 4, 8',

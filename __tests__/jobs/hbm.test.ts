@@ -288,7 +288,7 @@ describe('refused: what runs out of memory, with advice that can be followed', (
     // Why weight_dtype is never advised for SFT: an override of it reaches the export only, not train_sft, so one that
     // is not training's dtype is refused; training's own dtype is accepted (and reaches only the export).
     expect(errorOf(() => fromConfig('sft-gemma4', { overrides: { weight_dtype: 'bfloat16' } }))).toMatch(
-      /^sft-gemma4 \(.*pipelines\.sft-gemma4\.overrides\): weight_dtype=bfloat16 reaches only the export \(to-hf\), not training: train_sft gets no weight_dtype and trains at MaxText's float32, so neither training nor its HBM changes; remove the override, or set it to float32 to export what training holds$/,
+      /- sft-gemma4 \(.*pipelines\.sft-gemma4\.overrides\): weight_dtype=bfloat16 reaches only the export \(to-hf\), not training: train_sft gets no weight_dtype and trains at MaxText's float32, so neither training nor its HBM changes; remove the override, or set it to float32 to export what training holds$/,
     );
     const same = fromConfig('sft-gemma4', { overrides: { weight_dtype: 'float32' } }).pipelines[0];
     expect(trainArg(same, 'weight_dtype')).toBeUndefined();

@@ -108,8 +108,8 @@ describe('errors: exit 1 at synth, naming the key', () => {
     ]);
   });
   test('a model without a row in the model table', () => {
-    expect(planServe({ ...input(build('rl-qwen3')), model: 'llama3.1-70b' }, { enabled: true }, 'pipelines.rl-qwen3').problems).toEqual([
-      "pipelines.rl-qwen3.serve: model 'llama3.1-70b' has no row in the model table (jobs/models.ts), so its serving size is unknown",
+    expect(planServe({ ...input(build('rl-qwen3')), model: 'mixtral-8x7b' }, { enabled: true }, 'pipelines.rl-qwen3').problems).toEqual([
+      "pipelines.rl-qwen3.serve: model 'mixtral-8x7b' has no row in the model table (jobs/models.ts), so its serving size is unknown",
     ]);
   });
 });

@@ -44,6 +44,7 @@ describe('the record (in process)', () => {
       ['to-maxtext', llama.steps[0]!.jobSetName, llama.paths.maxtextCheckpoint],
       ['train', llama.steps[1]!.jobSetName, llama.paths.trainedCheckpoint],
       ['to-hf', llama.steps[2]!.jobSetName, llama.paths.hfExportDir],
+      ['eval', llama.steps[3]!.jobSetName, llama.eval!.evalJson],
     ]);
     expect(llamaRecord.steps[1]).toMatchObject({ totalSteps: lastCheckpointStep(llama.recipe.train), tpuChips: 8, waitMinutes: llama.steps[1]!.waitMinutes });
     expect(llamaRecord.steps[0]!.totalSteps).toBeUndefined();
@@ -151,6 +152,7 @@ test('a new shell shows the deployed pipeline from its record: its steps, paths 
     ['to-maxtext', llama.steps[0]!.jobSetName, 'completed'],
     ['train', llama.steps[1]!.jobSetName, 'running'],
     ['to-hf', llama.steps[2]!.jobSetName, 'not-created'],
+    ['eval', llama.steps[3]!.jobSetName, 'not-created'],
   ]);
   // The deployed bucket, not the example's placeholder.
   expect(p.steps[0].message).toBe(`output: ${llama.paths.maxtextCheckpoint}`);
@@ -176,7 +178,8 @@ test('the same pipeline, deployed from another spec: a note names both hashes an
   const w = emptyWorld();
   // Deployed with another image than the local config (the example's) gives: the record of that deployment.
   const other = loadDeployment({ env: { CLOUD_IMAGE_NAME: 'us-docker.pkg.dev/cloud-tpu-images/maxtext-images/tpu_post_training:0.2.3' } }).records['rl-qwen3']!;
-  const local = record('rl-qwen3');
+  // What the CLI builds in this bare shell: the example config without the single-host slice (so without an eval step).
+  const local = loadDeployment({ env: {} }).records['rl-qwen3']!;
   expect(other.deploymentHash).not.toBe(local.deploymentHash);
   w.configMaps = [recordMap(other)];
   const env = await serve(w);
