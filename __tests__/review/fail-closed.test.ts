@@ -12,7 +12,7 @@ import { review as reviewRules } from '../../review/findings';
 import { reviewPlan, SENSITIVE_CHANGED } from '../../review/plan';
 import { ConfigError } from '../../config/load';
 import { asTf, infraJson, pipelineJson } from './fixtures';
-import { cleanUp, REAL, runCli, synthesisDir, writeFile } from './harness';
+import { cleanUp, HF_PREFIX, REAL, realTokenPlan, runCli, synthesisDir, writeFile } from './harness';
 
 afterEach(cleanUp);
 
@@ -36,18 +36,20 @@ describe('1. secrets through formatting: redacted on the raw value, then shorten
   });
 
   test('token-shaped values glued to `_` or letters, and one a 100-character cap would cut: no part printed', () => {
-    const r = review(real('token-shapes'));
+    const plan = realTokenPlan('token-shapes');
+    expect(fs.readFileSync(plan, 'utf8')).toContain(`file_${HF_PREFIX}_CANARYglued`);
+    const r = review(plan);
     expect(r.code).toBe(0);
     expect(r.report).toContain('terraform_data.files');
     expect(r.all).not.toContain('CANARY');
-    const r2 = runCli(['--plan', `infra=${writeFile('update.json', updateOf(readReal('token-shapes')))}`], synthesisDir({ infra: tfDataStack() }));
+    const r2 = runCli(['--plan', `infra=${writeFile('update.json', updateOf(JSON.parse(fs.readFileSync(plan, 'utf8'))))}`], synthesisDir({ infra: tfDataStack() }));
     expect(r2.code).toBe(0);
     expect(r2.report).toContain('hf_…(redacted)');
     expect(r2.all).not.toContain('CANARY');
   });
 
   test('a config error does not echo a token-shaped value', () => {
-    const e = new ConfigError([`tpu.reservation must be a reservation name, got 'hf_CANARYconfig0123456789abcdef'`]);
+    const e = new ConfigError([`tpu.reservation must be a reservation name, got '${HF_PREFIX}_CANARYconfig0123456789abcdef'`]);
     expect(e.message).toContain("got 'hf_\\u2026(redacted)'");
     expect(e.message).not.toContain('CANARY');
   });

