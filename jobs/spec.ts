@@ -163,6 +163,15 @@ export function usesMaxTextOnVllm(recipe: Recipe): boolean {
 }
 
 const CONVERSION = { maxRestarts: { 'to-maxtext': CONVERSION_MAX_RESTARTS, 'to-hf': CONVERSION_MAX_RESTARTS } } as const;
+/** What both method bases share: a single-VM v6e-8 on McJAX with the tutorial image and the conversions' limits. */
+const BASE_SHAPE = {
+  model: { name: '', hfRepo: '' },
+  slice: { machineType: 'ct6e-standard-8t', topology: '2x4' },
+  image: TUTORIAL_IMAGE,
+  runtime: 'mcjax',
+  ...CONVERSION,
+  timeoutMinutes: { 'to-maxtext': CONVERSION_TIMEOUT_MINUTES, train: 720, 'to-hf': CONVERSION_TIMEOUT_MINUTES },
+} as const;
 const TO_HF_ARGS = { skip_jax_distributed_system: true, hardware: 'cpu', scan_layers: true, use_multimodal: false, weight_dtype: 'bfloat16' } as const;
 
 /**
@@ -177,12 +186,7 @@ export const METHOD_BASES: Readonly<Record<'sft' | 'rl', Recipe>> = {
     name: 'sft',
     tutorial: '-',
     description: 'SFT (train_sft) on multi-host JAX',
-    model: { name: '', hfRepo: '' },
-    slice: { machineType: 'ct6e-standard-8t', topology: '2x4' },
-    image: TUTORIAL_IMAGE,
-    runtime: 'mcjax',
-    ...CONVERSION,
-    timeoutMinutes: { 'to-maxtext': CONVERSION_TIMEOUT_MINUTES, train: 720, 'to-hf': CONVERSION_TIMEOUT_MINUTES },
+    ...BASE_SHAPE,
     toMaxText: {
       args: { scan_layers: true, use_multimodal: false, skip_jax_distributed_system: true, checkpoint_storage_use_zarr3: 1, checkpoint_storage_use_ocdbt: 1, hardware: 'cpu' },
       flags: { lazy_load_tensors: true },
@@ -198,12 +202,7 @@ export const METHOD_BASES: Readonly<Record<'sft' | 'rl', Recipe>> = {
     name: 'rl',
     tutorial: '-',
     description: 'RL (train_rl) on a single TPU VM, McJAX',
-    model: { name: '', hfRepo: '' },
-    slice: { machineType: 'ct6e-standard-8t', topology: '2x4' },
-    image: TUTORIAL_IMAGE,
-    runtime: 'mcjax',
-    ...CONVERSION,
-    timeoutMinutes: { 'to-maxtext': CONVERSION_TIMEOUT_MINUTES, train: 720, 'to-hf': CONVERSION_TIMEOUT_MINUTES },
+    ...BASE_SHAPE,
     toMaxText: {
       args: { scan_layers: true, use_multimodal: false, hardware: 'cpu', skip_jax_distributed_system: true, checkpoint_storage_use_zarr3: 1, checkpoint_storage_use_ocdbt: 1 },
       flags: { lazy_load_tensors: false },

@@ -8,32 +8,13 @@ import * as os from 'os';
 import * as path from 'path';
 import { Readable, Writable } from 'stream';
 import { pipeline as pipe } from 'stream/promises';
-import { emptyWorld, FakeApi, jobSet, pipeline, pod, running, runCli, startFakeApi, step, workload, writeKubeconfig } from '../../bench/fake-kube-api';
+import { emptyWorld, jobSet, pipeline, pod, running, runCli, step, workload } from '../../bench/fake-kube-api';
 import { MAX_LOG_LINE_CHARS, redactLines } from '../../status/redact-stream';
-import { ensureDist } from '../dist';
+import { fake, kubeconfig, removeAfter, useFakeApis } from './fake-api-harness';
 
 const CANARY = 'hf_' + 'CANARYdeadline0123456789abcdef';
 
-let closers: Array<() => Promise<void>> = [];
-let dirs: string[] = [];
-beforeAll(ensureDist);
-afterEach(async () => {
-  for (const c of closers) await c();
-  closers = [];
-  for (const d of dirs) fs.rmSync(d, { recursive: true, force: true });
-  dirs = [];
-});
-
-async function fake(world = emptyWorld()): Promise<FakeApi> {
-  const api = await startFakeApi(world);
-  closers.push(() => api.close());
-  return api;
-}
-function kubeconfig(url: string, options: Parameters<typeof writeKubeconfig>[1] = {}): Record<string, string> {
-  const { file, dir } = writeKubeconfig(url, options);
-  dirs.push(dir);
-  return { KUBECONFIG: file, HOME: dir };
-}
+useFakeApis();
 
 /** rl-qwen3's conversion step running, with a log that carries the canary. */
 function convertingWorld() {
@@ -69,7 +50,7 @@ test('logs without -f of a whole log: exit 0, the canary redacted', async () => 
 test('a hung credential plugin: run once for all parallel requests, killed at the deadline, blamed (not the allow-list)', async () => {
   const api = await fake(convertingWorld());
   const pids = fs.mkdtempSync(path.join(os.tmpdir(), 'tpt-pids-'));
-  dirs.push(pids);
+  removeAfter(pids);
   const plugin = `require('fs').writeFileSync(${JSON.stringify(pids)} + '/' + process.pid, ''); setTimeout(() => {}, 600000);\n`;
   const r = await runCli(['status', 'rl-qwen3', '--timeout', '1'], kubeconfig(api.url, { plugin }));
   expect(r.code).toBe(4);
@@ -92,7 +73,7 @@ test('a hung credential plugin: run once for all parallel requests, killed at th
 test('a working plugin runs once for the whole poll (four list calls and the logs)', async () => {
   const api = await fake(convertingWorld());
   const pids = fs.mkdtempSync(path.join(os.tmpdir(), 'tpt-pids-'));
-  dirs.push(pids);
+  removeAfter(pids);
   const plugin = `require('fs').writeFileSync(${JSON.stringify(pids)} + '/' + process.pid, ''); process.stdout.write(JSON.stringify({ apiVersion: 'client.authentication.k8s.io/v1beta1', kind: 'ExecCredential', status: { token: 'fake-exec-token', expirationTimestamp: '2099-01-01T00:00:00Z' } }));\n`;
   const r = await runCli(['status', 'rl-qwen3', '--json'], kubeconfig(api.url, { plugin }));
   expect(r.code).toBe(3);

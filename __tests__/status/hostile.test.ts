@@ -10,45 +10,23 @@ import {
   allPipelinesWorld,
   CONTEXT,
   emptyWorld,
-  FakeApi,
   jobSet,
   manyPodsWorld,
   pipeline,
   platform,
   pod,
   runCli,
-  startFakeApi,
   startSilentServer,
   step,
   workload,
-  writeKubeconfig,
 } from '../../bench/fake-kube-api';
 import { DEFAULT_TIMEOUT_SECONDS } from '../../status/cli';
-import { ensureDist } from '../dist';
+import { closeAfter, fake, kubeconfig, useFakeApis } from './fake-api-harness';
 
 const HF = 'hf_' + 'Q1w2E3r4T5y6U7i8O9p0A1s2D3f4';
 const GH = 'ghp_' + 'x'.repeat(36);
 
-let closers: Array<() => Promise<void>> = [];
-let dirs: string[] = [];
-beforeAll(ensureDist);
-afterEach(async () => {
-  for (const c of closers) await c();
-  closers = [];
-  for (const d of dirs) fs.rmSync(d, { recursive: true, force: true });
-  dirs = [];
-});
-
-async function fake(world = emptyWorld()): Promise<FakeApi> {
-  const api = await startFakeApi(world);
-  closers.push(() => api.close());
-  return api;
-}
-function kubeconfig(url: string, options: Parameters<typeof writeKubeconfig>[1] = {}): Record<string, string> {
-  const { file, dir } = writeKubeconfig(url, options);
-  dirs.push(dir);
-  return { KUBECONFIG: file, HOME: dir };
-}
+useFakeApis();
 const noSecret = (text: string) => {
   expect(text).not.toContain(HF);
   expect(text).not.toContain(GH);
@@ -76,7 +54,7 @@ function staticTokenKubeconfig(url: string): Record<string, string> {
 
 test('a silent endpoint (accepts, never answers): exit 4 within the timeout, naming the server and the allow-list', async () => {
   const silent = await startSilentServer();
-  closers.push(() => silent.close());
+  closeAfter(() => silent.close());
   const r = await runCli(['status', '--timeout', '0.3'], staticTokenKubeconfig(silent.url));
   expect(r.code).toBe(4);
   // No wall-clock bound (node's start on loaded cores takes seconds): the message says the 0.3 s deadline ended it;
@@ -91,7 +69,7 @@ test('a silent endpoint (accepts, never answers): exit 4 within the timeout, nam
 
 test('logs against a silent endpoint: the same, exit 4', async () => {
   const silent = await startSilentServer();
-  closers.push(() => silent.close());
+  closeAfter(() => silent.close());
   const r = await runCli(['logs', 'rl-qwen3', '--timeout', '0.3'], kubeconfig(silent.url));
   expect(r.code).toBe(4);
   expect(r.stderr).toContain(`no answer from the cluster at ${silent.url}`);
