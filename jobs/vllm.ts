@@ -34,7 +34,13 @@ export function vllmImage(model: string): string {
   return family !== undefined ? VLLM_FAMILY_IMAGES[family] : VLLM_TPU_IMAGE;
 }
 
-/** `--gpu-memory-utilization` the servers run with: the share of each chip's HBM vLLM may take (tpu-inference example). */
+/**
+ * `--gpu-memory-utilization` the servers run with (tpu-inference example): the share of each chip's usable HBM vLLM may
+ * take. On TPU it multiplies XLA's limit, not the chip's nominal HBM: tpu-inference b8692ff
+ * tpu_inference/worker/tpu_worker.py `determine_available_memory` caps `bytes_limit` (jax `memory_stats()`, summed over
+ * the local devices by utils.hbm_usage_bytes) x gpu_memory_utilization, minus what is in use. That limit is the TPU
+ * table's `usableHbmGibPerChip` (jobs/tpu.ts, 31.25 GiB on v6e), the one home of the figure.
+ */
 export const HBM_UTILIZATION = 0.9;
 /** `--max-model-len`: the longest prompt plus answer one sequence may hold (tpu-recipes' Gemma 4 recipes). */
 export const DEFAULT_MAX_MODEL_LEN = 16384;
@@ -51,7 +57,7 @@ export interface ServingFit {
   readonly tensorParallel: number;
   readonly weightBytesPerChip: number;
   readonly kvBytesPerChip: number;
-  /** HBM_UTILIZATION of one chip's HBM. */
+  /** HBM_UTILIZATION of one chip's usable HBM (the TPU table's usableHbmGibPerChip: XLA's bytes_limit). */
   readonly usableBytesPerChip: number;
   readonly fits: boolean;
 }
@@ -67,14 +73,14 @@ export interface ServingShape {
 /**
  * Weights plus KV cache per chip with tensor parallelism over every chip of `slice`: weights split evenly; the KV
  * cache holds `sequences x maxModelLen` tokens of 2 x layers x ceil(kvHeads / TP) x headDim values (vLLM replicates
- * KV heads when TP exceeds them). Fits when that is at most HBM_UTILIZATION of a chip's HBM.
+ * KV heads when TP exceeds them). Fits when that is at most HBM_UTILIZATION of a chip's usable HBM (XLA's limit).
  */
 export function servingFit(model: ModelSize, slice: TpuSlice, shape: ServingShape = {}): ServingFit {
   const tp = slice.chips;
   const tokens = (shape.maxModelLen ?? DEFAULT_MAX_MODEL_LEN) * (shape.sequences ?? DEFAULT_SERVE_SEQUENCES);
   const weightBytesPerChip = (model.params * BF16_BYTES) / tp;
   const kvBytesPerChip = tokens * 2 * model.layers * Math.ceil(model.kvHeads / tp) * model.headDim * BF16_BYTES;
-  const usableBytesPerChip = slice.hbmGibPerChip * 2 ** 30 * HBM_UTILIZATION;
+  const usableBytesPerChip = slice.usableHbmGibPerChip * 2 ** 30 * HBM_UTILIZATION;
   return { slice, tensorParallel: tp, weightBytesPerChip, kvBytesPerChip, usableBytesPerChip, fits: weightBytesPerChip + kvBytesPerChip <= usableBytesPerChip };
 }
 
@@ -91,11 +97,11 @@ function gb(bytes: number): string {
   return `${(bytes / 1e9).toFixed(1)} GB`;
 }
 
-/** `61.0 GB weights + 12.9 GB KV cache per chip on 4 chips > 30.9 GB usable` for a message. */
+/** `61.0 GB weights + 12.9 GB KV cache per chip on 4 chips > 30.2 GB usable` (v6e: 0.9 of 31.25 GiB) for a message. */
 export function fitText(fit: ServingFit): string {
   return (
     `${gb(fit.weightBytesPerChip)} weights + ${gb(fit.kvBytesPerChip)} KV cache per chip on ${fit.tensorParallel} chip(s) ` +
-    `${fit.fits ? '<=' : '>'} ${gb(fit.usableBytesPerChip)} usable (${HBM_UTILIZATION} of ${fit.slice.hbmGibPerChip} GiB)`
+    `${fit.fits ? '<=' : '>'} ${gb(fit.usableBytesPerChip)} usable (${HBM_UTILIZATION} of ${fit.slice.usableHbmGibPerChip} GiB usable)`
   );
 }
 

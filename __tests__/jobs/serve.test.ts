@@ -92,7 +92,7 @@ describe('overrides', () => {
 describe('errors: exit 1 at synth, naming the key', () => {
   test('a model that does not fit one host: refused, saying it needs more than one', () => {
     expect(() => build('sft-gemma4', { enabled: true, sequences: 64 })).toThrow(
-      /^pipelines\.sft-gemma4\.serve: gemma4-31b does not fit one v6e host: 7\.8 GB weights \+ .* per chip on 8 chip\(s\) > 30\.9 GB usable \(0\.9 of 32 GiB\); it needs more than one host/,
+      /^pipelines\.sft-gemma4\.serve: gemma4-31b does not fit one v6e host: 7\.8 GB weights \+ .* per chip on 8 chip\(s\) > 30\.2 GB usable \(0\.9 of 31\.25 GiB usable\); it needs more than one host/,
     );
   });
   test('a pipeline that exports nothing', () => {
