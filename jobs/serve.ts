@@ -64,6 +64,8 @@ export interface ServePlan {
   readonly deployment: Record<string, unknown>;
   readonly service: Record<string, unknown>;
   readonly smokeJob: Record<string, unknown>;
+  /** The smoke Job's name: `<pipeline>-serve-smoke`. */
+  readonly smokeJobName: string;
 }
 
 /** Where the export is mounted in the server pod. */
@@ -73,6 +75,14 @@ export const SMOKE_ATTEMPTS = 30;
 export const SMOKE_RETRY_SECONDS = 20;
 /** How long the deploy waits for the smoke test (model load + compile included), minutes. */
 export const SMOKE_WAIT_MINUTES = 60;
+/**
+ * The smoke Job's wait ends on its first condition, success or failure. The Job controller adds conditions only when a
+ * Job ends (or is suspended, which this Job never is): `SuccessCriteriaMet` then `Complete`, or `FailureTarget` then
+ * `Failed` (Kubernetes 1.31+; `Complete`/`Failed` alone before it), so `status.conditions[0].type` names the end either
+ * way. hashicorp/kubernetes v2.38.0 manifest/provider/waiter.go `FieldWaiter.Wait` keeps polling while the path is
+ * absent and ends on the first match, so the deploy learns of a failed smoke test when it fails, not at the timeout.
+ */
+export const SMOKE_ENDED = '^(Complete|SuccessCriteriaMet|Failed|FailureTarget)$';
 /** The default capacity of a serving pool: spot (a reservation is usually held for training). */
 export const DEFAULT_SERVE_CAPACITY: Capacity = { type: 'spot' };
 /** GKE's annotation for an internal passthrough load balancer. */
@@ -187,10 +197,11 @@ export function planServe(
     metadata: { name, namespace: input.namespace, labels, ...(internal ? { annotations: { [INTERNAL_LB_ANNOTATION]: 'Internal' } } : {}) },
     spec: { type: internal ? 'LoadBalancer' : 'ClusterIP', selector: { [LABEL]: name }, ports: [{ name: 'http', port: VLLM_PORT, targetPort: VLLM_PORT, protocol: 'TCP' }] },
   });
+  const smokeJobName = `${name}-smoke`;
   const smokeJob = compact({
     apiVersion: 'batch/v1',
     kind: 'Job',
-    metadata: { name: `${name}-smoke`, namespace: input.namespace, labels },
+    metadata: { name: smokeJobName, namespace: input.namespace, labels },
     spec: {
       backoffLimit: 0,
       activeDeadlineSeconds: SMOKE_WAIT_MINUTES * 60,
@@ -225,8 +236,20 @@ export function planServe(
       deployment,
       service,
       smokeJob,
+      smokeJobName,
     },
   };
+}
+
+/** What the deploy prints when the smoke test ended without a chat completion: what to read, how to retry. */
+export function smokeFailureMessage(plan: ServePlan): string {
+  const job = plan.smokeJobName;
+  return (
+    `${plan.stack}: the smoke test (Job ${plan.namespace}/${job}) got no chat completion from ${plan.endpoint}. ` +
+    `Read its log: kubectl logs -n ${plan.namespace} job/${job} ; the server's: kubectl logs -n ${plan.namespace} deployment/${plan.name} ; ` +
+    `readiness: npm run status -- ${plan.stack}. After the fix, run the smoke test again: ` +
+    `kubectl delete job -n ${plan.namespace} ${job} && npm run deploy -- ${plan.stack}`
+  );
 }
 
 /** The review's line for a serve stack: what it serves on which pool. */

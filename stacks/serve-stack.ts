@@ -12,12 +12,13 @@ import { ServiceAccountIamMember } from '@cdktf/provider-google/lib/service-acco
 import { StorageBucketIamMember } from '@cdktf/provider-google/lib/storage-bucket-iam-member';
 import { KubernetesProvider } from '@cdktf/provider-kubernetes/lib/provider';
 import { Manifest } from '@cdktf/provider-kubernetes/lib/manifest';
+import { DataKubernetesResource } from '@cdktf/provider-kubernetes/lib/data-kubernetes-resource';
 import { ServiceAccountV1 } from '@cdktf/provider-kubernetes/lib/service-account-v1';
 import { kubernetesProviderAccess } from '../constructs/cluster-access';
 import { GkeCluster } from '../constructs/gke-cluster';
 import { TpuSlicePool } from '../constructs/tpu-slice-pool';
 import type { Platform } from '../jobs/platform';
-import { ServePlan, SMOKE_WAIT_MINUTES } from '../jobs/serve';
+import { ServePlan, SMOKE_ENDED, SMOKE_WAIT_MINUTES, smokeFailureMessage } from '../jobs/serve';
 import { BackendProps, useBackend } from './backend';
 
 export interface ServeStackProps extends BackendProps {
@@ -61,12 +62,20 @@ export class ServeStack extends TerraformStack {
       timeouts: { create: `${SMOKE_WAIT_MINUTES}m`, update: `${SMOKE_WAIT_MINUTES}m` },
     });
     const service = new Manifest(this, 'service', { manifest: plan.service });
-    // The stack's wait: the deploy ends when one chat completion came back (or the Job's deadline failed it).
-    new Manifest(this, 'smoke-test', {
+    // The stack's wait: it ends when the smoke Job ends, passed or failed (jobs/serve.ts SMOKE_ENDED); the gate then
+    // fails the deploy at once when no chat completion came back, naming the logs to read and how to retry.
+    const smoke = new Manifest(this, 'smoke-test', {
       manifest: plan.smokeJob,
       dependsOn: [deployment, service],
-      wait: { fields: { 'status.succeeded': '^1$' } },
+      wait: { fields: { 'status.conditions[0].type': SMOKE_ENDED } },
       timeouts: { create: `${SMOKE_WAIT_MINUTES + 5}m`, update: `${SMOKE_WAIT_MINUTES + 5}m` },
+    });
+    new DataKubernetesResource(this, 'smoke-passed', {
+      apiVersion: 'batch/v1',
+      kind: 'Job',
+      metadata: { name: plan.smokeJobName, namespace: plan.namespace },
+      dependsOn: [smoke],
+      lifecycle: { postcondition: [{ condition: '${try(self.object.status.succeeded, 0) == 1}', errorMessage: smokeFailureMessage(plan) }] },
     });
 
     new TerraformOutput(this, 'endpoint', { value: plan.endpoint });

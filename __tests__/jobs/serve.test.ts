@@ -10,7 +10,7 @@ import * as path from 'path';
 import { Testing } from 'cdktf';
 import { buildPipeline, Pipeline } from '../../jobs/pipeline';
 import { RECIPES } from '../../jobs/recipes';
-import { planServe, ServeOptions, SMOKE_WAIT_MINUTES } from '../../jobs/serve';
+import { planServe, ServeOptions, SMOKE_ENDED, SMOKE_WAIT_MINUTES } from '../../jobs/serve';
 import { ServeStack } from '../../stacks/serve-stack';
 import { testPlatform } from './fixtures';
 
@@ -151,13 +151,43 @@ describe('the synthesized stack', () => {
     const ksa = Object.values<any>(tf.resource.kubernetes_service_account_v1)[0];
     expect(ksa.metadata.name).toBe('rl-qwen3-serve');
   });
-  test('the smoke test is the wait: after the Deployment and Service, waiting for one success', () => {
+  test('the smoke test is the wait: after the Deployment and Service, ending when the Job ends, passed or failed', () => {
     const manifests = tf.resource.kubernetes_manifest;
     const smoke = Object.values<any>(manifests).find((m) => m.manifest.kind === 'Job');
-    expect(smoke.wait).toEqual({ fields: { 'status.succeeded': '^1$' } });
+    expect(smoke.wait).toEqual({ fields: { 'status.conditions[0].type': SMOKE_ENDED } });
     expect(smoke.timeouts.create).toBe(`${SMOKE_WAIT_MINUTES + 5}m`);
     expect(smoke.depends_on.length).toBe(2);
     expect(Object.keys(tf.output).sort()).toEqual(['endpoint', 'model_path', 'port_forward', 'served_model_name']);
     expect(tf.output.port_forward.value).toBe('kubectl port-forward -n default service/rl-qwen3-serve 8000:8000');
+  });
+  test('a failed smoke test fails the deploy at once: a gate on the ended Job names its logs and the retry', () => {
+    const [[address, gate]] = Object.entries<any>(tf.data.kubernetes_resource);
+    expect(gate).toMatchObject({ api_version: 'batch/v1', kind: 'Job', metadata: { name: 'rl-qwen3-serve-smoke', namespace: 'default' } });
+    const smokeAddress = Object.entries<any>(tf.resource.kubernetes_manifest).find(([, m]) => m.manifest.kind === 'Job')![0];
+    expect(gate.depends_on).toEqual([`kubernetes_manifest.${smokeAddress}`]);
+    const [post] = gate.lifecycle.postcondition;
+    expect(post.condition).toBe('${try(self.object.status.succeeded, 0) == 1}');
+    expect(post.error_message).toBe(
+      'serve-rl-qwen3: the smoke test (Job default/rl-qwen3-serve-smoke) got no chat completion from http://rl-qwen3-serve.default.svc.cluster.local:8000. ' +
+        'Read its log: kubectl logs -n default job/rl-qwen3-serve-smoke ; the server\'s: kubectl logs -n default deployment/rl-qwen3-serve ; ' +
+        'readiness: npm run status -- serve-rl-qwen3. After the fix, run the smoke test again: kubectl delete job -n default rl-qwen3-serve-smoke && npm run deploy -- serve-rl-qwen3',
+    );
+    expect(address).toMatch(/smoke-passed/);
+  });
+});
+
+describe('the smoke wait ends on the first Job condition, success or failure (Kubernetes Job controller; waiter.go FieldWaiter)', () => {
+  const ended = new RegExp(SMOKE_ENDED);
+  // The Job controller's conditions for a Job that ends: 1.31+ adds the interim condition first, earlier ones only the final.
+  test.each([
+    ['succeeded (1.31+)', ['SuccessCriteriaMet', 'Complete']],
+    ['succeeded (before 1.31)', ['Complete']],
+    ['failed (1.31+: backoffLimit 0 or activeDeadlineSeconds)', ['FailureTarget', 'Failed']],
+    ['failed (before 1.31)', ['Failed']],
+  ])('%s: the wait ends', (_, types) => expect(ended.test(types[0])).toBe(true));
+  test('running or suspended: the wait goes on (no condition yet: the path is absent and FieldWaiter polls again)', () => {
+    expect(ended.test('Suspended')).toBe(false);
+    expect(ended.test('Completed')).toBe(false);
+    expect(ended.test('')).toBe(false);
   });
 });
