@@ -23,7 +23,7 @@
  * Streams, as cdktf-cli 0.21 shows them (@cdktf/commons src/util.js `exec`/`shell`, src/logging.js): the app's stdout
  * is echoed as plain output, its stderr is logged at ERROR level (`[ERROR] default - ...`), and when the app fails
  * the CLI prints both again under "Command output on stdout/stderr". So notes go to stdout (never shown as errors) and
- * errors to stderr; `--check` prints a config error once, before the CLI runs the app.
+ * errors to stderr; `--check` prints a config error once, before the CLI runs the app (scripts/cdktf.mjs runs it for the npm scripts).
  */
 import * as os from 'os';
 import { loadDeployment } from './config/deployment';

@@ -56,6 +56,15 @@ export const ENV_BINDINGS: readonly EnvBinding[] = [
 export const PIPELINES_ENV = 'PIPELINES';
 
 /**
+ * SERVE=rl-qwen3,sft-gemma4 turns on `pipelines.<name>.serve.enabled` for each named pipeline. `npm run deploy --
+ * serve-rl-qwen3` (and synth, diff, destroy) sets it from the stack names it is given (scripts/cdktf.mjs), so a serve
+ * stack deploys without `serve.enabled` in the file.
+ */
+export const SERVE_ENV = 'SERVE';
+/** The source of a serve stack turned on by SERVE. */
+export const SERVE_SOURCE = `${SERVE_ENV} (env)`;
+
+/**
  * TPU_TYPE=v6e-32 (tutorials 001, 003) is a Cloud TPU accelerator type: read through the TPU table as the machine
  * type and topology it names (fewest VMs first: `v6e-8` is the one 8-chip VM). It must agree with COMPUTE_TYPE and
  * TOPOLOGY when those are set too.
@@ -328,6 +337,7 @@ export function loadConfig(options: LoadOptions = {}): LoadedConfig {
       sources[`pipelines.${name}.enabled`] = `${PIPELINES_ENV} (env)`;
     }
   }
+  applyServe(given(SERVE_ENV), raw, sources, problems);
   if (problems.length > 0) throw new ConfigError(problems);
 
   const result = configSchema.safeParse(raw);
@@ -372,6 +382,28 @@ export function loadConfig(options: LoadOptions = {}): LoadedConfig {
     pipelinesSelected: selection !== undefined,
     provenance: provenanceOf(result.data, loadedBase),
   };
+}
+
+/** SERVE: `serve.enabled` on for each named pipeline, a preset or an entry of the file; any other name is a problem. */
+function applyServe(value: string | undefined, raw: Record<string, unknown>, sources: Record<string, string>, problems: string[]): void {
+  if (value === undefined) return;
+  const node = (raw.pipelines ??= {}) as Record<string, unknown>;
+  if (node === null || typeof node !== 'object' || Array.isArray(node)) return;
+  const pipelines = node as Record<string, Record<string, unknown>>;
+  const known = [...new Set([...Object.keys(pipelines), ...Object.keys(RECIPES)])];
+  for (const name of new Set(value.split(',').map((s) => s.trim()).filter((s) => s !== ''))) {
+    // A pipeline named serve-<x> is its own stack: `npm run deploy -- serve-x` asks for that pipeline, not a server.
+    if (!known.includes(name) && known.includes(`serve-${name}`)) continue;
+    if (!known.includes(name)) {
+      problems.push(`${SERVE_SOURCE}: no pipeline named '${name}' to serve (stack serve-${name}); pipelines: ${known.join(', ')}`);
+      continue;
+    }
+    const entry = (pipelines[name] ??= {});
+    if (entry === null || typeof entry !== 'object' || Array.isArray(entry)) continue;
+    const serve = entry.serve;
+    entry.serve = { ...(serve !== null && typeof serve === 'object' && !Array.isArray(serve) ? serve : {}), enabled: true };
+    sources[`pipelines.${name}.serve.enabled`] = SERVE_SOURCE;
+  }
 }
 
 /** Every leaf of the resolved config (an array is one value) -> where it came from. */

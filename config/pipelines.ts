@@ -13,7 +13,7 @@ import type { Recipe } from '../jobs/recipes/types';
 import { didYouMean, isPlainEntry, PipelineSpec, resolveSpec, SpecFile } from '../jobs/spec';
 import { sha256Of } from '../jobs/spec-key';
 import { sliceShapeName, tpuSlice, TpuSlice } from '../jobs/tpu';
-import { ConfigError, LoadedConfig, sourceOf } from './load';
+import { ConfigError, LoadedConfig, SERVE_SOURCE, sourceOf } from './load';
 import { platformFromConfig } from './platform';
 import { PipelineConfig, SINGLE_HOST_SLICE } from './schema';
 
@@ -139,6 +139,12 @@ function listed(names: readonly string[]): string {
   return names.length <= 1 ? names.join('') : `${names.slice(0, -1).join(', ')} and ${names[names.length - 1]}`;
 }
 
+/** On unless turned off; with PIPELINES, only the listed ones. */
+function isEnabled(loaded: LoadedConfig, name: string): boolean {
+  const entry = loaded.config.pipelines[name];
+  return loaded.pipelinesSelected ? entry?.enabled === true : entry?.enabled ?? true;
+}
+
 /**
  * Which pipelines to build against `platform`. A pipeline runs only on a slice shape infra has: one that was merely
  * enabled by default is left out with one notice saying why and which variables add the shape; one that was asked
@@ -161,8 +167,7 @@ export function selectPipelines(
   const have = platform.tpuGroups.map((g) => `${g.slice.machineType} ${g.slice.topology}`).join(', ') || 'no TPU slices';
   for (const name of knownNames) {
     const entry = loaded.config.pipelines[name];
-    const enabled = loaded.pipelinesSelected ? entry?.enabled === true : entry?.enabled ?? true;
-    if (!enabled) continue;
+    if (!isEnabled(loaded, name)) continue;
     const machineType = entry?.machineType ?? recipes[name].slice.machineType;
     const topology = entry?.topology ?? recipes[name].slice.topology;
     if (findTpuGroup(platform, machineType, topology)) {
@@ -234,6 +239,14 @@ export function selectAndBuildPipelines(
   collect(() => {
     selection = selectPipelines(loaded, valid, platform, Object.keys(loaded.config.pipelines).filter((n) => !recipes[n]));
   });
+  // A serve stack asked for by name (SERVE, `npm run deploy -- serve-<name>`) needs its pipeline built here.
+  for (const name of Object.keys(loaded.config.pipelines)) {
+    if (loaded.sources[`pipelines.${name}.serve.enabled`] !== SERVE_SOURCE || !recipes[name] || selection.names.includes(name)) continue;
+    const why = isEnabled(loaded, name)
+      ? `it is left out: infra has no slice of its shape (the note above says which variables add it)`
+      : `${sourceOf(loaded, `pipelines.${name}.enabled`)} turns it off`;
+    problems.push(`${SERVE_SOURCE}: serve-${name} serves the export of ${name}, which this config does not build: ${why}`);
+  }
   const pipelines: Pipeline[] = [];
   for (const name of selection.names) collect(() => void pipelines.push(buildPipeline(recipes[name], platform, pipelineOptions(loaded, name))));
   // No pipeline may write into another's training run or export.

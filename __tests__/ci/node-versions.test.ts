@@ -32,7 +32,9 @@ test('every run of the app passes the same flags: cdktf.json, the npm scripts, t
   const flags = APP_NODE_FLAGS.join(' ');
   expect(JSON.parse(read('cdktf.json')).app).toBe(`node ${flags} dist/main.js`);
   const scripts = JSON.parse(read('package.json')).scripts;
-  for (const name of ['synth', 'diff', 'deploy', 'destroy']) expect(scripts[name]).toContain(`node ${flags} dist/main.js --check`);
+  // The npm scripts check through scripts/cdktf.mjs, which runs cdktf.json's app with --check.
+  for (const name of ['synth', 'diff', 'deploy', 'destroy']) expect(scripts[name]).toBe(`npm run build --silent && node scripts/cdktf.mjs ${name}`);
+  expect(read('scripts/cdktf.mjs')).toContain("path.join(ROOT, 'cdktf.json')");
 });
 
 describe('the app as cdktf.json runs it', () => {

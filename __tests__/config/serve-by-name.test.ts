@@ -1,0 +1,131 @@
+/**
+ * A serve stack by name: `npm run deploy -- serve-<pipeline>` deploys it without `serve.enabled` in the config
+ * (scripts/cdktf.mjs sets SERVE from the stack names; config/load.ts SERVE_ENV turns `serve.enabled` on). Defaults,
+ * overrides and errors through loadDeployment; the wrapper end to end, with a stand-in `cdktf` on PATH that runs the
+ * app the way cdktf does (cdktf.json's app, with the wrapper's environment) and records what it was given.
+ */
+import { spawnSync } from 'child_process';
+import * as fs from 'fs';
+import * as os from 'os';
+import * as path from 'path';
+import { loadDeployment } from '../../config/deployment';
+import { ConfigError } from '../../config/load';
+import { ensureDist } from '../dist';
+
+const ROOT = path.join(__dirname, '..', '..');
+const served = (env: Record<string, string>, file?: string) =>
+  loadDeployment({ env, ...(file ? { file } : {}) })
+    .pipelines.filter((p) => p.serve)
+    .map((p) => p.serve!.stack);
+const problems = (env: Record<string, string>, file?: string): readonly string[] => {
+  try {
+    loadDeployment({ env, ...(file ? { file } : {}) });
+  } catch (err) {
+    if (err instanceof ConfigError) return err.issues;
+    throw err;
+  }
+  throw new Error('expected a ConfigError');
+};
+const configFile = (patch: (c: any) => void) => {
+  const c = JSON.parse(fs.readFileSync(path.join(ROOT, 'config', 'example.json'), 'utf8'));
+  patch(c);
+  const file = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'tpt-serve-name-')), 'config.json');
+  fs.writeFileSync(file, JSON.stringify(c));
+  return file;
+};
+
+describe('SERVE (what npm run deploy -- serve-<pipeline> sets)', () => {
+  test('default: no serve stack unless asked', () => expect(served({})).toEqual([]));
+  test('SERVE=rl-qwen3 adds serve-rl-qwen3 alone; SERVE=rl-qwen3,rl-gemma4 both', () => {
+    expect(served({ SERVE: 'rl-qwen3' })).toEqual(['serve-rl-qwen3']);
+    expect(served({ SERVE: ' rl-gemma4 , rl-qwen3,rl-qwen3,' })).toEqual(['serve-rl-qwen3', 'serve-rl-gemma4']);
+  });
+  test("the file's serve settings are kept: SERVE only turns it on", () => {
+    const file = configFile((c) => (c.pipelines['rl-qwen3'].serve = { enabled: false, capacity: 'flex-start', internalLoadBalancer: true }));
+    const p = loadDeployment({ env: { SERVE: 'rl-qwen3' }, file }).pipelines.find((x) => x.name === 'rl-qwen3')!;
+    expect(p.serve).toMatchObject({ stack: 'serve-rl-qwen3', capacity: { type: 'flex-start' }, internalLoadBalancer: true });
+  });
+  test('a pipeline the file defines (not a preset) can be served by name', () => {
+    const file = configFile((c) => (c.pipelines['my-rl'] = { extends: 'rl-qwen3', runId: 'mine' }));
+    expect(served({ SERVE: 'my-rl' }, file)).toEqual(['serve-my-rl']);
+  });
+  test('a pipeline named serve-<x> is its own stack: SERVE=x for it asks for nothing more', () => {
+    const file = configFile((c) => (c.pipelines['serve-x'] = { extends: 'rl-qwen3', runId: 'sx' }));
+    expect(served({ SERVE: 'x' }, file)).toEqual([]);
+  });
+});
+
+describe('errors: exit 1 at synth, naming SERVE', () => {
+  test('no such pipeline: the name and the pipelines there are', () => {
+    expect(problems({ SERVE: 'rl-qwen4' })).toEqual(["SERVE (env): no pipeline named 'rl-qwen4' to serve (stack serve-rl-qwen4); pipelines: rl-qwen3, rl-gemma4, sft-gemma4, rl-llama3"]);
+  });
+  test('a pipeline turned off: which setting turns it off', () => {
+    expect(problems({ SERVE: 'rl-qwen3', PIPELINES: 'rl-gemma4' })).toEqual([
+      'SERVE (env): serve-rl-qwen3 serves the export of rl-qwen3, which this config does not build: PIPELINES (env) turns it off',
+    ]);
+  });
+  test('a pipeline left out for its slice', () => {
+    expect(problems({ SERVE: 'rl-llama3' })).toEqual([
+      'SERVE (env): serve-rl-llama3 serves the export of rl-llama3, which this config does not build: it is left out: infra has no slice of its shape (the note above says which variables add it)',
+    ]);
+  });
+  test("a served model that fits no host: the serve key's own refusal", () => {
+    const file = configFile((c) => (c.pipelines['sft-gemma4'].serve = { sequences: 64 }));
+    expect(problems({ SERVE: 'sft-gemma4' }, file).join('\n')).toContain('pipelines.sft-gemma4.serve: gemma4-31b does not fit one v6e host');
+  });
+});
+
+describe('scripts/cdktf.mjs: npm run deploy -- serve-<pipeline>', () => {
+  beforeAll(ensureDist);
+  /** A stand-in cdktf: records its arguments and SERVE, then runs cdktf.json's app into CDKTF_OUTDIR, as cdktf synth does. */
+  function run(args: string[], env: Record<string, string> = {}) {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'tpt-cdktf-wrap-'));
+    const bin = path.join(dir, 'bin');
+    fs.mkdirSync(bin);
+    const record = path.join(dir, 'cdktf-called.json');
+    const outdir = path.join(dir, 'cdktf.out');
+    fs.writeFileSync(
+      path.join(bin, 'cdktf'),
+      [
+        '#!/usr/bin/env node',
+        "const { execSync } = require('child_process');",
+        `require('fs').writeFileSync(${JSON.stringify(record)}, JSON.stringify({ args: process.argv.slice(2), serve: process.env.SERVE ?? null, checkpoint: process.env.CHECKPOINT_DISABLE }));`,
+        `execSync(JSON.parse(require('fs').readFileSync('cdktf.json', 'utf8')).app, { stdio: 'inherit', env: { ...process.env, CDKTF_OUTDIR: ${JSON.stringify(outdir)} } });`,
+        'process.exit(Number(process.env.FAKE_CDKTF_EXIT ?? 0));',
+      ].join('\n'),
+      { mode: 0o755 },
+    );
+    const r = spawnSync(process.execPath, [path.join(ROOT, 'scripts', 'cdktf.mjs'), ...args], {
+      cwd: ROOT,
+      env: { PATH: `${bin}${path.delimiter}${path.dirname(process.execPath)}${path.delimiter}${process.env.PATH}`, ...env },
+      encoding: 'utf8',
+    });
+    const called = fs.existsSync(record) ? JSON.parse(fs.readFileSync(record, 'utf8')) : undefined;
+    const stacks = fs.existsSync(path.join(outdir, 'stacks')) ? fs.readdirSync(path.join(outdir, 'stacks')).sort() : [];
+    return { status: r.status, stderr: r.stderr, called, stacks };
+  }
+
+  test('a serve stack named on the command line is synthesized for cdktf, which gets the same arguments', () => {
+    const r = run(['deploy', 'serve-rl-qwen3', '--auto-approve']);
+    expect(r.status).toBe(0);
+    expect(r.called).toEqual({ args: ['deploy', 'serve-rl-qwen3', '--auto-approve'], serve: 'rl-qwen3', checkpoint: '1' });
+    expect(r.stacks).toEqual(['infra', 'rl-gemma4', 'rl-qwen3', 'serve-rl-qwen3', 'sft-gemma4']);
+  });
+  test('without a serve stack named: no SERVE, no serve stack; SERVE already set is kept and joined', () => {
+    expect(run(['synth']).called).toEqual({ args: ['synth'], serve: null, checkpoint: '1' });
+    expect(run(['destroy', 'serve-rl-qwen3'], { SERVE: 'rl-gemma4' }).called.serve).toBe('rl-gemma4,rl-qwen3');
+  });
+  test("a bad name: the check fails once, naming SERVE, and cdktf never starts", () => {
+    const r = run(['deploy', 'serve-rl-qwen4']);
+    expect(r.status).toBe(1);
+    expect(r.called).toBeUndefined();
+    expect(r.stderr).toContain("SERVE (env): no pipeline named 'rl-qwen4' to serve (stack serve-rl-qwen4)");
+  });
+  test("cdktf's exit status is the command's", () => expect(run(['diff'], { FAKE_CDKTF_EXIT: '3' }).status).toBe(3));
+  test('an unknown command: usage, exit 2, nothing run', () => {
+    const r = run(['apply']);
+    expect(r.status).toBe(2);
+    expect(r.stderr).toBe("usage: node scripts/cdktf.mjs synth|diff|deploy|destroy [stacks] [cdktf options], got 'apply'\n");
+    expect(r.called).toBeUndefined();
+  });
+});

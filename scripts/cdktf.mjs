@@ -1,0 +1,56 @@
+// `npm run synth|diff|deploy|destroy -- [stacks] [cdktf options]`: checks the config once (cdktf.json's app with
+// `--check`: a config error is printed once and cdktf never starts), then runs `cdktf <command> <args>`.
+//
+// The one thing it adds: a stack named `serve-<pipeline>` turns that pipeline's serve stack on for this command (the
+// SERVE variable, config/load.ts SERVE_ENV), so `npm run deploy -- serve-rl-qwen3` deploys it without
+// `pipelines.rl-qwen3.serve.enabled` in the config, and `npm run destroy -- serve-rl-qwen3` removes it again. cdktf runs
+// the app (cdktf.json) with this environment, so the check and the synthesis see the same stacks.
+//
+// Exit status: the check's when it fails, else cdktf's (128 + the signal number when a signal ended it).
+import { spawnSync } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import { constants } from 'node:os';
+import { fileURLToPath } from 'node:url';
+import * as path from 'node:path';
+
+const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
+const SERVE_PREFIX = 'serve-';
+
+/** The pipelines whose serve stack the arguments name, joined with SERVE's own (order kept, each once). */
+export function serveList(args, current = '') {
+  const named = args.filter((a) => a.startsWith(SERVE_PREFIX) && a.length > SERVE_PREFIX.length).map((a) => a.slice(SERVE_PREFIX.length));
+  const given = current.split(',').map((s) => s.trim()).filter((s) => s !== '');
+  return [...new Set([...given, ...named])].join(',');
+}
+
+/** cdktf.json's app (`node <flags> dist/main.js`) without its `node`: the check runs the app as cdktf does. */
+function appArgs() {
+  const [node, ...rest] = JSON.parse(readFileSync(path.join(ROOT, 'cdktf.json'), 'utf8')).app.split(/\s+/);
+  if (node !== 'node') throw new Error(`cdktf.json: app must start with node, got '${node}'`);
+  return rest;
+}
+
+function exitOf(result) {
+  if (result.error) {
+    process.stderr.write(`${result.error.code === 'ENOENT' ? 'cdktf not found on PATH: run through npm run (it adds node_modules/.bin), after npm ci' : result.error.message}\n`);
+    return 1;
+  }
+  if (result.signal) return 128 + (constants.signals[result.signal] ?? 0);
+  return result.status ?? 1;
+}
+
+function main(argv) {
+  const [command, ...args] = argv;
+  if (!['synth', 'diff', 'deploy', 'destroy'].includes(command ?? '')) {
+    process.stderr.write(`usage: node scripts/cdktf.mjs synth|diff|deploy|destroy [stacks] [cdktf options], got '${command ?? ''}'\n`);
+    return 2;
+  }
+  const serve = serveList(args, process.env.SERVE);
+  const env = { ...process.env, CHECKPOINT_DISABLE: '1', ...(serve ? { SERVE: serve } : {}) };
+  const check = spawnSync(process.execPath, [...appArgs(), '--check'], { cwd: ROOT, env, stdio: 'inherit' });
+  const checked = exitOf(check);
+  if (checked !== 0) return checked;
+  return exitOf(spawnSync('cdktf', [command, ...args], { cwd: ROOT, env, stdio: 'inherit' }));
+}
+
+if (process.argv[1] && path.resolve(process.argv[1]) === fileURLToPath(import.meta.url)) process.exit(main(process.argv.slice(2)));
