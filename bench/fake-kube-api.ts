@@ -167,6 +167,10 @@ export interface World {
   events: Obj[];
   /** ConfigMaps (the pipeline stacks' records). @default none */
   configMaps?: Obj[];
+  /** A serve stack's Deployments, Services and Jobs (status/serve.ts). @default none */
+  deployments?: Obj[];
+  services?: Obj[];
+  jobs?: Obj[];
   logs: Record<string, string[]>;
   /**
    * The moment the world was recorded (epoch ms): the server replays it as if recorded just now, shifting every
@@ -301,6 +305,17 @@ export async function startFakeApi(world: World): Promise<FakeApi> {
     if ((m = /^\/api\/v1\/namespaces\/([^/]+)\/pods$/.exec(url.pathname))) {
       const ns = m[1];
       return send(200, list('Pod', 'v1', w.pods.filter((p) => p.metadata.namespace === ns && selectorMatches(sel, p.metadata.labels))));
+    }
+    // Built-in lists of a serve stack, by namespace and label selector, as the API server answers them.
+    for (const [re, kind, apiVersion, key] of [
+      [/^\/apis\/apps\/v1\/namespaces\/([^/]+)\/deployments$/, 'Deployment', 'apps/v1', 'deployments'],
+      [/^\/api\/v1\/namespaces\/([^/]+)\/services$/, 'Service', 'v1', 'services'],
+      [/^\/apis\/batch\/v1\/namespaces\/([^/]+)\/jobs$/, 'Job', 'batch/v1', 'jobs'],
+    ] as const) {
+      if ((m = re.exec(url.pathname))) {
+        const ns = m[1];
+        return send(200, list(kind, apiVersion, (w[key] ?? []).filter((o) => o.metadata.namespace === ns && selectorMatches(sel, o.metadata.labels))));
+      }
     }
     if ((m = /^\/api\/v1\/namespaces\/([^/]+)\/configmaps$/.exec(url.pathname))) {
       const ns = m[1];

@@ -92,7 +92,25 @@ const GSA_ID_MAX = 30;
 /** GKE node pool names: at most 40 characters. */
 const POOL_NAME_MAX = 40;
 
-const LABEL = 'tpu-post-training/serve';
+/** The label on every object of a serve stack: its server's name. */
+export const SERVE_LABEL = 'tpu-post-training/serve';
+/** The pod volume that mounts the export. */
+const MODEL_VOLUME = 'model';
+
+/** Every name a serve stack uses, from its pipeline's (one home: the stack, status and the review read these). */
+export function serveNames(pipeline: string): { stack: string; name: string; smokeJobName: string; poolName: string; gsaId: string } {
+  const name = `${pipeline}-serve`;
+  return { stack: `serve-${pipeline}`, name, smokeJobName: `${name}-smoke`, poolName: `serve-${pipeline}`, gsaId: `serve-${pipeline}` };
+}
+
+/** The export a serve Deployment mounts, read back from its Cloud Storage FUSE volume: `gs://<bucket>/<only-dir>/`. */
+export function modelPathOf(deployment: unknown): string | undefined {
+  const volumes = (deployment as { spec?: { template?: { spec?: { volumes?: unknown[] } } } } | undefined)?.spec?.template?.spec?.volumes ?? [];
+  const volume = volumes.find((v) => (v as { name?: string }).name === MODEL_VOLUME) as { csi?: { volumeAttributes?: Record<string, string> } } | undefined;
+  const attributes = volume?.csi?.volumeAttributes;
+  const dir = /(?:^|,)only-dir=([^,]+)/.exec(attributes?.mountOptions ?? '')?.[1];
+  return attributes?.bucketName && dir ? `gs://${attributes.bucketName}/${dir}/` : undefined;
+}
 
 /** The smoke test: one chat completion against the Service, retried while the server loads; exit 1 after the last. */
 export function smokeScript(endpoint: string, model: string): string {
@@ -135,9 +153,7 @@ export function planServe(
   const generation = generationOf(input.trainingMachineType) ?? 'v6e';
   const sized = smallestServingSlice(input.model, modelSize(input.model), generation, { maxModelLen, sequences });
   if ('problem' in sized) problems.push(`${key}: ${sized.problem}`);
-  const name = `${input.pipeline}-serve`;
-  const gsaId = `serve-${input.pipeline}`;
-  const poolName = `serve-${input.pipeline}`;
+  const { stack, name, smokeJobName, poolName, gsaId } = serveNames(input.pipeline);
   if (gsaId.length > GSA_ID_MAX) problems.push(`${key}: service account id '${gsaId}' is ${gsaId.length} characters, over the ${GSA_ID_MAX} Google allows; shorten the pipeline name`);
   if (poolName.length > POOL_NAME_MAX) problems.push(`${key}: node pool name '${poolName}' is ${poolName.length} characters, over the ${POOL_NAME_MAX} GKE allows`);
   if (problems.length > 0 || 'problem' in sized || 'problem' in cap) return { problems };
@@ -146,7 +162,7 @@ export function planServe(
   const modelPath = input.modelPath!;
   const image = vllmImage(input.model);
   const endpoint = `http://${name}.${input.namespace}.svc.cluster.local:${VLLM_PORT}`;
-  const labels = { 'app.kubernetes.io/part-of': 'tpu-post-training', 'tpu-post-training/pipeline': input.pipeline, [LABEL]: name };
+  const labels = { 'app.kubernetes.io/part-of': 'tpu-post-training', 'tpu-post-training/pipeline': input.pipeline, [SERVE_LABEL]: name };
   const onlyDir = modelPath.replace(/^gs:\/\/[^/]+\//, '').replace(/\/$/, '');
   const internal = options.internalLoadBalancer === true;
   const deployment = compact({
@@ -157,7 +173,7 @@ export function planServe(
       replicas: 1,
       // One server per slice: the old pod frees the chips before the new one starts.
       strategy: { type: 'Recreate' },
-      selector: { matchLabels: { [LABEL]: name } },
+      selector: { matchLabels: { [SERVE_LABEL]: name } },
       template: {
         metadata: { labels, annotations: { [GCSFUSE_ANNOTATION]: 'true' } },
         spec: {
@@ -178,13 +194,13 @@ export function planServe(
               readinessProbe: probe(5, 3, 2),
               livenessProbe: probe(10, 3, 5),
               volumeMounts: [
-                { name: 'model', mountPath: MODEL_MOUNT, readOnly: true },
+                { name: MODEL_VOLUME, mountPath: MODEL_MOUNT, readOnly: true },
                 { name: 'dshm', mountPath: '/dev/shm' },
               ],
             },
           ],
           volumes: [
-            { name: 'model', csi: { driver: GCSFUSE_DRIVER, readOnly: true, volumeAttributes: { bucketName: input.bucket, mountOptions: `implicit-dirs,only-dir=${onlyDir}` } } },
+            { name: MODEL_VOLUME, csi: { driver: GCSFUSE_DRIVER, readOnly: true, volumeAttributes: { bucketName: input.bucket, mountOptions: `implicit-dirs,only-dir=${onlyDir}` } } },
             { name: 'dshm', emptyDir: { medium: 'Memory' } },
           ],
         },
@@ -195,9 +211,8 @@ export function planServe(
     apiVersion: 'v1',
     kind: 'Service',
     metadata: { name, namespace: input.namespace, labels, ...(internal ? { annotations: { [INTERNAL_LB_ANNOTATION]: 'Internal' } } : {}) },
-    spec: { type: internal ? 'LoadBalancer' : 'ClusterIP', selector: { [LABEL]: name }, ports: [{ name: 'http', port: VLLM_PORT, targetPort: VLLM_PORT, protocol: 'TCP' }] },
+    spec: { type: internal ? 'LoadBalancer' : 'ClusterIP', selector: { [SERVE_LABEL]: name }, ports: [{ name: 'http', port: VLLM_PORT, targetPort: VLLM_PORT, protocol: 'TCP' }] },
   });
-  const smokeJobName = `${name}-smoke`;
   const smokeJob = compact({
     apiVersion: 'batch/v1',
     kind: 'Job',
@@ -218,7 +233,7 @@ export function planServe(
   return {
     problems,
     plan: {
-      stack: `serve-${input.pipeline}`,
+      stack,
       pipeline: input.pipeline,
       namespace: input.namespace,
       name,

@@ -37,6 +37,11 @@ import { renderRunReport } from './report';
 import type { Cluster, ClusterError } from './cluster';
 import { defaultLogStep, exitCode, isDone, logRequests, mainPodOf, pipelineStatus, PipelineStatus } from './model';
 import { renderText, toJson } from './render';
+import { renderServe, ServeSnapshot, serveExit, serveStatus } from './serve';
+import { SERVE_LABEL, serveNames } from '../jobs/serve';
+
+/** A status name `serve-<pipeline>` asks for that pipeline's serve stack. */
+const SERVE_PREFIX = 'serve-';
 
 export const EXIT = { completed: 0, failed: 1, usage: 2, inProgress: 3, unreachable: 4 } as const;
 
@@ -54,6 +59,7 @@ export const REPORTS_DIR = 'reports/runs';
 
 const STATUS_USAGE = `usage: npm run status [-- <pipeline>...] [--watch] [--interval <seconds>] [--json]
        npm run status -- <pipeline> --report [--out <file>]
+       npm run status -- serve-<pipeline>... [--json]
 
 One line per pipeline step: not-created | queued | pending | running | stalled | completed | failed, with why
 (Kueue's message and what holds the quota; the pod's reason and the fix; progress and ETA; a stall: no new
@@ -62,6 +68,10 @@ log lines; the output paths). A training step also shows what it did: chip-hours
 cost at the review's price table against the review's estimate, the loss trend, MaxText's evaluation before/after.
 
   <pipeline>          pipelines to show (default: every enabled pipeline)
+  serve-<pipeline>    a serve stack instead: ready | starting | failing | not-deployed, why, the model path it
+                      serves, the endpoint (and internal load balancer), the smoke test, the port-forward command;
+                      --json: {"serve":[{"stack","pipeline","state","reason","ready","modelPath"?,"servedModelName"?,
+                      "endpoint"?,"internalAddress"?,"smoke","portForward"?}]}; exit 0 ready, 1 failing, 3 otherwise
   -w, --watch         redraw until every named pipeline completed or failed
   --interval <s>      seconds between polls with --watch (default ${DEFAULT_INTERVAL_SECONDS})
   --json              {"pipelines":[{"name","steps":[{"name","jobset","state","reason"?,"message"?,"progress"?,
@@ -347,6 +357,30 @@ async function pipelinesToShow(io: Io, cluster: Cluster, s: Setup, names: readon
   return chosen;
 }
 
+/** The pipelines of the `serve-<pipeline>` names given (a pipeline of the local config named serve-x is a pipeline). */
+function serveNamesOf(s: Setup, names: readonly string[], options: { watch?: boolean; report?: boolean }): string[] {
+  const isServe = (n: string) => n.startsWith(SERVE_PREFIX) && n.length > SERVE_PREFIX.length && !s.pipelines.some((p) => p.name === n);
+  const serving = names.filter(isServe);
+  if (serving.length === 0) return [];
+  if (serving.length !== names.length) throw new UsageError(`name serve stacks or pipelines, not both: got ${names.map((n) => `'${n}'`).join(' ')}`);
+  if (options.watch || options.report) throw new UsageError(`${serving[0]} is shown once: leave out --watch and --report`);
+  return serving.map((n) => n.slice(SERVE_PREFIX.length));
+}
+
+/** `status -- serve-<pipeline>...`: endpoint, model path, readiness and smoke test of each (status/serve.ts). */
+async function serveCommand(io: Io, cluster: Cluster, s: Setup, pipelines: readonly string[], json: boolean, context: string, server: string): Promise<number> {
+  const namespace = s.platform.namespace;
+  let snapshot: ServeSnapshot;
+  try {
+    snapshot = await cluster.serving(namespace, `${SERVE_LABEL} in (${pipelines.map((p) => serveNames(p).name).join(',')})`);
+  } catch (err) {
+    throw noAnswer(err as ClusterError, context, server, s);
+  }
+  const statuses = pipelines.map((p) => serveStatus(p, namespace, snapshot));
+  io.stdout.write(json ? `${JSON.stringify({ serve: statuses })}\n` : `cluster ${context} (${server}), namespace ${namespace}\n${renderServe(statuses)}`);
+  return serveExit(statuses);
+}
+
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 async function status(argv: string[], io: Io): Promise<number> {
@@ -378,7 +412,9 @@ async function status(argv: string[], io: Io): Promise<number> {
   }
   const requestTimeout = timeoutMs(values.timeout);
   const s = setup(io.env);
+  const serving = serveNamesOf(s, positionals, values);
   const { cluster, context, server } = await connect(io, s, requestTimeout, values.context);
+  if (serving.length > 0) return serveCommand(io, cluster, s, serving, Boolean(values.json), context, server);
   const chosen = await pipelinesToShow(io, cluster, s, positionals, context, server);
   if (values.report) {
     let statuses: PipelineStatus[];

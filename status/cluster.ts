@@ -19,6 +19,7 @@ import { redactLines } from './redact-stream';
 import { JOBSET_API_VERSION } from '../jobs/jobset';
 import { RECORD_LABEL } from '../jobs/record';
 import { KUEUE, LogRequest, Snapshot } from './model';
+import type { ServeSnapshot } from './serve';
 
 /**
  * Why the cluster gave no usable answer: no connection (`unreachable`, with the system error code), no answer in time
@@ -236,6 +237,23 @@ export class Cluster {
         this.call('Events', (o) => this.core.listNamespacedEvent({ namespace, fieldSelector: 'type=Warning' }, o as never)),
       ]);
       return { jobSets: items(jobSets, 'JobSet'), workloads: items(workloads, 'Workload'), pods: items(pods, 'Pod'), events: items(events, 'Event') };
+    } catch (err) {
+      throw describe(err);
+    }
+  }
+
+  /** The serve stacks' objects (status/serve.ts): Deployments, Services, Jobs and Pods by the serve label, four list calls. */
+  async serving(namespace: string, labelSelector: string): Promise<ServeSnapshot> {
+    const builtIn = (what: string, group: string, plural: string) =>
+      this.call(what, (o) => this.custom.listNamespacedCustomObject({ group, version: 'v1', namespace, plural, labelSelector }, o as never)).then((l) => items<never>(l, what));
+    try {
+      const [deployments, services, jobs, pods] = await Promise.all([
+        builtIn('Deployment', 'apps', 'deployments'),
+        this.call('Services', (o) => this.core.listNamespacedService({ namespace, labelSelector }, o as never)).then((l) => items<never>(l, 'Service')),
+        builtIn('Job', 'batch', 'jobs'),
+        this.call('Pods', (o) => this.core.listNamespacedPod({ namespace, labelSelector }, o as never)).then((l) => items<never>(l, 'Pod')),
+      ]);
+      return { deployments, services, jobs, pods };
     } catch (err) {
       throw describe(err);
     }
