@@ -77,7 +77,7 @@ cost at the review's price table against the review's estimate, the loss trend, 
   --json              {"pipelines":[{"name","steps":[{"name","jobset","state","reason"?,"message"?,"progress"?,
                       "stall"?,"run"?}],"cost"?}]} (one document per line with --watch); run: chips, admittedAt, endedAt?,
                       chipHours, cost?, currency?, rate?, estimate {chipHours, cost?}, loss [[step, loss]], evaluation?;
-                      cost (the whole run): training? {chipHours, cost?, reserved}, cpu [{step, nodeHours, cost?}],
+                      cost (the whole run): training?, eval? {chipHours, cost?, reserved}, cpu [{step, nodeHours, cost?}],
                       clusterFee {hours, cost}, total?, added? (beyond a reservation)
   --report            write a Markdown run report of one pipeline (the whole training log read; an SVG chart of
                       the loss) and print its path

@@ -749,8 +749,9 @@ export function stepSpans(pipeline: PipelineRecord, snapshot: Snapshot, now: num
 export function pipelineStatus(pipeline: PipelineRecord, snapshot: Snapshot, logs: ReadonlyMap<string, string>, ctx: StatusContext): PipelineStatus {
   const steps = withLineage(pipeline, pipeline.steps.map((_, i) => stepStatus(pipeline, i, snapshot, logs, ctx)));
   const rates = ctx.costRates?.(pipeline);
-  const training = steps.find((s) => s.run?.usage)?.run;
-  const cost = rates ? runCost(pipeline, stepSpans(pipeline, snapshot, ctx.now), training, rates) : undefined;
+  const training = steps.find((s) => s.name !== 'eval' && s.run?.usage)?.run;
+  const evaluation = steps.find((s) => s.name === 'eval')?.run;
+  const cost = rates ? runCost(pipeline, stepSpans(pipeline, snapshot, ctx.now), training, rates, evaluation) : undefined;
   const ended = steps.some((s) => s.state === 'failed') || steps.every((s) => s.state === 'completed');
   return { name: pipeline.name, steps, ...(cost && rates ? { cost: { cost, text: runCostLine(cost, rates, ended) } } : {}) };
 }

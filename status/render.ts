@@ -7,7 +7,7 @@
 import { duration, sparkline } from './metrics';
 import { PipelineStatus, RunSummary, StepStatus } from './model';
 import { evalLines } from './eval';
-import type { RunCost } from './run-cost';
+import type { RunCost, TpuStepCost } from './run-cost';
 
 export { duration } from './metrics';
 
@@ -112,9 +112,12 @@ function runJson(run: RunSummary): Record<string, unknown> {
 const round = (n: number, digits: number) => Math.round(n * 10 ** digits) / 10 ** digits;
 
 /** A pipeline's `cost`: {training?: {chipHours, cost?, reserved}, cpu: [{step, nodeHours, cost?}], clusterFee: {hours, cost}, total?, added?}. */
+const tpuJson = (t: TpuStepCost) => ({ chipHours: round(t.chipHours, 3), ...(t.cost !== undefined ? { cost: round(t.cost, 2) } : {}), reserved: t.reserved });
+
 export function costJson(c: RunCost): Record<string, unknown> {
   return {
-    ...(c.training ? { training: { chipHours: round(c.training.chipHours, 3), ...(c.training.cost !== undefined ? { cost: round(c.training.cost, 2) } : {}), reserved: c.training.reserved } } : {}),
+    ...(c.training ? { training: tpuJson(c.training) } : {}),
+    ...(c.evaluation ? { eval: tpuJson(c.evaluation) } : {}),
     cpu: c.cpuSteps.map((s) => ({ step: s.step, nodeHours: round(s.nodeHours, 3), ...(s.cost !== undefined ? { cost: round(s.cost, 2) } : {}) })),
     clusterFee: { hours: round(c.clusterFee.hours, 3), cost: round(c.clusterFee.cost, 2) },
     ...(c.total !== undefined ? { total: round(c.total, 2) } : {}),

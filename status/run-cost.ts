@@ -1,9 +1,9 @@
 /**
- * What a whole run cost so far, not only its training chips: the TPU chip-hours of training (from its Kueue
- * admission, status/metrics.ts usage), the CPU-pool node-hours of the steps that run on `cpu-np` (the conversion and
+ * What a whole run cost so far, not only its training chips: the TPU chip-hours of training and of the eval step (each
+ * from its Kueue admission, status/metrics.ts usage, the eval step's at its own pool's rate), the CPU-pool node-hours of the steps that run on `cpu-np` (the conversion and
  * the export: each holds one autoscaled `cpu-np` node while it runs), and the cluster's management fee over the run's
- * span (review/prices.json `clusterManagementFeePerHour`, GKE pricing). Training on a reservation is "already paid for
- * by the reservation": a reservation is billed whether or not pods run (review/prices.json note), so it is counted
+ * span (review/prices.json `clusterManagementFeePerHour`, GKE pricing). A TPU step on a reservation is "already paid
+ * for by the reservation": a reservation is billed whether or not pods run (review/prices.json note), so it is counted
  * apart from what the run adds. Pure: no clock (`now` comes in), no I/O.
  */
 import type { PipelineRecord } from '../jobs/record';
@@ -28,9 +28,19 @@ export interface CpuStepCost {
   readonly cost?: number;
 }
 
+/** A TPU step's chips: chip-hours from its Kueue admission, their price, and whether a reservation already pays them. */
+export interface TpuStepCost {
+  readonly chipHours: number;
+  /** @default - no price */
+  readonly cost?: number;
+  readonly reserved: boolean;
+}
+
 export interface RunCost {
   /** Training's chips (status/metrics.ts usage). @default - not admitted yet */
-  readonly training?: { readonly chipHours: number; readonly cost?: number; readonly reserved: boolean };
+  readonly training?: TpuStepCost;
+  /** The eval step's chips, at its own pool's rate. @default - no eval step, or not admitted yet */
+  readonly evaluation?: TpuStepCost;
   readonly cpuSteps: readonly CpuStepCost[];
   /** The machine type of those CPU nodes. */
   readonly cpuMachineType: string;
@@ -48,7 +58,19 @@ export interface Span {
 }
 
 /** The whole run's cost from its steps' spans, training's usage and the rates. */
-export function runCost(pipeline: PipelineRecord, spans: ReadonlyMap<string, Span>, training: RunSummary | undefined, rates: CostRates): RunCost | undefined {
+/** A TPU step's cost from its run summary; reserved when its pool consumes a reservation. */
+function tpuCost(run: RunSummary | undefined, reserved: boolean): TpuStepCost | undefined {
+  const u = run?.usage;
+  return u ? { chipHours: u.chipHours, ...(u.cost !== undefined ? { cost: u.cost } : {}), reserved } : undefined;
+}
+
+export function runCost(
+  pipeline: PipelineRecord,
+  spans: ReadonlyMap<string, Span>,
+  training: RunSummary | undefined,
+  rates: CostRates,
+  evaluation?: RunSummary,
+): RunCost | undefined {
   if (spans.size === 0) return undefined;
   const hours = (s: Span) => (s.until - s.from) / 3_600_000;
   const cpuSteps = pipeline.steps
@@ -60,15 +82,16 @@ export function runCost(pipeline: PipelineRecord, spans: ReadonlyMap<string, Spa
   const all = [...spans.values()];
   const span = { from: Math.min(...all.map((s) => s.from)), until: Math.max(...all.map((s) => s.until)) };
   const clusterFee = { hours: hours(span), cost: hours(span) * rates.clusterFeePerHour };
-  const u = training?.usage;
-  const reserved = pipeline.capacity === 'reservation';
-  const trainingCost = u ? { chipHours: u.chipHours, ...(u.cost !== undefined ? { cost: u.cost } : {}), reserved } : undefined;
-  const cpuTotal = cpuSteps.every((c) => c.cost !== undefined) ? cpuSteps.reduce((sum, c) => sum + c.cost!, 0) : undefined;
-  const trainingPriced = !trainingCost || trainingCost.cost !== undefined;
-  const added = cpuTotal !== undefined && (reserved || trainingPriced) ? cpuTotal + clusterFee.cost + (reserved ? 0 : trainingCost?.cost ?? 0) : undefined;
-  const total = cpuTotal !== undefined && trainingPriced ? cpuTotal + clusterFee.cost + (trainingCost?.cost ?? 0) : undefined;
+  const trainingCost = tpuCost(training, pipeline.capacity === 'reservation');
+  const evalCost = tpuCost(evaluation, pipeline.steps.find((st) => st.name === 'eval')?.tpuPool?.capacity === 'reservation');
+  const tpu = [trainingCost, evalCost].filter((t): t is TpuStepCost => t !== undefined);
+  const sum = (xs: readonly TpuStepCost[]) => xs.reduce((n, t) => n + (t.cost ?? 0), 0);
+  const cpuTotal = cpuSteps.every((c) => c.cost !== undefined) ? cpuSteps.reduce((n, c) => n + c.cost!, 0) : undefined;
+  const added = cpuTotal !== undefined && tpu.every((t) => t.reserved || t.cost !== undefined) ? cpuTotal + clusterFee.cost + sum(tpu.filter((t) => !t.reserved)) : undefined;
+  const total = cpuTotal !== undefined && tpu.every((t) => t.cost !== undefined) ? cpuTotal + clusterFee.cost + sum(tpu) : undefined;
   return {
     ...(trainingCost ? { training: trainingCost } : {}),
+    ...(evalCost ? { evaluation: evalCost } : {}),
     cpuSteps,
     cpuMachineType: pipeline.cpuMachineType,
     clusterFee,
@@ -86,9 +109,10 @@ const hoursText = (h: number) => (h >= 10 ? h.toFixed(1) : h.toFixed(2));
  */
 export function runCostLine(c: RunCost, rates: CostRates, ended: boolean): string {
   const parts: string[] = [];
-  if (c.training) {
-    const cost = c.training.cost !== undefined ? ` ~${rates.money(c.training.cost)}` : ' (no price)';
-    parts.push(`training ${hoursText(c.training.chipHours)} chip-hours${cost}${c.training.reserved ? ' (already paid for by the reservation)' : ''}`);
+  for (const [what, t] of [['training', c.training], ['eval', c.evaluation]] as const) {
+    if (!t) continue;
+    const cost = t.cost !== undefined ? ` ~${rates.money(t.cost)}` : ' (no price)';
+    parts.push(`${what} ${hoursText(t.chipHours)} chip-hours${cost}${t.reserved ? ' (already paid for by the reservation)' : ''}`);
   }
   if (c.cpuSteps.length > 0) {
     const nodeHours = c.cpuSteps.reduce((sum, s) => sum + s.nodeHours, 0);
@@ -98,6 +122,6 @@ export function runCostLine(c: RunCost, rates: CostRates, ended: boolean): strin
   }
   parts.push(`cluster fee ${duration(c.clusterFee.hours * 3600)} x ${rates.money(rates.clusterFeePerHour)}/h ~${rates.money(c.clusterFee.cost)}`);
   const total =
-    c.total !== undefined ? `; total ~${rates.money(c.total)}${c.training?.reserved && c.added !== undefined ? `, of which ~${rates.money(c.added)} beyond the reservation` : ''}` : '';
+    c.total !== undefined ? `; total ~${rates.money(c.total)}${(c.training?.reserved || c.evaluation?.reserved) && c.added !== undefined ? `, of which ~${rates.money(c.added)} beyond the reservation` : ''}` : '';
   return `${ended ? 'run cost' : 'run cost so far'}: ${parts.join('; ')}${total}`;
 }

@@ -196,7 +196,7 @@ test('--json has exactly the documented keys', async () => {
   for (const p of doc.pipelines) {
     // `cost` (the whole run, status/run-cost.ts) once a step of the pipeline exists: every pipeline of this world has one.
     expect(Object.keys(p)).toEqual(['name', 'steps', 'cost']);
-    for (const key of Object.keys((p as any).cost)) expect(['training', 'cpu', 'clusterFee', 'total', 'added']).toContain(key);
+    for (const key of Object.keys((p as any).cost)) expect(['training', 'eval', 'cpu', 'clusterFee', 'total', 'added']).toContain(key);
     for (const s of p.steps) {
       for (const key of Object.keys(s)) expect(['name', 'jobset', 'state', 'reason', 'message', 'progress', 'stall', 'run']).toContain(key);
       expect(['not-created', 'queued', 'pending', 'running', 'stalled', 'completed', 'failed']).toContain(s.state);

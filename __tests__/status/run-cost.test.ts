@@ -89,3 +89,32 @@ test('spot training is what the run adds; a CPU machine type with no price leave
   expect(unpriced.cpuSteps.every((s) => s.cost === undefined)).toBe(true);
   expect(runCostLine(unpriced, rates, false)).toMatch(/^run cost so far: .*cpu-np node-hours \(.*\) \(no price for this machine type\); cluster fee /);
 });
+
+test("the eval step's chips count in the run: at its own pool's rate, apart when its pool is reserved", () => {
+  const usage = (chipHours: number, cost: number) => ({ usage: { chips: 4, admittedAt: 0, until: 3_600_000, ended: true, chipHours, cost, estimateChipHours: chipHours }, points: [] });
+  const spans = stepSpans(llamaRecord, finishedRun(), Date.parse(iso(999)));
+  const evalStep = llamaRecord.steps.find((s) => s.name === 'eval')!;
+  expect(evalStep.tpuPool).toBeDefined();
+  // The eval pool on spot: what the run adds, with training's reserved chips apart.
+  const spotEval = { ...llamaRecord, steps: llamaRecord.steps.map((s) => (s === evalStep ? { ...s, tpuPool: { ...s.tpuPool!, capacity: 'spot' as const } } : s)) };
+  const c = runCost(spotEval, spans, usage(16, 20), rates, usage(2, 3))!;
+  expect(c.evaluation).toEqual({ chipHours: 2, cost: 3, reserved: false });
+  const cpu = c.cpuSteps.reduce((n, s) => n + s.cost!, 0);
+  expect(c.total).toBeCloseTo(cpu + c.clusterFee.cost + 20 + 3, 9);
+  expect(c.added).toBeCloseTo(cpu + c.clusterFee.cost + 3, 9);
+  expect(runCostLine(c, rates, true)).toMatch(
+    new RegExp(`^run cost: training 16\\.0 chip-hours ~\\S+ \\(already paid for by the reservation\\); eval 2\\.00 chip-hours ~${money(prices, 3).replace('$', '\\$')}; to-maxtext`),
+  );
+  expect(costJson(c)).toMatchObject({ eval: { chipHours: 2, cost: 3, reserved: false } });
+  // A reserved eval pool: apart, like reserved training; an unpriced one leaves the total out.
+  const reservedEval = { ...spotEval, steps: spotEval.steps.map((s) => (s.name === 'eval' ? { ...s, tpuPool: { ...s.tpuPool!, capacity: 'reservation' as const } } : s)) };
+  const reserved = runCost(reservedEval, spans, undefined, rates, usage(2, 3))!;
+  expect(reserved.evaluation!.reserved).toBe(true);
+  expect(reserved.added).toBeCloseTo(cpu + c.clusterFee.cost, 9);
+  expect(reserved.total).toBeCloseTo(cpu + c.clusterFee.cost + 3, 9);
+  expect(runCostLine(reserved, rates, true)).toContain(`eval 2.00 chip-hours ~${money(prices, 3)} (already paid for by the reservation)`);
+  expect(runCostLine(reserved, rates, true)).toContain(`beyond the reservation`);
+  const unpriced = runCost(spotEval, spans, undefined, rates, { usage: { ...usage(2, 0).usage, cost: undefined }, points: [] })!;
+  expect([unpriced.total, unpriced.added]).toEqual([undefined, undefined]);
+  expect(runCostLine(unpriced, rates, false)).toContain('eval 2.00 chip-hours (no price)');
+});

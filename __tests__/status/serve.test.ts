@@ -42,7 +42,7 @@ const crashing = {
   conditions: [{ type: 'PodScheduled', status: 'True' }],
   containerStatuses: [{ name: 'vllm', restartCount: 4, state: { waiting: { reason: 'CrashLoopBackOff', message: 'back-off 2m40s restarting failed container=vllm' } } }],
 };
-const jobWith = (p: ServePlan, conditions: object[]) => ({ ...p.smokeJob, status: { conditions } });
+const jobWith = (p: ServePlan, conditions: object[]) => ({ ...(p.smokeJob as any), status: { conditions } });
 const complete = [{ type: 'SuccessCriteriaMet', status: 'True' }, { type: 'Complete', status: 'True' }];
 const failed = [{ type: 'FailureTarget', status: 'True' }, { type: 'Failed', status: 'True', reason: 'BackoffLimitExceeded' }];
 
