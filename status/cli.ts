@@ -38,6 +38,8 @@ import type { Cluster, ClusterError } from './cluster';
 import { defaultLogStep, exitCode, isDone, logRequests, mainPodOf, pipelineStatus, PipelineStatus } from './model';
 import { renderText, toJson } from './render';
 import { renderServe, ServeSnapshot, serveExit, serveStatus } from './serve';
+import { gcloudToken, GCS_ENDPOINT, gcsReader } from './bucket';
+import { ObjectReader, withEvalFiles } from './eval';
 import { SERVE_LABEL, serveNames } from '../jobs/serve';
 
 /** A status name `serve-<pipeline>` asks for that pipeline's serve stack. */
@@ -336,12 +338,30 @@ export function costRates(): (p: PipelineRecord) => CostRates {
   });
 }
 
-async function poll(cluster: Cluster, s: Setup, chosen: PipelineRecord[], now: () => number, full = false): Promise<PipelineStatus[]> {
+/** How poll reads what is not in the cluster: eval.json from the bucket (status/bucket.ts), and where its notes go. */
+interface PollIo {
+  readonly read: ObjectReader;
+  readonly note: (line: string) => void;
+}
+
+async function poll(cluster: Cluster, s: Setup, chosen: PipelineRecord[], now: () => number, pio: PollIo, full = false): Promise<PipelineStatus[]> {
   const namespace = s.platform.namespace;
   const snapshot = await cluster.snapshot(namespace, pipelinesSelector(chosen));
   const logs = await cluster.readLogs(namespace, logRequests(chosen, snapshot, { full }));
   const ctx = { clusterQueue: s.platform.clusterQueue, now: now(), price: chipPrices(), costRates: costRates() };
-  return chosen.map((p) => pipelineStatus(p, snapshot, logs, ctx));
+  const evalFiles = new Map(chosen.map((p) => [p.name, p.steps.find((st) => st.name === 'eval')?.output]));
+  const { statuses, notes } = await withEvalFiles(chosen.map((p) => pipelineStatus(p, snapshot, logs, ctx)), evalFiles, pio.read);
+  notes.forEach(pio.note);
+  return statuses;
+}
+
+/** The bucket reader and a note printer that says each note once per command. */
+function pollIo(io: Io, timeout: number): PollIo {
+  const said = new Set<string>();
+  return {
+    read: gcsReader({ endpoint: io.env.STORAGE_EMULATOR_HOST || GCS_ENDPOINT, token: gcloudToken(timeout), timeoutMs: timeout }),
+    note: (line) => void (said.has(line) || (said.add(line), io.stderr.write(`note: ${line}\n`))),
+  };
 }
 
 /** The pipelines to show (choose), from the cluster's records and the local config; each disagreement is a note on stderr. */
@@ -416,10 +436,11 @@ async function status(argv: string[], io: Io): Promise<number> {
   const { cluster, context, server } = await connect(io, s, requestTimeout, values.context);
   if (serving.length > 0) return serveCommand(io, cluster, s, serving, Boolean(values.json), context, server);
   const chosen = await pipelinesToShow(io, cluster, s, positionals, context, server);
+  const pio = pollIo(io, requestTimeout);
   if (values.report) {
     let statuses: PipelineStatus[];
     try {
-      statuses = await poll(cluster, s, chosen, Date.now, true);
+      statuses = await poll(cluster, s, chosen, Date.now, pio, true);
     } catch (err) {
       throw noAnswer(err as ClusterError, context, server, s);
     }
@@ -437,7 +458,7 @@ async function status(argv: string[], io: Io): Promise<number> {
   for (let first = true; ; first = false) {
     let statuses: PipelineStatus[];
     try {
-      statuses = await poll(cluster, s, chosen, Date.now);
+      statuses = await poll(cluster, s, chosen, Date.now, pio);
     } catch (err) {
       const e = err as ClusterError;
       // The first poll decides whether the cluster can be read at all: its failure ends the command (exit 4).

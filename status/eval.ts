@@ -1,7 +1,9 @@
 /**
  * The eval step's result in `npm run status` and the run report: the step prints its eval.json on one line
  * (jobs/eval.ts EVAL_RESULT_PREFIX) before it exits, so status reads it from the main container's log through the
- * API server, as it reads MaxText's own evaluation, without a Cloud Storage client. Pure.
+ * API server, as it reads MaxText's own evaluation. When the log no longer has it (the pod is gone: the pod garbage
+ * collector deletes the pods of a node that scaled away), status reads eval.json itself from the bucket
+ * (status/bucket.ts, `withEvalFiles`). Pure but for the reader it is given.
  */
 import { EVAL_RESULT_PREFIX } from '../jobs/eval';
 
@@ -36,22 +38,28 @@ function score(v: any): EvalScore | undefined {
   return { task: v.task, metric: v.metric, higherIsBetter: v.higherIsBetter, base: v.base, trained: v.trained, delta: v.delta };
 }
 
+/** eval.json's text (the file, or the JSON of an EVAL_RESULT line) as a record, or undefined when it is not well formed. */
+export function evalRecordFromJson(text: string): EvalRecord | undefined {
+  let v: any;
+  try {
+    v = JSON.parse(text);
+  } catch {
+    return undefined;
+  }
+  const results = Array.isArray(v?.results) ? v.results.map(score) : [];
+  if (!str(v?.evalJson) || !str(v.trainedModel) || !str(v.baseModel) || !num(v.samples) || !num(v.seed) || !str(v.image)) return undefined;
+  if (results.length === 0 || results.some((r: EvalScore | undefined) => r === undefined)) return undefined;
+  const g = v.gate;
+  const gate = g && str(g.metric) && num(g.minDelta) && typeof g.passed === 'boolean' ? { metric: g.metric, minDelta: g.minDelta, passed: g.passed } : undefined;
+  return { evalJson: v.evalJson, trainedModel: v.trainedModel, baseModel: v.baseModel, samples: v.samples, seed: v.seed, image: v.image, results, ...(gate ? { gate } : {}) };
+}
+
 /** The last well-formed EVAL_RESULT line of a log, or undefined (a malformed one is ignored, never trusted in part). */
 export function evalRecordOf(log: string): EvalRecord | undefined {
   const lines = log.split('\n').filter((l) => l.includes(EVAL_RESULT_PREFIX));
   for (const line of lines.reverse()) {
-    let v: any;
-    try {
-      v = JSON.parse(line.slice(line.indexOf(EVAL_RESULT_PREFIX) + EVAL_RESULT_PREFIX.length));
-    } catch {
-      continue;
-    }
-    const results = Array.isArray(v?.results) ? v.results.map(score) : [];
-    if (!str(v?.evalJson) || !str(v.trainedModel) || !str(v.baseModel) || !num(v.samples) || !num(v.seed) || !str(v.image)) continue;
-    if (results.length === 0 || results.some((r: EvalScore | undefined) => r === undefined)) continue;
-    const g = v.gate;
-    const gate = g && str(g.metric) && num(g.minDelta) && typeof g.passed === 'boolean' ? { metric: g.metric, minDelta: g.minDelta, passed: g.passed } : undefined;
-    return { evalJson: v.evalJson, trainedModel: v.trainedModel, baseModel: v.baseModel, samples: v.samples, seed: v.seed, image: v.image, results, ...(gate ? { gate } : {}) };
+    const record = evalRecordFromJson(line.slice(line.indexOf(EVAL_RESULT_PREFIX) + EVAL_RESULT_PREFIX.length));
+    if (record) return record;
   }
   return undefined;
 }
@@ -76,4 +84,35 @@ export function evalTable(e: EvalRecord): string[] {
   const rows = ['| task | metric | base | trained | delta |', '|---|---|---|---|---|'];
   for (const r of e.results) rows.push(`| ${r.task} | ${r.metric.replace(/\|/g, '\\|')} | ${fixed(r.base)} | ${fixed(r.trained)} | ${signed(r.delta)}${r.higherIsBetter ? '' : ' (lower is better)'} |`);
   return rows;
+}
+
+/** What reads one object of the bucket (status/bucket.ts gcsReader): its text, none (404), or why not. */
+export type ObjectReader = (gsUrl: string) => Promise<{ readonly text?: string; readonly problem?: string }>;
+
+/**
+ * Fills in the eval step's record from eval.json in the bucket where its log had none, for every eval step that ended
+ * (completed, or failed: a failed gate writes eval.json first). Returns the statuses and a note per file not read.
+ */
+export async function withEvalFiles<S extends { readonly name: string; readonly steps: ReadonlyArray<{ readonly name: string; readonly state: string; readonly run?: { readonly eval?: EvalRecord } }> }>(
+  statuses: readonly S[],
+  outputs: ReadonlyMap<string, string | undefined>,
+  read: ObjectReader,
+): Promise<{ statuses: S[]; notes: string[] }> {
+  const notes: string[] = [];
+  const out = await Promise.all(
+    statuses.map(async (p) => {
+      const step = p.steps.find((s) => s.name === 'eval');
+      const file = outputs.get(p.name);
+      if (!step || step.run?.eval || !file || (step.state !== 'completed' && step.state !== 'failed')) return p;
+      const got = await read(file);
+      const record = got.text !== undefined ? evalRecordFromJson(got.text) : undefined;
+      if (!record) {
+        const why = got.problem ?? (got.text === undefined ? 'not found' : 'not a well-formed eval.json');
+        if (got.text !== undefined || got.problem || step.state === 'completed') notes.push(`${p.name}: eval.json ${file} not read (${why}); its log has no EVAL_RESULT line either`);
+        return p;
+      }
+      return { ...p, steps: p.steps.map((s) => (s === step ? { ...s, run: { points: [], ...s.run, eval: record } } : s)) };
+    }),
+  );
+  return { statuses: out, notes };
 }

@@ -8,7 +8,8 @@ import { pipelineRecord } from '../../jobs/record';
 import * as fs from 'fs';
 import * as os from 'os';
 import * as path from 'path';
-import { emptyWorld, FakeApi, iso, jobSet, pipeline, platform, pod, runCliOn, startFakeApi, step, workload, World } from '../../bench/fake-kube-api';
+import * as http from 'http';
+import { emptyWorld, FakeApi, iso, jobSet, pipeline, platform, pod, runCli, runCliOn, startFakeApi, step, workload, World, writeKubeconfig } from '../../bench/fake-kube-api';
 import { EVAL_RESULT_PREFIX } from '../../jobs/eval';
 import { chipPrices } from '../../status/cli';
 import { evalRecordOf } from '../../status/eval';
@@ -161,4 +162,91 @@ test("the eval step is priced at its own pool's rate, not the training slice's",
   const rec = pipelineRecord(qwen, mixed);
   expect(price(rec, rec.steps.find((s) => s.name === 'eval')).rate).toBe(RATE_TEXT.spot);
   expect(price(rec, rec.steps.find((s) => s.name === 'eval')).rate).not.toBe(price(rec).rate);
+});
+
+describe('eval.json from the bucket when the log has no EVAL_RESULT line (the pod is gone)', () => {
+  /** A fake Cloud Storage JSON API on loopback: GET /storage/v1/b/<bucket>/o/<object>?alt=media with the token. */
+  async function fakeGcs(objects: Record<string, string>, token = 'gcloud-token') {
+    const requests: string[] = [];
+    const server = http.createServer((req, res) => {
+      requests.push(`${req.method} ${req.url} ${req.headers.authorization ?? ''}`);
+      const m = /^\/storage\/v1\/b\/([^/]+)\/o\/([^?]+)\?alt=media$/.exec(req.url ?? '');
+      if (req.headers.authorization !== `Bearer ${token}`) return res.writeHead(401).end('{"error":{"code":401}}');
+      const key = m ? `gs://${decodeURIComponent(m[1])}/${decodeURIComponent(m[2])}` : '';
+      if (objects[key] === undefined) return res.writeHead(404).end('{"error":{"code":404}}');
+      res.writeHead(200, { 'content-type': 'application/json' }).end(objects[key]);
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    const url = `http://127.0.0.1:${(server.address() as { port: number }).port}`;
+    return { url, requests, close: () => new Promise<void>((resolve) => server.close(() => resolve())) };
+  }
+  /** A gcloud on PATH that prints the token (and counts its runs). */
+  function fakeGcloud(script = 'echo gcloud-token') {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'tpt-gcloud-'));
+    dirs.push(dir);
+    fs.writeFileSync(path.join(dir, 'gcloud'), `#!/bin/sh\necho run >> ${JSON.stringify(path.join(dir, 'runs'))}\n${script}\n`, { mode: 0o755 });
+    return { bin: dir, runs: () => (fs.existsSync(path.join(dir, 'runs')) ? fs.readFileSync(path.join(dir, 'runs'), 'utf8').split('\n').filter(Boolean).length : 0) };
+  }
+  /** The evaluated world with the eval pod gone (its node scaled away): no log, so no EVAL_RESULT line. */
+  function podGone(trained: number): World {
+    const w = evaluated(trained, 'completed');
+    const evalPod = w.pods.find((p) => p.metadata.labels?.['jobset.sigs.k8s.io/jobset-name'] === evalStep.jobSetName)!;
+    w.pods = w.pods.filter((p) => p !== evalPod);
+    delete w.logs[evalPod.metadata.name];
+    return w;
+  }
+  async function runWith(world: World, args: string[], env: Record<string, string>) {
+    await api?.close();
+    api = await startFakeApi(world);
+    const { file, dir } = writeKubeconfig(api.url);
+    dirs.push(dir);
+    return runCli(args, { KUBECONFIG: file, HOME: dir, ...env });
+  }
+
+  test('status reads eval.json from the bucket with the gcloud login: the same numbers as from the log; gcloud runs once', async () => {
+    const gcs = await fakeGcs({ [llama.eval!.evalJson]: JSON.stringify(record(0.7, { passed: true })) });
+    const gcloud = fakeGcloud();
+    try {
+      const r = await runWith(podGone(0.7), ['status', 'rl-llama3', '--json'], { PATH: `${gcloud.bin}${path.delimiter}${process.env.PATH}`, STORAGE_EMULATOR_HOST: gcs.url });
+      expect(r.code).toBe(0);
+      expect(r.stderr).toBe('');
+      const e = JSON.parse(r.stdout).pipelines[0].steps[3];
+      expect(e.run.eval.results[0]).toEqual({ task: 'gsm8k', metric: 'exact_match,strict-match', higherIsBetter: true, base: 0.6, trained: 0.7, delta: 0.7 - 0.6 });
+      expect(e.run.eval.gate).toEqual({ metric: 'exact_match,strict-match', minDelta: 0, passed: true });
+      const object = llama.eval!.evalJson.replace(/^gs:\/\/[^/]+\//, '');
+      expect(gcs.requests).toEqual([`GET /storage/v1/b/${platform.bucket}/o/${encodeURIComponent(object)}?alt=media Bearer gcloud-token`]);
+      expect(gcloud.runs()).toBe(1);
+    } finally {
+      await gcs.close();
+    }
+  });
+  test('the log has the line: the bucket is not read, gcloud never runs', async () => {
+    const gcs = await fakeGcs({});
+    const gcloud = fakeGcloud();
+    try {
+      const r = await runWith(evaluated(0.7, 'completed'), ['status', 'rl-llama3'], { PATH: `${gcloud.bin}${path.delimiter}${process.env.PATH}`, STORAGE_EMULATOR_HOST: gcs.url });
+      expect(r.code).toBe(0);
+      expect([gcs.requests, gcloud.runs()]).toEqual([[], 0]);
+    } finally {
+      await gcs.close();
+    }
+  });
+  test('cannot read it: one note naming the file and why; everything else is shown', async () => {
+    const gcs = await fakeGcs({ [llama.eval!.evalJson]: '{"results": "truncated' });
+    const broken = fakeGcloud('echo "ERROR: (gcloud.auth.print-access-token) Reauthentication failed." >&2; exit 1');
+    const ok = fakeGcloud();
+    try {
+      const noLogin = await runWith(podGone(0.7), ['status', 'rl-llama3'], { PATH: `${broken.bin}${path.delimiter}${process.env.PATH}`, STORAGE_EMULATOR_HOST: gcs.url });
+      expect(noLogin.code).toBe(0);
+      expect(noLogin.stderr).toBe(
+        `note: rl-llama3: eval.json ${llama.eval!.evalJson} not read (gcloud auth print-access-token failed: ERROR: (gcloud.auth.print-access-token) Reauthentication failed.); its log has no EVAL_RESULT line either\n`,
+      );
+      expect(noLogin.stdout).toContain('eval');
+      const malformed = await runWith(podGone(0.7), ['status', 'rl-llama3'], { PATH: `${ok.bin}${path.delimiter}${process.env.PATH}`, STORAGE_EMULATOR_HOST: gcs.url });
+      expect(malformed.stderr).toContain(`eval.json ${llama.eval!.evalJson} not read (not a well-formed eval.json)`);
+      expect(malformed.stdout).not.toContain('eval gsm8k');
+    } finally {
+      await gcs.close();
+    }
+  });
 });
