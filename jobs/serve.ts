@@ -61,6 +61,8 @@ export interface ServePlan {
   readonly internalLoadBalancer: boolean;
   /** Google service account id of the server (read-only on the bucket). */
   readonly gsaId: string;
+  /** The IAM condition that limits the server's read grant to the export (exportReadCondition). */
+  readonly readCondition: IamCondition;
   readonly deployment: Record<string, unknown>;
   readonly service: Record<string, unknown>;
   readonly smokeJob: Record<string, unknown>;
@@ -91,6 +93,47 @@ export const INTERNAL_LB_ANNOTATION = 'networking.gke.io/load-balancer-type';
 const GSA_ID_MAX = 30;
 /** GKE node pool names: at most 40 characters. */
 const POOL_NAME_MAX = 40;
+
+/** An IAM condition (google_storage_bucket_iam_member `condition`). */
+export interface IamCondition {
+  readonly title: string;
+  readonly description: string;
+  readonly expression: string;
+}
+
+/**
+ * The server reads its export and nothing else of the bucket: `roles/storage.objectViewer` under a condition that holds
+ * for the objects under the export (`resource.name` is `projects/_/buckets/<bucket>/objects/<name>`) and for listings
+ * whose prefix lies under it (the `storage.googleapis.com/objectListPrefix` request attribute of objects.list; Cloud
+ * Storage "IAM Conditions" for buckets, which need uniform bucket-level access, as the checkpoint bucket has). A listing
+ * of the whole bucket is denied, so both mount-time checks that list it are skipped on the volume (SERVE_FUSE_ACCESS).
+ */
+export function exportReadCondition(bucket: string, exportDir: string): IamCondition {
+  const prefix = `${exportDir}/`;
+  return {
+    title: 'export-only',
+    description: `read gs://${bucket}/${prefix} only`,
+    expression:
+      `resource.name.startsWith(${JSON.stringify(`projects/_/buckets/${bucket}/objects/${prefix}`)}) || ` +
+      `api.getAttribute("storage.googleapis.com/objectListPrefix", "").startsWith(${JSON.stringify(prefix)})`,
+  };
+}
+
+/**
+ * What lets the FUSE volume mount with a grant limited to the export. Both checks below call Cloud Storage's
+ * GetStorageLayout on the whole bucket (prefix ""), which needs storage.objects.list there, so a prefix-conditioned
+ * grant would fail the mount:
+ *   - the CSI driver's access check before the mount (GoogleCloudPlatform/gcs-fuse-csi-driver v1.24.4
+ *     pkg/csi_driver/node.go NodePublishVolume -> pkg/cloud_provider/storage/storage.go CheckBucketExists), skipped
+ *     by the volume attribute `skipCSIBucketAccessCheck` (pkg/csi_driver/utils.go VolumeContextKeySkipCSIBucketAccessCheck);
+ *   - gcsfuse's bucket-type lookup at mount (GoogleCloudPlatform/gcsfuse v3.11.2 internal/storage/storage_handle.go
+ *     BucketHandle -> lookupBucketType -> getStorageLayout, made only when `enable-hns` is on, its default in
+ *     cfg/params.yaml), turned off by the mount option `enable-hns=false`: the checkpoint bucket has no hierarchical
+ *     namespace (constructs/bucket.ts), so gcsfuse's default bucket type is the right one.
+ * The sidecar passes `key=value` mount options to gcsfuse as flags unless listed in its DisallowedFlags
+ * (pkg/sidecar_mounter/sidecar_mounter_config.go), which `enable-hns` is not.
+ */
+export const SERVE_FUSE_ACCESS = { volumeAttribute: { skipCSIBucketAccessCheck: 'true' }, mountOption: 'enable-hns=false' } as const;
 
 /** The label on every object of a serve stack: its server's name. */
 export const SERVE_LABEL = 'tpu-post-training/serve';
@@ -200,7 +243,14 @@ export function planServe(
             },
           ],
           volumes: [
-            { name: MODEL_VOLUME, csi: { driver: GCSFUSE_DRIVER, readOnly: true, volumeAttributes: { bucketName: input.bucket, mountOptions: `implicit-dirs,only-dir=${onlyDir}` } } },
+            {
+              name: MODEL_VOLUME,
+              csi: {
+                driver: GCSFUSE_DRIVER,
+                readOnly: true,
+                volumeAttributes: { bucketName: input.bucket, mountOptions: `implicit-dirs,only-dir=${onlyDir},${SERVE_FUSE_ACCESS.mountOption}`, ...SERVE_FUSE_ACCESS.volumeAttribute },
+              },
+            },
             { name: 'dshm', emptyDir: { medium: 'Memory' } },
           ],
         },
@@ -248,6 +298,7 @@ export function planServe(
       endpoint,
       internalLoadBalancer: internal,
       gsaId,
+      readCondition: exportReadCondition(input.bucket, onlyDir),
       deployment,
       service,
       smokeJob,

@@ -45,9 +45,9 @@ export class ServeStack extends TerraformStack {
       capacity: plan.capacity,
       serviceAccountEmail: platform.nodeGsaEmail,
     });
-    // Read-only: the server reads the export through the Cloud Storage FUSE mount and writes nothing.
+    // Read-only, and only the export: the server reads it through the Cloud Storage FUSE mount and writes nothing.
     const gsa = new ServiceAccount(this, 'gsa', { accountId: plan.gsaId, displayName: `vLLM serving ${plan.pipeline} (read-only)` });
-    const read = new StorageBucketIamMember(this, 'export-reader', { bucket: platform.bucket, role: 'roles/storage.objectViewer', member: gsa.member });
+    const read = new StorageBucketIamMember(this, 'export-reader', { bucket: platform.bucket, role: 'roles/storage.objectViewer', member: gsa.member, condition: plan.readCondition });
     const wi = new ServiceAccountIamMember(this, 'workload-identity', {
       serviceAccountId: gsa.name,
       role: 'roles/iam.workloadIdentityUser',

@@ -143,9 +143,15 @@ describe('the synthesized stack', () => {
     expect(pools[0]).toMatchObject({ name: 'serve-rl-qwen3', node_count: 1, node_locations: ['us-east5-b'], node_config: { machine_type: 'ct6e-standard-4t', spot: true } });
     expect(pools[0].placement_policy).toBeUndefined();
   });
-  test('a read-only identity: objectViewer on the bucket, bound to the server KSA only', () => {
+  test('a read-only identity: objectViewer on the export alone, bound to the server KSA only', () => {
     const grants = Object.values<any>(tf.resource.google_storage_bucket_iam_member);
     expect(grants.map((g) => [g.bucket, g.role])).toEqual([['my-bucket', 'roles/storage.objectViewer']]);
+    const dir = p.serve!.modelPath.replace(/^gs:\/\/my-bucket\//, '');
+    expect(grants[0].condition).toEqual({
+      title: 'export-only',
+      description: `read gs://my-bucket/${dir} only`,
+      expression: `resource.name.startsWith("projects/_/buckets/my-bucket/objects/${dir}") || api.getAttribute("storage.googleapis.com/objectListPrefix", "").startsWith("${dir}")`,
+    });
     const wi = Object.values<any>(tf.resource.google_service_account_iam_member)[0];
     expect(wi.member).toBe('serviceAccount:my-project.svc.id.goog[default/rl-qwen3-serve]');
     const ksa = Object.values<any>(tf.resource.kubernetes_service_account_v1)[0];
@@ -189,5 +195,36 @@ describe('the smoke wait ends on the first Job condition, success or failure (Ku
     expect(ended.test('Suspended')).toBe(false);
     expect(ended.test('Completed')).toBe(false);
     expect(ended.test('')).toBe(false);
+  });
+});
+
+describe('the export-only grant, as Cloud Storage evaluates it (IAM Conditions: resource.name, objectListPrefix)', () => {
+  const s = build('rl-qwen3').serve!;
+  const dir = s.modelPath.replace(/^gs:\/\/my-bucket\//, '');
+  /** The condition's two clauses, read back from the expression: an object name prefix, a list prefix. */
+  function evaluate(expression: string, request: { object?: string; listPrefix?: string }): boolean {
+    const m = /^resource\.name\.startsWith\(("[^"]*")\) \|\| api\.getAttribute\("storage\.googleapis\.com\/objectListPrefix", ""\)\.startsWith\(("[^"]*")\)$/.exec(expression);
+    if (!m) throw new Error(`not the two-clause condition: ${expression}`);
+    const [name, list] = [JSON.parse(m[1]) as string, JSON.parse(m[2]) as string];
+    // objects.get: resource.name is the object's; objects.list (and GetStorageLayout): the bucket's, with the list prefix attribute.
+    const resource = request.object !== undefined ? `projects/_/buckets/my-bucket/objects/${request.object}` : 'projects/_/buckets/my-bucket';
+    return resource.startsWith(name) || (request.listPrefix ?? '').startsWith(list);
+  }
+  const cond = s.readCondition.expression;
+  test('the export: every file read, its listings allowed', () => {
+    for (const f of ['config.json', 'model-00001-of-00016.safetensors', 'tokenizer.json']) expect(evaluate(cond, { object: `${dir}${f}` })).toBe(true);
+    expect(evaluate(cond, { listPrefix: dir })).toBe(true);
+    expect(evaluate(cond, { listPrefix: `${dir}sub/` })).toBe(true);
+  });
+  test("anything else: another run's export or checkpoint, a sibling with the same stem, the whole bucket's listing", () => {
+    expect(evaluate(cond, { object: dir.replace(/\/$/, '-other/config.json') })).toBe(false);
+    expect(evaluate(cond, { object: build('rl-gemma4').serve!.modelPath.replace(/^gs:\/\/my-bucket\//, '') + 'config.json' })).toBe(false);
+    expect(evaluate(cond, { object: build('rl-qwen3').paths.trainedCheckpoint.replace(/^gs:\/\/my-bucket\//, '') + 'x' })).toBe(false);
+    expect(evaluate(cond, { listPrefix: '' })).toBe(false);
+    expect(evaluate(cond, { listPrefix: dir.replace(/\/$/, '') })).toBe(false);
+  });
+  test("so the volume skips both whole-bucket listings at mount: the CSI driver's access check and gcsfuse's HNS lookup", () => {
+    const volume = (s.deployment as any).spec.template.spec.volumes.find((v: any) => v.name === 'model');
+    expect(volume.csi.volumeAttributes).toEqual({ bucketName: 'my-bucket', mountOptions: `implicit-dirs,only-dir=${dir.replace(/\/$/, '')},enable-hns=false`, skipCSIBucketAccessCheck: 'true' });
   });
 });

@@ -40,7 +40,7 @@ describe('gcsReader', () => {
     const codes: Record<string, number> = { '/storage/v1/b/b/o/missing?alt=media': 404, '/storage/v1/b/b/o/denied?alt=media': 403, '/storage/v1/b/b/o/broken?alt=media': 500 };
     const url = await serve((req, res) => {
       if (req.url?.includes('/o/big')) return res.writeHead(200, { 'content-length': String(MAX_OBJECT_BYTES + 1) }).end('x'.repeat(MAX_OBJECT_BYTES + 1));
-      res.writeHead(codes[req.url ?? ''] ?? 200).end('{}');
+      return res.writeHead(codes[req.url ?? ''] ?? 200).end('{}');
     });
     const read = reader(url);
     expect(await read('gs://b/missing')).toEqual({});

@@ -174,7 +174,7 @@ describe('eval.json from the bucket when the log has no EVAL_RESULT line (the po
       if (req.headers.authorization !== `Bearer ${token}`) return res.writeHead(401).end('{"error":{"code":401}}');
       const key = m ? `gs://${decodeURIComponent(m[1])}/${decodeURIComponent(m[2])}` : '';
       if (objects[key] === undefined) return res.writeHead(404).end('{"error":{"code":404}}');
-      res.writeHead(200, { 'content-type': 'application/json' }).end(objects[key]);
+      return res.writeHead(200, { 'content-type': 'application/json' }).end(objects[key]);
     });
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
     const url = `http://127.0.0.1:${(server.address() as { port: number }).port}`;
