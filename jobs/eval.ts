@@ -14,6 +14,10 @@
  *   - AI-Hypercomputer/maxtext maxtext-v0.2.4 src/maxtext/configs/post_train/sft.yml: `hf_path`
  *     (HuggingFaceH4/ultrachat_200k), `hf_eval_split: 'test_sft'`, `eval_data_columns: ['messages']`: the SFT
  *     preset's held-out split; the GRPO presets are scored on GSM8K's test split (lm-eval task `gsm8k`).
+ *   - Log-likelihood tasks (the SFT held-out set): lm-eval's local-completions `_create_payload` asks for `echo: true,
+ *     logprobs: 1, max_tokens: 1`; vLLM `CompletionRequest.to_sampling_params` (entrypoints/openai/completion/protocol.py)
+ *     makes that `prompt_logprobs`; tpu-inference b8692ff `compute_prompt_logprobs` (layers/jax/sample/sampling.py,
+ *     tests/e2e/test_sampling_params.py TestPromptLogprobs) computes them on TPU.
  *   - vLLM serving facts: jobs/vllm.ts.
  */
 import { BuiltJobSet, JobSetCommon, singleHostTpuJobSet } from './jobset';
