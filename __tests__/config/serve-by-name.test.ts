@@ -4,12 +4,14 @@
  * overrides and errors through loadDeployment; the wrapper end to end, with a stand-in `cdktf` on PATH that runs the
  * app the way cdktf does (cdktf.json's app, with the wrapper's environment) and records what it was given.
  */
-import { spawnSync } from 'child_process';
+import { execFileSync, spawnSync } from 'child_process';
 import * as fs from 'fs';
 import * as os from 'os';
 import * as path from 'path';
 import { loadDeployment } from '../../config/deployment';
 import { ConfigError } from '../../config/load';
+import { modelPathOf } from '../../jobs/serve';
+import { composeApp } from '../../stacks/app';
 import { ensureDist } from '../dist';
 
 const ROOT = path.join(__dirname, '..', '..');
@@ -48,6 +50,24 @@ describe('SERVE (what npm run deploy -- serve-<pipeline> sets)', () => {
   test('a pipeline the file defines (not a preset) can be served by name', () => {
     const file = configFile((c) => (c.pipelines['my-rl'] = { extends: 'rl-qwen3', runId: 'mine' }));
     expect(served({ SERVE: 'my-rl' }, file)).toEqual(['serve-my-rl']);
+  });
+  test('a pipeline defined in config is synthesized with its serve stack: its own export, objects valid for Kubernetes', () => {
+    const file = configFile((c) => (c.pipelines['my-rl'] = { extends: 'rl-qwen3', runId: 'mine' }));
+    const d = loadDeployment({ env: { SERVE: 'my-rl' }, file });
+    const outdir = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'tpt-serve-mine-')), 'out');
+    composeApp(d, { outdir }).app.synth();
+    const tf = JSON.parse(fs.readFileSync(path.join(outdir, 'stacks', 'serve-my-rl', 'cdk.tf.json'), 'utf8'));
+    const manifests = Object.values<any>(tf.resource.kubernetes_manifest).map((m) => m.manifest);
+    const deployment = manifests.find((m) => m.kind === 'Deployment');
+    const mine = d.pipelines.find((p) => p.name === 'my-rl')!;
+    expect(modelPathOf(deployment)).toBe(mine.paths.hfExportDir);
+    expect(mine.paths.hfExportDir).not.toBe(d.pipelines.find((p) => p.name === 'rl-qwen3')!.paths.hfExportDir);
+    expect(tf.output.model_path.value).toBe(mine.paths.hfExportDir);
+    const objects = manifests.map((m) => ({ type: `V1${m.kind}`, object: m }));
+    expect(objects.map((o) => o.type).sort()).toEqual(['V1Deployment', 'V1Job', 'V1Service']);
+    const list = path.join(path.dirname(outdir), 'objects.json');
+    fs.writeFileSync(list, JSON.stringify(objects));
+    expect(JSON.parse(execFileSync(process.execPath, [path.join(ROOT, '__tests__', 'models', 'k8s-types.mjs'), list], { cwd: ROOT, encoding: 'utf8' }))).toEqual([]);
   });
   test('a pipeline named serve-<x> is its own stack: SERVE=x for it asks for nothing more', () => {
     const file = configFile((c) => (c.pipelines['serve-x'] = { extends: 'rl-qwen3', runId: 'sx' }));
