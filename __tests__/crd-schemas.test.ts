@@ -64,6 +64,13 @@ function objects() {
     for (const o of kueueObjects({ platform: testPlatform({ v6e32Slices: slices }), cpuPoolMaxNodes: 4 }) as any[]) {
       out.push({ label: `Kueue ${o.kind} ${o.metadata.name} ${slices} slice(s)`, kind: o.kind, object: o });
     }
+    // Flex-start: the flavors' queued-node toleration and the ClusterQueue's admissionChecksStrategy. The AdmissionCheck
+    // and ProvisioningRequestConfig CRDs are not among the schemas here; __tests__/jobs/kueue.test.ts checks those two
+    // against the v0.19.2 Go types.
+    const flex = testPlatform({ v6e32Slices: slices, capacity: { type: 'flex-start', maxRunDurationSeconds: 86400 } });
+    for (const o of (kueueObjects({ platform: flex, cpuPoolMaxNodes: 4 }) as any[]).filter((x) => x.kind in FILES)) {
+      out.push({ label: `Kueue flex-start ${o.kind} ${o.metadata.name} ${slices} slice(s)`, kind: o.kind, object: o });
+    }
   }
   // The three example configurations (config/examples/, docs/pipelines.md "Your own pipeline").
   for (const file of EXAMPLE_FILES) {
@@ -84,6 +91,15 @@ suite(`CRD schemas from ${available ? SCHEMAS_DIR : 'CRD_SCHEMAS_DIR or ../share
     const validate = validators[o.kind];
     const ok = validate(o.object);
     expect(ok ? [] : validate.errors).toEqual([]);
+  });
+
+  test('flex-start objects are among those validated: a queued-node toleration and a per-flavor admission check', () => {
+    const flex = all.filter((o) => o.label.startsWith('Kueue flex-start'));
+    expect(flex.some((o) => o.kind === 'ClusterQueue' && o.object.spec.admissionChecksStrategy?.admissionChecks.length === 2)).toBe(true);
+    expect(flex.some((o) => o.kind === 'ResourceFlavor' && o.object.spec.tolerations?.length === 1)).toBe(true);
+    const cq = JSON.parse(JSON.stringify(flex.find((o) => o.kind === 'ClusterQueue')!.object));
+    cq.spec.admissionChecksStrategy.admissionChecks[0].onFlavor = ['misspelled'];
+    expect(validators.ClusterQueue(cq)).toBe(false);
   });
 
   test('the closed schema really rejects unknown fields', () => {

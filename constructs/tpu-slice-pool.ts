@@ -2,6 +2,7 @@ import { ComputeResourcePolicy } from '@cdktf/provider-google/lib/compute-resour
 import { ContainerNodePool, ContainerNodePoolConfig } from '@cdktf/provider-google/lib/container-node-pool';
 import { Construct } from 'constructs';
 import type { IGkeCluster } from './gke-cluster';
+import { queuedProvisioningOf } from '../jobs/capacity';
 import { Capacity, regionOfZone } from '../jobs/platform';
 import { TPU_TAINT, TpuSlice } from '../jobs/tpu';
 
@@ -18,6 +19,14 @@ export interface TpuSlicePoolProps {
   /** Zone that holds the reservation or capacity. */
   readonly zone: string;
   readonly capacity: Capacity;
+  /**
+   * Provision the pool through GKE queued provisioning (jobs/capacity.ts QUEUED_PROVISIONING): its nodes then come only
+   * for ProvisioningRequests, which Kueue's admission check creates for the work it admits to the pool's flavor
+   * (jobs/kueue.ts). Only flex-start capacity can be queued. A pool whose pods do not go through Kueue (the serve
+   * stack's Deployment) sets false: nothing would ever ask for its nodes.
+   * @default - queuedProvisioningOf(capacity): on for flex-start, off for reservation and spot
+   */
+  readonly queuedProvisioning?: boolean;
   readonly serviceAccountEmail: string;
   /** Boot disk size, GB. @default 100 */
   readonly diskSizeGb?: number;
@@ -55,7 +64,9 @@ export function workloadPolicyName(clusterName: string, poolName: string): strin
  * One node pool per TPU slice. The pool is sized by the TPU table (node count = VMs per slice) and never
  * autoscales on reserved or spot capacity: a multi-host slice is atomic. Multi-host slices get COMPACT
  * placement with the topology; capacity is a specific reservation, spot, or flex-start (which GKE
- * provisions by scaling the pool from zero, all VMs at once, and which needs auto-repair off).
+ * provisions by scaling the pool from zero, all VMs at once, and which needs auto-repair off). A flex-start pool is
+ * queued by default: GKE brings its slice up for the ProvisioningRequest Kueue makes, and Kueue admits the work only
+ * once the slice exists (jobs/capacity.ts QUEUED_PROVISIONING).
  */
 export class TpuSlicePool extends Construct {
   public readonly pool: ContainerNodePool;
@@ -66,6 +77,14 @@ export class TpuSlicePool extends Construct {
     super(scope, id);
     const { slice, capacity } = props;
     const flexStart = capacity.type === 'flex-start';
+    const queued = props.queuedProvisioning ?? queuedProvisioningOf(capacity);
+    if (queued && !flexStart) {
+      throw new Error(
+        `queuedProvisioning needs capacity 'flex-start' (GKE obtains a queued pool's nodes only through ProvisioningRequests, ` +
+          `scaling it from 0 with no reservation), got capacity ${JSON.stringify(capacity.type)} for pool ${JSON.stringify(props.name)}; ` +
+          `drop queuedProvisioning or choose capacity 'flex-start'`,
+      );
+    }
     // tpu7x multi-host slices are placed by a HIGH_THROUGHPUT workload policy carrying the topology, written as Cluster
     // Toolkit's Terraform writes it (GoogleCloudPlatform/cluster-toolkit v1.95.0 modules/compute/resource-policy:
     // `workload_policy { type, accelerator_topology }`, and its `placement_policy` output { type = COMPACT, name,
@@ -101,6 +120,9 @@ export class TpuSlicePool extends Construct {
           ? { type: 'COMPACT', tpuTopology: slice.topology }
           : undefined,
       management: { autoRepair: !flexStart, autoUpgrade: true },
+      // Queued: GKE creates the nodes for the ProvisioningRequest Kueue makes once the work holds quota, all of the
+      // slice at once, and taints them cloud.google.com/gke-queued (the flavor's toleration, jobs/kueue.ts). ForceNew.
+      queuedProvisioning: queued ? { enabled: true } : undefined,
       nodeConfig: {
         machineType: slice.machineType,
         serviceAccount: props.serviceAccountEmail,
@@ -112,6 +134,10 @@ export class TpuSlicePool extends Construct {
         gcfsConfig: { enabled: true },
         shieldedInstanceConfig: { enableSecureBoot: true, enableIntegrityMonitoring: true },
         metadata: { 'disable-legacy-endpoints': 'true' },
+        // A queued pool names its TPU labels, as Cluster Toolkit's queued TPU pools do (cluster-toolkit v1.95.0
+        // modules/compute/gke-node-pool main.tf kubernetes_labels, commit bf7c3e1 "Adding GKE TPU DWS Queued Provisioning
+        // support for v6e and 7x"): the labels GKE gives TPU nodes anyway, the ones Kueue's flavor selects.
+        labels: queued ? { ...slice.nodeSelector } : undefined,
         taint: [{ key: TPU_TAINT.key, value: TPU_TAINT.value, effect: TPU_TAINT.effect }],
         spot: capacity.type === 'spot' ? true : undefined,
         flexStart: flexStart ? true : undefined,

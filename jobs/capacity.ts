@@ -34,6 +34,37 @@ export const DEFAULT_TRAIN_MAX_RESTARTS: Readonly<Record<CapacityType, number>> 
 /** Flex-start: the longest a node may live, hours (GKE allows up to 7 days). */
 export const FLEX_START_MAX_RUN_HOURS = { default: 24, min: 1, max: 168 } as const;
 
+/**
+ * GKE queued provisioning (flex-start with queued provisioning), the way GKE documents flex-start with Kueue: the pool
+ * is created with `queued_provisioning { enabled = true }`, and its nodes are then "obtainable through the
+ * ProvisioningRequest API exclusively" (hashicorp/terraform-provider-google v6.50.0
+ * website/docs/r/container_node_pool.html.markdown; the block is ForceNew in resource_container_node_pool.go). Kueue's
+ * ProvisioningRequest admission check (jobs/kueue.ts) creates that request once a workload holds quota and admits the
+ * workload only when GKE reports it Provisioned, so the start window of `waitForPodsReady` opens when the slice exists.
+ * - `className`: the ProvisioningRequest class GKE serves for it (GoogleCloudPlatform/cluster-toolkit v1.95.0
+ *   examples/gke-consumption-options/dws-flex-start-queued-provisioning/tpu-dws-queues.yaml.tftpl, the TPU v6e and 7x
+ *   blueprints; AI-Hypercomputer/xpk src/xpk/templates/kueue_config.yaml.j2).
+ * - `taint`: GKE puts it on every node of a queued pool by itself (cluster-toolkit v1.95.0 modules/compute/gke-node-pool
+ *   main.tf: "GKE automatically applies the taint"); pods that run there must tolerate it (the toolkit's TPU test
+ *   JobSets: key, value "true", NoSchedule).
+ * Constraints the pool meets (cluster-toolkit v1.95.0 gke-node-pool preconditions): NO_RESERVATION, an autoscaled pool
+ * whose minimum is 0, not spot; COMPACT placement is allowed for TPUs.
+ */
+export const QUEUED_PROVISIONING = {
+  className: 'queued-provisioning.gke.io',
+  taint: { key: 'cloud.google.com/gke-queued', value: 'true', effect: 'NoSchedule' },
+} as const;
+
+/**
+ * Whether a TPU pool of this capacity is provisioned through queued provisioning, and Kueue admits its work through
+ * the ProvisioningRequest admission check: flex-start capacity only. Reservation and spot pools have a fixed size and
+ * exist before any work is admitted. The pool (constructs/tpu-slice-pool.ts) and its Kueue flavor (jobs/kueue.ts) both
+ * ask here, so a queued pool never lacks its check and a check never waits for a pool that is not queued.
+ */
+export function queuedProvisioningOf(capacity: Capacity): boolean {
+  return capacity.type === 'flex-start';
+}
+
 /** A reservation reference: a name in the cluster's project, or `projects/<project>/reservations/<name>`. */
 export interface ReservationRef {
   /** Project that owns the reservation. @default - the cluster's project */

@@ -7,15 +7,21 @@
  * flavor; a taint can. Each TPU flavor therefore:
  *  - declares `nodeTaints` google.com/tpu=present:NoSchedule (what GKE puts on TPU nodes), which Kueue checks against
  *    the pod's own tolerations (CPU pods have none, so they skip every TPU flavor), and declares no flavor
- *    `tolerations` (those are added to every pod for that check and would let CPU pods through);
+ *    toleration of that taint (flavor `tolerations` are added to every pod for that check and would let CPU pods
+ *    through);
  *  - is one slice shape: accelerator AND topology labels, with the chips, vCPUs and memory of all slices of that
  *    shape as quota, so 2x4 work cannot be admitted against 4x8 quota.
  * The CPU flavor (`cloud.google.com/gke-nodepool: cpu-np`) comes last and holds no TPU quota, so a TPU pod that
  * matches it (its selector names no node pool) never fits there.
+ * A flex-start flavor (its pools are queued, jobs/capacity.ts QUEUED_PROVISIONING) also gets a ProvisioningRequest
+ * admission check of its own, attached to that flavor only (`admissionChecksStrategy.onFlavors`), and tolerates the
+ * taint GKE puts on queued nodes (`cloud.google.com/gke-queued`; that toleration does not tolerate google.com/tpu, so
+ * CPU pods still skip the flavor). See `provisioningObjects`.
  * One ClusterQueue with a single resource group covering google.com/tpu, cpu and memory (split groups leave
  * Pathways heads pending), and the LocalQueue pipelines submit to. Pure; the infra stack ships the objects through
  * the local Helm chart charts/kueue-queues and the manager configuration as the Kueue chart's values.
  */
+import { Capacity, QUEUED_PROVISIONING, queuedProvisioningOf } from './capacity';
 import { allocatable, machineShape } from './machines';
 import { NODE_POOL_LABEL } from './jobset';
 import { Platform, TpuPoolGroup } from './platform';
@@ -37,6 +43,8 @@ export interface KueueOptions {
 export interface TpuFlavorQuota {
   readonly flavor: string;
   readonly slice: TpuSlice;
+  /** Where the flavor's slices get their VMs (every slice of one shape shares it). */
+  readonly capacity: Capacity;
   readonly chips: number;
   readonly cpu: number;
   readonly memoryGi: number;
@@ -62,9 +70,18 @@ function byShape(groups: readonly TpuPoolGroup[]): TpuFlavorQuota[] {
   for (const g of groups) {
     const flavor = tpuFlavorName(g.slice);
     const prev = out.get(flavor);
+    // One flavor is one admission rule: a shape whose slices were queued and not queued alike could not be admitted
+    // right (the check would wait for a request GKE never serves on the fixed pools, or skip the queued ones).
+    if (prev && JSON.stringify(prev.capacity) !== JSON.stringify(g.capacity)) {
+      throw new Error(
+        `TPU flavor ${JSON.stringify(flavor)}: every slice of one shape must share one capacity, got ${JSON.stringify(prev.capacity)} and ` +
+          `${JSON.stringify(g.capacity)}; give the shapes different capacities in different topologies, or one capacity`,
+      );
+    }
     out.set(flavor, {
       flavor,
       slice: g.slice,
+      capacity: g.capacity,
       chips: (prev?.chips ?? 0) + g.slice.chips * g.count,
       cpu: (prev?.cpu ?? 0) + g.slice.hostVcpus * g.count,
       memoryGi: (prev?.memoryGi ?? 0) + g.slice.hostMemoryGib * g.count,
@@ -93,7 +110,10 @@ export function kueueQuota(options: KueueOptions): KueueQuota {
   };
 }
 
-/** The ResourceFlavors (TPU shapes first, CPU last: the order Kueue tries them), ClusterQueue and LocalQueue. */
+/**
+ * The ResourceFlavors (TPU shapes first, CPU last: the order Kueue tries them), each flex-start flavor's
+ * ProvisioningRequestConfig and AdmissionCheck, the ClusterQueue and the LocalQueue.
+ */
 export function kueueObjects(options: KueueOptions): Record<string, unknown>[] {
   const { platform } = options;
   const quota = kueueQuota(options);
@@ -103,14 +123,17 @@ export function kueueObjects(options: KueueOptions): Record<string, unknown>[] {
     metadata: { name },
     spec,
   });
+  const queued = quota.tpuFlavors.filter((f) => queuedProvisioningOf(f.capacity));
   return [
     ...quota.tpuFlavors.map((f) =>
       flavor(f.flavor, {
         nodeLabels: { ...f.slice.nodeSelector },
         nodeTaints: [{ key: TPU_TAINT.key, value: TPU_TAINT.value, effect: 'NoSchedule' }],
+        ...(queuedProvisioningOf(f.capacity) ? { tolerations: [{ ...QUEUED_TOLERATION }] } : {}),
       }),
     ),
     flavor(platform.cpuFlavor, { nodeLabels: { [NODE_POOL_LABEL]: platform.cpuPool.name } }),
+    ...queued.flatMap((f) => provisioningObjects(f)),
     {
       apiVersion: KUEUE_API_VERSION,
       kind: 'ClusterQueue',
@@ -119,6 +142,9 @@ export function kueueObjects(options: KueueOptions): Record<string, unknown>[] {
         namespaceSelector: {},
         queueingStrategy: 'BestEffortFIFO',
         preemption: { withinClusterQueue: 'LowerPriority', reclaimWithinCohort: 'Never' },
+        ...(queued.length > 0
+          ? { admissionChecksStrategy: { admissionChecks: queued.map((f) => ({ name: provisioningCheckName(f.flavor), onFlavors: [f.flavor] })) } }
+          : {}),
         resourceGroups: [
           {
             coveredResources: [TPU_RESOURCE, 'cpu', 'memory'],
@@ -149,6 +175,79 @@ export function kueueObjects(options: KueueOptions): Record<string, unknown>[] {
       kind: 'LocalQueue',
       metadata: { name: platform.localQueue, namespace: platform.namespace },
       spec: { clusterQueue: platform.clusterQueue },
+    },
+  ];
+}
+
+/** The controller of Kueue's built-in ProvisioningRequest admission check (apis/kueue/v1beta2 provisioningrequestconfig_types.go). */
+export const PROVISIONING_CONTROLLER = 'kueue.x-k8s.io/provisioning-request';
+
+/** The pod toleration of GKE's queued-node taint (jobs/capacity.ts QUEUED_PROVISIONING), as a flavor adds it. */
+export const QUEUED_TOLERATION = {
+  key: QUEUED_PROVISIONING.taint.key,
+  operator: 'Equal',
+  value: QUEUED_PROVISIONING.taint.value,
+  effect: QUEUED_PROVISIONING.taint.effect,
+} as const;
+
+/**
+ * How often Kueue asks GKE again for a flex-start slice that GKE refused (ProvisioningRequest `Failed`, or
+ * `BookingExpired` before the workload was admitted), set explicitly at Kueue v0.19.2's own defaults
+ * (apis/kueue/v1beta2/provisioningrequestconfig_types.go `retryStrategy`: 3, 60 s, 1800 s). From
+ * pkg/controller/admissionchecks/provisioning/controller.go `syncCheckStates`: attempt n <= backoffLimitCount sets the
+ * check to Retry with `requeueAfterSeconds` = base x 2^(n-1) capped at max (pkg/workload/admissionchecks.go
+ * `UpdateAdmissionCheckRequeueState`); the workload controller then evicts the workload (the quota goes back,
+ * pkg/controller/core/workload_controller.go `reconcileCheckBasedEviction`) and it queues again after the backoff, with a
+ * new request `<workload>-<check>-<n+1>`. Attempt 4 failing sets the check Rejected, and the workload is deactivated
+ * (reason AdmissionCheck): the deploy's wait then fails at once with the retry command (status/step-wait.ts). These
+ * evictions do not count toward waitForPodsReady's requeues (no `UpdateRequeueState`).
+ */
+export const PROVISIONING_RETRY = { backoffLimitCount: 3, backoffBaseSeconds: 60, backoffMaxSeconds: 1800 } as const;
+
+/** Name of a flavor's AdmissionCheck and of the ProvisioningRequestConfig it reads: `tpu-v6e-32-provisioning`. */
+export function provisioningCheckName(flavor: string): string {
+  return `${flavor}-provisioning`;
+}
+
+/**
+ * The ProvisioningRequestConfig and AdmissionCheck of one queued (flex-start) flavor, as GKE documents flex-start with
+ * Kueue and Cluster Toolkit writes them for TPUs (cluster-toolkit v1.95.0 examples/gke-consumption-options/
+ * dws-flex-start-queued-provisioning/tpu-dws-queues.yaml.tftpl). Kueue v0.19.2 (pkg/controller/admissionchecks/
+ * provisioning/controller.go) creates one ProvisioningRequest per workload that holds quota on the flavor:
+ * - `managedResources: [google.com/tpu]`: only the pod sets that request TPUs go into it (`requiredPodSets`,
+ *   `podUses`); a Pathways head (cpu-np) does not, and a workload with no TPU pod set needs no request (`reqIsNeeded`);
+ * - `parameters` reach the request as they are (`parametersKueueToProvisioning`): `maxRunDurationSeconds`, the
+ *   flex-start VMs' life (GKE's default is 7 days; the pool's own `max_run_duration` says the same), and `tpu-topology`,
+ *   the slice's topology, which Cluster Toolkit's TPU blueprints pass (its meaning is not documented in what was read);
+ * - the check is Ready, and the workload Admitted (pkg/workload/admissionchecks.go `SyncAdmittedCondition`), only when
+ *   GKE sets the request Provisioned; `podSetUpdates` then give the pods the consume-provisioning-request annotations.
+ * No `podSetMergePolicy`: a workload has one TPU pod set per replicated job, and nothing to merge.
+ */
+export function provisioningObjects(f: Pick<TpuFlavorQuota, 'flavor' | 'slice' | 'capacity'>): Record<string, unknown>[] {
+  if (f.capacity.type !== 'flex-start') {
+    throw new Error(`TPU flavor ${JSON.stringify(f.flavor)}: a ProvisioningRequest admission check needs capacity 'flex-start', got ${JSON.stringify(f.capacity.type)}`);
+  }
+  const name = provisioningCheckName(f.flavor);
+  return [
+    {
+      apiVersion: KUEUE_API_VERSION,
+      kind: 'ProvisioningRequestConfig',
+      metadata: { name },
+      spec: {
+        provisioningClassName: QUEUED_PROVISIONING.className,
+        managedResources: [TPU_RESOURCE],
+        parameters: { maxRunDurationSeconds: String(f.capacity.maxRunDurationSeconds), 'tpu-topology': f.slice.topology },
+        retryStrategy: { ...PROVISIONING_RETRY },
+      },
+    },
+    {
+      apiVersion: KUEUE_API_VERSION,
+      kind: 'AdmissionCheck',
+      metadata: { name },
+      spec: {
+        controllerName: PROVISIONING_CONTROLLER,
+        parameters: { apiGroup: 'kueue.x-k8s.io', kind: 'ProvisioningRequestConfig', name },
+      },
     },
   ];
 }

@@ -43,6 +43,9 @@ export class ServeStack extends TerraformStack {
       slice: plan.slice,
       zone: platform.zone,
       capacity: plan.capacity,
+      // The vLLM Deployment is no Kueue workload: no ProvisioningRequest would ever ask for a queued pool's nodes, so a
+      // flex-start serving pool stays a plain flex-start pool that the Deployment's pending pod scales up.
+      queuedProvisioning: false,
       serviceAccountEmail: platform.nodeGsaEmail,
     });
     // Read-only, and only the export: the server reads it through the Cloud Storage FUSE mount and writes nothing.

@@ -76,6 +76,8 @@ export interface WorkloadObject {
   readonly status?: {
     readonly conditions?: readonly Condition[];
     readonly requeueState?: { readonly count?: number; readonly requeueAt?: Time };
+    /** Kueue's admission checks on the workload (apis/kueue/v1beta2 workload_types.go AdmissionCheckState). */
+    readonly admissionChecks?: ReadonlyArray<{ readonly name?: string; readonly state?: string; readonly message?: string }>;
     readonly admission?: {
       readonly clusterQueue?: string;
       readonly podSetAssignments?: ReadonlyArray<{ readonly name?: string; readonly resourceUsage?: Readonly<Record<string, string>> }>;
@@ -233,11 +235,15 @@ function isFinished(w: WorkloadObject): boolean {
   return isTrue(w.status?.conditions, 'Finished');
 }
 
-/** Other workloads admitted to `clusterQueue` (what holds the quota), as `JobSet x in ns (ClusterQueue q, N google.com/tpu)`. */
+/**
+ * Other workloads holding quota in `clusterQueue`, as `JobSet x in ns (ClusterQueue q, N google.com/tpu)`: admitted
+ * ones, and those whose quota is reserved while an admission check waits (a flex-start workload waiting for GKE to
+ * provision its slice holds its quota all that time).
+ */
 export function quotaHolders(workload: WorkloadObject, all: readonly WorkloadObject[], clusterQueue: string): string[] {
   return all
     .filter((w) => !(w.metadata.name === workload.metadata.name && w.metadata.namespace === workload.metadata.namespace))
-    .filter((w) => isAdmitted(w) && !isFinished(w) && w.status?.admission?.clusterQueue === clusterQueue)
+    .filter((w) => (isAdmitted(w) || isTrue(w.status?.conditions, 'QuotaReserved')) && !isFinished(w) && w.status?.admission?.clusterQueue === clusterQueue)
     .map((w) => {
       const owner = (w.metadata.ownerReferences ?? []).find((o) => o.kind === 'JobSet')?.name;
       const chips = chipsHeld(w);
@@ -582,6 +588,27 @@ export const podsReadyTimeoutRule: StepRule = (f) => {
   };
 };
 
+/**
+ * Quota reserved, not admitted: an admission check has not passed yet. On flex-start that is the ProvisioningRequest
+ * check (jobs/kueue.ts provisioningObjects): Kueue admits once GKE has provisioned the slice, and the start window
+ * opens then. The checks' own messages (GKE's, e.g. an estimate) are shown as Kueue copies them.
+ */
+export const admissionCheckRule: StepRule = (f) => {
+  const w = f.workload;
+  if (!w || isAdmitted(w) || !isTrue(w.status?.conditions, 'QuotaReserved')) return undefined;
+  const waiting = (w.status?.admissionChecks ?? []).filter((c) => c.state !== 'Ready');
+  if (waiting.length === 0) return undefined;
+  const checks = waiting.map((c) => `${c.name ?? '?'} ${c.state ?? 'Pending'}${c.message ? ` (${c.message})` : ''}`).join('; ');
+  return {
+    state: 'queued',
+    reason: 'AdmissionChecks',
+    message:
+      `workload ${w.metadata.name} holds its quota and waits for its admission checks: ${checks}; ` +
+      `a flex-start step is admitted once GKE has provisioned its slice (kubectl get provisioningrequests -n ${f.pipeline.namespace})`,
+    details: waitLines(f),
+  };
+};
+
 /** Not admitted: Kueue's message (QuotaReserved=False, an eviction) and what holds the ClusterQueue's quota. */
 export const queuedRule: StepRule = (f) => {
   const w = f.workload;
@@ -672,6 +699,7 @@ export const STEP_RULES: readonly StepRule[] = [
   failedRule,
   deactivatedRule,
   podsReadyTimeoutRule,
+  admissionCheckRule,
   queuedRule,
   suspendedRule,
   podProblemRule,

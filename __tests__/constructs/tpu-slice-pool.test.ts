@@ -4,7 +4,7 @@ import { PROVIDER_NODE_POOL_TIMEOUT_MINUTES, TpuSlicePool, tpuPoolTimeoutMinutes
 import { Capacity } from '../../jobs/platform';
 import { tpuSlice } from '../../jobs/tpu';
 
-function synthPool(machineType: string, topology: string, capacity: Capacity, diskSizeGb?: number): any {
+function synthPool(machineType: string, topology: string, capacity: Capacity, diskSizeGb?: number, queuedProvisioning?: boolean): any {
   const out = Testing.synthScope((scope) => {
     new TpuSlicePool(scope, 'pool', {
       name: 'tpu-test-0',
@@ -12,6 +12,7 @@ function synthPool(machineType: string, topology: string, capacity: Capacity, di
       slice: tpuSlice(machineType, topology),
       zone: 'us-east5-b',
       capacity,
+      queuedProvisioning,
       serviceAccountEmail: 'np@p.iam.gserviceaccount.com',
       diskSizeGb,
     });
@@ -81,6 +82,41 @@ test('flex-start: autoscales 0 -> all VMs with per-zone limits (total limits bre
     management: { auto_repair: false, auto_upgrade: true },
     node_config: { flex_start: true, max_run_duration: '7200s' },
   });
+});
+
+const flexStart: Capacity = { type: 'flex-start', maxRunDurationSeconds: 7200 };
+
+test('flex-start (default): queued provisioning, and the pool names the TPU labels its flavor selects', () => {
+  const pool = synthPool('ct6e-standard-4t', '4x8', flexStart);
+  expect(pool.queued_provisioning).toEqual({ enabled: true });
+  expect(pool.node_config.labels).toEqual({ 'cloud.google.com/gke-tpu-accelerator': 'tpu-v6e-slice', 'cloud.google.com/gke-tpu-topology': '4x8' });
+  // Everything else a flex-start pool had stays: the queued pool still scales 0 -> all VMs with no reservation.
+  expect(pool).toMatchObject({
+    autoscaling: { min_node_count: 0, max_node_count: 8, location_policy: 'ANY' },
+    node_config: { flex_start: true, reservation_affinity: { consume_reservation_type: 'NO_RESERVATION' } },
+  });
+  expect(synthPool('ct6e-standard-8t', '2x4', flexStart).queued_provisioning).toEqual({ enabled: true });
+});
+
+test('reservation and spot pools are never queued and name no labels (unchanged)', () => {
+  for (const capacity of [reservation, { type: 'spot' } as Capacity]) {
+    const pool = synthPool('ct6e-standard-4t', '4x8', capacity);
+    expect({ type: capacity.type, queued: pool.queued_provisioning, labels: pool.node_config.labels }).toEqual({ type: capacity.type, queued: undefined, labels: undefined });
+  }
+});
+
+test('queuedProvisioning: false keeps a flex-start pool a plain flex-start pool (a pool no Kueue workload asks for)', () => {
+  const pool = synthPool('ct6e-standard-8t', '2x4', flexStart, undefined, false);
+  expect(pool.queued_provisioning).toBeUndefined();
+  expect(pool.node_config.labels).toBeUndefined();
+  expect(pool).toMatchObject({ autoscaling: { min_node_count: 0, max_node_count: 1 }, node_config: { flex_start: true } });
+});
+
+test('queuedProvisioning on a reservation or spot pool is an error naming the key, the capacity and the pool', () => {
+  expect(() => synthPool('ct6e-standard-4t', '4x8', { type: 'spot' }, undefined, true)).toThrow(
+    `queuedProvisioning needs capacity 'flex-start' (GKE obtains a queued pool's nodes only through ProvisioningRequests, scaling it from 0 with no reservation), got capacity "spot" for pool "tpu-test-0"; drop queuedProvisioning or choose capacity 'flex-start'`,
+  );
+  expect(() => synthPool('ct6e-standard-4t', '4x8', reservation, undefined, true)).toThrow(/^queuedProvisioning needs capacity 'flex-start' .* got capacity "reservation" for pool "tpu-test-0"/);
 });
 
 function tpu7x(clusterName: string, zone = 'us-central1-c') {

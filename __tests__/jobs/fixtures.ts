@@ -1,9 +1,12 @@
 /** Shared test fixtures for the pipeline tests: the platforms the tutorials need. */
-import { derivePlatform, Platform } from '../../jobs/platform';
+import { Capacity, derivePlatform, Platform } from '../../jobs/platform';
 import { tpuSlice } from '../../jobs/tpu';
 
-/** 1x ct6e-standard-4t 4x8 (reservation) + 1x ct6e-standard-8t 2x4, cpu-np n4-highmem-64, namespace default. */
-export function testPlatform(overrides: { v6e32Slices?: number; cpuMachineType?: string } = {}): Platform {
+/**
+ * 1x ct6e-standard-4t 4x8 (reservation) + 1x ct6e-standard-8t 2x4, cpu-np n4-highmem-64, namespace default; `capacity`
+ * puts both slices on another capacity.
+ */
+export function testPlatform(overrides: { v6e32Slices?: number; cpuMachineType?: string; capacity?: Capacity } = {}): Platform {
   return derivePlatform({
     project: 'my-project',
     region: 'us-east5',
@@ -13,8 +16,8 @@ export function testPlatform(overrides: { v6e32Slices?: number; cpuMachineType?:
     namespace: 'default',
     cpuMachineType: overrides.cpuMachineType ?? 'n4-highmem-64',
     tpuGroups: [
-      { slice: tpuSlice('ct6e-standard-4t', '4x8'), count: overrides.v6e32Slices ?? 1, capacity: { type: 'reservation', reservation: 'res-v6e' } },
-      { slice: tpuSlice('ct6e-standard-8t', '2x4'), count: 1, capacity: { type: 'reservation', reservation: 'res-v6e' } },
+      { slice: tpuSlice('ct6e-standard-4t', '4x8'), count: overrides.v6e32Slices ?? 1, capacity: overrides.capacity ?? { type: 'reservation', reservation: 'res-v6e' } },
+      { slice: tpuSlice('ct6e-standard-8t', '2x4'), count: 1, capacity: overrides.capacity ?? { type: 'reservation', reservation: 'res-v6e' } },
     ],
   });
 }

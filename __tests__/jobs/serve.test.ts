@@ -143,6 +143,13 @@ describe('the synthesized stack', () => {
     expect(pools[0]).toMatchObject({ name: 'serve-rl-qwen3', node_count: 1, node_locations: ['us-east5-b'], node_config: { machine_type: 'ct6e-standard-4t', spot: true } });
     expect(pools[0].placement_policy).toBeUndefined();
   });
+  test('a flex-start serving pool is a plain flex-start pool, never queued: the Deployment is no Kueue workload, so no ProvisioningRequest would ask for its nodes', () => {
+    const plan = build('rl-qwen3', { enabled: true, capacity: 'flex-start' }).serve!;
+    const flex = JSON.parse(Testing.synth(new ServeStack(Testing.app(), 'serve-rl-qwen3', { platform: testPlatform(), plan })));
+    const [pool] = Object.values<any>(flex.resource.google_container_node_pool);
+    expect(pool).toMatchObject({ autoscaling: { min_node_count: 0, max_node_count: 1 }, node_config: { flex_start: true } });
+    expect(pool.queued_provisioning).toBeUndefined();
+  });
   test('a read-only identity: objectViewer on the export alone, bound to the server KSA only', () => {
     const grants = Object.values<any>(tf.resource.google_storage_bucket_iam_member);
     expect(grants.map((g) => [g.bucket, g.role])).toEqual([['my-bucket', 'roles/storage.objectViewer']]);

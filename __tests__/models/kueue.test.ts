@@ -4,12 +4,29 @@
  * be scheduled on a node of that pool. Plus the chart's webhooks (charts/kueue/templates/webhook/manifests.yaml @
  * v0.19.2): only the integrations in use are enabled.
  */
-import { admitWorkload, admittedPod, assignFlavor, effectiveRecoveryTimeout, neverReady, podRequests, recoveries, schedulableOn } from './kueue';
+import {
+  admissionTimeline,
+  AdmissionTimeline,
+  admitWorkload,
+  admittedPod,
+  assignFlavor,
+  checksFor,
+  effectiveRecoveryTimeout,
+  neverReady,
+  podRequests,
+  provisioningCheckState,
+  provisioningPodSets,
+  ProvisioningOutcome,
+  recoveries,
+  schedulableOn,
+} from './kueue';
 import { durationSeconds } from '../../review/values';
-import { allConfigurations, CONFIGURATIONS, Obj, podSets, synthesize } from './synthesized';
+import { allConfigurations, CONFIGURATIONS, Obj, podSets, Synthesized, synthesize } from './synthesized';
 import { TPU_RESOURCE } from '../../jobs/tpu';
 
-const configs = allConfigurations();
+/** Both slices on flex-start, as the golden 'flex-start' configuration: every TPU pool queued. */
+const FLEX_START = { TPU_CAPACITY: 'flex-start', SINGLE_HOST_CAPACITY: 'flex-start' };
+const configs: Array<[string, Synthesized]> = [...allConfigurations(), ['flex-start (both slices)', synthesize(FLEX_START)]];
 
 describe.each(configs)('Kueue admits and places every pod set (%s)', (_name, synth) => {
   const cq = synth.kueueObjects.find((o) => o.kind === 'ClusterQueue')!;
@@ -179,4 +196,160 @@ describe('a slow recovery never costs the run its requeues (recoveryTimeout none
     const { recoveryTimeout: _r, ...missing } = cfg.waitForPodsReady;
     expect(effectiveRecoveryTimeout({ waitForPodsReady: missing })).toBe(20 * 60);
   });
+});
+
+describe('flex-start: Kueue admits a workload only once GKE has provisioned its slice (ProvisioningRequest check, Kueue v0.19.2)', () => {
+  const HOUR = 3600;
+  const MIN = 60;
+  const flex = synthesize(FLEX_START);
+  const objects = (synth: Synthesized) => ({
+    cq: synth.kueueObjects.find((o) => o.kind === 'ClusterQueue')!,
+    flavors: synth.kueueObjects.filter((o) => o.kind === 'ResourceFlavor'),
+    checks: synth.kueueObjects.filter((o) => o.kind === 'AdmissionCheck'),
+    configs: synth.kueueObjects.filter((o) => o.kind === 'ProvisioningRequestConfig'),
+    managerConfig: synth.kueueManagerConfig,
+  });
+  const jobSet = (synth: Synthesized, name: string) => synth.jobSets.find((j) => j.manifest.metadata.name === name)!.manifest;
+  const timeline = (synth: Synthesized, js: Obj, gke: (k: number) => ProvisioningOutcome, ready: (n: number) => number | undefined, extra: { revokedAfterAdmission?: number } = {}) =>
+    admissionTimeline({ ...objects(synth), sets: podSets(js), gke, podsReadyAfterAdmission: ready, workloadName: 'jobset-w', ...extra });
+  const kinds = (t: AdmissionTimeline) => t.events.map((e) => e.event);
+  const at = (t: AdmissionTimeline, event: string) => t.events.filter((e) => e.event === event).map((e) => e.at);
+  const train = jobSet(flex, 'rl-qwen3-r1-train');
+
+  test.each(configs)('the queued pools are exactly the flavors with a check (%s)', (_name, synth) => {
+    const { cq, flavors } = objects(synth);
+    const queued = synth.nodePools.filter((p) => p.raw.queued_provisioning?.enabled === true);
+    const flavorOf = (pool: (typeof queued)[number]) =>
+      flavors.find((f) => Object.entries(f.spec.nodeLabels).every(([k, v]) => pool.labels[k] === v) && f.spec.nodeTaints)!.metadata.name;
+    const checked = (cq.spec.admissionChecksStrategy?.admissionChecks ?? []).flatMap((c: Obj) => c.onFlavors);
+    expect(queued.map(flavorOf).sort()).toEqual([...checked].sort());
+    expect(queued.length > 0).toBe(synth === flex);
+  });
+
+  test('every TPU workload gets the check of its own flavor, and its request holds the TPU pod sets only (no Pathways head)', () => {
+    const { cq, flavors, configs: prcs } = objects(flex);
+    let tpuWorkloads = 0;
+    for (const { manifest } of flex.jobSets) {
+      const sets = podSets(manifest);
+      const decisions = admitWorkload(cq, flavors, sets);
+      const assigned = Object.values(decisions).map((d) => d.flavor!);
+      const tpuSets = sets.filter((ps) => (podRequests(ps.pod)[TPU_RESOURCE] ?? 0) > 0);
+      const checks = checksFor(cq, assigned);
+      const label = manifest.metadata.name;
+      if (tpuSets.length === 0) {
+        expect({ label, checks }).toEqual({ label, checks: [] });
+        continue;
+      }
+      tpuWorkloads += 1;
+      const tpuFlavors = [...new Set(tpuSets.map((ps) => decisions[ps.name].flavor))];
+      expect({ label, checks }).toEqual({ label, checks: tpuFlavors.map((f) => `${f}-provisioning`) });
+      const prc = prcs.find((p) => p.metadata.name === checks[0])!;
+      expect({ label, held: provisioningPodSets(prc, sets) }).toEqual({ label, held: tpuSets.map((ps) => ps.name) });
+    }
+    expect(tpuWorkloads).toBeGreaterThan(0);
+    expect(provisioningPodSets(objects(flex).configs[0], podSets(train))).toEqual(['worker']);
+  });
+
+  test("the request's pod template (the pod with its flavor's labels and tolerations, as Kueue creates it) fits its queued pool only", () => {
+    const { cq, flavors } = objects(flex);
+    const sets = podSets(train);
+    const worker = sets.find((ps) => ps.name === 'worker')!;
+    const flavor = flavors.find((f) => f.metadata.name === admitWorkload(cq, flavors, sets).worker.flavor)!;
+    const template = admittedPod(worker.pod, flavor);
+    expect(flex.nodePools.filter((p) => schedulableOn(template, p)).map((p) => p.name)).toEqual(['tpu-v6e-32-0']);
+    // Without the flavor's toleration the pod would never run on the queued nodes GKE brings up.
+    expect(flex.nodePools.filter((p) => schedulableOn(worker.pod, p)).map((p) => p.name)).toEqual([]);
+  });
+
+  test('(a) a 3-hour provisioning wait: quota reserved at once, Admitted only at Provisioned, no PodsReady timeout while waiting', () => {
+    const t = timeline(flex, train, () => ({ provisionedAfterSeconds: 3 * HOUR }), () => 10 * MIN);
+    expect(t.events).toEqual([
+      { at: 0, event: 'QuotaReserved' },
+      { at: 0, event: 'ProvisioningRequestCreated', detail: 'jobset-w-tpu-v6e-32-provisioning-1' },
+      { at: 3 * HOUR, event: 'Admitted' },
+      { at: 3 * HOUR + 10 * MIN, event: 'PodsReady' },
+    ]);
+    expect(t.podsReadyRequeueCount).toBe(0);
+  });
+
+  test('(a) no provisioning wait, however long, times the workload out: the start window opens at Admitted', () => {
+    for (const wait of [0, 19 * MIN, 21 * MIN, HOUR, 3 * HOUR, 24 * HOUR, 7 * 24 * HOUR]) {
+      const t = timeline(flex, train, () => ({ provisionedAfterSeconds: wait }), () => 15 * MIN);
+      expect({ wait, events: kinds(t) }).toEqual({ wait, events: ['QuotaReserved', 'ProvisioningRequestCreated', 'Admitted', 'PodsReady'] });
+    }
+  });
+
+  test('the model tells them apart: without the check (the earlier design) a slice that takes 3 hours is evicted at 20 minutes, and the run deactivated', () => {
+    const { admissionChecksStrategy: _dropped, ...spec } = objects(flex).cq.spec;
+    const without: Synthesized = { ...flex, kueueObjects: flex.kueueObjects.map((o) => (o.kind === 'ClusterQueue' ? { ...o, spec } : o)) };
+    // Admitted on quota alone; the pods wait for the slice (3 h from the first admission) and then start (10 min).
+    const t = timeline(without, train, () => ({}), () => 3 * HOUR + 10 * MIN);
+    expect(at(t, 'Admitted')[0]).toBe(0);
+    expect(at(t, 'EvictedPodsReadyTimeout')[0]).toBe(20 * MIN);
+    expect(kinds(t).pop()).toBe('DeactivatedRequeuingLimitExceeded');
+  });
+
+  test('(b) once Provisioned, the normal start window applies: pods never ready -> evicted 20 minutes after Admitted, a new request each time, then deactivated', () => {
+    const t = timeline(flex, train, (k) => ({ provisionedAfterSeconds: k === 1 ? 3 * HOUR : 5 * MIN }), () => undefined);
+    expect(at(t, 'Admitted')[0]).toBe(3 * HOUR);
+    expect(at(t, 'EvictedPodsReadyTimeout')[0]).toBe(3 * HOUR + 20 * MIN);
+    expect(kinds(t)).toEqual([
+      ...['QuotaReserved', 'ProvisioningRequestCreated', 'Admitted', 'EvictedPodsReadyTimeout'],
+      ...['QuotaReserved', 'ProvisioningRequestCreated', 'Admitted', 'EvictedPodsReadyTimeout'],
+      ...['QuotaReserved', 'ProvisioningRequestCreated', 'Admitted', 'EvictedPodsReadyTimeout'],
+      ...['QuotaReserved', 'ProvisioningRequestCreated', 'Admitted', 'DeactivatedRequeuingLimitExceeded'],
+    ]);
+    // A Ready check is reset without its retry count: every request after a PodsReady eviction is attempt 1 again.
+    expect(t.events.filter((e) => e.event === 'ProvisioningRequestCreated').map((e) => e.detail)).toEqual(Array(4).fill('jobset-w-tpu-v6e-32-provisioning-1'));
+    expect(t.podsReadyRequeueCount).toBe(3);
+  });
+
+  test('(c) GKE fails the request: retried after 60, 120, 240 s with the quota given back, the 4th failure deactivates; PodsReady requeues untouched', () => {
+    const t = timeline(flex, train, () => ({ failedAfterSeconds: 30 * MIN }), () => 10 * MIN);
+    expect(t.events.filter((e) => e.event === 'ProvisioningRequestCreated').map((e) => e.detail)).toEqual([1, 2, 3, 4].map((n) => `jobset-w-tpu-v6e-32-provisioning-${n}`));
+    expect(t.events.filter((e) => e.event === 'EvictedAdmissionCheckRetry').map((e) => e.detail)).toEqual(
+      [60, 120, 240].map((s) => `tpu-v6e-32-provisioning requeued after ${s}s`),
+    );
+    expect(at(t, 'QuotaReserved')).toEqual([0, 30 * MIN + 60, 60 * MIN + 180, 90 * MIN + 420]);
+    expect(t.events[t.events.length - 1]).toEqual({ at: 120 * MIN + 420, event: 'DeactivatedAdmissionCheckRejected', detail: 'tpu-v6e-32-provisioning' });
+    expect(kinds(t)).not.toContain('Admitted');
+    expect(t.podsReadyRequeueCount).toBe(0);
+    // Two failures, then the slice: admitted on the third request.
+    const third = timeline(flex, train, (k) => (k < 3 ? { failedAfterSeconds: HOUR } : { provisionedAfterSeconds: 2 * HOUR }), () => 10 * MIN);
+    expect(kinds(third).slice(-2)).toEqual(['Admitted', 'PodsReady']);
+    expect(third.events.filter((e) => e.event === 'ProvisioningRequestCreated').pop()!.detail).toBe('jobset-w-tpu-v6e-32-provisioning-3');
+    expect(at(third, 'Admitted')[0]).toBe(HOUR + 60 + HOUR + 120 + 2 * HOUR);
+  });
+
+  test('(c) BookingExpired before admission retries like Failed; after admission Kueue ignores it; CapacityRevoked deactivates a running workload', () => {
+    const prc = objects(flex).configs[0];
+    const pending = { admitted: false, active: true, finished: false };
+    const admitted = { admitted: true, active: true, finished: false };
+    expect(provisioningCheckState(prc, { conditions: ['Provisioned', 'BookingExpired'], attempt: 1 }, { prior: 'Pending', retryCount: 0 }, pending)).toEqual({ state: 'Retry', requeueAfterSeconds: 60 });
+    expect(provisioningCheckState(prc, { conditions: ['Provisioned', 'BookingExpired'], attempt: 4 }, { prior: 'Pending', retryCount: 3 }, pending)).toEqual({ state: 'Rejected' });
+    expect(provisioningCheckState(prc, { conditions: ['Provisioned', 'BookingExpired'], attempt: 1 }, { prior: 'Ready', retryCount: 0 }, admitted)).toEqual({ state: 'Ready' });
+    expect(provisioningCheckState(prc, { conditions: ['Failed'], attempt: 3 }, { prior: 'Pending', retryCount: 2 }, pending)).toEqual({ state: 'Retry', requeueAfterSeconds: 240 });
+    const revoked = timeline(flex, train, () => ({ provisionedAfterSeconds: HOUR }), () => 10 * MIN, { revokedAfterAdmission: 5 * HOUR });
+    expect(revoked.events[revoked.events.length - 1]).toEqual({ at: 6 * HOUR, event: 'DeactivatedAdmissionCheckRejected', detail: 'tpu-v6e-32-provisioning CapacityRevoked' });
+  });
+
+  test.each([['example', CONFIGURATIONS.example], ['spot', CONFIGURATIONS.spot], ['two slices', CONFIGURATIONS['two slices']]] as const)(
+    '(d) %s: no check, admitted when quota is reserved, the 20-minute start window from then, as before',
+    (_name, env) => {
+      const synth = synthesize(env);
+      expect(objects(synth).checks).toEqual([]);
+      const js = jobSet(synth, 'rl-qwen3-r1-train');
+      const fine = timeline(synth, js, () => ({ provisionedAfterSeconds: 3 * HOUR }), () => 10 * MIN);
+      expect(fine.events).toEqual([
+        { at: 0, event: 'QuotaReserved' },
+        { at: 0, event: 'Admitted' },
+        { at: 10 * MIN, event: 'PodsReady' },
+      ]);
+      // Never ready: the same evictions and deactivation as the waitForPodsReady model (neverReady).
+      const stuck = timeline(synth, js, () => ({}), () => undefined);
+      const expected = neverReady(synth.kueueManagerConfig);
+      expect(at(stuck, 'Admitted')).toEqual(expected.map((a) => a.admittedAtSeconds));
+      expect([...at(stuck, 'EvictedPodsReadyTimeout'), ...at(stuck, 'DeactivatedRequeuingLimitExceeded')]).toEqual(expected.map((a) => a.releasedAtSeconds));
+    },
+  );
 });

@@ -264,3 +264,213 @@ export function recoveries(managerConfig: Obj, outages: readonly number[]): Reco
   }
   return { evictions, requeueCount: count };
 }
+
+/*
+ * Admission checks: Kueue v0.19.2's ProvisioningRequest admission check, and how it gates admission (and so the
+ * waitForPodsReady clock). Read at kubernetes-sigs/kueue v0.19.2 (commit 8eab6877):
+ * - pkg/util/admissioncheck/admissioncheck.go `NewAdmissionChecks`: the ClusterQueue's `admissionChecksStrategy`, each
+ *   check on its `onFlavors` (empty = every flavor of the ClusterQueue); pkg/workload/workload.go
+ *   `AdmissionChecksForWorkload` / `admissionChecksForAdmission`: once quota is reserved, a workload gets the checks
+ *   whose flavors meet the flavors it was assigned.
+ * - pkg/controller/admissionchecks/provisioning/controller.go `reqIsNeeded`, `requiredPodSets`, `podUses`,
+ *   `containerUses`: a request is needed for the pod sets with count > 0 that request or limit a managed resource (in a
+ *   container or an init container; none listed = all resources); with none, the check is Ready at once ("the
+ *   provisioning request is not needed"). `syncOwnedProvisionRequest`: the request of attempt n is named
+ *   `<workload>-<check>-<n>`, n = the check's retryCount + 1.
+ * - controller.go `syncCheckStates`, in its order: Failed -> Retry while attempt <= backoffLimitCount (requeueAfter from
+ *   pkg/workload/admissionchecks.go `UpdateAdmissionCheckRequeueState`: base x 2^(retryCount) capped at max), else
+ *   Rejected; CapacityRevoked -> Rejected while the workload is active and not finished; BookingExpired -> like Failed
+ *   but only while the workload is not admitted (an admitted one keeps its state); Provisioned -> Ready; else Pending.
+ * - pkg/workload/admissionchecks.go `SyncAdmittedCondition` / `HasAllChecksReady`: Admitted = quota reserved AND every
+ *   check Ready. pkg/controller/core/workload_controller.go `admittedNotReadyWorkload`: no timeout for a workload that
+ *   is not admitted; WaitForStart times out `timeout` after the Admitted transition. `reconcileCheckBasedEviction`: a
+ *   Rejected check deactivates the workload (`SetDeactivationTarget`, reason AdmissionCheck); a Retry check evicts it
+ *   (quota back) with no `UpdateRequeueState`, so waitForPodsReady's requeue count is untouched.
+ * - pkg/workload/evict/evict.go `resetChecksOnEviction`: every check goes back to Pending; a Retry check keeps
+ *   retryCount + 1, any other state drops it (the next request is attempt 1 again). With
+ *   CleanupProvisioningRequestsOnEviction (Beta, on at 0.19, pkg/features/kube_features.go) the evicted workload's
+ *   requests are deleted, so the next quota reservation creates a new one.
+ */
+
+/** The checks Kueue attaches to a workload assigned `flavors` in `cq` (after quota reservation). */
+export function checksFor(cq: Obj, flavors: readonly string[]): string[] {
+  const all = (cq.spec.resourceGroups as Obj[]).flatMap((g) => (g.flavors as Obj[]).map((f) => f.name as string));
+  const rules: Obj[] = cq.spec.admissionChecksStrategy?.admissionChecks ?? [];
+  return rules.filter((r) => ((r.onFlavors?.length ?? 0) > 0 ? r.onFlavors : all).some((f: string) => flavors.includes(f))).map((r) => r.name);
+}
+
+/** The pod sets a ProvisioningRequest of `prc` holds (`requiredPodSets`): count > 0 and using a managed resource. */
+export function provisioningPodSets(prc: Obj, sets: ReadonlyArray<{ name: string; pod: Obj; count: number }>): string[] {
+  const managed: string[] = prc.spec.managedResources ?? [];
+  const uses = (pod: Obj) =>
+    [...(pod.initContainers ?? []), ...(pod.containers ?? [])].some((c: Obj) =>
+      [...Object.keys(c.resources?.requests ?? {}), ...Object.keys(c.resources?.limits ?? {})].some((r) => managed.length === 0 || managed.includes(r)),
+    );
+  return sets.filter((s) => s.count > 0 && uses(s.pod)).map((s) => s.name);
+}
+
+export type CheckState = 'Pending' | 'Ready' | 'Retry' | 'Rejected';
+
+/**
+ * `syncCheckStates` for one provisioning check: the state its request's conditions give, and the retry delay. `prior`
+ * is the state the check had (kept where the source changes nothing).
+ */
+export function provisioningCheckState(
+  prc: Obj,
+  pr: { conditions: readonly string[]; attempt: number },
+  check: { prior: CheckState; retryCount: number },
+  workload: { admitted: boolean; active: boolean; finished: boolean },
+): { state: CheckState; requeueAfterSeconds?: number } {
+  const rs = prc.spec.retryStrategy ?? {};
+  const limit = rs.backoffLimitCount ?? 3;
+  const base = rs.backoffBaseSeconds ?? 60;
+  const max = rs.backoffMaxSeconds ?? 1800;
+  const has = (c: string) => pr.conditions.includes(c);
+  const retryOrReject = () =>
+    pr.attempt <= limit ? { state: 'Retry' as const, requeueAfterSeconds: Math.min(base * 2 ** check.retryCount, max) } : { state: 'Rejected' as const };
+  if (has('Failed')) return retryOrReject();
+  if (has('CapacityRevoked')) return workload.active && !workload.finished ? { state: 'Rejected' } : { state: check.prior };
+  if (has('BookingExpired')) return workload.admitted ? { state: check.prior } : retryOrReject();
+  if (has('Provisioned')) return { state: 'Ready' };
+  return { state: 'Pending' };
+}
+
+/** What GKE does with the k-th ProvisioningRequest of a workload (k counts every request, from 1). */
+export interface ProvisioningOutcome {
+  /** Seconds after the request is created when GKE sets Provisioned (the slice exists). */
+  readonly provisionedAfterSeconds?: number;
+  /** Seconds after the request is created when GKE sets Failed (or BookingExpired before admission: `expired`). */
+  readonly failedAfterSeconds?: number;
+  readonly expired?: boolean;
+}
+
+export interface AdmissionEvent {
+  readonly at: number;
+  readonly event:
+    | 'QuotaReserved'
+    | 'ProvisioningRequestCreated'
+    | 'Admitted'
+    | 'PodsReady'
+    | 'EvictedAdmissionCheckRetry'
+    | 'EvictedPodsReadyTimeout'
+    | 'DeactivatedAdmissionCheckRejected'
+    | 'DeactivatedRequeuingLimitExceeded';
+  readonly detail?: string;
+}
+
+export interface AdmissionTimeline {
+  readonly events: readonly AdmissionEvent[];
+  /** waitForPodsReady's `status.requeueState.count` at the end. */
+  readonly podsReadyRequeueCount: number;
+}
+
+/**
+ * One workload's life from its first quota reservation (t = 0, quota always free), through its admission checks and
+ * waitForPodsReady, until its pods are ready, it is deactivated, or `horizonSeconds` pass. `gke(k)` is what GKE does
+ * with the k-th request; `podsReadyAfterAdmission(n)` how long the n-th admission's pods take to be ready (undefined =
+ * never); `revokedAfterAdmission` when GKE revokes the capacity of a running workload (CapacityRevoked).
+ */
+export function admissionTimeline(opts: {
+  cq: Obj;
+  flavors: readonly Obj[];
+  checks: readonly Obj[];
+  configs: readonly Obj[];
+  managerConfig: Obj;
+  sets: ReadonlyArray<{ name: string; pod: Obj; count: number }>;
+  gke: (k: number) => ProvisioningOutcome;
+  podsReadyAfterAdmission: (n: number) => number | undefined;
+  revokedAfterAdmission?: number;
+  workloadName?: string;
+  horizonSeconds?: number;
+}): AdmissionTimeline {
+  const w = opts.managerConfig.waitForPodsReady ?? {};
+  const timeout = seconds(w.timeout ?? '30m');
+  const rs = w.requeuingStrategy ?? {};
+  const base = rs.backoffBaseSeconds ?? 60;
+  const max = rs.backoffMaxSeconds ?? 3600;
+  const limit: number | undefined = rs.backoffLimitCount ?? undefined;
+  const horizon = opts.horizonSeconds ?? 30 * 24 * 3600;
+  const name = opts.workloadName ?? 'wl';
+  const events: AdmissionEvent[] = [];
+  const configOf = (check: string): Obj => {
+    const ac = opts.checks.find((c) => c.metadata.name === check);
+    if (!ac) throw new Error(`the ClusterQueue names AdmissionCheck ${check}, which the objects do not hold (Kueue: AdmissionCheckNotFound)`);
+    const prc = opts.configs.find((c) => c.metadata.name === ac.spec.parameters?.name);
+    if (!prc) throw new Error(`AdmissionCheck ${check} reads ProvisioningRequestConfig ${ac.spec.parameters?.name}, which the objects do not hold (Kueue: BadParametersRef)`);
+    return prc;
+  };
+  const retryCount: Record<string, number> = {};
+  let requests = 0;
+  let admissions = 0;
+  let requeues = 0;
+  let t = 0;
+  while (t <= horizon) {
+    events.push({ at: t, event: 'QuotaReserved' });
+    const decisions = admitWorkload(opts.cq, opts.flavors, opts.sets);
+    const assigned = Object.values(decisions).map((d) => d.flavor).filter((f): f is string => f !== undefined);
+    let readyAt = t;
+    let retry: { at: number; after: number; check: string } | undefined;
+    let rejected: { at: number; check: string } | undefined;
+    const provisioned: Array<{ check: string; prc: Obj; attempt: number }> = [];
+    for (const check of checksFor(opts.cq, assigned)) {
+      const prc = configOf(check);
+      if (provisioningPodSets(prc, opts.sets).length === 0) continue; // Ready at once: no request needed
+      const attempt = (retryCount[check] ?? 0) + 1;
+      requests += 1;
+      events.push({ at: t, event: 'ProvisioningRequestCreated', detail: `${name}-${check}-${attempt}` });
+      const outcome = opts.gke(requests);
+      const prior = { prior: 'Pending' as CheckState, retryCount: retryCount[check] ?? 0 };
+      const wl = { admitted: false, active: true, finished: false };
+      if (outcome.failedAfterSeconds !== undefined) {
+        const s = provisioningCheckState(prc, { conditions: [outcome.expired ? 'BookingExpired' : 'Failed'], attempt }, prior, wl);
+        const at = t + outcome.failedAfterSeconds;
+        if (s.state === 'Retry') retry = { at, after: s.requeueAfterSeconds!, check };
+        else rejected = { at, check };
+        break;
+      }
+      if (outcome.provisionedAfterSeconds === undefined) return { events, podsReadyRequeueCount: requeues }; // Pending for ever
+      const s = provisioningCheckState(prc, { conditions: ['Provisioned'], attempt }, prior, wl);
+      if (s.state === 'Ready') readyAt = Math.max(readyAt, t + outcome.provisionedAfterSeconds);
+      provisioned.push({ check, prc, attempt });
+    }
+    if (rejected) {
+      events.push({ at: rejected.at, event: 'DeactivatedAdmissionCheckRejected', detail: rejected.check });
+      return { events, podsReadyRequeueCount: requeues };
+    }
+    if (retry) {
+      // Evicted, the quota goes back, the check keeps retryCount + 1; queued again after the check's backoff.
+      events.push({ at: retry.at, event: 'EvictedAdmissionCheckRetry', detail: `${retry.check} requeued after ${retry.after}s` });
+      retryCount[retry.check] = (retryCount[retry.check] ?? 0) + 1;
+      t = retry.at + retry.after;
+      continue;
+    }
+    admissions += 1;
+    const admittedAt = readyAt;
+    events.push({ at: admittedAt, event: 'Admitted' });
+    const ready = opts.podsReadyAfterAdmission(admissions);
+    if (ready !== undefined && ready <= timeout) {
+      events.push({ at: admittedAt + ready, event: 'PodsReady' });
+      if (opts.revokedAfterAdmission !== undefined) {
+        for (const { check, prc, attempt } of provisioned) {
+          const s = provisioningCheckState(prc, { conditions: ['Provisioned', 'CapacityRevoked'], attempt }, { prior: 'Ready', retryCount: 0 }, { admitted: true, active: true, finished: false });
+          if (s.state === 'Rejected') {
+            events.push({ at: admittedAt + opts.revokedAfterAdmission, event: 'DeactivatedAdmissionCheckRejected', detail: `${check} CapacityRevoked` });
+            break;
+          }
+        }
+      }
+      return { events, podsReadyRequeueCount: requeues };
+    }
+    // WaitForStart timed out `timeout` after the Admitted transition.
+    const at = admittedAt + timeout;
+    if (limit !== undefined && requeues + 1 > limit) {
+      events.push({ at, event: 'DeactivatedRequeuingLimitExceeded' });
+      return { events, podsReadyRequeueCount: requeues };
+    }
+    requeues += 1;
+    events.push({ at, event: 'EvictedPodsReadyTimeout', detail: `requeue ${requeues}` });
+    for (const k of Object.keys(retryCount)) delete retryCount[k]; // a Ready check is reset without its retryCount
+    t = at + Math.min(base * 2 ** (requeues - 1), max);
+  }
+  return { events, podsReadyRequeueCount: requeues };
+}

@@ -1,6 +1,6 @@
 /**
  * Everything the app synthesizes, as the systems it drives would see it: the infra stack's node pools (with the
- * labels and taints GKE puts on their nodes), the Kueue objects and chart values, and every pipeline stack's
+ * labels and taints GKE puts on their nodes, a queued pool's included), the Kueue objects and chart values, and every pipeline stack's
  * JobSets, for the configurations the behavioural models run over. Synthesized once per configuration per jest run
  * (the JSON through __tests__/util.ts's cache); each test file builds its own objects from it.
  */
@@ -62,6 +62,12 @@ function nodePool(raw: Obj): NodePoolModel {
     labels[TPU_TOPOLOGY_LABEL] = topology;
   }
   const taints = (raw.node_config.taint ?? []).map((t: Obj) => ({ key: t.key, value: t.value, effect: EFFECTS[t.effect] ?? t.effect }));
+  // GKE taints every node of a queued-provisioning pool by itself (GoogleCloudPlatform/cluster-toolkit v1.95.0
+  // modules/compute/gke-node-pool/main.tf: "GKE automatically applies the taint"; its TPU test JobSets tolerate
+  // cloud.google.com/gke-queued=true:NoSchedule), whether or not the pool declares it.
+  if (raw.queued_provisioning?.enabled === true && !taints.some((t: Obj) => t.key === 'cloud.google.com/gke-queued')) {
+    taints.push({ key: 'cloud.google.com/gke-queued', value: 'true', effect: 'NoSchedule' });
+  }
   return { name: raw.name, machineType, labels, taints, serviceAccount: raw.node_config.service_account, raw };
 }
 

@@ -79,8 +79,12 @@ describe('infra stack: TPU pools', () => {
       autoscaling: { min_node_count: 0, max_node_count: 8 },
       management: { auto_repair: false },
       node_config: { flex_start: true, max_run_duration: '86400s', reservation_affinity: { consume_reservation_type: 'NO_RESERVATION' } },
+      queued_provisioning: { enabled: true },
     });
     expect(pool.node_count).toBeUndefined();
+    // Both slices of a flex-start config are queued; reservation and spot pools never are.
+    expect(pools({ TPU_CAPACITY: 'flex-start', SINGLE_HOST_CAPACITY: 'flex-start' })['tpu-v6e-8-8t-0'].queued_provisioning).toEqual({ enabled: true });
+    expect(pools({ TPU_CAPACITY: 'spot', SINGLE_HOST_CAPACITY: 'flex-start' })['tpu-v6e-32-0'].queued_provisioning).toBeUndefined();
   });
 
   test('every node pool runs as the dedicated node service account', () => {

@@ -15,6 +15,8 @@ import {
   podProblemRule,
   podsReadyTimeoutRule,
   queuedRule,
+  admissionCheckRule,
+  quotaHolders,
   runningRule,
   STEP_RULES,
   stepFacts,
@@ -117,6 +119,32 @@ describe('Kueue rules', () => {
     admitted.jobSets.push(js);
     admitted.workloads.push(workload(js, true, { chips: 32 }));
     expect(queuedRule(facts(admitted))).toBeUndefined();
+  });
+  test('admissionCheckRule: quota reserved, a check not Ready: waiting for GKE to provision the slice, with the check and its message', () => {
+    const reserved = { type: 'QuotaReserved', status: 'True', reason: 'QuotaReserved', message: 'Quota reserved in ClusterQueue cluster-queue' };
+    const notAdmitted = { type: 'Admitted', status: 'False', reason: 'UnsatisfiedChecks', message: 'The workload has not all checks ready' };
+    const checks = [{ name: 'tpu-v6e-32-provisioning', state: 'Pending', message: 'Provisioning Request was successfully queued.' }];
+    const { w, wl } = withWorkload([reserved, notAdmitted], { admissionChecks: checks });
+    const v = admissionCheckRule(facts(w));
+    expect(v).toMatchObject({ state: 'queued', reason: 'AdmissionChecks' });
+    expect(v!.message).toBe(
+      `workload ${wl.metadata.name} holds its quota and waits for its admission checks: tpu-v6e-32-provisioning Pending (Provisioning Request was successfully queued.); ` +
+        `a flex-start step is admitted once GKE has provisioned its slice (kubectl get provisioningrequests -n ${qwenRecord.namespace})`,
+    );
+    expect(v!.details).toEqual(waitLines(facts(w)));
+    // It wins over queuedRule (which would only repeat "not all checks ready").
+    expect(stepStatus(qwenRecord, TRAIN, w, new Map(), ctx).reason).toBe('AdmissionChecks');
+    // Every check Ready, no quota, or admitted: not this rule.
+    expect(admissionCheckRule(facts(withWorkload([reserved, notAdmitted], { admissionChecks: [{ ...checks[0], state: 'Ready' }] }).w))).toBeUndefined();
+    expect(admissionCheckRule(facts(withWorkload([{ ...reserved, status: 'False', reason: 'Pending' }], { admissionChecks: checks }).w))).toBeUndefined();
+    expect(admissionCheckRule(facts(withWorkload([reserved, { ...notAdmitted, status: 'True', reason: 'Admitted' }], { admissionChecks: checks }).w))).toBeUndefined();
+  });
+  test('quotaHolders counts a workload whose quota is reserved while its check waits, not one merely pending', () => {
+    const { w, wl } = withWorkload([{ type: 'QuotaReserved', status: 'True', reason: 'QuotaReserved', message: 'x' }], { admission: { clusterQueue: 'cluster-queue' } });
+    const other = { metadata: { name: 'other', namespace: 'default' } };
+    expect(quotaHolders(other, w.workloads, 'cluster-queue')).toEqual([`JobSet ${step(qwen, 'train').jobSetName} in default (ClusterQueue cluster-queue)`]);
+    wl.status.conditions = [{ type: 'QuotaReserved', status: 'False', reason: 'Pending', message: 'x' }];
+    expect(quotaHolders(other, w.workloads, 'cluster-queue')).toEqual([]);
   });
   test('suspendedRule: suspended with no workload yet', () => {
     const w = emptyWorld();
