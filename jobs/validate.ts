@@ -364,7 +364,7 @@ const sliceName = (s: TpuSlice) => `${s.machineType} ${s.topology} (${sliceShape
  * Larger slices of the same generation (any machine type) the step fits on, smallest first: the first that fits
  * at all, and when that one is only tight, the first with room too.
  */
-function largerSlices(recipe: Recipe, ctx: ValidationContext): { tight?: TpuSlice; fits?: TpuSlice } {
+export function largerSlices(recipe: Recipe, ctx: ValidationContext): { tight?: TpuSlice; fits?: TpuSlice } {
   const slice = ctx.slice;
   const generation = GENERATIONS[slice.generation];
   const before = otherMessages(recipe, ctx);
@@ -386,7 +386,7 @@ function largerSlices(recipe: Recipe, ctx: ValidationContext): { tight?: TpuSlic
 }
 
 /** One override (or a pair that only works together) and the values it is tried at, nearest first. */
-interface Knob {
+export interface Knob {
   readonly keys: readonly string[];
   readonly values: ReadonlyArray<readonly JsonValue[]>;
 }
@@ -401,7 +401,7 @@ const round2 = (v: number) => Math.round(v * 100) / 100;
  * overrides reach only keys a step already has, jobs/pipeline.ts overrideArgs); each knob is tried in the direction
  * that relieves that side, and a value is advised only when the estimate then fits and no other rule breaks.
  */
-function knobs(recipe: Recipe, ctx: ValidationContext, sides: readonly string[]): Knob[] {
+export function knobs(recipe: Recipe, ctx: ValidationContext, sides: readonly string[]): Knob[] {
   const args = recipe.train.args;
   const has = (k: string) => args[k] !== undefined;
   const out: Knob[] = [];
