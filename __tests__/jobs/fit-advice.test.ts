@@ -5,6 +5,7 @@
  * through config in __tests__/jobs/fit-check.test.ts ("advice works").
  */
 import { RECIPES } from '../../jobs/recipes';
+import { ruleContext, withTrainArgs } from './fixtures';
 import { Recipe } from '../../jobs/recipes/types';
 import { tpuSlice } from '../../jobs/tpu';
 import { imageReferenceProblem } from '../../jobs/image-ref';
@@ -24,7 +25,6 @@ import {
   maxtextRanges,
   numGenerations,
   promptLength,
-  ValidationContext,
   vllmModelName,
 } from '../../jobs/validate';
 
@@ -33,19 +33,8 @@ const gemma = RECIPES['rl-gemma4'];
 const llama = RECIPES['rl-llama3'];
 const sft = RECIPES['sft-gemma4'];
 const v6e32 = tpuSlice('ct6e-standard-4t', '4x8');
-const ctxOf = (slice = v6e32, slices = 1, extra: Partial<ValidationContext> = {}): ValidationContext => ({
-  slice,
-  slices,
-  cpuMachineType: 'n4-highmem-64',
-  cpuPoolName: 'cpu-np',
-  cpuPods: {},
-  ...extra,
-});
-const withArgs = (recipe: Recipe, args: Record<string, unknown>): Recipe => {
-  const merged: Record<string, unknown> = { ...recipe.train.args, ...args };
-  for (const [k, v] of Object.entries(args)) if (v === undefined) delete merged[k];
-  return { ...recipe, train: { ...recipe.train, args: merged } } as Recipe;
-};
+const ctxOf = ruleContext;
+const withArgs = withTrainArgs;
 const keysOf = (k: ReturnType<typeof knobs>) => k.map((x) => x.keys.join('+'));
 
 describe('knobs: the overrides tried on the side that does not fit', () => {

@@ -1,6 +1,8 @@
 /** Shared test fixtures for the pipeline tests: the platforms the tutorials need. */
 import { Capacity, derivePlatform, Platform } from '../../jobs/platform';
-import { tpuSlice } from '../../jobs/tpu';
+import { Recipe } from '../../jobs/recipes/types';
+import { tpuSlice, TpuSlice } from '../../jobs/tpu';
+import { ValidationContext } from '../../jobs/validate';
 
 /**
  * 1x ct6e-standard-4t 4x8 (reservation) + 1x ct6e-standard-8t 2x4, cpu-np n4-highmem-64, namespace default; `capacity`
@@ -39,4 +41,16 @@ export function envOf(c: Record<string, any>): Record<string, string> {
 /** The bash -c script of a container. */
 export function scriptOf(c: Record<string, any>): string {
   return c.command[2];
+}
+
+/** The rules' context: `slices` x `slice` (default one ct6e-standard-4t 4x8), cpu-np n4-highmem-64, no CPU pods. */
+export function ruleContext(slice: TpuSlice = tpuSlice('ct6e-standard-4t', '4x8'), slices = 1, extra: Partial<ValidationContext> = {}): ValidationContext {
+  return { slice, slices, cpuMachineType: 'n4-highmem-64', cpuPoolName: 'cpu-np', cpuPods: {}, ...extra };
+}
+
+/** The recipe with its training args changed: each given key set, each `undefined` one removed. */
+export function withTrainArgs(recipe: Recipe, args: Record<string, unknown>): Recipe {
+  const merged: Record<string, unknown> = { ...recipe.train.args, ...args };
+  for (const [k, v] of Object.entries(args)) if (v === undefined) delete merged[k];
+  return { ...recipe, train: { ...recipe.train, args: merged } } as Recipe;
 }

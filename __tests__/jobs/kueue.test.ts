@@ -6,17 +6,10 @@ import { parseBytes, parseMillicores } from '../../jobs/quantity';
 import { supportedTopologies, TPU_MACHINE_TYPES, tpuSlice } from '../../jobs/tpu';
 import { testPlatform } from './fixtures';
 
-const platform = (slices: number) =>
-  derivePlatform({
-    project: 'p',
-    region: 'us-east5',
-    zone: 'us-east5-b',
-    clusterName: 'c',
-    bucket: 'b',
-    namespace: 'ml',
-    cpuMachineType: 'n4-highmem-64',
-    tpuGroups: [{ slice: tpuSlice('ct6e-standard-4t', '4x8'), count: slices, capacity: { type: 'spot' } }],
-  });
+/** A platform in namespace ml with these TPU groups. */
+const platformWith = (tpuGroups: Parameters<typeof derivePlatform>[0]['tpuGroups']) =>
+  derivePlatform({ project: 'p', region: 'us-east5', zone: 'us-east5-b', clusterName: 'c', bucket: 'b', namespace: 'ml', cpuMachineType: 'n4-highmem-64', tpuGroups });
+const platform = (slices: number) => platformWith([{ slice: tpuSlice('ct6e-standard-4t', '4x8'), count: slices, capacity: { type: 'spot' } }]);
 
 test('TPU quota is the chips of all slices of a shape; flavor cpu/memory are the TPU hosts', () => {
   expect(kueueQuota({ platform: platform(1), cpuPoolMaxNodes: 2 })).toMatchObject({
@@ -74,19 +67,10 @@ test('unknown machine types and bad quantities are rejected with the allowed for
 
 describe('flex-start flavors: a ProvisioningRequest admission check each (Kueue v0.19.2, GKE queued provisioning)', () => {
   const flexPlatform = (single: Capacity = { type: 'reservation', reservation: 'res-v6e-8' }, hours = 24) =>
-    derivePlatform({
-      project: 'p',
-      region: 'us-east5',
-      zone: 'us-east5-b',
-      clusterName: 'c',
-      bucket: 'b',
-      namespace: 'ml',
-      cpuMachineType: 'n4-highmem-64',
-      tpuGroups: [
-        { slice: tpuSlice('ct6e-standard-4t', '4x8'), count: 1, capacity: { type: 'flex-start', maxRunDurationSeconds: hours * 3600 } },
-        { slice: tpuSlice('ct6e-standard-8t', '2x4'), count: 1, capacity: single },
-      ],
-    });
+    platformWith([
+      { slice: tpuSlice('ct6e-standard-4t', '4x8'), count: 1, capacity: { type: 'flex-start', maxRunDurationSeconds: hours * 3600 } },
+      { slice: tpuSlice('ct6e-standard-8t', '2x4'), count: 1, capacity: single },
+    ]);
   const byKind = (objects: any[], kind: string) => objects.filter((o) => o.kind === kind);
 
   test('reservation and spot platforms get no check, no config, no strategy and no flavor toleration (unchanged)', () => {
@@ -148,13 +132,10 @@ describe('flex-start flavors: a ProvisioningRequest admission check each (Kueue 
   });
 
   test('slices of one shape with different capacities are an error naming the flavor and both capacities', () => {
-    const mixed = derivePlatform({
-      ...{ project: 'p', region: 'us-east5', zone: 'us-east5-b', clusterName: 'c', bucket: 'b', namespace: 'ml', cpuMachineType: 'n4-highmem-64' },
-      tpuGroups: [
-        { slice: tpuSlice('ct6e-standard-4t', '4x8'), count: 1, capacity: { type: 'flex-start', maxRunDurationSeconds: 3600 } },
-        { slice: tpuSlice('ct6e-standard-4t', '4x8'), count: 1, capacity: { type: 'spot' } },
-      ],
-    });
+    const mixed = platformWith([
+      { slice: tpuSlice('ct6e-standard-4t', '4x8'), count: 1, capacity: { type: 'flex-start', maxRunDurationSeconds: 3600 } },
+      { slice: tpuSlice('ct6e-standard-4t', '4x8'), count: 1, capacity: { type: 'spot' } },
+    ]);
     expect(() => kueueObjects({ platform: mixed, cpuPoolMaxNodes: 1 })).toThrow(
       'TPU flavor "tpu-v6e-32": every slice of one shape must share one capacity, got {"type":"flex-start","maxRunDurationSeconds":3600} and {"type":"spot"}',
     );

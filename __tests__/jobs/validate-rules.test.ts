@@ -6,6 +6,7 @@
  * `configs/types.py` (ranges, DCN on one slice).
  */
 import { RECIPES } from '../../jobs/recipes';
+import { ruleContext, withTrainArgs } from './fixtures';
 import { Recipe } from '../../jobs/recipes/types';
 import { tpuSlice } from '../../jobs/tpu';
 import {
@@ -23,7 +24,6 @@ import {
   rolloutParallelism,
   RULES,
   validateRecipe,
-  ValidationContext,
   weightDtypeOverride,
 } from '../../jobs/validate';
 
@@ -34,19 +34,8 @@ const v6e32 = tpuSlice('ct6e-standard-4t', '4x8');
 const v6e8x4 = tpuSlice('ct6e-standard-4t', '2x4');
 const v6e8 = tpuSlice('ct6e-standard-8t', '2x4');
 
-const ctxOf = (slice = v6e32, slices = 1, extra: Partial<ValidationContext> = {}): ValidationContext => ({
-  slice,
-  slices,
-  cpuMachineType: 'n4-highmem-64',
-  cpuPoolName: 'cpu-np',
-  cpuPods: {},
-  ...extra,
-});
-const withArgs = (recipe: Recipe, args: Record<string, unknown>): Recipe => {
-  const merged: Record<string, unknown> = { ...recipe.train.args, ...args };
-  for (const [k, v] of Object.entries(args)) if (v === undefined) delete merged[k];
-  return { ...recipe, train: { ...recipe.train, args: merged } } as Recipe;
-};
+const ctxOf = ruleContext;
+const withArgs = withTrainArgs;
 
 describe('the trainer/sampler split (setup_configs_and_devices, single-slice mode)', () => {
   test('Pathways with exactly 2 VMs splits; 1 VM does not; McJAX (use_pathways false) never does', () => {

@@ -4,11 +4,11 @@
  * CLI end to end against the fake API server, serving the objects the serve stack itself builds (jobs/serve.ts
  * planServe), with the pod and status fields the Deployment, Job and scheduler controllers write.
  */
-import { FakeApi, emptyWorld, iso, pipeline, platform, runCliOn, startFakeApi, World } from '../../bench/fake-kube-api';
+import { FakeApi, emptyWorld, iso, pipeline, platform, runCli, World } from '../../bench/fake-kube-api';
+import { fake, kubeconfig, useFakeApis } from './fake-api-harness';
 import { modelPathOf, planServe, ServePlan } from '../../jobs/serve';
 import { RECIPES } from '../../jobs/recipes';
 import { serveExit, serveStatus, ServeSnapshot } from '../../status/serve';
-import { ensureDist } from '../dist';
 
 const plan = (name: string, internalLoadBalancer = false): ServePlan => {
   const p = pipeline(name);
@@ -112,14 +112,10 @@ describe('the model: one state per situation, the model path read from the Deplo
 
 describe('npm run status -- serve-<pipeline>, the compiled CLI against the fake API', () => {
   let api: FakeApi | undefined;
-  beforeAll(ensureDist);
-  afterEach(async () => {
-    await api?.close();
-    api = undefined;
-  });
+  useFakeApis();
   async function run(world: World, args: string[]) {
-    api = await startFakeApi(world);
-    return runCliOn(api.url, args);
+    api = await fake(world);
+    return runCli(args, kubeconfig(api.url));
   }
   const world = (o: Parameters<typeof snapshot>[1]): World => {
     const s = snapshot(qwen, o);
@@ -166,7 +162,6 @@ describe('npm run status -- serve-<pipeline>, the compiled CLI against the fake 
     const mixed = await run(emptyWorld(), ['status', 'serve-rl-qwen3', 'rl-qwen3']);
     expect(mixed.code).toBe(2);
     expect(mixed.stderr).toContain("status: name serve stacks or pipelines, not both: got 'serve-rl-qwen3' 'rl-qwen3'");
-    await api!.close();
     const watch = await run(emptyWorld(), ['status', 'serve-rl-qwen3', '--watch']);
     expect(watch.code).toBe(2);
     expect(watch.stderr).toContain('status: serve-rl-qwen3 is shown once: leave out --watch and --report');
