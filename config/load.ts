@@ -13,6 +13,7 @@ import { printParseErrorCode, visit } from 'jsonc-parser';
 import { ZodIssue } from 'zod';
 import { GKE_LIMITS } from '../jobs/capacity';
 import { RECIPES } from '../jobs/recipes';
+import { serveNames } from '../jobs/serve';
 import { slicesForAcceleratorType, TpuSlice } from '../jobs/tpu';
 import { hfTokenSecretIdOf, PlaceholderRef, regionOfZone } from '../jobs/platform';
 import { secretCommand } from '../jobs/secrets';
@@ -393,9 +394,9 @@ function applyServe(value: string | undefined, raw: Record<string, unknown>, sou
   const known = [...new Set([...Object.keys(pipelines), ...Object.keys(RECIPES)])];
   for (const name of new Set(value.split(',').map((s) => s.trim()).filter((s) => s !== ''))) {
     // A pipeline named serve-<x> is its own stack: `npm run deploy -- serve-x` asks for that pipeline, not a server.
-    if (!known.includes(name) && known.includes(`serve-${name}`)) continue;
+    if (!known.includes(name) && known.includes(serveNames(name).stack)) continue;
     if (!known.includes(name)) {
-      problems.push(`${SERVE_SOURCE}: no pipeline named '${name}' to serve (stack serve-${name}); pipelines: ${known.join(', ')}`);
+      problems.push(`${SERVE_SOURCE}: no pipeline named '${name}' to serve (stack ${serveNames(name).stack}); pipelines: ${known.join(', ')}`);
       continue;
     }
     const entry = (pipelines[name] ??= {});

@@ -9,6 +9,7 @@ import { buildPipeline, checkRunOutputs, DEFAULT_RUN_ID, Pipeline, PipelineOptio
 import { findTpuGroup, Platform } from '../jobs/platform';
 import { CONFIGMAP_MAX_BYTES } from '../jobs/recipe-files';
 import { RECIPES } from '../jobs/recipes';
+import { serveNames } from '../jobs/serve';
 import type { Recipe } from '../jobs/recipes/types';
 import { didYouMean, isPlainEntry, PipelineSpec, resolveSpec, SpecFile } from '../jobs/spec';
 import { sha256Of } from '../jobs/spec-key';
@@ -245,7 +246,7 @@ export function selectAndBuildPipelines(
     const why = isEnabled(loaded, name)
       ? `it is left out: infra has no slice of its shape (the note above says which variables add it)`
       : `${sourceOf(loaded, `pipelines.${name}.enabled`)} turns it off`;
-    problems.push(`${SERVE_SOURCE}: serve-${name} serves the export of ${name}, which this config does not build: ${why}`);
+    problems.push(`${SERVE_SOURCE}: ${serveNames(name).stack} serves the export of ${name}, which this config does not build: ${why}`);
   }
   const pipelines: Pipeline[] = [];
   for (const name of selection.names) collect(() => void pipelines.push(buildPipeline(recipes[name], platform, pipelineOptions(loaded, name))));

@@ -140,10 +140,14 @@ export const SERVE_LABEL = 'tpu-post-training/serve';
 /** The pod volume that mounts the export. */
 const MODEL_VOLUME = 'model';
 
+/** What a serve stack's name puts before its pipeline's: `serve-rl-qwen3` serves rl-qwen3. */
+export const SERVE_STACK_PREFIX = 'serve-';
+
 /** Every name a serve stack uses, from its pipeline's (one home: the stack, status and the review read these). */
 export function serveNames(pipeline: string): { stack: string; name: string; smokeJobName: string; poolName: string; gsaId: string } {
   const name = `${pipeline}-serve`;
-  return { stack: `serve-${pipeline}`, name, smokeJobName: `${name}-smoke`, poolName: `serve-${pipeline}`, gsaId: `serve-${pipeline}` };
+  const prefixed = `${SERVE_STACK_PREFIX}${pipeline}`;
+  return { stack: prefixed, name, smokeJobName: `${name}-smoke`, poolName: prefixed, gsaId: prefixed };
 }
 
 /** The export a serve Deployment mounts, read back from its Cloud Storage FUSE volume: `gs://<bucket>/<only-dir>/`. */

@@ -40,10 +40,7 @@ import { renderText, toJson } from './render';
 import { renderServe, ServeSnapshot, serveExit, serveStatus } from './serve';
 import { gcloudToken, GCS_ENDPOINT, gcsReader } from './bucket';
 import { ObjectReader, withEvalFiles } from './eval';
-import { SERVE_LABEL, serveNames } from '../jobs/serve';
-
-/** A status name `serve-<pipeline>` asks for that pipeline's serve stack. */
-const SERVE_PREFIX = 'serve-';
+import { SERVE_LABEL, SERVE_STACK_PREFIX as SERVE_PREFIX, serveNames } from '../jobs/serve';
 
 export const EXIT = { completed: 0, failed: 1, usage: 2, inProgress: 3, unreachable: 4 } as const;
 

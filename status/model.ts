@@ -197,7 +197,7 @@ export interface PipelineStatus {
 function condition(conditions: readonly Condition[] | undefined, type: string): Condition | undefined {
   return conditions?.find((c) => c.type === type);
 }
-function isTrue(conditions: readonly Condition[] | undefined, type: string): boolean {
+export function isTrue(conditions: readonly Condition[] | undefined, type: string): boolean {
   return condition(conditions, type)?.status === 'True';
 }
 function time(t: Time | undefined): number | undefined {

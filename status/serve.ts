@@ -13,7 +13,7 @@
  *   - not-deployed (3): no Deployment of that name.
  */
 import { modelPathOf, SERVE_LABEL, serveNames } from '../jobs/serve';
-import type { Condition, ObjectMeta, PodObject } from './model';
+import { Condition, isTrue, ObjectMeta, PodObject } from './model';
 
 export interface DeploymentObject {
   readonly metadata: ObjectMeta;
@@ -72,7 +72,6 @@ export interface ServeStatus {
 /** Container reasons that do not go away by waiting: the server cannot start until something is fixed. */
 const STUCK_REASONS = ['CrashLoopBackOff', 'ImagePullBackOff', 'ErrImagePull', 'CreateContainerConfigError', 'CreateContainerError', 'InvalidImageName'];
 
-const isTrue = (conditions: readonly Condition[] | undefined, type: string) => (conditions ?? []).some((c) => c.type === type && c.status === 'True');
 
 function smokeOf(job: JobObject | undefined): SmokeState {
   if (!job) return 'not-created';
