@@ -158,6 +158,19 @@ describe('npm run status -- serve-<pipeline>, the compiled CLI against the fake 
     expect(r.code).toBe(3);
     expect(r.stdout).toContain(`serve-rl-qwen3  not-deployed  0/0 ready  smoke test not-created\n  no Deployment ${ns}/rl-qwen3-serve: npm run deploy -- serve-rl-qwen3\n`);
   });
+  test('a refusing API (403 on the Deployment list) or a failing one (500): exit 4 with the fix, nothing shown as ready', async () => {
+    const forbidden = JSON.stringify({ kind: 'Status', apiVersion: 'v1', status: 'Failure', message: 'deployments.apps is forbidden', reason: 'Forbidden', code: 403 });
+    api = await fake(world({ readyReplicas: 1, pod: ready, job: complete }));
+    api.misbehave = (req) => (req.path.endsWith('/deployments') ? { code: 403, body: forbidden } : undefined);
+    const denied = await runCli(['status', 'serve-rl-qwen3'], kubeconfig(api.url));
+    expect(denied.code).toBe(4);
+    expect(denied.stderr).toContain('knows you but denies the request');
+    expect(denied.stdout).not.toContain('ready');
+    api.misbehave = (req) => (req.path.endsWith('/services') ? { code: 500, body: '{}' } : undefined);
+    const failing = await runCli(['status', 'serve-rl-qwen3'], kubeconfig(api.url));
+    expect(failing.code).toBe(4);
+    expect(failing.stderr).toContain('failed');
+  });
   test('usage: serve stacks and pipelines together, or with --watch: exit 2 before any request', async () => {
     const mixed = await run(emptyWorld(), ['status', 'serve-rl-qwen3', 'rl-qwen3']);
     expect(mixed.code).toBe(2);
