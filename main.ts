@@ -29,13 +29,25 @@ import * as os from 'os';
 import { loadDeployment } from './config/deployment';
 import { escapeText } from './config/load';
 import { composeApp } from './stacks/app';
+import { environmentOutdir } from './stacks/backend';
+import { describeBackend, migrateState, migrationPlan, migrationSteps, runTerraform } from './stacks/state-migration';
 
 const check = process.argv.includes('--check');
+const migrate = process.argv.indexOf('--migrate-state');
 try {
+  if (migrate >= 0) process.exit(migrateStates(process.argv.slice(migrate + 1)));
   // --check builds in memory only: its App points at the existing temp folder, and synth() is never called.
-  const { app, notices } = composeApp(loadDeployment(), check ? { outdir: os.tmpdir() } : {});
+  const deployment = loadDeployment();
+  const { app, notices } = composeApp(deployment, check ? { outdir: os.tmpdir() } : {});
+  if (check && process.argv.includes('--print-environment')) {
+    // scripts/cdktf.mjs reads this one line: the environment's own output folder (cdktf --output) and its origin.
+    const { project, clusterName } = deployment.platform;
+    process.stdout.write(`${JSON.stringify({ outdir: environmentOutdir({ project, clusterName }), line: deployment.origin.line })}\n`);
+  }
   if (!check) {
-    // Notices (unread tutorial variables, pipelines left out, placeholders, tight fits): one line each, once.
+    // Which environment, built from which config file and variables; then the notices (unread tutorial variables,
+    // pipelines left out, placeholders, tight fits): one line each, once.
+    process.stdout.write(`${escapeText(deployment.origin.line, true)}\n`);
     for (const notice of notices) process.stdout.write(`note: ${escapeText(notice, true)}\n`);
     app.synth();
   }
@@ -43,4 +55,40 @@ try {
   // Config and recipe errors are for the user, not a stack trace: print the message, write nothing.
   process.stderr.write(`${escapeText(err instanceof Error ? err.message : String(err))}\n`);
   process.exit(1);
+}
+
+/**
+ * `node dist/main.js --migrate-state [--dry-run] <stack>...` (scripts/cdktf.mjs runs it for `npm run deploy -- <stack>
+ * --migrate-state`): moves each stack's state from the key before the upgrade to this environment's key
+ * (stacks/state-migration.ts), or refuses; `--dry-run` prints the moves and the commands only. Exit 1 on a refusal.
+ */
+function migrateStates(args: readonly string[]): number {
+  const deployment = loadDeployment();
+  const { project, clusterName } = deployment.platform;
+  const scope = { project, clusterName };
+  const dryRun = args.includes('--dry-run');
+  const stacks = args.filter((a) => !a.startsWith('-'));
+  const known = ['infra', ...deployment.pipelines.flatMap((p) => [p.name, ...(p.serve ? [p.serve.stack] : [])])];
+  const unknown = stacks.filter((s) => !known.includes(s));
+  if (stacks.length === 0 || unknown.length > 0) {
+    process.stderr.write(`--migrate-state: name the stacks to move (${known.join(', ')})${unknown.length > 0 ? `, got '${unknown.join("', '")}'` : ''}\n`);
+    return 1;
+  }
+  process.stdout.write(`${escapeText(deployment.origin.line, true)}\n`);
+  const run = runTerraform;
+  let failed = false;
+  for (const stack of stacks) {
+    const plan = migrationPlan(stack, scope, deployment.state);
+    if (dryRun) {
+      process.stdout.write(`${stack}: would move ${describeBackend(plan.from)} -> ${describeBackend(plan.to)}\n${migrationSteps(plan).map((l) => `  ${l}`).join('\n')}\n`);
+      continue;
+    }
+    try {
+      for (const line of migrateState(plan, scope, run)) process.stdout.write(`${line}\n`);
+    } catch (err) {
+      process.stderr.write(`${escapeText((err as Error).message)}\n`);
+      failed = true;
+    }
+  }
+  return failed ? 1 : 0;
 }

@@ -46,7 +46,14 @@ export function deploymentOf(loaded: LoadedConfig): Deployment {
   const notified = built.pipelines.map(notifiedPipeline);
   const scope = { clusterName: platform.clusterName, namespace: platform.namespace, pipelines: notified };
   const notificationsPlan = notificationPlan(scope, MAIN_CONTAINER, config.notify.stallMinutes);
+  const { origin } = loaded;
   return deepFreeze({
+    origin: {
+      name: `${platform.project}.${platform.clusterName}`,
+      configFile: origin.configFile,
+      variables: origin.variables,
+      line: `environment ${platform.project}.${platform.clusterName} (project ${platform.project}, cluster ${platform.clusterName}, region ${platform.region}), built from ${origin.builtFrom}`,
+    },
     platform,
     cluster: {
       authorizedCidrs: config.controlPlane.authorizedCidrs,

@@ -102,6 +102,36 @@ export const PLACEHOLDER_FIELDS: ReadonlyArray<{ readonly path: string; readonly
   { path: 'controlPlane.authorizedCidrs', env: 'AUTHORIZED_CIDR' },
 ];
 
+/**
+ * The values that say which deployment this is (its project, cluster, region, checkpoint bucket and state bucket).
+ * docs/configuration.md "Where a value comes from": a config file other than the example owns them; an environment
+ * variable that disagrees with the file stops the program, naming both, unless IDENTITY_FROM says which wins.
+ */
+export const IDENTITY_FIELDS: ReadonlyArray<{ readonly path: string; readonly env: string }> = [
+  { path: 'project', env: 'PROJECT' },
+  { path: 'clusterName', env: 'CLUSTER_NAME' },
+  { path: 'region', env: 'REGION' },
+  { path: 'bucket', env: 'GCS_BUCKET' },
+  { path: 'stateBucket', env: 'STATE_BUCKET' },
+];
+
+/** IDENTITY_FROM=env lets the environment's identity values win over the file's, IDENTITY_FROM=file the file's. */
+export const IDENTITY_FROM_ENV = 'IDENTITY_FROM';
+
+/** Every variable the program reads (ENV_BINDINGS and the special ones), for the "did you mean" note. */
+export function knownVariables(): readonly string[] {
+  return [
+    ...ENV_BINDINGS.map((b) => b.env),
+    PIPELINES_ENV,
+    SERVE_ENV,
+    TPU_TYPE_ENV,
+    TPU_VM_ENV,
+    IDENTITY_FROM_ENV,
+    'CONFIG_FILE',
+    ...Object.keys(UNREAD_TUTORIAL_VARIABLES),
+  ];
+}
+
 /** A value the example config ships that must not reach a cloud: its dotted path, the variable that replaces it, the value. */
 export type Placeholder = PlaceholderRef;
 
@@ -138,6 +168,17 @@ export interface LoadedConfig {
   readonly pipelinesSelected: boolean;
   /** Every leaf of the resolved config (an array is one value) -> where it came from (`sourceOf`). */
   readonly provenance: Readonly<Record<string, string>>;
+  /** The config file and the variables this deployment was built from (`originOf`). */
+  readonly origin: Origin;
+}
+
+/** Which config file and which environment variables a deployment was built from (jobs/deployment.ts EnvironmentOrigin). */
+export interface Origin {
+  readonly configFile: string;
+  /** The variables that set a value, in ENV_BINDINGS order, each once. */
+  readonly variables: readonly string[];
+  /** `config/dev.json (CONFIG_FILE) and env PROJECT, CLUSTER_NAME`, or `... and no environment variable`. */
+  readonly builtFrom: string;
 }
 
 export interface LoadOptions {
@@ -276,6 +317,8 @@ export function loadConfig(options: LoadOptions = {}): LoadedConfig {
       sources[`${block}.capacity`] = sources[`${block}.reservation`] = `${replacing} (env)`;
     }
   }
+  // The file's own identity values, before the environment is laid over them (resolveIdentity compares).
+  const fileIdentity = new Map(IDENTITY_FIELDS.map((f) => [f.path, getPath(raw, f.path)] as const));
   // RUN_ID and CLOUD_IMAGE_NAME apply to every pipeline, also those the file does not list.
   if (ENV_BINDINGS.some((b) => b.path.startsWith('pipelines.*.') && given(b.env) !== undefined)) {
     const pipelines = (raw.pipelines ??= {}) as Record<string, unknown>;
@@ -339,6 +382,8 @@ export function loadConfig(options: LoadOptions = {}): LoadedConfig {
     }
   }
   applyServe(given(SERVE_ENV), raw, sources, problems);
+  resolveIdentity({ file, fileIdentity, example: exampleIdentity(repoRoot, absolute), preference: given(IDENTITY_FROM_ENV) }, raw, sources, problems, notices);
+  notices.push(...misspelledVariables(env));
   if (problems.length > 0) throw new ConfigError(problems);
 
   const result = configSchema.safeParse(raw);
@@ -382,7 +427,111 @@ export function loadConfig(options: LoadOptions = {}): LoadedConfig {
     placeholders,
     pipelinesSelected: selection !== undefined,
     provenance: provenanceOf(result.data, loadedBase),
+    origin: originOf(file, env.CONFIG_FILE !== undefined && env.CONFIG_FILE !== '' && options.file === undefined, sources),
   };
+}
+
+/** The config file and the variables a deployment was built from: every synth, review and status names them. */
+function originOf(file: string, fromConfigFileEnv: boolean, sources: Readonly<Record<string, string>>): Origin {
+  const set = new Set(Object.values(sources).filter((s) => s.endsWith(' (env)')).map((s) => s.slice(0, -' (env)'.length)));
+  const order = knownVariables();
+  const variables = [...set].sort((a, b) => order.indexOf(a) - order.indexOf(b));
+  const label = `${file}${fromConfigFileEnv ? ' (CONFIG_FILE)' : file === DEFAULT_CONFIG_FILE ? ' (the default: CONFIG_FILE unset)' : ''}`;
+  return { configFile: file, variables, builtFrom: `${label} and ${variables.length > 0 ? `env ${variables.join(', ')}` : 'no environment variable'}` };
+}
+
+/** The example config's identity values (placeholders the environment fills), or none when the file read is the example. */
+function exampleIdentity(repoRoot: string, absolute: string): ReadonlyMap<string, unknown> | 'is-example' {
+  const example = path.join(repoRoot, DEFAULT_CONFIG_FILE);
+  if (path.resolve(absolute) === example) return 'is-example';
+  try {
+    const values = JSON.parse(fs.readFileSync(example, 'utf8')) as Record<string, unknown>;
+    return new Map(IDENTITY_FIELDS.map((f) => [f.path, getPath(values, f.path)] as const));
+  } catch {
+    return new Map();
+  }
+}
+
+interface IdentityInput {
+  readonly file: string;
+  /** The file's identity values before the environment was laid over them. */
+  readonly fileIdentity: ReadonlyMap<string, unknown>;
+  /** The example config's (values copied from it are placeholders, not a choice), or 'is-example'. */
+  readonly example: ReadonlyMap<string, unknown> | 'is-example';
+  /** IDENTITY_FROM's value. @default - unset: a disagreement stops the program */
+  readonly preference?: string;
+}
+
+/**
+ * docs/configuration.md "Where a value comes from": a config file other than the example owns the deployment's
+ * identity (IDENTITY_FIELDS). A variable that sets one of them to another value than the file stops the program with
+ * both sources named, unless IDENTITY_FROM=env (the variable wins, with a note) or IDENTITY_FROM=file (the file's value
+ * is kept, with a note). A value the file copied from the example is a placeholder the environment may fill.
+ */
+function resolveIdentity(input: IdentityInput, raw: Record<string, unknown>, sources: Record<string, string>, problems: string[], notices: string[]): void {
+  const preference = input.preference?.trim();
+  if (preference !== undefined && preference !== 'env' && preference !== 'file') {
+    problems.push(`${IDENTITY_FROM_ENV} (env): must be env or file (which wins when the config file and the environment disagree on ${IDENTITY_FIELDS.map((f) => f.path).join(', ')}), got '${preference}'`);
+    return;
+  }
+  if (input.example === 'is-example') return;
+  const example = input.example;
+  const conflicts = IDENTITY_FIELDS.filter((f) => {
+    const fileValue = input.fileIdentity.get(f.path);
+    return (
+      sources[f.path]?.endsWith(' (env)') && fileValue !== undefined && fileValue !== example.get(f.path) && fileValue !== getPath(raw, f.path)
+    );
+  });
+  if (conflicts.length === 0) return;
+  const both = (f: { path: string }) => `${sources[f.path]} is ${shown(getPath(raw, f.path))}, ${input.file}: ${f.path} is ${shown(input.fileIdentity.get(f.path))}`;
+  if (preference === 'env') {
+    notices.push(`${IDENTITY_FROM_ENV}=env: the environment wins over ${input.file}: ${conflicts.map(both).join('; ')}`);
+    return;
+  }
+  if (preference === 'file') {
+    notices.push(`${IDENTITY_FROM_ENV}=file: ${input.file} wins over the environment, which is ignored for: ${conflicts.map(both).join('; ')}`);
+    for (const f of conflicts) {
+      setPath(raw, f.path, input.fileIdentity.get(f.path));
+      delete sources[f.path];
+    }
+    return;
+  }
+  for (const f of conflicts) {
+    const variable = sources[f.path]!.slice(0, -' (env)'.length);
+    problems.push(
+      `${both(f)}: the config file and the environment name different deployments; unset ${variable} to use the file's, or say which wins: ` +
+        `${IDENTITY_FROM_ENV}=file (the file's) or ${IDENTITY_FROM_ENV}=env (the environment's)`,
+    );
+  }
+}
+
+/** Edit distance with adjacent transpositions (optimal string alignment): `TPU_CAPACTIY` is 1 from `TPU_CAPACITY`. */
+export function editDistance(a: string, b: string): number {
+  const d: number[][] = Array.from({ length: a.length + 1 }, (_, i) => Array.from({ length: b.length + 1 }, (_, j) => (i === 0 ? j : j === 0 ? i : 0)));
+  for (let i = 1; i <= a.length; i++) {
+    for (let j = 1; j <= b.length; j++) {
+      const cost = a[i - 1] === b[j - 1] ? 0 : 1;
+      d[i]![j] = Math.min(d[i - 1]![j]! + 1, d[i]![j - 1]! + 1, d[i - 1]![j - 1]! + cost);
+      if (i > 1 && j > 1 && a[i - 1] === b[j - 2] && a[i - 2] === b[j - 1]) d[i]![j] = Math.min(d[i]![j]!, d[i - 2]![j - 2]! + cost);
+    }
+  }
+  return d[a.length]![b.length]!;
+}
+
+/**
+ * One note per set variable that this program does not read but whose name is close to one it does (one edit for a
+ * name under 8 characters, two from 8 on): `TPU_CAPACTIY is set but not read by this program: did you mean TPU_CAPACITY?`.
+ */
+export function misspelledVariables(env: Readonly<Record<string, string | undefined>>): string[] {
+  const known = knownVariables();
+  const notes: string[] = [];
+  for (const name of Object.keys(env).sort()) {
+    if (known.includes(name) || !/^[A-Z][A-Z0-9_]{3,}$/.test(name) || env[name] === undefined || env[name] === '') continue;
+    const limit = name.length >= 8 ? 2 : 1;
+    const near = known.filter((k) => editDistance(name, k) <= limit);
+    if (near.length > 0) notes.push(`${name} is set but not read by this program: did you mean ${near.join(' or ')}? (its value was not read)`);
+  }
+  return notes;
 }
 
 /** SERVE: `serve.enabled` on for each named pipeline, a preset or an entry of the file; any other name is a problem. */

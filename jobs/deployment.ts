@@ -87,7 +87,21 @@ export interface NotifySettings {
   readonly plan: NotificationPlan;
 }
 
+/** Which environment this is and what it was built from: every synth, review and status line names it. */
+export interface EnvironmentOrigin {
+  /** `<project>.<cluster>`: the environment's name and its output folder's suffix (stacks/backend.ts environmentOutdir). */
+  readonly name: string;
+  /** The config file read, relative to the repository root when inside it. */
+  readonly configFile: string;
+  /** The environment variables that set a value. */
+  readonly variables: readonly string[];
+  /** `environment acme-tpu.dev-tpu (project acme-tpu, cluster dev-tpu, region us-east5), built from config/dev.json (CONFIG_FILE) and env ZONE` */
+  readonly line: string;
+}
+
 export interface Deployment {
+  /** Which environment this is and the config file and variables it was built from. */
+  readonly origin: EnvironmentOrigin;
   /** Shared names and the TPU slice groups with their capacity (jobs/platform.ts). */
   readonly platform: Platform;
   /** Control plane and lifecycle of the GKE cluster. */

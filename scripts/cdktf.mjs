@@ -6,6 +6,14 @@
 // `pipelines.rl-qwen3.serve.enabled` in the config, and `npm run destroy -- serve-rl-qwen3` removes it again. cdktf runs
 // the app (cdktf.json) with this environment, so the check and the synthesis see the same stacks.
 //
+// Each environment (project + cluster) synthesizes and runs Terraform in its own folder: the check prints the
+// environment's output folder (`cdktf.out.<project>.<cluster>`, stacks/backend.ts environmentOutdir) and this script
+// passes it to cdktf as `--output`, so dev and prod never share a `.terraform`, a saved plan or a synthesized stack, and
+// switching between them never makes Terraform ask to move state. `--output` given by the user wins.
+//
+// `deploy <stack> --migrate-state` runs the state move of that stack first (`node dist/main.js --migrate-state <stack>`, stacks/state-migration.ts: copies
+// the state from the key before the upgrade to this environment's key, or refuses), then deploys without the flag.
+//
 // Exit status: the check's when it fails, else cdktf's (128 + the signal number when a signal ended it).
 import { spawnSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
@@ -47,10 +55,37 @@ function main(argv) {
   }
   const serve = serveList(args, process.env.SERVE);
   const env = { ...process.env, CHECKPOINT_DISABLE: '1', ...(serve ? { SERVE: serve } : {}) };
-  const check = spawnSync(process.execPath, [...appArgs(), '--check'], { cwd: ROOT, env, stdio: 'inherit' });
+  const check = spawnSync(process.execPath, [...appArgs(), '--check', '--print-environment'], { cwd: ROOT, env, stdio: ['inherit', 'pipe', 'inherit'], encoding: 'utf8' });
   const checked = exitOf(check);
-  if (checked !== 0) return checked;
-  return exitOf(spawnSync('cdktf', [command, ...args], { cwd: ROOT, env, stdio: 'inherit' }));
+  if (checked !== 0) {
+    process.stdout.write(check.stdout ?? '');
+    return checked;
+  }
+  const environment = environmentOf(check.stdout ?? '');
+  process.stdout.write(`${environment.line}; output folder ${environment.outdir}\n`);
+  const migrate = command === 'deploy' && args.includes(MIGRATE_FLAG);
+  const cdktfArgs = withOutput(args.filter((a) => a !== MIGRATE_FLAG), environment.outdir);
+  if (migrate) {
+    const stacks = args.filter((a) => !a.startsWith('-'));
+    const moved = exitOf(spawnSync(process.execPath, [...appArgs(), '--migrate-state', ...stacks], { cwd: ROOT, env, stdio: 'inherit' }));
+    if (moved !== 0) return moved;
+  }
+  return exitOf(spawnSync('cdktf', [command, ...cdktfArgs], { cwd: ROOT, env, stdio: 'inherit' }));
+}
+
+const MIGRATE_FLAG = '--migrate-state';
+
+/** The check's last stdout line: `{"outdir": "cdktf.out.<project>.<cluster>", "line": "environment ..."}`. */
+export function environmentOf(stdout) {
+  const last = stdout.trim().split('\n').pop() ?? '';
+  const parsed = JSON.parse(last);
+  if (typeof parsed.outdir !== 'string' || typeof parsed.line !== 'string') throw new Error(`the check printed no environment: ${last}`);
+  return parsed;
+}
+
+/** The arguments with `--output <outdir>` added, unless they name an output folder themselves (`-o`, `--output`). */
+export function withOutput(args, outdir) {
+  return args.some((a) => a === '-o' || a === '--output' || a.startsWith('--output=')) ? args : [...args, '--output', outdir];
 }
 
 if (process.argv[1] && path.resolve(process.argv[1]) === fileURLToPath(import.meta.url)) process.exit(main(process.argv.slice(2)));

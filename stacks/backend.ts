@@ -39,6 +39,26 @@ export function localStateFile(scope: StateScope | undefined, stackName: string)
   return scope ? `terraform.${scope.project}.${scope.clusterName}.${stackName}.tfstate` : `terraform.${stackName}.tfstate`;
 }
 
+/** cdktf.json's `output`: the stem of every environment's output folder. */
+export const OUTPUT_ROOT = 'cdktf.out';
+
+/** An environment's name: `<project>.<cluster>` (neither holds a dot, so it reads back unambiguously). */
+export function environmentName(scope: StateScope): string {
+  return `${scope.project}.${scope.clusterName}`;
+}
+
+/**
+ * The output folder of one environment, relative to the repository root: `cdktf.out.<project>.<cluster>`. The npm
+ * scripts (scripts/cdktf.mjs) synthesize into it and Terraform runs in its `stacks/<stack>`, so dev and prod never
+ * share a `.terraform` (whose backend settings would make Terraform ask to move one environment's state into the
+ * other's key), a saved plan or a synthesized stack. A sibling of `cdktf.out`, not a folder inside it: a stack's
+ * working directory stays three levels below the repository root, where the relative paths of the local state file
+ * (`localStatePath`) and the step waiter (constructs/jobset-step.ts STEP_WAIT_SCRIPT) expect it.
+ */
+export function environmentOutdir(scope: StateScope): string {
+  return `${OUTPUT_ROOT}.${environmentName(scope)}`;
+}
+
 /** Where cdktf puts a stack's Terraform working directory: `<outdir>/stacks/<stack>/` (cdktf lib/manifest.js). */
 export function stackWorkingDirectory(outdir: string, stackName: string): string {
   return path.resolve(outdir, 'stacks', stackName);

@@ -95,6 +95,9 @@ describe('errors: exit 1 at synth, naming SERVE', () => {
   });
 });
 
+/** The example config's own output folder (stacks/backend.ts environmentOutdir), which the wrapper passes to cdktf. */
+const EXAMPLE_OUTDIR = 'cdktf.out.my-tpu-project.tpu-post-train';
+
 describe('scripts/cdktf.mjs: npm run deploy -- serve-<pipeline>', () => {
   beforeAll(ensureDist);
   /** A stand-in cdktf: records its arguments and SERVE, then runs cdktf.json's app into CDKTF_OUTDIR, as cdktf synth does. */
@@ -128,11 +131,11 @@ describe('scripts/cdktf.mjs: npm run deploy -- serve-<pipeline>', () => {
   test('a serve stack named on the command line is synthesized for cdktf, which gets the same arguments', () => {
     const r = run(['deploy', 'serve-rl-qwen3', '--auto-approve']);
     expect(r.status).toBe(0);
-    expect(r.called).toEqual({ args: ['deploy', 'serve-rl-qwen3', '--auto-approve'], serve: 'rl-qwen3', checkpoint: '1' });
+    expect(r.called).toEqual({ args: ['deploy', 'serve-rl-qwen3', '--auto-approve', '--output', EXAMPLE_OUTDIR], serve: 'rl-qwen3', checkpoint: '1' });
     expect(r.stacks).toEqual(['infra', 'rl-gemma4', 'rl-qwen3', 'serve-rl-qwen3', 'sft-gemma4']);
   });
   test('without a serve stack named: no SERVE, no serve stack; SERVE already set is kept and joined', () => {
-    expect(run(['synth']).called).toEqual({ args: ['synth'], serve: null, checkpoint: '1' });
+    expect(run(['synth']).called).toEqual({ args: ['synth', '--output', EXAMPLE_OUTDIR], serve: null, checkpoint: '1' });
     expect(run(['destroy', 'serve-rl-qwen3'], { SERVE: 'rl-gemma4' }).called.serve).toBe('rl-gemma4,rl-qwen3');
   });
   test("a bad name: the check fails once, naming SERVE, and cdktf never starts", () => {
