@@ -440,13 +440,15 @@ function originOf(file: string, fromConfigFileEnv: boolean, sources: Readonly<Re
   return { configFile: file, variables, builtFrom: `${label} and ${variables.length > 0 ? `env ${variables.join(', ')}` : 'no environment variable'}` };
 }
 
-/** The example config's identity values (placeholders the environment fills), or none when the file read is the example. */
+/** The example config's identity placeholders (values the environment fills), or 'is-example' when the file read is the example. */
 function exampleIdentity(repoRoot: string, absolute: string): ReadonlyMap<string, unknown> | 'is-example' {
   const example = path.join(repoRoot, DEFAULT_CONFIG_FILE);
   if (path.resolve(absolute) === example) return 'is-example';
   try {
     const values = JSON.parse(fs.readFileSync(example, 'utf8')) as Record<string, unknown>;
-    return new Map(IDENTITY_FIELDS.map((f) => [f.path, getPath(values, f.path)] as const));
+    // Only the example's placeholders (project, bucket): its region and cluster name are real defaults a file owns.
+    const placeholders = IDENTITY_FIELDS.filter((f) => PLACEHOLDER_FIELDS.some((p) => p.path === f.path));
+    return new Map(placeholders.map((f) => [f.path, getPath(values, f.path)] as const));
   } catch {
     return new Map();
   }
