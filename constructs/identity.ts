@@ -4,7 +4,7 @@ import { ServiceAccountIamMember } from '@cdktf/provider-google/lib/service-acco
 import { ServiceAccountV1 } from '@cdktf/provider-kubernetes/lib/service-account-v1';
 import { ITerraformDependable } from 'cdktf';
 import { Construct } from 'constructs';
-import { Platform } from '../jobs/platform';
+import { Platform, workloadIdentityMember } from '../jobs/platform';
 
 /** Project roles of the node service account: logs, metrics, image pulls. Nothing that writes data. */
 export const NODE_ROLES = [
@@ -25,7 +25,8 @@ export interface IdentityProps {
  * - node GSA `<cluster>-gke-np-sa`: every node pool's identity, with NODE_ROLES only.
  * - workload GSA `<cluster>-gke-wl-sa`: no project role at all; the bucket and the secret grant it
  *   access on themselves (see TrainingBucket, HfTokenSecret).
- * - KSA `workload-identity-k8s-sa` in the pipelines' namespace, bound to the workload GSA by Workload Identity.
+ * - KSA `<cluster>-workloads` in the pipelines' namespace, bound to the workload GSA by Workload Identity (the cluster in
+ *   its name makes the principal per cluster: jobs/platform.ts workloadKsaNameOf).
  *
  * The Workload Identity binding and the KSA come with `bindWorkloads({ cluster, nodePool })`, once the cluster and a
  * node pool exist: the identity pool `<project>.svc.id.goog` appears with the first Workload Identity cluster, and the
@@ -77,7 +78,7 @@ export class Identity extends Construct {
       workloadIdentityBinding: new ServiceAccountIamMember(this, 'workload-identity', {
         serviceAccountId: this.workloadServiceAccount.name,
         role: 'roles/iam.workloadIdentityUser',
-        member: `serviceAccount:${platform.project}.svc.id.goog[${platform.namespace}/${platform.serviceAccountName}]`,
+        member: workloadIdentityMember(platform.project, platform.namespace, platform.serviceAccountName),
         dependsOn: [props.cluster],
       }),
       kubernetesServiceAccount: new ServiceAccountV1(this, 'ksa', {

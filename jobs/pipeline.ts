@@ -445,7 +445,7 @@ export function buildPipeline(recipe: Recipe, platform: Platform, options: Pipel
   const serving =
     options.serve?.enabled === true
       ? planServe(
-          { pipeline: resolved.name, namespace: platform.namespace, model: resolved.model.name, modelPath: paths.hfExportDir, trainingMachineType: slice.machineType, bucket: platform.bucket, cpuPool: platform.cpuPool.name },
+          { pipeline: resolved.name, clusterName: platform.clusterName, namespace: platform.namespace, model: resolved.model.name, modelPath: paths.hfExportDir, trainingMachineType: slice.machineType, bucket: platform.bucket, cpuPool: platform.cpuPool.name },
           options.serve,
           source,
         )

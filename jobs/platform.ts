@@ -43,7 +43,7 @@ export interface Platform {
   /** Node pool for Pathways heads and conversions. */
   readonly cpuPool: { readonly name: string; readonly machineType: string };
   readonly tpuGroups: readonly TpuPoolGroup[];
-  /** Kubernetes service account every pipeline pod runs as (Workload Identity -> workloadGsaEmail). */
+  /** Kubernetes service account every pipeline pod runs as, `<cluster>-workloads` (Workload Identity -> workloadGsaEmail). */
   readonly serviceAccountName: string;
   /** Google service account ids (the part before `@`) and emails. */
   readonly nodeGsaId: string;
@@ -87,10 +87,43 @@ export function hfTokenSecretIdOf(clusterName: string): string {
   return `${clusterName}-hf-token`;
 }
 
+/** Google service account ids: 6-30 characters of [a-z0-9-], a letter first, no dash last (IAM "Create service accounts"). */
+export const GSA_ID_MAX = 30;
+
+/**
+ * A service account id from a name that carries the cluster: the name itself when it fits GSA_ID_MAX, else its first
+ * characters and 6 hex digits of its SHA-256 (`<cut>-<hash>`, 30 characters), so two names that differ only past the
+ * cut still get two ids. `<cluster>-gke-np-sa` always fits (a cluster name is at most 20 characters, config/schema.ts).
+ */
+export function accountIdOf(name: string): string {
+  if (name.length <= GSA_ID_MAX) return name;
+  const hash = createHash('sha256').update(name).digest('hex').slice(0, 6);
+  return `${name.slice(0, GSA_ID_MAX - hash.length - 1).replace(/-+$/, '')}-${hash}`;
+}
+
+/**
+ * The Kubernetes service account every pipeline pod runs as: `<cluster>-workloads`. Workload Identity's principal for
+ * it is `serviceAccount:<project>.svc.id.goog[<namespace>/<ksa>]` (workloadIdentityMember): the pool
+ * `<project>.svc.id.goog` is one per project, shared by every cluster in it (GKE "Workload Identity Federation for
+ * GKE": "identity sameness"), so a KSA name without the cluster would make dev's pods and prod's pods the same
+ * principal. The `principal://.../subject/ns/<ns>/sa/<ksa>` form names the same per-project subject (and needs the
+ * project number); the per-cluster `principalSet://.../kubernetes.cluster/...` form covers every KSA of a cluster, too
+ * broad. So the cluster goes into the KSA name, which the google provider v6.50.0's `google_service_account_iam_member`
+ * takes as it always did.
+ */
+export function workloadKsaNameOf(clusterName: string): string {
+  return `${clusterName}-workloads`;
+}
+
+/** Workload Identity's IAM member for a KSA: `serviceAccount:<project>.svc.id.goog[<namespace>/<ksa>]`. */
+export function workloadIdentityMember(project: string, namespace: string, ksa: string): string {
+  return `serviceAccount:${project}.svc.id.goog[${namespace}/${ksa}]`;
+}
+
 /** Derives every shared name from the config values. */
 export function derivePlatform(input: PlatformInput): Platform {
-  const nodeGsaId = `${input.clusterName}-gke-np-sa`;
-  const workloadGsaId = `${input.clusterName}-gke-wl-sa`;
+  const nodeGsaId = accountIdOf(`${input.clusterName}-gke-np-sa`);
+  const workloadGsaId = accountIdOf(`${input.clusterName}-gke-wl-sa`);
   const email = (id: string) => `${id}@${input.project}.iam.gserviceaccount.com`;
   return {
     project: input.project,
@@ -104,7 +137,7 @@ export function derivePlatform(input: PlatformInput): Platform {
       ...group,
       poolNames: Array.from({ length: group.count }, (_, i) => `tpu-${sliceShapeName(group.slice)}-${i}`),
     })),
-    serviceAccountName: 'workload-identity-k8s-sa',
+    serviceAccountName: workloadKsaNameOf(input.clusterName),
     nodeGsaId,
     nodeGsaEmail: email(nodeGsaId),
     workloadGsaId,

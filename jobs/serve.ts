@@ -14,6 +14,7 @@
  *     buckets with the Cloud Storage FUSE CSI driver": ephemeral CSI volume, `readOnly`, `only-dir` mount option;
  *     GKE internal passthrough load balancer: `networking.gke.io/load-balancer-type: "Internal"`.
  */
+import { accountIdOf } from './platform';
 import { Capacity, capacityOf, CapacityType, reservationProblem } from './capacity';
 import { GCSFUSE_ANNOTATION, GCSFUSE_DRIVER } from './eval';
 import { compact, pullPolicy } from './jobset';
@@ -59,8 +60,10 @@ export interface ServePlan {
   /** In-cluster address, e.g. `http://rl-qwen3-serve.default.svc.cluster.local:8000`. */
   readonly endpoint: string;
   readonly internalLoadBalancer: boolean;
-  /** Google service account id of the server (read-only on the bucket). */
+  /** Google service account id of the server (read-only on the bucket): carries the cluster (serveIdentityOf). */
   readonly gsaId: string;
+  /** The server's Kubernetes service account: carries the cluster (serveIdentityOf). */
+  readonly ksaName: string;
   /** The IAM condition that limits the server's read grant to the export (exportReadCondition). */
   readonly readCondition: IamCondition;
   readonly deployment: Record<string, unknown>;
@@ -89,8 +92,6 @@ export const SMOKE_ENDED = '^(Complete|SuccessCriteriaMet|Failed|FailureTarget)$
 export const DEFAULT_SERVE_CAPACITY: Capacity = { type: 'spot' };
 /** GKE's annotation for an internal passthrough load balancer. */
 export const INTERNAL_LB_ANNOTATION = 'networking.gke.io/load-balancer-type';
-/** Google service account ids: 6-30 characters. */
-const GSA_ID_MAX = 30;
 /** GKE node pool names: at most 40 characters. */
 const POOL_NAME_MAX = 40;
 
@@ -144,10 +145,19 @@ const MODEL_VOLUME = 'model';
 export const SERVE_STACK_PREFIX = 'serve-';
 
 /** Every name a serve stack uses, from its pipeline's (one home: the stack, status and the review read these). */
-export function serveNames(pipeline: string): { stack: string; name: string; smokeJobName: string; poolName: string; gsaId: string } {
+export function serveNames(pipeline: string): { stack: string; name: string; smokeJobName: string; poolName: string } {
   const name = `${pipeline}-serve`;
   const prefixed = `${SERVE_STACK_PREFIX}${pipeline}`;
-  return { stack: prefixed, name, smokeJobName: `${name}-smoke`, poolName: prefixed, gsaId: prefixed };
+  return { stack: prefixed, name, smokeJobName: `${name}-smoke`, poolName: prefixed };
+}
+
+/**
+ * The serve stack's identities, per cluster: the Google service account `<cluster>-serve-<pipeline>` (cut with a hash
+ * to 30 characters, jobs/platform.ts accountIdOf) and the Kubernetes service account `<cluster>-<pipeline>-serve`, so
+ * dev's and prod's servers in one project are neither one account nor one Workload Identity principal.
+ */
+export function serveIdentityOf(clusterName: string, pipeline: string): { gsaId: string; ksaName: string } {
+  return { gsaId: accountIdOf(`${clusterName}-serve-${pipeline}`), ksaName: `${clusterName}-${pipeline}-serve` };
 }
 
 /** The export a serve Deployment mounts, read back from its Cloud Storage FUSE volume: `gs://<bucket>/<only-dir>/`. */
@@ -182,7 +192,7 @@ function probe(periodSeconds: number, failureThreshold: number, timeoutSeconds: 
 
 /** The serve plan of a pipeline, or the problems (exit 1 at synth). */
 export function planServe(
-  input: { pipeline: string; namespace: string; model: string; modelPath?: string; trainingMachineType: string; bucket: string; cpuPool: string },
+  input: { pipeline: string; clusterName: string; namespace: string; model: string; modelPath?: string; trainingMachineType: string; bucket: string; cpuPool: string },
   options: ServeOptions,
   source: string,
 ): { plan?: ServePlan; problems: string[] } {
@@ -200,8 +210,8 @@ export function planServe(
   const generation = generationOf(input.trainingMachineType) ?? 'v6e';
   const sized = smallestServingSlice(input.model, modelSize(input.model), generation, { maxModelLen, sequences });
   if ('problem' in sized) problems.push(`${key}: ${sized.problem}`);
-  const { stack, name, smokeJobName, poolName, gsaId } = serveNames(input.pipeline);
-  if (gsaId.length > GSA_ID_MAX) problems.push(`${key}: service account id '${gsaId}' is ${gsaId.length} characters, over the ${GSA_ID_MAX} Google allows; shorten the pipeline name`);
+  const { stack, name, smokeJobName, poolName } = serveNames(input.pipeline);
+  const { gsaId, ksaName } = serveIdentityOf(input.clusterName, input.pipeline);
   if (poolName.length > POOL_NAME_MAX) problems.push(`${key}: node pool name '${poolName}' is ${poolName.length} characters, over the ${POOL_NAME_MAX} GKE allows`);
   if (problems.length > 0 || 'problem' in sized || 'problem' in cap) return { problems };
   const fit = sized.fit;
@@ -224,7 +234,7 @@ export function planServe(
       template: {
         metadata: { labels, annotations: { [GCSFUSE_ANNOTATION]: 'true' } },
         spec: {
-          serviceAccountName: name,
+          serviceAccountName: ksaName,
           nodeSelector: { ...slice.nodeSelector, 'cloud.google.com/gke-nodepool': poolName },
           tolerations: [{ ...TPU_TOLERATION }],
           terminationGracePeriodSeconds: 60,
@@ -302,6 +312,7 @@ export function planServe(
       endpoint,
       internalLoadBalancer: internal,
       gsaId,
+      ksaName,
       readCondition: exportReadCondition(input.bucket, onlyDir),
       deployment,
       service,

@@ -17,7 +17,7 @@ import { ServiceAccountV1 } from '@cdktf/provider-kubernetes/lib/service-account
 import { kubernetesProviderAccess } from '../constructs/cluster-access';
 import { GkeCluster } from '../constructs/gke-cluster';
 import { TpuSlicePool } from '../constructs/tpu-slice-pool';
-import type { Platform } from '../jobs/platform';
+import { Platform, workloadIdentityMember } from '../jobs/platform';
 import { ServePlan, SMOKE_ENDED, SMOKE_WAIT_MINUTES, smokeFailureMessage } from '../jobs/serve';
 import { BackendProps, useBackend } from './backend';
 
@@ -54,10 +54,10 @@ export class ServeStack extends TerraformStack {
     const wi = new ServiceAccountIamMember(this, 'workload-identity', {
       serviceAccountId: gsa.name,
       role: 'roles/iam.workloadIdentityUser',
-      member: `serviceAccount:${platform.project}.svc.id.goog[${plan.namespace}/${plan.name}]`,
+      member: workloadIdentityMember(platform.project, plan.namespace, plan.ksaName),
     });
     const ksa = new ServiceAccountV1(this, 'ksa', {
-      metadata: { name: plan.name, namespace: plan.namespace, annotations: { 'iam.gke.io/gcp-service-account': gsa.email } },
+      metadata: { name: plan.ksaName, namespace: plan.namespace, annotations: { 'iam.gke.io/gcp-service-account': gsa.email } },
     });
     const deployment = new Manifest(this, 'deployment', {
       manifest: plan.deployment,

@@ -18,6 +18,7 @@ const build = (name: string, serve: ServeOptions = { enabled: true }, rest: obje
   buildPipeline(RECIPES[name], testPlatform(), { runId: 'r1', serve, configSource: `pipelines.${name}`, ...rest });
 const input = (p: Pipeline) => ({
   pipeline: p.name,
+  clusterName: 'tpu-post-train',
   namespace: 'default',
   model: p.model.name,
   modelPath: p.paths.hfExportDir,
@@ -66,7 +67,7 @@ describe('defaults', () => {
     expect(pod.spec.volumes[0].csi).toMatchObject({ driver: 'gcsfuse.csi.storage.gke.io', readOnly: true });
     expect(pod.metadata.annotations).toEqual({ 'gke-gcsfuse/volumes': 'true' });
     expect(pod.spec.nodeSelector).toEqual({ 'cloud.google.com/gke-tpu-accelerator': 'tpu-v6e-slice', 'cloud.google.com/gke-tpu-topology': '2x2', 'cloud.google.com/gke-nodepool': 'serve-rl-qwen3' });
-    expect(pod.spec.serviceAccountName).toBe('rl-qwen3-serve');
+    expect(pod.spec.serviceAccountName).toBe('tpt-rl-qwen3-serve');
     expect(JSON.stringify(s.deployment)).not.toMatch(/hf-token|HF_TOKEN/);
     expect((s.service as any).spec.type).toBe('ClusterIP');
     expect(s.endpoint).toBe('http://rl-qwen3-serve.default.svc.cluster.local:8000');
@@ -160,9 +161,9 @@ describe('the synthesized stack', () => {
       expression: `resource.name.startsWith("projects/_/buckets/my-bucket/objects/${dir}") || api.getAttribute("storage.googleapis.com/objectListPrefix", "").startsWith("${dir}")`,
     });
     const wi = Object.values<any>(tf.resource.google_service_account_iam_member)[0];
-    expect(wi.member).toBe('serviceAccount:my-project.svc.id.goog[default/rl-qwen3-serve]');
+    expect(wi.member).toBe('serviceAccount:my-project.svc.id.goog[default/tpt-rl-qwen3-serve]');
     const ksa = Object.values<any>(tf.resource.kubernetes_service_account_v1)[0];
-    expect(ksa.metadata.name).toBe('rl-qwen3-serve');
+    expect(ksa.metadata.name).toBe('tpt-rl-qwen3-serve');
   });
   test('the smoke test is the wait: after the Deployment and Service, ending when the Job ends, passed or failed', () => {
     const manifests = tf.resource.kubernetes_manifest;

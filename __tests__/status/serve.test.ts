@@ -13,7 +13,7 @@ import { serveExit, serveStatus, ServeSnapshot } from '../../status/serve';
 const plan = (name: string, internalLoadBalancer = false): ServePlan => {
   const p = pipeline(name);
   const r = planServe(
-    { pipeline: p.name, namespace: platform.namespace, model: p.model.name, modelPath: p.paths.hfExportDir, trainingMachineType: p.slice.machineType, bucket: platform.bucket, cpuPool: platform.cpuPool.name },
+    { pipeline: p.name, clusterName: platform.clusterName, namespace: platform.namespace, model: p.model.name, modelPath: p.paths.hfExportDir, trainingMachineType: p.slice.machineType, bucket: platform.bucket, cpuPool: platform.cpuPool.name },
     { enabled: true, internalLoadBalancer },
     `pipelines.${name}`,
   );
