@@ -45,6 +45,8 @@ test('the example config synthesizes infra and the v6e-32 pipelines; notes on st
   // stdout, not stderr: the cdktf CLI logs an app's stderr at ERROR level (@cdktf/commons src/util.js exec).
   expect(stderr).toBe('');
   expect(stdout).toBe(
+    // First the environment and what it was built from (docs/configuration.md "Where a value comes from").
+    'environment my-tpu-project.tpu-post-train (project my-tpu-project, cluster tpu-post-train, region us-east5), built from config/example.json (the default: CONFIG_FILE unset) and no environment variable\n' +
     "note: placeholders of the example config still set (synth works; a plan stops on them, before anything is created): project 'my-tpu-project' (set PROJECT); " +
       "bucket 'my-tpu-project-post-training' (set GCS_BUCKET); tpu.reservation 'my-v6e-32-reservation' (set RESERVATION); " +
       "controlPlane.authorizedCidrs '203.0.113.0/24' (set AUTHORIZED_CIDR)\n" +
@@ -68,6 +70,7 @@ test('with the single-host pool asked for, every stack; unread tutorial variable
   const { status, stderr, stdout, outdir } = runMain({ SINGLE_HOST_RESERVATION: 'my-v6e-8-reservation', HF_TOKEN: token, MODEL_NAME: 'qwen3-30b-a3b' });
   expect(status).toBe(0);
   expect(stdout.split('\n').filter((l) => l !== '')).toEqual([
+    expect.stringMatching(/^environment my-tpu-project\.tpu-post-train .*built from config\/example\.json \(the default: CONFIG_FILE unset\) and env SINGLE_HOST_RESERVATION$/),
     expect.stringMatching(/^note: MODEL_NAME is set but not read by this program: /),
     expect.stringMatching(/^note: HF_TOKEN is set but not read by this program: .*its value was not read/),
     expect.stringMatching(/^note: placeholders of the example config still set .*singleHost.reservation 'my-v6e-8-reservation' \(set SINGLE_HOST_RESERVATION\)/),

@@ -47,7 +47,7 @@ test('every pod runs as the Workload Identity KSA, carries the queue label and m
     expect(m.metadata.labels['kueue.x-k8s.io/queue-name']).toBe('user-queue');
     for (const rj of m.spec.replicatedJobs) {
       const pod = rj.template.spec.template;
-      expect(pod.spec.serviceAccountName).toBe('workload-identity-k8s-sa');
+      expect(pod.spec.serviceAccountName).toBe('tpt-workloads'); // <cluster>-workloads: the cluster makes the principal its own
       expect(pod.metadata.labels['kueue.x-k8s.io/queue-name']).toBe('user-queue');
     }
     const head = m.spec.replicatedJobs[0].template.spec.template.spec;

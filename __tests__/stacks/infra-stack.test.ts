@@ -222,11 +222,11 @@ describe('infra stack: identities and access', () => {
     const binding = Object.values(resources(synth, 'google_service_account_iam_member'))[0];
     expect(binding).toMatchObject({
       role: 'roles/iam.workloadIdentityUser',
-      member: 'serviceAccount:my-tpu-project.svc.id.goog[default/workload-identity-k8s-sa]',
+      member: 'serviceAccount:my-tpu-project.svc.id.goog[default/tpu-post-train-workloads]',
     });
     expect(binding.depends_on).toEqual([expect.stringMatching(/^google_container_cluster\./), 'google_project_service.api-iam']);
     const ksa = Object.values(resources(synth, 'kubernetes_service_account_v1'))[0];
-    expect(ksa.metadata).toMatchObject({ name: 'workload-identity-k8s-sa', namespace: 'default' });
+    expect(ksa.metadata).toMatchObject({ name: 'tpu-post-train-workloads', namespace: 'default' });
     expect(ksa.metadata.annotations['iam.gke.io/gcp-service-account']).toMatch(/identity_workload-sa_\w+\.email/);
   });
 
