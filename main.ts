@@ -25,10 +25,13 @@
  * the CLI prints both again under "Command output on stdout/stderr". So notes go to stdout (never shown as errors) and
  * errors to stderr; `--check` prints a config error once, before the CLI runs the app (scripts/cdktf.mjs runs it for the npm scripts).
  */
+import * as fs from 'fs';
 import * as os from 'os';
+import * as path from 'path';
 import { loadDeployment } from './config/deployment';
 import { escapeText } from './config/load';
 import { composeApp } from './stacks/app';
+import { ENVIRONMENT_FILE } from './jobs/deployment';
 import { environmentOutdir } from './stacks/backend';
 import { describeBackend, migrateState, migrationPlan, migrationSteps, runTerraform } from './stacks/state-migration';
 
@@ -50,6 +53,8 @@ try {
     process.stdout.write(`${escapeText(deployment.origin.line, true)}\n`);
     for (const notice of notices) process.stdout.write(`note: ${escapeText(notice, true)}\n`);
     app.synth();
+    // Beside manifest.json, for the review of this synthesis (review/cli.ts names it in its report).
+    fs.writeFileSync(path.join(app.outdir, ENVIRONMENT_FILE), `${deployment.origin.line}\n`);
   }
 } catch (err) {
   // Config and recipe errors are for the user, not a stack trace: print the message, write nothing.

@@ -87,6 +87,9 @@ export interface NotifySettings {
   readonly plan: NotificationPlan;
 }
 
+/** The file in an output folder holding `EnvironmentOrigin.line` (main.ts writes it beside manifest.json, the review reads it). */
+export const ENVIRONMENT_FILE = 'environment.txt';
+
 /** Which environment this is and what it was built from: every synth, review and status line names it. */
 export interface EnvironmentOrigin {
   /** `<project>.<cluster>`: the environment's name and its output folder's suffix (stacks/backend.ts environmentOutdir). */

@@ -6,6 +6,7 @@
 import * as fs from 'fs';
 import * as path from 'path';
 import { parseArgs as parseArgv } from 'node:util';
+import { ENVIRONMENT_FILE } from '../jobs/deployment';
 import { diffSyntheses, synthesizeRef } from './diff';
 import { Finding, hasErrors, review } from './findings';
 import { readSynthesis, Synthesis, synthesize } from './load';
@@ -225,6 +226,9 @@ export function run(
     synthesis = readSynthesis(outdir);
     source = 'a fresh synth of the working tree';
   }
+  // Which environment the synthesis is, and the config file and variables it was built from (main.ts writes it).
+  const origin = path.join(options.from ? path.resolve(options.from) : path.join(repoDir, 'cdktf.out'), ENVIRONMENT_FILE);
+  if (fs.existsSync(origin)) source += `: ${fs.readFileSync(origin, 'utf8').trim()}`;
   const models = modelsOf(synthesis);
   const prices = loadPrices(options.prices ? readPrices(options.prices) : undefined, { stackChips: options.maxChips, stackHourly: options.maxHourly });
   const addresses = stackAddresses(synthesis);

@@ -19,7 +19,9 @@ if [ ! -s "${reviewed}/${stack}.json" ]; then
   exit 1
 fi
 
-npm run --silent synth
+# One environment per job (CONFIG_FILE) on a fresh runner: its synthesis goes to cdktf.out, which the steps below read
+# (on a workstation the npm scripts give each environment its own cdktf.out.<project>.<cluster>: scripts/cdktf.mjs).
+npm run --silent synth -- --output cdktf.out
 terraform -chdir="$dir" init -input=false
 terraform -chdir="$dir" plan -input=false -lock-timeout=5m -out=plan
 terraform -chdir="$dir" show -json plan > deploy-plan.json

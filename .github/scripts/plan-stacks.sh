@@ -14,7 +14,9 @@ out="${1:-plans}"
 rm -rf "$out"
 mkdir -p "$out"
 
-npm run --silent synth
+# One environment per job (CONFIG_FILE) on a fresh runner: its synthesis goes to cdktf.out, which the steps below read
+# (on a workstation the npm scripts give each environment its own cdktf.out.<project>.<cluster>: scripts/cdktf.mjs).
+npm run --silent synth -- --output cdktf.out
 stacks=$(node -e 'const m=require("./cdktf.out/manifest.json"); console.log(Object.keys(m.stacks).join("\n"))')
 status=0
 for stack in $stacks; do

@@ -3,6 +3,7 @@ import { diffSyntheses } from '../../review/diff';
 import { review } from '../../review/findings';
 import { synthesisFromJson } from '../../review/load';
 import { extractStack } from '../../review/model';
+import { backendKeyChanged } from '../../review/rules/backend-key-changed';
 import { legacyStatePrefix, localStatePath, statePrefix } from '../../stacks/backend';
 import { asTf, infraJson } from './fixtures';
 
@@ -20,7 +21,7 @@ function findings(base: Json, head: Json) {
   return { diffs, found: review([extractStack('infra', asTf(head))], [], [], undefined, diffs).filter((f) => f.rule === 'backend-key-changed') };
 }
 
-test('a local state file that moves to the per-cluster key is a warning naming both files and the migration', () => {
+test('a local state file that moves to the per-cluster key is an error (no plan shows it moved) naming both files and the command', () => {
   const before = { local: { path: localStatePath('infra', '/repo/cdktf.out', '/repo') } };
   const after = { local: { path: localStatePath('infra', '/repo/cdktf.out', '/repo', scope) } };
   const { diffs, found } = findings(withBackend(before), withBackend(after));
@@ -28,12 +29,12 @@ test('a local state file that moves to the per-cluster key is a warning naming b
   expect(found).toEqual([
     {
       rule: 'backend-key-changed',
-      severity: 'warning',
+      severity: 'error',
       stack: 'infra',
       address: 'terraform.backend',
       message:
         'the state of infra moves from local ../../../terraform.infra.tfstate to local ../../../terraform.proj.dev.infra.tfstate; a plan that finds no state there creates every resource again',
-      fix: 'move the state before the first deploy of this change: cd cdktf.out/stacks/infra && terraform init -migrate-state (docs/operations.md, "Moving state to the per-cluster key")',
+      fix: 'move the state before the first plan of this change: npm run deploy -- infra --migrate-state (with the environment\'s CONFIG_FILE; docs/operations.md, "Moving state to the per-cluster key")',
     },
   ]);
 });
@@ -59,4 +60,19 @@ test('an unchanged backend, a new stack and no --base say nothing', () => {
   const added = diffSyntheses(synthesisFromJson({}), synthesisFromJson({ infra: asTf(withBackend(same)) }));
   expect(added[0]).not.toHaveProperty('backend');
   expect(review([extractStack('infra', asTf(withBackend(same)))]).filter((f) => f.rule === 'backend-key-changed')).toEqual([]);
+});
+
+test("CI refuses until the state has moved: a plan of the stack that only creates keeps the error; one that finds resources makes it a note", () => {
+  const before = { local: { path: localStatePath('infra', '/repo/cdktf.out', '/repo') } };
+  const after = { local: { path: localStatePath('infra', '/repo/cdktf.out', '/repo', scope) } };
+  const diffs = diffSyntheses(synthesisFromJson({ infra: asTf(withBackend(before)) }), synthesisFromJson({ infra: asTf(withBackend(after)) }));
+  const counts = (c: Partial<Record<string, number>>) => ({ create: 0, update: 0, replace: 0, delete: 0, read: 0, 'no-op': 0, forget: 0, deposed: 0, ...c });
+  const plan = (c: Partial<Record<string, number>>, errored = false) =>
+    ({ stack: 'infra', file: 'infra.json', errored, changes: [], counts: counts(c), foreign: [], workingDir: 'x', checks: [] }) as any;
+  const judged = (p: any) => backendKeyChanged.check({ models: [], texts: [], plans: [p], prices: {} as any, diffs });
+  expect(judged(plan({ create: 40 }))[0]).toMatchObject({ severity: 'error' });
+  expect(judged(plan({ 'no-op': 39, update: 1 }, true))[0]).toMatchObject({ severity: 'error' });
+  const moved = judged(plan({ 'no-op': 39, update: 1, create: 1 }))[0]!;
+  expect(moved.severity).toBe('note');
+  expect(moved.message).toContain('the plan of infra finds 40 resources there: it has moved');
 });
