@@ -11,7 +11,8 @@ import * as os from 'os';
 import * as path from 'path';
 import { App, LocalBackend, TerraformStack } from 'cdktf';
 import { BuiltinData } from '../../constructs/builtin-data';
-import { localStatePath, localStateFile, stackWorkingDirectory, useBackend } from '../../stacks/backend';
+import { environmentOutdir, localStatePath, localStateFile, stackWorkingDirectory, useBackend } from '../../stacks/backend';
+import { migrateState, migrationPlan, migrationSteps, runTerraform, TerraformRunner } from '../../stacks/state-migration';
 import { terraformTest } from '../ci-env';
 
 const scope = { project: 'acme-tpu', clusterName: 'dev-tpu' };
@@ -97,3 +98,152 @@ terraformTest(
   },
   120_000,
 );
+
+/**
+ * The move as a command (stacks/state-migration.ts, `npm run deploy -- <stack> --migrate-state`): Terraform's own
+ * `state pull` from the pre-upgrade key and `state push` into this environment's key, each from a scratch folder that
+ * holds only the backend block, so no `.terraform` that remembers the old backend is needed (a fresh clone, a CI runner).
+ */
+describe('migrateState: the command', () => {
+  const state = (repo: string) => ({ localStateDir: repo });
+  /** A deployment applied by the version before the key carried project and cluster, into a folder then removed. */
+  function legacyDeployment(repo: string, cluster = 'dev-tpu'): Record<string, string> {
+    const dir = synthLegacy(repo, cluster);
+    expect(terraform(dir, 'init', '-input=false')).toMatchObject({ status: 0 });
+    expect(terraform(dir, 'apply', '-auto-approve', '-input=false')).toMatchObject({ status: 0 });
+    fs.rmSync(path.join(repo, 'cdktf.out'), { recursive: true, force: true }); // a fresh clone keeps only the state file
+    return ids(path.join(repo, 'terraform.infra.tfstate'));
+  }
+  function synthLegacy(repo: string, cluster: string): string {
+    const app = new App({ outdir: path.join(repo, 'cdktf.out'), stackTraces: false });
+    const stack = new TerraformStack(app, 'infra');
+    new LocalBackend(stack, { path: localStatePath('infra', app.outdir, repo) });
+    new BuiltinData(stack, 'network', { name: cluster, project: 'acme-tpu' });
+    new BuiltinData(stack, 'cluster', { name: cluster, zone: 'us-east5-b' });
+    app.synth();
+    return stackWorkingDirectory(app.outdir, 'infra');
+  }
+  /** This version's synthesis of the same stack into the environment's own folder. */
+  function synthNew(repo: string, s = scope): string {
+    const app = new App({ outdir: path.join(repo, environmentOutdir(s)), stackTraces: false });
+    const stack = new TerraformStack(app, 'infra');
+    useBackend(stack, 'infra', { localStateDir: repo }, s);
+    new BuiltinData(stack, 'network', { name: s.clusterName, project: 'acme-tpu' });
+    new BuiltinData(stack, 'cluster', { name: s.clusterName, zone: 'us-east5-b' });
+    app.synth();
+    return stackWorkingDirectory(app.outdir, 'infra');
+  }
+
+  terraformTest(
+    'local: copies the old key to the new one on a fresh clone; the plan in the environment folder changes nothing; a second move refuses',
+    () => {
+      const repo = fs.mkdtempSync(path.join(os.tmpdir(), 'tpt-migrate-cmd-'));
+      try {
+        const before = legacyDeployment(repo);
+        const lines = migrateState(migrationPlan('infra', scope, state(repo)), scope, runTerraform);
+        expect(lines[0]).toMatch(new RegExp(`^infra: moved the state from local ${repo}/terraform.infra.tfstate to local ${repo}/terraform.acme-tpu.dev-tpu.infra.tfstate \\(lineage [0-9a-f-]{36}, serial \\d+, 2 resources\\)$`));
+        const newFile = path.join(repo, 'terraform.acme-tpu.dev-tpu.infra.tfstate');
+        expect(ids(newFile)).toEqual(before);
+        expect(JSON.parse(fs.readFileSync(newFile, 'utf8')).lineage).toBe(JSON.parse(fs.readFileSync(path.join(repo, 'terraform.infra.tfstate'), 'utf8')).lineage);
+        // The deploy that follows: a plain init in the environment's folder, no prompt, nothing to change.
+        const dir = synthNew(repo);
+        const init = terraform(dir, 'init', '-input=false');
+        expect(init.status).toBe(0);
+        expect(init.output).not.toMatch(/Backend configuration changed|migrate/i);
+        const plan = terraform(dir, 'plan', '-detailed-exitcode', '-input=false');
+        expect(plan.output).toContain('No changes.');
+        expect(plan.status).toBe(0);
+        // Again: the target holds state now; nothing is written.
+        const mtime = fs.statSync(newFile).mtimeMs;
+        expect(() => migrateState(migrationPlan('infra', scope, state(repo)), scope, runTerraform)).toThrow(
+          new RegExp(`^infra: nothing moved: local ${repo}/terraform.acme-tpu.dev-tpu.infra.tfstate already holds state \\(2 resources, lineage `),
+        );
+        expect(fs.statSync(newFile).mtimeMs).toBe(mtime);
+      } finally {
+        fs.rmSync(repo, { recursive: true, force: true });
+      }
+    },
+    120_000,
+  );
+
+  terraformTest(
+    "refuses, moving nothing: no state at the old key; the old key's state is another environment's (prod must not take dev's)",
+    () => {
+      const repo = fs.mkdtempSync(path.join(os.tmpdir(), 'tpt-migrate-cmd-'));
+      try {
+        expect(() => migrateState(migrationPlan('infra', scope, state(repo)), scope, runTerraform)).toThrow(
+          `infra: nothing moved: the key before the upgrade (local ${repo}/terraform.infra.tfstate) holds no state; only a deployment made before the key carried the project and cluster needs the move`,
+        );
+        legacyDeployment(repo, 'dev-tpu');
+        const prod = { project: 'acme-tpu', clusterName: 'prod-tpu' };
+        expect(() => migrateState(migrationPlan('infra', prod, state(repo)), prod, runTerraform)).toThrow(
+          `infra: nothing moved: the state at local ${repo}/terraform.infra.tfstate does not name cluster 'prod-tpu' of project 'acme-tpu': it is another environment's; move it with that environment's config (CONFIG_FILE)`,
+        );
+        expect(fs.existsSync(path.join(repo, 'terraform.acme-tpu.prod-tpu.infra.tfstate'))).toBe(false);
+        // And dev's own move still works afterwards.
+        expect(migrateState(migrationPlan('infra', scope, state(repo)), scope, runTerraform)[0]).toContain('moved the state');
+      } finally {
+        fs.rmSync(repo, { recursive: true, force: true });
+      }
+    },
+    120_000,
+  );
+});
+
+describe('migrateState on a GCS backend (its shape: no bucket is reachable here)', () => {
+  const gcs = { stateBucket: 'acme-tf-state', localStateDir: '/repo' };
+  test('from tpu-post-training/<stack> to tpu-post-training/<project>/<cluster>/<stack>, in the same bucket', () => {
+    expect(migrationPlan('rl-qwen3', scope, gcs)).toEqual({
+      stack: 'rl-qwen3',
+      from: { gcs: { bucket: 'acme-tf-state', prefix: 'tpu-post-training/rl-qwen3' } },
+      to: { gcs: { bucket: 'acme-tf-state', prefix: 'tpu-post-training/acme-tpu/dev-tpu/rl-qwen3' } },
+    });
+    expect(migrationSteps(migrationPlan('infra', scope, gcs))[0]).toBe(
+      'terraform init -input=false   # a scratch folder holding only: {"terraform":{"backend":{"gcs":{"bucket":"acme-tf-state","prefix":"tpu-post-training/infra"}}}}',
+    );
+  });
+
+  /** A stand-in Terraform over an in-memory bucket: objects by prefix, what init/pull/push do with a gcs backend. */
+  function fakeGcs(objects: Map<string, string>) {
+    const calls: string[] = [];
+    const run: TerraformRunner = (dir, args) => {
+      const prefix = JSON.parse(fs.readFileSync(path.join(dir, 'main.tf.json'), 'utf8')).terraform.backend.gcs.prefix as string;
+      calls.push(`${prefix}: ${args.join(' ')}`);
+      if (args[0] === 'init') return { status: 0, stdout: '', stderr: '' };
+      if (args[1] === 'pull') return { status: 0, stdout: objects.get(`${prefix}/default.tfstate`) ?? '', stderr: '' };
+      objects.set(`${prefix}/default.tfstate`, fs.readFileSync(args[2]!, 'utf8'));
+      return { status: 0, stdout: '', stderr: '' };
+    };
+    return { run, calls };
+  }
+  const legacy = JSON.stringify({ version: 4, lineage: 'l-1', serial: 7, resources: [{ type: 'google_container_cluster', name: 'c', instances: [{ attributes: { name: 'dev-tpu', project: 'acme-tpu' } }] }] });
+
+  test('pulls the old prefix, checks the new one is empty, pushes, and reads it back', () => {
+    const objects = new Map([['tpu-post-training/infra/default.tfstate', legacy]]);
+    const { run, calls } = fakeGcs(objects);
+    expect(migrateState(migrationPlan('infra', scope, gcs), scope, run)[0]).toBe(
+      'infra: moved the state from gcs gs://acme-tf-state/tpu-post-training/infra to gcs gs://acme-tf-state/tpu-post-training/acme-tpu/dev-tpu/infra (lineage l-1, serial 7, 1 resources)',
+    );
+    expect(calls.map((c) => c.replace(/push \S+/, 'push <file>'))).toEqual([
+      'tpu-post-training/infra: init -input=false -no-color',
+      'tpu-post-training/infra: state pull',
+      'tpu-post-training/acme-tpu/dev-tpu/infra: init -input=false -no-color',
+      'tpu-post-training/acme-tpu/dev-tpu/infra: state pull',
+      'tpu-post-training/acme-tpu/dev-tpu/infra: state push <file>',
+      'tpu-post-training/acme-tpu/dev-tpu/infra: state pull',
+    ]);
+    expect(objects.get('tpu-post-training/acme-tpu/dev-tpu/infra/default.tfstate')).toBe(legacy);
+    expect(objects.get('tpu-post-training/infra/default.tfstate')).toBe(legacy); // the old object stays
+  });
+
+  test('refuses a target that holds state and an old state of another cluster, pushing nothing', () => {
+    const held = new Map([['tpu-post-training/infra/default.tfstate', legacy], ['tpu-post-training/acme-tpu/dev-tpu/infra/default.tfstate', legacy]]);
+    const first = fakeGcs(held);
+    expect(() => migrateState(migrationPlan('infra', scope, gcs), scope, first.run)).toThrow(/already holds state \(1 resources, lineage l-1\)/);
+    expect(first.calls.some((c) => c.includes('push'))).toBe(false);
+    const other = fakeGcs(new Map([['tpu-post-training/infra/default.tfstate', legacy]]));
+    const prod = { project: 'acme-tpu', clusterName: 'prod-tpu' };
+    expect(() => migrateState(migrationPlan('infra', prod, gcs), prod, other.run)).toThrow(/does not name cluster 'prod-tpu'/);
+    expect(other.calls.some((c) => c.includes('push'))).toBe(false);
+  });
+});
