@@ -228,6 +228,8 @@ export interface FakeApi {
   world: World;
   /** Answer 403 to a cluster-wide Workload list (a user who may list only the namespace). @default false */
   forbidClusterWorkloads?: boolean;
+  /** Answer 403 to a cluster-wide ConfigMap list (status then reads the records of the config's namespace only). @default false */
+  forbidClusterConfigMaps?: boolean;
   /** Called before each JobSet list (to change the world between polls). */
   onJobSetList?: (n: number) => void;
   /**
@@ -316,6 +318,12 @@ export async function startFakeApi(world: World): Promise<FakeApi> {
         const ns = m[1];
         return send(200, list(kind, apiVersion, (w[key] ?? []).filter((o) => o.metadata.namespace === ns && selectorMatches(sel, o.metadata.labels))));
       }
+    }
+    if (url.pathname === '/api/v1/configmaps') {
+      if (api.forbidClusterConfigMaps) {
+        return send(403, { kind: 'Status', apiVersion: 'v1', status: 'Failure', message: 'configmaps is forbidden: cannot list resource "configmaps" at the cluster scope', reason: 'Forbidden', code: 403 });
+      }
+      return send(200, list('ConfigMap', 'v1', (w.configMaps ?? []).filter((c) => selectorMatches(sel, c.metadata.labels))));
     }
     if ((m = /^\/api\/v1\/namespaces\/([^/]+)\/configmaps$/.exec(url.pathname))) {
       const ns = m[1];

@@ -26,7 +26,7 @@ import { ConfigError, findRepoRoot } from '../config/load';
 import { loadDeployment } from '../config/deployment';
 import { MAIN_CONTAINER } from '../jobs/jobset';
 import { PART_OF, PIPELINE_LABELS, STEP_NAMES } from '../jobs/pipeline';
-import type { Platform } from '../jobs/platform';
+import type { PlaceholderRef, Platform } from '../jobs/platform';
 import { parseRecord, PipelineRecord, RecordedStep, recordName } from '../jobs/record';
 import { tpuRateFor } from '../review/cost';
 import { cpuHourly, loadPrices, money, RATE_TEXT, tpuRates } from '../review/prices';
@@ -71,6 +71,8 @@ cost at the review's price table against the review's estimate, the loss trend, 
                       serves, the endpoint (and internal load balancer), the smoke test, the port-forward command;
                       --json: {"serve":[{"stack","pipeline","state","reason","ready","modelPath"?,"servedModelName"?,
                       "endpoint"?,"internalAddress"?,"smoke","portForward"?}]}; exit 0 ready, 1 failing, 3 otherwise
+  --namespace <ns>    read the records (and the pipelines) of this namespace only (default: every namespace the
+                      credentials can list, else the local config's)
   -w, --watch         redraw until every named pipeline completed or failed
   --interval <s>      seconds between polls with --watch (default ${DEFAULT_INTERVAL_SECONDS})
   --json              {"pipelines":[{"name","steps":[{"name","jobset","state","reason"?,"message"?,"progress"?,
@@ -99,6 +101,7 @@ The main container (${MAIN_CONTAINER}) of the step's main pod (the Pathways head
   <pipeline>          the pipeline (stack) name
   [step]              ${STEP_NAMES.join(' | ')} (default: the running step, else the last one created)
   -f, --follow        follow the log until the container ends
+  --namespace <ns>    the namespace of the pipeline's record (default: every namespace the credentials can list)
   --context <name>    the kubeconfig context to read (default: its current context)
   --timeout <s>       seconds one request may take (default ${DEFAULT_TIMEOUT_SECONDS})
   -h, --help          this text
@@ -131,18 +134,31 @@ interface Setup {
   /** `gcloud container clusters get-credentials ...` for this cluster and endpoint (the deployment's). */
   readonly credentialsCommand: string;
   readonly authorizedCidrs: readonly string[];
+  /** The local config's environment and what it was built from (jobs/deployment.ts EnvironmentOrigin.line). */
+  readonly origin: string;
 }
 
 function setup(env: Io['env']): Setup {
-  const { pipelines, records, platform, cluster } = loadDeployment({ env });
+  const { pipelines, records, platform, cluster, preflight, origin } = loadDeployment({ env });
   return {
     pipelines: pipelines.map((p) => records[p.name]!),
     configFile: env.CONFIG_FILE || 'config/example.json',
     platform,
     dnsEndpoint: cluster.dnsEndpoint,
-    credentialsCommand: cluster.credentialsCommand,
+    credentialsCommand: credentialsAdvice(cluster.credentialsCommand, preflight.placeholders),
     authorizedCidrs: cluster.authorizedCidrs,
+    origin: origin.line,
   };
+}
+
+/**
+ * The get-credentials command as advice: a project that is still the example config's placeholder is never printed as
+ * the value to use; it becomes `--project=<your project>`, and the line says where the placeholder came from.
+ */
+export function credentialsAdvice(command: string, placeholders: readonly PlaceholderRef[]): string {
+  const project = placeholders.find((p) => p.path === 'project');
+  if (!project) return command;
+  return `${command.replace(`--project=${project.value}`, '--project=<your project>')}   (the local config's project '${project.value}' is the example's placeholder: set ${project.env}, or CONFIG_FILE to your environment's config)`;
 }
 
 function timeoutMs(value: string | undefined): number {
@@ -157,11 +173,29 @@ export interface Deployed {
   readonly records: readonly PipelineRecord[];
   /** `<configmap>: <why>` for each record this version cannot read. */
   readonly unreadable: readonly string[];
+  /** Where the records were looked up: `every namespace`, `namespace ml-team (--namespace)`, or the fallback. @default every namespace */
+  readonly read?: string;
 }
 
-/** Reads the record ConfigMaps. */
-export async function deployedRecords(cluster: Cluster, namespace: string): Promise<Deployed> {
-  const maps = await cluster.records(namespace);
+/**
+ * Reads the record ConfigMaps: of `namespace` when given (--namespace), else of every namespace the credentials can
+ * list; when they may not list ConfigMaps cluster-wide (403), of the local config's namespace, saying so.
+ */
+export async function deployedRecords(cluster: Cluster, namespace: string | undefined, fallback = 'default'): Promise<Deployed> {
+  let maps: Awaited<ReturnType<Cluster['records']>>;
+  let read = 'every namespace';
+  if (namespace !== undefined) {
+    maps = await cluster.records(namespace);
+    read = `namespace ${namespace} (--namespace)`;
+  } else {
+    try {
+      maps = await cluster.records();
+    } catch (err) {
+      if (!(err instanceof Error && (err as ClusterError).kind === 'forbidden')) throw err;
+      maps = await cluster.records(fallback);
+      read = `namespace ${fallback} only (the local config's: these credentials may not list ConfigMaps in every namespace; --namespace names another)`;
+    }
+  }
   const records: PipelineRecord[] = [];
   const unreadable: string[] = [];
   for (const m of maps) {
@@ -169,7 +203,7 @@ export async function deployedRecords(cluster: Cluster, namespace: string): Prom
     if (typeof r === 'string') unreadable.push(`${m.metadata?.name ?? '?'}: ${r}`);
     else records.push(r);
   }
-  return { records: records.sort((a, b) => a.name.localeCompare(b.name)), unreadable };
+  return { records: records.sort((a, b) => a.name.localeCompare(b.name)), unreadable, read };
 }
 
 /**
@@ -342,12 +376,17 @@ interface PollIo {
 }
 
 async function poll(cluster: Cluster, s: Setup, chosen: PipelineRecord[], now: () => number, pio: PollIo, full = false): Promise<PipelineStatus[]> {
-  const namespace = s.platform.namespace;
-  const snapshot = await cluster.snapshot(namespace, pipelinesSelector(chosen));
-  const logs = await cluster.readLogs(namespace, logRequests(chosen, snapshot, { full }));
+  // Each pipeline is read in the namespace its record names (a deployment's namespace may not be the local config's).
   const ctx = { clusterQueue: s.platform.clusterQueue, now: now(), price: chipPrices(), costRates: costRates() };
+  const byName = new Map<string, PipelineStatus>();
+  for (const namespace of [...new Set(chosen.map((p) => p.namespace))]) {
+    const group = chosen.filter((p) => p.namespace === namespace);
+    const snapshot = await cluster.snapshot(namespace, pipelinesSelector(group));
+    const logs = await cluster.readLogs(namespace, logRequests(group, snapshot, { full }));
+    for (const p of group) byName.set(p.name, pipelineStatus(p, snapshot, logs, ctx));
+  }
   const evalFiles = new Map(chosen.map((p) => [p.name, p.steps.find((st) => st.name === 'eval')?.output]));
-  const { statuses, notes } = await withEvalFiles(chosen.map((p) => pipelineStatus(p, snapshot, logs, ctx)), evalFiles, pio.read);
+  const { statuses, notes } = await withEvalFiles(chosen.map((p) => byName.get(p.name)!), evalFiles, pio.read);
   notes.forEach(pio.note);
   return statuses;
 }
@@ -362,16 +401,23 @@ function pollIo(io: Io, timeout: number): PollIo {
 }
 
 /** The pipelines to show (choose), from the cluster's records and the local config; each disagreement is a note on stderr. */
-async function pipelinesToShow(io: Io, cluster: Cluster, s: Setup, names: readonly string[], context: string, server: string): Promise<PipelineRecord[]> {
+async function pipelinesToShow(io: Io, cluster: Cluster, s: Setup, names: readonly string[], context: string, server: string, namespace?: string): Promise<{ chosen: PipelineRecord[]; read: string }> {
   let deployed: Deployed;
   try {
-    deployed = await deployedRecords(cluster, s.platform.namespace);
+    deployed = await deployedRecords(cluster, namespace, s.platform.namespace);
   } catch (err) {
     throw noAnswer(err as ClusterError, context, server, s);
   }
   const { chosen, notes } = choose(s, deployed, names);
   for (const n of notes) io.stderr.write(`note: ${n}\n`);
-  return chosen;
+  return { chosen, read: deployed.read ?? 'every namespace' };
+}
+
+/** The first line of status: the cluster, the namespaces shown, where the records were read, and the local config. */
+function headerOf(context: string, server: string, chosen: readonly PipelineRecord[], read: string, s: Setup): string {
+  const shown = [...new Set(chosen.map((p) => p.namespace))];
+  const namespaces = shown.length === 1 ? `namespace ${shown[0]}` : `namespaces ${shown.join(', ') || s.platform.namespace}`;
+  return `cluster ${context} (${server}), ${namespaces} (records read from ${read}); local config: ${s.origin}`;
 }
 
 /** The pipelines of the `serve-<pipeline>` names given (a pipeline of the local config named serve-x is a pipeline). */
@@ -385,8 +431,8 @@ function serveNamesOf(s: Setup, names: readonly string[], options: { watch?: boo
 }
 
 /** `status -- serve-<pipeline>...`: endpoint, model path, readiness and smoke test of each (status/serve.ts). */
-async function serveCommand(io: Io, cluster: Cluster, s: Setup, pipelines: readonly string[], json: boolean, context: string, server: string): Promise<number> {
-  const namespace = s.platform.namespace;
+async function serveCommand(io: Io, cluster: Cluster, s: Setup, pipelines: readonly string[], json: boolean, context: string, server: string, given?: string): Promise<number> {
+  const namespace = given ?? s.platform.namespace;
   let snapshot: ServeSnapshot;
   try {
     snapshot = await cluster.serving(namespace, `${SERVE_LABEL} in (${pipelines.map((p) => serveNames(p).name).join(',')})`);
@@ -409,6 +455,7 @@ async function status(argv: string[], io: Io): Promise<number> {
     report: { type: 'boolean' },
     out: { type: 'string' },
     context: { type: 'string' },
+    namespace: { type: 'string' },
     help: { type: 'boolean', short: 'h' },
   });
   if (values.help) {
@@ -431,8 +478,9 @@ async function status(argv: string[], io: Io): Promise<number> {
   const s = setup(io.env);
   const serving = serveNamesOf(s, positionals, values);
   const { cluster, context, server } = await connect(io, s, requestTimeout, values.context);
-  if (serving.length > 0) return serveCommand(io, cluster, s, serving, Boolean(values.json), context, server);
-  const chosen = await pipelinesToShow(io, cluster, s, positionals, context, server);
+  if (serving.length > 0) return serveCommand(io, cluster, s, serving, Boolean(values.json), context, server, values.namespace);
+  const { chosen, read } = await pipelinesToShow(io, cluster, s, positionals, context, server, values.namespace);
+  const header = headerOf(context, server, chosen, read, s);
   const pio = pollIo(io, requestTimeout);
   if (values.report) {
     let statuses: PipelineStatus[];
@@ -443,11 +491,10 @@ async function status(argv: string[], io: Io): Promise<number> {
     }
     const file = values.out !== undefined ? path.resolve(values.out) : path.join(findRepoRoot(), REPORTS_DIR, `run-report-${chosen[0]!.name}-${chosen[0]!.runId}.md`);
     fs.mkdirSync(path.dirname(file), { recursive: true });
-    fs.writeFileSync(file, redact(renderRunReport(statuses[0]!, { generatedAt: Date.now(), cluster: `cluster ${context} (${server}), namespace ${s.platform.namespace}` })));
+    fs.writeFileSync(file, redact(renderRunReport(statuses[0]!, { generatedAt: Date.now(), cluster: header })));
     io.stdout.write(`${file}\n`);
     return exitCode(statuses);
   }
-  const header = `cluster ${context} (${server}), namespace ${s.platform.namespace}`;
   if (!values.json) io.stdout.write(`${header}\n`);
   const tty = Boolean(io.stdout.isTTY) && !values.json;
   let lastOk: string | undefined;
@@ -488,6 +535,7 @@ async function logs(argv: string[], io: Io): Promise<number> {
     follow: { type: 'boolean', short: 'f' },
     timeout: { type: 'string' },
     context: { type: 'string' },
+    namespace: { type: 'string' },
     help: { type: 'boolean', short: 'h' },
   });
   if (values.help) {
@@ -504,9 +552,9 @@ async function logs(argv: string[], io: Io): Promise<number> {
   const requestTimeout = timeoutMs(values.timeout);
   const s = setup(io.env);
   const { cluster, context, server } = await connect(io, s, requestTimeout, values.context);
-  const [pipeline] = await pipelinesToShow(io, cluster, s, [name], context, server);
+  const { chosen: [pipeline] } = await pipelinesToShow(io, cluster, s, [name], context, server, values.namespace);
   try {
-    const snapshot = await cluster.snapshot(s.platform.namespace, pipelinesSelector([pipeline]));
+    const snapshot = await cluster.snapshot(pipeline!.namespace, pipelinesSelector([pipeline!]));
     const step = stepName ? pipeline.steps.find((st) => st.name === stepName) : defaultLogStep(pipeline, snapshot);
     if (!step) {
       io.stderr.write(`logs: no step of ${pipeline.name} was created yet (npm run deploy -- ${pipeline.name})\n`);
@@ -518,11 +566,11 @@ async function logs(argv: string[], io: Io): Promise<number> {
       return EXIT.inProgress;
     }
     io.stderr.write(`==> ${pipeline.name} ${step.name}: pod ${pod.metadata.name}, container ${MAIN_CONTAINER}\n`);
-    if (!(await cluster.hasLog(s.platform.namespace, pod.metadata.name, MAIN_CONTAINER))) {
+    if (!(await cluster.hasLog(pipeline!.namespace, pod.metadata.name, MAIN_CONTAINER))) {
       io.stderr.write(`logs: ${MAIN_CONTAINER} of ${pod.metadata.name} has not started yet; npm run status -- ${pipeline.name} says why\n`);
       return EXIT.inProgress;
     }
-    await cluster.streamLog(s.platform.namespace, pod.metadata.name, MAIN_CONTAINER, io.stdout, Boolean(values.follow));
+    await cluster.streamLog(pipeline!.namespace, pod.metadata.name, MAIN_CONTAINER, io.stdout, Boolean(values.follow));
     return EXIT.completed;
   } catch (err) {
     if ((err as Error).name === 'ClusterError') throw noAnswer(err as ClusterError, context, server, s);

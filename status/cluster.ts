@@ -259,10 +259,16 @@ export class Cluster {
     }
   }
 
-  /** The pipeline stacks' record ConfigMaps (jobs/record.ts) in the namespace: one list call. */
-  async records(namespace: string): Promise<Array<{ metadata?: { name?: string }; data?: Record<string, string> }>> {
+  /**
+   * The pipeline stacks' record ConfigMaps (jobs/record.ts) in the namespace, or in every namespace when none is given
+   * (one list call each way; a user who may not list ConfigMaps cluster-wide gets `forbidden`).
+   */
+  async records(namespace?: string): Promise<Array<{ metadata?: { name?: string; namespace?: string }; data?: Record<string, string> }>> {
     try {
-      const list = await this.call('ConfigMaps', (o) => this.core.listNamespacedConfigMap({ namespace, labelSelector: `${RECORD_LABEL}=true` }, o as never));
+      const labelSelector = `${RECORD_LABEL}=true`;
+      const list = await this.call('ConfigMaps', (o) =>
+        namespace === undefined ? this.core.listConfigMapForAllNamespaces({ labelSelector }, o as never) : this.core.listNamespacedConfigMap({ namespace, labelSelector }, o as never),
+      );
       return items(list, 'ConfigMap');
     } catch (err) {
       throw describe(err);

@@ -14,9 +14,12 @@ import { loadDeployment } from '../../config/deployment';
 import { lastCheckpointStep } from '../../jobs/maxtext';
 import { parseRecord, pipelineRecord, RECORD_KEY, RECORD_LABEL, recordConfigMap, recordName } from '../../jobs/record';
 import { PATHWAYS_IMAGES } from '../../jobs/jobset';
-import { credentialsCommand } from '../../jobs/platform';
 import { CONTEXT, emptyWorld, FakeApi, iso, jobSet, pod, record, recordMap, ROOT, rlLine, running, startFakeApi, workload, writeKubeconfig } from '../../bench/fake-kube-api';
 import { ensureDist } from '../dist';
+import { configFile } from '../util';
+
+/** The get-credentials advice for the example config: its placeholder project is never printed as the value to use. */
+const ADVICE = "gcloud container clusters get-credentials tpu-post-train --location=us-east5 --project=<your project>   (the local config's project 'my-tpu-project' is the example's placeholder: set PROJECT, or CONFIG_FILE to your environment's config)";
 
 /** Another team's deployment of rl-llama3 (the single-host pipeline the example config leaves out), in its own project and bucket. */
 const DEPLOYED_ENV = { PROJECT: 'acme-tpu', GCS_BUCKET: 'acme-ckpt', SINGLE_HOST_RESERVATION: 'acme-v6e-8', AUTHORIZED_CIDR: '198.18.0.0/15', PIPELINES: 'rl-llama3' };
@@ -216,11 +219,59 @@ test('--context picks one of several contexts; an unknown one lists them; no kub
   fs.writeFileSync(env.KUBECONFIG, JSON.stringify(config));
   const picked = await runBare(['status', 'rl-llama3', '--context', CONTEXT], env);
   expect(picked.code).toBe(3);
-  expect(picked.stdout.split('\n')[0]).toBe(`cluster ${CONTEXT} (${api!.url}), namespace default`);
+  expect(picked.stdout.split('\n')[0]).toMatch(new RegExp(`^cluster ${CONTEXT} \\(${api!.url}\\), namespace default \\(records read from every namespace\\); local config: environment `));
   const unknown = await runBare(['status', '--context', 'nope'], env);
   expect(unknown.code).toBe(4);
   expect(unknown.stderr).toContain(`status: no context 'nope' in the kubeconfig (${env.KUBECONFIG}); its contexts: ${CONTEXT}, other.`);
   const none = await runBare(['status'], { HOME: '/nonexistent-home' });
   expect(none.code).toBe(4);
-  expect(none.stderr).toContain(credentialsCommand('tpu-post-train', 'us-east5', 'my-tpu-project', false));
+  // The example's placeholder project is never given as the value to use (status/cli.ts credentialsAdvice).
+  expect(none.stderr).toContain(ADVICE);
+  expect(none.stderr).not.toContain('--project=my-tpu-project');
+});
+
+describe('records in another namespace than the local config names (docs/status.md)', () => {
+  // The same deployment with `namespace: ml-team` in its config file: its JobSets, pods and record live there.
+  const file = configFile((c) => (c.namespace = 'ml-team'));
+  const team = loadDeployment({ env: { ...DEPLOYED_ENV, CONFIG_FILE: file } });
+  const teamLlama = team.pipelines.find((p) => p.name === 'rl-llama3')!;
+  function teamWorld() {
+    const w = emptyWorld();
+    const train = jobSet(teamLlama.steps[1]!);
+    w.jobSets.push(jobSet(teamLlama.steps[0]!, { terminalState: 'Completed', conditions: [{ type: 'Completed', status: 'True', reason: 'AllJobsCompleted', message: 'done', lastTransitionTime: iso(5) }] }), train);
+    w.workloads.push(workload(train, true, { chips: 8 }));
+    const main = pod(train, 'slice', running(10));
+    w.pods.push(main);
+    w.logs[main.metadata.name] = Array.from({ length: 4 }, (_, i) => rlLine(52 + 2 * i, i + 1));
+    w.configMaps = [recordMap(team.records['rl-llama3']!, teamLlama.labels)];
+    return w;
+  }
+
+  test('a new shell finds it: records read from every namespace, the pipeline read in its own namespace, and the header says so', async () => {
+    expect(teamLlama.steps[1]!.namespace).toBe('ml-team');
+    const env = await serve(teamWorld());
+    const r = await runBare(['status'], env);
+    expect(r.stdout.split('\n')[0]).toMatch(/^cluster \S+ \(\S+\), namespace ml-team \(records read from every namespace\); local config: environment my-tpu-project\.tpu-post-train /);
+    expect(r.stdout).toContain('rl-llama3');
+    expect(r.stdout).not.toContain('not deployed');
+    expect(api!.requests.map((q) => q.path)).toContain('/api/v1/configmaps');
+    expect(api!.requests.map((q) => q.path)).toContain('/apis/jobset.x-k8s.io/v1alpha2/namespaces/ml-team/jobsets');
+    const logs = await runBare(['logs', 'rl-llama3', 'train'], env);
+    expect(logs.code).toBe(0);
+    expect(logs.stdout).toContain('Train step 4 training loss');
+  });
+
+  test('credentials that may not list ConfigMaps cluster-wide: the local namespace only, saying so; --namespace names the other', async () => {
+    const env = await serve(teamWorld());
+    api!.forbidClusterConfigMaps = true;
+    const r = await runBare(['status', '--json'], env);
+    expect(JSON.parse(r.stdout).pipelines.map((p: any) => p.name)).toEqual(['rl-qwen3', 'rl-gemma4', 'sft-gemma4']);
+    const text = await runBare(['status'], env);
+    expect(text.stdout.split('\n')[0]).toContain(
+      'namespace default (records read from namespace default only (the local config\'s: these credentials may not list ConfigMaps in every namespace; --namespace names another))',
+    );
+    const named = await runBare(['status', '--namespace', 'ml-team'], env);
+    expect(named.stdout.split('\n')[0]).toContain('namespace ml-team (records read from namespace ml-team (--namespace))');
+    expect(named.stdout).toContain('rl-llama3');
+  });
 });
