@@ -25,9 +25,9 @@ export interface GkeClusterProps {
   /** GKE release channel. @default DEFAULT_RELEASE_CHANNEL (REGULAR) */
   readonly releaseChannel?: string;
   /**
-   * The oldest control-plane version the cluster may run (`min_master_version`): the GKE version floor of the TPU
-   * generations its pools use (jobs/tpu.ts gkeVersionFloor; tpu7x needs 1.34.0-gke.2201000). GKE picks the channel's
-   * version at or above it. @default - none (the release channel's default version)
+   * The oldest control-plane version the cluster may run (`min_master_version`): the minor version alias of the GKE
+   * version floor of the TPU generations its pools use (jobs/tpu.ts gkeVersionFloor, minMasterVersionOf: tpu7x needs
+   * 1.34.0-gke.2201000, so `1.34`), never one exact patch. @default - none (the release channel's default version)
    */
   readonly minMasterVersion?: string;
   /** Refuse `terraform destroy` of the cluster. @default DEFAULT_DELETION_PROTECTION (true) */

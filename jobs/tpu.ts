@@ -346,6 +346,24 @@ export function gkeVersionFloor(generation: TpuGeneration): { version: string; s
 }
 
 /**
+ * The cluster's `min_master_version` for a version floor: its minor version as a GKE version alias (`1.34.0-gke.2201000`
+ * -> `1.34`), never one exact patch. The google provider sends `min_master_version` as the cluster's
+ * `initialClusterVersion` on create (hashicorp/terraform-provider-google v6.50.0
+ * google/services/container/resource_container_cluster.go, resourceContainerClusterCreate), so an exact patch fails the
+ * create once GKE stops offering it; GKE resolves `1.X` to the newest `1.X` patch it offers (GKE API
+ * `Cluster.initialClusterVersion`: "1.X", "1.X.Y", "latest", "-" are accepted aliases), which is past the floor's patch
+ * for as long as the floor is a patch GKE published. On update the provider upgrades the master only when its current
+ * version is lower than this one (go-version comparison, resourceContainerClusterUpdate): any 1.34 or later master
+ * satisfies `1.34`, so GKE's own upgrades never plan a change. Cluster Toolkit pins a prefix too (v1.95.0
+ * examples/gke-tpu-7x: `version_prefix` 1.35).
+ */
+export function minMasterVersionOf(floor: string): string {
+  const m = /^(\d+)\.(\d+)/.exec(floor);
+  if (!m) throw new Error(`not a GKE version: '${floor}'`);
+  return `${m[1]}.${m[2]}`;
+}
+
+/**
  * The GKE version a cluster needs for TPU pools of these generations: the highest floor among them (versions compare
  * by their numbers, `1.34.0-gke.2201000` as 1, 34, 0, 2201000), or undefined when none has a floor.
  */

@@ -15,7 +15,7 @@ import { AcceleratorZoneChecks, PlaceholderGuard, ReservationChecks } from '../c
 import { ProjectApis } from '../constructs/project-apis';
 import { TpuSlicePool } from '../constructs/tpu-slice-pool';
 import type { Deployment } from '../jobs/deployment';
-import { clusterVersionFloor } from '../jobs/tpu';
+import { clusterVersionFloor, minMasterVersionOf } from '../jobs/tpu';
 import { useBackend } from './backend';
 
 export { REQUIRED_APIS } from '../constructs/project-apis';
@@ -73,8 +73,9 @@ export class InfraStack extends TerraformStack {
       allowPublicAccess: clusterSettings.allowPublicAccess,
       dnsEndpoint: clusterSettings.dnsEndpoint,
       releaseChannel: clusterSettings.releaseChannel,
-      // The GKE version floor of the pools' TPU generations (the TPU table): tpu7x pools need 1.34.0-gke.2201000.
-      minMasterVersion: clusterVersionFloor(platform.tpuGroups.map((g) => g.slice.generation))?.version,
+      // The GKE version floor of the pools' TPU generations (the TPU table: tpu7x pools need 1.34.0-gke.2201000), as its
+      // minor version alias (`1.34`): never one exact patch, which GKE stops offering (jobs/tpu.ts minMasterVersionOf).
+      minMasterVersion: versionAlias(clusterVersionFloor(platform.tpuGroups.map((g) => g.slice.generation))?.version),
       deletionProtection: clusterSettings.deletionProtection,
       upgradeExclusionDays: clusterSettings.upgradeExclusionDays,
       // The default pool GKE boots once (and this stack removes) runs as the node identity too, as does every pool
@@ -171,4 +172,8 @@ export class InfraStack extends TerraformStack {
       value: props.queues.tpuChipsByFlavor,
     });
   }
+}
+
+function versionAlias(floor: string | undefined): string | undefined {
+  return floor === undefined ? undefined : minMasterVersionOf(floor);
 }

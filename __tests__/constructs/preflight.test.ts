@@ -13,6 +13,7 @@ import * as os from 'os';
 import * as path from 'path';
 import { terraformTest } from '../ci-env';
 import { synthStack } from '../util';
+import { minMasterVersionOf } from '../../jobs/tpu';
 
 const REAL = {
   PROJECT: 'acme-tpu-prod',
@@ -287,13 +288,19 @@ describe('ZONE offers the TPU machine types at plan time (google_compute_machine
 });
 
 describe('the GKE version floor of the pools\' TPU generations', () => {
-  test('tpu7x pools set the cluster\'s minimum version to 1.34.0-gke.2201000 (the TPU table); v6e pools set none', () => {
+  test('tpu7x pools set the cluster\'s minimum version to the floor\'s minor alias 1.34 (floor 1.34.0-gke.2201000, the TPU table), never one patch; v6e pools set none', () => {
     const tpu7x = synthStack('infra', { ...REAL, COMPUTE_TYPE: 'tpu7x-standard-4t', TOPOLOGY: '2x2x4', RESERVATION: 'acme-tpu7x', PIPELINES: 'none' });
     const [cluster] = Object.values(tpu7x.resource.google_container_cluster) as any[];
-    expect(cluster.min_master_version).toBe('1.34.0-gke.2201000');
+    expect(cluster.min_master_version).toBe('1.34');
     const [v6e] = Object.values(synthStack('infra', { ...REAL, PIPELINES: 'none' }).resource.google_container_cluster) as any[];
     expect(v6e.min_master_version).toBeUndefined();
   });
+});
+
+test('minMasterVersionOf: the minor version of a floor (GKE accepts 1.X as initialClusterVersion), never a patch; a non-version refused', () => {
+  expect(minMasterVersionOf('1.34.0-gke.2201000')).toBe('1.34');
+  expect(minMasterVersionOf('1.35.1')).toBe('1.35');
+  expect(() => minMasterVersionOf('latest')).toThrow("not a GKE version: 'latest'");
 });
 
 describe('before a pipeline deploys: the token has a version, the images exist', () => {
