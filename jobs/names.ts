@@ -35,6 +35,17 @@ export interface JobSetNameShape {
   readonly coordinator?: CoordinatorShape;
 }
 
+/**
+ * Why a pipeline name cannot be used, or undefined: it names a stack, prefixes every JobSet, Service and ConfigMap, and
+ * is the value of the `tpu-post-training/pipeline` label, so it must be a DNS-1035 label (a lowercase letter first, a
+ * letter or digit last: Kubernetes refuses a label value or a name ending in '-', which the providers only find at
+ * plan). A name such as `abc-` is refused at synth.
+ */
+export function pipelineNameProblem(name: string): string | undefined {
+  if (DNS_1035.test(name) && name.length <= MAX_LABEL) return undefined;
+  return `pipeline name must start with a lowercase letter, hold only lowercase letters, digits and '-', end with a letter or digit, and have at most ${MAX_LABEL} characters (it names the stack, its JobSets and its label value), got '${name}'`;
+}
+
 /** Checks a run id's format: lowercase letters, digits and '-', starting and ending with a letter or digit. */
 export function checkRunId(runId: string, runIdSource: string): void {
   if (!RUN_ID_PATTERN.test(runId)) {

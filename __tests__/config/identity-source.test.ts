@@ -6,6 +6,7 @@
  */
 import { ConfigError, editDistance, loadConfig, misspelledVariables } from '../../config/load';
 import { loadDeployment } from '../../config/deployment';
+import { pipelineNameProblem } from '../../jobs/names';
 import { configFile } from '../util';
 
 const PROD = configFile((c) => {
@@ -82,4 +83,13 @@ test('a misspelled variable close to a known name: a "did you mean" note, its va
   expect(editDistance('TPU_CAPACTIY', 'TPU_CAPACITY')).toBe(1);
   expect(editDistance('ZONE', 'ZONES')).toBe(1);
   expect(editDistance('abc', 'abc')).toBe(0);
+});
+
+test("a pipeline named 'abc-' (or 'Abc', '1abc') is refused at synth with the rule; Kubernetes would refuse its label value only at plan", () => {
+  for (const name of ['abc-', 'Abc', '1abc', 'a'.repeat(64)]) {
+    const file = configFile((c) => (c.pipelines[name] = { extends: 'rl-qwen3', overrides: { run_name: 'other' } }));
+    const e = errorOf(() => loadDeployment({ env: { CONFIG_FILE: file } }));
+    expect(e.issues).toContainEqual(expect.stringMatching(new RegExp(`: pipelines\\.${name}: pipeline name must start with a lowercase letter, .* got '${name}'$`)));
+  }
+  expect(pipelineNameProblem('abc-1')).toBeUndefined();
 });
