@@ -27,6 +27,12 @@ export interface TpuSlicePoolProps {
    * @default - queuedProvisioningOf(capacity): on for flex-start, off for reservation and spot
    */
   readonly queuedProvisioning?: boolean;
+  /**
+   * A label and a NoSchedule taint of the same key and value that keep the pool to the pods that select and tolerate
+   * them (a serve stack's server: jobs/serve.ts servePoolTaint). Without it a Kueue flavor of the same shape, which
+   * selects only the accelerator and topology labels, could place a pipeline's pod on the pool. @default - none
+   */
+  readonly dedicatedTo?: { readonly key: string; readonly value: string };
   readonly serviceAccountEmail: string;
   /** Boot disk size, GB. @default 100 */
   readonly diskSizeGb?: number;
@@ -137,8 +143,11 @@ export class TpuSlicePool extends Construct {
         // A queued pool names its TPU labels, as Cluster Toolkit's queued TPU pools do (cluster-toolkit v1.95.0
         // modules/compute/gke-node-pool main.tf kubernetes_labels, commit bf7c3e1 "Adding GKE TPU DWS Queued Provisioning
         // support for v6e and 7x"): the labels GKE gives TPU nodes anyway, the ones Kueue's flavor selects.
-        labels: queued ? { ...slice.nodeSelector } : undefined,
-        taint: [{ key: TPU_TAINT.key, value: TPU_TAINT.value, effect: TPU_TAINT.effect }],
+        labels: queued || props.dedicatedTo ? { ...(queued ? slice.nodeSelector : {}), ...(props.dedicatedTo ? { [props.dedicatedTo.key]: props.dedicatedTo.value } : {}) } : undefined,
+        taint: [
+          { key: TPU_TAINT.key, value: TPU_TAINT.value, effect: TPU_TAINT.effect },
+          ...(props.dedicatedTo ? [{ key: props.dedicatedTo.key, value: props.dedicatedTo.value, effect: 'NO_SCHEDULE' }] : []),
+        ],
         spot: capacity.type === 'spot' ? true : undefined,
         flexStart: flexStart ? true : undefined,
         maxRunDuration: capacity.type === 'flex-start' ? `${capacity.maxRunDurationSeconds}s` : undefined,

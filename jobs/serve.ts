@@ -141,6 +141,15 @@ export const SERVE_LABEL = 'tpu-post-training/serve';
 /** The pod volume that mounts the export. */
 const MODEL_VOLUME = 'model';
 
+/**
+ * The label and NoSchedule taint a serve stack's pool carries (key SERVE_LABEL, value the server's name), which only its
+ * server selects and tolerates: a Kueue flavor of the same slice shape (a v6e-8 2x4 serving pool has exactly the labels
+ * of the 2x4 flavor) then can never place a pipeline's pod on it.
+ */
+export function servePoolTaint(name: string): { key: string; value: string } {
+  return { key: SERVE_LABEL, value: name };
+}
+
 /** What a serve stack's name puts before its pipeline's: `serve-rl-qwen3` serves rl-qwen3. */
 export const SERVE_STACK_PREFIX = 'serve-';
 
@@ -235,8 +244,8 @@ export function planServe(
         metadata: { labels, annotations: { [GCSFUSE_ANNOTATION]: 'true' } },
         spec: {
           serviceAccountName: ksaName,
-          nodeSelector: { ...slice.nodeSelector, 'cloud.google.com/gke-nodepool': poolName },
-          tolerations: [{ ...TPU_TOLERATION }],
+          nodeSelector: { ...slice.nodeSelector, 'cloud.google.com/gke-nodepool': poolName, [SERVE_LABEL]: name },
+          tolerations: [{ ...TPU_TOLERATION }, { ...servePoolTaint(name), operator: 'Equal', effect: 'NoSchedule' }],
           terminationGracePeriodSeconds: 60,
           containers: [
             {

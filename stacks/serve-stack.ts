@@ -18,7 +18,7 @@ import { kubernetesProviderAccess } from '../constructs/cluster-access';
 import { GkeCluster } from '../constructs/gke-cluster';
 import { TpuSlicePool } from '../constructs/tpu-slice-pool';
 import { Platform, workloadIdentityMember } from '../jobs/platform';
-import { ServePlan, SMOKE_ENDED, SMOKE_WAIT_MINUTES, smokeFailureMessage } from '../jobs/serve';
+import { ServePlan, servePoolTaint, SMOKE_ENDED, SMOKE_WAIT_MINUTES, smokeFailureMessage } from '../jobs/serve';
 import { BackendProps, useBackend } from './backend';
 
 export interface ServeStackProps extends BackendProps {
@@ -46,6 +46,8 @@ export class ServeStack extends TerraformStack {
       // The vLLM Deployment is no Kueue workload: no ProvisioningRequest would ever ask for a queued pool's nodes, so a
       // flex-start serving pool stays a plain flex-start pool that the Deployment's pending pod scales up.
       queuedProvisioning: false,
+      // Its own label and taint: a Kueue flavor of the same shape never places a pipeline's pod here.
+      dedicatedTo: servePoolTaint(plan.name),
       serviceAccountEmail: platform.nodeGsaEmail,
     });
     // Read-only, and only the export: the server reads it through the Cloud Storage FUSE mount and writes nothing.

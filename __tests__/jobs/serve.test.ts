@@ -66,7 +66,9 @@ describe('defaults', () => {
     expect(c.volumeMounts).toContainEqual({ name: 'model', mountPath: '/models/export', readOnly: true });
     expect(pod.spec.volumes[0].csi).toMatchObject({ driver: 'gcsfuse.csi.storage.gke.io', readOnly: true });
     expect(pod.metadata.annotations).toEqual({ 'gke-gcsfuse/volumes': 'true' });
-    expect(pod.spec.nodeSelector).toEqual({ 'cloud.google.com/gke-tpu-accelerator': 'tpu-v6e-slice', 'cloud.google.com/gke-tpu-topology': '2x2', 'cloud.google.com/gke-nodepool': 'serve-rl-qwen3' });
+    expect(pod.spec.nodeSelector).toEqual({ 'cloud.google.com/gke-tpu-accelerator': 'tpu-v6e-slice', 'cloud.google.com/gke-tpu-topology': '2x2', 'cloud.google.com/gke-nodepool': 'serve-rl-qwen3', 'tpu-post-training/serve': 'rl-qwen3-serve' });
+    // It tolerates its own pool's taint (servePoolTaint), which no Kueue flavor tolerates.
+    expect(pod.spec.tolerations).toContainEqual({ key: 'tpu-post-training/serve', value: 'rl-qwen3-serve', operator: 'Equal', effect: 'NoSchedule' });
     expect(pod.spec.serviceAccountName).toBe('tpt-rl-qwen3-serve');
     expect(JSON.stringify(s.deployment)).not.toMatch(/hf-token|HF_TOKEN/);
     expect((s.service as any).spec.type).toBe('ClusterIP');
