@@ -25,15 +25,32 @@ export class HfTokenSecret extends Construct {
 
   constructor(scope: Construct, id: string, props: HfTokenSecretProps) {
     super(scope, id);
-    this.secret = new SecretManagerSecret(this, 'secret', {
+    // `cluster-secret`: the secret id carries the cluster since this version (LEGACY_FORGOTTEN_ADDRESSES says why the id moved).
+    this.secret = new SecretManagerSecret(this, 'cluster-secret', {
       secretId: props.secretId,
       replication: { userManaged: { replicas: [{ location: props.location }] } },
       labels: { purpose: 'hugging-face-token' },
     });
-    new SecretManagerSecretIamMember(this, 'reader', {
+    new SecretManagerSecretIamMember(this, 'cluster-reader', {
       secretId: this.secret.id,
       role: 'roles/secretmanager.secretAccessor',
       member: props.reader,
     });
   }
 }
+
+/**
+ * Terraform addresses of the version before identities carried the cluster, in `infra`: the secret `hf-token` and its
+ * reader binding, the KSA `workload-identity-k8s-sa` and its Workload Identity binding (names from cdktf's logical ids of
+ * `hf-token/secret`, `hf-token/reader`, `identity/ksa`, `identity/workload-identity`). The new ones live at new
+ * addresses, and these get `removed { lifecycle { destroy = false } }` blocks (Terraform >= 1.7): the upgrade forgets
+ * them instead of destroying them, so a pipeline deployed before keeps mounting `hf-token` as its old KSA until it is
+ * deployed again (docs/operations.md "Upgrading to per-cluster identities" gives the clean-up). A deployment that never
+ * had them plans nothing for the blocks.
+ */
+export const LEGACY_FORGOTTEN_ADDRESSES: readonly string[] = [
+  'google_secret_manager_secret.hf-token_secret_06522DAB',
+  'google_secret_manager_secret_iam_member.hf-token_reader_E19E4084',
+  'kubernetes_service_account_v1.identity_ksa_A3B45690',
+  'google_service_account_iam_member.identity_workload-identity_DA9A374D',
+];

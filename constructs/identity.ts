@@ -68,20 +68,22 @@ export class Identity extends Construct {
   }
 
   /**
-   * The Workload Identity binding (after the cluster) and the KSA pods run as (after a node pool), once. Their ids stay
-   * `workload-identity` and `ksa` under this construct: the Terraform addresses of existing deployments.
+   * The Workload Identity binding (after the cluster) and the KSA pods run as (after a node pool), once. Their ids are
+   * `cluster-workload-identity` and `cluster-ksa`: the KSA carries the cluster since this version, and the ones of the
+   * version before (`workload-identity`, `ksa`: the per-project principal) are forgotten, not destroyed
+   * (LEGACY_FORGOTTEN_ADDRESSES), so pipelines deployed before keep their identity until they are deployed again.
    */
   bindWorkloads(props: WorkloadBindingProps): { workloadIdentityBinding: ServiceAccountIamMember; kubernetesServiceAccount: ServiceAccountV1 } {
     if (this.bindings) throw new Error(`${this.node.path}: bindWorkloads was already called`);
     const platform = this.platform;
     this.bindings = {
-      workloadIdentityBinding: new ServiceAccountIamMember(this, 'workload-identity', {
+      workloadIdentityBinding: new ServiceAccountIamMember(this, 'cluster-workload-identity', {
         serviceAccountId: this.workloadServiceAccount.name,
         role: 'roles/iam.workloadIdentityUser',
         member: workloadIdentityMember(platform.project, platform.namespace, platform.serviceAccountName),
         dependsOn: [props.cluster],
       }),
-      kubernetesServiceAccount: new ServiceAccountV1(this, 'ksa', {
+      kubernetesServiceAccount: new ServiceAccountV1(this, 'cluster-ksa', {
         metadata: {
           name: platform.serviceAccountName,
           namespace: platform.namespace,

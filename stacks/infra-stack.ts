@@ -7,7 +7,7 @@ import { TrainingBucket } from '../constructs/bucket';
 import { helmProviderAccess, kubernetesProviderAccess } from '../constructs/cluster-access';
 import { Controllers } from '../constructs/controllers';
 import { GkeCluster } from '../constructs/gke-cluster';
-import { HfTokenSecret } from '../constructs/hf-token-secret';
+import { HfTokenSecret, LEGACY_FORGOTTEN_ADDRESSES } from '../constructs/hf-token-secret';
 import { Identity } from '../constructs/identity';
 import { Network } from '../constructs/network';
 import { NOTIFICATION_RESOURCE_TYPES, Notifications } from '../constructs/notifications';
@@ -128,6 +128,8 @@ export class InfraStack extends TerraformStack {
       location: platform.region,
       reader: identity.workloadServiceAccount.member,
     });
+    // The secret, the KSA and their bindings of the version before per-cluster identities: forgotten, never destroyed.
+    this.addOverride('removed', LEGACY_FORGOTTEN_ADDRESSES.map((from) => ({ from, lifecycle: { destroy: false } })));
 
     new Controllers(this, 'controllers', {
       jobsetVersion: controllers.jobsetVersion,

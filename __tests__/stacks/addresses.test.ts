@@ -7,6 +7,7 @@
  */
 import * as fs from 'fs';
 import * as path from 'path';
+import { LEGACY_FORGOTTEN_ADDRESSES } from '../../constructs/hf-token-secret';
 import { synthStack } from '../util';
 
 const FIXTURE = path.join(__dirname, 'fixtures', 'infra-addresses.json');
@@ -36,4 +37,19 @@ test.each(Object.keys(ADDRESS_CONFIGS))('infra addresses are unchanged: %s', (na
 
 test('the fixture covers exactly these configurations', () => {
   expect(Object.keys(pinned).sort()).toEqual(Object.keys(ADDRESS_CONFIGS).sort());
+});
+
+test('the identities that moved to per-cluster names: the old addresses are forgotten (removed, destroy = false), never destroyed', () => {
+  const { makeUniqueId } = require('cdktf/lib/private/unique');
+  const tf = synthStack('infra', ADDRESS_CONFIGS['dns endpoint']);
+  // The addresses the version before wrote: cdktf's logical ids of hf-token/secret, hf-token/reader, identity/ksa, identity/workload-identity.
+  expect(LEGACY_FORGOTTEN_ADDRESSES).toEqual([
+    `google_secret_manager_secret.${makeUniqueId(['hf-token', 'secret'])}`,
+    `google_secret_manager_secret_iam_member.${makeUniqueId(['hf-token', 'reader'])}`,
+    `kubernetes_service_account_v1.${makeUniqueId(['identity', 'ksa'])}`,
+    `google_service_account_iam_member.${makeUniqueId(['identity', 'workload-identity'])}`,
+  ]);
+  expect(tf.removed).toEqual(LEGACY_FORGOTTEN_ADDRESSES.map((from) => ({ from, lifecycle: { destroy: false } })));
+  for (const address of LEGACY_FORGOTTEN_ADDRESSES) expect(addresses(tf)).not.toContain(address);
+  expect(addresses(tf)).toContain('google_secret_manager_secret.hf-token_cluster-secret_EC232AE6');
 });

@@ -247,3 +247,31 @@ describe('migrateState on a GCS backend (its shape: no bucket is reachable here)
     expect(other.calls.some((c) => c.includes('push'))).toBe(false);
   });
 });
+
+terraformTest(
+  "a removed block with destroy = false (how infra forgets the pre-upgrade secret and KSA) forgets the object and destroys nothing; with no such object in state it plans nothing",
+  () => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'tpt-removed-'));
+    try {
+      fs.writeFileSync(path.join(dir, 'main.tf.json'), JSON.stringify({ resource: { terraform_data: { 'hf-token_secret_06522DAB': { input: 'hf-token' } } } }));
+      expect(terraform(dir, 'init', '-input=false')).toMatchObject({ status: 0 });
+      expect(terraform(dir, 'apply', '-auto-approve', '-input=false')).toMatchObject({ status: 0 });
+      const removed = (from: string) => ({ from, lifecycle: { destroy: false } });
+      fs.writeFileSync(
+        path.join(dir, 'main.tf.json'),
+        JSON.stringify({
+          resource: { terraform_data: { 'hf-token_cluster-secret_EC232AE6': { input: 'dev-tpu-hf-token' } } },
+          removed: [removed('terraform_data.hf-token_secret_06522DAB'), removed('terraform_data.never_deployed')],
+        }),
+      );
+      const plan = terraform(dir, 'plan', '-input=false');
+      expect(plan.status).toBe(0);
+      expect(plan.output).toContain('Plan: 1 to add, 0 to change, 0 to destroy.');
+      expect(plan.output).toContain('but it will not delete them:\n - terraform_data.hf-token_secret_06522DAB');
+      expect(plan.output).not.toContain('never_deployed');
+    } finally {
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
+  },
+  120_000,
+);
