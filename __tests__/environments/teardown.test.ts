@@ -50,6 +50,42 @@ test('the documented order empties the bucket, then destroys infra: it works wit
   expect(run(old, true)).toBeUndefined();
 });
 
+/**
+ * A model of the stacks' dependencies: a pipeline stack and a serve stack find infra's cluster through data sources and
+ * create their objects in it (a serve stack also its TPU pool in that cluster, its service account and bindings in the
+ * project). Destroying infra while one remains orphans it: its destroy then cannot reach the cluster, and what it holds
+ * in the project (the serve service account) stays, so the next serve deploy fails with 409. Returns the failure.
+ */
+function walkStacks(lines: readonly string[], deployed: readonly string[]): string | undefined {
+  const remaining = new Set(deployed);
+  const dependsOnInfra = (stack: string) => stack !== 'infra';
+  for (const line of lines) {
+    const m = /npm run destroy -- (\S+)$/.exec(line);
+    if (!m) continue;
+    const stack = m[1]!;
+    if (!remaining.has('infra') && dependsOnInfra(stack)) return `${stack}: infra's cluster is gone; the destroy cannot reach it`;
+    if (stack === 'infra') {
+      const orphans = [...remaining].filter(dependsOnInfra);
+      if (orphans.length > 0) return `infra destroyed before ${orphans.join(', ')}: orphaned (a serve stack's service account stays: the next deploy hits 409)`;
+    }
+    remaining.delete(stack);
+  }
+  return remaining.size === 0 ? undefined : `left: ${[...remaining].join(', ')}`;
+}
+
+test('serve stacks first, then pipelines, then infra: the documented order is one Terraform accepts, and removes everything', () => {
+  const lines = teardownBlock();
+  const destroys = lines.filter((l) => /npm run destroy -- /.test(l)).map((l) => /npm run destroy -- (\S+)$/.exec(l)![1]!);
+  expect(destroys).toEqual(['serve-rl-qwen3', 'rl-qwen3', 'infra']);
+  expect(walkStacks(lines, ['infra', 'rl-qwen3', 'serve-rl-qwen3'])).toBeUndefined();
+  // The order before this version (no serve stack in the block) left the serve stack orphaned.
+  expect(walkStacks(lines.filter((l) => !l.includes('serve-')), ['infra', 'rl-qwen3', 'serve-rl-qwen3'])).toMatch(/infra destroyed before serve-rl-qwen3: orphaned/);
+  // And infra first fails the others.
+  expect(walkStacks(['npm run destroy -- infra', 'npm run destroy -- serve-rl-qwen3'], ['infra', 'serve-rl-qwen3'])).toMatch(/orphaned/);
+  // scripts/cdktf.mjs turns a serve stack named on the command line on, so the destroy line finds it without
+  // serve.enabled in the config (__tests__/config/serve-by-name.test.ts runs it).
+});
+
 test("infra's bucket: force_destroy false by default, true with bucketSettings.forceDestroy (the block's skip note)", () => {
   const bucket = (tf: any) => Object.values<any>(tf.resource.google_storage_bucket)[0];
   expect(bucket(synthStack('infra')).force_destroy).toBe(false);

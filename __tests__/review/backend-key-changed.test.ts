@@ -34,7 +34,7 @@ test('a local state file that moves to the per-cluster key is an error (no plan 
       address: 'terraform.backend',
       message:
         'the state of infra moves from local ../../../terraform.infra.tfstate to local ../../../terraform.proj.dev.infra.tfstate; a plan that finds no state there creates every resource again',
-      fix: 'move the state before the first plan of this change: npm run deploy -- infra --migrate-state (with the environment\'s CONFIG_FILE; docs/operations.md, "Moving state to the per-cluster key")',
+      fix: 'move the state before the first plan of this change: npm run deploy -- infra --migrate-state (with the environment\'s CONFIG_FILE; docs/operations.md, "Upgrading to per-cluster identities and state keys")',
     },
   ]);
 });

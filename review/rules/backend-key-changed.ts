@@ -17,7 +17,7 @@ export function stateLocation(backend: unknown): string {
  * again (and collides with the running ones), while the old state keeps the real ones. So it is an error until the state
  * has moved: a saved plan of the stack (`--plan`) that finds resources already in state (anything but creates) shows it
  * has, and the finding is then a note. The move is a command (`npm run deploy -- <stack> --migrate-state`,
- * stacks/state-migration.ts; docs/operations.md "Moving state to the per-cluster key").
+ * stacks/state-migration.ts; docs/operations.md "Upgrading to per-cluster identities and state keys").
  */
 export const backendKeyChanged: Rule = {
   id: 'backend-key-changed',
@@ -31,6 +31,6 @@ export const backendKeyChanged: Rule = {
         return finding('backend-key-changed', found > 0 ? 'note' : 'error', { stack: s.stack, address: 'terraform.backend' },
           `the state of ${s.stack} moves from ${stateLocation(s.backend!.before)} to ${stateLocation(s.backend!.after)}; ` +
             (found > 0 ? `the plan of ${s.stack} finds ${found} resources there: it has moved` : 'a plan that finds no state there creates every resource again'),
-          `move the state before the first plan of this change: npm run deploy -- ${s.stack} --migrate-state (with the environment's CONFIG_FILE; docs/operations.md, "Moving state to the per-cluster key")`);
+          `move the state before the first plan of this change: npm run deploy -- ${s.stack} --migrate-state (with the environment's CONFIG_FILE; docs/operations.md, "Upgrading to per-cluster identities and state keys")`);
       }),
 };
