@@ -62,9 +62,10 @@ function main(argv) {
     return checked;
   }
   const environment = environmentOf(check.stdout ?? '');
-  process.stdout.write(`${environment.line}; output folder ${environment.outdir}\n`);
   const migrate = command === 'deploy' && args.includes(MIGRATE_FLAG);
   const cdktfArgs = withOutput(args.filter((a) => a !== MIGRATE_FLAG), environment.outdir);
+  const given = cdktfArgs.findIndex((a) => a === '-o' || a === '--output');
+  process.stdout.write(`${environment.line}; output folder ${given >= 0 ? cdktfArgs[given + 1] : environment.outdir}\n`);
   if (migrate) {
     const stacks = args.filter((a) => !a.startsWith('-'));
     const moved = exitOf(spawnSync(process.execPath, [...appArgs(), '--migrate-state', ...stacks], { cwd: ROOT, env, stdio: 'inherit' }));

@@ -4,9 +4,10 @@
  * scripts/cdktf.mjs passes to cdktf as --output) with the backend the program writes (useBackend: local state in the
  * repository root, or a GCS prefix), so switching never makes `terraform init` ask about a backend, never moves state,
  * and the two environments share no folder and no state lineage. Only Terraform's built-in resources plan here (no
- * provider can be downloaded), so each stack holds `terraform_data` resources that name their environment.
+ * provider can be downloaded), so each stack holds `terraform_data` resources that name their environment. The GCS
+ * backend runs against a Cloud Storage stand-in on loopback (fake-gcs.ts; the backend's `storage_custom_endpoint`).
  */
-import { spawnSync } from 'child_process';
+import { spawn, spawnSync } from 'child_process';
 import * as fs from 'fs';
 import * as os from 'os';
 import * as path from 'path';
@@ -14,6 +15,7 @@ import { App, TerraformStack } from 'cdktf';
 import { BuiltinData } from '../../constructs/builtin-data';
 import { environmentOutdir, localStateFile, stackWorkingDirectory, StateScope, useBackend } from '../../stacks/backend';
 import { terraformTest } from '../ci-env';
+import { startFakeGcs } from './fake-gcs';
 
 const DEV: StateScope = { project: 'acme-tpu', clusterName: 'dev-tpu' };
 const PROD: StateScope = { project: 'acme-tpu', clusterName: 'prod-tpu' };
@@ -117,36 +119,68 @@ terraformTest(
   120_000,
 );
 
+/** `terraform` without blocking the event loop (the stand-in bucket answers from this process). */
+function terraformAsync(dir: string, ...args: string[]): Promise<{ status: number | null; output: string }> {
+  return new Promise((resolve) => {
+    const child = spawn('terraform', [...args, '-no-color'], { cwd: dir, env, stdio: ['ignore', 'pipe', 'pipe'] });
+    let output = '';
+    child.stdout.on('data', (d) => (output += d));
+    child.stderr.on('data', (d) => (output += d));
+    child.on('close', (status) => resolve({ status, output }));
+  });
+}
+
 terraformTest(
-  'GCS-shaped backends (plan only: no bucket is reachable): dev, prod, dev: each folder its own prefix, init without a backend and validate never prompt',
-  () => {
+  'GCS backends (a Cloud Storage stand-in on loopback): dev, prod, dev: each folder its own prefix, no prompt, two lineages, dev finds its state',
+  async () => {
     const repo = fs.mkdtempSync(path.join(os.tmpdir(), 'tpt-one-checkout-'));
+    const gcs = await startFakeGcs();
     try {
-      const dirs = [DEV, PROD, DEV].map((scope) => {
+      const lineages: Record<string, string> = {};
+      const dirs: string[] = [];
+      for (const [i, scope] of [DEV, PROD, DEV].entries()) {
         const dir = synth(repo, scope, 'acme-tf-state');
         const tf = JSON.parse(fs.readFileSync(path.join(dir, 'cdk.tf.json'), 'utf8'));
-        expect(tf.terraform.backend).toEqual({ gcs: { bucket: 'acme-tf-state', prefix: `tpu-post-training/acme-tpu/${scope.clusterName}/infra` } });
-        // Only the built-in resources: the state bucket's versioning check needs the google provider, which cannot be
-        // downloaded here; the backend block is what this test is about.
+        const prefix = `tpu-post-training/acme-tpu/${scope.clusterName}/infra`;
+        expect(tf.terraform.backend).toEqual({ gcs: { bucket: 'acme-tf-state', prefix } });
+        // The stand-in's address and a token in place of Google credentials; only the built-in resources (the state
+        // bucket's versioning check needs the google provider, which cannot be downloaded here).
+        tf.terraform.backend.gcs = { ...tf.terraform.backend.gcs, storage_custom_endpoint: gcs.endpoint, access_token: 'stand-in' };
         delete tf.data;
         delete tf.provider;
         delete tf.terraform.required_providers;
         fs.writeFileSync(path.join(dir, 'cdk.tf.json'), JSON.stringify(tf));
-        const init = terraform(dir, 'init', '-backend=false', '-input=false');
-        expect(init).toMatchObject({ status: 0 });
+        const init = await terraformAsync(dir, 'init', '-input=false');
+        expect(init.status).toBe(0);
         expect(init.output).not.toMatch(PROMPTS);
-        expect(terraform(dir, 'validate')).toMatchObject({ status: 0 });
-        return dir;
-      });
+        const plan = await terraformAsync(dir, 'plan', '-detailed-exitcode', '-input=false', '-out=plan');
+        if (i < 2) {
+          expect(plan.output).toContain('Plan: 2 to add, 0 to change, 0 to destroy.');
+          expect(plan.status).toBe(2);
+          expect((await terraformAsync(dir, 'apply', '-input=false', 'plan')).status).toBe(0);
+        } else {
+          // dev again: its own folder, its own prefix, its own state: nothing to do.
+          expect(plan.output).toContain('No changes.');
+          expect(plan.status).toBe(0);
+        }
+        const state = JSON.parse(gcs.objects.get(`${prefix}/default.tfstate`)!.data.toString('utf8'));
+        lineages[scope.clusterName] ??= state.lineage;
+        expect(state.lineage).toBe(lineages[scope.clusterName]);
+        dirs.push(dir);
+      }
+      expect(lineages['dev-tpu']).not.toBe(lineages['prod-tpu']);
       expect(dirs[0]).toBe(dirs[2]);
       expect(dirs[0]).not.toBe(dirs[1]);
-      // Nothing in one environment's folder names the other.
+      expect([...gcs.objects.keys()].sort()).toEqual(['tpu-post-training/acme-tpu/dev-tpu/infra/default.tfstate', 'tpu-post-training/acme-tpu/prod-tpu/infra/default.tfstate']);
+      // Nothing in one environment's folder or state names the other.
       const text = (dir: string) => fs.readFileSync(path.join(dir, 'cdk.tf.json'), 'utf8');
       expect(text(dirs[0]!)).not.toContain('prod-tpu');
       expect(text(dirs[1]!)).not.toContain('dev-tpu');
+      expect(gcs.objects.get('tpu-post-training/acme-tpu/prod-tpu/infra/default.tfstate')!.data.toString()).not.toContain('dev-tpu');
     } finally {
+      await gcs.close();
       fs.rmSync(repo, { recursive: true, force: true });
     }
   },
-  120_000,
+  180_000,
 );
