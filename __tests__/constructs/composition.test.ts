@@ -69,8 +69,8 @@ test('Identity.bindWorkloads: the binding waits for the cluster and the KSA for 
   const cluster = new GkeCluster(stack, 'gke', base);
   const pool = cluster.addCpuPool('system-pool', { name: 'system', machineType: 'e2-standard-8', nodeCount: 1 });
   const { workloadIdentityBinding, kubernetesServiceAccount } = identity.bindWorkloads({ cluster: cluster.cluster, nodePool: pool.pool });
-  expect(workloadIdentityBinding.node.path).toBe('s/identity/workload-identity');
-  expect(kubernetesServiceAccount.node.path).toBe('s/identity/ksa');
+  expect(workloadIdentityBinding.node.path).toBe('s/identity/cluster-workload-identity');
+  expect(kubernetesServiceAccount.node.path).toBe('s/identity/cluster-ksa');
   const out = JSON.parse(Testing.synth(stack));
   expect(Object.values(out.resource.google_service_account_iam_member)[0]).toMatchObject({
     depends_on: [expect.stringMatching(/^google_container_cluster\.gke_cluster_/)],

@@ -5,7 +5,7 @@
  * `terraform init` refuses the changed backend, `terraform init -migrate-state` copies the state, and the next plan
  * finds every resource where it was: nothing to create, nothing to replace.
  */
-import { spawnSync } from 'child_process';
+import { ChildProcess, spawn, spawnSync } from 'child_process';
 import * as fs from 'fs';
 import * as os from 'os';
 import * as path from 'path';
@@ -275,3 +275,73 @@ terraformTest(
   },
   120_000,
 );
+
+/**
+ * The same move on a GCS backend, for real: Terraform 1.11.4's gcs backend against the Cloud Storage stand-in
+ * (__tests__/environments/fake-gcs.ts) run in a child process (the move runs Terraform synchronously), its address
+ * given to each backend block as `storage_custom_endpoint`.
+ */
+describe('migrateState on a GCS backend (a Cloud Storage stand-in on loopback)', () => {
+  let child: ChildProcess | undefined;
+  let endpoint = '';
+  const work = fs.mkdtempSync(path.join(os.tmpdir(), 'tpt-migrate-gcs-'));
+  beforeAll(async () => {
+    // The stand-in, transpiled as it is, started in its own process; it prints its endpoint.
+    const ts = require('typescript');
+    const source = fs.readFileSync(path.join(__dirname, '..', 'environments', 'fake-gcs.ts'), 'utf8');
+    fs.writeFileSync(path.join(work, 'fake-gcs.js'), ts.transpileModule(source, { compilerOptions: { module: ts.ModuleKind.CommonJS, target: ts.ScriptTarget.ES2022 } }).outputText);
+    child = spawn(process.execPath, ['-e', "require('./fake-gcs.js').startFakeGcs().then((g) => console.log(g.endpoint))"], { cwd: work, stdio: ['ignore', 'pipe', 'inherit'] });
+    endpoint = await new Promise<string>((resolve) => child!.stdout!.once('data', (d) => resolve(String(d).trim())));
+  });
+  afterAll(() => {
+    child?.kill();
+    fs.rmSync(work, { recursive: true, force: true });
+  });
+  const state = { stateBucket: 'acme-tf-state', localStateDir: '/nowhere' };
+  /** The backend blocks as the program writes them, plus the stand-in's address and a token (no Google credentials). */
+  const withEndpoint: TerraformRunner = (dir, args) => {
+    const file = path.join(dir, 'main.tf.json');
+    const tf = JSON.parse(fs.readFileSync(file, 'utf8'));
+    if (tf.terraform?.backend?.gcs) tf.terraform.backend.gcs = { ...tf.terraform.backend.gcs, storage_custom_endpoint: endpoint, access_token: 'stand-in' };
+    fs.writeFileSync(file, JSON.stringify(tf));
+    return runTerraform(dir, args);
+  };
+  /** A stack applied by the version before, under `tpu-post-training/<stack>`, naming its cluster. */
+  function legacyApply(cluster: string): Record<string, string> {
+    const dir = fs.mkdtempSync(path.join(work, 'legacy-'));
+    fs.writeFileSync(
+      path.join(dir, 'main.tf.json'),
+      JSON.stringify({ terraform: { backend: { gcs: { bucket: 'acme-tf-state', prefix: 'tpu-post-training/infra' } } }, resource: { terraform_data: { cluster: { input: { name: cluster, project: 'acme-tpu' } } } } }),
+    );
+    expect(withEndpoint(dir, ['init', '-input=false', '-no-color']).status).toBe(0);
+    expect(withEndpoint(dir, ['apply', '-auto-approve', '-input=false', '-no-color']).status).toBe(0);
+    const pulled = JSON.parse(withEndpoint(dir, ['state', 'pull']).stdout);
+    return { lineage: pulled.lineage, id: pulled.resources[0].instances[0].attributes.id };
+  }
+
+  terraformTest(
+    "moves tpu-post-training/infra to tpu-post-training/acme-tpu/dev-tpu/infra; prod's move of dev's old state and a second move refuse",
+    () => {
+      const before = legacyApply('dev-tpu');
+      const prod = { project: 'acme-tpu', clusterName: 'prod-tpu' };
+      expect(() => migrateState(migrationPlan('infra', prod, state), prod, withEndpoint)).toThrow(/does not name cluster 'prod-tpu'/);
+      const lines = migrateState(migrationPlan('infra', scope, state), scope, withEndpoint);
+      expect(lines[0]).toMatch(
+        new RegExp(`^infra: moved the state from gcs gs://acme-tf-state/tpu-post-training/infra to gcs gs://acme-tf-state/tpu-post-training/acme-tpu/dev-tpu/infra \\(lineage ${before.lineage}, serial \\d+, 1 resources\\)$`),
+      );
+      // The deploy that follows plans against the new prefix: the same resource, nothing to do.
+      const dir = fs.mkdtempSync(path.join(work, 'new-'));
+      fs.writeFileSync(
+        path.join(dir, 'main.tf.json'),
+        JSON.stringify({ terraform: { backend: { gcs: { bucket: 'acme-tf-state', prefix: 'tpu-post-training/acme-tpu/dev-tpu/infra' } } }, resource: { terraform_data: { cluster: { input: { name: 'dev-tpu', project: 'acme-tpu' } } } } }),
+      );
+      expect(withEndpoint(dir, ['init', '-input=false', '-no-color']).status).toBe(0);
+      const plan = withEndpoint(dir, ['plan', '-detailed-exitcode', '-input=false', '-no-color']);
+      expect(plan.stdout).toContain('No changes.');
+      expect(plan.status).toBe(0);
+      expect(JSON.parse(withEndpoint(dir, ['state', 'pull']).stdout).resources[0].instances[0].attributes.id).toBe(before.id);
+      expect(() => migrateState(migrationPlan('infra', scope, state), scope, withEndpoint)).toThrow(/already holds state \(1 resources, lineage /);
+    },
+    180_000,
+  );
+});
