@@ -440,7 +440,9 @@ async function serveCommand(io: Io, cluster: Cluster, s: Setup, pipelines: reado
     throw noAnswer(err as ClusterError, context, server, s);
   }
   const statuses = pipelines.map((p) => serveStatus(p, namespace, snapshot));
-  io.stdout.write(json ? `${JSON.stringify({ serve: statuses })}\n` : `cluster ${context} (${server}), namespace ${namespace}\n${renderServe(statuses)}`);
+  io.stdout.write(
+    json ? `${JSON.stringify({ serve: statuses })}\n` : `cluster ${context} (${server}), namespace ${namespace}; local config: ${s.origin}\n${renderServe(statuses)}`,
+  );
   return serveExit(statuses);
 }
 
