@@ -24,6 +24,7 @@
  *     (tunix/sft/peft_trainer.py `_log_metrics`, step incremented before logging; the tqdm bar is disabled without a
  *     TTY). Totals: jobs/maxtext.ts `lastCheckpointStep` (SFT `steps`; RL `train_steps`).
  */
+import { EngineView, engineView, pipelineWorkflowOf, WorkflowObject } from './workflow';
 import { LOG_TIMESTAMP, PROGRESS_PATTERNS } from '../jobs/run-log';
 import { ChipPrice, duration, Evaluation, evaluationOf, Stall, STALL_FACTOR, STALL_FLOOR_SECONDS, stallOf, StepPoint, stepPoints, Usage, usage } from './metrics';
 import { hfTokenSecretIdOf } from '../jobs/platform';
@@ -129,6 +130,8 @@ export interface Snapshot {
   readonly workloads: readonly WorkloadObject[];
   readonly pods: readonly PodObject[];
   readonly events: readonly EventObject[];
+  /** The pipelines' Argo Workflows (status/workflow.ts). @default - not read (an older caller, or the list failed) */
+  readonly workflows?: readonly WorkflowObject[];
 }
 
 /** A request for the main container's log lines (for progress or a failure's last lines). */
@@ -190,6 +193,8 @@ export interface PipelineStatus {
   readonly steps: readonly StepStatus[];
   /** The whole run's cost (status/run-cost.ts) and its line. @default - no step created, or no rates */
   readonly cost?: { readonly cost: RunCost; readonly text: string };
+  /** Where the pipeline's Workflow and each step's tasks stand (status/workflow.ts). @default - no Workflow found or read */
+  readonly engine?: EngineView;
 }
 
 // ---- helpers ----------------------------------------------------------------------------------------------------
@@ -781,7 +786,9 @@ export function pipelineStatus(pipeline: PipelineRecord, snapshot: Snapshot, log
   const evaluation = steps.find((s) => s.name === 'eval')?.run;
   const cost = rates ? runCost(pipeline, stepSpans(pipeline, snapshot, ctx.now), training, rates, evaluation) : undefined;
   const ended = steps.some((s) => s.state === 'failed') || steps.every((s) => s.state === 'completed');
-  return { name: pipeline.name, steps, ...(cost && rates ? { cost: { cost, text: runCostLine(cost, rates, ended) } } : {}) };
+  const wf = snapshot.workflows ? pipelineWorkflowOf(snapshot.workflows, pipeline.name) : undefined;
+  const engine = wf ? engineView(wf, pipeline.steps.map((s) => s.name)) : undefined;
+  return { name: pipeline.name, steps, ...(cost && rates ? { cost: { cost, text: runCostLine(cost, rates, ended) } } : {}), ...(engine ? { engine } : {}) };
 }
 
 /** Exit status: 1 when any step failed, 0 when every step completed, else 3 (still running, stalled, queued, pending or not created). */

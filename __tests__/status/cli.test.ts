@@ -206,7 +206,7 @@ test('--json has exactly the documented keys', async () => {
   }
 });
 
-test('a poll is four list calls for all four pipelines, plus one log read per main pod that needs it', async () => {
+test('a poll is five list calls for all four pipelines, plus one log read per main pod that needs it', async () => {
   const { code } = await run(allPipelinesWorld(), ['status']);
   expect(code).toBe(1); // rl-llama3 failed
   const lists = api!.requests.filter((r) => !r.path.endsWith('/log'));
@@ -215,6 +215,7 @@ test('a poll is four list calls for all four pipelines, plus one log read per ma
   expect(lists.filter((r) => !r.path.endsWith('/configmaps')).map((r) => r.path).sort()).toEqual([
     `/api/v1/namespaces/${platform.namespace}/events`,
     `/api/v1/namespaces/${platform.namespace}/pods`,
+    `/apis/argoproj.io/v1alpha1/namespaces/${platform.namespace}/workflows`,
     `/apis/jobset.x-k8s.io/v1alpha2/namespaces/${platform.namespace}/jobsets`,
     '/apis/kueue.x-k8s.io/v1beta2/workloads',
   ]);
@@ -224,6 +225,29 @@ test('a poll is four list calls for all four pipelines, plus one log read per ma
   const logs = api!.requests.filter((r) => r.path.endsWith('/log'));
   expect(logs).toHaveLength(3);
   expect(logs.every((r) => r.query.container === 'workload-container' && r.query.timestamps === 'true')).toBe(true);
+});
+
+test('the engine line: the pipeline\'s Workflow and its DAG above the steps, from the same poll', async () => {
+  const w = allPipelinesWorld();
+  w.workflows = [{
+    apiVersion: 'argoproj.io/v1alpha1', kind: 'Workflow',
+    metadata: { name: 'rl-qwen3-r1-0123456789', namespace: platform.namespace, labels: { 'app.kubernetes.io/part-of': 'tpu-post-training', 'tpu-post-training/pipeline': 'rl-qwen3' }, creationTimestamp: iso(0) },
+    status: { phase: 'Running', nodes: {
+      a: { displayName: 'to-maxtext', type: 'Retry', phase: 'Succeeded' }, b: { displayName: 'to-maxtext-wait', type: 'Retry', phase: 'Succeeded' },
+      c: { displayName: 'train', type: 'Retry', phase: 'Succeeded' }, d: { displayName: 'train-wait', type: 'Retry', phase: 'Running', children: ['d0'] }, d0: { displayName: 'train-wait(0)', type: 'Pod', phase: 'Running' },
+    } },
+  }];
+  const { stdout } = await run(w, ['status', 'rl-qwen3']);
+  const lines = stdout.split('\n');
+  expect(lines[lines.indexOf('rl-qwen3') + 1]).toBe('  engine: Workflow rl-qwen3-r1-0123456789 Running: to-maxtext ✓ → train watching → to-hf · → eval ·');
+});
+
+test('workflows-ui prints the port-forward to the engine\'s UI (ClusterIP only) and how to sign in; it runs nothing', async () => {
+  const { code, stdout } = await run(emptyWorld(), ['workflows-ui']);
+  expect(code).toBe(0);
+  expect(stdout).toContain(`kubectl -n ${platform.namespace} port-forward svc/argo-workflows-server 2746:2746`);
+  expect(stdout).toContain('Bearer $(gcloud auth print-access-token)');
+  expect(api!.requests).toEqual([]);
 });
 
 test('--watch redraws until every named pipeline has ended', async () => {
