@@ -199,7 +199,7 @@ export const QUEUED_TOLERATION = {
  * `UpdateAdmissionCheckRequeueState`); the workload controller then evicts the workload (the quota goes back,
  * pkg/controller/core/workload_controller.go `reconcileCheckBasedEviction`) and it queues again after the backoff, with a
  * new request `<workload>-<check>-<n+1>`. Attempt 4 failing sets the check Rejected, and the workload is deactivated
- * (reason AdmissionCheck): the deploy's wait then fails at once with the retry command (status/step-wait.ts). These
+ * (reason AdmissionCheck): Kueue deletes the JobSet DEACTIVATED_RETENTION_MINUTES later and the Workflow ends Failed (jobs/argo.ts). These
  * evictions do not count toward waitForPodsReady's requeues (no `UpdateRequeueState`).
  */
 export const PROVISIONING_RETRY = { backoffLimitCount: 3, backoffBaseSeconds: 60, backoffMaxSeconds: 1800 } as const;

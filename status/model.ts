@@ -713,8 +713,9 @@ export const STEP_RULES: readonly StepRule[] = [
 ];
 
 /**
- * How long a queued or pending step has waited (since its JobSet was created) and how long the deploy still waits for
- * it: the step's `timeouts.create` (RecordedStep.waitMinutes, jobs/pipeline.ts waitMinutes) counts from the create.
+ * How long a queued or pending step has waited (since its JobSet was created) and how long the Workflow still waits
+ * for it: the step's window (RecordedStep.waitMinutes, jobs/pipeline.ts waitMinutes; the wait task's deadline, jobs/argo.ts)
+ * counts from its wait task's start, seconds after the create.
  */
 export function waitLines(f: StepFacts): string[] {
   const created = time(f.jobSet?.metadata.creationTimestamp);
@@ -723,8 +724,8 @@ export function waitLines(f: StepFacts): string[] {
   const left = f.step.waitMinutes * 60 - waited;
   return [
     left > 0
-      ? `waiting ${duration(waited)} since its JobSet was created; npm run deploy -- ${f.pipeline.name} waits up to ${duration(left)} more (its wait for this step: ${duration(f.step.waitMinutes * 60)})`
-      : `waiting ${duration(waited)} since its JobSet was created: past the deploy's wait for this step (${duration(f.step.waitMinutes * 60)}), so npm run deploy -- ${f.pipeline.name} has stopped waiting (docs/operations.md, "How long a deploy waits, and if it stops waiting")`,
+      ? `waiting ${duration(waited)} since its JobSet was created; the Workflow waits up to ${duration(left)} more (this step's window: ${duration(f.step.waitMinutes * 60)})`
+      : `waiting ${duration(waited)} since its JobSet was created: past this step's window (${duration(f.step.waitMinutes * 60)}), so the Workflow has ended the run Failed (docs/operations.md, "How a pipeline runs: the Workflow")`,
   ];
 }
 

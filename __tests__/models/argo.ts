@@ -18,7 +18,7 @@
  *   then the policy (Always: Failed and Error; OnError: Error only), the limit, the expression; each retry's pod
  *   deadline is capped by the maxDuration deadline.
  * - DAG: `depends` over task results; a bare name is `(X.Succeeded || X.Skipped || X.Daemoned)`
- *   (docs/enhanced-depends-logic.md); the DAG's phase is its leaf's branch phase (workflow/controller/dag.go
+ *   (argo-workflows' own enhanced-depends-logic page under its docs folder); the DAG's phase is its leaf's branch phase (workflow/controller/dag.go
  *   `assessDAGPhase`): the last completed node on the branch, Failed/Error when the leaf was omitted after a failure.
  * - the controller: the only thing that creates pods and advances nodes; while it is down, pods run on and their end is
  *   read when it is back (operator.go `podReconciliation` reads pods, not events).
