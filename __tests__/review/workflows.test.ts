@@ -123,7 +123,7 @@ test('the pipeline deploy workflow deploys one named pipeline on request behind 
   expect(step.run).toBe('.github/scripts/deploy-infra.sh "$PIPELINE"');
   expect(step.env).toMatchObject({ PIPELINE: '${{ inputs.pipeline }}', PIPELINES_ONLY: '1', REVIEWED_PLANS: 'reviewed-plans' });
   // minutes: the apply creates the Workflow and returns (a hosted runner stops a job after 6 hours)
-  expect(Number(wf.jobs.deploy!['timeout-minutes'])).toBeLessThanOrEqual(60);
+  expect(Number((wf.jobs.deploy as Record<string, unknown>)['timeout-minutes'])).toBeLessThanOrEqual(60);
 });
 
 test('the deploy workflow deploys infra on merge behind a protected environment', () => {
