@@ -215,6 +215,19 @@ export function substitutedTags(steps: readonly PipelineStep[]): string[] {
   );
 }
 
+/** Margin of the Workflow's own deadline over the sum of its steps' windows, seconds (the create tasks, the backoffs). */
+export const WORKFLOW_DEADLINE_MARGIN_SECONDS = 3600;
+
+/**
+ * The Workflow's own deadline (`spec.activeDeadlineSeconds`, enforced by the controller: workflow/controller/
+ * operator.go): the sum of every step's window plus a margin. Each step already ends within its window (its wait
+ * pod's deadline); this is the backstop should a resource step's pod deadline leave the Workflow Running
+ * (argoproj/argo-workflows#13937, open, reported on v3.6.0; not reproduced here).
+ */
+export function workflowDeadlineSeconds(steps: readonly PipelineStep[]): number {
+  return steps.reduce((sum, s) => sum + s.waitMinutes * 60, 0) + WORKFLOW_DEADLINE_MARGIN_SECONDS;
+}
+
 export interface WorkflowOptions {
   /** Name of the system node pool, where the step pods run. */
   readonly systemPool: string;
@@ -240,6 +253,7 @@ export function pipelineWorkflow(pipeline: Pipeline, o: WorkflowOptions): Record
     metadata: { name, namespace: pipeline.namespace, labels: { ...pipeline.labels }, finalizers: ['foregroundDeletion'] },
     spec: {
       entrypoint: 'pipeline',
+      activeDeadlineSeconds: workflowDeadlineSeconds(pipeline.steps),
       serviceAccountName: WORKFLOW_SERVICE_ACCOUNT,
       nodeSelector: { [NODE_POOL_LABEL]: o.systemPool },
       podGC: { strategy: 'OnPodSuccess' },

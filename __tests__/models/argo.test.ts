@@ -139,6 +139,13 @@ describe.each(PIPELINES.map((p) => [`${p.name} (${p.steps[0].runsOn} conversions
     expectOrderedSingleCreates(p, r);
   });
 
+  test('the Workflow\'s own deadline is a backstop only: later than the sum of the steps\' windows, so no scenario reaches it', () => {
+    const wf = workflowOf(p) as any;
+    expect(wf.spec.activeDeadlineSeconds).toBe(p.steps.reduce((n, s) => n + s.waitMinutes * 60, 0) + 3600);
+    const r = run(p, { train: {} });
+    expect(r.endedAt!).toBeLessThan(wf.spec.activeDeadlineSeconds);
+  });
+
   test('the engine\'s controller down for 2 hours while train ends: the run goes on when it is back, nothing created twice', () => {
     const trainStart = run(p).creates[1].at;
     const end = trainStart + trainSeconds(p);
