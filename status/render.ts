@@ -145,6 +145,7 @@ export function toJson(pipelines: readonly PipelineStatus[]): { pipelines: unkno
         ...(s.run !== undefined ? { run: runJson(s.run) } : {}),
       })),
       ...(p.cost ? { cost: costJson(p.cost.cost) } : {}),
+      ...(p.engine ? { engine: p.engine } : {}),
     })),
   };
 }

@@ -240,6 +240,8 @@ test('the engine line: the pipeline\'s Workflow and its DAG above the steps, fro
   const { stdout } = await run(w, ['status', 'rl-qwen3']);
   const lines = stdout.split('\n');
   expect(lines[lines.indexOf('rl-qwen3') + 1]).toBe('  engine: Workflow rl-qwen3-r1-0123456789 Running: to-maxtext ✓ → train watching → to-hf · → eval ·');
+  const { doc } = await json(w, ['rl-qwen3']);
+  expect((doc.pipelines[0] as any).engine).toMatchObject({ workflow: 'rl-qwen3-r1-0123456789', phase: 'Running', steps: expect.arrayContaining([{ step: 'train', create: 'Succeeded', wait: 'Running', waitAttempts: 1 }]) });
 });
 
 test('workflows-ui prints the port-forward to the engine\'s UI (ClusterIP only) and how to sign in; it runs nothing', async () => {
