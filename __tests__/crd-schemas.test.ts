@@ -1,5 +1,5 @@
 /**
- * Every generated object validates against its upstream CRD schema (JobSet v0.12.0, SecretProviderClass v1),
+ * Every generated object validates against its upstream CRD schema (JobSet v0.12.0, SecretProviderClass v1, the pipeline Workflow against Argo Workflows v4.1.2),
  * with unknown fields as errors, for all pipelines on a 1-slice and a 2-slice platform.
  *
  * The schemas are NOT in this repo: they are read from $CRD_SCHEMAS_DIR (`npm run fetch-schemas -- <dir>` downloads and
@@ -15,6 +15,7 @@ import { parse } from 'yaml';
 import { buildPipeline } from '../jobs/pipeline';
 import { RECIPES } from '../jobs/recipes';
 import { kueueObjects } from '../jobs/kueue';
+import { pipelineWorkflow } from '../jobs/argo';
 import { isCi } from './ci-env';
 import { testPlatform } from './jobs/fixtures';
 import { loadDeployment } from '../config/deployment';
@@ -28,6 +29,8 @@ const FILES: Record<string, { file: string; version: string }> = {
   ResourceFlavor: { file: 'kueue.x-k8s.io_resourceflavors.yaml', version: 'v1beta2' },
   ClusterQueue: { file: 'kueue.x-k8s.io_clusterqueues.yaml', version: 'v1beta2' },
   LocalQueue: { file: 'kueue.x-k8s.io_localqueues.yaml', version: 'v1beta2' },
+  // argoproj/argo-workflows v4.1.2 manifests/base/crds/full (the engine infra installs: jobs/argo.ts ARGO_WORKFLOWS).
+  Workflow: { file: 'argoproj.io_workflows.yaml', version: 'v1alpha1' },
 };
 const available = Object.values(FILES).every((f) => fs.existsSync(path.join(SCHEMAS_DIR, f.file)));
 
@@ -59,6 +62,7 @@ function objects() {
         const p = buildPipeline(recipe, testPlatform({ v6e32Slices: slices }), { runId: 'r1', conversionOn });
         out.push({ label: `${p.name} ${slices} slice(s) SecretProviderClass`, kind: 'SecretProviderClass', object: p.secretProviderClass });
         for (const s of p.steps) out.push({ label: `${s.jobSetName} ${slices} slice(s) conversionOn=${conversionOn}`, kind: 'JobSet', object: s.manifest });
+        out.push({ label: `${p.name} Workflow ${slices} slice(s) conversionOn=${conversionOn}`, kind: 'Workflow', object: pipelineWorkflow(p, { systemPool: 'system' }) });
       }
     }
     for (const o of kueueObjects({ platform: testPlatform({ v6e32Slices: slices }), cpuPoolMaxNodes: 4 }) as any[]) {
@@ -77,6 +81,7 @@ function objects() {
     for (const p of loadDeployment({ env: { CONFIG_FILE: `config/examples/${file}` } }).pipelines) {
       out.push({ label: `${file} ${p.name} SecretProviderClass`, kind: 'SecretProviderClass', object: p.secretProviderClass });
       for (const s of p.steps) out.push({ label: `${file} ${s.jobSetName}`, kind: 'JobSet', object: s.manifest });
+      out.push({ label: `${file} ${p.name} Workflow`, kind: 'Workflow', object: pipelineWorkflow(p, { systemPool: 'system' }) });
     }
   }
   return out;
@@ -100,6 +105,16 @@ suite(`CRD schemas from ${available ? SCHEMAS_DIR : 'CRD_SCHEMAS_DIR or ../share
     const cq = JSON.parse(JSON.stringify(flex.find((o) => o.kind === 'ClusterQueue')!.object));
     cq.spec.admissionChecksStrategy.admissionChecks[0].onFlavor = ['misspelled'];
     expect(validators.ClusterQueue(cq)).toBe(false);
+  });
+
+  test('the Workflow schema is the pinned release\'s and closed: a misspelled resource field or retry policy is refused', () => {
+    const wf = JSON.parse(JSON.stringify(all.find((o) => o.kind === 'Workflow')!.object));
+    expect(validators.Workflow(wf)).toBe(true);
+    wf.spec.templates[1].resource.setOwnerReferences = true;
+    expect(validators.Workflow(wf)).toBe(false);
+    const bad = JSON.parse(JSON.stringify(all.find((o) => o.kind === 'Workflow')!.object));
+    bad.spec.templates[2].retryStrategy.backoff.maxDurationSeconds = 60;
+    expect(validators.Workflow(bad)).toBe(false);
   });
 
   test('the closed schema really rejects unknown fields', () => {

@@ -10,6 +10,7 @@ import { platformFromConfig } from '../config/platform';
 import type { Deployment } from '../jobs/deployment';
 import { buildApp } from '../stacks/app';
 import { Platform } from '../jobs/platform';
+import { workflowJobSets } from '../jobs/argo';
 
 /** Env that asks for the single-host pool, so every recipe (rl-llama3 too) has its slice in infra. */
 export const WITH_SINGLE_HOST: Readonly<Record<string, string>> = { SINGLE_HOST_RESERVATION: 'my-v6e-8-reservation' };
@@ -109,4 +110,13 @@ export function synthStackString(name: string, env: Record<string, string> = {})
 /** Resources of one type in a synthesized stack, keyed by logical name. */
 export function resources(synth: any, type: string): Record<string, any> {
   return synth.resource?.[type] ?? {};
+}
+
+/**
+ * The JobSets of a synthesized pipeline stack: each is the manifest of a create template of the stack's Workflow
+ * (jobs/argo.ts), in step order, as `{ manifest }` like a kubernetes_manifest resource.
+ */
+export function stackJobSets(tf: any): Array<{ manifest: any }> {
+  const workflows = Object.values<any>(tf.resource?.kubernetes_manifest ?? {}).filter((m) => m.manifest.kind === 'Workflow');
+  return workflows.flatMap((w) => workflowJobSets(w.manifest).map((manifest) => ({ manifest })));
 }

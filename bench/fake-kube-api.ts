@@ -167,6 +167,8 @@ export interface World {
   events: Obj[];
   /** ConfigMaps (the pipeline stacks' records). @default none */
   configMaps?: Obj[];
+  /** The pipelines' Argo Workflows (jobs/argo.ts). @default none: the list answers 404, as before the engine is installed */
+  workflows?: Obj[];
   /** A serve stack's Deployments, Services and Jobs (status/serve.ts). @default none */
   deployments?: Obj[];
   services?: Obj[];
@@ -295,6 +297,11 @@ export async function startFakeApi(world: World): Promise<FakeApi> {
       api.onJobSetList?.(jobSetLists++);
       const ns = m[1];
       return send(200, list('JobSet', 'jobset.x-k8s.io/v1alpha2', api.world.jobSets.filter((j) => j.metadata.namespace === ns && selectorMatches(sel, j.metadata.labels))));
+    }
+    if ((m = /^\/apis\/argoproj\.io\/v1alpha1\/namespaces\/([^/]+)\/workflows$/.exec(url.pathname))) {
+      if (!w.workflows) return send(404, { kind: 'Status', apiVersion: 'v1', status: 'Failure', message: 'the server could not find the requested resource', reason: 'NotFound', code: 404 });
+      const ns = m[1];
+      return send(200, list('Workflow', 'argoproj.io/v1alpha1', w.workflows.filter((x) => x.metadata.namespace === ns && selectorMatches(sel, x.metadata.labels))));
     }
     if (url.pathname === '/apis/kueue.x-k8s.io/v1beta2/workloads' && api.forbidClusterWorkloads) {
       return send(403, { kind: 'Status', apiVersion: 'v1', status: 'Failure', message: 'workloads.kueue.x-k8s.io is forbidden: cannot list resource "workloads" at the cluster scope', reason: 'Forbidden', code: 403 });

@@ -3,6 +3,7 @@ import { Release } from '@cdktf/provider-helm/lib/release';
 import { AssetType, ITerraformDependable, TerraformAsset } from 'cdktf';
 import { Construct } from 'constructs';
 import { KUEUE_WEBHOOK_PORT, kueueChartValues } from '../jobs/kueue';
+import { ARGO_RELEASE, ARGO_WORKFLOWS, argoChartValues, ArgoValuesOptions } from '../jobs/argo';
 
 /**
  * Ports the API server calls on the controllers' pods: the JobSet webhook (charts/jobset/templates/controller/
@@ -28,6 +29,8 @@ export interface ControllersProps {
   readonly queueObjects: readonly Record<string, unknown>[];
   /** Values of the Kueue chart. @default kueueChartValues() (jobs/kueue.ts: the manager configuration with only the JobSet integration) */
   readonly kueueValues?: Record<string, unknown>;
+  /** Where Argo Workflows runs: the pipelines' namespace (the release's, the only one it watches) and the system pool. */
+  readonly workflows: ArgoValuesOptions;
   /** What must exist before any release installs (the node pools the controllers run on). @default - nothing */
   readonly dependsOn?: ITerraformDependable[];
   /** Helm timeout per release, seconds. @default 900 */
@@ -46,7 +49,8 @@ export interface ControllersProps {
 }
 
 /**
- * JobSet and Kueue from their upstream OCI Helm charts, then the Kueue queue objects from a local chart.
+ * JobSet and Kueue from their upstream OCI Helm charts, then the Kueue queue objects from a local chart, and Argo
+ * Workflows (the engine that runs each pipeline's Workflow) from argo-helm, namespaced to the pipelines' namespace.
  * helm_release needs no CRD at plan time, unlike kubernetes_manifest, so all of this plans in the same
  * apply that creates the cluster. The local chart travels with the synthesized stack as a TerraformAsset,
  * so its path resolves wherever Terraform runs.
@@ -55,6 +59,8 @@ export class Controllers extends Construct {
   public readonly jobset: Release;
   public readonly kueue: Release;
   public readonly queues: Release;
+  /** Argo Workflows: the controller (and its UI, ClusterIP only) in the pipelines' namespace (jobs/argo.ts). */
+  public readonly workflows: Release;
   /** Lets the control plane reach the webhooks on the nodes. */
   public readonly webhookFirewall: ComputeFirewall;
 
@@ -104,6 +110,19 @@ export class Controllers extends Construct {
       timeout,
       values: [JSON.stringify({ objects: props.queueObjects })],
       // The queue objects are validated by Kueue's webhooks: install them after Kueue is ready.
+      dependsOn: [this.kueue],
+    });
+    this.workflows = new Release(this, 'argo-workflows', {
+      name: ARGO_RELEASE,
+      repository: ARGO_WORKFLOWS.chartRepository,
+      chart: ARGO_WORKFLOWS.chart,
+      version: ARGO_WORKFLOWS.chartVersion,
+      namespace: props.workflows.namespace,
+      createNamespace: true,
+      wait: true,
+      timeout,
+      values: [JSON.stringify(argoChartValues(props.workflows))],
+      // Its Workflows create JobSets: the JobSet CRD and Kueue's webhooks come first.
       dependsOn: [this.kueue],
     });
   }

@@ -199,7 +199,7 @@ export const QUEUED_TOLERATION = {
  * `UpdateAdmissionCheckRequeueState`); the workload controller then evicts the workload (the quota goes back,
  * pkg/controller/core/workload_controller.go `reconcileCheckBasedEviction`) and it queues again after the backoff, with a
  * new request `<workload>-<check>-<n+1>`. Attempt 4 failing sets the check Rejected, and the workload is deactivated
- * (reason AdmissionCheck): the deploy's wait then fails at once with the retry command (status/step-wait.ts). These
+ * (reason AdmissionCheck): Kueue deletes the JobSet DEACTIVATED_RETENTION_MINUTES later and the Workflow ends Failed (jobs/argo.ts). These
  * evictions do not count toward waitForPodsReady's requeues (no `UpdateRequeueState`).
  */
 export const PROVISIONING_RETRY = { backoffLimitCount: 3, backoffBaseSeconds: 60, backoffMaxSeconds: 1800 } as const;
@@ -278,6 +278,18 @@ export function provisioningObjects(f: Pick<TpuFlavorQuota, 'flavor' | 'slice' |
  */
 export const PODS_READY = { timeoutMinutes: 20, recoveryTimeoutSeconds: 0, backoffLimitCount: 3, backoffBaseSeconds: 60, backoffMaxSeconds: 3600 } as const;
 
+/**
+ * How long Kueue keeps a JobSet whose Workload it deactivated (RequeuingLimitExceeded, a rejected admission check)
+ * before deleting it: `objectRetentionPolicies.workloads.afterDeactivatedByKueue` (kubernetes-sigs/kueue v0.19.2
+ * apis/config/v1beta2/configuration_types.go; GA since 0.17, pkg/features/kube_features.go;
+ * pkg/controller/jobframework/reconciler.go `handleWorkloadAfterDeactivatedPolicy` deletes the job once the Evicted
+ * condition, reason `Deactivated...`, is this old, and only while the Workload stays inactive). A deactivated JobSet
+ * otherwise stays suspended with no `status.terminalState` and nothing on the JobSet tells it from a queued one, so
+ * this deletion is what ends the pipeline's wait task (jobs/argo.ts: the JobSet is gone, a final message). The minutes
+ * before it leave time to read the reason (`npm run status`) or re-activate the Workload, which cancels the deletion.
+ */
+export const DEACTIVATED_RETENTION_MINUTES = 10;
+
 /** The longest a workload can be held by Kueue's requeuing of never-ready pods, minutes: every admission timing out plus every backoff. */
 export function podsReadyRequeueMinutes(): number {
   let seconds = 0;
@@ -290,7 +302,7 @@ export function podsReadyRequeueMinutes(): number {
 /**
  * The Kueue manager configuration (`config.kueue.x-k8s.io/v1beta2` Configuration), passed as the chart's
  * `managerConfig.controllerManagerConfigYaml` (JSON is YAML). It keeps the chart's v0.19.2 defaults
- * (charts/kueue/values.yaml) except `waitForPodsReady` (PODS_READY) and `integrations.frameworks`, which lists only the frameworks in use: the chart
+ * (charts/kueue/values.yaml) except `waitForPodsReady` (PODS_READY), `objectRetentionPolicies` (DEACTIVATED_RETENTION_MINUTES) and `integrations.frameworks`, which lists only the frameworks in use: the chart
  * renders the pod, deployment and statefulset mutating webhooks with `failurePolicy: Fail` exactly when those
  * frameworks are listed (charts/kueue/templates/webhook/manifests.yaml), i.e. cluster-wide webhooks that block
  * every Pod/Deployment/StatefulSet whenever Kueue is unreachable. Frameworks not listed get a no-op webhook
@@ -326,6 +338,7 @@ export function kueueManagerConfig(frameworks: readonly string[] = [JOBSET_FRAME
         backoffMaxSeconds: PODS_READY.backoffMaxSeconds,
       },
     },
+    objectRetentionPolicies: { workloads: { afterDeactivatedByKueue: `${DEACTIVATED_RETENTION_MINUTES}m` } },
     integrations: { frameworks: [...frameworks] },
   };
 }

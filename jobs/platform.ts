@@ -75,6 +75,9 @@ export const PUBLIC_OPT_IN_NAME = 'public-opt-in';
  */
 export const PLACEHOLDERS_LOCAL = 'preflight_placeholders';
 
+/** Node pool name of the system pool (the controllers, the workflow engine and its step pods). */
+export const SYSTEM_POOL_NAME = 'system';
+
 /** Node pool name of the CPU pool (Pathways heads, conversions). */
 export const CPU_POOL_NAME = 'cpu-np';
 

@@ -13,7 +13,8 @@ function single(type: string, name: string, attrs: unknown, context?: TerraformJ
   const json = { ...(context ?? {}), resource: { ...(context?.resource ?? {}), [type]: { [name]: attrs } } } as TerraformJson;
   const m = extractStack('x', json);
   const address = `${type}.${name}`;
-  const mine = <T extends { address: string }>(xs: readonly T[]) => xs.filter((x) => x.address === address);
+  // A pipeline Workflow's steps are at `<address>#<step>` (resources/kubernetes-manifest.ts).
+  const mine = <T extends { address: string }>(xs: readonly T[]) => xs.filter((x) => x.address === address || x.address.startsWith(`${address}#`));
   return {
     ...m,
     tpuPools: mine(m.tpuPools),

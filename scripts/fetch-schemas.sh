@@ -23,6 +23,7 @@ sources=(
   "kueue.x-k8s.io_clusterqueues.yaml kubernetes-sigs/kueue v0.19.2 config/components/crd/bases"
   "kueue.x-k8s.io_localqueues.yaml kubernetes-sigs/kueue v0.19.2 config/components/crd/bases"
   "secrets-store.csi.x-k8s.io_secretproviderclasses.yaml kubernetes-sigs/secrets-store-csi-driver v1.6.0 deploy"
+  "argoproj.io_workflows.yaml argoproj/argo-workflows v4.1.2 manifests/base/crds/full"
 )
 
 sha256() {

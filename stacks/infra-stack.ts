@@ -16,6 +16,7 @@ import { ProjectApis } from '../constructs/project-apis';
 import { TpuSlicePool } from '../constructs/tpu-slice-pool';
 import type { Deployment } from '../jobs/deployment';
 import { clusterVersionFloor, minMasterVersionOf } from '../jobs/tpu';
+import { SYSTEM_POOL_NAME } from '../jobs/platform';
 import { useBackend } from './backend';
 
 export { REQUIRED_APIS } from '../constructs/project-apis';
@@ -96,7 +97,7 @@ export class InfraStack extends TerraformStack {
 
     // The cluster adds its pools (aws-eks Cluster.addNodegroupCapacity): cluster, zone and node identity from it.
     const systemPool = this.cluster.addCpuPool('system-pool', {
-      name: 'system',
+      name: SYSTEM_POOL_NAME,
       machineType: nodePools.system.machineType,
       nodeCount: nodePools.system.nodes,
     });
@@ -136,6 +137,7 @@ export class InfraStack extends TerraformStack {
       kueueVersion: controllers.kueueVersion,
       queuesChartPath: controllers.queuesChartPath,
       queueObjects: props.queues.objects,
+      workflows: { namespace: platform.namespace, systemPool: SYSTEM_POOL_NAME },
       dependsOn: [systemPool.pool, cpuPool.pool],
       webhookAccess: {
         namePrefix: platform.clusterName,

@@ -1,6 +1,7 @@
 /**
- * A pipeline stack: the SecretProviderClass and the pipeline's JobSets in order, each waiting for the previous
- * one to complete. Thin: everything it applies comes from jobs/pipeline.ts.
+ * A pipeline stack: the SecretProviderClass, the files ConfigMap, the record, and ONE Argo Workflow whose DAG creates
+ * the pipeline's JobSets in order in the cluster (jobs/argo.ts, constructs/pipeline-workflow.ts). The deploy returns
+ * once the workflow controller has started the Workflow. Thin: everything it applies comes from jobs/.
  *
  * It finds the cluster through data sources from the same typed config (no cross-stack reference), so
  * `cdktf deploy <pipeline>` works on its own once `infra` exists and needs no read access to infra's state.
@@ -13,8 +14,10 @@ import { kubernetesProviderAccess } from '../constructs/cluster-access';
 import { GkeCluster } from '../constructs/gke-cluster';
 import { KubernetesProvider } from '@cdktf/provider-kubernetes/lib/provider';
 import { Manifest } from '@cdktf/provider-kubernetes/lib/manifest';
-import { ITerraformDependable } from 'cdktf';
-import { JobSetStep } from '../constructs/jobset-step';
+import { PipelineWorkflow } from '../constructs/pipeline-workflow';
+import { LEGACY_LOGICAL_IDS, LegacyStepWaits } from '../constructs/legacy-step-waits';
+import { argoUiCommand, pipelineWorkflow, workflowName } from '../jobs/argo';
+import { SYSTEM_POOL_NAME } from '../jobs/platform';
 import { PipelinePreflight, PlaceholderGuard, PlaceholderRef } from '../constructs/preflight';
 import { TUTORIAL_MAXTEXT_OUTPUT } from '../jobs/names';
 import { EVAL_OUTPUT, gateText } from '../jobs/eval';
@@ -46,7 +49,8 @@ function outputId(step: string, what: string): string {
 }
 
 export class PipelineStack extends TerraformStack {
-  public readonly steps: readonly JobSetStep[];
+  /** The pipeline's Workflow (its steps are the JobSets inside it). */
+  public readonly workflow: PipelineWorkflow;
 
   constructor(scope: Construct, id: string, props: PipelineStackProps) {
     super(scope, id);
@@ -76,16 +80,15 @@ export class PipelineStack extends TerraformStack {
     const spc = new Manifest(this, 'hf-token', { manifest: pipeline.secretProviderClass });
     // The record of what this stack deploys (jobs/record.ts), before the first step waits: status reads it at once.
     if (props.record) new Manifest(this, 'record', { manifest: recordConfigMap(props.record, pipeline.labels) });
-    const steps: JobSetStep[] = [];
     // The reward file (and any other file the recipe ships), mounted read-only by the training pods.
     const files = pipeline.filesConfigMap ? [new Manifest(this, 'files', { manifest: pipeline.filesConfigMap })] : [];
-    let previous: ITerraformDependable[] = [spc, ...files];
-    for (const step of pipeline.steps) {
-      const s = new JobSetStep(this, step.name, { step, pipeline: pipeline.name, dependsOn: previous, endpoint });
-      steps.push(s);
-      previous = [s.completed];
-    }
-    this.steps = steps;
+    this.workflow = new PipelineWorkflow(this, 'workflow', {
+      workflow: pipelineWorkflow(pipeline, { systemPool: SYSTEM_POOL_NAME }),
+      dependsOn: [spc, ...files],
+    });
+    // A pipeline deployed with the per-step waits of earlier versions: forget those resources, delete nothing. Every
+    // step that ever existed (a run whose config since dropped eval still has its old eval resources in state).
+    new LegacyStepWaits(this, 'legacy-step-waits', { steps: Object.keys(LEGACY_LOGICAL_IDS) });
 
     const paths: Record<string, string | undefined> = {
       hf_source: `hf://${pipeline.model.hfRepo}`,
@@ -103,6 +106,9 @@ export class PipelineStack extends TerraformStack {
     if (pipeline.maxtextDifference !== undefined) {
       new TerraformOutput(this, TUTORIAL_MAXTEXT_OUTPUT, { value: pipeline.maxtextDifference });
     }
+    new TerraformOutput(this, 'workflow_name', { value: `${pipeline.namespace}/${workflowName(pipeline)}` });
+    new TerraformOutput(this, 'status_command', { value: `npm run status -- ${pipeline.name}` });
+    new TerraformOutput(this, 'workflows_ui_command', { value: argoUiCommand(pipeline.namespace) });
     for (const step of pipeline.steps) {
       new TerraformOutput(this, outputId(step.name, 'jobset'), { value: step.jobSetName });
       new TerraformOutput(this, outputId(step.name, 'logs'), { value: step.logsCommand });

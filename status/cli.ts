@@ -16,6 +16,7 @@
  * Every request has a deadline (--timeout, default 10 s; a poll is two rounds of requests, so a silent endpoint
  * ends in about 20 s), and everything printed passes the review's redaction (review/redact.ts).
  */
+import { ARGO_SERVER, argoUiCommand } from '../jobs/argo';
 import * as fs from 'fs';
 import * as os from 'os';
 import * as path from 'path';
@@ -591,7 +592,23 @@ function redacting(out: Io['stdout']): Io['stdout'] {
   return w;
 }
 
-/** Runs `status <args>` or `logs <args>`; resolves to the exit status. */
+/**
+ * `npm run workflows-ui`: how to open the workflow engine's UI (argo-server, a ClusterIP Service only, jobs/argo.ts) on
+ * localhost. It runs nothing itself: the port-forward holds a terminal, and the UI signs in with the caller's own
+ * token (authModes client), the access token gcloud prints.
+ */
+function workflowsUi(io: Io): number {
+  const { platform, credentialsCommand } = setup(io.env);
+  io.stdout.write(
+    `The Argo Workflows UI of the pipelines (namespace ${platform.namespace}) is not exposed; open it on localhost:\n` +
+      `  ${credentialsCommand}\n` +
+      `  ${argoUiCommand(platform.namespace)}\n` +
+      `then browse http://localhost:${ARGO_SERVER.port} (chart value server.secure false: plain HTTP inside the tunnel) and paste as the token: Bearer $(gcloud auth print-access-token)\n`,
+  );
+  return 0;
+}
+
+/** Runs `status <args>`, `logs <args>` or `workflows-ui`; resolves to the exit status. */
 export async function main(argv: string[], raw: Io = { stdout: process.stdout, stderr: process.stderr, env: process.env }): Promise<number> {
   // Everything status and logs print comes from the cluster (pod messages, events, logs): one redaction on the way out.
   // (`logs` streams through a line redactor of its own, status/redact-stream.ts, so a key split over lines is caught.)
@@ -602,7 +619,8 @@ export async function main(argv: string[], raw: Io = { stdout: process.stdout, s
     try {
       if (command === 'status') return await status(rest, io);
       if (command === 'logs') return await logs(rest, { ...io, stdout: raw.stdout });
-      throw new UsageError(`the first argument must be 'status' or 'logs', got '${command ?? ''}'`);
+      if (command === 'workflows-ui') return workflowsUi(io);
+      throw new UsageError(`the first argument must be 'status', 'logs' or 'workflows-ui', got '${command ?? ''}'`);
     } catch (err) {
       if (err instanceof UsageError) {
         io.stderr.write(`${name}: ${err.message}\n${name === 'logs' ? LOGS_USAGE : STATUS_USAGE}`);

@@ -11,6 +11,7 @@
  * client-node 1.x ships only ES modules; this CommonJS build loads it with `require` (Node >= 20.19, package.json
  * engines). It refuses a plain-http server unless the kubeconfig sets insecure-skip-tls-verify (config.js).
  */
+import type { WorkflowObject } from './workflow';
 import { PassThrough, Writable } from 'stream';
 import { finished } from 'stream/promises';
 import { ApiException, CoreV1Api, CustomObjectsApi, KubeConfig, Log, Observable, RequestContext } from '@kubernetes/client-node';
@@ -227,16 +228,31 @@ export class Cluster {
     return this.call('Workloads', (o) => this.custom.listNamespacedCustomObject({ group, version, namespace, plural }, o as never));
   }
 
-  /** One poll: JobSets, Workloads, Pods and Warning Events (four list calls). */
+  /**
+   * The pipelines' Argo Workflows (argoproj.io/v1alpha1, jobs/argo.ts) by the same labels; undefined when they cannot be
+   * listed (the engine not installed yet, or no permission): status then shows the JobSets alone.
+   */
+  private async workflows(namespace: string, labelSelector: string): Promise<WorkflowObject[] | undefined> {
+    try {
+      const list = await this.call('Workflows', (o) => this.custom.listNamespacedCustomObject({ group: 'argoproj.io', version: 'v1alpha1', namespace, plural: 'workflows', labelSelector }, o as never));
+      return items<WorkflowObject>(list, 'Workflow');
+    } catch {
+      return undefined;
+    }
+  }
+
+  /** One poll: JobSets, Workloads, Pods, Warning Events and the Workflows (five list calls). */
   async snapshot(namespace: string, labelSelector: string): Promise<Snapshot> {
     try {
+      const workflows = this.workflows(namespace, labelSelector);
       const [jobSets, workloads, pods, events] = await Promise.all([
         this.call('JobSets', (o) => this.custom.listNamespacedCustomObject({ group: JOBSET_GROUP, version: JOBSET_VERSION, namespace, plural: 'jobsets', labelSelector }, o as never)),
         this.workloads(namespace),
         this.call('Pods', (o) => this.core.listNamespacedPod({ namespace, labelSelector }, o as never)),
         this.call('Events', (o) => this.core.listNamespacedEvent({ namespace, fieldSelector: 'type=Warning' }, o as never)),
       ]);
-      return { jobSets: items(jobSets, 'JobSet'), workloads: items(workloads, 'Workload'), pods: items(pods, 'Pod'), events: items(events, 'Event') };
+      const wfs = await workflows;
+      return { jobSets: items(jobSets, 'JobSet'), workloads: items(workloads, 'Workload'), pods: items(pods, 'Pod'), events: items(events, 'Event'), ...(wfs ? { workflows: wfs } : {}) };
     } catch (err) {
       throw describe(err);
     }

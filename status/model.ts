@@ -24,6 +24,7 @@
  *     (tunix/sft/peft_trainer.py `_log_metrics`, step incremented before logging; the tqdm bar is disabled without a
  *     TTY). Totals: jobs/maxtext.ts `lastCheckpointStep` (SFT `steps`; RL `train_steps`).
  */
+import { EngineView, engineView, pipelineWorkflowOf, WorkflowObject } from './workflow';
 import { LOG_TIMESTAMP, PROGRESS_PATTERNS } from '../jobs/run-log';
 import { ChipPrice, duration, Evaluation, evaluationOf, Stall, STALL_FACTOR, STALL_FLOOR_SECONDS, stallOf, StepPoint, stepPoints, Usage, usage } from './metrics';
 import { hfTokenSecretIdOf } from '../jobs/platform';
@@ -129,6 +130,8 @@ export interface Snapshot {
   readonly workloads: readonly WorkloadObject[];
   readonly pods: readonly PodObject[];
   readonly events: readonly EventObject[];
+  /** The pipelines' Argo Workflows (status/workflow.ts). @default - not read (an older caller, or the list failed) */
+  readonly workflows?: readonly WorkflowObject[];
 }
 
 /** A request for the main container's log lines (for progress or a failure's last lines). */
@@ -190,6 +193,8 @@ export interface PipelineStatus {
   readonly steps: readonly StepStatus[];
   /** The whole run's cost (status/run-cost.ts) and its line. @default - no step created, or no rates */
   readonly cost?: { readonly cost: RunCost; readonly text: string };
+  /** Where the pipeline's Workflow and each step's tasks stand (status/workflow.ts). @default - no Workflow found or read */
+  readonly engine?: EngineView;
 }
 
 // ---- helpers ----------------------------------------------------------------------------------------------------
@@ -708,8 +713,9 @@ export const STEP_RULES: readonly StepRule[] = [
 ];
 
 /**
- * How long a queued or pending step has waited (since its JobSet was created) and how long the deploy still waits for
- * it: the step's `timeouts.create` (RecordedStep.waitMinutes, jobs/pipeline.ts waitMinutes) counts from the create.
+ * How long a queued or pending step has waited (since its JobSet was created) and how long the Workflow still waits
+ * for it: the step's window (RecordedStep.waitMinutes, jobs/pipeline.ts waitMinutes; the wait task's deadline, jobs/argo.ts)
+ * counts from its wait task's start, seconds after the create.
  */
 export function waitLines(f: StepFacts): string[] {
   const created = time(f.jobSet?.metadata.creationTimestamp);
@@ -718,8 +724,8 @@ export function waitLines(f: StepFacts): string[] {
   const left = f.step.waitMinutes * 60 - waited;
   return [
     left > 0
-      ? `waiting ${duration(waited)} since its JobSet was created; npm run deploy -- ${f.pipeline.name} waits up to ${duration(left)} more (its wait for this step: ${duration(f.step.waitMinutes * 60)})`
-      : `waiting ${duration(waited)} since its JobSet was created: past the deploy's wait for this step (${duration(f.step.waitMinutes * 60)}), so npm run deploy -- ${f.pipeline.name} has stopped waiting (docs/operations.md, "How long a deploy waits, and if it stops waiting")`,
+      ? `waiting ${duration(waited)} since its JobSet was created; the Workflow waits up to ${duration(left)} more (this step's window: ${duration(f.step.waitMinutes * 60)})`
+      : `waiting ${duration(waited)} since its JobSet was created: past this step's window (${duration(f.step.waitMinutes * 60)}), so the Workflow has ended the run Failed (docs/operations.md, "How a pipeline runs: the Workflow")`,
   ];
 }
 
@@ -781,7 +787,9 @@ export function pipelineStatus(pipeline: PipelineRecord, snapshot: Snapshot, log
   const evaluation = steps.find((s) => s.name === 'eval')?.run;
   const cost = rates ? runCost(pipeline, stepSpans(pipeline, snapshot, ctx.now), training, rates, evaluation) : undefined;
   const ended = steps.some((s) => s.state === 'failed') || steps.every((s) => s.state === 'completed');
-  return { name: pipeline.name, steps, ...(cost && rates ? { cost: { cost, text: runCostLine(cost, rates, ended) } } : {}) };
+  const wf = snapshot.workflows ? pipelineWorkflowOf(snapshot.workflows, pipeline.name) : undefined;
+  const engine = wf ? engineView(wf, pipeline.steps.map((s) => s.name)) : undefined;
+  return { name: pipeline.name, steps, ...(cost && rates ? { cost: { cost, text: runCostLine(cost, rates, ended) } } : {}), ...(engine ? { engine } : {}) };
 }
 
 /** Exit status: 1 when any step failed, 0 when every step completed, else 3 (still running, stalled, queued, pending or not created). */

@@ -4,6 +4,7 @@
  * (`run`: chips, admittedAt, endedAt?, chipHours, cost?, currency?, rate?, estimate {chipHours, cost?}, loss [[step, loss]], evaluation?,
  * eval? {evalJson, trainedModel, baseModel, samples, seed, image, results [{task, metric, higherIsBetter, base, trained, delta}], gate?}).
  */
+import { engineLines } from './workflow';
 import { duration, sparkline } from './metrics';
 import { PipelineStatus, RunSummary, StepStatus } from './model';
 import { evalLines } from './eval';
@@ -44,6 +45,7 @@ export function renderText(pipelines: readonly PipelineStatus[]): string {
   const lines: string[] = [];
   for (const p of pipelines) {
     lines.push(p.name);
+    if (p.engine) for (const l of engineLines(p.engine)) lines.push(`  ${l}`);
     for (const s of p.steps) {
       lines.push(stepLine(s, nameWidth, jobSetWidth));
       for (const d of [...s.details, ...(s.run ? runLines(s.run) : [])]) lines.push(`      ${d}`);
@@ -143,6 +145,7 @@ export function toJson(pipelines: readonly PipelineStatus[]): { pipelines: unkno
         ...(s.run !== undefined ? { run: runJson(s.run) } : {}),
       })),
       ...(p.cost ? { cost: costJson(p.cost.cost) } : {}),
+      ...(p.engine ? { engine: p.engine } : {}),
     })),
   };
 }

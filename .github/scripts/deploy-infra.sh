@@ -3,12 +3,22 @@
 # Cloud do): plans this commit with `terraform plan -out=plan`, reviews that plan against the pull request's reviewed
 # plan (`--reviewed`: any difference, or any error finding, refuses), then applies exactly that saved plan file.
 # Terraform itself refuses the saved plan if the state changed after it was made ("Saved plan is stale").
-# Runs in the protected `infra` environment with Workload Identity Federation credentials and STATE_BUCKET set.
-# Usage: REVIEWED_PLANS=<dir from fetch-reviewed-plans.sh> .github/scripts/deploy-infra.sh
+# Runs in the protected `infra` environment with Workload Identity Federation credentials and STATE_BUCKET set; the
+# same for a pipeline stack in the protected `pipelines` environment (deploy-pipeline.yml): the apply creates its
+# Workflow and returns, the run goes on in the cluster.
+# Usage: REVIEWED_PLANS=<dir from fetch-reviewed-plans.sh> .github/scripts/deploy-infra.sh [stack]   (default: infra)
 set -euo pipefail
 : "${STATE_BUCKET:?deploying needs STATE_BUCKET (remote state); refusing to deploy with local state}"
 reviewed="${REVIEWED_PLANS:?set REVIEWED_PLANS to the reviewed plans of the merged pull request (fetch-reviewed-plans.sh)}"
-stack=infra
+stack="${1:-infra}"
+if ! [[ "$stack" =~ ^[a-z]([a-z0-9-]{0,61}[a-z0-9])?$ ]]; then
+  echo "::error::stack must be a stack name such as infra or rl-qwen3, got '${stack}'"
+  exit 2
+fi
+if [ -n "${PIPELINES_ONLY:-}" ] && [ "$stack" = infra ]; then
+  echo "::error::this workflow deploys pipeline stacks only; infra deploys on merge (deploy-infra.yml)"
+  exit 2
+fi
 dir="cdktf.out/stacks/${stack}"
 if [ -e "${reviewed}/${stack}.failed" ]; then
   echo "::error::the pull request's plan of ${stack} failed, so it was never reviewed: nothing is applied"

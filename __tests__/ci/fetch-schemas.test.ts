@@ -8,6 +8,7 @@ import { createHash } from 'crypto';
 import * as fs from 'fs';
 import * as os from 'os';
 import * as path from 'path';
+import { ARGO_WORKFLOWS } from '../../jobs/argo';
 
 const ROOT = path.resolve(__dirname, '..', '..');
 const SCRIPT = path.join(ROOT, 'scripts', 'fetch-schemas.sh');
@@ -77,7 +78,7 @@ const good = Object.fromEntries([...sources.keys()].map((f) => [f, `kind: Custom
 
 test('the script fetches exactly the files of the committed sums list, from the pinned tags', () => {
   expect([...sources.keys()].sort()).toEqual([...sums.keys()].sort());
-  expect(sources.size).toBe(5);
+  expect(sources.size).toBe(6);
   const example = JSON.parse(fs.readFileSync(path.join(ROOT, 'config', 'example.json'), 'utf8'));
   // The schemas are those of the controllers the infra stack installs.
   expect(sources.get('jobset.x-k8s.io_jobsets.yaml')).toBe(
@@ -91,6 +92,8 @@ test('the script fetches exactly the files of the committed sums list, from the 
   expect(sources.get('secrets-store.csi.x-k8s.io_secretproviderclasses.yaml')).toBe(
     'https://raw.githubusercontent.com/kubernetes-sigs/secrets-store-csi-driver/v1.6.0/deploy/secrets-store.csi.x-k8s.io_secretproviderclasses.yaml',
   );
+  // The Workflow CRD of the Argo Workflows release infra installs (jobs/argo.ts), the full CRD its chart's Job applies.
+  expect(sources.get('argoproj.io_workflows.yaml')).toBe(`${ARGO_WORKFLOWS.crdBaseUrl}/argoproj.io_workflows.yaml`);
 });
 
 test('success: every file downloaded from its raw URL and kept, exit 0', () => {

@@ -173,6 +173,25 @@ describe('deploy-infra.yml: the deploy identity exists only in the protected env
   });
 });
 
+describe('deploy-pipeline.yml: the deploy identity exists only in the protected pipelines environment', () => {
+  const wf = load('deploy-pipeline.yml');
+
+  test('the deploy job runs in environment pipelines after the tests, with the deploy identity', () => {
+    const deploy = wf.jobs.deploy;
+    expect(envName(deploy)).toBe('pipelines');
+    expect(needsOf(deploy)).toEqual(['tests']);
+    expect(deploy.permissions).toEqual({ contents: 'read', 'id-token': 'write', actions: 'read', 'pull-requests': 'read' });
+    expect(secretsOf(deploy)).not.toContain('GCP_PLAN_SERVICE_ACCOUNT');
+  });
+
+  test('no job outside the pipelines environment reads a Google identity secret', () => {
+    for (const [name, job] of Object.entries(wf.jobs)) {
+      if (envName(job) === 'pipelines') continue;
+      expect({ name, secrets: secretsOf(job) }).toEqual({ name, secrets: [] });
+    }
+  });
+});
+
 test('every job that runs Terraform against the cluster installs gke-gcloud-auth-plugin first (the providers exec it)', () => {
   let checked = 0;
   for (const file of files) {

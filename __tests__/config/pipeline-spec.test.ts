@@ -10,7 +10,7 @@ import { readRepoFile } from '../../config/pipelines';
 import type { Deployment } from '../../jobs/deployment';
 import { CONFIGMAP_MAX_BYTES, RECIPE_FILES_DIR } from '../../jobs/recipe-files';
 import { rewardFunctionsIn } from '../../jobs/spec';
-import { configFile, synthStack, WITH_SINGLE_HOST } from '../util';
+import { configFile, stackJobSets, synthStack, WITH_SINGLE_HOST } from '../util';
 
 const REWARD = 'config/examples/rewards/final_number.py';
 const SFT = { method: 'sft', model: 'llama3.1-8b', hfModel: 'meta-llama/Llama-3.1-8B-Instruct', dataset: { hf: 'HuggingFaceH4/ultrachat_200k', split: 'train_sft' }, slice: 'v6e-8' };
@@ -90,7 +90,7 @@ describe('defaults of a new pipeline', () => {
     const cm = manifests.find((m) => m.manifest.kind === 'ConfigMap');
     expect(cm.manifest.metadata.name).toBe('mine-files');
     expect(cm.manifest.data['final_number.py']).toBe(fs.readFileSync(path.join(__dirname, '..', '..', REWARD), 'utf8'));
-    const train = manifests.find((m) => m.manifest.kind === 'JobSet' && m.manifest.metadata.name.endsWith('-train'));
+    const train = stackJobSets(tf).find((m) => m.manifest.metadata.name.endsWith('-train'))!;
     const pod = train.manifest.spec.replicatedJobs[0].template.spec.template.spec;
     expect(pod.volumes).toContainEqual({ name: 'pipeline-files', configMap: { name: 'mine-files' } });
     expect(pod.containers[0].volumeMounts).toContainEqual({ name: 'pipeline-files', mountPath: RECIPE_FILES_DIR, readOnly: true });

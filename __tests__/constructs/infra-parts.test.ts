@@ -147,9 +147,10 @@ describe('TrainingBucket', () => {
 describe('Controllers', () => {
   const chart = path.join(__dirname, '..', '..', 'charts', 'kueue-queues');
   const webhookAccess = { namePrefix: 'tpt', network: 'net-id', controlPlaneCidr: '172.16.0.32/28', nodeServiceAccount: 'np@p.iam.gserviceaccount.com' };
+  const workflows = { namespace: 'pipelines', systemPool: 'system' };
   test('defaults: 900 s timeout, wait, namespaces created', () => {
     const out = Testing.synthScope(
-      (s) => new Controllers(s, 'c', { jobsetVersion: '0.12.0', kueueVersion: '0.19.2', queuesChartPath: chart, queueObjects: [], webhookAccess }),
+      (s) => new Controllers(s, 'c', { jobsetVersion: '0.12.0', kueueVersion: '0.19.2', queuesChartPath: chart, queueObjects: [], webhookAccess, workflows }),
     );
     for (const release of Object.values(JSON.parse(out).resource.helm_release) as any[]) {
       expect(release).toMatchObject({ timeout: 900, wait: true });
@@ -157,12 +158,40 @@ describe('Controllers', () => {
   });
   test('override: timeout', () => {
     const out = Testing.synthScope(
-      (s) => new Controllers(s, 'c', { jobsetVersion: '0.12.0', kueueVersion: '0.19.2', queuesChartPath: chart, queueObjects: [], timeoutSeconds: 300, webhookAccess }),
+      (s) => new Controllers(s, 'c', { jobsetVersion: '0.12.0', kueueVersion: '0.19.2', queuesChartPath: chart, queueObjects: [], timeoutSeconds: 300, webhookAccess, workflows }),
     );
     expect(one(out, 'helm_release').timeout).toBe(300);
   });
+  test('Argo Workflows: the pinned chart from argo-helm in the pipelines\' namespace, after Kueue, namespaced, on the system pool, UI ClusterIP only', () => {
+    const out = JSON.parse(Testing.synthScope((s) => new Controllers(s, 'c', { jobsetVersion: '0.12.0', kueueVersion: '0.19.2', queuesChartPath: chart, queueObjects: [], webhookAccess, workflows })));
+    const argo = Object.values(out.resource.helm_release).find((r: any) => r.name === 'argo-workflows') as any;
+    expect(argo).toMatchObject({
+      repository: 'https://argoproj.github.io/argo-helm',
+      chart: 'argo-workflows',
+      version: '1.0.18',
+      namespace: 'pipelines',
+      create_namespace: true,
+      depends_on: [expect.stringContaining('helm_release.c_kueue')],
+    });
+    const values = JSON.parse(argo.values[0]);
+    expect(values).toMatchObject({
+      images: { tag: 'v4.1.2' },
+      singleNamespace: true,
+      createAggregateRoles: false,
+      crds: { full: true, upgradeJob: { crdBaseURL: 'https://raw.githubusercontent.com/argoproj/argo-workflows/v4.1.2/manifests/base/crds/full' } },
+      controller: { nodeSelector: { 'cloud.google.com/gke-nodepool': 'system' }, clusterWorkflowTemplates: { enabled: false } },
+      server: { serviceType: 'ClusterIP', authModes: ['client'], nodeSelector: { 'cloud.google.com/gke-nodepool': 'system' } },
+      workflow: { serviceAccount: { create: true, name: 'argo-workflow' } },
+    });
+    // The step pods may create and read JobSets, nothing more on them.
+    expect(values.workflow.rbac.rules).toEqual([
+      { apiGroups: ['jobset.x-k8s.io'], resources: ['jobsets'], verbs: ['create', 'get'] },
+      { apiGroups: ['argoproj.io'], resources: ['workflows/finalizers'], verbs: ['update'] },
+    ]);
+    expect(values.server.ingress).toBeUndefined();
+  });
   test('the control plane may reach the webhooks (9443) and the Kueue visibility API (8082) on the nodes, from its range only', () => {
-    const out = JSON.parse(Testing.synthScope((s) => new Controllers(s, 'c', { jobsetVersion: '0.12.0', kueueVersion: '0.19.2', queuesChartPath: chart, queueObjects: [], webhookAccess })));
+    const out = JSON.parse(Testing.synthScope((s) => new Controllers(s, 'c', { jobsetVersion: '0.12.0', kueueVersion: '0.19.2', queuesChartPath: chart, queueObjects: [], webhookAccess, workflows })));
     expect(Object.values(out.resource.google_compute_firewall)).toEqual([
       expect.objectContaining({
         name: 'tpt-control-plane-to-webhooks',

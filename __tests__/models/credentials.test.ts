@@ -10,9 +10,9 @@
  * - The kubernetes_manifest waiter (hashicorp/terraform-provider-kubernetes v2.38.0, manifest/provider/waiter.go)
  *   polls every second until the fields match or `timeouts.create` passes, and returns on the first API error: the
  *   credential must stay valid for the whole `timeouts.create`. helm_release waits up to its `timeout` seconds.
- * - A pipeline step's wait (constructs/jobset-step.ts, a terraform_data local-exec running status/step-wait.ts) polls
- *   for `--minutes` with @kubernetes/client-node, which runs the exec plugin again when its credential expires
- *   (exec_auth.js caches it until status.expirationTimestamp); it gets the plugin as KUBE_EXEC_COMMAND.
+ * - A pipeline stack no longer waits for its steps: the Workflow runs them in the cluster (jobs/argo.ts), and the
+ *   Workflow's kubernetes_manifest has no wait. Earlier versions ran a local-exec wait per step for days; the check
+ *   below that no stack has one (a step-wait.js command) guards against its return.
  */
 import { durationSeconds } from '../../review/values';
 import { allConfigurations, Obj } from './synthesized';
@@ -63,8 +63,14 @@ describe.each(allConfigurations())('credentials outlive the waits (%s)', (_name,
     for (const p of providers) expect(p.token).toBeUndefined();
   });
 
-  test('the pipelines wait longer than an access token lives (the failure this rule prevents)', () => {
+  test('no pipeline stack waits on the cluster: no manifest wait, no local-exec; only infra\'s Helm releases wait, for minutes', () => {
+    for (const [id, json] of Object.entries(synth.stacks)) {
+      if (id === 'infra') continue;
+      expect([id, stepWaits(json)]).toEqual([id, []]);
+      for (const m of Object.values((json.resource?.kubernetes_manifest ?? {}) as Record<string, Obj>)) expect(m.wait).toBeUndefined();
+      expect(JSON.stringify(json)).not.toContain('local-exec');
+    }
     const longest = Math.max(...Object.values(synth.stacks).map(longestWait));
-    expect(longest).toBeGreaterThan(ACCESS_TOKEN_SECONDS);
+    expect(longest).toBeLessThan(ACCESS_TOKEN_SECONDS);
   });
 });

@@ -5,7 +5,6 @@
 import { buildPipeline, maxRunIdLength } from '../../jobs/pipeline';
 import { RECIPES } from '../../jobs/recipes';
 import { testPlatform } from '../jobs/fixtures';
-import { durationSeconds } from '../../review/values';
 import { FailedJob, jobAfterFailures, jobSetNameErrors, jobValidationErrors, onJobFailures } from './jobset';
 import { allConfigurations, Obj, podSets } from './synthesized';
 
@@ -66,16 +65,16 @@ describe.each(allJobSets)('failures end the way the design says (%s)', (_label, 
   });
 });
 
-describe.each(allJobSets)("the deploy's wait outlasts the JobSet once admitted (%s)", (_label, j) => {
-  // manifest/provider/apply.go @ v2.38.0: when the wait reaches timeouts.create the provider still returns state with
-  // the error, so Terraform taints the JobSet and the next apply replaces it. The JobSet must end by itself first:
-  // every attempt is bounded by its Jobs' activeDeadlineSeconds, and a deadline fails the JobSet (no restart).
-  test('timeouts.create >= (maxRestarts + 1) x deadline, with room left for queueing', () => {
+describe.each(allJobSets)("the Workflow's wait outlasts the JobSet once admitted (%s)", (_label, j) => {
+  // The step's wait task ends at its window (activeDeadlineSeconds, and retryStrategy.backoff.maxDuration: jobs/argo.ts)
+  // and then fails the run while the JobSet would still be running. The JobSet must end by itself first: every attempt
+  // is bounded by its Jobs' activeDeadlineSeconds, and a deadline fails the JobSet (no restart).
+  test('the wait window >= (maxRestarts + 1) x deadline, with room left for queueing', () => {
     const js = j.manifest;
     const deadlines = js.spec.replicatedJobs.map((rj: Obj) => rj.template.spec.activeDeadlineSeconds);
     for (const d of deadlines) expect(d).toBeGreaterThan(0);
     const lifetime = (js.spec.failurePolicy.maxRestarts + 1) * Math.max(...deadlines);
-    const wait = durationSeconds(j.raw.timeouts.create)!;
+    const wait = j.waitSeconds;
     expect(wait - lifetime).toBeGreaterThanOrEqual(30 * 60);
   });
 });

@@ -36,9 +36,13 @@ export interface NodePoolModel {
 
 export interface JobSetModel {
   readonly stack: string;
+  /** The Workflow's address, then `#<step>`: the JobSet is the manifest of the step's create template. */
   readonly address: string;
   readonly manifest: Obj;
+  /** The step's create template in the Workflow. */
   readonly raw: Obj;
+  /** How long the Workflow watches the step's JobSet, seconds (its wait template's activeDeadlineSeconds). */
+  readonly waitSeconds: number;
 }
 
 export interface Synthesized {
@@ -96,7 +100,14 @@ export function synthesize(env: Record<string, string>): Synthesized {
   const jobSets: JobSetModel[] = [];
   for (const [stack, json] of Object.entries(stacks)) {
     for (const [name, raw] of Object.entries((json.resource?.kubernetes_manifest ?? {}) as Record<string, Obj>)) {
-      if (raw.manifest.kind === 'JobSet') jobSets.push({ stack, address: `kubernetes_manifest.${name}`, manifest: raw.manifest, raw });
+      if (raw.manifest.kind !== 'Workflow') continue;
+      // The pipeline's JobSets are inside its Workflow (jobs/argo.ts): each create template carries one as JSON text.
+      const templates = raw.manifest.spec.templates as Obj[];
+      for (const t of templates.filter((x) => x.resource?.action === 'create')) {
+        const wait = templates.find((x) => x.name === `${t.name}-wait`)!;
+        const manifest = JSON.parse(String(t.resource.manifest).replace(/\$\$\{/g, '${').replace(/%%\{/g, '%{'));
+        jobSets.push({ stack, address: `kubernetes_manifest.${name}#${t.name}`, manifest, raw: t, waitSeconds: wait.activeDeadlineSeconds });
+      }
     }
   }
   const result: Synthesized = {

@@ -100,11 +100,13 @@ test('a changed step spec reads as the replacement of that step and every later 
     expect.stringMatching(
       /^JobSet rl-qwen3-r1-to-maxtext will be REPLACED \(its spec or an earlier step changed\): re-runs conversion into gs:\/\/[\w-]+\/qwen3-30b-a3b\/max-text-format\/[0-9a-f]{12}\/$/,
     ),
-    'JobSet rl-qwen3-r1-train will be REPLACED (its spec or an earlier step changed): re-runs training on 32 chips (up to 38h57m)',
-    'JobSet rl-qwen3-r1-to-hf will be REPLACED (its spec or an earlier step changed): re-runs export',
+    // each later step says where it now writes: a new run name, a new export directory (never the old export)
+    expect.stringMatching(/^JobSet rl-qwen3-r1-train will be REPLACED \(its spec or an earlier step changed\): re-runs training on 32 chips \(up to 38h57m\) \(.*run_name: rl-[0-9a-f]{12} -> rl-[0-9a-f]{12}\)$/),
+    expect.stringMatching(/^JobSet rl-qwen3-r1-to-hf will be REPLACED \(its spec or an earlier step changed\): re-runs export \(base_output_directory: \S+\/hf-trained\/\S+ -> \S+\/hf-trained\/\S+;/),
   ]);
-  // The stack's record for status (jobs/record.ts) carries the images and spec hashes too: it changes in place, first.
-  expect(stack!.resources.map((r) => r.address.split('.')[1]!.split('_')[0])).toEqual(['record', 'to-maxtext', 'to-maxtext', 'train', 'train', 'to-hf', 'to-hf']);
+  // The stack's record for status (jobs/record.ts) carries the images and spec hashes too: it changes in place; the
+  // steps are all inside the one Workflow, whose new name (the spec hash) replaces it.
+  expect(stack!.resources.map((r) => r.address.split('.')[1]!.split('_')[0])).toEqual(['record', 'workflow']);
   expect(stack!.resources[0]).toMatchObject({ action: 'changed', summary: ['kubernetes_manifest.record: manifest.data.record.json'] });
 });
 
@@ -128,6 +130,6 @@ test('a changed conversion argument re-runs conversion into a new directory, sho
   const conversion = lines.find((l) => l.startsWith('JobSet rl-qwen3-r1-to-maxtext will be REPLACED'))!;
   expect(conversion).toMatch(/: re-runs conversion into gs:\/\/\S+\/max-text-format\/[0-9a-f]{12}\/ \(conversion arguments changed: scan_layers: True -> False\)$/);
   // the JobSet lines show each changed key, not a cut-off command
-  expect(lines.find((l) => l.startsWith('JobSet rl-qwen3-r1-to-hf:'))).toMatch(/scan_layers: True -> False/);
-  expect(lines.find((l) => l.startsWith('JobSet rl-qwen3-r1-train:'))).toMatch(/batch_size: 8 -> 16/);
+  expect(lines.find((l) => l.startsWith('JobSet rl-qwen3-r1-to-hf will be REPLACED'))).toMatch(/scan_layers: True -> False/);
+  expect(lines.find((l) => l.startsWith('JobSet rl-qwen3-r1-train will be REPLACED'))).toMatch(/batch_size: 8 -> 16/);
 });

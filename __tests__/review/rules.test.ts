@@ -129,6 +129,31 @@ describe('plan rules on hand-made plans', () => {
     expect(only(found, 'plan-deletes-secret')).toEqual([expect.objectContaining({ severity: 'warning', address: 'google_secret_manager_secret.hf' })]);
   });
 
+  test('plan-deletes-running-workflow: destroying or changing a running pipeline is an error naming the step; a finished one a warning', () => {
+    const { pipelineWorkflow } = require('../../jobs/argo');
+    const { buildPipeline } = require('../../jobs/pipeline');
+    const { RECIPES } = require('../../jobs/recipes');
+    const { testPlatform } = require('../jobs/fixtures');
+    const manifest = pipelineWorkflow(buildPipeline(RECIPES['rl-qwen3'], testPlatform(), { runId: 'r1' }), { systemPool: 'system' });
+    const live = (phase: string, running?: string) => ({
+      manifest,
+      object: { status: { phase, nodes: running ? { a: { displayName: running, phase: 'Running', type: 'Pod' }, b: { displayName: 'to-maxtext-wait', phase: 'Succeeded' } } : {} } },
+    });
+    const destroyed = review([], [], [plan(change('kubernetes_manifest.workflow', ['delete'], live('Running', 'train-wait'), null))]);
+    expect(only(destroyed, 'plan-deletes-running-workflow')).toEqual([expect.objectContaining({ severity: 'error', address: 'kubernetes_manifest.workflow' })]);
+    expect(only(destroyed, 'plan-deletes-running-workflow')[0]!.message).toBe(
+      'the pipeline Workflow is deleted (the pipeline is destroyed) while it runs, step train running: its JobSets rl-qwen3-r1-to-maxtext, rl-qwen3-r1-train, rl-qwen3-r1-to-hf, rl-qwen3-r1-eval are deleted with it, stopping the run',
+    );
+    // Not read as one JobSet deleted
+    expect(only(destroyed, 'plan-deletes-jobset')).toEqual([]);
+    const changed = review([], [], [plan(change('kubernetes_manifest.workflow', ['delete', 'create'], live('Running', 'to-hf-wait'), { manifest }))]);
+    expect(only(changed, 'plan-deletes-running-workflow')[0]).toMatchObject({ severity: 'error', message: expect.stringContaining('replaced (its spec changed) while it runs, step to-hf running') });
+    const finished = review([], [], [plan(change('kubernetes_manifest.workflow', ['delete'], live('Succeeded'), null))]);
+    expect(only(finished, 'plan-deletes-running-workflow')).toEqual([expect.objectContaining({ severity: 'warning' })]);
+    const created = review([], [], [plan(change('kubernetes_manifest.workflow', ['create'], null, { manifest }))]);
+    expect(only(created, 'plan-deletes-running-workflow')).toEqual([]);
+  });
+
   test('plan-reruns-step: a replaced conversion says whether it reuses the converted checkpoint', () => {
     const conv = pipelineJson().resource.kubernetes_manifest['to-maxtext'];
     const withSkip = (dir: string) => {

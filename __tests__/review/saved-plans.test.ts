@@ -213,6 +213,25 @@ describe('the deploy after the merge applies only the reviewed plan', () => {
     noCanary(r);
   });
 
+  test('a pipeline stack by name; the pipeline workflow refuses infra and a name that is no stack name, before any plan', () => {
+    synthesis();
+    github({ infra: 'sensitive-shapes' });
+    const fetched = script('fetch-reviewed-plans.sh', ['reviewed-plans'], { REPO: 'o/r', COMMIT: 'm1', GH_TOKEN: 'x' });
+    expect(fetched.code).toBe(0);
+    const infra = script('deploy-infra.sh', ['infra'], { STATE_BUCKET: 'state', REVIEWED_PLANS: 'reviewed-plans', PIPELINES_ONLY: '1' });
+    expect(infra.code).toBe(2);
+    expect(infra.out).toContain('::error::this workflow deploys pipeline stacks only; infra deploys on merge (deploy-infra.yml)');
+    const odd = script('deploy-infra.sh', ['rl-qwen3; rm -rf /'], { STATE_BUCKET: 'state', REVIEWED_PLANS: 'reviewed-plans', PIPELINES_ONLY: '1' });
+    expect(odd.code).toBe(2);
+    expect(odd.out).toContain("::error::stack must be a stack name such as infra or rl-qwen3, got 'rl-qwen3; rm -rf /'");
+    // rl-qwen3's plan was not part of the review: refused before any credential is used for a plan
+    const pipeline = script('deploy-infra.sh', ['rl-qwen3'], { STATE_BUCKET: 'state', REVIEWED_PLANS: 'reviewed-plans', PIPELINES_ONLY: '1' });
+    expect(pipeline.code).toBe(1);
+    expect(pipeline.out).toContain('::error::no reviewed plan of rl-qwen3 in reviewed-plans: nothing is applied');
+    expect(calls()).not.toContain('terraform -chdir=cdktf.out/stacks/rl-qwen3 plan');
+    expect(applied()).toBe('');
+  });
+
   test('the new plan differs from the reviewed one: refused, nothing applied, the difference named without values', () => {
     synthesis();
     github({ infra: 'sensitive' });

@@ -47,8 +47,8 @@ function problem(command: string): string | undefined {
 
 const files = fs.readdirSync(WORKFLOWS).filter((f) => /\.ya?ml$/.test(f));
 
-test('there are two workflows: the PR review and the infra deploy', () => {
-  expect(files.sort()).toEqual(['deploy-infra.yml', 'plan-review.yml']);
+test('there are three workflows: the PR review, the infra deploy and the pipeline deploy', () => {
+  expect(files.sort()).toEqual(['deploy-infra.yml', 'deploy-pipeline.yml', 'plan-review.yml']);
 });
 
 describe.each(files)('%s', (file) => {
@@ -112,6 +112,18 @@ test('the PR workflow runs the README test command, the review against the base,
   // the comment script edits the comment carrying the report's marker
   const { COMMENT_MARKER } = require('../../review/report') as { COMMENT_MARKER: string };
   expect(fs.readFileSync(path.join(ROOT, '.github', 'scripts', 'post-comment.sh'), 'utf8')).toContain(`marker='${COMMENT_MARKER}'`);
+});
+
+test('the pipeline deploy workflow deploys one named pipeline on request behind its protected environment, the reviewed plan only', () => {
+  const wf = load('deploy-pipeline.yml');
+  expect(Object.keys(wf.on as object)).toEqual(['workflow_dispatch']);
+  expect(wf.jobs.deploy!.environment).toBe('pipelines');
+  const step = wf.jobs.deploy!.steps!.find((s) => s.run?.includes('deploy-infra.sh'))!;
+  // the input reaches the script through the environment, never spliced into the command
+  expect(step.run).toBe('.github/scripts/deploy-infra.sh "$PIPELINE"');
+  expect(step.env).toMatchObject({ PIPELINE: '${{ inputs.pipeline }}', PIPELINES_ONLY: '1', REVIEWED_PLANS: 'reviewed-plans' });
+  // minutes: the apply creates the Workflow and returns (a hosted runner stops a job after 6 hours)
+  expect(Number((wf.jobs.deploy as Record<string, unknown>)['timeout-minutes'])).toBeLessThanOrEqual(60);
 });
 
 test('the deploy workflow deploys infra on merge behind a protected environment', () => {

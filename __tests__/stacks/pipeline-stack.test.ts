@@ -9,6 +9,7 @@ import { Manifest } from '@cdktf/provider-kubernetes/lib/manifest';
 import { buildPipeline } from '../../jobs/pipeline';
 import { RECIPES } from '../../jobs/recipes';
 import { PipelineStack } from '../../stacks/pipeline-stack';
+import { workflowJobSets } from '../../jobs/argo';
 import { testPlatform } from '../jobs/fixtures';
 
 const platform = testPlatform();
@@ -40,22 +41,27 @@ describe.each(Object.keys(RECIPES))('%s', (name) => {
     expect(JSON.stringify(tf)).not.toContain('terraform_remote_state');
   });
 
-  test('SecretProviderClass, then to-maxtext -> train -> to-hf, each gated on the previous completion', () => {
+  test('SecretProviderClass, then ONE Workflow whose DAG creates to-maxtext -> train -> to-hf (-> eval) in order; no waiter, no gate', () => {
     expect(out).toHaveResourceWithProperties(Manifest, { manifest: expect.objectContaining({ kind: 'SecretProviderClass' }) });
-    const byName = (n: string) => Object.entries(tf.resource.kubernetes_manifest).find(([, m]: any) => m.manifest.metadata.name === n)!;
-    const [spcId] = byName(`${name}-hf-token`);
-    const [convId, conv] = byName(`${name}-r1-to-maxtext`) as any;
-    const [, train] = byName(`${name}-r1-train`) as any;
-    const [, toHf] = byName(`${name}-r1-to-hf`) as any;
-    expect(conv.depends_on).toEqual([`kubernetes_manifest.${spcId}`]);
-    expect(train.depends_on).toEqual([expect.stringMatching(/^data\.kubernetes_resource\.to-maxtext_Completed_/)]);
-    expect(toHf.depends_on).toEqual([expect.stringMatching(/^data\.kubernetes_resource\.train_Completed_/)]);
-    const gates = Object.values(tf.data.kubernetes_resource) as any[];
-    // Each gate reads its JobSet after that step's wait, which is triggered by the JobSet's uid.
-    const waits = tf.resource.terraform_data as Record<string, any>;
-    const waitOf = (gate: any) => waits[String(gate.depends_on[0]).replace(/^terraform_data\./, '')];
-    expect(gates.map((g) => waitOf(g).triggers_replace.jobset_uid)).toContain(`\${kubernetes_manifest.${convId}.object.metadata.uid}`);
-    for (const m of [conv, train, toHf]) expect(m.wait).toBeUndefined();
+    const byKind = (k: string) => Object.entries(tf.resource.kubernetes_manifest).filter(([, m]: any) => m.manifest.kind === k);
+    const [[spcId]] = byKind('SecretProviderClass');
+    expect(byKind('JobSet')).toEqual([]);
+    const [[, wf]] = byKind('Workflow') as any;
+    expect(wf.depends_on).toEqual(expect.arrayContaining([`kubernetes_manifest.${spcId}`]));
+    const p = buildPipeline(RECIPES[name], platform, { runId: 'r1' });
+    expect(workflowJobSets(wf.manifest)).toEqual(p.steps.map((s) => s.manifest));
+    const tasks = wf.manifest.spec.templates[0].dag.tasks;
+    const order = p.steps.map((s) => s.name);
+    expect(tasks.map((t: any) => t.name)).toEqual(order.flatMap((s) => [s, `${s}-wait`]));
+    order.slice(1).forEach((s, i) => expect(tasks.find((t: any) => t.name === s).depends).toBe(`${order[i]}-wait`));
+    // Nothing runs on the deploying machine: no provisioner, no per-step wait, no completion gate.
+    expect(JSON.stringify(tf)).not.toContain('local-exec');
+    expect(tf.data.kubernetes_resource).toBeUndefined();
+    expect(Object.keys(tf.resource.terraform_data ?? {}).filter((k) => /Wait|SpecHash/.test(k))).toEqual([]);
+    // No wait: a wait that times out or is interrupted taints the Workflow, and the next deploy would replace it.
+    expect(wf.wait).toBeUndefined();
+    expect(wf.timeouts.create).toBe('5m');
+    expect(wf.lifecycle).toBeUndefined();
   });
 
   test('outputs: checkpoint paths, JobSet names and logs commands', () => {
@@ -86,19 +92,20 @@ test('an unchanged pipeline synthesizes identically; a changed value changes onl
   const hashes = (overrides: Record<string, number>) => {
     const app = Testing.app();
     const stack = new PipelineStack(app, 'rl-gemma4', { platform, pipeline: buildPipeline(RECIPES['rl-gemma4'], platform, { runId: 'r1', overrides }) });
-    const data = JSON.parse(Testing.synth(stack)).resource.terraform_data;
-    // The step hashes only (the stack also carries the preflight's terraform_data).
-    return Object.keys(data).filter((k) => k.includes('SpecHash')).sort().map((k) => data[k].input.sha256);
+    const wf = (Object.values(JSON.parse(Testing.synth(stack)).resource.kubernetes_manifest) as any[]).find((m) => m.manifest.kind === 'Workflow');
+    return wf.manifest.metadata.name as string;
   };
-  const a = hashes({});
-  const b = hashes({ batch_size: 8 });
-  // Sorted ids: eval, to-hf, to-maxtext, train.
-  expect(a.map((h, i) => h === b[i])).toEqual([false, false, true, false]);
+  // A changed value is a new Workflow name (kubernetes_manifest replaces it); the same value, the same name.
+  expect(hashes({ batch_size: 8 })).not.toBe(hashes({}));
+  expect(hashes({})).toBe(hashes({}));
+  expect(hashes({})).toMatch(/^rl-gemma4-r1-[0-9a-f]{10}$/);
 });
 
 test('no JobSet carries ttlSecondsAfterFinished', () => {
   for (const name of Object.keys(RECIPES)) {
-    for (const m of manifests(parsed(name))) expect(m.manifest.spec?.ttlSecondsAfterFinished).toBeUndefined();
+    const jobSets = manifests(parsed(name)).filter((m) => m.manifest.kind === 'Workflow').flatMap((m) => workflowJobSets(m.manifest));
+    expect(jobSets.length).toBeGreaterThanOrEqual(3);
+    for (const j of jobSets) expect((j.spec as any)?.ttlSecondsAfterFinished).toBeUndefined();
   }
 });
 

@@ -14,7 +14,7 @@ import { buildPipeline, checkRunOutputs } from '../../jobs/pipeline';
 import { RECIPES } from '../../jobs/recipes';
 import { testPlatform } from '../jobs/fixtures';
 import { HF_TOKEN_FILE } from '../../jobs/secrets';
-import { synthStack, WITH_SINGLE_HOST } from '../util';
+import { stackJobSets, synthStack, WITH_SINGLE_HOST } from '../util';
 
 const PIPELINES = Object.keys(RECIPES);
 const RUN_IDS = ['r1', 'r2'];
@@ -35,8 +35,8 @@ interface Step {
 function stepsOf(pipeline: string, runId: string, env: Record<string, string> = {}): Step[] {
   const tf = synthStack(pipeline, { ...WITH_SINGLE_HOST, RUN_ID: runId, ...env });
   // The MaxText steps; the eval step runs vLLM and writes only eval.json inside its run's export (__tests__/jobs/eval.test.ts).
-  return Object.values<any>(tf.resource.kubernetes_manifest)
-    .filter((r) => r.manifest.kind === 'JobSet' && r.manifest.metadata.labels['tpu-post-training/step'] !== 'eval')
+  return stackJobSets(tf)
+    .filter((r) => r.manifest.metadata.labels['tpu-post-training/step'] !== 'eval')
     .map((r) => ({
       pipeline,
       runId,

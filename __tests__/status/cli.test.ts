@@ -208,7 +208,7 @@ test('--json has exactly the documented keys', async () => {
   }
 });
 
-test('a poll is four list calls for all four pipelines, plus one log read per main pod that needs it', async () => {
+test('a poll is five list calls for all four pipelines, plus one log read per main pod that needs it', async () => {
   const { code } = await run(allPipelinesWorld(), ['status']);
   expect(code).toBe(1); // rl-llama3 failed
   const lists = api!.requests.filter((r) => !r.path.endsWith('/log'));
@@ -217,6 +217,7 @@ test('a poll is four list calls for all four pipelines, plus one log read per ma
   expect(lists.filter((r) => !r.path.endsWith('/configmaps')).map((r) => r.path).sort()).toEqual([
     `/api/v1/namespaces/${platform.namespace}/events`,
     `/api/v1/namespaces/${platform.namespace}/pods`,
+    `/apis/argoproj.io/v1alpha1/namespaces/${platform.namespace}/workflows`,
     `/apis/jobset.x-k8s.io/v1alpha2/namespaces/${platform.namespace}/jobsets`,
     '/apis/kueue.x-k8s.io/v1beta2/workloads',
   ]);
@@ -226,6 +227,31 @@ test('a poll is four list calls for all four pipelines, plus one log read per ma
   const logs = api!.requests.filter((r) => r.path.endsWith('/log'));
   expect(logs).toHaveLength(3);
   expect(logs.every((r) => r.query.container === 'workload-container' && r.query.timestamps === 'true')).toBe(true);
+});
+
+test('the engine line: the pipeline\'s Workflow and its DAG above the steps, from the same poll', async () => {
+  const w = allPipelinesWorld();
+  w.workflows = [{
+    apiVersion: 'argoproj.io/v1alpha1', kind: 'Workflow',
+    metadata: { name: 'rl-qwen3-r1-0123456789', namespace: platform.namespace, labels: { 'app.kubernetes.io/part-of': 'tpu-post-training', 'tpu-post-training/pipeline': 'rl-qwen3' }, creationTimestamp: iso(0) },
+    status: { phase: 'Running', nodes: {
+      a: { displayName: 'to-maxtext', type: 'Retry', phase: 'Succeeded' }, b: { displayName: 'to-maxtext-wait', type: 'Retry', phase: 'Succeeded' },
+      c: { displayName: 'train', type: 'Retry', phase: 'Succeeded' }, d: { displayName: 'train-wait', type: 'Retry', phase: 'Running', children: ['d0'] }, d0: { displayName: 'train-wait(0)', type: 'Pod', phase: 'Running' },
+    } },
+  }];
+  const { stdout } = await run(w, ['status', 'rl-qwen3']);
+  const lines = stdout.split('\n');
+  expect(lines[lines.indexOf('rl-qwen3') + 1]).toBe('  engine: Workflow rl-qwen3-r1-0123456789 Running: to-maxtext ✓ → train watching → to-hf · → eval ·');
+  const { doc } = await json(w, ['rl-qwen3']);
+  expect((doc.pipelines[0] as any).engine).toMatchObject({ workflow: 'rl-qwen3-r1-0123456789', phase: 'Running', steps: expect.arrayContaining([{ step: 'train', create: 'Succeeded', wait: 'Running', waitAttempts: 1 }]) });
+});
+
+test('workflows-ui prints the port-forward to the engine\'s UI (ClusterIP only) and how to sign in; it runs nothing', async () => {
+  const { code, stdout } = await run(emptyWorld(), ['workflows-ui']);
+  expect(code).toBe(0);
+  expect(stdout).toContain(`kubectl -n ${platform.namespace} port-forward svc/argo-workflows-server 2746:2746`);
+  expect(stdout).toContain('Bearer $(gcloud auth print-access-token)');
+  expect(api!.requests).toEqual([]);
 });
 
 test('--watch redraws until every named pipeline has ended', async () => {
@@ -309,7 +335,7 @@ describe('usage', () => {
     [['logs'], 'logs: expected <pipeline> [step], got nothing'],
     [['logs', 'rl-qwen3', 'serve'], "logs: step must be one of to-maxtext, train, to-hf, eval, got 'serve'"],
     [['logs', 'rl-qwen3', '--tail'], "logs: Unknown option '--tail'"],
-    [[], "status: the first argument must be 'status' or 'logs', got ''"],
+    [[], "status: the first argument must be 'status', 'logs' or 'workflows-ui', got ''"],
   ])('%j exits 2: %s', async (args, message) => {
     const r = await runCli(args, { HOME: '/nonexistent-home' });
     expect(r.code).toBe(2);

@@ -162,16 +162,16 @@ describe('a queued or pending step says how long it waited and how long the depl
     w.jobSets.push(jobSet(step(qwen, 'train')));
     const wait = qwenRecord.steps[TRAIN]!.waitMinutes;
     expect(waitLines(facts(w))).toEqual([
-      `waiting 1h00m since its JobSet was created; npm run deploy -- rl-qwen3 waits up to ${duration((wait - 60) * 60)} more (its wait for this step: ${duration(wait * 60)})`,
+      `waiting 1h00m since its JobSet was created; the Workflow waits up to ${duration((wait - 60) * 60)} more (this step's window: ${duration(wait * 60)})`,
     ]);
   });
-  test('past the step wait: the deploy has stopped waiting', () => {
+  test('past the step window: the Workflow has ended the run', () => {
     const w = emptyWorld();
     w.jobSets.push(jobSet(step(qwen, 'to-maxtext')));
     const wait = qwenRecord.steps[0]!.waitMinutes;
     const late = stepFacts(qwenRecord, 0, w, new Map(), { ...ctx, now: Date.parse(iso(0)) + (wait + 5) * 60_000 });
     expect(waitLines(late)).toEqual([
-      `waiting ${duration((wait + 5) * 60)} since its JobSet was created: past the deploy's wait for this step (${duration(wait * 60)}), so npm run deploy -- rl-qwen3 has stopped waiting (docs/operations.md, "How long a deploy waits, and if it stops waiting")`,
+      `waiting ${duration((wait + 5) * 60)} since its JobSet was created: past this step's window (${duration(wait * 60)}), so the Workflow has ended the run Failed (docs/operations.md, "How a pipeline runs: the Workflow")`,
     ]);
   });
   test('no JobSet: no wait line', () => {

@@ -225,7 +225,31 @@ function conversionArgs(s: JobSetStep): Record<string, string> {
   return rest;
 }
 
-function describe({ b, a, verb, name, before, after }: ChangeContext): string[] | undefined {
+/**
+ * A pipeline Workflow that changed: its name carries the pipeline's spec hash (jobs/argo.ts workflowName), so a new
+ * name replaces it and every step runs anew (a conversion may reuse its checkpoint); the same name with other content
+ * is an in-place update the engine does not act on.
+ */
+function describeWorkflow({ b, a, verb, before, after }: ChangeContext): string[] | undefined {
+  const isWorkflow = (v: unknown) => block(isObj(v) ? v.manifest : undefined)?.kind === 'Workflow';
+  if (!isWorkflow(before) && !isWorkflow(after)) return undefined;
+  const nameOf = (v: unknown) => str(block(block(isObj(v) ? v.manifest : undefined)?.metadata)?.name);
+  const steps = (a ?? b)?.jobsets ?? [];
+  if (verb) return [`Workflow ${nameOf(after ?? before) ?? '?'} ${verb}: steps ${steps.map((j) => j.name).join(' -> ')}`];
+  if (nameOf(before) === nameOf(after)) return [`Workflow ${nameOf(after)}: changed in place (the running engine keeps the spec it started with)`];
+  return (a?.jobsets ?? []).map((j) => {
+    const cost = j.tpuChips ? ` on ${j.tpuChips} chips${j.timeoutText ? ` (up to ${j.timeoutText})` : ''}` : '';
+    const was = b?.jobsets.find((x) => x.name === j.name);
+    const outcome = conversionOutcome(was, j);
+    const changed = was && !outcome ? argChanges(was.args, j.args) : [];
+    return `JobSet ${j.name} will be REPLACED (its spec or an earlier step changed): ${outcome ?? `re-runs ${j.kind}${cost}`}${changed.length ? ` (${changed.join('; ')})` : ''}`;
+  });
+}
+
+function describe(change: ChangeContext): string[] | undefined {
+  const workflow = describeWorkflow(change);
+  if (workflow) return workflow;
+  const { b, a, verb, name, before, after } = change;
   const bj = b?.jobsets[0];
   const aj = a?.jobsets[0];
   if (bj || aj) {
@@ -250,9 +274,46 @@ function describe({ b, a, verb, name, before, after }: ChangeContext): string[] 
   return [`${String(m.kind ?? 'manifest')} ${String(block(m.metadata)?.name ?? name)} ${verb}`];
 }
 
+/**
+ * The JobSet steps inside a pipeline Workflow (jobs/argo.ts): each create template's manifest (JSON text, Terraform
+ * template escapes undone) read as a JobSet of its own at `<workflow address>#<step>`, each depending on the previous
+ * step, with the step's window (its wait template's activeDeadlineSeconds) as its timeout.
+ */
+function workflowJobSets(r: TfResource, ctx: ExtractContext): JobSetStep[] {
+  const manifest = block(r.attrs.manifest);
+  if (!manifest || manifest.kind !== 'Workflow') return [];
+  const templates = list(block(manifest.spec)?.templates).filter(isObj);
+  const steps: JobSetStep[] = [];
+  for (const t of templates) {
+    const resource = block(t.resource);
+    if (resource?.action !== 'create' || typeof resource.manifest !== 'string') continue;
+    let inner: unknown;
+    try {
+      inner = JSON.parse(resource.manifest.replace(/\$\$\{/g, '${').replace(/%%\{/g, '%{'));
+    } catch {
+      continue;
+    }
+    const wait = templates.find((x) => x.name === `${String(t.name)}-wait`);
+    const window = num(wait?.activeDeadlineSeconds);
+    const previous = steps[steps.length - 1];
+    const step = jobSet(
+      {
+        ...r,
+        address: `${r.address}#${String(t.name)}`,
+        attrs: { manifest: inner, ...(window !== undefined ? { timeouts: { create: `${window}s` } } : {}), depends_on: previous ? [previous.address] : list(r.attrs.depends_on) },
+      },
+      ctx,
+    );
+    if (step) steps.push(step);
+  }
+  return steps;
+}
+
 export const kubernetesManifest: ResourceDescriber = {
   types: ['kubernetes_manifest'],
   extract: (r, ctx) => {
+    const steps = workflowJobSets(r, ctx);
+    if (steps.length > 0) return { jobsets: steps };
     const j = jobSet(r, ctx);
     if (j) return { jobsets: [j] };
     const s = secretMount(r, ctx);

@@ -23,6 +23,7 @@ import { planChecks } from './plan-checks';
 import { planDeletesBucket } from './plan-deletes-bucket';
 import { planDeletesDeposed } from './plan-deletes-deposed';
 import { planDeletesJobset } from './plan-deletes-jobset';
+import { planDeletesRunningWorkflow } from './plan-deletes-running-workflow';
 import { planDeletesSecret } from './plan-deletes-secret';
 import { planDestroysCluster } from './plan-destroys-cluster';
 import { planDestroysTpuPool } from './plan-destroys-tpu-pool';
@@ -80,6 +81,7 @@ export const RULES: readonly Rule[] = [
   planDeletesBucket,
   planDeletesDeposed,
   planDeletesJobset,
+  planDeletesRunningWorkflow,
   planDeletesSecret,
   planDestroysCluster,
   planDestroysTpuPool,

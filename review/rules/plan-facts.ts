@@ -10,7 +10,17 @@ function model(c: PlannedChange, values: unknown) {
 }
 
 export function jobSetOf(c: PlannedChange, side: 'before' | 'after'): JobSetStep | undefined {
+  // A pipeline Workflow's steps are read by plan-deletes-running-workflow, not as one JobSet.
+  if (isRecord(c[side]) && isRecord((c[side] as Record<string, unknown>).manifest) && ((c[side] as Record<string, any>).manifest.kind === 'Workflow')) return undefined;
   return c.type === 'kubernetes_manifest' ? model(c, c[side])?.jobsets[0] : undefined;
+}
+
+/** The JobSet steps of a pipeline Workflow on one side of a change (empty for anything else). */
+export function workflowStepsOf(c: PlannedChange, side: 'before' | 'after'): JobSetStep[] {
+  if (c.type !== 'kubernetes_manifest' || !isRecord(c[side])) return [];
+  const manifest = (c[side] as Record<string, unknown>).manifest;
+  if (!isRecord(manifest) || manifest.kind !== 'Workflow') return [];
+  return [...(model(c, c[side])?.jobsets ?? [])];
 }
 
 export function tpuPoolOf(c: PlannedChange, side: 'before' | 'after'): TpuPool | undefined {

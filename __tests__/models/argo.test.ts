@@ -1,0 +1,253 @@
+/**
+ * The pipeline Workflow under the engine's resource-step semantics (__tests__/models/argo.ts, read at
+ * argoproj/argo-workflows v4.1.2), for every synthesized pipeline and fault: preemption, an application error,
+ * never-ready pods (Kueue deactivates, then deletes the JobSet after DEACTIVATED_RETENTION_MINUTES), a step that stays
+ * inadmissible past its window, a flex-start host lost, the deploy interrupted, the engine's step pod lost (deleted or
+ * evicted), the engine's controller restarted; plus a re-deploy with a changed spec and a migrated run.
+ * Invariant checked in every scenario: no JobSet is ever created twice by one Workflow, and no step's JobSet is
+ * created before the previous step's JobSet completed.
+ */
+import { buildPipeline, Pipeline } from '../../jobs/pipeline';
+import { RECIPES } from '../../jobs/recipes';
+import { FINAL_WAIT_MESSAGES, pipelineWorkflow, STATE_CHECK_SECONDS, WAIT_RETRY_LIMIT } from '../../jobs/argo';
+import { DEACTIVATED_RETENTION_MINUTES, kueueManagerConfig } from '../../jobs/kueue';
+import { testPlatform } from '../jobs/fixtures';
+import { deleteWorkflow, evalExpression, Fault, JobSetScript, matchConditions, runWorkflow, RunResult } from './argo';
+
+const H = 3600;
+const platform = testPlatform();
+const PIPELINES: Pipeline[] = Object.values(RECIPES).flatMap((r) =>
+  (['cpu', 'tpu'] as const).map((conversionOn) => buildPipeline(r, platform, { runId: 'r1', conversionOn })),
+);
+const workflowOf = (p: Pipeline) => pipelineWorkflow(p, { systemPool: 'system' });
+
+/** How long training runs in the scenarios: 30 hours, or 80 % of one attempt's timeout when that is shorter (whole polls). */
+const trainSeconds = (p: Pipeline) => Math.min(30 * H, Math.floor((0.8 * stepName(p, 'train').timeoutMinutes * 60) / 30) * 30);
+
+/** Every step completes after 40 minutes (train after trainSeconds), unless overridden. */
+function scripts(p: Pipeline, over: Partial<Record<string, JobSetScript>> = {}): Record<string, JobSetScript> {
+  return Object.fromEntries(
+    p.steps.map((s) => [s.jobSetName, over[s.name] ?? { endsAfter: s.name === 'train' ? trainSeconds(p) : 40 * 60, ends: 'Completed' as const }]),
+  );
+}
+
+function run(p: Pipeline, over: Partial<Record<string, JobSetScript>> = {}, faults: Fault[] = [], extra: Partial<Parameters<typeof runWorkflow>[0]> = {}): RunResult {
+  return runWorkflow({ workflow: workflowOf(p), scripts: scripts(p, over), faults, pollSeconds: STATE_CHECK_SECONDS, ...extra });
+}
+
+/** The invariants: one create per JobSet, in step order, each after the previous JobSet's completion. */
+function expectOrderedSingleCreates(p: Pipeline, r: RunResult) {
+  const names = r.creates.map((c) => c.name);
+  expect(new Set(names).size).toBe(names.length);
+  expect(names).toEqual(p.steps.map((s) => s.jobSetName).slice(0, names.length));
+  r.creates.forEach((c, i) => {
+    if (i === 0) return;
+    const prev = r.jobSets.get(r.creates[i - 1].name)!;
+    expect(c.at).toBeGreaterThanOrEqual(prev.createdAt + (prev.script.endsAfter ?? Infinity));
+  });
+}
+
+const stepName = (p: Pipeline, step: string) => p.steps.find((s) => s.name === step)!;
+
+describe.each(PIPELINES.map((p) => [`${p.name} (${p.steps[0].runsOn} conversions)`, p] as const))('%s', (_label, p) => {
+  test('all steps complete: the Workflow Succeeds, each JobSet created once, in order, the next within a poll or two', () => {
+    const r = run(p);
+    expect(r.phase).toBe('Succeeded');
+    expect(r.creates.map((c) => c.name)).toEqual(p.steps.map((s) => s.jobSetName));
+    expectOrderedSingleCreates(p, r);
+    r.creates.forEach((c, i) => {
+      if (i === 0) return expect(c.at).toBeLessThanOrEqual(STATE_CHECK_SECONDS);
+      const prev = r.jobSets.get(r.creates[i - 1].name)!;
+      expect(c.at - (prev.createdAt + prev.script.endsAfter!)).toBeLessThanOrEqual(2 * STATE_CHECK_SECONDS);
+    });
+  });
+
+  test('preemption: the JobSet restarts itself and completes; the engine only watched (one create)', () => {
+    const r = run(p, { train: { endsAfter: trainSeconds(p) + 3 * H, ends: 'Completed', restarts: 2 } });
+    expect(r.phase).toBe('Succeeded');
+    expectOrderedSingleCreates(p, r);
+    expect(r.nodes['train-wait'].attempts).toHaveLength(1);
+  });
+
+  test('application error: train Failed ends the Workflow Failed within minutes, no retry reads it again for long, to-hf never created', () => {
+    const r = run(p, { train: { endsAfter: 2 * H, ends: 'Failed' } });
+    expect(r.phase).toBe('Failed');
+    expect(r.creates.map((c) => c.name)).not.toContain(stepName(p, 'to-hf').jobSetName);
+    const failedAt = r.jobSets.get(stepName(p, 'train').jobSetName)!.createdAt + 2 * H;
+    expect(r.endedAt! - failedAt).toBeLessThanOrEqual(60);
+    expect(r.nodes['train-wait'].attempts).toHaveLength(1);
+    expect(r.nodes['train-wait'].message).toContain("failure condition 'status.terminalState == Failed' evaluated true");
+  });
+
+  test('never-ready pods: Kueue deactivates the workload and deletes the JobSet after its retention; the Workflow Fails then', () => {
+    // 3 x (20 min timeout) + backoffs ~ 67 min to deactivation, then DEACTIVATED_RETENTION_MINUTES.
+    const deletedAfter = 67 * 60 + DEACTIVATED_RETENTION_MINUTES * 60;
+    const r = run(p, { train: { deletedAfter } });
+    expect(r.phase).toBe('Failed');
+    const created = r.jobSets.get(stepName(p, 'train').jobSetName)!.createdAt;
+    expect(r.endedAt! - (created + deletedAfter)).toBeLessThanOrEqual(60);
+    expect(r.nodes['train-wait'].attempts).toHaveLength(1);
+    expectOrderedSingleCreates(p, r);
+  });
+
+  test('inadmissible past its window: the wait ends at the step window (waitMinutes), not retried, and nothing later is created', () => {
+    const r = run(p, { train: {} });
+    expect(r.phase).toBe('Failed');
+    const wait = r.nodes['train-wait'];
+    expect(wait.attempts).toHaveLength(1);
+    expect(wait.attempts[0].end! - wait.attempts[0].start).toBe(stepName(p, 'train').waitMinutes * 60);
+    expect(r.creates).toHaveLength(2);
+  });
+
+  test('flex-start host lost: the JobSet restarts in place; the attempts together stay one watched JobSet', () => {
+    const train = stepName(p, 'train');
+    const r = run(p, { train: { endsAfter: train.timeoutMinutes * 60 + 10 * H, ends: 'Completed', restarts: 1 } });
+    expect(r.phase).toBe('Succeeded');
+    expectOrderedSingleCreates(p, r);
+  });
+
+  test.each(['pod-deleted', 'pod-evicted'] as const)('the engine\'s wait pod %s mid-training: a retry re-attaches to the same JobSet', (kind) => {
+    const r = run(p, {}, [{ kind, task: 'train-wait', at: 40 * 60 + Math.floor(trainSeconds(p) / 60) * 30 }]);
+    expect(r.phase).toBe('Succeeded');
+    expectOrderedSingleCreates(p, r);
+    const attempts = r.nodes['train-wait'].attempts;
+    expect(attempts.map((a) => a.phase)).toEqual([kind === 'pod-deleted' ? 'Error' : 'Failed', 'Succeeded']);
+    expect(attempts[1].start - attempts[0].end!).toBeLessThanOrEqual(30 + STATE_CHECK_SECONDS);
+  });
+
+  test('the create pod lost right after it created: the retry finds the JobSet (AlreadyExists), creates nothing, the wait goes on', () => {
+    // The create pod is lost in the same poll its kubectl create ran (before the controller saw it succeed).
+    const trainCreate = run(p).creates[1].at;
+    const r = runWorkflow({
+      workflow: workflowOf(p),
+      scripts: scripts(p),
+      faults: [{ kind: 'pod-deleted', task: 'train', at: trainCreate + STATE_CHECK_SECONDS }],
+      pollSeconds: STATE_CHECK_SECONDS,
+      lostAfterAct: true,
+    });
+    expect(r.phase).toBe('Succeeded');
+    expectOrderedSingleCreates(p, r);
+    expect(r.nodes.train.attempts.map((a) => a.phase)).toEqual(['Error', 'Failed']);
+    expect(r.nodes.train.attempts[1].message).toContain('AlreadyExists');
+  });
+
+  test('a wait pod lost more often than its retry limit: the Workflow ends Error, the JobSet was still created once', () => {
+    const every = Math.floor(trainSeconds(p) / (WAIT_RETRY_LIMIT + 3) / 30) * 30;
+    const faults: Fault[] = Array.from({ length: WAIT_RETRY_LIMIT + 1 }, (_, i) => ({ kind: 'pod-deleted' as const, task: 'train-wait', at: 3600 + (1 + i) * every }));
+    const r = run(p, {}, faults);
+    expect(r.phase).toBe('Error');
+    expectOrderedSingleCreates(p, r);
+  });
+
+  test('the Workflow\'s own deadline is a backstop only: later than the sum of the steps\' windows, so no scenario reaches it', () => {
+    const wf = workflowOf(p) as any;
+    expect(wf.spec.activeDeadlineSeconds).toBe(p.steps.reduce((n, s) => n + s.waitMinutes * 60, 0) + 3600);
+    const r = run(p, { train: {} });
+    expect(r.endedAt!).toBeLessThan(wf.spec.activeDeadlineSeconds);
+  });
+
+  test('the engine\'s controller down for 2 hours while train ends: the run goes on when it is back, nothing created twice', () => {
+    const trainStart = run(p).creates[1].at;
+    const end = trainStart + trainSeconds(p);
+    const r = run(p, {}, [{ kind: 'controller-down', from: end - H, to: end + H }]);
+    expect(r.phase).toBe('Succeeded');
+    expectOrderedSingleCreates(p, r);
+    const toHf = r.creates.find((c) => c.name === stepName(p, 'to-hf').jobSetName)!;
+    expect(toHf.at).toBeGreaterThanOrEqual(end + H);
+    expect(toHf.at).toBeLessThanOrEqual(end + H + 2 * STATE_CHECK_SECONDS);
+  });
+});
+
+describe('re-deploys and migration (rl-qwen3)', () => {
+  const p = PIPELINES[0];
+
+  test('a changed spec: the old Workflow is deleted first (its JobSets with it), the new one creates every step anew', () => {
+    const first = run(p, {}, [], { horizon: 10 * H, uid: 'old' });
+    expect(first.phase).toBe('Running');
+    const live = new Map(first.jobSets);
+    deleteWorkflow(live, 'old', 10 * H);
+    const existing = [...live.values()].filter((j) => j.deletedAt === undefined).map((j) => ({ name: j.name, ageSeconds: 0 }));
+    expect(existing).toEqual([]);
+    const second = run(p, {}, [], { uid: 'new' });
+    expect(second.phase).toBe('Succeeded');
+    expect(second.creates.map((c) => c.name)).toEqual(p.steps.map((s) => s.jobSetName));
+  });
+
+  test('migrated from the per-step waits: finished steps pass at once, the training one is watched, none is created again', () => {
+    const [toMaxtext, train] = p.steps;
+    const r = run(p, { train: { endsAfter: 30 * H, ends: 'Completed' } }, [], {
+      existing: [
+        { name: toMaxtext.jobSetName, ageSeconds: 20 * H },
+        { name: train.jobSetName, ageSeconds: 19 * H },
+      ],
+    });
+    expect(r.phase).toBe('Succeeded');
+    expect(r.creates.map((c) => c.name)).toEqual(p.steps.slice(2).map((s) => s.jobSetName));
+    expect(r.nodes['to-maxtext'].phase).toBe('Failed');
+    expect(r.nodes['to-maxtext'].message).toContain('AlreadyExists');
+    expect(r.nodes['to-maxtext-wait'].phase).toBe('Succeeded');
+    // train had 11 hours left
+    expect(r.creates[0].at).toBeGreaterThanOrEqual(11 * H);
+    expect(r.creates[0].at).toBeLessThanOrEqual(11 * H + 2 * STATE_CHECK_SECONDS);
+  });
+
+  test('deploy interrupted: either no Workflow (nothing runs) or the Workflow as deployed; there is no other cluster change to model', () => {
+    // The stack's only run-time object is the Workflow, created in one API call with no wait (constructs/pipeline-workflow.ts).
+    const wf = workflowOf(p);
+    expect((wf.spec as any).templates.filter((t: any) => t.resource).every((t: any) => ['create', 'get'].includes(t.resource.action))).toBe(true);
+  });
+});
+
+describe('the model tells the designs apart', () => {
+  /** JobSet's own Argo example: one create task per step that also waits (conditions on the create), no retry. */
+  function naive(p: Pipeline, retry?: Record<string, unknown>) {
+    const wf = JSON.parse(JSON.stringify(workflowOf(p)));
+    const dag = wf.spec.templates[0].dag;
+    dag.tasks = dag.tasks.filter((t: any) => !t.name.endsWith('-wait')).map((t: any) => ({ ...t, depends: t.depends?.replace(/-wait$/, '') }));
+    for (const t of wf.spec.templates.filter((x: any) => x.resource?.action === 'create')) {
+      Object.assign(t.resource, { successCondition: 'status.terminalState == Completed', failureCondition: 'status.terminalState == Failed' });
+      if (retry) t.retryStrategy = retry;
+      else delete t.retryStrategy;
+    }
+    return wf;
+  }
+  const p = PIPELINES[0];
+  const lost: Fault[] = [{ kind: 'pod-deleted', task: 'train', at: 5 * H }];
+
+  test('one create-and-wait task: a lost pod ends the Workflow Error while the JobSet trains on (argoproj/argo-workflows#15641)', () => {
+    const r = runWorkflow({ workflow: naive(p), scripts: scripts(p), faults: lost, pollSeconds: STATE_CHECK_SECONDS });
+    expect(r.phase).toBe('Error');
+    expect(r.jobSets.get(stepName(p, 'train').jobSetName)!.deletedAt).toBeUndefined();
+  });
+
+  test('the same with retries: the retry fails AlreadyExists at once and the run is lost just the same', () => {
+    const r = runWorkflow({ workflow: naive(p, { limit: 3, retryPolicy: 'Always' }), scripts: scripts(p), faults: lost, pollSeconds: STATE_CHECK_SECONDS });
+    expect(r.phase).toBe('Failed');
+    expect(r.nodes.train.attempts.at(-1)!.message).toContain('AlreadyExists');
+  });
+
+  test('the shipped design under the same fault succeeds', () => {
+    expect(run(p, {}, [{ kind: 'pod-deleted', task: 'train-wait', at: 5 * H }]).phase).toBe('Succeeded');
+  });
+});
+
+describe('the rules the model applies, at their boundaries', () => {
+  test('conditions: failure before success; a missing terminalState polls; != on a missing key would be true', () => {
+    expect(matchConditions({ status: {} }, 'status.terminalState == Completed', 'status.terminalState == Failed').verdict).toBe('poll');
+    expect(matchConditions({ status: { terminalState: 'Failed' } }, 'status.terminalState == Completed', 'status.terminalState == Failed').verdict).toBe('failed');
+    expect(matchConditions({ status: { terminalState: 'Completed' } }, 'status.terminalState == Completed', 'status.terminalState == Failed').verdict).toBe('succeeded');
+    // Why the failure condition is never written as `!= Completed`: true while the field is absent.
+    expect(matchConditions({ status: {} }, '', 'status.terminalState != Completed').verdict).toBe('failed');
+  });
+
+  test('the retry expression stops on every final message and only on those', () => {
+    const expr = (workflowOf(PIPELINES[0]).spec as any).templates.find((t: any) => t.name === 'train-wait').retryStrategy.expression;
+    for (const m of FINAL_WAIT_MESSAGES) expect(evalExpression(expr, `main: Error (exit code 64): ... ${m} ...`)).toBe(false);
+    expect(evalExpression(expr, 'pod deleted')).toBe(true);
+    expect(evalExpression(expr, 'The node was low on resource: memory.')).toBe(true);
+  });
+
+  test('Kueue deletes a deactivated JobSet after DEACTIVATED_RETENTION_MINUTES (objectRetentionPolicies)', () => {
+    expect(kueueManagerConfig().objectRetentionPolicies).toEqual({ workloads: { afterDeactivatedByKueue: `${DEACTIVATED_RETENTION_MINUTES}m` } });
+  });
+});

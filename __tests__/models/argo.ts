@@ -1,0 +1,320 @@
+/**
+ * A model of how Argo Workflows v4.1.2 runs a pipeline Workflow of `resource` templates, read from its source at
+ * argoproj/argo-workflows@v4.1.2 (16a52d67daf2f4a8a76fa8bec02a76a46aa46257), run over the Workflow jobs/argo.ts
+ * synthesizes (it reads the DAG, the templates, the retry strategies and the conditions from the object itself).
+ *
+ * Rules and where they are:
+ * - conditions: label-selector requirements over gjson paths; failure first, any one fails; success needs all —
+ *   workflow/executor/resource.go `WaitResource`, `matchConditions`; `!=`/`notin` on a missing key are true
+ *   (k8s.io/apimachinery labels/selector.go `Requirement.Matches`).
+ * - the executor: `kubectl <action> -f manifest -o json`; a non-transient kubectl error -> "no more retries <stderr>";
+ *   an object gone while polled -> "The resource has been deleted while its status was still being checked";
+ *   polls every RESOURCE_STATE_CHECK_INTERVAL — resource.go `ExecResource`, `checkResourceState`. The error becomes the
+ *   termination message (cmd/argoexec/main.go, exit 64) and the node message `main: Error (exit code 64): <error>`,
+ *   phase Failed (workflow/controller/operator.go `inferFailedReason`); a pod with a status message (eviction, deadline)
+ *   -> Failed with that message; a pod that is gone -> Error "pod deleted" (operator.go `podReconciliation`).
+ * - retries: operator.go `processNodeRetries`: maxDuration (from the first attempt's start) exceeded -> stop; backoff
+ *   `duration * factor^(n-1)` capped by `cap`, counted from the last attempt's end, stop if it ends past maxDuration;
+ *   then the policy (Always: Failed and Error; OnError: Error only), the limit, the expression; each retry's pod
+ *   deadline is capped by the maxDuration deadline.
+ * - DAG: `depends` over task results; a bare name is `(X.Succeeded || X.Skipped || X.Daemoned)`
+ *   (argo-workflows' own enhanced-depends-logic page under its docs folder); the DAG's phase is its leaf's branch phase (workflow/controller/dag.go
+ *   `assessDAGPhase`): the last completed node on the branch, Failed/Error when the leaf was omitted after a failure.
+ * - the controller: the only thing that creates pods and advances nodes; while it is down, pods run on and their end is
+ *   read when it is back (operator.go `podReconciliation` reads pods, not events).
+ * Kubernetes: deleting a Workflow with the `foregroundDeletion` finalizer deletes its blockOwnerDeletion dependents
+ * (the JobSets, `setOwnerReference`) before it is gone.
+ */
+
+export type Phase = 'Pending' | 'Running' | 'Succeeded' | 'Failed' | 'Error' | 'Omitted';
+
+/** What a JobSet does over its life, from its creation (seconds), as the JobSet and Kueue controllers drive it. */
+export interface JobSetScript {
+  /** Seconds after creation it ends, and how. @default - never ends by itself */
+  readonly endsAfter?: number;
+  readonly ends?: 'Completed' | 'Failed';
+  /** Seconds after creation Kueue deletes it (a deactivated workload past its retention). @default - never */
+  readonly deletedAfter?: number;
+  /** JobSet restarts before its end (preemption, a lost host): the JobSet handles them itself. @default 0 */
+  readonly restarts?: number;
+}
+
+export interface LiveJobSet {
+  readonly name: string;
+  readonly createdAt: number;
+  readonly owner?: string;
+  readonly script: JobSetScript;
+  deletedAt?: number;
+}
+
+/** A fault: at `at` seconds, the pod of the running attempt of `task` is lost (deleted) or evicted. */
+export type Fault =
+  | { readonly kind: 'pod-deleted' | 'pod-evicted'; readonly task: string; readonly at: number }
+  | { readonly kind: 'controller-down'; readonly from: number; readonly to: number };
+
+export interface Attempt {
+  readonly start: number;
+  end?: number;
+  phase: Phase;
+  message: string;
+  deadline: number;
+  /** The executor has run its kubectl action (create/get) already. */
+  acted?: boolean;
+}
+
+export interface NodeState {
+  readonly task: string;
+  phase: Phase;
+  message: string;
+  attempts: Attempt[];
+  /** The controller may start the next attempt from this time. */
+  retryAt?: number;
+}
+
+export interface RunResult {
+  readonly phase: Phase;
+  readonly endedAt?: number;
+  readonly nodes: Readonly<Record<string, NodeState>>;
+  /** JobSet creations, in order: name and time. */
+  readonly creates: ReadonlyArray<{ readonly name: string; readonly at: number }>;
+  readonly jobSets: ReadonlyMap<string, LiveJobSet>;
+}
+
+// ---- conditions (resource.go matchConditions + labels.Parse) ----
+
+interface Requirement { key: string; op: '==' | '!=' | 'in' | 'notin' | 'exists' | '!'; values: string[] }
+
+export function parseRequirements(selector: string): Requirement[] {
+  return selector.split(/,(?![^(]*\))/).map((raw) => raw.trim()).filter(Boolean).map((r) => {
+    let m = /^(\S+)\s*(==|!=|=)\s*(\S+)$/.exec(r);
+    if (m) return { key: m[1], op: m[2] === '!=' ? '!=' : '==', values: [m[3]] };
+    m = /^(\S+)\s+(in|notin)\s+\(([^)]*)\)$/.exec(r);
+    if (m) return { key: m[1], op: m[2] as 'in' | 'notin', values: m[3].split(',').map((v) => v.trim()) };
+    m = /^!(\S+)$/.exec(r);
+    if (m) return { key: m[1], op: '!', values: [] };
+    if (/^\S+$/.test(r)) return { key: r, op: 'exists', values: [] };
+    throw new Error(`not a label-selector requirement: ${r}`);
+  });
+}
+
+/** gjson path lookup (dotted, numeric indexes); `.String()` of the value. */
+function lookup(obj: unknown, key: string): string | undefined {
+  let cur: any = obj;
+  for (const part of key.split('.')) {
+    if (cur === null || typeof cur !== 'object' || !(part in cur)) return undefined;
+    cur = cur[part];
+  }
+  return cur === undefined || cur === null ? undefined : typeof cur === 'object' ? JSON.stringify(cur) : String(cur);
+}
+
+export function requirementMatches(req: Requirement, obj: unknown): boolean {
+  const v = lookup(obj, req.key);
+  switch (req.op) {
+    case '==': case 'in': return v !== undefined && req.values.includes(v);
+    case '!=': case 'notin': return v === undefined || !req.values.includes(v);
+    case 'exists': return v !== undefined;
+    case '!': return v === undefined;
+  }
+}
+
+/** 'failed' | 'succeeded' | 'poll', with the message resource.go gives a failure. */
+export function matchConditions(obj: unknown, success: string, failure: string): { verdict: 'failed' | 'succeeded' | 'poll'; message?: string } {
+  for (const req of failure ? parseRequirements(failure) : []) {
+    if (requirementMatches(req, obj)) return { verdict: 'failed', message: `failure condition '${req.key} ${req.op === '==' ? '==' : req.op} ${req.values.join(',')}' evaluated true` };
+  }
+  const reqs = success ? parseRequirements(success) : [];
+  return reqs.every((r) => requirementMatches(r, obj)) ? { verdict: 'succeeded' } : { verdict: 'poll' };
+}
+
+// ---- the cluster side: JobSets as their controllers drive them ----
+
+/** The JobSet object a GET returns at time t (status only), or undefined when it does not exist. */
+export function jobSetObject(js: LiveJobSet | undefined, t: number): Record<string, unknown> | undefined {
+  if (!js || (js.deletedAt !== undefined && t >= js.deletedAt)) return undefined;
+  const age = t - js.createdAt;
+  if (js.script.deletedAfter !== undefined && age >= js.script.deletedAfter) return undefined;
+  const ended = js.script.endsAfter !== undefined && age >= js.script.endsAfter;
+  return {
+    metadata: { name: js.name, ...(js.owner ? { ownerReferences: [{ uid: js.owner }] } : {}) },
+    status: { restarts: ended ? js.script.restarts ?? 0 : 0, ...(ended ? { terminalState: js.script.ends } : {}) },
+  };
+}
+
+// ---- retry expression: the form jobs/argo.ts writes, nothing more ----
+
+export function evalExpression(expr: string, lastMessage: string): boolean {
+  return expr.split(' && ').every((term) => {
+    const m = /^!\(lastRetry\.message contains "(.*)"\)$/.exec(term.trim());
+    if (!m) throw new Error(`expression term the model does not know: ${term}`);
+    return !lastMessage.includes(JSON.parse(`"${m[1]}"`));
+  });
+}
+
+const seconds = (d: string): number => {
+  const m = /^(\d+)(s|m|h)$/.exec(d);
+  if (!m) throw new Error(`duration the model does not know: ${d}`);
+  return Number(m[1]) * { s: 1, m: 60, h: 3600 }[m[2] as 's' | 'm' | 'h'];
+};
+
+// ---- depends ----
+
+function dependsSatisfied(expr: string | undefined, nodes: Record<string, NodeState>): 'yes' | 'no' | 'wait' {
+  if (!expr) return 'yes';
+  const terms = expr.split('||').map((t) => t.trim());
+  let pending = false;
+  for (const term of terms) {
+    const [task, result] = term.includes('.') ? term.split('.') : [term, undefined];
+    const n = nodes[task];
+    if (!n || !['Succeeded', 'Failed', 'Error', 'Omitted'].includes(n.phase)) { pending = true; continue; }
+    const ok = result === undefined ? n.phase === 'Succeeded' : n.phase === result;
+    if (ok) return 'yes';
+  }
+  return pending ? 'wait' : 'no';
+}
+
+// ---- the run ----
+
+export interface RunOptions {
+  readonly workflow: any;
+  readonly scripts: Readonly<Record<string, JobSetScript>>;
+  readonly faults?: readonly Fault[];
+  /** JobSets that exist before the Workflow starts (a migrated run), with their age in seconds. */
+  readonly existing?: ReadonlyArray<{ readonly name: string; readonly ageSeconds: number }>;
+  /** The Workflow's uid (the JobSets' owner). @default 'wf-uid' */
+  readonly uid?: string;
+  /** Seconds of simulated time at most. @default 40 days */
+  readonly horizon?: number;
+  /**
+   * A create attempt's pod is still finishing (reporting its result) for one poll after kubectl created the object,
+   * so a fault then loses the pod after the create. @default false
+   */
+  readonly lostAfterAct?: boolean;
+  /** Poll interval of the executor, seconds (RESOURCE_STATE_CHECK_INTERVAL). */
+  readonly pollSeconds: number;
+}
+
+export function runWorkflow(o: RunOptions): RunResult {
+  const wf = o.workflow;
+  const uid = o.uid ?? 'wf-uid';
+  const templates = new Map<string, any>(wf.spec.templates.map((t: any) => [t.name, t]));
+  const tasks: any[] = templates.get(wf.spec.entrypoint).dag.tasks;
+  const nodes: Record<string, NodeState> = {};
+  const jobSets = new Map<string, LiveJobSet>();
+  const creates: Array<{ name: string; at: number }> = [];
+  for (const e of o.existing ?? []) jobSets.set(e.name, { name: e.name, createdAt: -e.ageSeconds, script: o.scripts[e.name] ?? {} });
+  const dt = o.pollSeconds;
+  const horizon = o.horizon ?? 40 * 86400;
+  const down = (t: number) => (o.faults ?? []).some((f) => f.kind === 'controller-down' && t >= f.from && t < f.to);
+
+  const startAttempt = (n: NodeState, t: number) => {
+    const tmpl = templates.get(tasks.find((x) => x.name === n.task).template);
+    const rs = tmpl.retryStrategy;
+    let deadline = tmpl.activeDeadlineSeconds !== undefined ? t + tmpl.activeDeadlineSeconds : Infinity;
+    if (rs?.backoff?.maxDuration && n.attempts.length > 0) deadline = Math.min(deadline, n.attempts[0].start + seconds(rs.backoff.maxDuration));
+    n.attempts.push({ start: t, phase: 'Running', message: '', deadline });
+    n.phase = 'Running';
+  };
+
+  /** One executor step of a running attempt at time t (the pod runs whether or not the controller is up). */
+  const runPod = (n: NodeState, a: Attempt, t: number) => {
+    const tmpl = templates.get(tasks.find((x) => x.name === n.task).template);
+    const r = tmpl.resource;
+    const manifest = JSON.parse(r.manifest);
+    const name = manifest.metadata.name;
+    const fail = (msg: string) => Object.assign(a, { phase: 'Failed', message: `main: Error (exit code 64): ${msg}`, end: t });
+    if (t >= a.deadline) return Object.assign(a, { phase: 'Failed', message: 'Pod was active on the node longer than the specified deadline', end: t });
+    if (!a.acted) {
+      a.acted = true;
+      const live = jobSetObject(jobSets.get(name), t);
+      if (r.action === 'create') {
+        if (live) return fail(`no more retries Error from server (AlreadyExists): jobsets.jobset.x-k8s.io "${name}" already exists`);
+        jobSets.set(name, { name, createdAt: t, owner: r.setOwnerReference ? uid : undefined, script: o.scripts[name] ?? {} });
+        creates.push({ name, at: t });
+        if (o.lostAfterAct) return a;
+      } else if (r.action === 'get') {
+        if (!live) return fail(`no more retries Error from server (NotFound): jobsets.jobset.x-k8s.io "${name}" not found`);
+      } else throw new Error(`action the model does not know: ${r.action}`);
+    }
+    if (!r.successCondition && !r.failureCondition) return Object.assign(a, { phase: 'Succeeded', end: t });
+    const obj = jobSetObject(jobSets.get(name), t);
+    if (!obj) return fail('The resource has been deleted while its status was still being checked. Will not be retried');
+    const v = matchConditions(obj, r.successCondition ?? '', r.failureCondition ?? '');
+    if (v.verdict === 'failed') return fail(v.message!);
+    if (v.verdict === 'succeeded') return Object.assign(a, { phase: 'Succeeded', end: t });
+    return a;
+  };
+
+  /** processNodeRetries for a node whose last attempt ended: 'retry' | 'wait' | a final phase. */
+  const retryDecision = (n: NodeState, t: number): 'retry' | 'wait' | 'final' => {
+    const last = n.attempts[n.attempts.length - 1];
+    const tmpl = templates.get(tasks.find((x) => x.name === n.task).template);
+    const rs = tmpl.retryStrategy;
+    if (!rs) return 'final';
+    if (rs.backoff) {
+      const maxDeadline = rs.backoff.maxDuration ? n.attempts[0].start + seconds(rs.backoff.maxDuration) : Infinity;
+      if (t > maxDeadline) { n.message = 'Max duration limit exceeded'; return 'final'; }
+      let wait = seconds(rs.backoff.duration) * Math.pow(Number(rs.backoff.factor ?? 1) || 1, n.attempts.length - 1);
+      if (rs.backoff.cap) wait = Math.min(wait, seconds(rs.backoff.cap));
+      const waitingDeadline = last.end! + wait;
+      if (waitingDeadline > maxDeadline) { n.message = 'Backoff would exceed max duration limit'; return 'final'; }
+      if (t < waitingDeadline && n.attempts.length <= Number(rs.limit)) return 'wait';
+    }
+    const policy = rs.retryPolicy ?? (rs.expression ? 'Always' : 'OnFailure');
+    const onFailed = policy === 'Always' || policy === 'OnFailure';
+    const onError = policy === 'Always' || policy === 'OnError';
+    if ((last.phase === 'Failed' && !onFailed) || (last.phase === 'Error' && !onError)) return 'final';
+    if (rs.limit !== undefined && n.attempts.length > Number(rs.limit)) { n.message = 'No more retries left'; return 'final'; }
+    if (rs.expression && !evalExpression(rs.expression, last.message)) return 'final';
+    return 'retry';
+  };
+
+  let endedAt: number | undefined;
+  for (let t = 0; t <= horizon; t += dt) {
+    // Faults act on pods.
+    for (const f of o.faults ?? []) {
+      if (f.kind === 'controller-down' || f.at !== t) continue;
+      const a = nodes[f.task]?.attempts.at(-1);
+      if (a && a.end === undefined) Object.assign(a, f.kind === 'pod-deleted' ? { phase: 'Error', message: 'pod deleted', end: t } : { phase: 'Failed', message: 'The node was low on resource: memory.', end: t });
+    }
+    // Pods run.
+    for (const n of Object.values(nodes)) {
+      const a = n.attempts.at(-1);
+      if (a && a.end === undefined) runPod(n, a, t);
+    }
+    if (down(t)) continue;
+    // The controller: node phases from attempts, retries, new tasks.
+    for (const n of Object.values(nodes)) {
+      const a = n.attempts.at(-1);
+      if (!a || a.end === undefined || ['Succeeded', 'Failed', 'Error', 'Omitted'].includes(n.phase)) continue;
+      if (a.phase === 'Succeeded') { n.phase = 'Succeeded'; continue; }
+      const d = retryDecision(n, t);
+      if (d === 'retry') startAttempt(n, t);
+      else if (d === 'final') { n.phase = a.phase; if (!n.message) n.message = a.message; }
+    }
+    for (const task of tasks) {
+      if (nodes[task.name]) continue;
+      const s = dependsSatisfied(task.depends, nodes);
+      if (s === 'yes') { nodes[task.name] = { task: task.name, phase: 'Pending', message: '', attempts: [] }; startAttempt(nodes[task.name], t); }
+      else if (s === 'no') nodes[task.name] = { task: task.name, phase: 'Omitted', message: 'omitted: depends condition not met', attempts: [] };
+    }
+    if (tasks.every((x) => nodes[x.name] && ['Succeeded', 'Failed', 'Error', 'Omitted'].includes(nodes[x.name].phase))) { endedAt = t; break; }
+  }
+  return { phase: endedAt === undefined ? 'Running' : dagPhase(tasks, nodes), endedAt, nodes, creates, jobSets };
+}
+
+/** assessDAGPhase for a chain: the leaf's branch phase (last completed node before the leaf; Failed/Error preferred). */
+function dagPhase(tasks: any[], nodes: Record<string, NodeState>): Phase {
+  let branch: Phase = 'Succeeded';
+  for (const task of tasks) {
+    const n = nodes[task.name];
+    if (n.phase === 'Omitted') continue;
+    // A node that Failed but whose dependant ran on it (`X.Failed` in depends) does not end the branch.
+    branch = n.phase;
+  }
+  return branch;
+}
+
+/** Deleting a Workflow with foregroundDeletion: its owned JobSets go first (time t), the unowned stay. */
+export function deleteWorkflow(jobSets: Map<string, LiveJobSet>, uid: string, t: number): void {
+  for (const js of jobSets.values()) if (js.owner === uid && js.deletedAt === undefined) js.deletedAt = t;
+}

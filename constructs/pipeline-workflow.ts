@@ -1,0 +1,61 @@
+/**
+ * PipelineWorkflow: a pipeline as ONE Argo Workflow (`kubernetes_manifest`) whose DAG creates the step JobSets in
+ * order (jobs/argo.ts `pipelineWorkflow`). Terraform declares it and returns as soon as the API server has accepted
+ * it (the CRD's schema): no terminal, no local process and no state lock is part of a run.
+ *
+ * No `wait` block, on purpose: with hashicorp/kubernetes v2.38.0 a wait that ends without its match (a timeout, an
+ * interrupted apply) returns an error AND the object's state (manifest/provider/apply.go), so Terraform records the
+ * Workflow as tainted and the next deploy would replace it, deleting the running JobSets. Without a wait the create is
+ * one API call: an interrupt lands before it (nothing in the cluster) or after it (the Workflow runs and is in state).
+ * Where the run stands is `npm run status` (the stack's `status_command` output).
+ *
+ * The Workflow's name carries the pipeline's chained spec hash, so a changed spec is a new name, which
+ * kubernetes_manifest plans as a replacement (delete, then create); an unchanged pipeline plans nothing. The Workflow's
+ * `foregroundDeletion` finalizer makes the delete end only once the JobSets it owns are gone (the JobSets carry its
+ * controller ownerReference, `setOwnerReference`).
+ *
+ * Paths the workflow controller writes (labels `workflows.argoproj.io/phase|completed`, annotations) are computed
+ * fields, so its updates never plan a change.
+ */
+import { Construct } from 'constructs';
+import { ITerraformDependable, TerraformProvider } from 'cdktf';
+import { Manifest } from '@cdktf/provider-kubernetes/lib/manifest';
+
+/** Escapes Terraform template sequences (`${`, `%{`) in every string, so manifests reach Kubernetes verbatim. */
+export function escapeTemplates<T>(value: T): T {
+  if (typeof value === 'string') return value.replace(/\$\{/g, () => '$${').replace(/%\{/g, () => '%%{') as unknown as T;
+  if (Array.isArray(value)) return value.map((v) => escapeTemplates(v)) as unknown as T;
+  if (value !== null && typeof value === 'object') {
+    return Object.fromEntries(Object.entries(value as object).map(([k, v]) => [escapeTemplates(k), escapeTemplates(v)])) as T;
+  }
+  return value;
+}
+
+/** How long creating the Workflow may take (one API call). */
+export const ACCEPT_TIMEOUT = '5m';
+/** How long deleting the Workflow may take: its JobSets (and their pods) are deleted first. */
+export const WORKFLOW_DELETE_TIMEOUT = '20m';
+
+export interface PipelineWorkflowProps {
+  /** The Workflow manifest (jobs/argo.ts pipelineWorkflow). */
+  readonly workflow: Record<string, unknown>;
+  /** Objects that must exist before the first step runs: the SecretProviderClass, the files ConfigMap. @default - none */
+  readonly dependsOn?: ITerraformDependable[];
+  /** Kubernetes provider. @default - the stack's default kubernetes provider */
+  readonly provider?: TerraformProvider;
+}
+
+export class PipelineWorkflow extends Construct {
+  public readonly manifest: Manifest;
+
+  constructor(scope: Construct, id: string, props: PipelineWorkflowProps) {
+    super(scope, id);
+    this.manifest = new Manifest(this, 'Workflow', {
+      provider: props.provider,
+      manifest: escapeTemplates(props.workflow),
+      computedFields: ['metadata.labels', 'metadata.annotations'],
+      timeouts: { create: ACCEPT_TIMEOUT, update: ACCEPT_TIMEOUT, delete: WORKFLOW_DELETE_TIMEOUT },
+      dependsOn: props.dependsOn,
+    });
+  }
+}

@@ -1,0 +1,269 @@
+/**
+ * The workflow engine that sequences a pipeline's steps in the cluster: Argo Workflows, its Helm values, and the one
+ * Workflow per pipeline whose DAG creates the step JobSets in order. Pure; no cdktf.
+ *
+ * Facts read at argoproj/argo-workflows v4.1.2 (16a52d67daf2f4a8a76fa8bec02a76a46aa46257), [AW] below:
+ * - A `resource` template runs as a pod whose main container runs `kubectl <action> -f /tmp/manifest.yaml -o json`
+ *   in-process, then, unless the action is delete, polls the object until a requirement of `failureCondition` matches
+ *   (any one: OR) or every requirement of `successCondition` matches (AND); conditions are Kubernetes label-selector
+ *   requirements whose keys are gjson paths into the object — [AW] workflow/executor/resource.go `ExecResource`,
+ *   `getKubectlArguments`, `WaitResource`, `matchConditions`; cmd/argoexec/commands/resource.go. An object that is gone
+ *   (404) while polled fails the step ("The resource has been deleted while its status was still being checked"); a
+ *   kubectl error that is not transient fails it ("no more retries ..."). There is no poll timeout.
+ * - A step pod that disappears (deleted, its node lost) marks the node Error "pod deleted" — [AW]
+ *   workflow/controller/operator.go `podReconciliation` (markNodeError); a pod that failed with a message (an eviction,
+ *   a node shutdown) or whose main container exited non-zero marks it Failed — operator.go `inferFailedReason`.
+ * - `retryStrategy.retryPolicy` Always retries Failed and Error children, OnError only Error; `backoff.duration *
+ *   factor^n` capped by `cap`, and no retry once `maxDuration` has passed since the first attempt started — [AW]
+ *   operator.go `processNodeRetries`. Template `activeDeadlineSeconds` becomes the step pod's deadline — [AW]
+ *   workflow/controller/workflowpod.go.
+ * - A DAG's phase is its leaf tasks' branch phase: a task that Failed but whose dependant (through `depends` on
+ *   `.Failed`) then Succeeded leaves the branch Succeeded — [AW] workflow/controller/dag.go `assessDAGPhase`.
+ * - `setOwnerReference: true` adds a controller ownerReference to the Workflow (blockOwnerDeletion) to the inline
+ *   manifest — [AW] operator.go (resource template pod).
+ *
+ * Why each step is two tasks (`<step>` creates, `<step>-wait` watches), see docs/operations.md "How a pipeline runs":
+ * the create runs once (`action: create`: a re-run against an existing JobSet fails AlreadyExists and creates nothing);
+ * the wait is `action: get`, which can never create, so any number of retries of it (its pod lost, evicted, the
+ * controller restarted) re-attach to the same JobSet. `apply` cannot serve as the re-attaching action: once Kueue has
+ * admitted a JobSet it has written the flavor's nodeSelector and tolerations into the pod templates (atomic fields in
+ * the JobSet v0.12.0 CRD), so re-applying the original manifest is a change of an immutable spec.
+ */
+import type { Pipeline, PipelineStep } from './pipeline';
+
+/** The pinned engine: Argo Workflows, its images, its CRDs and the Helm chart that installs it. */
+export const ARGO_WORKFLOWS = {
+  /** Controller and executor image tag (quay.io/argoproj/workflow-controller, argoexec). */
+  appVersion: 'v4.1.2',
+  commit: '16a52d67daf2f4a8a76fa8bec02a76a46aa46257',
+  chartRepository: 'https://argoproj.github.io/argo-helm',
+  chart: 'argo-workflows',
+  /**
+   * argoproj/argo-helm argo-workflows-1.0.18 (af0a9310; appVersion v4.0.6), the newest chart whose values were read:
+   * `images.tag` runs v4.1.2 with it and `crds.upgradeJob.crdBaseURL` installs v4.1.2's own full CRDs (the CRD the
+   * Workflow is validated against). Charts 1.1.x/2.0.x (v4.1.0/v4.1.1) exist, their values were not available.
+   */
+  chartVersion: '1.0.18',
+  /** Where the chart's CRD Job downloads the full CRDs (same file names as the chart's files/crds/minimal). */
+  crdBaseUrl: 'https://raw.githubusercontent.com/argoproj/argo-workflows/v4.1.2/manifests/base/crds/full',
+} as const;
+
+/** The Helm release name; the chart's fullname is then `argo-workflows` (no release/chart prefix doubling). */
+export const ARGO_RELEASE = 'argo-workflows';
+/** The service account every step pod of a pipeline Workflow runs as (chart `workflow.serviceAccount`). */
+export const WORKFLOW_SERVICE_ACCOUNT = 'argo-workflow';
+/** The argo-server Service (ClusterIP only) and port: `<fullname>-server` : 2746. */
+export const ARGO_SERVER = { service: `${ARGO_RELEASE}-server`, port: 2746 } as const;
+/** GKE's node label for a node's pool: the controller, the UI and every step pod run on the system pool. */
+export const NODE_POOL_LABEL = 'cloud.google.com/gke-nodepool';
+/** Seconds between the wait step's reads of its JobSet (executor `RESOURCE_STATE_CHECK_INTERVAL`, default 5s). */
+export const STATE_CHECK_SECONDS = 30;
+
+/**
+ * What a step's pods may do (chart `workflow.rbac.rules`, appended to the Role that already grants workflowtaskresults
+ * create/patch): create JobSets (the create task) and get them (the wait task polls with one GET per check). No
+ * delete, patch or update: the Workflow never changes a JobSet it made. `workflows/finalizers: update` lets the
+ * ownerReference's blockOwnerDeletion pass where OwnerReferencesPermissionEnforcement is on (argoproj/argo-workflows#922).
+ */
+export const WORKFLOW_RBAC_RULES: readonly Record<string, readonly string[]>[] = [
+  { apiGroups: ['jobset.x-k8s.io'], resources: ['jobsets'], verbs: ['create', 'get'] },
+  { apiGroups: ['argoproj.io'], resources: ['workflows/finalizers'], verbs: ['update'] },
+];
+
+/** Where the controller and its UI run and how the step pods are sized (the system pool, never a TPU pool). */
+export interface ArgoValuesOptions {
+  /** The pipelines' namespace: the release lives there and the controller watches only it. */
+  readonly namespace: string;
+  /** Name of the system node pool. */
+  readonly systemPool: string;
+}
+
+/**
+ * Values of the argo-workflows chart (names read at argo-helm argo-workflows-1.0.18 charts/argo-workflows/values.yaml):
+ * `singleNamespace` (Roles, `--namespaced`), argo-server as a ClusterIP Service only (reached by port-forward with
+ * the user's own token: authModes client), no cluster-scoped templates or aggregate roles, the step pods sized so
+ * they are not BestEffort (a lost step pod costs a retry).
+ */
+export function argoChartValues(o: ArgoValuesOptions): Record<string, unknown> {
+  const onSystem = { [NODE_POOL_LABEL]: o.systemPool };
+  return {
+    images: { tag: ARGO_WORKFLOWS.appVersion },
+    crds: { install: true, keep: true, full: true, upgradeJob: { crdBaseURL: ARGO_WORKFLOWS.crdBaseUrl, nodeSelector: onSystem } },
+    singleNamespace: true,
+    createAggregateRoles: false,
+    workflow: {
+      serviceAccount: { create: true, name: WORKFLOW_SERVICE_ACCOUNT },
+      rbac: { create: true, rules: WORKFLOW_RBAC_RULES },
+    },
+    controller: {
+      nodeSelector: onSystem,
+      clusterWorkflowTemplates: { enabled: false },
+    },
+    executor: {
+      resources: { requests: { cpu: '50m', memory: '64Mi' }, limits: { memory: '256Mi' } },
+      env: [{ name: 'RESOURCE_STATE_CHECK_INTERVAL', value: `${STATE_CHECK_SECONDS}s` }],
+    },
+    server: {
+      enabled: true,
+      serviceType: 'ClusterIP',
+      authModes: ['client'],
+      nodeSelector: onSystem,
+      clusterWorkflowTemplates: { enabled: false },
+    },
+  };
+}
+
+/** The command that opens the engine's UI on localhost (npm run workflows-ui prints it). */
+export function argoUiCommand(namespace: string): string {
+  return `kubectl -n ${namespace} port-forward svc/${ARGO_SERVER.service} ${ARGO_SERVER.port}:${ARGO_SERVER.port}`;
+}
+
+/** Characters of the pipeline's spec hash in the Workflow's name. */
+export const WORKFLOW_HASH_LENGTH = 10;
+/** Longest Workflow name: it is the value of the label `workflows.argoproj.io/workflow` on every step pod. */
+export const MAX_WORKFLOW_NAME = 63;
+
+/**
+ * `<pipeline>-<runId>-<hash>`, hash = the last step's chained spec hash: an unchanged pipeline keeps its Workflow
+ * (Terraform plans nothing), a changed spec names a new one (Terraform replaces it).
+ */
+export function workflowName(pipeline: Pick<Pipeline, 'name' | 'runId' | 'steps'>): string {
+  const last = pipeline.steps[pipeline.steps.length - 1];
+  return `${pipeline.name}-${pipeline.runId}-${last.specHash.slice(0, WORKFLOW_HASH_LENGTH)}`;
+}
+
+/** The DAG task names of a step: the create and the wait. */
+export function stepTasks(step: string): { readonly create: string; readonly wait: string } {
+  return { create: step, wait: `${step}-wait` };
+}
+
+/** JobSet v0.12.0 `status.terminalState` (api/jobset/v1alpha2/jobset_types.go): empty until the JobSet ends. */
+export const SUCCESS_CONDITION = 'status.terminalState == Completed';
+export const FAILURE_CONDITION = 'status.terminalState == Failed';
+
+/**
+ * Node messages that end a wait for good (no retry): the JobSet failed, or it is gone. A failed main container's
+ * message is `main: Error (exit code 64): <the executor's error>` (cmd/argoexec/main.go writes the error as the
+ * termination message; operator.go `inferFailedReason` prefixes it); the errors are resource.go's
+ * `failure condition '<requirement>' evaluated true`, kubectl's `Error from server (NotFound)` on the first read, and
+ * `The resource has been deleted while its status was still being checked` on a later one.
+ */
+export const FINAL_WAIT_MESSAGES = ['failure condition', '(NotFound)', 'has been deleted while its status'] as const;
+
+/**
+ * How the wait task retries: any Failed or Error attempt (a lost or evicted pod, a controller restart, an API error)
+ * unless its message is final (FINAL_WAIT_MESSAGES), with backoff, never past the step's window: `maxDuration` counts
+ * from the first attempt's start, and each attempt's pod deadline is capped by it.
+ */
+export function waitRetry(step: PipelineStep): Record<string, unknown> {
+  return {
+    limit: WAIT_RETRY_LIMIT,
+    retryPolicy: 'Always',
+    expression: FINAL_WAIT_MESSAGES.map((m) => `!(lastRetry.message contains ${JSON.stringify(m)})`).join(' && '),
+    backoff: { duration: '30s', factor: 2, cap: '5m', maxDuration: `${step.waitMinutes}m` },
+  };
+}
+/** Retries of a wait task (each only reads the JobSet again). */
+export const WAIT_RETRY_LIMIT = 10;
+/** Retries of a create task whose pod errored (lost before or after kubectl ran: a second run then fails AlreadyExists). */
+export const CREATE_RETRY_LIMIT = 3;
+
+function stepTemplates(step: PipelineStep): Record<string, unknown>[] {
+  const t = stepTasks(step.name);
+  const ref = { apiVersion: step.manifest.apiVersion, kind: step.manifest.kind, metadata: { name: step.jobSetName, namespace: step.namespace } };
+  return [
+    {
+      name: t.create,
+      retryStrategy: { limit: CREATE_RETRY_LIMIT, retryPolicy: 'OnError', backoff: { duration: '10s', factor: 2 } },
+      resource: { action: 'create', setOwnerReference: true, manifest: JSON.stringify(step.manifest) },
+    },
+    {
+      name: t.wait,
+      activeDeadlineSeconds: step.waitMinutes * 60,
+      retryStrategy: waitRetry(step),
+      resource: { action: 'get', manifest: JSON.stringify(ref), successCondition: SUCCESS_CONDITION, failureCondition: FAILURE_CONDITION },
+    },
+  ];
+}
+
+function dagTasks(steps: readonly PipelineStep[]): Record<string, unknown>[] {
+  return steps.flatMap((step, i) => {
+    const t = stepTasks(step.name);
+    const previous = i > 0 ? stepTasks(steps[i - 1].name).wait : undefined;
+    return [
+      { name: t.create, template: t.create, ...(previous ? { depends: previous } : {}) },
+      // A create that Failed (AlreadyExists: a re-deployed or migrated run) still lets the wait read the JobSet.
+      { name: t.wait, template: t.wait, depends: `${t.create}.Succeeded || ${t.create}.Failed` },
+    ];
+  });
+}
+
+/**
+ * `{{...}}` tags the workflow controller would substitute inside a step's JobSet: those starting with a workflow
+ * variable prefix (workflow/common/common.go `GlobalVarValidWorkflowVariablePrefix`: item. steps. inputs. outputs. pod.
+ * workflow. tasks.) or `=` (an expression). Any other tag is written back unchanged (util/template/simple_template.go
+ * `simpleReplaceStrict`: "allow unresolved ... write the same string back"), e.g. the eval task's Jinja `{{ m['content'] }}`.
+ */
+export const ARGO_VARIABLE_PREFIXES = ['item.', 'steps.', 'inputs.', 'outputs.', 'pod.', 'workflow.', 'tasks.', '='] as const;
+
+/** Every tag in the steps' manifests that Argo would rewrite, as `step: {{tag}}`. */
+export function substitutedTags(steps: readonly PipelineStep[]): string[] {
+  return steps.flatMap((step) =>
+    [...JSON.stringify(step.manifest).matchAll(/\{\{(.*?)\}\}/g)]
+      .filter((m) => ARGO_VARIABLE_PREFIXES.some((p) => m[1].trim().startsWith(p)))
+      .map((m) => `${step.name}: ${m[0]}`),
+  );
+}
+
+/** Margin of the Workflow's own deadline over the sum of its steps' windows, seconds (the create tasks, the backoffs). */
+export const WORKFLOW_DEADLINE_MARGIN_SECONDS = 3600;
+
+/**
+ * The Workflow's own deadline (`spec.activeDeadlineSeconds`, enforced by the controller: workflow/controller/
+ * operator.go): the sum of every step's window plus a margin. Each step already ends within its window (its wait
+ * pod's deadline); this is the backstop should a resource step's pod deadline leave the Workflow Running
+ * (argoproj/argo-workflows#13937, open, reported on v3.6.0; not reproduced here).
+ */
+export function workflowDeadlineSeconds(steps: readonly PipelineStep[]): number {
+  return steps.reduce((sum, s) => sum + s.waitMinutes * 60, 0) + WORKFLOW_DEADLINE_MARGIN_SECONDS;
+}
+
+export interface WorkflowOptions {
+  /** Name of the system node pool, where the step pods run. */
+  readonly systemPool: string;
+}
+
+/**
+ * The pipeline's Workflow: one DAG task pair per step in order, each create carrying the step's JobSet manifest as
+ * JSON, exactly the object jobs/ built. `foregroundDeletion` makes deleting the Workflow (a changed spec, a destroy)
+ * wait until its JobSets are gone, so a new Workflow never finds the old run's JobSet under the same name.
+ */
+export function pipelineWorkflow(pipeline: Pipeline, o: WorkflowOptions): Record<string, unknown> {
+  const name = workflowName(pipeline);
+  const problems: string[] = [];
+  if (name.length > MAX_WORKFLOW_NAME) {
+    problems.push(`Workflow name '${name}' is ${name.length} characters, over the ${MAX_WORKFLOW_NAME} a label value allows: shorten the pipeline name or runId`);
+  }
+  const tags = substitutedTags(pipeline.steps);
+  if (tags.length > 0) problems.push(`the workflow engine would substitute these tags inside the JobSets, change them: ${tags.join('; ')}`);
+  if (problems.length > 0) throw new Error(`pipeline ${pipeline.name}: ${problems.join('; ')}`);
+  return {
+    apiVersion: 'argoproj.io/v1alpha1',
+    kind: 'Workflow',
+    metadata: { name, namespace: pipeline.namespace, labels: { ...pipeline.labels }, finalizers: ['foregroundDeletion'] },
+    spec: {
+      entrypoint: 'pipeline',
+      activeDeadlineSeconds: workflowDeadlineSeconds(pipeline.steps),
+      serviceAccountName: WORKFLOW_SERVICE_ACCOUNT,
+      nodeSelector: { [NODE_POOL_LABEL]: o.systemPool },
+      podGC: { strategy: 'OnPodSuccess' },
+      templates: [{ name: 'pipeline', dag: { tasks: dagTasks(pipeline.steps) } }, ...pipeline.steps.flatMap(stepTemplates)],
+    },
+  };
+}
+
+/** The JobSet manifests inside a Workflow, in DAG order (what the review and the tests read back). */
+export function workflowJobSets(workflow: Record<string, unknown>): Record<string, unknown>[] {
+  const templates = ((workflow.spec as { templates?: unknown[] } | undefined)?.templates ?? []) as Array<{ resource?: { action?: string; manifest?: string } }>;
+  return templates.filter((t) => t.resource?.action === 'create' && typeof t.resource.manifest === 'string').map((t) => JSON.parse(t.resource!.manifest!));
+}
