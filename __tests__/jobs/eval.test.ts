@@ -1,5 +1,5 @@
 /** The eval step (jobs/eval.ts) and the serving fit (jobs/vllm.ts): defaults, overrides, errors, the JobSet it builds. */
-import { EVAL_TASKS, evalJsonPath, GATE_EXIT_CODE, heldoutTaskYaml, planEval } from '../../jobs/eval';
+import { EVAL_TASKS, evalJsonPath, GATE_EXIT_CODE, gateText, heldoutTaskYaml, planEval } from '../../jobs/eval';
 import { INFRASTRUCTURE_EXIT_CODES } from '../../jobs/jobset';
 import { MODELS } from '../../jobs/models';
 import { buildPipeline, Pipeline } from '../../jobs/pipeline';
@@ -33,22 +33,28 @@ describe('defaults', () => {
     }
   });
 
-  test('GRPO presets score GSM8K (both lm-eval filters); the SFT preset its dataset evaluation split, MaxText sft.yml defaults', () => {
-    expect(build('rl-qwen3').eval).toMatchObject({ tasks: ['gsm8k'], samples: 500, seed: 1234 });
-    expect(build('rl-qwen3').eval!.metrics.map((m) => m.metric)).toEqual(['exact_match,strict-match', 'exact_match,flexible-extract']);
+  test('GRPO presets score GSM8K in the template they trained with; the SFT preset its evaluation split in the chat template', () => {
+    const rl = build('rl-qwen3').eval!;
+    expect(rl).toMatchObject({ tasks: ['gsm8k_reasoning'], samples: 500, limits: { gsm8k_reasoning: 500 }, seed: 1234 });
+    expect(rl.metrics.map((m) => m.metric)).toEqual(['answer_accuracy,none', 'answer_format,none']);
+    // rl-qwen3 sets data_template_path openmathinstruct2_rl.json (maxtext-v0.2.4); rl-llama3 keeps rl.yml's gsm8k_rl.json.
+    expect(rl.reasoning).toMatchObject({ templatePath: 'maxtext/examples/chat_templates/openmathinstruct2_rl.json', TEMPLATE: '{system_prompt}\n\n{question}' });
+    expect(build('rl-llama3').eval!.reasoning!.templatePath).toBe('maxtext/examples/chat_templates/gsm8k_rl.json');
     const sft = build('sft-gemma4').eval!;
     expect(sft.tasks).toEqual(['heldout']);
     expect(sft.heldout).toEqual({ path: 'HuggingFaceH4/ultrachat_200k', split: 'test_sft', column: 'messages' });
     expect(sft.metrics.every((m) => !m.higherIsBetter)).toBe(true);
     expect(heldoutTaskYaml(sft.heldout!)).toContain('output_type: loglikelihood_rolling');
     expect(heldoutTaskYaml(sft.heldout!)).toContain('test_split: "test_sft"');
+    expect(heldoutTaskYaml(sft.heldout!)).toContain('process_docs: !function utils.heldout_docs');
   });
 
-  test('images: the pinned vllm-tpu nightly, Gemma 4 on the gemma4 build (tpu-recipes); TP over every chip of the host', () => {
+  test('images: the one pinned nightly for every model (Gemma 4 too, as Gemma4ForCausalLM); TP over every chip of the host', () => {
     expect(build('rl-qwen3').eval!.image).toBe(VLLM_TPU_IMAGE);
-    expect(VLLM_TPU_IMAGE).toBe('vllm/vllm-tpu:nightly-20260504-e2a6582-67058ca');
-    expect(build('rl-gemma4').eval!.image).toBe('vllm/vllm-tpu:gemma4');
-    expect(build('sft-gemma4').eval!.image).toBe('vllm/vllm-tpu:gemma4');
+    expect(VLLM_TPU_IMAGE).toBe('vllm/vllm-tpu:nightly-20260816-11250b4-1d2d83a');
+    expect(build('rl-gemma4').eval!.image).toBe(VLLM_TPU_IMAGE);
+    expect(build('sft-gemma4').eval!.vllmArgs).toEqual(['--hf-overrides', '{"architectures":["Gemma4ForCausalLM"]}']);
+    expect(build('rl-qwen3').eval!.vllmArgs).toEqual([]);
     expect(scriptOf(container(evalStep(build('rl-qwen3')).manifest, 'slice', 'workload-container'))).toContain('--tensor-parallel-size 8 --max-model-len 16384 --seed 1234');
   });
 
@@ -96,8 +102,32 @@ describe('overrides', () => {
     expect(p.eval).toMatchObject({ tasks: ['gsm8k', 'mmlu'], samples: 50, seed: 7, gate: { metric: 'exact_match,strict-match', minDelta: 0.01 }, maxModelLen: 4096 });
     expect(evalStep(p)).toMatchObject({ timeoutMinutes: 90, maxRestarts: 2 });
     const script = scriptOf(container(evalStep(p).manifest, 'slice', 'workload-container'));
-    expect(script).toContain('--tasks gsm8k,mmlu --limit 50 --seed 7');
+    expect(script).toContain('--tasks gsm8k --limit 50 --seed 7');
+    // --limit is per leaf task (lm_eval evaluator.py get_sample_size): mmlu's 57 subjects get ceil(50 / 57) = 1 each.
+    expect(script).toContain('--tasks mmlu --limit 1 --seed 7');
     expect(script).toContain('"gate":{"metric":"exact_match,strict-match","minDelta":0.01}');
+  });
+  test('samples per task: mmlu 500 -> 9 per subject (513 questions); the review line says so', () => {
+    const p = build('rl-qwen3', { runId: 'r1', eval: { tasks: ['gsm8k', 'mmlu'] } });
+    expect(p.eval!.limits).toEqual({ gsm8k: 500, mmlu: 9 });
+    expect(gateText(p.eval!)).toContain('samples gsm8k: 500, mmlu: 9 per subtask x 57');
+  });
+  test('ifeval installs its dependencies (lm_eval[ifeval]: langdetect, immutabledict, nltk)', () => {
+    const script = scriptOf(container(evalStep(build('rl-qwen3', { runId: 'r1', eval: { tasks: ['ifeval'] } })).manifest, 'slice', 'workload-container'));
+    expect(script).toContain("pip install --no-cache-dir 'lm_eval[api,ifeval]==0.4.12'");
+  });
+  test('hfRevision pins the base weights and both models\' tokenizer', () => {
+    const recipe = { ...RECIPES['rl-qwen3'], model: { ...RECIPES['rl-qwen3'].model, hfRevision: 'abc123' } };
+    const p = buildPipeline(recipe, testPlatform(), { runId: 'r1' });
+    const script = scriptOf(container(evalStep(p).manifest, 'slice', 'workload-container'));
+    expect(script).toContain('--tokenizer Qwen/Qwen3-30B-A3B-Instruct-2507 --tokenizer-revision abc123');
+    expect(script).toContain('score base Qwen/Qwen3-30B-A3B-Instruct-2507 --revision abc123');
+    expect(script).toContain(',revision=abc123,');
+    expect(script).toContain('EVAL_TOKENIZER_REVISION=abc123');
+  });
+  test('the base model\'s download is requested as node disk: 61 GB of Qwen3-30B-A3B -> 67Gi', () => {
+    const c = container(evalStep(build('rl-qwen3')).manifest, 'slice', 'workload-container');
+    expect(c.resources.requests).toEqual({ 'ephemeral-storage': '67Gi' });
   });
   test('the pipeline-wide maxRestarts applies to eval unless eval sets its own', () => {
     expect(evalStep(build('rl-qwen3', { runId: 'r1', maxRestarts: 4 })).maxRestarts).toBe(4);
@@ -123,11 +153,12 @@ describe('errors name the key and the value', () => {
   });
   test('a gate on a metric the step does not compute, listing the ones it does', () => {
     expect(problems('rl-qwen3', { gate: { metric: 'acc,none', minDelta: 0 } })).toEqual([
-      `${src}.eval.gate.metric must be a metric the step computes (exact_match,strict-match, exact_match,flexible-extract), got 'acc,none'`,
+      `${src}.eval.gate.metric must be a metric the step computes (answer_accuracy,none, answer_format,none), got 'acc,none'`,
     ]);
   });
   test('the held-out task on a GRPO pipeline', () => {
-    expect(problems('rl-qwen3', { tasks: ['heldout'] })[0]).toBe(`${src}.eval.tasks: 'heldout' scores an SFT dataset's evaluation split; rl-qwen3 trains with rl`);
+    expect(problems('rl-qwen3', { tasks: ['heldout'] })[0]).toBe(`${src}.eval.tasks: 'heldout' scores a sft pipeline's own data; rl-qwen3 trains with rl`);
+    expect(problems('sft-gemma4', { tasks: ['gsm8k_reasoning'] })[0]).toBe(`${src.replace('rl-qwen3', 'rl-qwen3')}.eval.tasks: 'gsm8k_reasoning' scores a rl pipeline's own data; sft-gemma4 trains with sft`);
   });
   test('numbers out of range, all collected', () => {
     expect(problems('rl-qwen3', { samples: 0, timeoutMinutes: 1.5, maxRestarts: -1 })).toEqual([

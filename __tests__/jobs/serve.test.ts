@@ -58,7 +58,7 @@ describe('defaults', () => {
     const c = pod.spec.containers[0];
     expect(c.command).toEqual(['vllm', 'serve', '/models/export']);
     expect(c.args).toEqual(['--served-model-name', 'rl-qwen3', '--port', '8000', '--tensor-parallel-size', '4', '--max-model-len', '16384']);
-    expect(c.image).toBe('vllm/vllm-tpu:nightly-20260504-e2a6582-67058ca');
+    expect(c.image).toBe('vllm/vllm-tpu:nightly-20260816-11250b4-1d2d83a');
     expect(c.resources).toEqual({ requests: { 'google.com/tpu': '4' }, limits: { 'google.com/tpu': '4' } });
     for (const p of ['startupProbe', 'readinessProbe', 'livenessProbe']) expect(c[p].httpGet).toEqual({ path: '/health', port: 8000 });
     expect(c.startupProbe).toMatchObject({ periodSeconds: 30, failureThreshold: 120 });
