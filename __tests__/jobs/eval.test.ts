@@ -1,12 +1,12 @@
 /** The eval step (jobs/eval.ts) and the serving fit (jobs/vllm.ts): defaults, overrides, errors, the JobSet it builds. */
-import { EVAL_TASKS, evalJsonPath, GATE_EXIT_CODE, gateText, heldoutTaskYaml, planEval } from '../../jobs/eval';
+import { EVAL_TASKS, evalJsonPath, GATE_EXIT_CODE, gateText, heldoutTaskYaml, planEval, taskImageProblem } from '../../jobs/eval';
 import { INFRASTRUCTURE_EXIT_CODES } from '../../jobs/jobset';
-import { MODELS } from '../../jobs/models';
+import { MODELS, SERVING } from '../../jobs/models';
 import { buildPipeline, Pipeline } from '../../jobs/pipeline';
 import { derivePlatform } from '../../jobs/platform';
 import { RECIPES } from '../../jobs/recipes';
 import { tpuSlice } from '../../jobs/tpu';
-import { servingFit, singleHostSlices, smallestServingSlice, VLLM_TPU_IMAGE } from '../../jobs/vllm';
+import { servingFit, singleHostSlices, smallestServingSlice, VLLM_IMAGE_ROW, VLLM_TPU_IMAGE, VllmImage } from '../../jobs/vllm';
 import { jobFailure } from '../models/jobset';
 import { container, envOf, scriptOf, testPlatform } from './fixtures';
 
@@ -171,6 +171,46 @@ describe('errors name the key and the value', () => {
     expect(() => build('rl-qwen3', { runId: 'r1', configSource: src, eval: { tasks: ['nope'], gate: { metric: 'x', minDelta: 0 } } })).toThrow(
       /eval\.tasks: no lm-evaluation-harness task 'nope'.*\n.*eval\.gate\.metric must be a metric the step computes \(none\), got 'x'/,
     );
+  });
+  test('a task listed twice', () => {
+    expect(problems('rl-qwen3', { tasks: ['gsm8k', 'mmlu', 'gsm8k'] })).toEqual([`${src}.eval.tasks lists 'gsm8k' more than once; name each task once`]);
+  });
+  test('a minDelta no model can reach on a 0..1 metric (5), or not finite (1e400 parses as Infinity)', () => {
+    expect(problems('rl-qwen3', { gate: { metric: 'answer_accuracy,none', minDelta: 5 } })).toEqual([
+      `${src}.eval.gate.minDelta must be from -1 to 1: answer_accuracy,none lies in 0..1, so no model can improve it by 5`,
+    ]);
+    expect(problems('rl-qwen3', { gate: { metric: 'answer_accuracy,none', minDelta: JSON.parse('1e400') } })).toEqual([`${src}.eval.gate.minDelta must be a finite number, got Infinity`]);
+    // A perplexity has no upper bound: any finite minDelta is one a model could reach.
+    expect(problems('sft-gemma4', { gate: { metric: 'word_perplexity,none', minDelta: 5 } })).toEqual([]);
+  });
+  test('enabled false hides no typo: the tasks and the gate are still checked', () => {
+    expect(problems('rl-qwen3', { enabled: false, tasks: ['gsm9k'] })).toEqual([
+      `${src}.eval.tasks: no lm-evaluation-harness task 'gsm9k' here; tasks: ${Object.keys(EVAL_TASKS).join(', ')}`,
+    ]);
+    expect(problems('rl-qwen3', { enabled: false, gate: { metric: 'acc', minDelta: 0 } })[0]).toMatch(/eval\.gate\.metric must be a metric the step computes/);
+    expect(problems('rl-qwen3', { enabled: false })).toEqual([]);
+  });
+  test('a task the image cannot run is refused at synth, naming the image and the missing feature', () => {
+    const old: VllmImage = { ...VLLM_IMAGE_ROW, tag: 'vllm/vllm-tpu:nightly-20260504-e2a6582-67058ca', tpuInference: 'e2a6582 (2026-05-04)', features: { ...VLLM_IMAGE_ROW.features, promptLogprobs: false } };
+    expect(taskImageProblem('mmlu', old)).toBe(
+      "task 'mmlu' is scored from prompt log-probabilities, which vllm/vllm-tpu:nightly-20260504-e2a6582-67058ca (tpu-inference e2a6582) does not compute (tpu-inference #2750, first released in v0.22)",
+    );
+    expect(taskImageProblem('heldout', old)).toMatch(/^task 'heldout' is scored from prompt log-probabilities/);
+    expect(taskImageProblem('gsm8k', old)).toBeUndefined();
+    for (const task of Object.keys(EVAL_TASKS)) expect(taskImageProblem(task, VLLM_IMAGE_ROW)).toBeUndefined();
+  });
+  test('a model the image cannot serve (Gemma 3): eval left out with the reason by default, an error when enabled was set', () => {
+    const recipe = { ...RECIPES['sft-gemma4'], name: 'sft-gemma3', model: { ...RECIPES['sft-gemma4'].model, name: 'gemma3-12b', hfRepo: 'google/gemma-3-12b-it' } };
+    const r = planEval(recipe, testPlatform(), build('sft-gemma4').paths, undefined, src);
+    expect(r.plan).toBeUndefined();
+    expect(r.notice).toBe(`sft-gemma3: eval step left out: vllm/vllm-tpu:nightly-20260816-11250b4-1d2d83a cannot serve gemma3-12b: ${SERVING['gemma3-12b'].unservable}; set ${src}.eval.enabled to false to silence this`);
+    expect(planEval(recipe, testPlatform(), build('sft-gemma4').paths, { enabled: true }, src).problems).toEqual([
+      `${src}.eval.enabled: the eval step cannot run: vllm/vllm-tpu:nightly-20260816-11250b4-1d2d83a cannot serve gemma3-12b: ${SERVING['gemma3-12b'].unservable}`,
+    ]);
+  });
+  test('an unknown GRPO template cannot be rendered: refused', () => {
+    const recipe = { ...RECIPES['rl-qwen3'], train: { ...RECIPES['rl-qwen3'].train, args: { ...RECIPES['rl-qwen3'].train.args, data_template_path: 'my/template.json' } } };
+    expect(planEval(recipe as any, testPlatform(), build('rl-qwen3').paths, undefined, src).problems[0]).toMatch(/'gsm8k_reasoning' renders the GRPO template, but rl-qwen3's data_template_path 'my\/template\.json' is none of/);
   });
   test('no single-host slice: left out with a notice by default, an error when enabled was set', () => {
     const p = buildPipeline(RECIPES['rl-qwen3'], noSingleHost(), { runId: 'r1', configSource: src });
