@@ -91,6 +91,7 @@ export const VLLM_IMAGES: Readonly<Record<string, VllmImage>> = {
       'tpu-inference 11250b4 docker/Dockerfile:73 lm-eval[api,math]==0.4.12',
       'tpu-inference 11250b4 tpu_inference/models/common/model_loader.py _MODEL_REGISTRY, _VLLM_PREFERRED_ARCHITECTURES, lora_manager = None (JAX path)',
       'tpu-inference 11250b4 tpu_inference/runner/tpu_runner.py: prompt_logprobs raise only for multimodal models (all --limit-mm-per-prompt limits 0 counts as text-only) and speculative decoding',
+      'vLLM must also know an overridden architecture: vLLM registry.py _TEXT_GENERATION_MODELS "Gemma4ForCausalLM": ("gemma4", ...) seen only in third-party copies of the registry, not read at 1d2d83a',
       'digest: not knowable offline (no container registry reachable)',
     ],
   },
