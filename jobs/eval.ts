@@ -562,7 +562,8 @@ function scoreFunction(plan: EvalPlan): string[] {
         `  lm_eval --model local-completions --model_args "${modelArgs}" --tasks ${task} --limit ${plan.limits[task]} --seed ${plan.seed} --output_path "/tmp/eval/$name/${task}"${includes} ` +
         `|| { echo "eval: lm_eval failed on ${task} for the $name model"; kill "$server"; exit 1; }`,
     ),
-    '  kill "$server"; wait "$server" || true',
+    // A server that died after its last task has nothing left to stop: its scores are already written.
+    '  kill "$server" 2>/dev/null || true; wait "$server" || true',
     '}',
   ];
 }

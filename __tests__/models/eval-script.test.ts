@@ -38,6 +38,8 @@ interface Play {
   readonly leaves?: Record<string, number>;
   /** eval.json cannot be written (the mount refuses it). @default false */
   readonly unwritable?: boolean;
+  /** The server dies right after lm_eval has written its results. @default false */
+  readonly serverDiesAfterScoring?: boolean;
 }
 
 /** The stand-in `vllm`: the registry of the pinned image, the weights an export has. */
@@ -63,7 +65,7 @@ function vllmStandIn(dir: string, play: Play): string {
     '    sys.exit("ValueError: Following weights were not initialized from checkpoint: {\'vision_tower...\'}")',
     'PY',
     'fi',
-    `touch ${dir}/alive`,
+    `touch ${dir}/alive; echo $$ > ${dir}/server-pid`,
     'exec /bin/sleep 30',
   ].join('\n');
 }
@@ -85,6 +87,7 @@ function lmEvalStandIn(dir: string, play: Play): string {
     'text = json.dumps({"results": {task: scores[name].get(task, {})}, "n-samples": n})',
     'open(out, "w").write(text.replace("\\"__NaN__\\"", "NaN").replace("\\"__Inf__\\"", "Infinity"))',
     'PY',
+    ...(play.serverDiesAfterScoring ? [`kill "$(cat ${dir}/server-pid)"; while kill -0 "$(cat ${dir}/server-pid)" 2>/dev/null; do :; done`] : []),
   ].join('\n');
 }
 
@@ -227,6 +230,11 @@ describe('the server and the scorer', () => {
     const r = run('rl-qwen3', {}, { scores: { base: rs(0.6), trained: rs(0.7) }, unreadyPolls: 2 });
     expect(r.rc).toBe(0);
     expect(r.curlCalls).toBe(6);
+  });
+  test('a server that dies after its scores were written loses nothing: exit 0', () => {
+    const r = run('rl-qwen3', { gate: GATE }, { scores: { base: rs(0.6), trained: rs(0.7) }, serverDiesAfterScoring: true });
+    expect(r.rc).toBe(0);
+    expect(r.evalJson.gate.passed).toBe(true);
   });
   test('a server that exits before it is ready fails the step (exit 1), nothing written', () => {
     const r = run('rl-qwen3', { gate: GATE }, { scores: { base: rs(0.6), trained: rs(0.7) }, serverExits: 1 });
