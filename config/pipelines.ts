@@ -172,9 +172,16 @@ export function selectPipelines(
   // The main slices' capacity (the first group, config/platform.ts): a reservation to name only where they consume one.
   const capacity = platform.tpuGroups[0]?.capacity.type ?? 'reservation';
   const have = platform.tpuGroups.map((g) => `${g.slice.machineType} ${g.slice.topology}`).join(', ') || 'no TPU slices';
+  const servesNothing: string[] = [];
   for (const name of knownNames) {
     const entry = loaded.config.pipelines[name];
-    if (!isEnabled(loaded, name)) continue;
+    if (!isEnabled(loaded, name)) {
+      // A server of a pipeline that is not built has no export to serve: no serve stack, said once.
+      if (entry?.serve?.enabled === true) {
+        servesNothing.push(`${sourceOf(loaded, `pipelines.${name}.serve.enabled`)}: serve.enabled is set, but ${name} is disabled (${sourceOf(loaded, `pipelines.${name}.enabled`)}), so no serve-${name} stack is built`);
+      }
+      continue;
+    }
     const machineType = entry?.machineType ?? recipes[name].slice.machineType;
     const topology = entry?.topology ?? recipes[name].slice.topology;
     if (findTpuGroup(platform, machineType, topology)) {
@@ -195,6 +202,7 @@ export function selectPipelines(
     const trains = out.length === 1 ? `${out[0]} trains` : `they train`;
     return `${listed(out)} left out: ${trains} on ${shape} (${sliceShapeName(slice)}), infra has ${have}; ${howToAdd(slice, capacity)}`;
   });
+  notices.push(...servesNothing);
   return { names, notices };
 }
 

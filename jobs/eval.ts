@@ -16,17 +16,19 @@
  *     preset's held-out split; the GRPO presets are scored on GSM8K's test split (lm-eval task `gsm8k`).
  *   - Log-likelihood tasks (the SFT held-out set): lm-eval's local-completions `_create_payload` asks for `echo: true,
  *     logprobs: 1, max_tokens: 1`; vLLM `CompletionRequest.to_sampling_params` (entrypoints/openai/completion/protocol.py)
- *     makes that `prompt_logprobs`; tpu-inference b8692ff `compute_prompt_logprobs` (layers/jax/sample/sampling.py,
- *     tests/e2e/test_sampling_params.py TestPromptLogprobs) computes them on TPU.
+ *     makes that `prompt_logprobs`; tpu-inference computes them on TPU from #2750 (659d18cc4, first released in v0.22;
+ *     the pinned image's 11250b4 contains it: jobs/vllm.ts VLLM_IMAGES), which taskImageProblem checks per task.
+ *   - lm_eval/evaluator_utils.py (v0.4.12): results_*.json carries `n-samples` {task: {original, effective}} per leaf
+ *     task, which the summary reads to refuse a partial run.
  *   - vLLM serving facts: jobs/vllm.ts.
  */
 import { BuiltJobSet, JobSetCommon, singleHostTpuJobSet } from './jobset';
 import { HF_TOKEN_ENV, PipelinePaths, shellQuote } from './maxtext';
-import { modelSize } from './models';
+import { modelSize, servingOf } from './models';
 import { Platform, TpuPoolGroup } from './platform';
 import { Recipe } from './recipes/types';
 import { HF_TOKEN_FILE } from './secrets';
-import { DEFAULT_MAX_MODEL_LEN, fitText, servingFit, ServingFit, singleHostSlices, VLLM_HEALTH_PATH, VLLM_PORT, vllmImage } from './vllm';
+import { DEFAULT_MAX_MODEL_LEN, fitText, IMAGE_DISK_GB, imageReference, serverStartSeconds, VLLM_TPU_IMAGE, servingFit, ServingFit, singleHostSlices, TPU_POOL_DISK_GB, VLLM_HEALTH_PATH, VLLM_IMAGE_ROW, VLLM_PORT, VllmImage, vllmImage, weightBytes } from './vllm';
 import { generationOf, TpuSlice } from './tpu';
 
 /** `ct6e-standard-8t 2x4 (v6e-8)`. */
@@ -34,31 +36,74 @@ function shape(s: TpuSlice): string {
   return `${s.machineType} ${s.topology} (${s.acceleratorType})`;
 }
 
-/** lm-evaluation-harness release the eval step installs (`pip install lm_eval[api]==`). */
-export const LM_EVAL_VERSION = '0.4.12';
+/** lm-evaluation-harness release the eval step installs (`pip install lm_eval[api]==`); the pinned image's own (jobs/vllm.ts VLLM_IMAGES). */
+export const LM_EVAL_VERSION = VLLM_IMAGE_ROW.lmEval;
+
+/** One task a config may name. */
+export interface EvalTask {
+  /** Result keys (`<metric>,<filter>`) it computes, and whether higher is better. */
+  readonly metrics: Readonly<Record<string, boolean>>;
+  /** The range every metric lies in: a gate's minDelta must be within its width. */
+  readonly range: readonly [number, number];
+  /** Scored from prompt log-probabilities (multiple_choice, loglikelihood, loglikelihood_rolling): the image needs them. */
+  readonly loglikelihood: boolean;
+  /** Leaf tasks lm-eval expands it into: `--limit` applies to each (evaluator.py get_sample_size per task). @default 1 */
+  readonly leafTasks?: number;
+  /** pip extras of lm_eval the task imports beyond `api` (pyproject.toml optional-dependencies). @default - none */
+  readonly extras?: readonly string[];
+  /** Only for pipelines of this method (this project's tasks over the training data). @default - any */
+  readonly method?: 'sft' | 'rl';
+}
 
 /**
- * The lm-evaluation-harness tasks a config may name, with the result keys (`<metric>,<filter>`) each computes and
- * whether higher is better (lm_eval/tasks at v0.4.12: gsm8k/gsm8k.yaml, arc/arc_easy.yaml (arc_challenge includes it),
- * hellaswag/hellaswag.yaml, mmlu/default/_mmlu.yaml, truthfulqa/truthfulqa_mc2.yaml, winogrande/default.yaml,
- * ifeval/ifeval.yaml). `heldout` is this project's task over the SFT dataset's evaluation split (heldoutTaskYaml).
+ * The tasks a config may name (lm_eval/tasks at v0.4.12: gsm8k/gsm8k.yaml, arc/arc_easy.yaml (arc_challenge includes
+ * it), hellaswag/hellaswag.yaml, mmlu/default/_mmlu.yaml (57 subject tasks), truthfulqa/truthfulqa_mc2.yaml,
+ * winogrande/default.yaml, ifeval/ifeval.yaml; pyproject.toml `ifeval = ["langdetect", "immutabledict", "nltk>=3.9.1"]`).
+ * `heldout` is the SFT dataset's evaluation split in the model's chat template (heldoutTaskYaml); `gsm8k_reasoning` is
+ * GSM8K's test split in the template and `<answer>` format GRPO trained with (reasoningTaskYaml).
  */
-export const EVAL_TASKS: Readonly<Record<string, Readonly<Record<string, boolean>>>> = {
-  gsm8k: { 'exact_match,strict-match': true, 'exact_match,flexible-extract': true },
-  arc_challenge: { 'acc,none': true, 'acc_norm,none': true },
-  hellaswag: { 'acc,none': true, 'acc_norm,none': true },
-  mmlu: { 'acc,none': true },
-  truthfulqa_mc2: { 'acc,none': true },
-  winogrande: { 'acc,none': true },
-  ifeval: { 'prompt_level_strict_acc,none': true, 'inst_level_strict_acc,none': true, 'prompt_level_loose_acc,none': true, 'inst_level_loose_acc,none': true },
-  heldout: { 'word_perplexity,none': false, 'byte_perplexity,none': false, 'bits_per_byte,none': false },
+export const EVAL_TASKS: Readonly<Record<string, EvalTask>> = {
+  gsm8k: { metrics: { 'exact_match,strict-match': true, 'exact_match,flexible-extract': true }, range: [0, 1], loglikelihood: false },
+  gsm8k_reasoning: { metrics: { 'answer_accuracy,none': true, 'answer_format,none': true }, range: [0, 1], loglikelihood: false, method: 'rl' },
+  arc_challenge: { metrics: { 'acc,none': true, 'acc_norm,none': true }, range: [0, 1], loglikelihood: true },
+  hellaswag: { metrics: { 'acc,none': true, 'acc_norm,none': true }, range: [0, 1], loglikelihood: true },
+  mmlu: { metrics: { 'acc,none': true }, range: [0, 1], loglikelihood: true, leafTasks: 57 },
+  truthfulqa_mc2: { metrics: { 'acc,none': true }, range: [0, 1], loglikelihood: true },
+  winogrande: { metrics: { 'acc,none': true }, range: [0, 1], loglikelihood: true },
+  ifeval: {
+    metrics: { 'prompt_level_strict_acc,none': true, 'inst_level_strict_acc,none': true, 'prompt_level_loose_acc,none': true, 'inst_level_loose_acc,none': true },
+    range: [0, 1],
+    loglikelihood: false,
+    extras: ['ifeval'],
+  },
+  heldout: { metrics: { 'word_perplexity,none': false, 'byte_perplexity,none': false, 'bits_per_byte,none': false }, range: [0, Infinity], loglikelihood: true, method: 'sft' },
 };
 /** The task over an SFT recipe's own evaluation split. */
 export const HELDOUT_TASK = 'heldout';
+/** The task over GSM8K in a GRPO recipe's own prompt template and answer tags. */
+export const REASONING_TASK = 'gsm8k_reasoning';
 /** MaxText sft.yml defaults the held-out task falls back to when the recipe does not set them. */
 export const SFT_DEFAULTS = { hfPath: 'HuggingFaceH4/ultrachat_200k', evalSplit: 'test_sft', column: 'messages' } as const;
 
-/** Examples scored per task (lm_eval `--limit`). */
+/**
+ * GRPO prompt templates at maxtext-v0.2.4 (`src/maxtext/examples/chat_templates/<file>`), keyed by the recipe's
+ * `data_template_path` (rl.yml default `maxtext/examples/chat_templates/gsm8k_rl.json`). utils_rl.py
+ * format_maxtext_messages fills SYSTEM_PROMPT's tokens (rl.yml: `<reasoning>`, `</reasoning>`, `<answer>`,
+ * `</answer>`), puts it and the question into TEMPLATE as one user message, and process_data applies the tokenizer's
+ * chat template with add_generation_prompt=True. The rewards read the `<answer>` tag.
+ */
+const RL_SYSTEM_PROMPT =
+  'You are given a problem. Think about the problem and provide your reasoning. Place it between {reasoning_start_token} and {reasoning_end_token}. Then, provide the final answer (i.e., just one numerical value) between {solution_start_token} and {solution_end_token}.';
+export const RL_TEMPLATES: Readonly<Record<string, { readonly SYSTEM_PROMPT: string; readonly TEMPLATE: string }>> = {
+  'maxtext/examples/chat_templates/gsm8k_rl.json': { SYSTEM_PROMPT: RL_SYSTEM_PROMPT, TEMPLATE: '<start_of_turn>user\n{system_prompt}\n\n{question}<end_of_turn>\n<start_of_turn>model' },
+  'maxtext/examples/chat_templates/openmathinstruct2_rl.json': { SYSTEM_PROMPT: RL_SYSTEM_PROMPT, TEMPLATE: '{system_prompt}\n\n{question}' },
+};
+/** rl.yml's default `data_template_path`. */
+export const RL_DEFAULT_TEMPLATE = 'maxtext/examples/chat_templates/gsm8k_rl.json';
+/** rl.yml's answer tags. */
+export const RL_TOKENS = { reasoning_start_token: '<reasoning>', reasoning_end_token: '</reasoning>', solution_start_token: '<answer>', solution_end_token: '</answer>' } as const;
+
+/** Examples scored per task (lm_eval `--limit`; a task of N leaf tasks gets ceil(samples / N) per leaf). */
 export const DEFAULT_EVAL_SAMPLES = 500;
 /** lm_eval `--seed` (python, numpy, torch, fewshot): one value for all four. */
 export const DEFAULT_EVAL_SEED = 1234;
@@ -68,8 +113,7 @@ export const DEFAULT_EVAL_TIMEOUT_MINUTES = 240;
 export const DEFAULT_EVAL_MAX_RESTARTS = 1;
 /** Exit code of a failed gate; an application error, so the pod failure policy fails the JobSet without a restart. */
 export const GATE_EXIT_CODE = 3;
-/** Health polls of a starting vLLM server, and the seconds between them (a 30B model loads and compiles in ~20 min). */
-export const SERVER_START_POLLS = 180;
+/** Seconds between health polls of a starting vLLM server; the number of polls comes from the model (serverStartSeconds). */
 export const SERVER_POLL_SECONDS = 10;
 /** The line the step prints with its eval.json (status reads it from the log). */
 export const EVAL_RESULT_PREFIX = 'EVAL_RESULT ';
@@ -79,6 +123,15 @@ export const EXPORT_MOUNT = '/gcs/export';
 /** GKE's Cloud Storage FUSE CSI driver and its sidecar-injection annotation (GKE docs "Access Cloud Storage buckets with the Cloud Storage FUSE CSI driver"). */
 export const GCSFUSE_DRIVER = 'gcsfuse.csi.storage.gke.io';
 export const GCSFUSE_ANNOTATION = 'gke-gcsfuse/volumes';
+
+/** Why `image` cannot run `task`, naming both, or undefined. */
+export function taskImageProblem(task: string, image: VllmImage): string | undefined {
+  const t = EVAL_TASKS[task];
+  if (t?.loglikelihood && !image.features.promptLogprobs) {
+    return `task '${task}' is scored from prompt log-probabilities, which ${imageReference(image)} (tpu-inference ${image.tpuInference.slice(0, 7)}) does not compute (tpu-inference #2750, first released in v0.22)`;
+  }
+  return undefined;
+}
 
 /** `pipelines.<name>.eval` as config/ hands it down. */
 export interface EvalOptions {
@@ -108,7 +161,10 @@ export interface EvalPlan {
   /** Every metric scored: task, result key, direction. */
   readonly metrics: ReadonlyArray<{ readonly task: string; readonly metric: string; readonly higherIsBetter: boolean }>;
   readonly gate?: { readonly metric: string; readonly minDelta: number };
+  /** Examples per task as configured. */
   readonly samples: number;
+  /** lm_eval `--limit` per task: samples over the task's leaf tasks (mmlu: 57), rounded up. */
+  readonly limits: Readonly<Record<string, number>>;
   readonly seed: number;
   readonly image: string;
   /** The single-host slice group it runs on and the fit that chose it. */
@@ -117,13 +173,25 @@ export interface EvalPlan {
   readonly maxModelLen: number;
   /** The base model (Hugging Face repo) and the trained one (the export). */
   readonly baseModel: string;
+  /** The base model's revision (`hfRevision`): the base weights and both models' tokenizer. @default - the repository's head */
+  readonly baseRevision?: string;
   readonly trainedModel: string;
+  /** `vllm serve` arguments the model's export needs (models.ts SERVING), passed for both models. */
+  readonly vllmArgs: readonly string[];
+  /** Seconds each server may take to answer /health (jobs/vllm.ts serverStartSeconds). */
+  readonly serverStartSeconds: number;
+  /** Bytes of the base model the pod downloads to its node's disk (requested as ephemeral storage). */
+  readonly downloadBytes: number;
   /** `<hfExportDir>eval.json`. */
   readonly evalJson: string;
   readonly timeoutMinutes: number;
   readonly maxRestarts: number;
   /** The held-out task's dataset, split and column (SFT). @default - not a held-out task */
   readonly heldout?: { readonly path: string; readonly split: string; readonly column: string };
+  /** The GRPO prompt template the reasoning task renders (RL_TEMPLATES). @default - not the reasoning task */
+  readonly reasoning?: { readonly templatePath: string; readonly SYSTEM_PROMPT: string; readonly TEMPLATE: string };
+  /** pip extras of lm_eval beyond `api`. */
+  readonly extras: readonly string[];
 }
 
 /** `<hfExportDir>eval.json`: the eval step's result next to the export. */
@@ -131,9 +199,9 @@ export function evalJsonPath(paths: PipelinePaths): string {
   return `${paths.hfExportDir}eval.json`;
 }
 
-/** The default tasks of a recipe. */
+/** The default tasks of a recipe: what it trained, in the format it trained in. */
 export function defaultTasks(recipe: Recipe): string[] {
-  return recipe.train.kind === 'rl' ? ['gsm8k'] : [HELDOUT_TASK];
+  return recipe.train.kind === 'rl' ? [REASONING_TASK] : [HELDOUT_TASK];
 }
 
 function heldoutOf(recipe: Recipe): { path: string; split: string; column: string } {
@@ -142,13 +210,93 @@ function heldoutOf(recipe: Recipe): { path: string; split: string; column: strin
   return { path: str('hf_path', SFT_DEFAULTS.hfPath), split: str('hf_eval_split', SFT_DEFAULTS.evalSplit), column: SFT_DEFAULTS.column };
 }
 
+/** The recipe's `data_template_path` (rl.yml's default when unset). */
+function rlTemplatePath(recipe: Recipe): string {
+  const t = recipe.train.args.data_template_path;
+  return typeof t === 'string' && t !== '' ? t : RL_DEFAULT_TEMPLATE;
+}
+
 function list(values: readonly string[]): string {
   return values.join(', ');
 }
 
+/** The configured tasks' problems: unknown, listed twice, of another method, or beyond the image. */
+function taskProblems(tasks: readonly string[], recipe: Recipe, key: string, image: VllmImage): string[] {
+  const problems: string[] = [];
+  if (tasks.length === 0) problems.push(`${key}.tasks must name at least one task; tasks: ${list(Object.keys(EVAL_TASKS))}`);
+  const twice = tasks.filter((t, i) => tasks.indexOf(t) !== i);
+  if (twice.length > 0) problems.push(`${key}.tasks lists ${list([...new Set(twice)].map((t) => `'${t}'`))} more than once; name each task once`);
+  for (const task of new Set(tasks)) {
+    const t = Object.prototype.hasOwnProperty.call(EVAL_TASKS, task) ? EVAL_TASKS[task] : undefined;
+    if (!t) problems.push(`${key}.tasks: no lm-evaluation-harness task '${task}' here; tasks: ${list(Object.keys(EVAL_TASKS))}`);
+    else if (t.method !== undefined && t.method !== recipe.train.kind) problems.push(`${key}.tasks: '${task}' scores a ${t.method} pipeline's own data; ${recipe.name} trains with ${recipe.train.kind}`);
+    else if (task === REASONING_TASK && !(rlTemplatePath(recipe) in RL_TEMPLATES)) {
+      problems.push(`${key}.tasks: '${task}' renders the GRPO template, but ${recipe.name}'s data_template_path '${rlTemplatePath(recipe)}' is none of ${list(Object.keys(RL_TEMPLATES))}`);
+    } else {
+      const beyond = taskImageProblem(task, image);
+      if (beyond) problems.push(`${key}.tasks: ${beyond}`);
+    }
+  }
+  return problems;
+}
+
+/** The gate's problems: a metric the step does not compute, a minDelta that is not finite or wider than the metric's range. */
+function gateProblems(gate: EvalOptions['gate'], tasks: readonly string[], key: string): string[] {
+  if (!gate) return [];
+  const known = tasks.filter((t) => Object.prototype.hasOwnProperty.call(EVAL_TASKS, t));
+  const owner = known.find((t) => gate.metric in EVAL_TASKS[t].metrics);
+  if (owner === undefined) {
+    const computed = [...new Set(known.flatMap((t) => Object.keys(EVAL_TASKS[t].metrics)))];
+    return [`${key}.gate.metric must be a metric the step computes (${list(computed) || 'none'}), got '${gate.metric}'`];
+  }
+  const [lo, hi] = EVAL_TASKS[owner].range;
+  const width = hi - lo;
+  if (!Number.isFinite(gate.minDelta)) return [`${key}.gate.minDelta must be a finite number, got ${gate.minDelta}`];
+  if (Math.abs(gate.minDelta) > width) {
+    return [`${key}.gate.minDelta must be from ${-width} to ${width}: ${gate.metric} lies in ${lo}..${hi}, so no model can improve it by ${gate.minDelta}`];
+  }
+  return [];
+}
+
+/** The whole-number options' problems. */
+function numberProblems(o: EvalOptions, key: string): string[] {
+  const problems: string[] = [];
+  const wholeNumber = (name: string, value: number | undefined, min: number, max: number) => {
+    if (value !== undefined && !(Number.isInteger(value) && value >= min && value <= max)) problems.push(`${key}.${name} must be a whole number from ${min} to ${max}, got ${value}`);
+  };
+  wholeNumber('samples', o.samples, 1, 100000);
+  wholeNumber('timeoutMinutes', o.timeoutMinutes, 1, 7 * 24 * 60);
+  wholeNumber('maxRestarts', o.maxRestarts, 0, 20);
+  wholeNumber('maxModelLen', o.maxModelLen, 256, 1 << 20);
+  return problems;
+}
+
+/** Where the step runs, or why it cannot: the model's serveability, the base model's download, the slice it fits. */
+function placeEval(recipe: Recipe, platform: Platform, maxModelLen: number): { group: TpuPoolGroup; fit: ServingFit } | { why: string } {
+  const size = modelSize(recipe.model.name);
+  if (!size) return { why: `model '${recipe.model.name}' has no row in the model table (jobs/models.ts), so the slice it is served on is unknown` };
+  const serving = servingOf(recipe.model.name);
+  if (serving?.unservable) return { why: `${VLLM_TPU_IMAGE} cannot serve ${recipe.model.name}: ${serving.unservable}` };
+  const diskGb = weightBytes(size) / 1e9 + IMAGE_DISK_GB;
+  if (diskGb > TPU_POOL_DISK_GB) {
+    return { why: `the base model ${recipe.model.hfRepo} (${(weightBytes(size) / 1e9).toFixed(0)} GB) and the image (${IMAGE_DISK_GB} GB) exceed a TPU node's ${TPU_POOL_DISK_GB} GB boot disk` };
+  }
+  const singles = platform.tpuGroups.filter((g) => !g.slice.multiHost);
+  const fits = singles.map((g) => ({ group: g, fit: servingFit(size, g.slice, { maxModelLen }) }));
+  const placed = fits.filter((f) => f.fit.fits).sort((a, b) => a.group.slice.chips - b.group.slice.chips)[0];
+  if (placed) return placed;
+  const smallest = singleHostSlices(generationOf(recipe.slice.machineType) ?? 'v6e')
+    .map((s) => servingFit(size, s, { maxModelLen }))
+    .find((f) => f.fits);
+  const have = singles.length > 0 ? singles.map((g) => `${shape(g.slice)} (${fitText(fits.find((f) => f.group === g)!.fit)})`).join(', ') : 'no single-host slice';
+  const need = smallest ? `a single-host ${shape(smallest.slice)} or larger (SINGLE_HOST_RESERVATION=<v6e-8 reservation>, or SINGLE_HOST_CAPACITY=spot|flex-start, adds a v6e-8)` : 'more than one host, which vLLM on TPU does not serve from on GKE';
+  return { why: `${recipe.model.name} needs ${need}; infra has ${have}` };
+}
+
 /**
  * The eval step's plan, or why there is none. `problems` are errors (exit 1 at synth); `notice` says why a default-on
- * step was left out (infra has no single-host slice the model fits), which is an error instead when `enabled` was set.
+ * step was left out (the model cannot be served, or infra has no single-host slice it fits), which is an error instead
+ * when `enabled` was set. A disabled step still has its tasks and gate checked: `enabled: false` hides no typo.
  */
 export function planEval(
   recipe: Recipe,
@@ -158,83 +306,105 @@ export function planEval(
   source: string,
 ): { plan?: EvalPlan; problems: string[]; notice?: string } {
   const o = options ?? {};
-  if (o.enabled === false) return { problems: [] };
   const key = `${source}.eval`;
-  const problems: string[] = [];
+  const image = VLLM_IMAGE_ROW;
   const tasks = o.tasks ?? defaultTasks(recipe);
-  if (tasks.length === 0) problems.push(`${key}.tasks must name at least one task; tasks: ${list(Object.keys(EVAL_TASKS))}`);
-  for (const task of tasks) {
-    if (!(task in EVAL_TASKS)) problems.push(`${key}.tasks: no lm-evaluation-harness task '${task}' here; tasks: ${list(Object.keys(EVAL_TASKS))}`);
-    else if (task === HELDOUT_TASK && recipe.train.kind !== 'sft') problems.push(`${key}.tasks: '${HELDOUT_TASK}' scores an SFT dataset's evaluation split; ${recipe.name} trains with ${recipe.train.kind}`);
-  }
-  const metrics = tasks.filter((t) => t in EVAL_TASKS).flatMap((task) => Object.entries(EVAL_TASKS[task]).map(([metric, higherIsBetter]) => ({ task, metric, higherIsBetter })));
-  if (o.gate && !metrics.some((m) => m.metric === o.gate!.metric)) {
-    const computed = [...new Set(metrics.map((m) => m.metric))];
-    problems.push(`${key}.gate.metric must be a metric the step computes (${list(computed) || 'none'}), got '${o.gate.metric}'`);
-  }
-  const wholeNumber = (name: string, value: number | undefined, min: number, max: number) => {
-    if (value !== undefined && !(Number.isInteger(value) && value >= min && value <= max)) problems.push(`${key}.${name} must be a whole number from ${min} to ${max}, got ${value}`);
-  };
-  wholeNumber('samples', o.samples, 1, 100000);
-  wholeNumber('timeoutMinutes', o.timeoutMinutes, 1, 7 * 24 * 60);
-  wholeNumber('maxRestarts', o.maxRestarts, 0, 20);
-  wholeNumber('maxModelLen', o.maxModelLen, 256, 1 << 20);
-
+  const problems = [...taskProblems(tasks, recipe, key, image), ...gateProblems(o.gate, tasks, key), ...numberProblems(o, key)];
+  if (o.enabled === false) return { problems };
   const maxModelLen = o.maxModelLen ?? DEFAULT_MAX_MODEL_LEN;
-  const size = modelSize(recipe.model.name);
-  let placed: { group: TpuPoolGroup; fit: ServingFit } | undefined;
+  const placed = placeEval(recipe, platform, maxModelLen);
   let notice: string | undefined;
-  const cannotRun = (why: string) => {
-    if (o.enabled === true) problems.push(`${o.enabledSource ?? `${key}.enabled`}: the eval step cannot run: ${why}`);
-    else notice = `${recipe.name}: eval step left out: ${why}; set ${key}.enabled to false to silence this`;
-  };
-  if (!size) {
-    cannotRun(`model '${recipe.model.name}' has no row in the model table (jobs/models.ts), so the slice it is served on is unknown`);
-  } else {
-    const singles = platform.tpuGroups.filter((g) => !g.slice.multiHost);
-    const fits = singles.map((g) => ({ group: g, fit: servingFit(size, g.slice, { maxModelLen }) }));
-    placed = fits.filter((f) => f.fit.fits).sort((a, b) => a.group.slice.chips - b.group.slice.chips)[0];
-    if (!placed) {
-      const smallest = singleHostSlices(generationOf(recipe.slice.machineType) ?? 'v6e')
-        .map((s) => servingFit(size, s, { maxModelLen }))
-        .find((f) => f.fits);
-      const have = singles.length > 0 ? singles.map((g) => `${shape(g.slice)} (${fitText(fits.find((f) => f.group === g)!.fit)})`).join(', ') : 'no single-host slice';
-      const need = smallest ? `a single-host ${shape(smallest.slice)} or larger (SINGLE_HOST_RESERVATION=<v6e-8 reservation>, or SINGLE_HOST_CAPACITY=spot|flex-start, adds a v6e-8)` : 'more than one host, which vLLM on TPU does not serve from on GKE';
-      cannotRun(`${recipe.model.name} needs ${need}; infra has ${have}`);
-    }
+  if ('why' in placed) {
+    if (o.enabled === true) problems.push(`${o.enabledSource ?? `${key}.enabled`}: the eval step cannot run: ${placed.why}`);
+    else notice = `${recipe.name}: eval step left out: ${placed.why}; set ${key}.enabled to false to silence this`;
   }
-  if (problems.length > 0 || !placed) return { problems, ...(notice ? { notice } : {}) };
+  if (problems.length > 0 || 'why' in placed) return { problems, ...(notice ? { notice } : {}) };
+  return { problems, plan: resolvePlan(recipe, paths, o, tasks, placed, maxModelLen) };
+}
+
+function resolvePlan(recipe: Recipe, paths: PipelinePaths, o: EvalOptions, tasks: readonly string[], placed: { group: TpuPoolGroup; fit: ServingFit }, maxModelLen: number): EvalPlan {
+  const size = modelSize(recipe.model.name)!;
+  const samples = o.samples ?? DEFAULT_EVAL_SAMPLES;
+  const startSeconds = serverStartSeconds(size);
+  const template = tasks.includes(REASONING_TASK) ? rlTemplatePath(recipe) : undefined;
   return {
-    problems,
-    plan: {
-      tasks,
-      metrics,
-      ...(o.gate ? { gate: { metric: o.gate.metric, minDelta: o.gate.minDelta } } : {}),
-      samples: o.samples ?? DEFAULT_EVAL_SAMPLES,
-      seed: o.seed ?? DEFAULT_EVAL_SEED,
-      image: vllmImage(recipe.model.name),
-      group: placed.group,
-      fit: placed.fit,
-      maxModelLen,
-      baseModel: recipe.model.hfRepo,
-      trainedModel: paths.hfExportDir,
-      evalJson: evalJsonPath(paths),
-      timeoutMinutes: o.timeoutMinutes ?? DEFAULT_EVAL_TIMEOUT_MINUTES,
-      maxRestarts: o.maxRestarts ?? DEFAULT_EVAL_MAX_RESTARTS,
-      ...(tasks.includes(HELDOUT_TASK) ? { heldout: heldoutOf(recipe) } : {}),
-    },
+    tasks,
+    metrics: tasks.flatMap((task) => Object.entries(EVAL_TASKS[task].metrics).map(([metric, higherIsBetter]) => ({ task, metric, higherIsBetter }))),
+    ...(o.gate ? { gate: { metric: o.gate.metric, minDelta: o.gate.minDelta } } : {}),
+    samples,
+    limits: Object.fromEntries(tasks.map((t) => [t, Math.ceil(samples / (EVAL_TASKS[t].leafTasks ?? 1))])),
+    seed: o.seed ?? DEFAULT_EVAL_SEED,
+    image: vllmImage(recipe.model.name),
+    group: placed.group,
+    fit: placed.fit,
+    maxModelLen,
+    baseModel: recipe.model.hfRepo,
+    ...(recipe.model.hfRevision !== undefined ? { baseRevision: recipe.model.hfRevision } : {}),
+    trainedModel: paths.hfExportDir,
+    vllmArgs: servingOf(recipe.model.name)?.vllmArgs ?? [],
+    serverStartSeconds: startSeconds,
+    downloadBytes: weightBytes(size),
+    evalJson: evalJsonPath(paths),
+    // Two server starts plus scoring (DEFAULT_EVAL_TIMEOUT_MINUTES covers the scoring of the default tasks).
+    timeoutMinutes: o.timeoutMinutes ?? Math.max(DEFAULT_EVAL_TIMEOUT_MINUTES, Math.ceil((2 * startSeconds) / 60) + 120),
+    maxRestarts: o.maxRestarts ?? DEFAULT_EVAL_MAX_RESTARTS,
+    ...(tasks.includes(HELDOUT_TASK) ? { heldout: heldoutOf(recipe) } : {}),
+    ...(template ? { reasoning: { templatePath: template, ...RL_TEMPLATES[template] } } : {}),
+    extras: [...new Set(tasks.flatMap((t) => EVAL_TASKS[t].extras ?? []))],
   };
 }
 
-/** The lm-eval task file of the held-out task: the evaluation split's conversations, scored as rolling log-likelihood. */
+/**
+ * The helpers the project's tasks load (`!function utils.<fn>`, lm_eval/utils.py): both render prompts with the base
+ * model's tokenizer at its revision (EVAL_TOKENIZER, EVAL_TOKENIZER_REVISION), so the base and the trained model are
+ * scored on the same text. `reasoning_results` reads the last `<answer>` tag (the end tag may be the stop string, which
+ * vLLM leaves out) and compares numbers, as MaxText's rewards do (utils_rl.py extract_hash_answer: the text after `####`).
+ */
+export function taskUtilsPy(plan: Pick<EvalPlan, 'heldout' | 'reasoning'>): string {
+  return [
+    'import os, re',
+    'from transformers import AutoTokenizer',
+    '_tok = []',
+    'def _tokenizer():',
+    '    if not _tok:',
+    '        _tok.append(AutoTokenizer.from_pretrained(os.environ["EVAL_TOKENIZER"], revision=os.environ.get("EVAL_TOKENIZER_REVISION") or None))',
+    '    return _tok[0]',
+    `HELDOUT_COLUMN = ${JSON.stringify(plan.heldout?.column ?? SFT_DEFAULTS.column)}`,
+    'def heldout_docs(dataset):',
+    '    return dataset.map(lambda d: {"text": _tokenizer().apply_chat_template(d[HELDOUT_COLUMN], tokenize=False)})',
+    `TEMPLATE = ${JSON.stringify(plan.reasoning ? { SYSTEM_PROMPT: plan.reasoning.SYSTEM_PROMPT, TEMPLATE: plan.reasoning.TEMPLATE } : {})}`,
+    `TOKENS = ${JSON.stringify(RL_TOKENS)}`,
+    'def reasoning_docs(dataset):',
+    '    system = TEMPLATE["SYSTEM_PROMPT"].format(**TOKENS)',
+    '    def one(d):',
+    '        content = TEMPLATE["TEMPLATE"].format(system_prompt=system, question=d["question"])',
+    '        prompt = _tokenizer().apply_chat_template([{"role": "user", "content": content}], tokenize=False, add_generation_prompt=True)',
+    '        return {"prompt": prompt, "answer_value": d["answer"].split("####")[-1].strip()}',
+    '    return dataset.map(one)',
+    'def _number(text):',
+    '    try:',
+    '        return float(text.strip().replace(",", "").replace("$", "").rstrip("."))',
+    '    except ValueError:',
+    '        return None',
+    'def reasoning_results(doc, results):',
+    '    found = re.findall(r"<answer>(.*?)(?:</answer>|$)", results[0], re.S)',
+    '    if not found:',
+    '        return {"answer_accuracy": 0.0, "answer_format": 0.0}',
+    '    got, want = _number(found[-1]), _number(doc["answer_value"])',
+    '    return {"answer_accuracy": float(got is not None and want is not None and abs(got - want) < 1e-6), "answer_format": 1.0}',
+  ].join('\n');
+}
+
+/** The lm-eval task file of the held-out task: the evaluation split's conversations in the chat template, scored as rolling log-likelihood. */
 export function heldoutTaskYaml(h: { path: string; split: string; column: string }): string {
   return [
     `task: ${HELDOUT_TASK}`,
     `dataset_path: ${JSON.stringify(h.path)}`,
     `test_split: ${JSON.stringify(h.split)}`,
     'output_type: loglikelihood_rolling',
+    'process_docs: !function utils.heldout_docs',
     'doc_to_text: ""',
-    `doc_to_target: "{% for m in ${h.column} %}{{ m['content'] }}\\n\\n{% endfor %}"`,
+    'doc_to_target: "{{text}}"',
     'metric_list:',
     '  - metric: word_perplexity',
     '  - metric: byte_perplexity',
@@ -242,33 +412,112 @@ export function heldoutTaskYaml(h: { path: string; split: string; column: string
   ].join('\n');
 }
 
-/** The summarising program (python3): both results, eval.json, the EVAL_RESULT line, the gate's exit code. */
-const SUMMARISE = `import glob, json, os, sys
+/** The lm-eval task file of the GRPO task: GSM8K's test split (rl.yml dataset_name, eval_split, hf_subset) in the training template. */
+export function reasoningTaskYaml(): string {
+  return [
+    `task: ${REASONING_TASK}`,
+    'dataset_path: openai/gsm8k',
+    'dataset_name: main',
+    'test_split: test',
+    'output_type: generate_until',
+    'process_docs: !function utils.reasoning_docs',
+    'doc_to_text: "{{prompt}}"',
+    'doc_to_target: "{{answer_value}}"',
+    'generation_kwargs:',
+    `  until: [${JSON.stringify(RL_TOKENS.solution_end_token)}]`,
+    '  max_gen_toks: 1024',
+    '  do_sample: false',
+    '  temperature: 0.0',
+    'process_results: !function utils.reasoning_results',
+    'metric_list:',
+    '  - metric: answer_accuracy',
+    '    aggregation: mean',
+    '    higher_is_better: true',
+    '  - metric: answer_format',
+    '    aggregation: mean',
+    '    higher_is_better: true',
+  ].join('\n');
+}
+
+/** Exit code when the step's own output cannot be trusted or kept (non-finite or missing scores, a partial run, eval.json unwritable). */
+export const EVAL_ERROR_EXIT_CODE = 1;
+
+/**
+ * The summarising program (python3). Fails closed: a task without results, fewer leaf tasks or samples than asked
+ * (a partial run), different sample counts for the two models, a missing metric, NaN or Inf each end the step with
+ * EVAL_ERROR_EXIT_CODE and never pass the gate. The EVAL_RESULT line is printed before eval.json is written, so a
+ * failed write loses nothing; the gate's exit code comes last.
+ */
+const SUMMARISE = `import glob, json, math, os, sys
 spec = json.loads(os.environ["EVAL_SPEC"])
-def scores(which):
-    files = sorted(glob.glob(f"/tmp/eval/{which}/**/results_*.json", recursive=True))
+errors = []
+def results_of(which, task):
+    files = sorted(glob.glob(f"/tmp/eval/{which}/{task}/**/results_*.json", recursive=True))
     if not files:
-        sys.exit(f"no lm_eval results for the {which} model under /tmp/eval/{which}")
-    return json.load(open(files[-1]))["results"]
-base, trained = scores("base"), scores("trained")
+        errors.append(f"no lm_eval results for task {task} of the {which} model (a partial run)")
+        return None
+    return json.load(open(files[-1]))
+def samples_of(which, task, doc):
+    counts = doc.get("n-samples") or {}
+    leaves, limit = spec["leaves"][task], spec["limits"][task]
+    short = [k for k, c in counts.items() if not c.get("effective") or c["effective"] < min(limit, c.get("original") or 0)]
+    if len(counts) < leaves or short:
+        errors.append(f"partial run: the {which} model's {task} scored {len(counts) - len(short)} of {leaves} leaf task(s) in full ({limit} samples each)")
+    return sum((c.get("effective") or 0) for c in counts.values())
+docs, samples = {}, {}
+for which in ("base", "trained"):
+    for task in spec["tasks"]:
+        doc = results_of(which, task)
+        if doc is not None:
+            docs[(which, task)] = doc.get("results", {})
+            samples[(which, task)] = samples_of(which, task, doc)
+for task in spec["tasks"]:
+    if ("base", task) in samples and ("trained", task) in samples and samples[("base", task)] != samples[("trained", task)]:
+        errors.append(f"{task}: the base model was scored on {samples[('base', task)]} samples, the trained one on {samples[('trained', task)]}")
+def score(which, m):
+    leaf = docs.get((which, m["task"]), {})
+    v = leaf.get(m["task"], {}).get(m["metric"])
+    if not isinstance(v, (int, float)) or isinstance(v, bool):
+        if (which, m["task"]) in docs:
+            errors.append(f"lm_eval reported no {m['metric']} for task {m['task']} ({which} model)")
+        return None
+    if not math.isfinite(v):
+        errors.append(f"{which} {m['task']} {m['metric']} is {v}, not a finite number")
+        return None
+    return v
 results = []
 for m in spec["metrics"]:
-    b, t = base.get(m["task"], {}).get(m["metric"]), trained.get(m["task"], {}).get(m["metric"])
-    if not isinstance(b, (int, float)) or not isinstance(t, (int, float)):
-        sys.exit(f"lm_eval reported no {m['metric']} for task {m['task']}")
-    sign = 1 if m["higherIsBetter"] else -1
-    results.append({**m, "base": b, "trained": t, "delta": t - b, "improvement": sign * (t - b)})
+    b, t = score("base", m), score("trained", m)
+    r = {**m, "base": b, "trained": t, "samples": samples.get(("trained", m["task"]))}
+    if b is not None and t is not None:
+        sign = 1 if m["higherIsBetter"] else -1
+        r.update(delta=t - b, improvement=sign * (t - b))
+    results.append(r)
 out = {k: spec[k] for k in ("pipeline", "image", "samples", "seed", "baseModel", "trainedModel", "evalJson")}
+if spec.get("baseRevision"):
+    out["baseRevision"] = spec["baseRevision"]
 out["results"] = results
 gate = spec.get("gate")
 failed = []
 if gate:
-    failed = [r for r in results if r["metric"] == gate["metric"] and r["improvement"] < gate["minDelta"]]
-    out["gate"] = {**gate, "passed": not failed}
-text = json.dumps(out, sort_keys=True)
-with open(os.environ["EVAL_JSON_FILE"], "w") as f:
-    f.write(text + "\\n")
+    gated = [r for r in results if r["metric"] == gate["metric"]]
+    failed = [r for r in gated if r.get("improvement") is None or r["improvement"] < gate["minDelta"]]
+    out["gate"] = {**gate, "passed": bool(gated) and not failed and not errors}
+if errors:
+    out["errors"] = errors
+text = json.dumps(out, sort_keys=True, allow_nan=False)
 print("${EVAL_RESULT_PREFIX}" + text, flush=True)
+for e in errors:
+    print(f"eval: {e}", flush=True)
+if errors:
+    print("eval: the scores cannot be trusted; the gate does not pass", flush=True)
+    sys.exit(${EVAL_ERROR_EXIT_CODE})
+try:
+    with open(os.environ["EVAL_JSON_FILE"], "w") as f:
+        f.write(text + "\\n")
+except OSError as e:
+    print(f"eval: could not write {spec['evalJson']}: {e}; the scores are on the EVAL_RESULT line above", flush=True)
+    sys.exit(${EVAL_ERROR_EXIT_CODE})
 for r in failed:
     print(f"gate failed: {r['task']} {r['metric']} improved {r['improvement']:+.4f} (base {r['base']}, trained {r['trained']}), below minDelta {gate['minDelta']}", flush=True)
 sys.exit(${GATE_EXIT_CODE} if failed else 0)
@@ -281,11 +530,48 @@ export interface EvalScriptInput {
   readonly exportMount?: string;
 }
 
+/** Health polls of a starting server: its start window over the poll interval. */
+export function serverStartPolls(plan: Pick<EvalPlan, 'serverStartSeconds'>): number {
+  return Math.ceil(plan.serverStartSeconds / SERVER_POLL_SECONDS);
+}
+
+/** The `score` shell function: serve $2 as $1, poll its health within the window, run every task, stop it. */
+function scoreFunction(plan: EvalPlan): string[] {
+  const url = `http://127.0.0.1:${VLLM_PORT}`;
+  const polls = serverStartPolls(plan);
+  const tokenizer = `--tokenizer ${shellQuote(plan.baseModel)}${plan.baseRevision ? ` --tokenizer-revision ${shellQuote(plan.baseRevision)}` : ''}`;
+  const serveArgs = [`--port ${VLLM_PORT} --tensor-parallel-size ${plan.fit.tensorParallel} --max-model-len ${plan.maxModelLen} --seed ${plan.seed} ${tokenizer}`, ...plan.vllmArgs.map(shellQuote)].join(' ');
+  const modelArgs = `model=$name,base_url=${url}/v1/completions,tokenizer=${plan.baseModel}${plan.baseRevision ? `,revision=${plan.baseRevision}` : ''},num_concurrent=8,max_retries=3,tokenized_requests=False`;
+  const includes = plan.heldout || plan.reasoning ? ' --include_path /tmp/eval-tasks' : '';
+  return [
+    // $1: served name (base|trained), $2: the model (HF repo or mounted directory), then extra vllm serve arguments.
+    'score() {',
+    '  name="$1"; model="$2"; shift 2',
+    `  echo "eval: serving the $name model ($model); it has ${polls} polls of ${SERVER_POLL_SECONDS}s (${Math.round(plan.serverStartSeconds / 60)} min) to load and compile"`,
+    `  vllm serve "$model" --served-model-name "$name" ${serveArgs} "$@" &`,
+    '  server=$!',
+    '  polls=0',
+    `  until curl -fsS -o /dev/null ${url}${VLLM_HEALTH_PATH}; do`,
+    '    if ! kill -0 "$server" 2>/dev/null; then wait "$server" || true; echo "eval: vllm serve exited before it was ready ($name)"; exit 1; fi',
+    '    polls=$((polls + 1))',
+    `    if [ "$polls" -ge ${polls} ]; then echo "eval: vllm not ready after ${polls} polls (${Math.round(plan.serverStartSeconds / 60)} min) ($name)"; kill "$server"; exit 1; fi`,
+    `    sleep ${SERVER_POLL_SECONDS}`,
+    '  done',
+    ...plan.tasks.map(
+      (task) =>
+        `  lm_eval --model local-completions --model_args "${modelArgs}" --tasks ${task} --limit ${plan.limits[task]} --seed ${plan.seed} --output_path "/tmp/eval/$name/${task}"${includes} ` +
+        `|| { echo "eval: lm_eval failed on ${task} for the $name model"; kill "$server"; exit 1; }`,
+    ),
+    // A server that died after its last task has nothing left to stop: its scores are already written.
+    '  kill "$server" 2>/dev/null || true; wait "$server" || true',
+    '}',
+  ];
+}
+
 /**
- * The eval container's script: install lm-eval, then for the base and the trained model: start `vllm serve`, poll
- * its health endpoint (bounded; a server that exits fails the step), score every task, stop the server; then the
- * summary writes eval.json into the export directory, prints it on one EVAL_RESULT line and exits GATE_EXIT_CODE when
- * the gate fails.
+ * The eval container's script: install lm-eval (with the tasks' extras), write the project's tasks, then for the base
+ * and the trained model: start `vllm serve`, poll its health endpoint within the model's start window (a server that
+ * exits fails the step), score each task, stop the server; then the summary (SUMMARISE).
  */
 export function evalScript(plan: EvalPlan, input: EvalScriptInput): string {
   const mount = input.exportMount ?? EXPORT_MOUNT;
@@ -295,39 +581,29 @@ export function evalScript(plan: EvalPlan, input: EvalScriptInput): string {
     samples: plan.samples,
     seed: plan.seed,
     baseModel: plan.baseModel,
+    ...(plan.baseRevision ? { baseRevision: plan.baseRevision } : {}),
     trainedModel: plan.trainedModel,
     evalJson: plan.evalJson,
+    tasks: plan.tasks,
+    limits: plan.limits,
+    leaves: Object.fromEntries(plan.tasks.map((t) => [t, EVAL_TASKS[t].leafTasks ?? 1])),
     metrics: plan.metrics,
     ...(plan.gate ? { gate: plan.gate } : {}),
   };
-  const url = `http://127.0.0.1:${VLLM_PORT}`;
-  const serveArgs = `--port ${VLLM_PORT} --tensor-parallel-size ${plan.fit.tensorParallel} --max-model-len ${plan.maxModelLen} --seed ${plan.seed} --tokenizer ${shellQuote(plan.baseModel)}`;
-  const lmEval =
-    `lm_eval --model local-completions --model_args "model=$1,base_url=${url}/v1/completions,tokenizer=${plan.baseModel},num_concurrent=8,max_retries=3,tokenized_requests=False" ` +
-    `--tasks ${plan.tasks.join(',')} --limit ${plan.samples} --seed ${plan.seed} --output_path "/tmp/eval/$1"` +
-    (plan.heldout ? ' --include_path /tmp/eval-tasks' : '');
+  const pkg = shellQuote(`lm_eval[${['api', ...plan.extras].join(',')}]==${LM_EVAL_VERSION}`);
+  const taskFiles = [
+    ...(plan.heldout ? [`cat > /tmp/eval-tasks/${HELDOUT_TASK}.yaml <<'TASK'`, heldoutTaskYaml(plan.heldout), 'TASK'] : []),
+    ...(plan.reasoning ? [`cat > /tmp/eval-tasks/${REASONING_TASK}.yaml <<'TASK'`, reasoningTaskYaml(), 'TASK'] : []),
+  ];
   return [
     'set -eu',
     `${HF_TOKEN_ENV}="$(cat ${HF_TOKEN_FILE})"`,
     `export ${HF_TOKEN_ENV}`,
-    `pip install --no-cache-dir 'lm_eval[api]==${LM_EVAL_VERSION}' || { sleep 30; pip install --no-cache-dir 'lm_eval[api]==${LM_EVAL_VERSION}'; }`,
-    ...(plan.heldout ? ['mkdir -p /tmp/eval-tasks', `cat > /tmp/eval-tasks/${HELDOUT_TASK}.yaml <<'TASK'`, heldoutTaskYaml(plan.heldout), 'TASK'] : []),
-    // $1: served name (base|trained), $2: the model (HF repo or mounted directory).
-    'score() {',
-    `  echo "eval: serving the $1 model ($2)"`,
-    `  vllm serve "$2" --served-model-name "$1" ${serveArgs} &`,
-    '  server=$!',
-    '  polls=0',
-    `  until curl -fsS -o /dev/null ${url}${VLLM_HEALTH_PATH}; do`,
-    '    if ! kill -0 "$server" 2>/dev/null; then wait "$server" || true; echo "eval: vllm serve exited before it was ready ($1)"; exit 1; fi',
-    '    polls=$((polls + 1))',
-    `    if [ "$polls" -ge ${SERVER_START_POLLS} ]; then echo "eval: vllm not ready after ${SERVER_START_POLLS} polls ($1)"; kill "$server"; exit 1; fi`,
-    `    sleep ${SERVER_POLL_SECONDS}`,
-    '  done',
-    `  ${lmEval}`,
-    '  kill "$server"; wait "$server" || true',
-    '}',
-    `score base ${shellQuote(plan.baseModel)}`,
+    `export EVAL_TOKENIZER=${shellQuote(plan.baseModel)} EVAL_TOKENIZER_REVISION=${shellQuote(plan.baseRevision ?? '')}`,
+    `pip install --no-cache-dir ${pkg} || { sleep 30; pip install --no-cache-dir ${pkg}; }`,
+    ...(taskFiles.length > 0 ? ['mkdir -p /tmp/eval-tasks', "cat > /tmp/eval-tasks/utils.py <<'UTILS'", taskUtilsPy(plan), 'UTILS', ...taskFiles] : []),
+    ...scoreFunction(plan),
+    `score base ${shellQuote(plan.baseModel)}${plan.baseRevision ? ` --revision ${shellQuote(plan.baseRevision)}` : ''}`,
     `score trained ${shellQuote(mount)}`,
     `export EVAL_SPEC=${shellQuote(JSON.stringify(spec))}`,
     `export EVAL_JSON_FILE=${shellQuote(`${mount}/eval.json`)}`,
@@ -342,12 +618,17 @@ function bucketDir(gsPath: string): string {
   return gsPath.replace(/^gs:\/\/[^/]+\//, '').replace(/\/$/, '');
 }
 
+/** The node disk the base model's download needs: its weights plus 10 GiB of tokenizer, caches and logs, as an ephemeral-storage request. */
+export function downloadRequest(plan: Pick<EvalPlan, 'downloadBytes'>): string {
+  return `${Math.ceil(plan.downloadBytes / 2 ** 30) + 10}Gi`;
+}
+
 /** The eval JobSet: one pod on the plan's single-host slice, the export directory mounted read-write (eval.json). */
 export function evalJobSet(common: JobSetCommon, plan: EvalPlan, platform: Platform, pipeline: string): BuiltJobSet {
   const withFuse: JobSetCommon = { ...common, pod: { ...common.pod, annotations: { [GCSFUSE_ANNOTATION]: 'true' } } };
   return singleHostTpuJobSet(
     withFuse,
-    { image: plan.image, script: evalScript(plan, { pipeline }) },
+    { image: plan.image, script: evalScript(plan, { pipeline }), resources: { requests: { 'ephemeral-storage': downloadRequest(plan) } } },
     plan.group.slice,
     {
       volumes: [
@@ -369,7 +650,9 @@ export const EVAL_OUTPUT = 'eval_gate';
 
 /** One line per gate for the review and the docs: `gate: exact_match,strict-match must improve by at least 0`. */
 export function gateText(plan: EvalPlan): string {
-  const what = `${plan.tasks.join(', ')} (${plan.samples} samples, seed ${plan.seed}) on ${plan.group.slice.acceleratorType}, base ${plan.baseModel} vs the export`;
+  const count = (t: string) => ((EVAL_TASKS[t].leafTasks ?? 1) > 1 ? `${t}: ${plan.limits[t]} per subtask x ${EVAL_TASKS[t].leafTasks}` : `${t}: ${plan.limits[t]}`);
+  const base = `${plan.baseModel}${plan.baseRevision ? `@${plan.baseRevision}` : ''}`;
+  const what = `${plan.tasks.join(', ')} (samples ${plan.tasks.map(count).join(', ')}; seed ${plan.seed}) on ${plan.group.slice.acceleratorType}, base ${base} vs the export`;
   return plan.gate
     ? `${what}; gate: ${plan.gate.metric} must improve by at least ${plan.gate.minDelta} over the base model, else the pipeline fails`
     : `${what}; no gate: the scores are recorded, the pipeline does not fail on them`;

@@ -491,9 +491,14 @@ export function trainInvocation({ recipe, paths }: CommandContext): Invocation {
  */
 export function toHfInvocation({ recipe, paths }: CommandContext): Invocation {
   const step = recipe.toHf;
-  // A LoRA run exports its adapter: to_huggingface's "Adapter" mode reads `lora.lora_restore_path` alone.
+  // A LoRA run exports a merged model: to_huggingface's "Merged" mode (both `load_parameters_path`, the base, and
+  // `lora.lora_restore_path`, the trained adapter) writes W + A·B·(alpha/rank) as a full Hugging Face model
+  // (maxtext-v0.2.4 to_huggingface.py module docstring, _transform_weights_to_full_model). "Adapter" mode (the
+  // restore path alone) would write PEFT files that neither the eval step nor the serve stack can run: the pinned
+  // image serves LoRA only on its vLLM-PyTorch path (jobs/vllm.ts VLLM_IMAGES loraOnJaxPath).
   const source: Array<readonly [string, ArgValue]> = step.lora
     ? [
+        ['load_parameters_path', paths.maxtextCheckpoint],
         ['lora.lora_restore_path', paths.trainedCheckpoint],
         ['lora.lora_rank', step.lora.rank],
         ['lora.lora_alpha', step.lora.alpha],

@@ -208,3 +208,71 @@ export function hfRepoProblem(key: string, repo: string, architecture?: string):
     `(a fine-tune), declare its architecture from its config.json with hfArchitecture`
   );
 }
+
+/**
+ * The serveability column: how the serving image (jobs/vllm.ts VLLM_IMAGES) loads each key's export, kept apart
+ * from the rows above. `exportArchitecture` is what to_huggingface writes into config.json at maxtext-v0.2.4:
+ * `HF_MODEL_CONFIGS[key].architectures`, replaced by transformers' causal-LM mapping for the config's model_type
+ * when it has one (checkpoint_conversion/utils/utils.py save_config_file). With `use_multimodal` false (its default,
+ * configs/base.yml) to_huggingface drops every `vision_encoder` weight and writes no processor
+ * (to_huggingface.py main), but the config keeps its `vision_config`: a Gemma export declares a multimodal class it
+ * has no weights for.
+ */
+export interface ServingRow {
+  /** `architectures[0]` of the export's config.json. */
+  readonly exportArchitecture: string;
+  /** The class the image builds for it, after `vllmArgs`. */
+  readonly servedArchitecture: string;
+  /** `vllm serve` arguments the export needs (both the eval step and the serve stack pass them). @default - none */
+  readonly vllmArgs?: readonly string[];
+  /** Why the pinned image cannot serve the export: eval and serve are refused at synth with it. @default - servable */
+  readonly unservable?: string;
+  readonly source: string;
+}
+
+const GEMMA4_TEXT_ONLY = {
+  exportArchitecture: 'Gemma4ForConditionalGeneration',
+  servedArchitecture: 'Gemma4ForCausalLM',
+  // vLLM's --hf-overrides replaces config.architectures; tpu-inference (11250b4 models/jax/gemma4.py) Gemma4ForCausalLM
+  // reads hf_config.text_config (the nested config MaxText writes) and skips weights named vision/audio/multi_modal.
+  vllmArgs: ['--hf-overrides', '{"architectures":["Gemma4ForCausalLM"]}'],
+  source:
+    'maxtext-v0.2.4 hf_model_configs.py gemma4_*_dict (Gemma4ForConditionalGeneration, text_config + vision_config); ' +
+    'tpu-inference 11250b4 model_loader.py _MODEL_REGISTRY["Gemma4ForCausalLM"] (#3070, 4d1b99c90), models/jax/gemma4.py load_weights skip_substrs',
+} as const;
+const GEMMA3_UNSERVABLE = {
+  exportArchitecture: 'Gemma3ForConditionalGeneration',
+  servedArchitecture: 'Gemma3ForConditionalGeneration',
+  unservable:
+    'its export (MaxText maxtext-v0.2.4 to_huggingface) declares Gemma3ForConditionalGeneration with a vision_config but ' +
+    'holds no vision weights; tpu-inference 11250b4 registers no JAX Gemma 3 class, so the image builds vLLM\'s PyTorch ' +
+    'Gemma3ForConditionalGeneration with its vision tower, whose weights are missing (deduced, not run)',
+  source: 'maxtext-v0.2.4 hf_model_configs.py gemma3_*_config; tpu-inference 11250b4 model_loader.py _MODEL_REGISTRY (no Gemma3)',
+} as const;
+const plain = (architecture: string, path: 'JAX' | 'torchax'): ServingRow => ({
+  exportArchitecture: architecture,
+  servedArchitecture: architecture,
+  source:
+    `maxtext-v0.2.4 hf_model_configs.py (${architecture}); tpu-inference 11250b4 model_loader.py ` +
+    (path === 'JAX' ? '_MODEL_REGISTRY' : '_VLLM_PREFERRED_ARCHITECTURES -> vLLM\'s PyTorch class through torchax'),
+});
+
+export const SERVING: Readonly<Record<string, ServingRow>> = {
+  'qwen3-30b-a3b': plain('Qwen3MoeForCausalLM', 'torchax'),
+  'qwen3-235b-a22b': plain('Qwen3MoeForCausalLM', 'torchax'),
+  'qwen3-8b': plain('Qwen3ForCausalLM', 'JAX'),
+  'qwen3-14b': plain('Qwen3ForCausalLM', 'JAX'),
+  'qwen3-32b': plain('Qwen3ForCausalLM', 'JAX'),
+  'gemma4-26b': GEMMA4_TEXT_ONLY,
+  'gemma4-31b': GEMMA4_TEXT_ONLY,
+  'gemma3-12b': GEMMA3_UNSERVABLE,
+  'gemma3-27b': GEMMA3_UNSERVABLE,
+  'llama3.1-8b-Instruct': plain('LlamaForCausalLM', 'JAX'),
+  'llama3.1-8b': plain('LlamaForCausalLM', 'JAX'),
+  'llama3.1-70b': plain('LlamaForCausalLM', 'JAX'),
+};
+
+/** The serveability of a key, or undefined when the table has no row for it. */
+export function servingOf(key: string): ServingRow | undefined {
+  return Object.prototype.hasOwnProperty.call(SERVING, key) ? SERVING[key] : undefined;
+}

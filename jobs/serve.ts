@@ -19,9 +19,10 @@ import { Capacity, capacityOf, CapacityType, reservationProblem } from './capaci
 import { GCSFUSE_ANNOTATION, GCSFUSE_DRIVER } from './eval';
 import { compact, pullPolicy } from './jobset';
 import { shellQuote } from './maxtext';
-import { modelSize } from './models';
+import { modelSize, servingOf } from './models';
+import { specKey } from './spec-key';
 import { TPU_TOLERATION, TpuSlice, generationOf } from './tpu';
-import { DEFAULT_MAX_MODEL_LEN, DEFAULT_SERVE_SEQUENCES, fitText, ServingFit, smallestServingSlice, VLLM_HEALTH_PATH, VLLM_PORT, vllmImage } from './vllm';
+import { DEFAULT_MAX_MODEL_LEN, DEFAULT_SERVE_SEQUENCES, fitText, serverStartSeconds, ServingFit, smallestServingSlice, VLLM_HEALTH_PATH, VLLM_PORT, VLLM_TPU_IMAGE, vllmImage } from './vllm';
 
 /** `pipelines.<name>.serve` as config/ hands it down. */
 export interface ServeOptions {
@@ -69,17 +70,55 @@ export interface ServePlan {
   readonly deployment: Record<string, unknown>;
   readonly service: Record<string, unknown>;
   readonly smokeJob: Record<string, unknown>;
-  /** The smoke Job's name: `<pipeline>-serve-smoke`. */
+  /**
+   * The smoke Job's name: `<pipeline>-serve-smoke-<revision>`. It changes with the Deployment's content, so a retrain
+   * (a new export path) or any other change of the server replaces the Job and the deploy waits for a new smoke test.
+   */
   readonly smokeJobName: string;
+  /** 12 hex digits of the Deployment's content (specKey), in the smoke Job's name and on both as SERVE_REVISION_LABEL. */
+  readonly revision: string;
+  /** Seconds the startup probe allows the server (period x failureThreshold), from the model (serverStartSeconds). */
+  readonly startupSeconds: number;
+  /** The smoke Job's activeDeadlineSeconds: scheduling, the startup window, and one last attempt. */
+  readonly smokeDeadlineSeconds: number;
+  /** Chat-completion attempts of the smoke test: the window over SMOKE_RETRY_SECONDS. */
+  readonly smokeAttempts: number;
+  /** Minutes the deploy waits for the smoke Job (its deadline plus a margin): the stack's Manifest timeouts. */
+  readonly waitMinutes: number;
+  /** The object the deploy checks before the Deployment changes: `<export dir>/config.json` in the bucket. */
+  readonly exportConfigObject: { readonly bucket: string; readonly name: string };
 }
 
 /** Where the export is mounted in the server pod. */
 export const MODEL_MOUNT = '/models/export';
-/** Chat-completion attempts of the smoke test, and the seconds between them. */
-export const SMOKE_ATTEMPTS = 30;
+/** Seconds between the smoke test's attempts (a refused connection fails at once, so an attempt takes about this long). */
 export const SMOKE_RETRY_SECONDS = 20;
-/** How long the deploy waits for the smoke test (model load + compile included), minutes. */
-export const SMOKE_WAIT_MINUTES = 60;
+/** curl's `-m` of one smoke attempt: the longest one chat completion may take once the server answers. */
+export const SMOKE_REQUEST_SECONDS = 120;
+/** The startup probe's period (tpu-inference deploy-cpu-offload.yaml: 30 s); its failureThreshold comes from the model. */
+export const STARTUP_PROBE_PERIOD_SECONDS = 30;
+/**
+ * Minutes from the Deployment's creation to the server's process starting: the pod scheduled onto the pool's node
+ * (created before the Deployment) and the image pulled (planning figure; only a real node shows it).
+ */
+export const SERVE_SCHEDULE_MINUTES = 10;
+/** Minutes the deploy's wait outlasts the smoke Job's deadline, so the Job's own end is what the wait sees. */
+export const SMOKE_WAIT_MARGIN_MINUTES = 5;
+/** The label carrying the Deployment's content revision on the Deployment and its smoke Job. */
+export const SERVE_REVISION_LABEL = 'tpu-post-training/serve-revision';
+
+/** The startup probe's failureThreshold for a model: its start window (serverStartSeconds) in probe periods. */
+export function startupFailureThreshold(startSeconds: number): number {
+  return Math.ceil(startSeconds / STARTUP_PROBE_PERIOD_SECONDS);
+}
+
+/** The smoke test's window from the startup probe's: scheduling, then every second the probe allows, then one last request. */
+export function smokeWindow(startupSeconds: number): { deadlineSeconds: number; attempts: number; waitMinutes: number } {
+  const window = SERVE_SCHEDULE_MINUTES * 60 + startupSeconds;
+  const deadlineSeconds = window + SMOKE_REQUEST_SECONDS + SMOKE_RETRY_SECONDS;
+  return { deadlineSeconds, attempts: Math.ceil(window / SMOKE_RETRY_SECONDS) + 1, waitMinutes: Math.ceil(deadlineSeconds / 60) + SMOKE_WAIT_MARGIN_MINUTES };
+}
+
 /**
  * The smoke Job's wait ends on its first condition, success or failure. The Job controller adds conditions only when a
  * Job ends (or is suspended, which this Job never is): `SuccessCriteriaMet` then `Complete`, or `FailureTarget` then
@@ -179,18 +218,18 @@ export function modelPathOf(deployment: unknown): string | undefined {
 }
 
 /** The smoke test: one chat completion against the Service, retried while the server loads; exit 1 after the last. */
-export function smokeScript(endpoint: string, model: string): string {
+export function smokeScript(endpoint: string, model: string, attempts: number): string {
   const body = JSON.stringify({ model, messages: [{ role: 'user', content: 'Reply with OK.' }], max_tokens: 8 });
   return [
     'set -u',
-    `for attempt in $(seq 1 ${SMOKE_ATTEMPTS}); do`,
-    `  if out="$(curl -fsS -m 120 -H 'Content-Type: application/json' -d ${shellQuote(body)} ${endpoint}/v1/chat/completions)" && printf '%s' "$out" | grep -q '"choices"'; then`,
+    `for attempt in $(seq 1 ${attempts}); do`,
+    `  if out="$(curl -fsS -m ${SMOKE_REQUEST_SECONDS} -H 'Content-Type: application/json' -d ${shellQuote(body)} ${endpoint}/v1/chat/completions)" && printf '%s' "$out" | grep -q '"choices"'; then`,
     '    echo "smoke test passed: $out"; exit 0',
     '  fi',
-    `  echo "smoke test: attempt $attempt of ${SMOKE_ATTEMPTS} got no chat completion; retrying in ${SMOKE_RETRY_SECONDS}s"`,
+    `  echo "smoke test: attempt $attempt of ${attempts} got no chat completion; retrying in ${SMOKE_RETRY_SECONDS}s"`,
     `  sleep ${SMOKE_RETRY_SECONDS}`,
     'done',
-    `echo "smoke test failed: no chat completion from ${endpoint} after ${SMOKE_ATTEMPTS} attempts"`,
+    `echo "smoke test failed: no chat completion from ${endpoint} after ${attempts} attempts"`,
     'exit 1',
   ].join('\n');
 }
@@ -199,53 +238,128 @@ function probe(periodSeconds: number, failureThreshold: number, timeoutSeconds: 
   return { httpGet: { path: VLLM_HEALTH_PATH, port: VLLM_PORT }, periodSeconds, timeoutSeconds, failureThreshold };
 }
 
-/** The serve plan of a pipeline, or the problems (exit 1 at synth). */
-export function planServe(
-  input: { pipeline: string; clusterName: string; namespace: string; model: string; modelPath?: string; trainingMachineType: string; bucket: string; cpuPool: string },
-  options: ServeOptions,
-  source: string,
-): { plan?: ServePlan; problems: string[] } {
-  const key = `${source}.serve`;
+/** What planServe reads of the pipeline. */
+export interface ServeInput {
+  readonly pipeline: string;
+  /** The cluster: it names the server's identities (serveIdentityOf). */
+  readonly clusterName: string;
+  readonly namespace: string;
+  readonly model: string;
+  /** @default - the pipeline exports nothing */
+  readonly modelPath?: string;
+  readonly trainingMachineType: string;
+  readonly bucket: string;
+  readonly cpuPool: string;
+}
+
+/** The options' and the model's problems, each naming its key. */
+function serveProblems(input: ServeInput, options: ServeOptions, key: string): string[] {
   const problems: string[] = [];
   if (input.modelPath === undefined) problems.push(`${key}.enabled: ${input.pipeline} exports nothing (it has no to-hf step), so there is nothing to serve`);
+  const unservable = servingOf(input.model)?.unservable;
+  if (unservable) problems.push(`${key}.enabled: ${VLLM_TPU_IMAGE} cannot serve ${input.model}: ${unservable}`);
   const maxModelLen = options.maxModelLen ?? DEFAULT_MAX_MODEL_LEN;
   const sequences = options.sequences ?? DEFAULT_SERVE_SEQUENCES;
   if (!(Number.isInteger(maxModelLen) && maxModelLen >= 256 && maxModelLen <= 1 << 20)) problems.push(`${key}.maxModelLen must be a whole number from 256 to 1048576, got ${maxModelLen}`);
   if (!(Number.isInteger(sequences) && sequences >= 1 && sequences <= 1024)) problems.push(`${key}.sequences must be a whole number from 1 to 1024, got ${sequences}`);
-  const cap = capacityOf(options.capacity ?? DEFAULT_SERVE_CAPACITY.type, options.reservation);
-  if ('problem' in cap) problems.push(`${key}.${options.capacity === undefined || options.capacity === 'reservation' ? 'reservation' : 'capacity'}: ${cap.problem}`);
   const reservationBad = options.reservation ? reservationProblem(options.reservation) : undefined;
   if (reservationBad) problems.push(`${key}.reservation: ${reservationBad}`);
-  const generation = generationOf(input.trainingMachineType) ?? 'v6e';
-  const sized = smallestServingSlice(input.model, modelSize(input.model), generation, { maxModelLen, sequences });
-  if ('problem' in sized) problems.push(`${key}: ${sized.problem}`);
-  const { stack, name, smokeJobName, poolName } = serveNames(input.pipeline);
-  const { gsaId, ksaName } = serveIdentityOf(input.clusterName, input.pipeline);
+  const { poolName } = serveNames(input.pipeline);
   if (poolName.length > POOL_NAME_MAX) problems.push(`${key}: node pool name '${poolName}' is ${poolName.length} characters, over the ${POOL_NAME_MAX} GKE allows`);
-  if (problems.length > 0 || 'problem' in sized || 'problem' in cap) return { problems };
-  const fit = sized.fit;
-  const slice = fit.slice;
+  return problems;
+}
+
+/** The serve plan of a pipeline, or the problems (exit 1 at synth). */
+export function planServe(input: ServeInput, options: ServeOptions, source: string): { plan?: ServePlan; problems: string[] } {
+  const key = `${source}.serve`;
+  const problems = serveProblems(input, options, key);
+  const cap = capacityOf(options.capacity ?? DEFAULT_SERVE_CAPACITY.type, options.reservation);
+  if ('problem' in cap) problems.push(`${key}.${options.capacity === undefined || options.capacity === 'reservation' ? 'reservation' : 'capacity'}: ${cap.problem}`);
+  const maxModelLen = options.maxModelLen ?? DEFAULT_MAX_MODEL_LEN;
+  const size = modelSize(input.model);
+  const sized = smallestServingSlice(input.model, size, generationOf(input.trainingMachineType) ?? 'v6e', { maxModelLen, sequences: options.sequences ?? DEFAULT_SERVE_SEQUENCES });
+  if ('problem' in sized) problems.push(`${key}: ${sized.problem}`);
+  if (problems.length > 0 || 'problem' in sized || 'problem' in cap || !size) return { problems };
+  const names = { ...serveNames(input.pipeline), ...serveIdentityOf(input.clusterName, input.pipeline) };
   const modelPath = input.modelPath!;
-  const image = vllmImage(input.model);
-  const endpoint = `http://${name}.${input.namespace}.svc.cluster.local:${VLLM_PORT}`;
-  const labels = { 'app.kubernetes.io/part-of': 'tpu-post-training', 'tpu-post-training/pipeline': input.pipeline, [SERVE_LABEL]: name };
   const onlyDir = modelPath.replace(/^gs:\/\/[^/]+\//, '').replace(/\/$/, '');
+  const endpoint = `http://${names.name}.${input.namespace}.svc.cluster.local:${VLLM_PORT}`;
+  const labels = { 'app.kubernetes.io/part-of': 'tpu-post-training', 'tpu-post-training/pipeline': input.pipeline, [SERVE_LABEL]: names.name };
+  const startupSeconds = startupFailureThreshold(serverStartSeconds(size)) * STARTUP_PROBE_PERIOD_SECONDS;
+  const built = { input, names, fit: sized.fit, maxModelLen, onlyDir, labels, startupSeconds };
+  const body = deploymentOf(built);
+  const revision = specKey(body);
+  const deployment = { ...body, metadata: { ...(body.metadata as object), labels: { ...labels, [SERVE_REVISION_LABEL]: revision } } };
+  const smokeJobName = `${names.smokeJobName}-${revision}`;
+  const window = smokeWindow(startupSeconds);
   const internal = options.internalLoadBalancer === true;
-  const deployment = compact({
+  return {
+    problems,
+    plan: {
+      stack: names.stack,
+      pipeline: input.pipeline,
+      namespace: input.namespace,
+      name: names.name,
+      poolName: names.poolName,
+      slice: sized.fit.slice,
+      fit: sized.fit,
+      capacity: cap.capacity,
+      modelPath,
+      servedModelName: input.pipeline,
+      image: vllmImage(input.model),
+      maxModelLen,
+      endpoint,
+      internalLoadBalancer: internal,
+      gsaId: names.gsaId,
+      ksaName: names.ksaName,
+      readCondition: exportReadCondition(input.bucket, onlyDir),
+      deployment,
+      service: serviceOf(input.namespace, names.name, labels, internal),
+      smokeJob: smokeJobOf(input, smokeJobName, { ...labels, [SERVE_REVISION_LABEL]: revision }, endpoint, window),
+      smokeJobName,
+      revision,
+      startupSeconds,
+      smokeDeadlineSeconds: window.deadlineSeconds,
+      smokeAttempts: window.attempts,
+      waitMinutes: window.waitMinutes,
+      exportConfigObject: { bucket: input.bucket, name: `${onlyDir}/config.json` },
+    },
+  };
+}
+
+interface Built {
+  readonly input: ServeInput;
+  readonly names: ReturnType<typeof serveNames> & ReturnType<typeof serveIdentityOf>;
+  readonly fit: ServingFit;
+  readonly maxModelLen: number;
+  readonly onlyDir: string;
+  readonly labels: Record<string, string>;
+  readonly startupSeconds: number;
+}
+
+/**
+ * The vLLM Deployment. `Recreate`: the slice has one host and the server takes every chip, so a second pod could not
+ * start while the first runs; the endpoint has no ready server while the new one loads (docs/pipelines.md "Serving").
+ */
+function deploymentOf(b: Built): Record<string, unknown> {
+  const { input, names, fit, labels } = b;
+  const slice = fit.slice;
+  const image = vllmImage(input.model);
+  const vllmArgs = servingOf(input.model)?.vllmArgs ?? [];
+  return compact({
     apiVersion: 'apps/v1',
     kind: 'Deployment',
-    metadata: { name, namespace: input.namespace, labels },
+    metadata: { name: names.name, namespace: input.namespace, labels },
     spec: {
       replicas: 1,
-      // One server per slice: the old pod frees the chips before the new one starts.
       strategy: { type: 'Recreate' },
-      selector: { matchLabels: { [SERVE_LABEL]: name } },
+      selector: { matchLabels: { [SERVE_LABEL]: names.name } },
       template: {
         metadata: { labels, annotations: { [GCSFUSE_ANNOTATION]: 'true' } },
         spec: {
-          serviceAccountName: ksaName,
-          nodeSelector: { ...slice.nodeSelector, 'cloud.google.com/gke-nodepool': poolName, [SERVE_LABEL]: name },
-          tolerations: [{ ...TPU_TOLERATION }, { ...servePoolTaint(name), operator: 'Equal', effect: 'NoSchedule' }],
+          serviceAccountName: names.ksaName,
+          nodeSelector: { ...slice.nodeSelector, 'cloud.google.com/gke-nodepool': names.poolName, [SERVE_LABEL]: names.name },
+          tolerations: [{ ...TPU_TOLERATION }, { ...servePoolTaint(names.name), operator: 'Equal', effect: 'NoSchedule' }],
           terminationGracePeriodSeconds: 60,
           containers: [
             {
@@ -253,10 +367,10 @@ export function planServe(
               image,
               imagePullPolicy: pullPolicy(image),
               command: ['vllm', 'serve', MODEL_MOUNT],
-              args: ['--served-model-name', input.pipeline, '--port', String(VLLM_PORT), '--tensor-parallel-size', String(fit.tensorParallel), '--max-model-len', String(maxModelLen)],
+              args: ['--served-model-name', input.pipeline, '--port', String(VLLM_PORT), '--tensor-parallel-size', String(fit.tensorParallel), '--max-model-len', String(b.maxModelLen), ...vllmArgs],
               ports: [{ name: 'http', containerPort: VLLM_PORT }],
               resources: { requests: { 'google.com/tpu': String(slice.chipsPerVm) }, limits: { 'google.com/tpu': String(slice.chipsPerVm) } },
-              startupProbe: probe(30, 120, 5),
+              startupProbe: probe(STARTUP_PROBE_PERIOD_SECONDS, b.startupSeconds / STARTUP_PROBE_PERIOD_SECONDS, 5),
               readinessProbe: probe(5, 3, 2),
               livenessProbe: probe(10, 3, 5),
               volumeMounts: [
@@ -271,7 +385,7 @@ export function planServe(
               csi: {
                 driver: GCSFUSE_DRIVER,
                 readOnly: true,
-                volumeAttributes: { bucketName: input.bucket, mountOptions: `implicit-dirs,only-dir=${onlyDir},${SERVE_FUSE_ACCESS.mountOption}`, ...SERVE_FUSE_ACCESS.volumeAttribute },
+                volumeAttributes: { bucketName: input.bucket, mountOptions: `implicit-dirs,only-dir=${b.onlyDir},${SERVE_FUSE_ACCESS.mountOption}`, ...SERVE_FUSE_ACCESS.volumeAttribute },
               },
             },
             { name: 'dshm', emptyDir: { medium: 'Memory' } },
@@ -280,55 +394,36 @@ export function planServe(
       },
     },
   });
-  const service = compact({
+}
+
+function serviceOf(namespace: string, name: string, labels: Record<string, string>, internal: boolean): Record<string, unknown> {
+  return compact({
     apiVersion: 'v1',
     kind: 'Service',
-    metadata: { name, namespace: input.namespace, labels, ...(internal ? { annotations: { [INTERNAL_LB_ANNOTATION]: 'Internal' } } : {}) },
+    metadata: { name, namespace, labels, ...(internal ? { annotations: { [INTERNAL_LB_ANNOTATION]: 'Internal' } } : {}) },
     spec: { type: internal ? 'LoadBalancer' : 'ClusterIP', selector: { [SERVE_LABEL]: name }, ports: [{ name: 'http', port: VLLM_PORT, targetPort: VLLM_PORT, protocol: 'TCP' }] },
   });
-  const smokeJob = compact({
+}
+
+function smokeJobOf(input: ServeInput, name: string, labels: Record<string, string>, endpoint: string, window: { deadlineSeconds: number; attempts: number }): Record<string, unknown> {
+  const image = vllmImage(input.model);
+  return compact({
     apiVersion: 'batch/v1',
     kind: 'Job',
-    metadata: { name: smokeJobName, namespace: input.namespace, labels },
+    metadata: { name, namespace: input.namespace, labels },
     spec: {
       backoffLimit: 0,
-      activeDeadlineSeconds: SMOKE_WAIT_MINUTES * 60,
+      activeDeadlineSeconds: window.deadlineSeconds,
       template: {
         metadata: { labels },
         spec: {
           restartPolicy: 'Never',
           nodeSelector: { 'cloud.google.com/gke-nodepool': input.cpuPool },
-          containers: [{ name: 'smoke', image, imagePullPolicy: pullPolicy(image), command: ['/bin/bash', '-c', smokeScript(endpoint, input.pipeline)] }],
+          containers: [{ name: 'smoke', image, imagePullPolicy: pullPolicy(image), command: ['/bin/bash', '-c', smokeScript(endpoint, input.pipeline, window.attempts)] }],
         },
       },
     },
   });
-  return {
-    problems,
-    plan: {
-      stack,
-      pipeline: input.pipeline,
-      namespace: input.namespace,
-      name,
-      poolName,
-      slice,
-      fit,
-      capacity: cap.capacity,
-      modelPath,
-      servedModelName: input.pipeline,
-      image,
-      maxModelLen,
-      endpoint,
-      internalLoadBalancer: internal,
-      gsaId,
-      ksaName,
-      readCondition: exportReadCondition(input.bucket, onlyDir),
-      deployment,
-      service,
-      smokeJob,
-      smokeJobName,
-    },
-  };
 }
 
 /** What the deploy prints when the smoke test ended without a chat completion: what to read, how to retry. */
@@ -339,6 +434,15 @@ export function smokeFailureMessage(plan: ServePlan): string {
     `Read its log: kubectl logs -n ${plan.namespace} job/${job} ; the server's: kubectl logs -n ${plan.namespace} deployment/${plan.name} ; ` +
     `readiness: npm run status -- ${plan.stack}. After the fix, run the smoke test again: ` +
     `kubectl delete job -n ${plan.namespace} ${job} && npm run deploy -- ${plan.stack}`
+  );
+}
+
+/** What the deploy prints when the export has no config.json: the pipeline has not exported it (yet). */
+export function exportMissingMessage(plan: ServePlan): string {
+  const object = `gs://${plan.exportConfigObject.bucket}/${plan.exportConfigObject.name}`;
+  return (
+    `${plan.stack}: the export ${plan.modelPath} has no config.json (${object}), so the server would not start; nothing was changed. ` +
+    `Deploy the serve stack after ${plan.pipeline}'s to-hf step has written it: npm run status -- ${plan.pipeline}`
   );
 }
 

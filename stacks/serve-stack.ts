@@ -7,6 +7,7 @@
 import { Construct } from 'constructs';
 import { TerraformOutput, TerraformStack } from 'cdktf';
 import { GoogleProvider } from '@cdktf/provider-google/lib/provider';
+import { DataGoogleStorageBucketObject } from '@cdktf/provider-google/lib/data-google-storage-bucket-object';
 import { ServiceAccount } from '@cdktf/provider-google/lib/service-account';
 import { ServiceAccountIamMember } from '@cdktf/provider-google/lib/service-account-iam-member';
 import { StorageBucketIamMember } from '@cdktf/provider-google/lib/storage-bucket-iam-member';
@@ -18,7 +19,7 @@ import { kubernetesProviderAccess } from '../constructs/cluster-access';
 import { GkeCluster } from '../constructs/gke-cluster';
 import { TpuSlicePool } from '../constructs/tpu-slice-pool';
 import { Platform, workloadIdentityMember } from '../jobs/platform';
-import { ServePlan, servePoolTaint, SMOKE_ENDED, SMOKE_WAIT_MINUTES, smokeFailureMessage } from '../jobs/serve';
+import { exportMissingMessage, ServePlan, servePoolTaint, SMOKE_ENDED, smokeFailureMessage } from '../jobs/serve';
 import { BackendProps, useBackend } from './backend';
 
 export interface ServeStackProps extends BackendProps {
@@ -61,10 +62,17 @@ export class ServeStack extends TerraformStack {
     const ksa = new ServiceAccountV1(this, 'ksa', {
       metadata: { name: plan.ksaName, namespace: plan.namespace, annotations: { 'iam.gke.io/gcp-service-account': gsa.email } },
     });
+    // The export must exist before the Deployment changes: the data source is read at plan time (it depends on nothing
+    // created here), so a missing export fails the plan and the running server is left as it is.
+    const exportConfig = new DataGoogleStorageBucketObject(this, 'export-config', {
+      bucket: plan.exportConfigObject.bucket,
+      name: plan.exportConfigObject.name,
+      lifecycle: { postcondition: [{ condition: '${try(self.self_link, "") != ""}', errorMessage: exportMissingMessage(plan) }] },
+    });
     const deployment = new Manifest(this, 'deployment', {
       manifest: plan.deployment,
-      dependsOn: [pool.pool, ksa, read, wi],
-      timeouts: { create: `${SMOKE_WAIT_MINUTES}m`, update: `${SMOKE_WAIT_MINUTES}m` },
+      dependsOn: [pool.pool, ksa, read, wi, exportConfig],
+      timeouts: { create: `${plan.waitMinutes}m`, update: `${plan.waitMinutes}m` },
     });
     const service = new Manifest(this, 'service', { manifest: plan.service });
     // The stack's wait: it ends when the smoke Job ends, passed or failed (jobs/serve.ts SMOKE_ENDED); the gate then
@@ -73,7 +81,7 @@ export class ServeStack extends TerraformStack {
       manifest: plan.smokeJob,
       dependsOn: [deployment, service],
       wait: { fields: { 'status.conditions[0].type': SMOKE_ENDED } },
-      timeouts: { create: `${SMOKE_WAIT_MINUTES + 5}m`, update: `${SMOKE_WAIT_MINUTES + 5}m` },
+      timeouts: { create: `${plan.waitMinutes}m`, update: `${plan.waitMinutes}m` },
     });
     new DataKubernetesResource(this, 'smoke-passed', {
       apiVersion: 'batch/v1',

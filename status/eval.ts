@@ -12,9 +12,10 @@ export interface EvalScore {
   readonly task: string;
   readonly metric: string;
   readonly higherIsBetter: boolean;
-  readonly base: number;
-  readonly trained: number;
-  readonly delta: number;
+  /** null when the step could not score it (NaN, Inf, missing: the step failed closed and says why in `errors`). */
+  readonly base: number | null;
+  readonly trained: number | null;
+  readonly delta: number | null;
 }
 
 /** The parts of eval.json status shows. */
@@ -28,14 +29,20 @@ export interface EvalRecord {
   readonly results: readonly EvalScore[];
   /** @default - no gate */
   readonly gate?: { readonly metric: string; readonly minDelta: number; readonly passed: boolean };
+  /** Why the scores cannot be trusted (jobs/eval.ts SUMMARISE): the step failed closed. @default - none */
+  readonly errors?: readonly string[];
 }
 
 const num = (v: unknown): v is number => typeof v === 'number' && Number.isFinite(v);
 const str = (v: unknown): v is string => typeof v === 'string';
 
+const numOrNull = (v: unknown): v is number | null => v === null || num(v);
+
 function score(v: any): EvalScore | undefined {
-  if (!v || !str(v.task) || !str(v.metric) || typeof v.higherIsBetter !== 'boolean' || !num(v.base) || !num(v.trained) || !num(v.delta)) return undefined;
-  return { task: v.task, metric: v.metric, higherIsBetter: v.higherIsBetter, base: v.base, trained: v.trained, delta: v.delta };
+  if (!v || !str(v.task) || !str(v.metric) || typeof v.higherIsBetter !== 'boolean' || !numOrNull(v.base) || !numOrNull(v.trained)) return undefined;
+  const delta = v.delta ?? null;
+  if (!numOrNull(delta) || (delta === null && v.base !== null && v.trained !== null)) return undefined;
+  return { task: v.task, metric: v.metric, higherIsBetter: v.higherIsBetter, base: v.base, trained: v.trained, delta };
 }
 
 /** eval.json's text (the file, or the JSON of an EVAL_RESULT line) as a record, or undefined when it is not well formed. */
@@ -51,7 +58,8 @@ export function evalRecordFromJson(text: string): EvalRecord | undefined {
   if (results.length === 0 || results.some((r: EvalScore | undefined) => r === undefined)) return undefined;
   const g = v.gate;
   const gate = g && str(g.metric) && num(g.minDelta) && typeof g.passed === 'boolean' ? { metric: g.metric, minDelta: g.minDelta, passed: g.passed } : undefined;
-  return { evalJson: v.evalJson, trainedModel: v.trainedModel, baseModel: v.baseModel, samples: v.samples, seed: v.seed, image: v.image, results, ...(gate ? { gate } : {}) };
+  const errors = Array.isArray(v.errors) && v.errors.every(str) && v.errors.length > 0 ? (v.errors as string[]) : undefined;
+  return { evalJson: v.evalJson, trainedModel: v.trainedModel, baseModel: v.baseModel, samples: v.samples, seed: v.seed, image: v.image, results, ...(gate ? { gate } : {}), ...(errors ? { errors } : {}) };
 }
 
 /** The last well-formed EVAL_RESULT line of a log, or undefined (a malformed one is ignored, never trusted in part). */
@@ -64,17 +72,18 @@ export function evalRecordOf(log: string): EvalRecord | undefined {
   return undefined;
 }
 
-function fixed(n: number): string {
-  return Number(n.toFixed(4)).toString();
+function fixed(n: number | null): string {
+  return n === null ? 'not scored' : Number(n.toFixed(4)).toString();
 }
-function signed(n: number): string {
-  return `${n >= 0 ? '+' : ''}${fixed(n)}`;
+function signed(n: number | null): string {
+  return n === null ? 'no delta' : `${n >= 0 ? '+' : ''}${fixed(n)}`;
 }
 
 /** Text lines: one per task and metric (base -> trained, delta), the gate, eval.json and the export. */
 export function evalLines(e: EvalRecord): string[] {
   const out = e.results.map((r) => `eval ${r.task} ${r.metric}: base ${fixed(r.base)} -> trained ${fixed(r.trained)} (${signed(r.delta)}${r.higherIsBetter ? '' : ', lower is better'})`);
   if (e.gate) out.push(`gate ${e.gate.metric} minDelta ${e.gate.minDelta}: ${e.gate.passed ? 'passed' : 'FAILED'}`);
+  for (const error of e.errors ?? []) out.push(`eval error: ${error}`);
   out.push(`eval.json ${e.evalJson} (${e.samples} samples per task, seed ${e.seed}, ${e.image}); export ${e.trainedModel}`);
   return out;
 }

@@ -18,7 +18,10 @@ describe.each(Object.entries(EXAMPLES))('config/examples/%s.json', (file, pipeli
     const d = deployment(file);
     expect(d.pipelines.map((p) => p.name)).toContain(pipeline);
     const p = d.pipelines.find((x) => x.name === pipeline)!;
-    expect(p.steps.map((s) => s.name)).toEqual(['to-maxtext', 'train', 'to-hf', 'eval']);
+    // Gemma 3 exports are unservable on the pinned vLLM image (jobs/models.ts SERVING): no eval step, one notice saying why.
+    const served = !file.includes('gemma3');
+    expect(p.steps.map((s) => s.name)).toEqual(['to-maxtext', 'train', 'to-hf', ...(served ? ['eval'] : [])]);
+    expect(d.notices.filter((n) => n.startsWith(`${pipeline}: eval step left out:`)).length).toBe(served ? 0 : 1);
     expect(p.slice.chips).toBe(8);
     // The fit check ran and passed (a failure throws); no tight-fit or unknown-model warning either.
     expect(d.notices.filter((n) => n.includes(pipeline) && /does not fit|no HBM estimate/.test(n))).toEqual([]);

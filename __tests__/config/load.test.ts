@@ -295,6 +295,16 @@ describe('pipeline selection', () => {
     expect(select({}, file).names).toEqual(['rl-qwen3', 'rl-gemma4', 'sft-gemma4']);
   });
 
+  test('serve.enabled on a disabled pipeline: noted once, naming both keys, and no serve stack', () => {
+    expect(select({ PIPELINES: 'rl-qwen3', SERVE: 'rl-gemma4' }).notices).toEqual([
+      'SERVE (env): serve.enabled is set, but rl-gemma4 is disabled (PIPELINES (env)), so no serve-rl-gemma4 stack is built',
+    ]);
+    const file = configFile((c) => (c.pipelines['sft-gemma4'] = { ...c.pipelines['sft-gemma4'], enabled: false, serve: { enabled: true } }));
+    expect(select({}, file).notices.filter((n: string) => n.includes('serve.enabled'))).toEqual([
+      `${file}: pipelines.sft-gemma4.serve.enabled: serve.enabled is set, but sft-gemma4 is disabled (${file}: pipelines.sft-gemma4.enabled), so no serve-sft-gemma4 stack is built`,
+    ]);
+  });
+
   test('a pipeline named in PIPELINES whose slice infra lacks is an error naming the variable that adds it', () => {
     expect(errorOf(() => select({ PIPELINES: 'rl-llama3' }))).toContain(
       'PIPELINES (env): rl-llama3 trains on ct6e-standard-8t 2x4 (v6e-8-8t), infra has ct6e-standard-4t 4x8; SINGLE_HOST_RESERVATION=',

@@ -64,7 +64,7 @@ describe('defaults of a new pipeline', () => {
     expect(script(d, 'other', 'train')).toContain('rl.loss_algo=gspo-token');
   });
 
-  test('LoRA SFT: lora.* keys in training, the adapter exported from the trained checkpoint; alpha defaults to the rank', () => {
+  test('LoRA SFT: lora.* keys in training, a merged model exported (base + the trained adapter); alpha defaults to the rank', () => {
     const d = deploy({ mine: { ...SFT, lora: { rank: 16 } } });
     const train = script(d, 'mine', 'train');
     expect(train).toContain('lora.enable_lora=True');
@@ -72,7 +72,8 @@ describe('defaults of a new pipeline', () => {
     expect(train).toContain('lora.lora_alpha=16');
     const toHf = script(d, 'mine', 'to-hf');
     expect(toHf).toMatch(/lora\.lora_restore_path=gs:\/\/[^ ]+\/trained\/sft-[0-9a-f]{12}\/checkpoints\/1000\/model_params\//);
-    expect(toHf).not.toContain('load_parameters_path=');
+    // to_huggingface Merged mode (maxtext-v0.2.4): the converted base and the adapter, so eval and serve get a full model.
+    expect(toHf).toMatch(/load_parameters_path=gs:\/\/[^ ]+\/0\/items\//);
   });
 
   test('hfRevision: to_maxtext gets --revision, and the conversion key (its directory) changes with it', () => {

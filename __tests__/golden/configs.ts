@@ -1,7 +1,7 @@
 /**
  * The configurations whose synthesized Terraform is pinned byte for byte (__tests__/golden/fixtures/<name>/): the
  * example, each tutorial's exact exports (seeds/000-003), two slices, spot, flex-start, other TPU generations, and
- * the optional features. A refactor keeps every file identical; a commit that changes behaviour on purpose
+ * the optional features, and serve stacks. A refactor keeps every file identical; a commit that changes behaviour on purpose
  * re-records them (UPDATE_GOLDEN=1 npx jest __tests__/golden) and says so in its message.
  */
 const IMAGE = 'us-docker.pkg.dev/cloud-tpu-images/maxtext-images/tpu_post_training:0.2.4';
@@ -22,6 +22,8 @@ export const GOLDEN_CONFIGS: Readonly<Record<string, Readonly<Record<string, str
   'flex-start': { ...REAL, TPU_CAPACITY: 'flex-start', SINGLE_HOST_CAPACITY: 'flex-start' },
   'v5p': { ...REAL, COMPUTE_TYPE: 'ct5p-hightpu-4t', TOPOLOGY: '2x2x2', RESERVATION: 'acme-v5p-16', PIPELINES: 'none' },
   'tpu7x': { ...REAL, COMPUTE_TYPE: 'tpu7x-standard-4t', TOPOLOGY: '2x2x4', RESERVATION: 'acme-tpu7x', PIPELINES: 'none' },
+  // Serve stacks (issue 38 item 6): a Qwen3 MoE on the torchax path, a Gemma 4 served as Gemma4ForCausalLM, one on reservation.
+  'serve': { ...REAL, RESERVATION: 'acme-v6e-32', SINGLE_HOST_RESERVATION: 'acme-v6e-8', PIPELINES: 'rl-qwen3,sft-gemma4', SERVE: 'rl-qwen3,sft-gemma4' },
   'features': {
     ...REAL, RESERVATION: 'acme-v6e-32', SINGLE_HOST_RESERVATION: 'acme-v6e-8', DNS_ENDPOINT: 'true', STATE_BUCKET: 'acme-tf-state',
     NOTIFY_EMAIL: 'ml-oncall@acme.example,lead@acme.example', BUCKET_ACCESS: 'objects', RUN_ID: 'r2',

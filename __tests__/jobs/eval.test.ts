@@ -1,12 +1,12 @@
 /** The eval step (jobs/eval.ts) and the serving fit (jobs/vllm.ts): defaults, overrides, errors, the JobSet it builds. */
-import { EVAL_TASKS, evalJsonPath, GATE_EXIT_CODE, heldoutTaskYaml, planEval } from '../../jobs/eval';
+import { EVAL_TASKS, evalJsonPath, GATE_EXIT_CODE, gateText, heldoutTaskYaml, planEval, taskImageProblem } from '../../jobs/eval';
 import { INFRASTRUCTURE_EXIT_CODES } from '../../jobs/jobset';
-import { MODELS } from '../../jobs/models';
+import { MODELS, SERVING } from '../../jobs/models';
 import { buildPipeline, Pipeline } from '../../jobs/pipeline';
 import { derivePlatform } from '../../jobs/platform';
 import { RECIPES } from '../../jobs/recipes';
 import { tpuSlice } from '../../jobs/tpu';
-import { servingFit, singleHostSlices, smallestServingSlice, VLLM_TPU_IMAGE } from '../../jobs/vllm';
+import { servingFit, singleHostSlices, smallestServingSlice, VLLM_IMAGE_ROW, VLLM_TPU_IMAGE, VllmImage } from '../../jobs/vllm';
 import { jobFailure } from '../models/jobset';
 import { container, envOf, scriptOf, testPlatform } from './fixtures';
 
@@ -33,22 +33,28 @@ describe('defaults', () => {
     }
   });
 
-  test('GRPO presets score GSM8K (both lm-eval filters); the SFT preset its dataset evaluation split, MaxText sft.yml defaults', () => {
-    expect(build('rl-qwen3').eval).toMatchObject({ tasks: ['gsm8k'], samples: 500, seed: 1234 });
-    expect(build('rl-qwen3').eval!.metrics.map((m) => m.metric)).toEqual(['exact_match,strict-match', 'exact_match,flexible-extract']);
+  test('GRPO presets score GSM8K in the template they trained with; the SFT preset its evaluation split in the chat template', () => {
+    const rl = build('rl-qwen3').eval!;
+    expect(rl).toMatchObject({ tasks: ['gsm8k_reasoning'], samples: 500, limits: { gsm8k_reasoning: 500 }, seed: 1234 });
+    expect(rl.metrics.map((m) => m.metric)).toEqual(['answer_accuracy,none', 'answer_format,none']);
+    // rl-qwen3 sets data_template_path openmathinstruct2_rl.json (maxtext-v0.2.4); rl-llama3 keeps rl.yml's gsm8k_rl.json.
+    expect(rl.reasoning).toMatchObject({ templatePath: 'maxtext/examples/chat_templates/openmathinstruct2_rl.json', TEMPLATE: '{system_prompt}\n\n{question}' });
+    expect(build('rl-llama3').eval!.reasoning!.templatePath).toBe('maxtext/examples/chat_templates/gsm8k_rl.json');
     const sft = build('sft-gemma4').eval!;
     expect(sft.tasks).toEqual(['heldout']);
     expect(sft.heldout).toEqual({ path: 'HuggingFaceH4/ultrachat_200k', split: 'test_sft', column: 'messages' });
     expect(sft.metrics.every((m) => !m.higherIsBetter)).toBe(true);
     expect(heldoutTaskYaml(sft.heldout!)).toContain('output_type: loglikelihood_rolling');
     expect(heldoutTaskYaml(sft.heldout!)).toContain('test_split: "test_sft"');
+    expect(heldoutTaskYaml(sft.heldout!)).toContain('process_docs: !function utils.heldout_docs');
   });
 
-  test('images: the pinned vllm-tpu nightly, Gemma 4 on the gemma4 build (tpu-recipes); TP over every chip of the host', () => {
+  test('images: the one pinned nightly for every model (Gemma 4 too, as Gemma4ForCausalLM); TP over every chip of the host', () => {
     expect(build('rl-qwen3').eval!.image).toBe(VLLM_TPU_IMAGE);
-    expect(VLLM_TPU_IMAGE).toBe('vllm/vllm-tpu:nightly-20260504-e2a6582-67058ca');
-    expect(build('rl-gemma4').eval!.image).toBe('vllm/vllm-tpu:gemma4');
-    expect(build('sft-gemma4').eval!.image).toBe('vllm/vllm-tpu:gemma4');
+    expect(VLLM_TPU_IMAGE).toBe('vllm/vllm-tpu:nightly-20260816-11250b4-1d2d83a');
+    expect(build('rl-gemma4').eval!.image).toBe(VLLM_TPU_IMAGE);
+    expect(build('sft-gemma4').eval!.vllmArgs).toEqual(['--hf-overrides', '{"architectures":["Gemma4ForCausalLM"]}']);
+    expect(build('rl-qwen3').eval!.vllmArgs).toEqual([]);
     expect(scriptOf(container(evalStep(build('rl-qwen3')).manifest, 'slice', 'workload-container'))).toContain('--tensor-parallel-size 8 --max-model-len 16384 --seed 1234');
   });
 
@@ -96,8 +102,32 @@ describe('overrides', () => {
     expect(p.eval).toMatchObject({ tasks: ['gsm8k', 'mmlu'], samples: 50, seed: 7, gate: { metric: 'exact_match,strict-match', minDelta: 0.01 }, maxModelLen: 4096 });
     expect(evalStep(p)).toMatchObject({ timeoutMinutes: 90, maxRestarts: 2 });
     const script = scriptOf(container(evalStep(p).manifest, 'slice', 'workload-container'));
-    expect(script).toContain('--tasks gsm8k,mmlu --limit 50 --seed 7');
+    expect(script).toContain('--tasks gsm8k --limit 50 --seed 7');
+    // --limit is per leaf task (lm_eval evaluator.py get_sample_size): mmlu's 57 subjects get ceil(50 / 57) = 1 each.
+    expect(script).toContain('--tasks mmlu --limit 1 --seed 7');
     expect(script).toContain('"gate":{"metric":"exact_match,strict-match","minDelta":0.01}');
+  });
+  test('samples per task: mmlu 500 -> 9 per subject (513 questions); the review line says so', () => {
+    const p = build('rl-qwen3', { runId: 'r1', eval: { tasks: ['gsm8k', 'mmlu'] } });
+    expect(p.eval!.limits).toEqual({ gsm8k: 500, mmlu: 9 });
+    expect(gateText(p.eval!)).toContain('samples gsm8k: 500, mmlu: 9 per subtask x 57');
+  });
+  test('ifeval installs its dependencies (lm_eval[ifeval]: langdetect, immutabledict, nltk)', () => {
+    const script = scriptOf(container(evalStep(build('rl-qwen3', { runId: 'r1', eval: { tasks: ['ifeval'] } })).manifest, 'slice', 'workload-container'));
+    expect(script).toContain("pip install --no-cache-dir 'lm_eval[api,ifeval]==0.4.12'");
+  });
+  test('hfRevision pins the base weights and both models\' tokenizer', () => {
+    const recipe = { ...RECIPES['rl-qwen3'], model: { ...RECIPES['rl-qwen3'].model, hfRevision: 'abc123' } };
+    const p = buildPipeline(recipe, testPlatform(), { runId: 'r1' });
+    const script = scriptOf(container(evalStep(p).manifest, 'slice', 'workload-container'));
+    expect(script).toContain('--tokenizer Qwen/Qwen3-30B-A3B-Instruct-2507 --tokenizer-revision abc123');
+    expect(script).toContain('score base Qwen/Qwen3-30B-A3B-Instruct-2507 --revision abc123');
+    expect(script).toContain(',revision=abc123,');
+    expect(script).toContain('EVAL_TOKENIZER_REVISION=abc123');
+  });
+  test('the base model\'s download is requested as node disk: 61 GB of Qwen3-30B-A3B -> 67Gi', () => {
+    const c = container(evalStep(build('rl-qwen3')).manifest, 'slice', 'workload-container');
+    expect(c.resources.requests).toEqual({ 'ephemeral-storage': '67Gi' });
   });
   test('the pipeline-wide maxRestarts applies to eval unless eval sets its own', () => {
     expect(evalStep(build('rl-qwen3', { runId: 'r1', maxRestarts: 4 })).maxRestarts).toBe(4);
@@ -123,11 +153,12 @@ describe('errors name the key and the value', () => {
   });
   test('a gate on a metric the step does not compute, listing the ones it does', () => {
     expect(problems('rl-qwen3', { gate: { metric: 'acc,none', minDelta: 0 } })).toEqual([
-      `${src}.eval.gate.metric must be a metric the step computes (exact_match,strict-match, exact_match,flexible-extract), got 'acc,none'`,
+      `${src}.eval.gate.metric must be a metric the step computes (answer_accuracy,none, answer_format,none), got 'acc,none'`,
     ]);
   });
   test('the held-out task on a GRPO pipeline', () => {
-    expect(problems('rl-qwen3', { tasks: ['heldout'] })[0]).toBe(`${src}.eval.tasks: 'heldout' scores an SFT dataset's evaluation split; rl-qwen3 trains with rl`);
+    expect(problems('rl-qwen3', { tasks: ['heldout'] })[0]).toBe(`${src}.eval.tasks: 'heldout' scores a sft pipeline's own data; rl-qwen3 trains with rl`);
+    expect(problems('sft-gemma4', { tasks: ['gsm8k_reasoning'] })[0]).toBe(`${src.replace('rl-qwen3', 'rl-qwen3')}.eval.tasks: 'gsm8k_reasoning' scores a rl pipeline's own data; sft-gemma4 trains with sft`);
   });
   test('numbers out of range, all collected', () => {
     expect(problems('rl-qwen3', { samples: 0, timeoutMinutes: 1.5, maxRestarts: -1 })).toEqual([
@@ -140,6 +171,46 @@ describe('errors name the key and the value', () => {
     expect(() => build('rl-qwen3', { runId: 'r1', configSource: src, eval: { tasks: ['nope'], gate: { metric: 'x', minDelta: 0 } } })).toThrow(
       /eval\.tasks: no lm-evaluation-harness task 'nope'.*\n.*eval\.gate\.metric must be a metric the step computes \(none\), got 'x'/,
     );
+  });
+  test('a task listed twice', () => {
+    expect(problems('rl-qwen3', { tasks: ['gsm8k', 'mmlu', 'gsm8k'] })).toEqual([`${src}.eval.tasks lists 'gsm8k' more than once; name each task once`]);
+  });
+  test('a minDelta no model can reach on a 0..1 metric (5), or not finite (1e400 parses as Infinity)', () => {
+    expect(problems('rl-qwen3', { gate: { metric: 'answer_accuracy,none', minDelta: 5 } })).toEqual([
+      `${src}.eval.gate.minDelta must be from -1 to 1: answer_accuracy,none lies in 0..1, so no model can improve it by 5`,
+    ]);
+    expect(problems('rl-qwen3', { gate: { metric: 'answer_accuracy,none', minDelta: JSON.parse('1e400') } })).toEqual([`${src}.eval.gate.minDelta must be a finite number, got Infinity`]);
+    // A perplexity has no upper bound: any finite minDelta is one a model could reach.
+    expect(problems('sft-gemma4', { gate: { metric: 'word_perplexity,none', minDelta: 5 } })).toEqual([]);
+  });
+  test('enabled false hides no typo: the tasks and the gate are still checked', () => {
+    expect(problems('rl-qwen3', { enabled: false, tasks: ['gsm9k'] })).toEqual([
+      `${src}.eval.tasks: no lm-evaluation-harness task 'gsm9k' here; tasks: ${Object.keys(EVAL_TASKS).join(', ')}`,
+    ]);
+    expect(problems('rl-qwen3', { enabled: false, gate: { metric: 'acc', minDelta: 0 } })[0]).toMatch(/eval\.gate\.metric must be a metric the step computes/);
+    expect(problems('rl-qwen3', { enabled: false })).toEqual([]);
+  });
+  test('a task the image cannot run is refused at synth, naming the image and the missing feature', () => {
+    const old: VllmImage = { ...VLLM_IMAGE_ROW, tag: 'vllm/vllm-tpu:nightly-20260504-e2a6582-67058ca', tpuInference: 'e2a6582 (2026-05-04)', features: { ...VLLM_IMAGE_ROW.features, promptLogprobs: false } };
+    expect(taskImageProblem('mmlu', old)).toBe(
+      "task 'mmlu' is scored from prompt log-probabilities, which vllm/vllm-tpu:nightly-20260504-e2a6582-67058ca (tpu-inference e2a6582) does not compute (tpu-inference #2750, first released in v0.22)",
+    );
+    expect(taskImageProblem('heldout', old)).toMatch(/^task 'heldout' is scored from prompt log-probabilities/);
+    expect(taskImageProblem('gsm8k', old)).toBeUndefined();
+    for (const task of Object.keys(EVAL_TASKS)) expect(taskImageProblem(task, VLLM_IMAGE_ROW)).toBeUndefined();
+  });
+  test('a model the image cannot serve (Gemma 3): eval left out with the reason by default, an error when enabled was set', () => {
+    const recipe = { ...RECIPES['sft-gemma4'], name: 'sft-gemma3', model: { ...RECIPES['sft-gemma4'].model, name: 'gemma3-12b', hfRepo: 'google/gemma-3-12b-it' } };
+    const r = planEval(recipe, testPlatform(), build('sft-gemma4').paths, undefined, src);
+    expect(r.plan).toBeUndefined();
+    expect(r.notice).toBe(`sft-gemma3: eval step left out: vllm/vllm-tpu:nightly-20260816-11250b4-1d2d83a cannot serve gemma3-12b: ${SERVING['gemma3-12b'].unservable}; set ${src}.eval.enabled to false to silence this`);
+    expect(planEval(recipe, testPlatform(), build('sft-gemma4').paths, { enabled: true }, src).problems).toEqual([
+      `${src}.eval.enabled: the eval step cannot run: vllm/vllm-tpu:nightly-20260816-11250b4-1d2d83a cannot serve gemma3-12b: ${SERVING['gemma3-12b'].unservable}`,
+    ]);
+  });
+  test('an unknown GRPO template cannot be rendered: refused', () => {
+    const recipe = { ...RECIPES['rl-qwen3'], train: { ...RECIPES['rl-qwen3'].train, args: { ...RECIPES['rl-qwen3'].train.args, data_template_path: 'my/template.json' } } };
+    expect(planEval(recipe as any, testPlatform(), build('rl-qwen3').paths, undefined, src).problems[0]).toMatch(/'gsm8k_reasoning' renders the GRPO template, but rl-qwen3's data_template_path 'my\/template\.json' is none of/);
   });
   test('no single-host slice: left out with a notice by default, an error when enabled was set', () => {
     const p = buildPipeline(RECIPES['rl-qwen3'], noSingleHost(), { runId: 'r1', configSource: src });

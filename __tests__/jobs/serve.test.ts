@@ -10,7 +10,10 @@ import * as path from 'path';
 import { Testing } from 'cdktf';
 import { buildPipeline, Pipeline } from '../../jobs/pipeline';
 import { RECIPES } from '../../jobs/recipes';
-import { planServe, ServeOptions, SMOKE_ENDED, SMOKE_WAIT_MINUTES } from '../../jobs/serve';
+import { planServe, servePoolTaint, SERVE_REVISION_LABEL, SERVE_SCHEDULE_MINUTES, ServeOptions, SMOKE_ENDED, SMOKE_REQUEST_SECONDS, SMOKE_RETRY_SECONDS, smokeWindow } from '../../jobs/serve';
+import { TPU_TOLERATION } from '../../jobs/tpu';
+import { serverStartSeconds } from '../../jobs/vllm';
+import { MODELS, SERVING } from '../../jobs/models';
 import { ServeStack } from '../../stacks/serve-stack';
 import { testPlatform } from './fixtures';
 
@@ -59,10 +62,12 @@ describe('defaults', () => {
     const c = pod.spec.containers[0];
     expect(c.command).toEqual(['vllm', 'serve', '/models/export']);
     expect(c.args).toEqual(['--served-model-name', 'rl-qwen3', '--port', '8000', '--tensor-parallel-size', '4', '--max-model-len', '16384']);
-    expect(c.image).toBe('vllm/vllm-tpu:nightly-20260504-e2a6582-67058ca');
+    expect(c.image).toBe('vllm/vllm-tpu:nightly-20260816-11250b4-1d2d83a');
     expect(c.resources).toEqual({ requests: { 'google.com/tpu': '4' }, limits: { 'google.com/tpu': '4' } });
     for (const p of ['startupProbe', 'readinessProbe', 'livenessProbe']) expect(c[p].httpGet).toEqual({ path: '/health', port: 8000 });
-    expect(c.startupProbe).toMatchObject({ periodSeconds: 30, failureThreshold: 120 });
+    // 61 GB read at 50 MB/s (1,220 s) plus 30 min of compile = 3,020 s: 101 periods of 30 s.
+    expect(c.startupProbe).toMatchObject({ periodSeconds: 30, failureThreshold: 101 });
+    expect(s.startupSeconds).toBe(3030);
     expect(c.volumeMounts).toContainEqual({ name: 'model', mountPath: '/models/export', readOnly: true });
     expect(pod.spec.volumes[0].csi).toMatchObject({ driver: 'gcsfuse.csi.storage.gke.io', readOnly: true });
     expect(pod.metadata.annotations).toEqual({ 'gke-gcsfuse/volumes': 'true' });
@@ -171,22 +176,24 @@ describe('the synthesized stack', () => {
     const manifests = tf.resource.kubernetes_manifest;
     const smoke = Object.values<any>(manifests).find((m) => m.manifest.kind === 'Job');
     expect(smoke.wait).toEqual({ fields: { 'status.conditions[0].type': SMOKE_ENDED } });
-    expect(smoke.timeouts.create).toBe(`${SMOKE_WAIT_MINUTES + 5}m`);
+    expect(smoke.timeouts).toEqual({ create: `${p.serve!.waitMinutes}m`, update: `${p.serve!.waitMinutes}m` });
     expect(smoke.depends_on.length).toBe(2);
     expect(Object.keys(tf.output).sort()).toEqual(['endpoint', 'model_path', 'port_forward', 'served_model_name']);
     expect(tf.output.port_forward.value).toBe('kubectl port-forward -n default service/rl-qwen3-serve 8000:8000');
   });
   test('a failed smoke test fails the deploy at once: a gate on the ended Job names its logs and the retry', () => {
     const [[address, gate]] = Object.entries<any>(tf.data.kubernetes_resource);
-    expect(gate).toMatchObject({ api_version: 'batch/v1', kind: 'Job', metadata: { name: 'rl-qwen3-serve-smoke', namespace: 'default' } });
+    const job = p.serve!.smokeJobName;
+    expect(job).toMatch(/^rl-qwen3-serve-smoke-[0-9a-f]{12}$/);
+    expect(gate).toMatchObject({ api_version: 'batch/v1', kind: 'Job', metadata: { name: job, namespace: 'default' } });
     const smokeAddress = Object.entries<any>(tf.resource.kubernetes_manifest).find(([, m]) => m.manifest.kind === 'Job')![0];
     expect(gate.depends_on).toEqual([`kubernetes_manifest.${smokeAddress}`]);
     const [post] = gate.lifecycle.postcondition;
     expect(post.condition).toBe('${try(self.object.status.succeeded, 0) == 1}');
     expect(post.error_message).toBe(
-      'serve-rl-qwen3: the smoke test (Job default/rl-qwen3-serve-smoke) got no chat completion from http://rl-qwen3-serve.default.svc.cluster.local:8000. ' +
-        'Read its log: kubectl logs -n default job/rl-qwen3-serve-smoke ; the server\'s: kubectl logs -n default deployment/rl-qwen3-serve ; ' +
-        'readiness: npm run status -- serve-rl-qwen3. After the fix, run the smoke test again: kubectl delete job -n default rl-qwen3-serve-smoke && npm run deploy -- serve-rl-qwen3',
+      `serve-rl-qwen3: the smoke test (Job default/${job}) got no chat completion from http://rl-qwen3-serve.default.svc.cluster.local:8000. ` +
+        `Read its log: kubectl logs -n default job/${job} ; the server's: kubectl logs -n default deployment/rl-qwen3-serve ; ` +
+        `readiness: npm run status -- serve-rl-qwen3. After the fix, run the smoke test again: kubectl delete job -n default ${job} && npm run deploy -- serve-rl-qwen3`,
     );
     expect(address).toMatch(/smoke-passed/);
   });
@@ -236,5 +243,73 @@ describe('the export-only grant, as Cloud Storage evaluates it (IAM Conditions: 
   test("so the volume skips both whole-bucket listings at mount: the CSI driver's access check and gcsfuse's HNS lookup", () => {
     const volume = (s.deployment as any).spec.template.spec.volumes.find((v: any) => v.name === 'model');
     expect(volume.csi.volumeAttributes).toEqual({ bucketName: 'my-bucket', mountOptions: `implicit-dirs,only-dir=${dir.replace(/\/$/, '')},enable-hns=false`, skipCSIBucketAccessCheck: 'true' });
+  });
+});
+
+describe('the server lands on the TPU pool and the smoke test waits as long as the server may load (issue 38 item 6)', () => {
+  const s = build('rl-qwen3').serve!;
+  const pod = (s.deployment as any).spec.template.spec;
+  test("the vLLM pod tolerates the TPU pool's taint (google.com/tpu NoSchedule), else it never schedules on the pool", () => {
+    expect(pod.tolerations).toEqual([TPU_TOLERATION, { ...servePoolTaint(s.name), operator: 'Equal', effect: 'NoSchedule' }]);
+    expect(TPU_TOLERATION).toMatchObject({ key: 'google.com/tpu', effect: 'NoSchedule' });
+  });
+  test('the smoke Job runs on the CPU pool, without the toleration', () => {
+    const job = (s.smokeJob as any).spec.template.spec;
+    expect(job.nodeSelector).toEqual({ 'cloud.google.com/gke-nodepool': 'cpu-np' });
+    expect(job.tolerations).toBeUndefined();
+  });
+  test("the smoke window is the startup probe's plus scheduling and one last request: activeDeadlineSeconds, attempts and the stack's wait", () => {
+    const job = (s.smokeJob as any).spec;
+    const window = SERVE_SCHEDULE_MINUTES * 60 + s.startupSeconds;
+    expect(job.activeDeadlineSeconds).toBe(window + SMOKE_REQUEST_SECONDS + SMOKE_RETRY_SECONDS);
+    expect(job.activeDeadlineSeconds).toBe(3770);
+    expect(job.backoffLimit).toBe(0);
+    expect(s.smokeAttempts * SMOKE_RETRY_SECONDS).toBeGreaterThanOrEqual(window);
+    expect(s.waitMinutes).toBe(Math.ceil(3770 / 60) + 5);
+    expect(job.template.spec.containers[0].command[2]).toContain(`for attempt in $(seq 1 ${s.smokeAttempts}); do`);
+  });
+  test('a larger model gets a longer window: every served row, from its weights (serverStartSeconds)', () => {
+    for (const name of Object.keys(RECIPES)) {
+      const p = build(name).serve!;
+      const start = serverStartSeconds(MODELS[RECIPES[name].model.name]);
+      expect(p.startupSeconds).toBe(Math.ceil(start / 30) * 30);
+      expect((p.smokeJob as any).spec.activeDeadlineSeconds).toBe(smokeWindow(p.startupSeconds).deadlineSeconds);
+    }
+  });
+  test("a retrain (a new export) changes the Deployment, so the smoke Job's name and revision change and the deploy waits again", () => {
+    const again = build('rl-qwen3', { enabled: true }, { runId: 'r2' }).serve!;
+    expect(again.modelPath).not.toBe(s.modelPath);
+    expect(again.smokeJobName).not.toBe(s.smokeJobName);
+    expect((again.deployment as any).metadata.labels[SERVE_REVISION_LABEL]).toBe(again.revision);
+    expect((again.smokeJob as any).metadata.labels[SERVE_REVISION_LABEL]).toBe(again.revision);
+    // The same inputs: the same Job (no needless replacement).
+    expect(build('rl-qwen3').serve!.smokeJobName).toBe(s.smokeJobName);
+  });
+  test('the export is checked before the Deployment changes: a plan-time read of its config.json that the Deployment depends on', () => {
+    const tf = JSON.parse(Testing.synth(new ServeStack(Testing.app(), 'serve-rl-qwen3', { platform: testPlatform(), plan: s })));
+    const [[address, object]] = Object.entries<any>(tf.data.google_storage_bucket_object);
+    const dir = s.modelPath.replace(/^gs:\/\/my-bucket\//, '');
+    expect(object).toMatchObject({ bucket: 'my-bucket', name: `${dir}config.json` });
+    expect(object.depends_on).toBeUndefined();
+    expect(object.lifecycle.postcondition[0].error_message).toContain(`the export ${s.modelPath} has no config.json`);
+    const deployment = Object.values<any>(tf.resource.kubernetes_manifest).find((m) => m.manifest.kind === 'Deployment');
+    expect(deployment.depends_on).toContain(`data.google_storage_bucket_object.${address}`);
+  });
+});
+
+describe('every model-table row: the export serves on the pinned image, or eval and serve are refused with the reason', () => {
+  test.each(Object.keys(MODELS))('%s', (key) => {
+    const row = SERVING[key];
+    expect(row).toBeDefined();
+    const recipe = Object.values(RECIPES).find((r) => r.model.name === key) ?? RECIPES['rl-qwen3'];
+    const r = planServe({ ...input(build('rl-qwen3')), model: key, trainingMachineType: recipe.slice.machineType }, { enabled: true }, `pipelines.x`);
+    if (row.unservable) {
+      expect(r.problems[0]).toBe(`pipelines.x.serve.enabled: vllm/vllm-tpu:nightly-20260816-11250b4-1d2d83a cannot serve ${key}: ${row.unservable}`);
+    } else if (r.plan) {
+      expect((r.plan.deployment as any).spec.template.spec.containers[0].args.slice(8)).toEqual(row.vllmArgs ?? []);
+    } else {
+      // Served, but no single v6e host holds it (qwen3-235b-a22b, llama3.1-70b): the fit check says so.
+      expect(r.problems.join('\n')).toMatch(/does not fit one v6e host/);
+    }
   });
 });

@@ -14,10 +14,11 @@ import { maxTextCalls } from './maxtext-script';
 import { allConfigurations, Obj, podSets } from './synthesized';
 
 /**
- * The checkpoint to_huggingface reads: `load_parameters_path`, or for a LoRA run `lora.lora_restore_path` alone (its
- * "Adapter" mode, maxtext-v0.2.4 src/maxtext/checkpoint_conversion/to_huggingface.py module docstring).
+ * The trained checkpoint to_huggingface reads: `load_parameters_path`, or for a LoRA run `lora.lora_restore_path` (its
+ * "Merged" mode, with the converted base as `load_parameters_path`: maxtext-v0.2.4
+ * src/maxtext/checkpoint_conversion/to_huggingface.py module docstring).
  */
-const exportSource = (args: Record<string, string>): string => args.load_parameters_path ?? args['lora.lora_restore_path'];
+const exportSource = (args: Record<string, string>): string => args['lora.lora_restore_path'] ?? args.load_parameters_path;
 
 const trainCalls = allConfigurations().flatMap(([c, s]) =>
   s.jobSets

@@ -1,13 +1,20 @@
 /**
  * The serve stack's smoke test (jobs/serve.ts smokeScript), run for real in bash with stand-ins for `curl` and `sleep`
  * on PATH: it retries while the server loads (curl fails, or answers without a completion) and exits 0 on the first
- * chat completion; after SMOKE_ATTEMPTS failures it exits 1, which fails the Job and so the deploy's wait.
+ * chat completion; after its attempts (the plan's, from the startup probe's window) it exits 1, which fails the Job and
+ * so the deploy's wait. Time is simulated: `sleep` returns at once and the attempts are counted.
  */
 import { spawnSync } from 'child_process';
 import * as fs from 'fs';
 import * as os from 'os';
 import * as path from 'path';
-import { SMOKE_ATTEMPTS, smokeScript } from '../../jobs/serve';
+import { SMOKE_RETRY_SECONDS, smokeScript } from '../../jobs/serve';
+import { buildPipeline } from '../../jobs/pipeline';
+import { RECIPES } from '../../jobs/recipes';
+import { testPlatform } from '../jobs/fixtures';
+
+/** The attempts of rl-qwen3's serve plan (Qwen3-30B-A3B: a 3,030 s startup window plus 10 min of scheduling). */
+const SMOKE_ATTEMPTS = buildPipeline(RECIPES['rl-qwen3'], testPlatform(), { runId: 'r1', serve: { enabled: true } }).serve!.smokeAttempts;
 
 /** Runs the script; curl fails (exit 7) `failures` times, then prints `answer`. */
 function run(failures: number, answer = '{"id":"cmpl-1","choices":[{"message":{"role":"assistant","content":"OK"}}]}') {
@@ -15,7 +22,7 @@ function run(failures: number, answer = '{"id":"cmpl-1","choices":[{"message":{"
   const stand = (name: string, body: string) => fs.writeFileSync(path.join(dir, name), `#!/usr/bin/env bash\n${body}\n`, { mode: 0o755 });
   stand('sleep', 'exit 0');
   stand('curl', `echo "$@" >> ${dir}/calls; n=$(wc -l < ${dir}/calls); [ "$n" -gt ${failures} ] || exit 7; printf '%s' ${JSON.stringify(answer)}`);
-  const r = spawnSync('bash', ['-c', smokeScript('http://rl-qwen3-serve.default.svc.cluster.local:8000', 'rl-qwen3')], {
+  const r = spawnSync('bash', ['-c', smokeScript('http://rl-qwen3-serve.default.svc.cluster.local:8000', 'rl-qwen3', SMOKE_ATTEMPTS)], {
     env: { ...process.env, PATH: `${dir}:${process.env.PATH}` },
     encoding: 'utf8',
     timeout: 30000,
@@ -51,4 +58,12 @@ test(`never answering: exit 1 after ${SMOKE_ATTEMPTS} attempts`, () => {
   expect(r.rc).toBe(1);
   expect(r.calls).toHaveLength(SMOKE_ATTEMPTS);
   expect(r.out).toContain(`smoke test failed: no chat completion from http://rl-qwen3-serve.default.svc.cluster.local:8000 after ${SMOKE_ATTEMPTS} attempts`);
+});
+
+test('a server that takes 40 minutes to answer (a 30B model\'s first load): the smoke test is still trying, and passes', () => {
+  const fortyMinutes = (40 * 60) / SMOKE_RETRY_SECONDS;
+  expect(SMOKE_ATTEMPTS).toBe(183);
+  const r = run(fortyMinutes);
+  expect(r.rc).toBe(0);
+  expect(r.calls).toHaveLength(fortyMinutes + 1);
 });

@@ -23,9 +23,9 @@ const md = (json: any, name = 'rl-qwen3') => {
 };
 
 test('a gate: the review says which metric must improve by how much, and that the pipeline fails otherwise', () => {
-  const json = stackJson({ metric: 'exact_match,strict-match', minDelta: 0.02 });
+  const json = stackJson({ metric: 'answer_accuracy,none', minDelta: 0.02 });
   expect(json.output.eval_gate.value).toBe(
-    'gsm8k (500 samples, seed 1234) on v6e-8, base Qwen/Qwen3-30B-A3B-Instruct-2507 vs the export; gate: exact_match,strict-match must improve by at least 0.02 over the base model, else the pipeline fails',
+    'gsm8k_reasoning (samples gsm8k_reasoning: 500; seed 1234) on v6e-8, base Qwen/Qwen3-30B-A3B-Instruct-2507 vs the export; gate: answer_accuracy,none must improve by at least 0.02 over the base model, else the pipeline fails',
   );
   expect(extractStack('rl-qwen3', json).pipeline?.evalGate).toBe(json.output.eval_gate.value);
   expect(md(json)).toContain(`Eval step: ${json.output.eval_gate.value}.`);

@@ -12,7 +12,7 @@ import * as http from 'http';
 import { emptyWorld, FakeApi, iso, jobSet, pipeline, platform, pod, runCli, runCliOn, startFakeApi, step, workload, World, writeKubeconfig } from '../../bench/fake-kube-api';
 import { EVAL_RESULT_PREFIX } from '../../jobs/eval';
 import { chipPrices } from '../../status/cli';
-import { evalRecordOf } from '../../status/eval';
+import { evalLines, evalRecordOf } from '../../status/eval';
 import { ensureDist } from '../dist';
 
 let api: FakeApi | undefined;
@@ -249,4 +249,22 @@ describe('eval.json from the bucket when the log has no EVAL_RESULT line (the po
       await gcs.close();
     }
   });
+});
+
+test('a run that failed closed (NaN): its EVAL_RESULT is still read, the unscored metric and the errors shown, the gate FAILED', () => {
+  const json = {
+    ...record(0.7, { passed: false }),
+    results: [{ task: 'gsm8k', metric: 'exact_match,strict-match', higherIsBetter: true, base: 0.6, trained: null, samples: 500 }],
+    errors: ['trained gsm8k exact_match,strict-match is nan, not a finite number'],
+  };
+  const e = evalRecordOf(`${EVAL_RESULT_PREFIX}${JSON.stringify(json)}`)!;
+  expect(e.errors).toEqual(['trained gsm8k exact_match,strict-match is nan, not a finite number']);
+  expect(evalLines(e)).toEqual([
+    'eval gsm8k exact_match,strict-match: base 0.6 -> trained not scored (no delta)',
+    'gate exact_match,strict-match minDelta 0: FAILED',
+    'eval error: trained gsm8k exact_match,strict-match is nan, not a finite number',
+    `eval.json ${llama.eval!.evalJson} (500 samples per task, seed 1234, ${llama.eval!.image}); export ${llama.eval!.trainedModel}`,
+  ]);
+  // Both scores present but no delta: not what the step writes, so not trusted.
+  expect(evalRecordOf(`${EVAL_RESULT_PREFIX}${JSON.stringify({ ...json, results: [{ ...json.results[0], trained: 0.7 }] })}`)).toBeUndefined();
 });

@@ -85,7 +85,7 @@ describe('the model: one state per situation, the model path read from the Deplo
     const waiting = serveStatus('rl-qwen3', ns, snapshot(qwen, { pod: unschedulable }));
     expect([waiting.state, waiting.reason]).toEqual(['starting', 'waiting for a TPU node of the serve pool: 0/3 nodes are available: 3 Insufficient google.com/tpu.']);
     const compiling = serveStatus('rl-qwen3', ns, snapshot(qwen, { pod: loading, job: [] }));
-    expect(compiling.reason).toBe(`vLLM is loading and compiling the model (the startup probe allows 60 minutes); follow it with kubectl logs -n ${ns} deployment/rl-qwen3-serve -f`);
+    expect(compiling.reason).toBe(`vLLM is loading and compiling the model (the startup probe allows 51 minutes); follow it with kubectl logs -n ${ns} deployment/rl-qwen3-serve -f`);
     expect(compiling.smoke).toBe('running');
     expect(serveStatus('rl-qwen3', ns, snapshot(qwen)).reason).toBe('no server pod yet');
     expect(serveExit([waiting, compiling])).toBe(3);
@@ -94,12 +94,45 @@ describe('the model: one state per situation, the model path read from the Deplo
     const crash = serveStatus('rl-qwen3', ns, snapshot(qwen, { pod: crashing }));
     expect([crash.state, crash.reason]).toEqual([
       'failing',
-      `the server cannot start: CrashLoopBackOff (back-off 2m40s restarting failed container=vllm); read kubectl logs -n ${ns} deployment/rl-qwen3-serve`,
+      `the server cannot start: CrashLoopBackOff (back-off 2m40s restarting failed container=vllm); read kubectl logs -n ${ns} deployment/rl-qwen3-serve --previous`,
     ]);
     const smoke = serveStatus('rl-qwen3', ns, snapshot(qwen, { readyReplicas: 1, pod: ready, job: failed }));
     expect([smoke.state, smoke.smoke]).toEqual(['failing', 'failed']);
-    expect(smoke.reason).toBe(`the smoke test got no chat completion; read kubectl logs -n ${ns} job/rl-qwen3-serve-smoke and kubectl logs -n ${ns} deployment/rl-qwen3-serve`);
+    expect(smoke.reason).toBe(`the smoke test got no chat completion; read kubectl logs -n ${ns} job/${qwen.smokeJobName} and kubectl logs -n ${ns} deployment/rl-qwen3-serve`);
     expect(serveExit([crash, serveStatus('rl-qwen3', ns, snapshot(qwen, { readyReplicas: 1 }))])).toBe(1);
+  });
+  test('a FUSE mount failure is told apart: the gcsfuse sidecar ended with an error, the server waits in ContainerCreating', () => {
+    const fuse = {
+      phase: 'Pending',
+      conditions: [{ type: 'PodScheduled', status: 'True' }],
+      initContainerStatuses: [{ name: 'gke-gcsfuse-sidecar', restartCount: 2, state: { waiting: { reason: 'CrashLoopBackOff' } }, lastState: { terminated: { exitCode: 1, reason: 'Error', message: 'mountWithStorageHandle: fs.NewServer: create file system: SetUpBucket: Error in iterating through objects: googleapi: Error 403: Permission denied' } } }],
+      containerStatuses: [{ name: 'vllm', restartCount: 0, state: { waiting: { reason: 'PodInitializing' } } }],
+    };
+    const s = serveStatus('rl-qwen3', ns, snapshot(qwen, { pod: fuse }));
+    expect(s.state).toBe('failing');
+    expect(s.reason).toBe(
+      `the Cloud Storage FUSE mount of the export failed (gke-gcsfuse-sidecar exit code 1: mountWithStorageHandle: fs.NewServer: create file system: SetUpBucket: Error in iterating through objects: googleapi: Error 403: Permission denied); check that the export exists and the server's read grant, then kubectl logs -n ${ns} rl-qwen3-serve-7d9f8-abcde -c gke-gcsfuse-sidecar`,
+    );
+  });
+  test('crash restarts and probe kills are told apart by the last termination', () => {
+    const withLast = (terminated: object, waiting?: object) => ({
+      phase: 'Running',
+      conditions: [{ type: 'PodScheduled', status: 'True' }],
+      containerStatuses: [{ name: 'vllm', restartCount: 3, state: waiting ? { waiting } : { running: {} }, lastState: { terminated } }],
+    });
+    const crash = serveStatus('rl-qwen3', ns, snapshot(qwen, { pod: withLast({ exitCode: 1, reason: 'Error' }, { reason: 'CrashLoopBackOff' }) }));
+    expect(crash.state).toBe('failing');
+    expect(crash.reason).toContain('it last crashed with exit code 1 (Error), restarted 3 time(s)');
+    const probe = serveStatus('rl-qwen3', ns, snapshot(qwen, { pod: withLast({ exitCode: 137, reason: 'Error' }) }));
+    expect(probe.state).toBe('starting');
+    expect(probe.reason).toContain('it was killed by the kubelet (exit 137), restarted 3 time(s): a failing probe (the startup probe allows 51 minutes, liveness 30 s)');
+    const oom = serveStatus('rl-qwen3', ns, snapshot(qwen, { pod: withLast({ exitCode: 137, reason: 'OOMKilled' }, { reason: 'CrashLoopBackOff' }) }));
+    expect(oom.reason).toContain('killed for using too much host memory (OOMKilled)');
+  });
+  test("the smoke Job of an earlier revision (before a retrain) is not the current one: 'not-created', never 'passed'", () => {
+    const old = { ...(qwen.smokeJob as any), metadata: { ...(qwen.smokeJob as any).metadata, name: 'rl-qwen3-serve-smoke-000000000000', labels: { ...(qwen.smokeJob as any).metadata.labels, 'tpu-post-training/serve-revision': '000000000000' } }, status: { conditions: complete } };
+    const s = serveStatus('rl-qwen3', ns, { ...snapshot(qwen, { pod: loading }), jobs: [old] });
+    expect(s.smoke).toBe('not-created');
   });
   test('not deployed: the deploy command; objects of another namespace are not it', () => {
     const other = snapshot(qwen, { readyReplicas: 1 });

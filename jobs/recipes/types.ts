@@ -27,7 +27,7 @@ export type EnvMap = Readonly<Record<string, string>>;
 /** Kubernetes requests/limits of one container (quantities as Kubernetes spells them). */
 export interface ContainerResources {
   /** @default - the limits (Kubernetes defaulting) */
-  readonly requests?: { readonly cpu?: string; readonly memory?: string };
+  readonly requests?: { readonly cpu?: string; readonly memory?: string; readonly 'ephemeral-storage'?: string };
   /** @default - none */
   readonly limits?: { readonly cpu?: string; readonly memory?: string };
 }
