@@ -22,7 +22,7 @@
 import type { KubeConfig } from '@kubernetes/client-node';
 import type { Cluster } from './cluster';
 import { PIPELINE_LABELS } from '../jobs/pipeline';
-import { Snapshot, WorkloadObject, workloadOf } from './model';
+import { condition, Deactivation, deactivationOf, Snapshot, WorkloadObject, workloadOf } from './model';
 
 /** How long a Workload may stay Inadmissible before the wait gives up, minutes. */
 export const INADMISSIBLE_MINUTES = 15;
@@ -47,14 +47,17 @@ export type Verdict =
   | { readonly kind: 'ended'; readonly terminalState: string }
   | { readonly kind: 'stuck'; readonly reason: string; readonly message: string };
 
-type Condition = { type?: string; status?: string; reason?: string; message?: string; lastTransitionTime?: string };
-const conditionOf = (w: WorkloadObject, type: string): Condition | undefined =>
-  ((w.status?.conditions ?? []) as Condition[]).find((c) => c.type === type);
+/** Where the cause of a deactivation shows (status/model.ts `deactivationOf` reads which of Kueue's limits it was). */
+function causeHint(a: StepWaitArgs, d: Deactivation): string {
+  if (d.cause === 'AdmissionCheck') return `kubectl describe provisioningrequests -n ${a.namespace}`;
+  if (d.cause === 'MaximumExecutionTimeExceeded') return `the JobSet's kueue.x-k8s.io/max-exec-time-seconds label`;
+  return `kubectl describe pods -n ${a.namespace} -l jobset.sigs.k8s.io/jobset-name=${a.jobSet}`;
+}
 
 /** The retry line: make the workload active again, then deploy (the tainted wait runs again on the same JobSet). */
-function retry(a: StepWaitArgs, workload: string): string {
+function retry(a: StepWaitArgs, workload: string, d: Deactivation): string {
   return (
-    `fix the cause (kubectl describe pods -n ${a.namespace} -l jobset.sigs.k8s.io/jobset-name=${a.jobSet}; npm run status), then retry: ` +
+    `fix the cause (${causeHint(a, d)}; npm run status), then retry: ` +
     `kubectl patch workload -n ${a.namespace} ${workload} --type=merge -p '{"spec":{"active":true}}' && npm run deploy -- ${a.pipeline}`
   );
 }
@@ -62,14 +65,13 @@ function retry(a: StepWaitArgs, workload: string): string {
 function stuckWorkload(a: StepWaitArgs, w: WorkloadObject, nowMs: number): Verdict | undefined {
   const head = `${a.pipeline}: step ${a.step} (JobSet ${a.namespace}/${a.jobSet}) will not end by itself:`;
   const name = w.metadata.name ?? '<its workload>';
-  if (w.spec?.active === false) {
-    const evicted = conditionOf(w, 'Evicted');
-    const reason = evicted?.status === 'True' && evicted.reason ? evicted.reason : 'Deactivated';
-    const why = evicted?.status === 'True' && evicted.message ? evicted.message : 'the workload is deactivated';
-    return { kind: 'stuck', reason, message: `${head} Kueue deactivated its workload ${name} (${reason}: ${why}); ${retry(a, name)}` };
+  const d = deactivationOf(w);
+  if (d) {
+    const why = d.detail ?? 'the workload is deactivated';
+    return { kind: 'stuck', reason: d.reason, message: `${head} Kueue deactivated its workload ${name} (${d.reason}: ${why}); ${retry(a, name, d)}` };
   }
-  const reserved = conditionOf(w, 'QuotaReserved');
-  const since = reserved?.lastTransitionTime ? Date.parse(reserved.lastTransitionTime) : NaN;
+  const reserved = condition(w.status?.conditions, 'QuotaReserved');
+  const since = reserved?.lastTransitionTime ? new Date(reserved.lastTransitionTime).getTime() : NaN;
   if (reserved?.status === 'False' && reserved.reason === 'Inadmissible' && nowMs - since >= INADMISSIBLE_MINUTES * 60_000) {
     return {
       kind: 'stuck',

@@ -11,7 +11,7 @@ import { spawn } from 'child_process';
 import * as fs from 'fs';
 import * as os from 'os';
 import * as path from 'path';
-import { jobSet, pipeline, startFakeApi, step, TOKEN, World, emptyWorld, workload, iso } from '../../bench/fake-kube-api';
+import { deactivatedWorkload, jobSet, kueueDeactivationMessage, pipeline, startFakeApi, step, TOKEN, World, emptyWorld, workload, iso } from '../../bench/fake-kube-api';
 import { API_ERROR_MINUTES, INADMISSIBLE_MINUTES, parseArgs, POLL_SECONDS, StepWaitArgs, verdict, waitForStep } from '../../status/step-wait';
 import { Snapshot } from '../../status/model';
 import { terraformTest } from '../ci-env';
@@ -48,6 +48,18 @@ const suspended = () => jobSet(train, { conditions: [{ type: 'Suspended', status
 const snap = (jobSets: Obj[], workloads: Obj[]): Snapshot => ({ jobSets, workloads, pods: [], events: [] }) as unknown as Snapshot;
 
 describe('verdict: one poll', () => {
+  test.each([
+    ['AdmissionCheck', 'kubectl describe provisioningrequests -n default'],
+    ['MaximumExecutionTimeExceeded', "the JobSet's kueue.x-k8s.io/max-exec-time-seconds label"],
+  ])('deactivated for %s: the reason, Kueue message and where that cause shows, not the pods', (cause, hint) => {
+    const js = suspended();
+    const w = deactivatedWorkload(js, cause);
+    const v = verdict(ARGS, snap([js], [w]), Date.parse(iso(90)));
+    expect(v).toMatchObject({ kind: 'stuck', reason: `DeactivatedDueTo${cause}` });
+    const m = (v as { message: string }).message;
+    expect(m).toContain(`(DeactivatedDueTo${cause}: ${kueueDeactivationMessage(cause)}); fix the cause (${hint}; npm run status)`);
+    expect(m).not.toContain('kubectl describe pods');
+  });
   test('a deactivated workload: stuck at once, with the reason Kueue gives and the commands that retry', () => {
     const js = suspended();
     const w = deactivated(js);
