@@ -1,8 +1,9 @@
 /**
  * Entry point (cdktf.json runs the compiled dist/main.js): load the deployment -> build every stack -> synth.
  * Deploy one stack with `npm run deploy -- infra` or `npm run deploy -- <pipeline>`. `node dist/main.js --check` loads
- * and builds everything but writes nothing and prints only errors (`npm run synth|diff|deploy|destroy` run it before
- * the cdktf command, so a config error is printed once and cdktf never starts).
+ * and validates the deployment (where every config error is thrown) but builds no stack, writes nothing and prints
+ * only errors (`npm run synth|diff|deploy|destroy` run it before the cdktf command, so a config error is printed once
+ * and cdktf never starts; the stacks are built and synthesized once, by the app cdktf runs).
  *
  * The data flow, one way (docs/architecture.md draws it):
  *  1. `loadDeployment()` (config/deployment.ts), config/'s one entry:
@@ -25,16 +26,20 @@
  * the CLI prints both again under "Command output on stdout/stderr". So notes go to stdout (never shown as errors) and
  * errors to stderr; `--check` prints a config error once, before the CLI runs the app (scripts/cdktf.mjs runs it for the npm scripts).
  */
-import * as os from 'os';
+import './util/compile-cache';
 import { loadDeployment } from './config/deployment';
 import { escapeText } from './config/load';
-import { composeApp } from './stacks/app';
+import type * as AppModule from './stacks/app';
 
 const check = process.argv.includes('--check');
 try {
-  // --check builds in memory only: its App points at the existing temp folder, and synth() is never called.
-  const { app, notices } = composeApp(loadDeployment(), check ? { outdir: os.tmpdir() } : {});
+  // Every config error is thrown here (config/deployment.ts); --check stops after it, so cdktf, which runs this app
+  // again, builds and synthesizes the stacks once, and the check loads no provider module.
+  const deployment = loadDeployment();
   if (!check) {
+    // Loaded after the check: stacks/ pulls in cdktf and the provider classes.
+    const { composeApp } = require('./stacks/app') as typeof AppModule;
+    const { app, notices } = composeApp(deployment);
     // Notices (unread tutorial variables, pipelines left out, placeholders, tight fits): one line each, once.
     for (const notice of notices) process.stdout.write(`note: ${escapeText(notice, true)}\n`);
     app.synth();

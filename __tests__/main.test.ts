@@ -79,6 +79,15 @@ test('with the single-host pool asked for, every stack; unread tutorial variable
   expect(fs.readdirSync(path.join(outdir, 'stacks')).sort()).toEqual(['infra', 'rl-gemma4', 'rl-llama3', 'rl-qwen3', 'sft-gemma4']);
 });
 
+test('--check builds nothing cdktf builds again: it loads no cdktf and no provider module (the stacks are built once, by the app cdktf runs)', () => {
+  const code = `process.argv.push('--check'); require(${JSON.stringify(path.join(ROOT, 'dist', 'main.js'))}); process.on('exit', () => process.stdout.write(JSON.stringify(Object.keys(require.cache))));`;
+  const r = spawnSync(process.execPath, ['-e', code], { cwd: ROOT, env: { PATH: process.env.PATH }, encoding: 'utf8' });
+  expect(r.status).toBe(0);
+  const loaded = JSON.parse(r.stdout) as string[];
+  expect(loaded.some((m) => m.includes(`${path.sep}config${path.sep}deployment.js`))).toBe(true);
+  expect(loaded.filter((m) => /node_modules[\\/](cdktf|@cdktf)[\\/]/.test(m) || m.includes(`${path.sep}dist${path.sep}stacks${path.sep}`))).toEqual([]);
+});
+
 test('--check (npm run synth runs it before cdktf synth): the same validation, errors once, no notes, nothing written', () => {
   const bad = spawnSync(process.execPath, [...APP_NODE_FLAGS, path.join(ROOT, 'dist', 'main.js'), '--check'], { cwd: ROOT, env: { PATH: process.env.PATH, TOPOLOGY: '4x9' }, encoding: 'utf8' });
   expect([bad.status, bad.stdout]).toEqual([1, '']);
