@@ -130,7 +130,10 @@ export const GENERATIONS = {
     tensorcoresPerChip: 2,
     acceleratorLabel: 'tpu-v5p-slice',
     pathwaysVersion: 'tpuv5',
-    hbmGibPerChip: 95,
+    // The Cloud TPU v5p page says 95 ("HBM capacity per chip (GiB) 95"; earlier "95GB"), yet XLA offers a program
+    // 95.74 GiB (below; XLA's "G" is GiB: 15.75 of v5e's 16, 31.25 of v6e's 32), so the page rounds down: the chip
+    // holds at least 95.74 GiB, and 96 is the whole GiB that holds it with the same small reserve as the others.
+    hbmGibPerChip: 96,
     usableHbmGibPerChip: 95.74,
     usableHbmSource: "XLA:TPU out-of-memory reports on v5p: 'Used <n>G of 95.74G hbm' (openxla/xla docs/errors/error_1000.md: 'exceeding available bytes: 95.74G')",
     defaultMachineType: 'ct5p-hightpu-4t',
