@@ -315,6 +315,22 @@ export function sliceShapeName(slice: TpuSlice): string {
 }
 
 /**
+ * The accelerator types messages give as examples, one per generation of the table, in its order: each generation's
+ * largest single-VM slice (`v5litepod-8, v5p-8, v6e-8 or tpu7x-8`). Derived, so a new row is named and no hand list
+ * disagrees with the table.
+ */
+export function acceleratorTypeExamples(): string {
+  const examples = Object.values(GENERATIONS).map((row) => {
+    const single = Object.entries(row.machines)
+      .flatMap(([machineType, m]) => (m.topologies as readonly string[]).map((t) => tpuSlice(machineType, t)))
+      .filter((slice) => slice.vms === 1)
+      .sort((a, b) => b.chips - a.chips);
+    return single[0]!.acceleratorType;
+  });
+  return `${examples.slice(0, -1).join(', ')} or ${examples[examples.length - 1]}`;
+}
+
+/**
  * Every slice of the table with a given Cloud TPU accelerator type (`v6e-32`), fewest VMs first: the TPU API's
  * `v6e-8` is the one 8-chip VM, so a tutorial's TPU_TYPE reads as that one unless the machine type says otherwise.
  */

@@ -1,4 +1,5 @@
 import {
+  acceleratorTypeExamples,
   cubeTopologies,
   describeTopologies,
   generationOf,
@@ -80,6 +81,13 @@ describe('TPU table: one row per generation, everything per slice derived', () =
     expect(row.usableHbmGibPerChip).toBeGreaterThan(0);
     expect(row.usableHbmGibPerChip).toBeLessThanOrEqual(row.hbmGibPerChip);
     expect(row.usableHbmSource).toContain(String(row.usableHbmGibPerChip / (row.tensorcoresPerChip === 2 && row.usableHbmSource.includes('per TensorCore') ? 2 : 1)));
+  });
+
+  test('acceleratorTypeExamples: one per generation of the table (its largest single-VM slice), each one the table accepts', () => {
+    expect(acceleratorTypeExamples()).toBe('v5litepod-8, v5p-8, v6e-8 or tpu7x-8');
+    const names = acceleratorTypeExamples().split(/, | or /);
+    expect(names).toHaveLength(Object.keys(GENERATIONS).length);
+    for (const name of names) expect(slicesForAcceleratorType(name)[0]).toMatchObject({ vms: 1 });
   });
 
   test('every machine type of the table is accepted; the generation is derived from it', () => {
