@@ -6,7 +6,10 @@ import * as fs from 'fs';
 import * as os from 'os';
 import * as path from 'path';
 import { loadDeployment } from '../config/deployment';
+import { App } from 'cdktf';
+import { BuiltinData } from '../constructs/builtin-data';
 import { buildApp } from '../stacks/app';
+import { ProjectStack } from '../stacks/project-stack';
 
 const ROOT = path.join(__dirname, '..');
 const SOURCE_DIRS = ['config', 'constructs', 'stacks', 'jobs', 'review', 'bench', '__tests__'];
@@ -29,6 +32,24 @@ function listFiles(dir: string): string[] {
   return fs.readdirSync(dir, { withFileTypes: true, recursive: true } as any).flatMap((e: any) =>
     e.isFile() ? [path.relative(dir, path.join(e.parentPath ?? e.path, e.name))] : [],
   );
+}
+
+/** `type.name` (or `data.type.name`) references in a synthesized stack that name nothing the stack declares. */
+function undeclaredReferences(tf: any): string[] {
+  const declared = new Set<string>();
+  for (const [type, byName] of Object.entries(tf.resource ?? {})) for (const name of Object.keys(byName as object)) declared.add(`${type}.${name}`);
+  for (const [type, byName] of Object.entries(tf.data ?? {})) for (const name of Object.keys(byName as object)) declared.add(`data.${type}.${name}`);
+  const text = JSON.stringify({ ...tf, '//': undefined });
+  const refs = new Set<string>();
+  // Inside "${...}" expressions and depends_on: the first `[data.]type.name` of each reference path.
+  for (const m of text.matchAll(/(?<![\w.])((?:data\.)?[a-z][a-z0-9_]*\.[A-Za-z_][A-Za-z0-9_-]*)(?=[.\[}" ,)\]])/g)) {
+    const ref = m[1]!;
+    const head = ref.split('.')[0]!;
+    if (['var', 'local', 'each', 'count', 'self', 'path', 'terraform', 'module'].includes(head)) continue;
+    if (!/^(data\.)?(google|kubernetes|helm|terraform)_/.test(ref)) continue;
+    refs.add(ref);
+  }
+  return [...refs].filter((r) => !declared.has(r)).sort();
 }
 
 test('no source file imports a provider package from its root (3 s and 850 MB per synth)', () => {
@@ -135,6 +156,28 @@ describe('the whole app', () => {
       if (saved === undefined) delete process.env.HF_TOKEN;
       else process.env.HF_TOKEN = saved;
     }
+  });
+
+  test('no stack refers to another (stacks/project-stack.ts skips cdktf\'s cross-stack preparing run): every reference of every stack, serve stacks too, names what that stack declares', () => {
+    const out = synthTo({ SINGLE_HOST_RESERVATION: 'my-v6e-8-reservation', SERVE: 'rl-qwen3' });
+    const stacks = fs.readdirSync(path.join(out, 'stacks'));
+    expect(stacks).toContain('serve-rl-qwen3');
+    for (const stack of stacks) {
+      const tf = JSON.parse(fs.readFileSync(path.join(out, 'stacks', stack, 'cdk.tf.json'), 'utf8'));
+      expect([stack, undeclaredReferences(tf)]).toEqual([stack, []]);
+    }
+  });
+
+  test('the reference check catches a cross-stack reference, which the skipped preparing run would have wired', () => {
+    const app = new App({ outdir: fs.mkdtempSync(path.join(os.tmpdir(), 'tpt-xref-')) });
+    class Stack extends ProjectStack {}
+    const a = new Stack(app, 'a');
+    const b = new Stack(app, 'b');
+    const source = new BuiltinData(a, 'source', 'x');
+    new BuiltinData(b, 'sink', source.output);
+    app.synth();
+    const tf = JSON.parse(fs.readFileSync(path.join(app.outdir, 'stacks', 'b', 'cdk.tf.json'), 'utf8'));
+    expect(undeclaredReferences(tf)).toEqual(['terraform_data.source']);
   });
 
   test('every depends_on is a plain reference (Terraform JSON rejects "${...}" there)', () => {
