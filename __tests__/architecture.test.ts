@@ -12,7 +12,7 @@ import { buildApp } from '../stacks/app';
 import { ProjectStack } from '../stacks/project-stack';
 
 const ROOT = path.join(__dirname, '..');
-const SOURCE_DIRS = ['config', 'constructs', 'stacks', 'jobs', 'review', 'bench', '__tests__'];
+const SOURCE_DIRS = ['config', 'constructs', 'stacks', 'jobs', 'review', 'bench', 'util', '__tests__'];
 
 function sourceFiles(): string[] {
   const files: string[] = [path.join(ROOT, 'main.ts')];
@@ -87,9 +87,48 @@ function layerFiles(): string[] {
       else if (entry.name.endsWith('.ts')) out.push(path.relative(ROOT, full));
     }
   };
-  ['stacks', 'constructs', 'jobs', 'review', 'status'].forEach((d) => walk(path.join(ROOT, d)));
+  ['stacks', 'constructs', 'jobs', 'review', 'status', 'util'].forEach((d) => walk(path.join(ROOT, d)));
   return out.filter((rel) => !isEntryPoint(rel));
 }
+
+describe('the plan review is a top layer: status/, config/ and the layers below never import review/ (no side door)', () => {
+  const text = (rel: string) => fs.readFileSync(path.join(ROOT, rel), 'utf8');
+  // `from '../review/redact'`, `require('../../review/prices')`, `import('../review')`, `export ... from`.
+  const REVIEW_IMPORT = /(?:from\s+|require\(\s*|import\(\s*)['"](?:\.\.\/)+review(?:\/[^'"]*)?['"]/;
+  const below = () => {
+    const out: string[] = [];
+    const walk = (dir: string) => {
+      for (const entry of fs.readdirSync(path.join(ROOT, dir), { withFileTypes: true })) {
+        const rel = path.join(dir, entry.name);
+        if (entry.isDirectory()) walk(rel);
+        else if (entry.name.endsWith('.ts')) out.push(rel);
+      }
+    };
+    ['config', 'status', 'stacks', 'constructs', 'jobs', 'util'].forEach(walk);
+    return [...out, 'main.ts'];
+  };
+
+  test('no file under config/, status/, stacks/, constructs/, jobs/ or util/ (nor main.ts) imports review/: what they share lives in util/ (redaction) or jobs/ (prices)', () => {
+    const files = below();
+    expect(files.some((f) => f.startsWith('status' + path.sep))).toBe(true);
+    expect(files.some((f) => f.startsWith('config' + path.sep))).toBe(true);
+    expect(files.filter((f) => REVIEW_IMPORT.test(text(f)))).toEqual([]);
+  });
+
+  test('the rule catches each form of import, the side doors that were there included', () => {
+    for (const line of [
+      "import { redact } from '../review/redact';",
+      "import { cpuHourly, loadPrices } from '../review/prices';",
+      "import { tpuRateFor } from '../review/cost';",
+      "const { RATE_TEXT } = require('../../review/prices');",
+      "export { x } from '../review';",
+    ]) {
+      expect(REVIEW_IMPORT.test(line)).toBe(true);
+    }
+    expect(REVIEW_IMPORT.test("import { redact } from '../util/redact';")).toBe(false);
+    expect(REVIEW_IMPORT.test("import { x } from './reviewer';")).toBe(false);
+  });
+});
 
 describe('one validated model flows down: only the entry points join config/ to the rest', () => {
   const files = layerFiles();

@@ -18,7 +18,7 @@ import { acceleratorTypeExamples, slicesForAcceleratorType, TpuSlice } from '../
 import { hfTokenSecretIdOf, PlaceholderRef, regionOfZone } from '../jobs/platform';
 import { secretCommand } from '../jobs/secrets';
 import { bucketDomainNotice, Config, configSchema, isDocumentationRange, SINGLE_HOST_SLICE } from './schema';
-import { redact } from '../review/redact';
+import { redact } from '../util/redact';
 
 /** How an environment variable maps onto the config. */
 interface EnvBinding {
