@@ -32,6 +32,23 @@ import { escapeText } from './config/load';
 import type * as AppModule from './stacks/app';
 
 const check = process.argv.includes('--check');
+
+/**
+ * Runs `build` with error stacks left unformatted. cdktf records a full stack trace for every token and nested block
+ * it creates (lib/tokens/private/stack-trace.js sets Error.stackTraceLimit to MAX_SAFE_INTEGER), only to say where a
+ * token was made if it fails to resolve; formatting those strings is about a tenth of a synth's CPU. This app prints
+ * an error's message, never its stack (below), and App's construct stack traces are off already (stacks/app.ts), so
+ * while it builds and synthesizes, stacks format as '' (cdktf then keeps an empty creation stack); restored after.
+ */
+function withoutStackTraces<T>(build: () => T): T {
+  const previous = Error.prepareStackTrace;
+  Error.prepareStackTrace = () => '';
+  try {
+    return build();
+  } finally {
+    Error.prepareStackTrace = previous;
+  }
+}
 try {
   // Every config error is thrown here (config/deployment.ts); --check stops after it, so cdktf, which runs this app
   // again, builds and synthesizes the stacks once, and the check loads no provider module.
@@ -39,10 +56,12 @@ try {
   if (!check) {
     // Loaded after the check: stacks/ pulls in cdktf and the provider classes.
     const { composeApp } = require('./stacks/app') as typeof AppModule;
-    const { app, notices } = composeApp(deployment);
-    // Notices (unread tutorial variables, pipelines left out, placeholders, tight fits): one line each, once.
-    for (const notice of notices) process.stdout.write(`note: ${escapeText(notice, true)}\n`);
-    app.synth();
+    withoutStackTraces(() => {
+      const { app, notices } = composeApp(deployment);
+      // Notices (unread tutorial variables, pipelines left out, placeholders, tight fits): one line each, once.
+      for (const notice of notices) process.stdout.write(`note: ${escapeText(notice, true)}\n`);
+      app.synth();
+    });
   }
 } catch (err) {
   // Config and recipe errors are for the user, not a stack trace: print the message, write nothing.

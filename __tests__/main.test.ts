@@ -103,6 +103,24 @@ test('a synth loads only the provider modules its stacks use: each loaded resour
   expect(modules.filter((m) => !used.has(typeOf(m)))).toEqual([]);
 });
 
+test('the synth formats no stack trace while it builds (cdktf records one per token) and restores stacks after', () => {
+  const outdir = fs.mkdtempSync(path.join(os.tmpdir(), 'tpt-stacks-'));
+  const code = [
+    `const before = Error.prepareStackTrace; const cdktfTrace = require('cdktf/lib/tokens/private/stack-trace');`,
+    `const capture = cdktfTrace.captureStackTrace; let captured = 0, empty = 0;`,
+    `require.cache[require.resolve('cdktf/lib/tokens/private/stack-trace')].exports.captureStackTrace = (...a) => { const s = capture(...a); captured++; if (s.length === 0) empty++; return s; };`,
+    `require(${JSON.stringify(path.join(ROOT, 'dist', 'main.js'))});`,
+    `process.stdout.write(JSON.stringify({ restored: Error.prepareStackTrace === before && new Error('x').stack.includes('at '), captured, empty }));`,
+  ].join('\n');
+  const r = spawnSync(process.execPath, ['-e', code], { cwd: ROOT, env: { PATH: process.env.PATH, CDKTF_OUTDIR: outdir }, encoding: 'utf8' });
+  expect(r.status).toBe(0);
+  const result = JSON.parse(r.stdout.slice(r.stdout.lastIndexOf('{')));
+  expect(result.restored).toBe(true);
+  expect(result.captured).toBeGreaterThan(100);
+  // All but the few tokens cdktf's own modules make as they load, before the build starts.
+  expect(result.captured - result.empty).toBeLessThanOrEqual(5);
+});
+
 test('--check builds nothing cdktf builds again: it loads no cdktf and no provider module (the stacks are built once, by the app cdktf runs)', () => {
   const code = `process.argv.push('--check'); require(${JSON.stringify(path.join(ROOT, 'dist', 'main.js'))}); process.on('exit', () => process.stdout.write(JSON.stringify(Object.keys(require.cache))));`;
   const r = spawnSync(process.execPath, ['-e', code], { cwd: ROOT, env: { PATH: process.env.PATH }, encoding: 'utf8' });
