@@ -1,8 +1,9 @@
 /**
  * Entry point (cdktf.json runs the compiled dist/main.js): load the deployment -> build every stack -> synth.
  * Deploy one stack with `npm run deploy -- infra` or `npm run deploy -- <pipeline>`. `node dist/main.js --check` loads
- * and builds everything but writes nothing and prints only errors (`npm run synth|diff|deploy|destroy` run it before
- * the cdktf command, so a config error is printed once and cdktf never starts).
+ * and validates the deployment (where every config error is thrown) but builds no stack, writes nothing and prints
+ * only errors (`npm run synth|diff|deploy|destroy` run it before the cdktf command, so a config error is printed once
+ * and cdktf never starts; the stacks are built and synthesized once, by the app cdktf runs).
  *
  * The data flow, one way (docs/architecture.md draws it):
  *  1. `loadDeployment()` (config/deployment.ts), config/'s one entry:
@@ -25,36 +26,58 @@
  * the CLI prints both again under "Command output on stdout/stderr". So notes go to stdout (never shown as errors) and
  * errors to stderr; `--check` prints a config error once, before the CLI runs the app (scripts/cdktf.mjs runs it for the npm scripts).
  */
+import './util/compile-cache';
 import * as fs from 'fs';
-import * as os from 'os';
 import * as path from 'path';
 import { loadDeployment } from './config/deployment';
 import { escapeText } from './config/load';
-import { composeApp } from './stacks/app';
 import { ENVIRONMENT_FILE } from './jobs/deployment';
-import { environmentOutdir } from './stacks/backend';
-import { describeBackend, migrateState, migrationPlan, migrationSteps, runTerraform } from './stacks/state-migration';
+import type * as AppModule from './stacks/app';
+import type * as MigrationModule from './stacks/state-migration';
+import { environmentOutdir } from './jobs/state-names';
 
 const check = process.argv.includes('--check');
 const migrate = process.argv.indexOf('--migrate-state');
+
+/**
+ * Runs `build` with error stacks left unformatted. cdktf records a full stack trace for every token and nested block
+ * it creates (lib/tokens/private/stack-trace.js sets Error.stackTraceLimit to MAX_SAFE_INTEGER), only to say where a
+ * token was made if it fails to resolve; formatting those strings is about a tenth of a synth's CPU. This app prints
+ * an error's message, never its stack (below), and App's construct stack traces are off already (stacks/app.ts), so
+ * while it builds and synthesizes, stacks format as '' (cdktf then keeps an empty creation stack); restored after.
+ */
+function withoutStackTraces<T>(build: () => T): T {
+  const previous = Error.prepareStackTrace;
+  Error.prepareStackTrace = () => '';
+  try {
+    return build();
+  } finally {
+    Error.prepareStackTrace = previous;
+  }
+}
 try {
   if (migrate >= 0) process.exit(migrateStates(process.argv.slice(migrate + 1)));
-  // --check builds in memory only: its App points at the existing temp folder, and synth() is never called.
+  // Every config error is thrown here (config/deployment.ts); --check stops after it, so cdktf, which runs this app
+  // again, builds and synthesizes the stacks once, and the check loads no cdktf or provider module.
   const deployment = loadDeployment();
-  const { app, notices } = composeApp(deployment, check ? { outdir: os.tmpdir() } : {});
   if (check && process.argv.includes('--print-environment')) {
     // scripts/cdktf.mjs reads this one line: the environment's own output folder (cdktf --output) and its origin.
     const { project, clusterName } = deployment.platform;
     process.stdout.write(`${JSON.stringify({ outdir: environmentOutdir({ project, clusterName }), line: deployment.origin.line })}\n`);
   }
   if (!check) {
-    // Which environment, built from which config file and variables; then the notices (unread tutorial variables,
-    // pipelines left out, placeholders, tight fits): one line each, once.
-    process.stdout.write(`${escapeText(deployment.origin.line, true)}\n`);
-    for (const notice of notices) process.stdout.write(`note: ${escapeText(notice, true)}\n`);
-    app.synth();
-    // Beside manifest.json, for the review of this synthesis (review/cli.ts names it in its report).
-    fs.writeFileSync(path.join(app.outdir, ENVIRONMENT_FILE), `${deployment.origin.line}\n`);
+    // Loaded after the check: stacks/ pulls in cdktf and the provider classes.
+    const { composeApp } = require('./stacks/app') as typeof AppModule;
+    withoutStackTraces(() => {
+      const { app, notices } = composeApp(deployment);
+      // Which environment, built from which config file and variables; then the notices (unread tutorial variables,
+      // pipelines left out, placeholders, tight fits): one line each, once.
+      process.stdout.write(`${escapeText(deployment.origin.line, true)}\n`);
+      for (const notice of notices) process.stdout.write(`note: ${escapeText(notice, true)}\n`);
+      app.synth();
+      // Beside manifest.json, for the review of this synthesis (review/cli.ts names it in its report).
+      fs.writeFileSync(path.join(app.outdir, ENVIRONMENT_FILE), `${deployment.origin.line}\n`);
+    });
   }
 } catch (err) {
   // Config and recipe errors are for the user, not a stack trace: print the message, write nothing.
@@ -68,6 +91,7 @@ try {
  * (stacks/state-migration.ts), or refuses; `--dry-run` prints the moves and the commands only. Exit 1 on a refusal.
  */
 function migrateStates(args: readonly string[]): number {
+  const { describeBackend, migrateState, migrationPlan, migrationSteps, runTerraform } = require('./stacks/state-migration') as typeof MigrationModule;
   const deployment = loadDeployment();
   const { project, clusterName } = deployment.platform;
   const scope = { project, clusterName };

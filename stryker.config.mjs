@@ -18,7 +18,7 @@ export default {
   packageManager: 'npm',
   testRunner: 'jest',
   coverageAnalysis: 'perTest',
-  mutate: ['jobs/**/*.ts', 'config/**/*.ts', 'review/**/*.ts'],
+  mutate: ['jobs/**/*.ts', 'config/**/*.ts', 'review/**/*.ts', 'util/**/*.ts'],
   jest: {
     projectType: 'custom',
     configFile: 'jest.config.js',

@@ -6,10 +6,13 @@ import * as fs from 'fs';
 import * as os from 'os';
 import * as path from 'path';
 import { loadDeployment } from '../config/deployment';
+import { App } from 'cdktf';
+import { BuiltinData } from '../constructs/builtin-data';
 import { buildApp } from '../stacks/app';
+import { ProjectStack } from '../stacks/project-stack';
 
 const ROOT = path.join(__dirname, '..');
-const SOURCE_DIRS = ['config', 'constructs', 'stacks', 'jobs', 'review', 'bench', '__tests__'];
+const SOURCE_DIRS = ['config', 'constructs', 'stacks', 'jobs', 'review', 'bench', 'util', '__tests__'];
 
 function sourceFiles(): string[] {
   const files: string[] = [path.join(ROOT, 'main.ts')];
@@ -29,6 +32,25 @@ function listFiles(dir: string): string[] {
   return fs.readdirSync(dir, { withFileTypes: true, recursive: true } as any).flatMap((e: any) =>
     e.isFile() ? [path.relative(dir, path.join(e.parentPath ?? e.path, e.name))] : [],
   );
+}
+
+/** `type.name` (or `data.type.name`) references in a synthesized stack that name nothing the stack declares. */
+function undeclaredReferences(tf: any): string[] {
+  const declared = new Set<string>();
+  for (const [type, byName] of Object.entries(tf.resource ?? {})) for (const name of Object.keys(byName as object)) declared.add(`${type}.${name}`);
+  for (const [type, byName] of Object.entries(tf.data ?? {})) for (const name of Object.keys(byName as object)) declared.add(`data.${type}.${name}`);
+  // `removed`, `moved` and `import` blocks name addresses of the state, not references (the upgrades' forgotten resources).
+  const text = JSON.stringify({ ...tf, '//': undefined, removed: undefined, moved: undefined, import: undefined });
+  const refs = new Set<string>();
+  // Inside "${...}" expressions and depends_on: the first `[data.]type.name` of each reference path.
+  for (const m of text.matchAll(/(?<![\w.])((?:data\.)?[a-z][a-z0-9_]*\.[A-Za-z_][A-Za-z0-9_-]*)(?=[.\[}" ,)\]])/g)) {
+    const ref = m[1]!;
+    const head = ref.split('.')[0]!;
+    if (['var', 'local', 'each', 'count', 'self', 'path', 'terraform', 'module'].includes(head)) continue;
+    if (!/^(data\.)?(google|kubernetes|helm|terraform)_/.test(ref)) continue;
+    refs.add(ref);
+  }
+  return [...refs].filter((r) => !declared.has(r)).sort();
 }
 
 test('no source file imports a provider package from its root (3 s and 850 MB per synth)', () => {
@@ -66,9 +88,48 @@ function layerFiles(): string[] {
       else if (entry.name.endsWith('.ts')) out.push(path.relative(ROOT, full));
     }
   };
-  ['stacks', 'constructs', 'jobs', 'review', 'status'].forEach((d) => walk(path.join(ROOT, d)));
+  ['stacks', 'constructs', 'jobs', 'review', 'status', 'util'].forEach((d) => walk(path.join(ROOT, d)));
   return out.filter((rel) => !isEntryPoint(rel));
 }
+
+describe('the plan review is a top layer: status/, config/ and the layers below never import review/ (no side door)', () => {
+  const text = (rel: string) => fs.readFileSync(path.join(ROOT, rel), 'utf8');
+  // `from '../review/redact'`, `require('../../review/prices')`, `import('../review')`, `export ... from`.
+  const REVIEW_IMPORT = /(?:from\s+|require\(\s*|import\(\s*)['"](?:\.\.\/)+review(?:\/[^'"]*)?['"]/;
+  const below = () => {
+    const out: string[] = [];
+    const walk = (dir: string) => {
+      for (const entry of fs.readdirSync(path.join(ROOT, dir), { withFileTypes: true })) {
+        const rel = path.join(dir, entry.name);
+        if (entry.isDirectory()) walk(rel);
+        else if (entry.name.endsWith('.ts')) out.push(rel);
+      }
+    };
+    ['config', 'status', 'stacks', 'constructs', 'jobs', 'util'].forEach(walk);
+    return [...out, 'main.ts'];
+  };
+
+  test('no file under config/, status/, stacks/, constructs/, jobs/ or util/ (nor main.ts) imports review/: what they share lives in util/ (redaction) or jobs/ (prices)', () => {
+    const files = below();
+    expect(files.some((f) => f.startsWith('status' + path.sep))).toBe(true);
+    expect(files.some((f) => f.startsWith('config' + path.sep))).toBe(true);
+    expect(files.filter((f) => REVIEW_IMPORT.test(text(f)))).toEqual([]);
+  });
+
+  test('the rule catches each form of import, the side doors that were there included', () => {
+    for (const line of [
+      "import { redact } from '../review/redact';",
+      "import { cpuHourly, loadPrices } from '../review/prices';",
+      "import { tpuRateFor } from '../review/cost';",
+      "const { RATE_TEXT } = require('../../review/prices');",
+      "export { x } from '../review';",
+    ]) {
+      expect(REVIEW_IMPORT.test(line)).toBe(true);
+    }
+    expect(REVIEW_IMPORT.test("import { redact } from '../util/redact';")).toBe(false);
+    expect(REVIEW_IMPORT.test("import { x } from './reviewer';")).toBe(false);
+  });
+});
 
 describe('one validated model flows down: only the entry points join config/ to the rest', () => {
   const files = layerFiles();
@@ -135,6 +196,28 @@ describe('the whole app', () => {
       if (saved === undefined) delete process.env.HF_TOKEN;
       else process.env.HF_TOKEN = saved;
     }
+  });
+
+  test('no stack refers to another (stacks/project-stack.ts skips cdktf\'s cross-stack preparing run): every reference of every stack, serve stacks too, names what that stack declares', () => {
+    const out = synthTo({ SINGLE_HOST_RESERVATION: 'my-v6e-8-reservation', SERVE: 'rl-qwen3' });
+    const stacks = fs.readdirSync(path.join(out, 'stacks'));
+    expect(stacks).toContain('serve-rl-qwen3');
+    for (const stack of stacks) {
+      const tf = JSON.parse(fs.readFileSync(path.join(out, 'stacks', stack, 'cdk.tf.json'), 'utf8'));
+      expect([stack, undeclaredReferences(tf)]).toEqual([stack, []]);
+    }
+  });
+
+  test('the reference check catches a cross-stack reference, which the skipped preparing run would have wired', () => {
+    const app = new App({ outdir: fs.mkdtempSync(path.join(os.tmpdir(), 'tpt-xref-')) });
+    class Stack extends ProjectStack {}
+    const a = new Stack(app, 'a');
+    const b = new Stack(app, 'b');
+    const source = new BuiltinData(a, 'source', 'x');
+    new BuiltinData(b, 'sink', source.output);
+    app.synth();
+    const tf = JSON.parse(fs.readFileSync(path.join(app.outdir, 'stacks', 'b', 'cdk.tf.json'), 'utf8'));
+    expect(undeclaredReferences(tf)).toEqual(['terraform_data.source']);
   });
 
   test('every depends_on is a plain reference (Terraform JSON rejects "${...}" there)', () => {

@@ -82,6 +82,57 @@ test('with the single-host pool asked for, every stack; unread tutorial variable
   expect(fs.readdirSync(path.join(outdir, 'stacks')).sort()).toEqual(['infra', 'rl-gemma4', 'rl-llama3', 'rl-qwen3', 'sft-gemma4']);
 });
 
+test('a synth loads only the provider modules its stacks use: each loaded resource, data source or provider class is in the output', () => {
+  const outdir = fs.mkdtempSync(path.join(os.tmpdir(), 'tpt-modules-'));
+  const code = `require(${JSON.stringify(path.join(ROOT, 'dist', 'main.js'))}); process.on('exit', () => process.stderr.write('\\nMODULES ' + JSON.stringify(Object.keys(require.cache))));`;
+  const r = spawnSync(process.execPath, ['-e', code], { cwd: ROOT, env: { PATH: process.env.PATH, CDKTF_OUTDIR: outdir }, encoding: 'utf8' });
+  expect(r.status).toBe(0);
+  const loaded = JSON.parse(/MODULES (.*)/.exec(r.stderr)![1]!) as string[];
+  // @cdktf/provider-google/lib/data-google-storage-bucket/index.js -> data.google_storage_bucket
+  const modules = [...new Set(loaded.map((m) => /@cdktf[\\/]provider-(google|kubernetes|helm)[\\/]lib[\\/]([^\\/]+)[\\/]/.exec(m)).filter((m) => m !== null).map((m) => `${m![1]}/${m![2]}`))];
+  expect(modules.length).toBeGreaterThan(10);
+  const used = new Set<string>();
+  for (const stack of fs.readdirSync(path.join(outdir, 'stacks'))) {
+    const tf = JSON.parse(fs.readFileSync(path.join(outdir, 'stacks', stack, 'cdk.tf.json'), 'utf8'));
+    for (const t of Object.keys(tf.resource ?? {})) used.add(t);
+    for (const t of Object.keys(tf.data ?? {})) used.add(`data.${t}`);
+    for (const p of Object.keys(tf.provider ?? {})) used.add(`provider.${p}`);
+  }
+  const typeOf = (m: string) => {
+    const [provider, lib] = m.split('/') as [string, string];
+    if (lib === 'provider') return `provider.${provider}`;
+    return lib.startsWith('data-') ? `data.${lib.slice(5).replace(/-/g, '_')}` : `${provider}_${lib.replace(/-/g, '_')}`;
+  };
+  expect(modules.filter((m) => !used.has(typeOf(m)))).toEqual([]);
+});
+
+test('the synth formats no stack trace while it builds (cdktf records one per token) and restores stacks after', () => {
+  const outdir = fs.mkdtempSync(path.join(os.tmpdir(), 'tpt-stacks-'));
+  const code = [
+    `const before = Error.prepareStackTrace; const cdktfTrace = require('cdktf/lib/tokens/private/stack-trace');`,
+    `const capture = cdktfTrace.captureStackTrace; let captured = 0, empty = 0;`,
+    `require.cache[require.resolve('cdktf/lib/tokens/private/stack-trace')].exports.captureStackTrace = (...a) => { const s = capture(...a); captured++; if (s.length === 0) empty++; return s; };`,
+    `require(${JSON.stringify(path.join(ROOT, 'dist', 'main.js'))});`,
+    `process.stdout.write(JSON.stringify({ restored: Error.prepareStackTrace === before && new Error('x').stack.includes('at '), captured, empty }));`,
+  ].join('\n');
+  const r = spawnSync(process.execPath, ['-e', code], { cwd: ROOT, env: { PATH: process.env.PATH, CDKTF_OUTDIR: outdir }, encoding: 'utf8' });
+  expect(r.status).toBe(0);
+  const result = JSON.parse(r.stdout.slice(r.stdout.lastIndexOf('{')));
+  expect(result.restored).toBe(true);
+  expect(result.captured).toBeGreaterThan(100);
+  // All but the few tokens cdktf's own modules make as they load, before the build starts.
+  expect(result.captured - result.empty).toBeLessThanOrEqual(5);
+});
+
+test('--check builds nothing cdktf builds again: it loads no cdktf and no provider module (the stacks are built once, by the app cdktf runs)', () => {
+  const code = `process.argv.push('--check'); require(${JSON.stringify(path.join(ROOT, 'dist', 'main.js'))}); process.on('exit', () => process.stdout.write(JSON.stringify(Object.keys(require.cache))));`;
+  const r = spawnSync(process.execPath, ['-e', code], { cwd: ROOT, env: { PATH: process.env.PATH }, encoding: 'utf8' });
+  expect(r.status).toBe(0);
+  const loaded = JSON.parse(r.stdout) as string[];
+  expect(loaded.some((m) => m.includes(`${path.sep}config${path.sep}deployment.js`))).toBe(true);
+  expect(loaded.filter((m) => /node_modules[\\/](cdktf|@cdktf)[\\/]/.test(m) || m.includes(`${path.sep}dist${path.sep}stacks${path.sep}`))).toEqual([]);
+});
+
 test('--check (npm run synth runs it before cdktf synth): the same validation, errors once, no notes, nothing written', () => {
   const bad = spawnSync(process.execPath, [...APP_NODE_FLAGS, path.join(ROOT, 'dist', 'main.js'), '--check'], { cwd: ROOT, env: { PATH: process.env.PATH, TOPOLOGY: '4x9' }, encoding: 'utf8' });
   expect([bad.status, bad.stdout]).toEqual([1, '']);

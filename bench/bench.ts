@@ -1,7 +1,8 @@
 /**
  * `npm run bench`: what a synth costs on this machine, in one run.
  *
- * Times (min of 5 runs: wall time and peak RSS of a fresh `node` process each):
+ * Costs (min of 5 runs: CPU time (user + system), wall time and peak RSS of a fresh `node` process each). CPU is what
+ * the targets read: on a machine shared with other work the wall time is the load's, the CPU time the program's.
  *   - synth: the compiled app (dist/main.js) synthesizing every stack into a temp dir;
  *   - floor: `node` loading only cdktf (nothing can synth faster);
  *   - root imports: `node` loading cdktf plus the three provider packages from their roots, i.e. what a
@@ -10,8 +11,12 @@
  *     `npm run review -- --base HEAD` once (a second synthesis of HEAD in a temporary worktree).
  *   - config errors: in a fresh `node`, loadConfig on pathological inputs (a 100000-slice count, an 11 MB
  *     AUTHORIZED_CIDR, a 1 MB config file, a 1000-entry allow-list file); each must fail fast.
- * Prints the ratios and checks the targets: synth <= 1.0 s, <= 200 MB RSS, <= 3x the floor; review <= 3 s,
- * --base <= 15 s; config errors <= 100 ms.
+ * Prints the ratios to the floor measured in this one run and checks the targets: synth CPU <= 2x the floor's,
+ * <= 200 MB RSS; review <= 3 s, --base <= 15 s; config errors <= 100 ms.
+ *
+ * `npm run bench -- --no-targets` (CI, .ci/run): every step runs and prints its figures, and the run fails only when a
+ * step fails (a child that crashes, a wrong exit status, a report that is not written); the time and memory targets
+ * are printed as `INFO`, never failing it: a CI machine's load and size are not the program's.
  *
  * Faults (`npm run bench -- faults` runs only this, bench/faults.ts): per pipeline and capacity type, the chip-hours one
  * preemption costs (chips x (work since the last checkpoint + a 20-minute, 90-minute or 3-hour slice outage)) against
@@ -22,8 +27,9 @@
  * real client-node with an exec-plugin kubeconfig), min of 5 runs: total <= 2 s, first line printed <= 1 s.
  *
  * Hostile inputs (`npm run bench -- hostile` runs only this; also part of the full run):
- *   - review of a 50 MB plan (4,000 updated resources with 6 KB values each side, one 5 MB value): wall time, peak
- *     RSS, report size; targets <= 20 s, <= 1.5 GB RSS, report <= 1 MB;
+ *   - review of a 50 MB plan (4,000 updated resources with 6 KB values each side, one 5 MB value; `--max-plan-mb 64`
+ *     over the 16 MiB default): CPU and wall time, peak RSS, report size, CPU as a ratio to the floor (5x the target);
+ *     targets <= 20 s, <= 1.5 GB RSS, report <= 1 MB;
  *   - status against a silent endpoint (accepts TCP, never answers) with the default request timeout: exit 4 in < 30 s;
  *   - status with 10,000 pods in the namespace: <= 10 s.
  */
@@ -38,13 +44,31 @@ const RUNS = 5;
 const ROOT = path.join(__dirname, '..', '..');
 
 interface Sample {
+  readonly cpuMs: number;
   readonly wallMs: number;
   readonly rssMb: number;
 }
 
-/** Runs `code` in a fresh node process; the child reports its own peak RSS on exit. */
+/** A check: `behaviour` fails every run; `target` (a time or memory bound) only without `--no-targets`. */
+type Check = readonly [label: string, ok: boolean, kind?: 'target' | 'behaviour'];
+
+/**
+ * CPU time (user + system, ms) of this process's children that have ended (Linux /proc/self/stat cutime + cstime, in
+ * clock ticks of 10 ms), for children that are not `node -e` (npm, the status CLI); NaN where /proc is not there.
+ */
+function childrenCpuMs(): number {
+  try {
+    const stat = fs.readFileSync('/proc/self/stat', 'utf8');
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    return (Number(fields[13]) + Number(fields[14])) * 10;
+  } catch {
+    return NaN;
+  }
+}
+
+/** Runs `code` in a fresh node process; the child reports its own CPU time and peak RSS on exit. */
 function run(code: string, env: NodeJS.ProcessEnv = {}): Sample {
-  const reporter = `process.on('exit', () => process.stderr.write('\\nBENCH_RSS ' + process.resourceUsage().maxRSS + '\\n'));`;
+  const reporter = `process.on('exit', () => { const u = process.resourceUsage(); process.stderr.write('\\nBENCH_USAGE ' + u.maxRSS + ' ' + (u.userCPUTime + u.systemCPUTime) + '\\n'); });`;
   const start = process.hrtime.bigint();
   const child = spawnSync(process.execPath, ['-e', `${reporter}${code}`], {
     cwd: ROOT,
@@ -53,20 +77,23 @@ function run(code: string, env: NodeJS.ProcessEnv = {}): Sample {
   });
   const wallMs = Number(process.hrtime.bigint() - start) / 1e6;
   if (child.status !== 0) throw new Error(`benchmark child failed (${child.status}):\n${child.stderr}`);
-  const rss = /BENCH_RSS (\d+)/.exec(child.stderr);
-  if (!rss) throw new Error(`benchmark child did not report its RSS:\n${child.stderr}`);
-  return { wallMs, rssMb: Number(rss[1]) / 1024 };
+  const usage = /BENCH_USAGE (\d+) (\d+)/.exec(child.stderr);
+  if (!usage) throw new Error(`benchmark child did not report its usage:\n${child.stderr}`);
+  return { cpuMs: Number(usage[2]) / 1000, wallMs, rssMb: Number(usage[1]) / 1024 };
 }
+
+const figures = (s: Sample) => `${s.cpuMs.toFixed(0).padStart(6)} ms CPU ${s.wallMs.toFixed(0).padStart(6)} ms wall ${s.rssMb.toFixed(0).padStart(5)} MB`;
 
 function best(label: string, code: string, env?: () => NodeJS.ProcessEnv): Sample {
   const samples = Array.from({ length: RUNS }, () => run(code, env ? env() : {}));
-  const result = { wallMs: Math.min(...samples.map((s) => s.wallMs)), rssMb: Math.min(...samples.map((s) => s.rssMb)) };
-  console.log(`${label.padEnd(34)} ${result.wallMs.toFixed(0).padStart(6)} ms ${result.rssMb.toFixed(0).padStart(6)} MB   (min of ${RUNS})`);
+  const min = (f: (s: Sample) => number) => Math.min(...samples.map(f));
+  const result = { cpuMs: min((s) => s.cpuMs), wallMs: min((s) => s.wallMs), rssMb: min((s) => s.rssMb) };
+  console.log(`${label.padEnd(36)} ${figures(result)}   (min of ${RUNS})`);
   return result;
 }
 
 /** `npm run status` (all pipelines) against the fake API: min total and min time to the first line, of RUNS runs. */
-async function statusBench(): Promise<Array<[string, boolean]>> {
+async function statusBench(): Promise<Check[]> {
   if (!fs.existsSync(path.join(ROOT, 'dist', 'status', 'cli.js'))) throw new Error('dist/status/cli.js is missing: run `npm run build` first');
   const api = await startFakeApi(allPipelinesWorld());
   const { file, dir } = writeKubeconfig(api.url);
@@ -74,16 +101,18 @@ async function statusBench(): Promise<Array<[string, boolean]>> {
     const runs = [];
     for (let i = 0; i < RUNS; i++) {
       const before = api.requests.length;
+      const cpuBefore = childrenCpuMs();
       const r = await runCli(['status'], { KUBECONFIG: file, HOME: dir });
       if (r.code !== 1) throw new Error(`status exited ${r.code} (expected 1: rl-llama3 failed):\n${r.stderr}`);
-      runs.push({ ...r, requests: api.requests.length - before });
+      runs.push({ ...r, cpuMs: childrenCpuMs() - cpuBefore, requests: api.requests.length - before });
     }
     const total = Math.min(...runs.map((r) => r.totalMs));
     const first = Math.min(...runs.map((r) => r.firstOutputMs));
-    console.log(`status, 4 pipelines, fake API           ${total.toFixed(0).padStart(6)} ms total, first line ${first.toFixed(0)} ms, ${runs[0].requests} requests   (min of ${RUNS})`);
+    const cpu = Math.min(...runs.map((r) => r.cpuMs));
+    console.log(`status, 4 pipelines, fake API         ${cpu.toFixed(0).padStart(6)} ms CPU ${total.toFixed(0).padStart(6)} ms wall, first line ${first.toFixed(0)} ms, ${runs[0].requests} requests   (min of ${RUNS})`);
     return [
-      [`status total <= 2000 ms (${total.toFixed(0)} ms)`, total <= 2000],
-      [`status first line <= 1000 ms (${first.toFixed(0)} ms)`, first <= 1000],
+      [`status total <= 2000 ms (${total.toFixed(0)} ms)`, total <= 2000, 'target'],
+      [`status first line <= 1000 ms (${first.toFixed(0)} ms)`, first <= 1000, 'target'],
     ];
   } finally {
     await api.close();
@@ -91,40 +120,50 @@ async function statusBench(): Promise<Array<[string, boolean]>> {
   }
 }
 
-/** Wall time of one `npm run review` with extra arguments, in ms. */
-function reviewMs(tmp: string, extra: string[]): number {
+/** CPU (the npm process tree's) and wall time of one `npm run review` with extra arguments, in ms. */
+function reviewRun(tmp: string, extra: string[]): { cpuMs: number; wallMs: number } {
+  const cpuBefore = childrenCpuMs();
   const start = process.hrtime.bigint();
   const child = spawnSync('npm', ['run', '--silent', 'review', '--', '--quiet', '--out', path.join(tmp, 'review.md'), ...extra], { cwd: ROOT, encoding: 'utf8' });
-  const ms = Number(process.hrtime.bigint() - start) / 1e6;
+  const wallMs = Number(process.hrtime.bigint() - start) / 1e6;
   if (child.status !== 0 && child.status !== 1) throw new Error(`npm run review failed (${child.status}):\n${child.stderr}`);
-  return ms;
+  return { cpuMs: childrenCpuMs() - cpuBefore, wallMs };
 }
 
-function report(checks: Array<[string, boolean]>): void {
+const NO_TARGETS = process.argv.includes('--no-targets');
+
+function report(checks: readonly Check[]): void {
   console.log('');
-  for (const [label, ok] of checks) console.log(`${ok ? 'PASS' : 'FAIL'}  ${label}`);
-  if (checks.some(([, ok]) => !ok)) process.exitCode = 1;
+  for (const [label, ok, kind = 'target'] of checks) {
+    const verdict = ok ? 'PASS' : kind === 'target' && NO_TARGETS ? 'INFO' : 'FAIL';
+    console.log(`${verdict}  ${label}${verdict === 'INFO' ? ' (a target, not checked with --no-targets)' : ''}`);
+    if (verdict === 'FAIL') process.exitCode = 1;
+  }
 }
 
 async function main(): Promise<void> {
-  if (process.argv[2] === 'faults') {
+  const started = process.hrtime.bigint();
+  const step = process.argv.slice(2).find((a) => !a.startsWith('--'));
+  if (step === 'faults') {
     printFaultRows();
     return;
   }
-  if (process.argv[2] === 'status') {
-    console.log(`node ${process.version}, ${os.cpus().length} cores`);
+  console.log(`node ${process.version}, ${os.cpus().length} cores, ${(os.totalmem() / 2 ** 30).toFixed(0)} GiB`);
+  if (step === 'status') {
     report(await statusBench());
     return;
   }
-  if (process.argv[2] === 'hostile') {
-    console.log(`node ${process.version}, ${os.cpus().length} cores`);
-    report(await hostileBench());
+  const floor = best('floor (require cdktf)', `require('cdktf')`);
+  if (step === 'hostile') {
+    report(await hostileBench(floor));
     return;
   }
-  synthBench();
+  if (step !== undefined) throw new Error(`bench: the step must be faults, status or hostile, got '${step}'`);
+  synthBench(floor);
   printFaultRows();
   report(await statusBench());
-  report(await hostileBench());
+  report(await hostileBench(floor));
+  console.log(`\nbench: ${(Number(process.hrtime.bigint() - started) / 1e9).toFixed(0)} s wall, ${(process.cpuUsage().user / 1e6 + childrenCpuMs() / 1000).toFixed(0)} s CPU (this process's user time and its children's)`);
 }
 
 /** A `terraform show -json`-shaped plan of about `mb` MB: terraform_data updates with large values, one huge value. */
@@ -147,10 +186,10 @@ function bigPlan(file: string, mb: number): void {
   fs.closeSync(fd);
 }
 
-async function hostileBench(): Promise<Array<[string, boolean]>> {
+async function hostileBench(floor: Sample): Promise<Check[]> {
   for (const f of ['main.js', 'review/cli.js', 'status/cli.js']) if (!fs.existsSync(path.join(ROOT, 'dist', f))) throw new Error(`dist/${f} is missing: run \`npm run build\` first`);
   const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'tpt-bench-hostile-'));
-  const checks: Array<[string, boolean]> = [];
+  const checks: Check[] = [];
   try {
     // The review of a 50 MB plan against a fresh synthesis.
     const outdir = path.join(tmp, 'cdktf.out');
@@ -159,31 +198,44 @@ async function hostileBench(): Promise<Array<[string, boolean]>> {
     bigPlan(plan, 50);
     const planMb = fs.statSync(plan).size / 2 ** 20;
     const out = path.join(tmp, 'report.md');
-    const args = JSON.stringify(['--from', outdir, '--quiet', '--out', out, '--plan', `infra=${plan}`]);
+    // Over the default --max-plan-mb (16): raised, as a user with a plan this large does.
+    const args = JSON.stringify(['--from', outdir, '--quiet', '--out', out, '--plan', `infra=${plan}`, '--max-plan-mb', '64']);
     // exit 1 is expected (the plan's resources are not the infra stack's: plan-wrong-stack); keep the child's status out of the way.
     const review = run(`const { main } = require('./dist/review/cli.js'); const code = main(${args}); process.on('exit', () => { process.exitCode = code === 2 ? 2 : 0; });`);
+    if (!fs.existsSync(out)) throw new Error(`the review of a ${planMb.toFixed(0)} MB plan wrote no report (${out})`);
     const reportKb = fs.statSync(out).size / 1024;
-    console.log(`${`review of a ${planMb.toFixed(0)} MB plan`.padEnd(34)} ${review.wallMs.toFixed(0).padStart(6)} ms ${review.rssMb.toFixed(0).padStart(6)} MB   report ${reportKb.toFixed(0)} KB`);
+    const ratio = review.cpuMs / floor.cpuMs;
+    console.log(`${`review of a ${planMb.toFixed(0)} MB plan`.padEnd(36)} ${figures(review)}   report ${reportKb.toFixed(0)} KB`);
+    console.log(`review of a 50 MB plan / floor:      ${ratio.toFixed(2)}x CPU`);
     checks.push(
-      [`review of a 50 MB plan <= 20000 ms (${review.wallMs.toFixed(0)} ms)`, review.wallMs <= 20_000],
-      [`review of a 50 MB plan <= 1536 MB RSS (${review.rssMb.toFixed(0)} MB)`, review.rssMb <= 1536],
-      [`report of a 50 MB plan <= 1024 KB (${reportKb.toFixed(0)} KB)`, reportKb <= 1024],
+      [`review of a 50 MB plan <= 5x the floor's CPU (${ratio.toFixed(2)}x)`, ratio <= 5, 'target'],
+      [`review of a 50 MB plan <= 20000 ms (${review.wallMs.toFixed(0)} ms)`, review.wallMs <= 20_000, 'target'],
+      [`review of a 50 MB plan <= 1536 MB RSS (${review.rssMb.toFixed(0)} MB)`, review.rssMb <= 1536, 'target'],
+      [`report of a 50 MB plan <= 1024 KB (${reportKb.toFixed(0)} KB)`, reportKb <= 1024, 'target'],
     );
     // status against a silent endpoint, default timeout.
     const silent = await startSilentServer();
     try {
       const r = await runCliOn(silent.url, ['status']);
-      console.log(`${'status, silent endpoint'.padEnd(34)} ${r.totalMs.toFixed(0).padStart(6)} ms   exit ${r.code}`);
-      checks.push([`status against a silent endpoint exits 4 in < 30000 ms (exit ${r.code}, ${r.totalMs.toFixed(0)} ms)`, r.code === 4 && r.totalMs < 30_000]);
+      console.log(`${'status, silent endpoint'.padEnd(36)} ${r.totalMs.toFixed(0).padStart(6)} ms wall   exit ${r.code}`);
+      checks.push(
+        [`status against a silent endpoint exits 4 (exit ${r.code})`, r.code === 4, 'behaviour'],
+        [`status against a silent endpoint ends in < 30000 ms (${r.totalMs.toFixed(0)} ms)`, r.totalMs < 30_000, 'target'],
+      );
     } finally {
       await silent.close();
     }
     // status with 10,000 pods.
     const api = await startFakeApi(manyPodsWorld(10_000));
     try {
+      const cpuBefore = childrenCpuMs();
       const r = await runCliOn(api.url, ['status', 'rl-qwen3']);
-      console.log(`${'status, 10,000 pods'.padEnd(34)} ${r.totalMs.toFixed(0).padStart(6)} ms   exit ${r.code}`);
-      checks.push([`status with 10,000 pods <= 10000 ms (exit ${r.code}, ${r.totalMs.toFixed(0)} ms)`, r.code === 3 && r.totalMs <= 10_000]);
+      const cpuMs = childrenCpuMs() - cpuBefore;
+      console.log(`${'status, 10,000 pods'.padEnd(36)} ${cpuMs.toFixed(0).padStart(6)} ms CPU ${r.totalMs.toFixed(0).padStart(6)} ms wall   exit ${r.code}`);
+      checks.push(
+        [`status with 10,000 pods exits 3 (exit ${r.code})`, r.code === 3, 'behaviour'],
+        [`status with 10,000 pods <= 10000 ms (${r.totalMs.toFixed(0)} ms)`, r.totalMs <= 10_000, 'target'],
+      );
     } finally {
       await api.close();
     }
@@ -193,15 +245,15 @@ async function hostileBench(): Promise<Array<[string, boolean]>> {
   return checks;
 }
 
-function synthBench(): void {
+function synthBench(floor: Sample): void {
   if (!fs.existsSync(path.join(ROOT, 'dist', 'main.js'))) throw new Error('dist/main.js is missing: run `npm run build` first');
-  console.log(`node ${process.version}, ${os.cpus().length} cores, ${(os.totalmem() / 2 ** 30).toFixed(0)} GiB`);
   const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'tpt-bench-'));
   let n = 0;
   const synth = best('synth all stacks (dist/main.js)', `require('./dist/main.js')`, () => ({
     CDKTF_OUTDIR: path.join(tmp, `out-${n++}`),
   }));
-  const floor = best('floor (require cdktf)', `require('cdktf')`);
+  // What `npm run synth|diff|deploy|destroy` adds before cdktf runs the app (scripts/cdktf.mjs): the config check.
+  const check = best('config check (dist/main.js --check)', `process.argv.push('--check'); require('./dist/main.js')`);
   const roots = best(
     'root imports (cdktf + 3 providers)',
     // Built from parts so the project's own "no root import" checks don't flag this measurement.
@@ -209,10 +261,12 @@ function synthBench(): void {
   );
   const configErrors = configErrorTimes(tmp);
   const stacks = fs.readdirSync(path.join(tmp, 'out-0', 'stacks'));
+  const ratio = (a: Sample, b: Sample) => `${(a.cpuMs / b.cpuMs).toFixed(2)}x CPU, ${(a.wallMs / b.wallMs).toFixed(2)}x wall, ${(a.rssMb / b.rssMb).toFixed(2)}x RSS`;
   console.log(`\nstacks synthesized: ${stacks.length} (${stacks.join(', ')})`);
-  console.log(`synth / floor:        ${(synth.wallMs / floor.wallMs).toFixed(2)}x time, ${(synth.rssMb / floor.rssMb).toFixed(2)}x RSS`);
-  console.log(`root imports / floor: ${(roots.wallMs / floor.wallMs).toFixed(2)}x time, ${(roots.rssMb / floor.rssMb).toFixed(2)}x RSS`);
-  console.log(`a root import would add ${(roots.wallMs - floor.wallMs).toFixed(0)} ms and ${(roots.rssMb - floor.rssMb).toFixed(0)} MB to every synth`);
+  console.log(`synth / floor:        ${ratio(synth, floor)}`);
+  console.log(`(synth + check) / floor: ${((synth.cpuMs + check.cpuMs) / floor.cpuMs).toFixed(2)}x CPU (what npm run synth runs)`);
+  console.log(`root imports / floor: ${ratio(roots, floor)}`);
+  console.log(`a root import would add ${(roots.cpuMs - floor.cpuMs).toFixed(0)} ms CPU and ${(roots.rssMb - floor.rssMb).toFixed(0)} MB to every synth`);
   // The review's build step: `tsc -b` skips an up-to-date project on its build info; `tsc -p` re-reads every input.
   const tsc = require.resolve('typescript/bin/tsc');
   const timed = (args: string[]) => {
@@ -223,19 +277,20 @@ function synthBench(): void {
   };
   const buildB = Math.min(...[0, 1, 2].map(() => timed(['-b', 'tsconfig.build.json'])));
   const buildP = Math.min(...[0, 1, 2].map(() => timed(['-p', 'tsconfig.build.json'])));
-  console.log(`${'no-op build: tsc -b (npm run review)'.padEnd(34)} ${buildB.toFixed(0).padStart(6)} ms          (min of 3)`);
-  console.log(`${'no-op build: tsc -p'.padEnd(34)} ${buildP.toFixed(0).padStart(6)} ms          (min of 3)`);
-  const review = Math.min(...[0, 1, 2].map(() => reviewMs(tmp, [])));
-  console.log(`${'npm run review'.padEnd(34)} ${review.toFixed(0).padStart(6)} ms          (min of 3)`);
-  const base = reviewMs(tmp, ['--base', 'HEAD']);
-  console.log(`${'npm run review -- --base HEAD'.padEnd(34)} ${base.toFixed(0).padStart(6)} ms          (1 run)`);
-  const checks: Array<[string, boolean]> = [
-    [`review <= 3000 ms (${review.toFixed(0)} ms)`, review <= 3000],
-    [`review --base <= 15000 ms (${base.toFixed(0)} ms)`, base <= 15000],
-    [`synth <= 1000 ms (${synth.wallMs.toFixed(0)} ms)`, synth.wallMs <= 1000],
-    [`synth <= 200 MB RSS (${synth.rssMb.toFixed(0)} MB)`, synth.rssMb <= 200],
-    [`synth <= 3x floor (${(synth.wallMs / floor.wallMs).toFixed(2)}x)`, synth.wallMs <= 3 * floor.wallMs],
-    ...configErrors.map(([label, ms]): [string, boolean] => [`config error <= 100 ms: ${label} (${ms.toFixed(1)} ms)`, ms <= 100]),
+  console.log(`${'no-op build: tsc -b (npm run review)'.padEnd(36)} ${buildB.toFixed(0).padStart(6)} ms wall   (min of 3)`);
+  console.log(`${'no-op build: tsc -p'.padEnd(36)} ${buildP.toFixed(0).padStart(6)} ms wall   (min of 3)`);
+  const reviews = [0, 1, 2].map(() => reviewRun(tmp, []));
+  const review = { cpuMs: Math.min(...reviews.map((r) => r.cpuMs)), wallMs: Math.min(...reviews.map((r) => r.wallMs)) };
+  console.log(`${'npm run review'.padEnd(36)} ${review.cpuMs.toFixed(0).padStart(6)} ms CPU ${review.wallMs.toFixed(0).padStart(6)} ms wall   (min of 3)`);
+  const base = reviewRun(tmp, ['--base', 'HEAD']);
+  console.log(`${'npm run review -- --base HEAD'.padEnd(36)} ${base.cpuMs.toFixed(0).padStart(6)} ms CPU ${base.wallMs.toFixed(0).padStart(6)} ms wall   (1 run)`);
+  const checks: Check[] = [
+    [`review <= 3000 ms (${review.wallMs.toFixed(0)} ms)`, review.wallMs <= 3000, 'target'],
+    [`review --base <= 15000 ms (${base.wallMs.toFixed(0)} ms)`, base.wallMs <= 15000, 'target'],
+    [`synth <= 2x the floor's CPU (${(synth.cpuMs / floor.cpuMs).toFixed(2)}x)`, synth.cpuMs <= 2 * floor.cpuMs, 'target'],
+    [`synth <= 200 MB RSS (${synth.rssMb.toFixed(0)} MB)`, synth.rssMb <= 200, 'target'],
+    [`synth wrote every stack (${stacks.length})`, stacks.length > 0, 'behaviour'],
+    ...configErrors.map(([label, ms]): Check => [`config error <= 100 ms: ${label} (${ms.toFixed(1)} ms)`, ms <= 100, 'target']),
   ];
   fs.rmSync(tmp, { recursive: true, force: true });
   report(checks);

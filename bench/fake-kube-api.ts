@@ -13,7 +13,7 @@ import * as os from 'os';
 import * as path from 'path';
 import { loadDeployment } from '../config/deployment';
 import { JOBSET_POD_LABELS, QUEUE_LABEL } from '../jobs/jobset';
-import { tpuFlavorName } from '../jobs/kueue';
+import { provisioningCheckName, tpuFlavorName } from '../jobs/kueue';
 import { Pipeline, PipelineStep, StepName } from '../jobs/pipeline';
 import { Platform } from '../jobs/platform';
 import { PipelineRecord, recordConfigMap } from '../jobs/record';
@@ -108,6 +108,36 @@ export function workload(js: Obj, admitted: boolean, options: { message?: string
         : {}),
     },
   };
+}
+
+/**
+ * Kueue v0.19.2's message per deactivation reason (the `DeactivationTarget` condition's; status/model.ts
+ * `deactivationOf` cites where each is set). The admission check's: `buildAdmissionChecksMessage` over the flex-start
+ * ProvisioningRequest check with GKE's CapacityRevoked message copied into it.
+ */
+export function kueueDeactivationMessage(cause: string, slice = pipeline('rl-qwen3').slice): string {
+  if (cause === 'RequeuingLimitExceeded') return 'exceeding the maximum number of re-queuing retries';
+  if (cause === 'MaximumExecutionTimeExceeded') return 'exceeding the maximum execution time';
+  if (cause === 'AdmissionCheck') return `AdmissionCheck in Rejected state: "${provisioningCheckName(tpuFlavorName(slice))}" (Capacity was revoked by the cloud provider)`;
+  return '';
+}
+
+/**
+ * What Kueue v0.19.2 leaves on a workload it deactivated for `cause` (undefined: `spec.active: false` set by hand):
+ * `evicted` (the usual state: Evicted `DeactivatedDueTo<cause>`, "The workload is deactivated due to <message>") or
+ * `target` (the moment between: `spec.active` false, the DeactivationTarget condition not yet turned into the eviction).
+ */
+export function deactivatedWorkload(js: Obj, cause: string | undefined, stage: 'evicted' | 'target' = 'evicted', extraSpec: Json = {}): Obj {
+  const w = workload(js, stage === 'target');
+  const message = cause ? kueueDeactivationMessage(cause) : '';
+  const conditions =
+    stage === 'target'
+      ? [...w.status.conditions, cond('DeactivationTarget', 'True', cause ?? 'Deactivated', message)]
+      : [
+          cond('QuotaReserved', 'False', 'Pending', 'The workload is deactivated'),
+          cond('Evicted', 'True', cause ? `DeactivatedDueTo${cause}` : 'Deactivated', `The workload is deactivated${cause ? ` due to ${message}` : ''}`),
+        ];
+  return { ...w, spec: { ...w.spec, ...extraSpec, active: false }, status: { ...w.status, conditions } };
 }
 
 /** A pod of a JobSet: the replicated job's pod template labels (from the manifest) plus the JobSet/Job controller labels. */

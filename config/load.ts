@@ -14,11 +14,11 @@ import { ZodIssue } from 'zod';
 import { GKE_LIMITS } from '../jobs/capacity';
 import { RECIPES } from '../jobs/recipes';
 import { serveNames } from '../jobs/serve';
-import { slicesForAcceleratorType, TpuSlice } from '../jobs/tpu';
+import { acceleratorTypeExamples, slicesForAcceleratorType, TpuSlice } from '../jobs/tpu';
 import { hfTokenSecretIdOf, PlaceholderRef, regionOfZone } from '../jobs/platform';
 import { secretCommand } from '../jobs/secrets';
 import { bucketDomainNotice, Config, configSchema, isDocumentationRange, SINGLE_HOST_SLICE } from './schema';
-import { redact } from '../review/redact';
+import { redact } from '../util/redact';
 
 /** How an environment variable maps onto the config. */
 interface EnvBinding {
@@ -578,7 +578,7 @@ function applyTpuType(value: string | undefined, raw: Record<string, unknown>, s
   const acceleratorType = value.trim();
   const candidates = slicesForAcceleratorType(acceleratorType);
   if (candidates.length === 0) {
-    problems.push(`${TPU_TYPE_ENV} (env): must be a Cloud TPU accelerator type of the TPU table such as v6e-32, v6e-8, v5litepod-16, v5p-16 or tpu7x-16, got '${acceleratorType}'`);
+    problems.push(`${TPU_TYPE_ENV} (env): must be a Cloud TPU accelerator type of the TPU table such as ${acceleratorTypeExamples()}, got '${acceleratorType}'`);
     return;
   }
   const fromEnv = (p: string) => sources[p]?.endsWith('(env)') ?? false;

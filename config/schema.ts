@@ -196,6 +196,14 @@ const reward = z.union([
   z.object({ file: z.string().max(1024), functions: z.array(z.string().max(128)).min(1).max(16) }).strict(),
 ]);
 
+/**
+ * Most pipeline entries a config file may hold. Each entry is its own Terraform stack (its own state, deploy, status
+ * poll and review section) synthesized on every `npm run synth`, where a stack costs ~0.1 s of CPU: 64 keep a synth of
+ * every stack a few seconds, and a generated or mistyped file with thousands of entries a config error at once, before
+ * any pipeline is built. Raise it here (and in docs/configuration.md) if a real deployment needs more.
+ */
+export const MAX_PIPELINES = 64;
+
 const pipeline = z
   .object({
     /**
@@ -363,7 +371,7 @@ export const configSchema = z
       })
       .strict()
       .default({}),
-    pipelines: z.record(pipeline).refine((p) => Object.keys(p).length <= 64, 'at most 64 pipeline entries').default({}),
+    pipelines: z.record(pipeline).refine((p) => Object.keys(p).length <= MAX_PIPELINES, `at most ${MAX_PIPELINES} pipeline entries`).default({}),
   })
   .strict()
   .superRefine((c, ctx) => {

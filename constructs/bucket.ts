@@ -1,4 +1,4 @@
-import { ProjectIamCustomRole } from '@cdktf/provider-google/lib/project-iam-custom-role';
+import type { ProjectIamCustomRole } from '@cdktf/provider-google/lib/project-iam-custom-role';
 import { StorageBucket } from '@cdktf/provider-google/lib/storage-bucket';
 import { StorageBucketIamMember } from '@cdktf/provider-google/lib/storage-bucket-iam-member';
 import { Construct } from 'constructs';
@@ -66,6 +66,8 @@ export class TrainingBucket extends Construct {
     // `objects`: a project custom role with exactly BUCKET_OBJECT_PERMISSIONS (the provider undeletes a soft-deleted role
     // of the same id on create: v6.50.0 resourcemanager/resource_google_project_iam_custom_role.go).
     if ((props.access ?? DEFAULT_BUCKET_ACCESS) === 'objects') {
+      // Loaded here, not on import: only the `objects` access setting loads this provider module.
+      const { ProjectIamCustomRole } = require('@cdktf/provider-google/lib/project-iam-custom-role') as typeof import('@cdktf/provider-google/lib/project-iam-custom-role');
       this.objectsRole = new ProjectIamCustomRole(this, 'objects-role', {
         roleId: bucketObjectsRoleId(props.name),
         title: `Objects of gs://${props.name}`,

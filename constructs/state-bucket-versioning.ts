@@ -1,4 +1,4 @@
-import { DataGoogleStorageBucket } from '@cdktf/provider-google/lib/data-google-storage-bucket';
+import type { DataGoogleStorageBucket } from '@cdktf/provider-google/lib/data-google-storage-bucket';
 import { Construct } from 'constructs';
 
 export interface StateBucketVersioningProps {
@@ -23,6 +23,8 @@ export class StateBucketVersioning extends Construct {
 
   constructor(scope: Construct, id: string, props: StateBucketVersioningProps) {
     super(scope, id);
+    // Loaded here, not on import: only a deployment with a state bucket loads this provider module.
+    const { DataGoogleStorageBucket } = require('@cdktf/provider-google/lib/data-google-storage-bucket') as typeof import('@cdktf/provider-google/lib/data-google-storage-bucket');
     this.bucket = new DataGoogleStorageBucket(this, 'bucket', {
       name: props.bucket,
       lifecycle: {

@@ -1,4 +1,4 @@
-import { ComputeResourcePolicy } from '@cdktf/provider-google/lib/compute-resource-policy';
+import type { ComputeResourcePolicy } from '@cdktf/provider-google/lib/compute-resource-policy';
 import { ContainerNodePool, ContainerNodePoolConfig } from '@cdktf/provider-google/lib/container-node-pool';
 import { Construct } from 'constructs';
 import type { IGkeCluster } from './gke-cluster';
@@ -98,6 +98,8 @@ export class TpuSlicePool extends Construct {
     // `placement_policy.type`. Resource-policy names are per project and region, so the name carries the cluster's
     // (Cluster Toolkit adds a random suffix instead; a name derived from the config keeps the plan reviewable).
     if (slice.requiresWorkloadPolicy) {
+      // Loaded here, not on import: only tpu7x pools load this provider module.
+      const { ComputeResourcePolicy } = require('@cdktf/provider-google/lib/compute-resource-policy') as typeof import('@cdktf/provider-google/lib/compute-resource-policy');
       this.workloadPolicy = new ComputeResourcePolicy(this, 'workload-policy', {
         name: workloadPolicyName(props.cluster.clusterName, props.name),
         region: regionOfZone(props.zone) ?? props.zone,

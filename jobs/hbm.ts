@@ -63,7 +63,7 @@
  */
 import { DCN_AXIS_KEYS, ICI_AXIS_KEYS, MESH_AXES, MeshAxis, meshDefault, MODEL_DEFAULTS, REPLICA_AXES, RL_DEFAULTS, SFT_DEFAULTS } from './maxtext-defaults';
 import type { ModelSize } from './models';
-import type { JsonValue, MaxTextArgs } from './recipes/types';
+import { numberArg as num, type JsonValue, type MaxTextArgs } from './recipes/types';
 import type { TpuSlice } from './tpu';
 
 /**
@@ -134,11 +134,6 @@ export interface HbmEstimate {
   readonly reasons: readonly string[];
   /** The sides the reasons are about (for advice). @default - none */
   readonly sides: readonly HbmSide[];
-}
-
-function num(args: MaxTextArgs, key: string, fallback: number): number {
-  const v = args[key];
-  return typeof v === 'number' ? v : fallback;
 }
 
 function str(value: JsonValue | undefined): string | undefined {

@@ -21,7 +21,7 @@
 import { RL_DEFAULTS, SFT_DEFAULTS } from './maxtext-defaults';
 import { HF_TOKEN_FILE } from './secrets';
 import { specKey } from './spec-key';
-import { JsonValue, MaxTextArgs, Recipe, RlTrain, Scalar, SftTrain, SourcePatches } from './recipes/types';
+import { JsonValue, numberArg as num, Recipe, RlTrain, Scalar, SftTrain, SourcePatches } from './recipes/types';
 
 export const MODULES = {
   toMaxText: 'maxtext.checkpoint_conversion.to_maxtext',
@@ -73,11 +73,6 @@ export interface PipelinePaths {
   readonly hfExportDir: string;
   /** Pathways `--gcs_scratch_location`. @default - none (McJAX recipes) */
   readonly pathwaysScratch?: string;
-}
-
-function num(args: MaxTextArgs, key: string, fallback: number): number {
-  const value = args[key];
-  return typeof value === 'number' ? value : fallback;
 }
 
 /**

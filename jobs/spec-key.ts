@@ -5,7 +5,11 @@
  */
 import { createHash } from 'crypto';
 
-/** JSON with object keys sorted at every level and undefined object members left out (as JSON.stringify does). */
+/**
+ * JSON with object keys sorted at every level and undefined object members left out (as JSON.stringify does);
+ * undefined itself reads as null. Equal for equal values whatever their key order: the spec keys here, and the
+ * review's comparisons of plan values (review/values.ts `canonical`).
+ */
 export function canonicalJson(value: unknown): string {
   if (Array.isArray(value)) return `[${value.map((v) => canonicalJson(v === undefined ? null : v)).join(',')}]`;
   if (value !== null && typeof value === 'object') {
@@ -15,7 +19,7 @@ export function canonicalJson(value: unknown): string {
       .sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
     return `{${keys.map((k) => `${JSON.stringify(k)}:${canonicalJson(obj[k])}`).join(',')}}`;
   }
-  return JSON.stringify(value);
+  return JSON.stringify(value ?? null);
 }
 
 /** Full sha256 hex of the parts, each canonical JSON (strings as they are), separated by newlines. */

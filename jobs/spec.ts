@@ -28,7 +28,7 @@ import { exportNameOf, hasStandaloneVllmMapping, hfRepoProblem, MODEL_KEYS, mode
 import { CONFIGMAP_KEY, CONFIGMAP_MAX_BYTES, configMapBytes, RECIPE_FILES_DIR } from './recipe-files';
 import { CONVERSION_MAX_RESTARTS, CONVERSION_TIMEOUT_MINUTES, TUTORIAL_IMAGE } from './recipes/common';
 import { JsonValue, MaxTextArgs, Recipe, RecipeFile, RunLineage } from './recipes/types';
-import { sliceProblem, slicesForAcceleratorType, TpuMachineType, tpuSlice } from './tpu';
+import { acceleratorTypeExamples, sliceProblem, slicesForAcceleratorType, TpuMachineType, tpuSlice } from './tpu';
 
 /** Post-training methods a config entry may name: SFT, and RL with the GRPO or GSPO-token loss. */
 export const METHODS = ['sft', 'grpo', 'gspo'] as const;
@@ -418,7 +418,7 @@ function applyShape(spec: PipelineSpec, recipe: Recipe, fromBase: boolean, probl
   if (spec.slice !== undefined) {
     const candidates = slicesForAcceleratorType(spec.slice);
     if (candidates.length === 0) {
-      problems.push(`${spec.source}.slice: must be a Cloud TPU accelerator type of the TPU table such as v6e-8, v6e-16, v6e-32, v5p-16 or tpu7x-16, got '${spec.slice}'`);
+      problems.push(`${spec.source}.slice: must be a Cloud TPU accelerator type of the TPU table such as ${acceleratorTypeExamples()}, got '${spec.slice}'`);
     } else {
       out = { ...out, slice: { machineType: candidates[0].machineType, topology: candidates[0].topology } };
     }

@@ -130,7 +130,10 @@ export const GENERATIONS = {
     tensorcoresPerChip: 2,
     acceleratorLabel: 'tpu-v5p-slice',
     pathwaysVersion: 'tpuv5',
-    hbmGibPerChip: 95,
+    // The Cloud TPU v5p page says 95 ("HBM capacity per chip (GiB) 95"; earlier "95GB"), yet XLA offers a program
+    // 95.74 GiB (below; XLA's "G" is GiB: 15.75 of v5e's 16, 31.25 of v6e's 32), so the page rounds down: the chip
+    // holds at least 95.74 GiB, and 96 is the whole GiB that holds it with the same small reserve as the others.
+    hbmGibPerChip: 96,
     usableHbmGibPerChip: 95.74,
     usableHbmSource: "XLA:TPU out-of-memory reports on v5p: 'Used <n>G of 95.74G hbm' (openxla/xla docs/errors/error_1000.md: 'exceeding available bytes: 95.74G')",
     defaultMachineType: 'ct5p-hightpu-4t',
@@ -309,6 +312,22 @@ export function sliceShapeName(slice: TpuSlice): string {
   const base = slice.topology.split('x').length === 3 ? `${row.prefix}-${slice.topology}` : slice.acceleratorType;
   const suffix = slice.machineType === row.defaultMachineType ? '' : `-${MACHINE_INDEX.get(slice.machineType)!.machine.chipsPerVm}t`;
   return `${base}${suffix}`;
+}
+
+/**
+ * The accelerator types messages give as examples, one per generation of the table, in its order: each generation's
+ * largest single-VM slice (`v5litepod-8, v5p-8, v6e-8 or tpu7x-8`). Derived, so a new row is named and no hand list
+ * disagrees with the table.
+ */
+export function acceleratorTypeExamples(): string {
+  const examples = Object.values(GENERATIONS).map((row) => {
+    const single = Object.entries(row.machines)
+      .flatMap(([machineType, m]) => (m.topologies as readonly string[]).map((t) => tpuSlice(machineType, t)))
+      .filter((slice) => slice.vms === 1)
+      .sort((a, b) => b.chips - a.chips);
+    return single[0]!.acceleratorType;
+  });
+  return `${examples.slice(0, -1).join(', ')} or ${examples[examples.length - 1]}`;
 }
 
 /**

@@ -7,7 +7,7 @@
 import { doesNotFit, sumRequests } from './machines';
 import { findTpuGroup, Platform, TpuPoolGroup } from './platform';
 import { gib, parseBytes } from './quantity';
-import { ContainerResources, JsonValue, MaxTextArgs, Recipe } from './recipes/types';
+import { ContainerResources, JsonValue, MaxTextArgs, numberArg, Recipe } from './recipes/types';
 import { dtypeBytes, estimateHbm, HbmEstimate, StepDevices } from './hbm';
 import { imageReferenceProblem } from './image-ref';
 import { DCN_AXIS_KEYS, ICI_AXIS_KEYS, meshDefault, RL_DEFAULTS, SFT_DEFAULTS } from './maxtext-defaults';
@@ -39,10 +39,6 @@ function who(recipe: Recipe, ctx: ValidationContext, ...keys: string[]): string 
   return fromConfig ? `${recipe.name} (${ctx.configSource}.overrides)` : recipe.name;
 }
 
-function numberArg(args: MaxTextArgs, key: string, fallback: number): number {
-  const v = args[key];
-  return typeof v === 'number' ? v : fallback;
-}
 function py(v: JsonValue | undefined): string {
   if (typeof v === 'boolean') return v ? 'True' : 'False';
   return String(v);

@@ -14,8 +14,8 @@ import { scanJson } from './json-scan';
 import { planDifferences } from './same-plan';
 import { extractStack, StackModel } from './model';
 import { PlanReview, reviewPlan } from './plan';
-import { capText, redactDeep, Redactor } from './redact';
-import { loadPrices, parsePrices, PriceTable } from './prices';
+import { capText, redactDeep, Redactor } from '../util/redact';
+import { loadPrices, parsePrices, PriceTable } from '../jobs/prices';
 import { renderReport } from './report';
 import type { ChartReader } from './resources/types';
 
@@ -35,7 +35,7 @@ export const USAGE = `usage: npm run review -- [options]
   --plan-failed <stack>   the plan step of that stack failed (an error finding; repeatable)
   --reviewed <stack>=<file>  the plan the pull request reviewed: an error when that stack's --plan differs from it
   --max-plan-mb <n>       refuse a plan file larger than this (default ${DEFAULT_MAX_PLAN_MB})
-  --prices <file>         price table replacing review/prices.json (same shape)
+  --prices <file>         price table replacing jobs/prices.json (same shape)
   --max-chips <n>         a finding when a stack holds more TPU chips (default: thresholds.stackChips of the table)
   --max-hourly <amount>   a finding when a stack costs more per hour with all capacity running (default: thresholds.stackHourly)
   --from <dir>            read an existing synthesis from <dir> instead of synthesizing

@@ -10,7 +10,7 @@
  */
 import type { CpuPool, StackModel, TpuPool } from './model';
 import { scalesFromZero } from './resources/container-node-pool';
-import { cpuHourly, PriceTable, RATE_TEXT, TpuRate, tpuRates } from './prices';
+import { cpuHourly, PriceTable, RATE_TEXT, TpuRate, tpuRateFor, tpuRates } from '../jobs/prices';
 
 export interface PoolCost {
   readonly pool: TpuPool | CpuPool;
@@ -37,19 +37,6 @@ export interface StackCost {
   readonly runningHourly: number;
   /** Pools the table has no price for. */
   readonly unpriced: readonly string[];
-}
-
-export function tpuRateFor(p: Pick<TpuPool, 'capacity'>, prices: PriceTable): { rate: TpuRate; why: string } {
-  switch (p.capacity) {
-    case 'reservation':
-      return { rate: prices.reservationRate.rate, why: `reservation: ${prices.reservationRate.why} (${prices.reservationRate.source})` };
-    case 'spot':
-      return { rate: 'spot', why: 'spot VMs (node_config.spot)' };
-    case 'flex-start':
-      return { rate: 'flex-start', why: 'flex-start (node_config.flex_start)' };
-    default:
-      return { rate: 'on-demand', why: 'no reservation, spot or flex-start' };
-  }
 }
 
 function tpuCost(p: TpuPool, prices: PriceTable): PoolCost {

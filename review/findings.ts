@@ -5,7 +5,7 @@
 import type { StackDiff } from './diff';
 import type { StackModel } from './model';
 import type { PlanReview } from './plan';
-import { loadPrices, PriceTable } from './prices';
+import { loadPrices, PriceTable } from '../jobs/prices';
 import { RULES } from './rules';
 import type { Finding, ReviewContext, Severity, StackText } from './rules/types';
 

@@ -16,7 +16,7 @@
 import { describeResource } from './describe';
 import { attributeChanges, AttributeChange } from './attributes';
 import { z } from 'zod';
-import { capText, collectStrings, maskSensitive, REDACTED, Redactor } from './redact';
+import { capText, collectStrings, maskSensitive, REDACTED, Redactor } from '../util/redact';
 import { canonical, isObj, KNOWN_AFTER_APPLY } from './values';
 
 export type PlanAction = 'create' | 'update' | 'replace' | 'delete' | 'read' | 'no-op' | 'forget';

@@ -7,12 +7,12 @@
 import { RL_DEFAULTS } from '../jobs/maxtext-defaults';
 import type { StackDiff } from './diff';
 import type { Finding, Severity } from './findings';
-import { rateText, stackCost, tpuRateFor } from './cost';
+import { rateText, stackCost } from './cost';
 import type { JobSetStep, Pipeline, StackModel } from './model';
 import type { PlanAction, PlanReview } from './plan';
 import { capacityText } from './resources/container-node-pool';
-import { money, PriceTable, RATE_TEXT, tpuRates } from './prices';
-import { capText, MAX_VALUE_CHARS } from './redact';
+import { money, PriceTable, RATE_TEXT, tpuRateFor, tpuRates } from '../jobs/prices';
+import { capText, MAX_VALUE_CHARS } from '../util/redact';
 
 /** Hidden marker the PR workflow uses to find and update its one comment. */
 export const COMMENT_MARKER = '<!-- tpu-post-training:plan-review -->';

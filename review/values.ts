@@ -29,12 +29,7 @@ export function isObj(value: unknown): value is Obj {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
-/** A JSON text of `value` with object keys sorted: equal for equal values whatever their key order. */
-export function canonical(value: unknown): string {
-  if (Array.isArray(value)) return `[${value.map(canonical).join(',')}]`;
-  if (isObj(value)) return `{${Object.keys(value).sort().map((k) => `${JSON.stringify(k)}:${canonical(value[k])}`).join(',')}}`;
-  return JSON.stringify(value ?? null);
-}
+export { canonicalJson as canonical } from '../jobs/spec-key';
 
 /** Terraform JSON renders a single nested block as an object, sometimes as a one-element list. */
 export function block(value: unknown): Obj | undefined {

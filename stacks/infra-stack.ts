@@ -1,7 +1,7 @@
 import { GoogleProvider } from '@cdktf/provider-google/lib/provider';
 import { HelmProvider } from '@cdktf/provider-helm/lib/provider';
 import { KubernetesProvider } from '@cdktf/provider-kubernetes/lib/provider';
-import { TerraformOutput, TerraformStack } from 'cdktf';
+import { TerraformOutput } from 'cdktf';
 import { Construct } from 'constructs';
 import { TrainingBucket } from '../constructs/bucket';
 import { helmProviderAccess, kubernetesProviderAccess } from '../constructs/cluster-access';
@@ -18,6 +18,7 @@ import type { Deployment } from '../jobs/deployment';
 import { clusterVersionFloor, minMasterVersionOf } from '../jobs/tpu';
 import { SYSTEM_POOL_NAME } from '../jobs/platform';
 import { useBackend } from './backend';
+import { ProjectStack } from './project-stack';
 
 export { REQUIRED_APIS } from '../constructs/project-apis';
 
@@ -31,7 +32,7 @@ export type InfraStackProps = Pick<Deployment, 'platform' | 'cluster' | 'nodePoo
  * `cdktf deploy infra`: network, GKE cluster, node pools (system, cpu-np, one per TPU slice), service
  * accounts, bucket, HF-token secret, JobSet + Kueue and the Kueue queues.
  */
-export class InfraStack extends TerraformStack {
+export class InfraStack extends ProjectStack {
   public readonly cluster: GkeCluster;
   public readonly tpuPools: TpuSlicePool[] = [];
 

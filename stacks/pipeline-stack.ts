@@ -8,7 +8,7 @@
  * `cdktf destroy <pipeline>` deletes the pipeline's Kubernetes objects; the bucket and its data belong to infra.
  */
 import { Construct } from 'constructs';
-import { TerraformOutput, TerraformStack } from 'cdktf';
+import { TerraformOutput } from 'cdktf';
 import { GoogleProvider } from '@cdktf/provider-google/lib/provider';
 import { kubernetesProviderAccess } from '../constructs/cluster-access';
 import { GkeCluster } from '../constructs/gke-cluster';
@@ -25,6 +25,7 @@ import type { Pipeline } from '../jobs/pipeline';
 import type { Platform } from '../jobs/platform';
 import { PipelineRecord, recordConfigMap } from '../jobs/record';
 import { BackendProps, useBackend } from './backend';
+import { ProjectStack } from './project-stack';
 
 export interface PipelineStackProps extends BackendProps {
   readonly platform: Platform;
@@ -48,7 +49,7 @@ function outputId(step: string, what: string): string {
   return `${step.replace(/-/g, '_')}_${what}`;
 }
 
-export class PipelineStack extends TerraformStack {
+export class PipelineStack extends ProjectStack {
   /** The pipeline's Workflow (its steps are the JobSets inside it). */
   public readonly workflow: PipelineWorkflow;
 

@@ -5,7 +5,7 @@
  * jobs/serve.ts. It finds the cluster through data sources, as a pipeline stack does.
  */
 import { Construct } from 'constructs';
-import { TerraformOutput, TerraformStack } from 'cdktf';
+import { TerraformOutput } from 'cdktf';
 import { GoogleProvider } from '@cdktf/provider-google/lib/provider';
 import { DataGoogleStorageBucketObject } from '@cdktf/provider-google/lib/data-google-storage-bucket-object';
 import { ServiceAccount } from '@cdktf/provider-google/lib/service-account';
@@ -21,6 +21,7 @@ import { TpuSlicePool } from '../constructs/tpu-slice-pool';
 import { Platform, workloadIdentityMember } from '../jobs/platform';
 import { exportMissingMessage, ServePlan, servePoolTaint, SMOKE_ENDED, smokeFailureMessage } from '../jobs/serve';
 import { BackendProps, useBackend } from './backend';
+import { ProjectStack } from './project-stack';
 
 export interface ServeStackProps extends BackendProps {
   readonly platform: Platform;
@@ -29,7 +30,7 @@ export interface ServeStackProps extends BackendProps {
   readonly dnsEndpoint?: boolean;
 }
 
-export class ServeStack extends TerraformStack {
+export class ServeStack extends ProjectStack {
   constructor(scope: Construct, id: string, props: ServeStackProps) {
     super(scope, id);
     const { platform, plan } = props;

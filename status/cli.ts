@@ -14,7 +14,7 @@
  * missing or refused, permission denied, a server error).
  *
  * Every request has a deadline (--timeout, default 10 s; a poll is two rounds of requests, so a silent endpoint
- * ends in about 20 s), and everything printed passes the review's redaction (review/redact.ts).
+ * ends in about 20 s), and everything printed passes the review's redaction (util/redact.ts).
  */
 import { ARGO_SERVER, argoUiCommand } from '../jobs/argo';
 import * as fs from 'fs';
@@ -29,9 +29,8 @@ import { MAIN_CONTAINER } from '../jobs/jobset';
 import { PART_OF, PIPELINE_LABELS, STEP_NAMES } from '../jobs/pipeline';
 import type { PlaceholderRef, Platform } from '../jobs/platform';
 import { parseRecord, PipelineRecord, RecordedStep, recordName } from '../jobs/record';
-import { tpuRateFor } from '../review/cost';
-import { cpuHourly, loadPrices, money, RATE_TEXT, tpuRates } from '../review/prices';
-import { redact } from '../review/redact';
+import { cpuHourly, loadPrices, money, RATE_TEXT, tpuRateFor, tpuRates } from '../jobs/prices';
+import { redact } from '../util/redact';
 import type { ChipPrice } from './metrics';
 import type { CostRates } from './run-cost';
 import { renderRunReport } from './report';
@@ -347,7 +346,7 @@ function noAnswer(err: ClusterError, context: string, server: string, s: Setup):
 }
 
 /**
- * The price of a step's chips: the review's price table (review/prices.json) at the rate of its pool's capacity; the
+ * The price of a step's chips: the review's price table (jobs/prices.json) at the rate of its pool's capacity; the
  * step's own pool (the eval step's single-host pool), else the pipeline's training slice.
  */
 export function chipPrices(): (p: PipelineRecord, step?: RecordedStep) => ChipPrice {
@@ -581,7 +580,7 @@ async function logs(argv: string[], io: Io): Promise<number> {
   }
 }
 
-/** A stream that writes everything through the shared redaction (review/redact.ts). */
+/** A stream that writes everything through the shared redaction (util/redact.ts). */
 function redacting(out: Io['stdout']): Io['stdout'] {
   const w = new Writable({
     write(chunk: Buffer | string, _encoding, done) {

@@ -334,7 +334,7 @@ export class Cluster {
   /** Writes a container's log to `out` (without ending it); with `follow`, until the container ends or the call is interrupted. */
   async streamLog(namespace: string, pod: string, container: string, out: Writable, follow: boolean): Promise<void> {
     await this.authenticate();
-    // Every line passes the shared redaction (review/redact.ts) on its way out.
+    // Every line passes the shared redaction (util/redact.ts) on its way out.
     const pipe = redactLines();
     pipe.pipe(out, { end: false });
     // The deadline covers the connection (Log.log resolves once the server answered). A followed log then runs until

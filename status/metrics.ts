@@ -121,9 +121,9 @@ export function evaluationOf(log: string): Evaluation | undefined {
   return { ...(before ? { before } : {}), ...(after ? { after } : {}), ...(change !== undefined ? { accuracyChange: change } : {}) };
 }
 
-/** The price of a pipeline's chips (from the review's price table, review/prices.ts). */
+/** The price of a pipeline's chips (from the review's price table, jobs/prices.ts). */
 export interface ChipPrice {
-  /** `on-demand`, `spot`, ... (review/prices.ts RATE_TEXT). */
+  /** `on-demand`, `spot`, ... (jobs/prices.ts RATE_TEXT). */
   readonly rate: string;
   /** Price of one chip-hour. @default - the table has no price for this TPU generation and rate */
   readonly chipHour?: number;

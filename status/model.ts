@@ -73,7 +73,12 @@ export interface JobSetObject {
 }
 export interface WorkloadObject {
   readonly metadata: ObjectMeta;
-  readonly spec?: { readonly queueName?: string; readonly active?: boolean };
+  readonly spec?: {
+    readonly queueName?: string;
+    readonly active?: boolean;
+    /** From the job's `kueue.x-k8s.io/max-exec-time-seconds` label (Kueue v0.19.2 workload_types.go). */
+    readonly maximumExecutionTimeSeconds?: number;
+  };
   readonly status?: {
     readonly conditions?: readonly Condition[];
     readonly requeueState?: { readonly count?: number; readonly requeueAt?: Time };
@@ -199,7 +204,8 @@ export interface PipelineStatus {
 
 // ---- helpers ----------------------------------------------------------------------------------------------------
 
-function condition(conditions: readonly Condition[] | undefined, type: string): Condition | undefined {
+/** The condition of `type`, if the object has one (Kubernetes conditions are keyed by type). */
+export function condition(conditions: readonly Condition[] | undefined, type: string): Condition | undefined {
   return conditions?.find((c) => c.type === type);
 }
 export function isTrue(conditions: readonly Condition[] | undefined, type: string): boolean {
@@ -563,18 +569,89 @@ export const failedRule: StepRule = (f) => {
   };
 };
 
-/** Kueue v0.19.2 workload_controller.go `triggerDeactivation`: requeued PODS_READY.backoffLimitCount times already. */
+/**
+ * Why Kueue deactivated a workload (kubernetes-sigs/kueue v0.19.2, commit 8eab68778fc1b52affe165fdf5af29d1e9b4f3cb):
+ * pkg/controller/core/workload_controller.go sets a `DeactivationTarget` condition (pkg/workload/workload.go
+ * `SetDeactivationTarget`) with one of three reasons (apis/kueue/v1beta2/workload_types.go):
+ *   - `RequeuingLimitExceeded` ("exceeding the maximum number of re-queuing retries", `triggerDeactivation`): the pods
+ *     were not ready in time once more after waitForPodsReady's `backoffLimitCount` requeues;
+ *   - `AdmissionCheck` (`reconcileCheckBasedEviction`): an admission check is Rejected, with the message
+ *     `AdmissionCheck in Rejected state: "<check>" (<the check's message>)` (`buildAdmissionChecksMessage`); for
+ *     flex-start the ProvisioningRequest check after its last failed attempt, or GKE's CapacityRevoked
+ *     (pkg/controller/admissionchecks/provisioning/controller.go copies the request's condition message);
+ *   - `MaximumExecutionTimeExceeded` ("exceeding the maximum execution time", `reconcileMaxExecutionTime`): admitted
+ *     longer than `spec.maximumExecutionTimeSeconds`.
+ * It then sets `spec.active: false`; the `!IsActive` branch of `Reconcile` evicts with reason
+ * `DeactivatedDueTo<reason>` (pkg/workload/evict/evict.go `Evict`, patching.go `ReasonWithCause`) and message
+ * "The workload is deactivated due to <message>", and removes the target condition. `spec.active: false` set by hand
+ * evicts with reason `Deactivated` and "The workload is deactivated".
+ */
+export const DEACTIVATION_CAUSES = ['RequeuingLimitExceeded', 'AdmissionCheck', 'MaximumExecutionTimeExceeded'] as const;
+export type DeactivationCause = (typeof DEACTIVATION_CAUSES)[number];
+
+export interface Deactivation {
+  /** Kueue's reason; `undefined`: deactivated by hand (or a reason this model does not know, shown as Kueue's). */
+  readonly cause?: DeactivationCause;
+  /** Kueue's reason as it is on the workload (`DeactivatedDueTo...`, `Deactivated`, or the target's reason). */
+  readonly reason: string;
+  /** Kueue's message without its "The workload is deactivated due to " head. @default - none given */
+  readonly detail?: string;
+}
+
+const DEACTIVATED = 'Deactivated';
+const DUE_TO = 'DueTo';
+const DEACTIVATED_HEAD = /^The workload is deactivated( due to )?/;
+
+/** A deactivated workload's cause, read from its Evicted condition or (before the eviction) its DeactivationTarget. */
+export function deactivationOf(w: WorkloadObject): Deactivation | undefined {
+  if (w.spec?.active !== false) return undefined;
+  const evicted = condition(w.status?.conditions, 'Evicted');
+  const target = condition(w.status?.conditions, 'DeactivationTarget');
+  const from = evicted?.status === 'True' && evicted.reason?.startsWith(DEACTIVATED) ? evicted : target?.status === 'True' ? target : undefined;
+  if (!from?.reason) return { reason: DEACTIVATED };
+  const bare = from.reason.startsWith(DEACTIVATED + DUE_TO) ? from.reason.slice(DEACTIVATED.length + DUE_TO.length) : from.reason;
+  const cause = DEACTIVATION_CAUSES.find((c) => c === bare);
+  const detail = from.message?.replace(DEACTIVATED_HEAD, '');
+  return { ...(cause ? { cause } : {}), reason: from.reason, ...(detail ? { detail } : {}) };
+}
+
+/** What to do about each cause, and the command that retries (the workload made active again). */
+function deactivationText(d: Deactivation, w: WorkloadObject, namespace: string): string {
+  const name = w.metadata.name ?? '<workload>';
+  const retry = `kubectl patch workload -n ${namespace} ${name} --type=merge -p '{"spec":{"active":true}}'`;
+  switch (d.cause) {
+    case 'RequeuingLimitExceeded':
+      return (
+        `workload ${name} deactivated: its pods never became ready within ${PODS_READY.timeoutMinutes}m, ` +
+        `${PODS_READY.backoffLimitCount + 1} times (Kueue's requeuing limit, ${PODS_READY.backoffLimitCount} requeues); ` +
+        `fix the cause shown by kubectl describe pod, then ${retry}`
+      );
+    case 'AdmissionCheck':
+      return (
+        `workload ${name} deactivated: an admission check rejected it: ${d.detail ?? 'no message'}; no slice is held for it ` +
+        `(flex-start: GKE failed the last ProvisioningRequest or revoked the capacity: kubectl describe provisioningrequests -n ${namespace}); ` +
+        `when capacity is available, ${retry}`
+      );
+    case 'MaximumExecutionTimeExceeded': {
+      const limit = w.spec?.maximumExecutionTimeSeconds;
+      return (
+        `workload ${name} deactivated: it ran past its maximum execution time (${limit !== undefined ? `${limit}s, ` : ''}` +
+        `the JobSet's kueue.x-k8s.io/max-exec-time-seconds label; this project sets none); remove or raise the label, then ${retry}`
+      );
+    }
+    default:
+      return (
+        `workload ${name} deactivated (${d.reason}${d.detail ? `: ${d.detail}` : ''}): not by one of Kueue's limits ` +
+        `(spec.active set to false by hand?); to run it again, ${retry}`
+      );
+  }
+}
+
+/** Kueue deactivated the workload (`spec.active: false`): which of its limits, with Kueue's message and the fix. */
 export const deactivatedRule: StepRule = ({ workload, pipeline }) => {
-  if (!workload || workload.spec?.active !== false) return undefined;
-  return {
-    state: 'failed',
-    reason: 'RequeuingLimitExceeded',
-    message:
-      `workload ${workload.metadata.name} deactivated: its pods never became ready in ${PODS_READY.timeoutMinutes}m, ` +
-      `${workload.status?.requeueState?.count ?? PODS_READY.backoffLimitCount} times; fix the cause shown by kubectl describe pod, then ` +
-      `kubectl patch workload -n ${pipeline.namespace} ${workload.metadata.name} --type=merge -p '{"spec":{"active":true}}'`,
-    details: [],
-  };
+  const d = workload ? deactivationOf(workload) : undefined;
+  if (!workload || !d) return undefined;
+  return { state: 'failed', reason: d.cause ?? d.reason, message: deactivationText(d, workload, pipeline.namespace), details: [] };
 };
 
 /** Evicted because its pods were not ready in time (Kueue waitForPodsReady), and requeued: the quota went back. */

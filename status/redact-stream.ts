@@ -1,5 +1,5 @@
 /**
- * The shared redaction (review/redact.ts) for a log stream: complete lines are redacted as they pass; a private key
+ * The shared redaction (util/redact.ts) for a log stream: complete lines are redacted as they pass; a private key
  * block spread over lines is withheld from its BEGIN line to its END line.
  *
  * Linear and bounded: a chunk is searched for newlines once (the line so far is kept as a list of pieces, never
@@ -10,7 +10,7 @@
  */
 import { StringDecoder } from 'string_decoder';
 import { Transform } from 'stream';
-import { redact } from '../review/redact';
+import { redact } from '../util/redact';
 
 const BEGIN = /-----BEGIN (?:[A-Z]+ )*PRIVATE KEY-----/;
 const END = /-----END (?:[A-Z]+ )*PRIVATE KEY-----/;

@@ -2,8 +2,8 @@
  * What a whole run cost so far, not only its training chips: the TPU chip-hours of training and of the eval step (each
  * from its Kueue admission, status/metrics.ts usage, the eval step's at its own pool's rate), the CPU-pool node-hours of the steps that run on `cpu-np` (the conversion and
  * the export: each holds one autoscaled `cpu-np` node while it runs), and the cluster's management fee over the run's
- * span (review/prices.json `clusterManagementFeePerHour`, GKE pricing). A TPU step on a reservation is "already paid
- * for by the reservation": a reservation is billed whether or not pods run (review/prices.json note), so it is counted
+ * span (jobs/prices.json `clusterManagementFeePerHour`, GKE pricing). A TPU step on a reservation is "already paid
+ * for by the reservation": a reservation is billed whether or not pods run (jobs/prices.json note), so it is counted
  * apart from what the run adds. Pure: no clock (`now` comes in), no I/O.
  */
 import type { PipelineRecord } from '../jobs/record';

@@ -123,13 +123,25 @@ describe('.ci/run (this kind of machine, where no reachable registry ships terra
     expect(r.status).toBe(0);
     expect(r.stderr).toContain('ci: terraform is not on PATH and cannot be installed from Debian packages or npm');
     expect(r.stderr).toContain('(TERRAFORM_TESTS=skip)');
-    expect(r.calls).toEqual(['npm ci --no-audit --no-fund TERRAFORM_TESTS=skip', 'npm test TERRAFORM_TESTS=skip', 'npm run --silent test:node-lines TERRAFORM_TESTS=skip']);
+    expect(r.calls).toEqual([
+      'npm ci --no-audit --no-fund TERRAFORM_TESTS=skip',
+      'npm test TERRAFORM_TESTS=skip',
+      'npm run --silent test:node-lines TERRAFORM_TESTS=skip',
+      'npm run --silent test:cdktn TERRAFORM_TESTS=skip',
+      'npm run --silent bench -- --no-targets TERRAFORM_TESTS=skip',
+    ]);
   });
 
   test('with terraform: names it, and the terraform tests run (TERRAFORM_TESTS unset)', () => {
     const r = ciRun(true);
     expect(r.status).toBe(0);
     expect(r.stdout).toContain(`ci: Terraform v${TERRAFORM_VERSION} at `);
-    expect(r.calls).toEqual(['npm ci --no-audit --no-fund TERRAFORM_TESTS=unset', 'npm test TERRAFORM_TESTS=unset', 'npm run --silent test:node-lines TERRAFORM_TESTS=unset']);
+    expect(r.calls).toEqual([
+      'npm ci --no-audit --no-fund TERRAFORM_TESTS=unset',
+      'npm test TERRAFORM_TESTS=unset',
+      'npm run --silent test:node-lines TERRAFORM_TESTS=unset',
+      'npm run --silent test:cdktn TERRAFORM_TESTS=unset',
+      'npm run --silent bench -- --no-targets TERRAFORM_TESTS=unset',
+    ]);
   });
 });

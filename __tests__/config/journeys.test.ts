@@ -200,7 +200,7 @@ describe('capacity errors', () => {
     expect(configError({ TPU_TYPE: 'v6e-8', COMPUTE_TYPE: 'ct6e-standard-1t' })).toContain(
       "TPU_TYPE (env): 'v6e-8' is ct6e-standard-8t 2x4 or ct6e-standard-4t 2x4, but COMPUTE_TYPE (env) is 'ct6e-standard-1t'",
     );
-    expect(configError({ TPU_TYPE: 'v6e32' })).toContain("TPU_TYPE (env): must be a Cloud TPU accelerator type of the TPU table such as v6e-32");
+    expect(configError({ TPU_TYPE: 'v6e32' })).toContain("TPU_TYPE (env): must be a Cloud TPU accelerator type of the TPU table such as v5litepod-8, v5p-8, v6e-8 or tpu7x-8, got 'v6e32'");
   });
 
   test('TPU_TYPE=v6e-8 with COMPUTE_TYPE=ct6e-standard-4t picks the 2-VM 2x4 shape', () => {

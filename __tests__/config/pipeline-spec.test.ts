@@ -237,7 +237,7 @@ describe('errors at synth, before anything is created', () => {
   });
 
   test('a slice the TPU table does not have is an error; one infra lacks is left out with a note', () => {
-    expect(errorOf({ mine: { ...SFT, slice: 'v6e-9' } })).toContain("pipelines.mine.slice: must be a Cloud TPU accelerator type of the TPU table such as v6e-8");
+    expect(errorOf({ mine: { ...SFT, slice: 'v6e-9' } })).toContain("pipelines.mine.slice: must be a Cloud TPU accelerator type of the TPU table such as v5litepod-8, v5p-8, v6e-8 or tpu7x-8, got 'v6e-9'");
     const file = configFile((c) => (c.pipelines.mine = { ...SFT, slice: 'v6e-16' }));
     const d = loadDeployment({ env: { CONFIG_FILE: file } });
     expect(d.pipelines.map((p) => p.name)).not.toContain('mine');

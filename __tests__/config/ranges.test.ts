@@ -3,7 +3,8 @@ import * as fs from 'fs';
 import * as os from 'os';
 import * as path from 'path';
 import { ConfigError, loadConfig, MAX_CONFIG_FILE_BYTES } from '../../config/load';
-import { cidrProblem, coversInternet, isDocumentationRange } from '../../config/schema';
+import { configFile } from '../util';
+import { cidrProblem, coversInternet, isDocumentationRange, MAX_PIPELINES } from '../../config/schema';
 
 /** Real values for every example placeholder: no placeholder notice. */
 const NO_PLACEHOLDERS = { PROJECT: 'acme-tpu-prod', GCS_BUCKET: 'acme-post-train-ckpt', RESERVATION: 'acme-v6e-32', AUTHORIZED_CIDR: '198.18.0.0/15' };
@@ -130,6 +131,26 @@ describe('config errors for any input size, before the input is split or parsed'
     expect(r.message).toContain(`config file is ${fs.statSync(file).size} bytes; at most ${MAX_CONFIG_FILE_BYTES} are read`);
     expect(r.bigWork).toEqual([]);
   });
+});
+
+test('at most MAX_PIPELINES (64) pipeline entries: one more is a config error naming the key, before any pipeline is built', () => {
+  const many = (n: number) =>
+    configFile((c) => {
+      c.pipelines = Object.fromEntries(Array.from({ length: n }, (_, i) => [`p${i}`, { recipe: 'no-such-recipe' }]));
+    });
+  const message = (file: string) => {
+    try {
+      loadConfig({ env: NO_PLACEHOLDERS, file });
+    } catch (err) {
+      expect(err).toBeInstanceOf(ConfigError);
+      return (err as Error).message;
+    }
+    throw new Error('expected a ConfigError');
+  };
+  expect(MAX_PIPELINES).toBe(64);
+  expect(message(many(MAX_PIPELINES + 1))).toMatch(/pipelines: at most 64 pipeline entries/);
+  // At the cap the count passes: what fails is each entry's own key (an unknown recipe), not the count.
+  expect(message(many(MAX_PIPELINES))).not.toContain('pipeline entries');
 });
 
 test('more than 200 node pools: a notice that the autoscaler slows down', () => {

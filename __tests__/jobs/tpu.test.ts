@@ -1,4 +1,5 @@
 import {
+  acceleratorTypeExamples,
   cubeTopologies,
   describeTopologies,
   generationOf,
@@ -45,9 +46,9 @@ describe('TPU table: one row per generation, everything per slice derived', () =
     ['ct5lp-hightpu-4t', '4x8', 32, 8, true, 'v5litepod-32', 'tpu-v5-lite-podslice', 'tpuv5e:4x8', 512],
     ['ct5lp-hightpu-8t', '2x4', 8, 1, false, 'v5litepod-8', 'tpu-v5-lite-podslice', 'tpuv5e:2x4', 128],
     // v5p and Ironwood count TensorCores (2 per chip) in the accelerator type.
-    ['ct5p-hightpu-4t', '2x2x1', 4, 1, false, 'v5p-8', 'tpu-v5p-slice', 'tpuv5:2x2x1', 380],
-    ['ct5p-hightpu-4t', '2x2x2', 8, 2, true, 'v5p-16', 'tpu-v5p-slice', 'tpuv5:2x2x2', 760],
-    ['ct5p-hightpu-4t', '4x4x4', 64, 16, true, 'v5p-128', 'tpu-v5p-slice', 'tpuv5:4x4x4', 6080],
+    ['ct5p-hightpu-4t', '2x2x1', 4, 1, false, 'v5p-8', 'tpu-v5p-slice', 'tpuv5:2x2x1', 384],
+    ['ct5p-hightpu-4t', '2x2x2', 8, 2, true, 'v5p-16', 'tpu-v5p-slice', 'tpuv5:2x2x2', 768],
+    ['ct5p-hightpu-4t', '4x4x4', 64, 16, true, 'v5p-128', 'tpu-v5p-slice', 'tpuv5:4x4x4', 6144],
     ['tpu7x-standard-4t', '2x2x1', 4, 1, false, 'tpu7x-8', 'tpu7x', 'tpu7x:2x2x1', 768],
     ['tpu7x-standard-4t', '2x2x2', 8, 2, true, 'tpu7x-16', 'tpu7x', 'tpu7x:2x2x2', 1536],
   ])(
@@ -67,13 +68,26 @@ describe('TPU table: one row per generation, everything per slice derived', () =
     expect(tpuSlice('tpu7x-standard-4t', '2x2x2')).toMatchObject({ hostVcpus: 224 * 2, hostMemoryGib: 960 * 2 });
   });
 
-  test('HBM per chip per generation (Cloud TPU docs): v5e 16, v5p 95, v6e 32, tpu7x 192 GiB', () => {
+  test("HBM per chip per generation (Cloud TPU docs; v5p: the page's 95 rounds down XLA's 95.74): v5e 16, v5p 96, v6e 32, tpu7x 192 GiB", () => {
     expect(Object.fromEntries(Object.entries(GENERATIONS).map(([g, row]) => [g, row.hbmGibPerChip]))).toEqual({
       v5e: 16,
-      v5p: 95,
+      v5p: 96,
       v6e: 32,
       tpu7x: 192,
     });
+  });
+
+  test.each(Object.entries(GENERATIONS))('table invariant, %s: 0 < usable HBM <= nominal HBM per chip, and the usable figure names its source', (_g, row) => {
+    expect(row.usableHbmGibPerChip).toBeGreaterThan(0);
+    expect(row.usableHbmGibPerChip).toBeLessThanOrEqual(row.hbmGibPerChip);
+    expect(row.usableHbmSource).toContain(String(row.usableHbmGibPerChip / (row.tensorcoresPerChip === 2 && row.usableHbmSource.includes('per TensorCore') ? 2 : 1)));
+  });
+
+  test('acceleratorTypeExamples: one per generation of the table (its largest single-VM slice), each one the table accepts', () => {
+    expect(acceleratorTypeExamples()).toBe('v5litepod-8, v5p-8, v6e-8 or tpu7x-8');
+    const names = acceleratorTypeExamples().split(/, | or /);
+    expect(names).toHaveLength(Object.keys(GENERATIONS).length);
+    for (const name of names) expect(slicesForAcceleratorType(name)[0]).toMatchObject({ vms: 1 });
   });
 
   test('every machine type of the table is accepted; the generation is derived from it', () => {

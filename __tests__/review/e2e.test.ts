@@ -11,7 +11,7 @@ import { modelsOf } from '../../review/cli';
 import { diffSyntheses, synthesizeRef } from '../../review/diff';
 import { review } from '../../review/findings';
 import { readSynthesis, Synthesis } from '../../review/load';
-import { loadPrices } from '../../review/prices';
+import { loadPrices } from '../../jobs/prices';
 import { renderReport } from '../../review/report';
 
 const ROOT = path.resolve(__dirname, '..', '..');

@@ -6,7 +6,7 @@ import { Testing } from 'cdktf';
 import { buildPipeline } from '../../jobs/pipeline';
 import { RECIPES } from '../../jobs/recipes';
 import { extractStack } from '../../review/model';
-import { loadPrices } from '../../review/prices';
+import { loadPrices } from '../../jobs/prices';
 import { renderReport } from '../../review/report';
 import { review } from '../../review/findings';
 import { PipelineStack } from '../../stacks/pipeline-stack';

@@ -6,7 +6,7 @@
 import * as fs from 'fs';
 import * as path from 'path';
 import { synthesisFromJson } from '../../review/load';
-import { REDACTED } from '../../review/redact';
+import { REDACTED } from '../../util/redact';
 import { scanJson } from '../../review/json-scan';
 import { review as reviewRules } from '../../review/findings';
 import { reviewPlan, SENSITIVE_CHANGED } from '../../review/plan';

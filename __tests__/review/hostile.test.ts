@@ -13,7 +13,7 @@ import { review } from '../../review/findings';
 import { synthesisFromJson } from '../../review/load';
 import { extractStack } from '../../review/model';
 import { KNOWN_AFTER_APPLY, reviewPlan } from '../../review/plan';
-import { capText, maskSensitive, MAX_VALUE_CHARS, redact, REDACTED, Redactor } from '../../review/redact';
+import { capText, maskSensitive, MAX_VALUE_CHARS, redact, REDACTED, Redactor } from '../../util/redact';
 import { asTf, infraJson, pipelineJson } from './fixtures';
 
 const REAL = path.join(__dirname, 'fixtures', 'real-plans');

@@ -1,6 +1,6 @@
 /** The plan review says who is notified of the pipelines' steps (NOTIFY_EMAIL) and on what. */
 import { extractStack } from '../../review/model';
-import { loadPrices } from '../../review/prices';
+import { loadPrices } from '../../jobs/prices';
 import { evaluationLine, MAXTEXT_DEFAULT_TEST_BATCHES, renderReport } from '../../review/report';
 import { describerFor } from '../../review/resources';
 import { synthStack, WITH_SINGLE_HOST } from '../util';

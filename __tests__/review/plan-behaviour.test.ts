@@ -5,7 +5,7 @@
  * are tested in plan.test.ts and rules.test.ts.
  */
 import { baseAddress, KNOWN_AFTER_APPLY, planAttributeChanges, reviewPlan, withUnknowns } from '../../review/plan';
-import { Redactor, REDACTED } from '../../review/redact';
+import { Redactor, REDACTED } from '../../util/redact';
 
 type Json = Record<string, any>;
 

@@ -4,7 +4,7 @@ import * as path from 'path';
 import { main, parseArgs, readPrices, run } from '../../review/cli';
 import { review } from '../../review/findings';
 import { durationSeconds, extractStack, gcsUses } from '../../review/model';
-import { loadPrices } from '../../review/prices';
+import { loadPrices } from '../../jobs/prices';
 import { COMMENT_MARKER, mermaid, renderReport } from '../../review/report';
 import { asTf, IMAGE, infraJson, pipelineJson } from './fixtures';
 
@@ -108,7 +108,7 @@ function priceFile(table: unknown): string {
   return file;
 }
 
-const BUILT_IN = JSON.parse(fs.readFileSync(path.join(__dirname, '..', '..', 'review', 'prices.json'), 'utf8'));
+const BUILT_IN = JSON.parse(fs.readFileSync(path.join(__dirname, '..', '..', 'jobs', 'prices.json'), 'utf8'));
 
 test('a price file overrides the built-in table and the report names it', () => {
   const file = priceFile({ ...BUILT_IN, name: 'negotiated', date: '2026-01-01', tpu: { v6e: { ...BUILT_IN.tpu.v6e, 'commit-1y': { chipHour: 1, estimate: false, source: 'contract' } } } });
@@ -121,7 +121,7 @@ test('a price file overrides the built-in table and the report names it', () => 
 test('a price file with wrong types is an error naming the file and the key, never $NaN', () => {
   const file = priceFile({ ...BUILT_IN, tpu: { v6e: { ...BUILT_IN.tpu.v6e, spot: { chipHour: 'cheap', estimate: true, source: 'x' } } }, thresholds: { stackChips: -1, stackHourly: 10 } });
   expect(() => readPrices(file)).toThrow(
-    `price file ${file}: tpu.v6e.spot.chipHour: Expected number, received string; thresholds.stackChips: Number must be greater than 0 (see review/prices.json for the shape)`,
+    `price file ${file}: tpu.v6e.spot.chipHour: Expected number, received string; thresholds.stackChips: Number must be greater than 0 (see jobs/prices.json for the shape)`,
   );
   expect(() => readPrices(priceFile({ name: 'broken' }))).toThrow(/date: Required; currency: Required; source: Required; tpu: Required; reservationRate: Required/);
   const bad = path.join(path.dirname(file), 'bad.json');
@@ -226,7 +226,7 @@ test('cli: --help exits 0 with the usage; a flag without its value is a usage er
   const prices = priceFile({ ...BUILT_IN, clusterManagementFeePerHour: '0.10' });
   const dir = writeSynthesis({ infra: infraJson() });
   const badPrices = quietly(() => main(['--from', dir, '--out', path.join(dir, 'r.md'), '--prices', prices]));
-  expect(badPrices).toMatchObject({ value: 2, stderr: `review: price file ${prices}: clusterManagementFeePerHour: Expected number, received string (see review/prices.json for the shape)\n` });
+  expect(badPrices).toMatchObject({ value: 2, stderr: `review: price file ${prices}: clusterManagementFeePerHour: Expected number, received string (see jobs/prices.json for the shape)\n` });
   const unknown = quietly(() => main(['--bogus']));
   expect(unknown).toMatchObject({ value: 2, stderr: "review: unknown option '--bogus' (see --help)\n" });
 });

@@ -26,7 +26,7 @@ const CANARIES = ['sensitive-OLD-canary-0123', 'sensitive-NEW-canary-4567', 'can
 let tmp: string;
 let dist: string;
 
-/** Transpiles review/ and jobs/ to `out` (CommonJS), copying JSON files. */
+/** Transpiles review/, jobs/ and util/ (what the review CLI imports) to `out` (CommonJS), copying JSON files. */
 function transpile(out: string): void {
   const walk = (dir: string) => {
     for (const e of fs.readdirSync(path.join(ROOT, dir), { withFileTypes: true })) {
@@ -44,6 +44,7 @@ function transpile(out: string): void {
   };
   walk('review');
   walk('jobs');
+  walk('util');
 }
 
 beforeAll(() => {

@@ -11,7 +11,7 @@ import { RECIPES } from '../../jobs/recipes';
 import { imageMaxTextVersion, POST_TRAINING_IMAGE_REPO, TUTORIAL_IMAGE } from '../../jobs/recipes/common';
 import { extractStack } from '../../review/model';
 import { review } from '../../review/findings';
-import { loadPrices } from '../../review/prices';
+import { loadPrices } from '../../jobs/prices';
 import { renderReport } from '../../review/report';
 import { testPlatform } from '../jobs/fixtures';
 import { synthStack, WITH_SINGLE_HOST } from '../util';

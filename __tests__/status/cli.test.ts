@@ -10,11 +10,13 @@ import { TPU_RESOURCE } from '../../jobs/tpu';
 import {
   allPipelinesWorld,
   CONTEXT,
+  deactivatedWorkload,
   emptyWorld,
   event,
   FakeApi,
   iso,
   jobSet,
+  kueueDeactivationMessage,
   pipeline,
   pipelines,
   platform,
@@ -169,6 +171,28 @@ test('failed: the JobSet failure condition and the main container last log lines
   expect(stdout).toContain('  Traceback (most recent call last):\n');
   expect(stdout).toContain('  ValueError: rl.num_generations must be > 1\n');
   expect(stdout).toMatch(/to-hf +not-created +rl-llama3-r1-to-hf +will not start: train failed\n/);
+});
+
+test("a deactivated workload: each of Kueue v0.19.2 reasons told apart (requeue limit, rejected admission check with the check's message, maximum execution time, by hand); exit 1", async () => {
+  const w = emptyWorld();
+  const causes: Record<string, string | undefined> = { 'rl-qwen3': 'RequeuingLimitExceeded', 'rl-gemma4': 'AdmissionCheck', 'sft-gemma4': 'MaximumExecutionTimeExceeded', 'rl-llama3': undefined };
+  for (const [name, cause] of Object.entries(causes)) {
+    const p = pipeline(name);
+    w.jobSets.push(jobSet(step(p, 'to-maxtext'), completed));
+    const train = jobSet(step(p, 'train'), { conditions: [{ type: 'Suspended', status: 'True', reason: 'SuspendedJobs', message: 'jobset is suspended' }] });
+    w.jobSets.push(train);
+    w.workloads.push(deactivatedWorkload(train, cause, 'evicted', cause === 'MaximumExecutionTimeExceeded' ? { maximumExecutionTimeSeconds: 86400 } : {}));
+  }
+  const { code, doc } = await json(w, []);
+  expect(code).toBe(1);
+  const train = (name: string) => doc.pipelines.find((p) => p.name === name)!.steps[1];
+  expect(train('rl-qwen3')).toMatchObject({ state: 'failed', reason: 'RequeuingLimitExceeded', message: expect.stringContaining('its pods never became ready within 20m, 4 times') });
+  expect(train('rl-qwen3').message).toContain('kubectl describe pod');
+  expect(train('rl-gemma4')).toMatchObject({ state: 'failed', reason: 'AdmissionCheck', message: expect.stringContaining(`an admission check rejected it: ${kueueDeactivationMessage('AdmissionCheck')}`) });
+  expect(train('sft-gemma4')).toMatchObject({ state: 'failed', reason: 'MaximumExecutionTimeExceeded', message: expect.stringContaining('ran past its maximum execution time (86400s') });
+  expect(train('rl-llama3')).toMatchObject({ state: 'failed', reason: 'Deactivated', message: expect.stringContaining("not by one of Kueue's limits") });
+  for (const name of ['rl-gemma4', 'sft-gemma4', 'rl-llama3']) expect(train(name).message).not.toMatch(/never became ready|describe pod/);
+  for (const name of Object.keys(causes)) expect(train(name).message).toContain(`kubectl patch workload -n ${platform.namespace} `);
 });
 
 test('completed: every step shows its GCS output; exit 0', async () => {

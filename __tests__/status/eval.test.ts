@@ -149,7 +149,7 @@ test("the eval step is priced at its own pool's rate, not the training slice's",
   const { tpuSlice } = require('../../jobs/tpu');
   const { buildPipeline } = require('../../jobs/pipeline');
   const { RECIPES } = require('../../jobs/recipes');
-  const { RATE_TEXT } = require('../../review/prices');
+  const { RATE_TEXT } = require('../../jobs/prices');
   const mixed = derivePlatform({
     ...{ project: 'p-123456', region: 'us-east5', zone: 'us-east5-b', clusterName: 'tpt', bucket: 'b', namespace: 'default', cpuMachineType: 'n4-highmem-64' },
     tpuGroups: [

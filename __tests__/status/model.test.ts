@@ -1,6 +1,6 @@
 /** The pure status model: progress lines, ETA, workload ownership, exit codes (in-process, no cluster). */
 import { lastCheckpointStep } from '../../jobs/maxtext';
-import { allPipelinesWorld, emptyWorld, jobSet, pipeline, platform, record, rlLine, sftLine, step, workload, workloadName } from '../../bench/fake-kube-api';
+import { allPipelinesWorld, deactivatedWorkload, emptyWorld, jobSet, pipeline, platform, record, rlLine, sftLine, step, workload, workloadName } from '../../bench/fake-kube-api';
 import { eta, exitCode, lastLines, parseProgress, pipelineStatus, workloadOf } from '../../status/model';
 import { duration, progressBar } from '../../status/render';
 
@@ -92,14 +92,13 @@ describe('Kueue workload conditions (kueue v0.19.2 apis/kueue/v1beta2/workload_t
   test('deactivated after the last requeue: failed, with the command that retries it', () => {
     const w = emptyWorld();
     const js = jobSet(step(p, 'train'));
-    const wl = workload(js, false);
-    wl.spec.active = false;
-    wl.status = { conditions: [{ type: 'Evicted', status: 'True', reason: 'Deactivated', message: 'The workload is deactivated' }], requeueState: { count: 3 } };
+    // What Kueue v0.19.2 leaves: Evicted DeactivatedDueToRequeuingLimitExceeded, requeueState cleared.
+    const wl = deactivatedWorkload(js, 'RequeuingLimitExceeded');
     w.jobSets.push(js);
     w.workloads.push(wl);
     const st = pipelineStatus(record(p.name), w, new Map(), ctx).steps[1];
     expect(st).toMatchObject({ state: 'failed', reason: 'RequeuingLimitExceeded' });
-    expect(st.message).toContain(`deactivated: its pods never became ready in 20m, 3 times`);
+    expect(st.message).toContain(`deactivated: its pods never became ready within 20m, 4 times (Kueue's requeuing limit, 3 requeues)`);
     expect(st.message).toContain(`kubectl patch workload -n ${p.namespace} ${wl.metadata.name} --type=merge -p '{"spec":{"active":true}}'`);
   });
 

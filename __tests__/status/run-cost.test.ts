@@ -1,10 +1,10 @@
 /**
  * The whole run's cost (status/run-cost.ts), in process: training's chips, the conversion's and export's CPU-pool
  * node-hours, the cluster fee over the run's span; training on a reservation is "already paid for by the reservation".
- * Prices: review/prices.json (GKE cluster management fee $0.10/h; CPU per vCPU- and GiB-hour by family).
+ * Prices: jobs/prices.json (GKE cluster management fee $0.10/h; CPU per vCPU- and GiB-hour by family).
  */
 import { emptyWorld, iso, jobSet, pipeline, platform, record, step, workload } from '../../bench/fake-kube-api';
-import { loadPrices, cpuHourly, money } from '../../review/prices';
+import { loadPrices, cpuHourly, money } from '../../jobs/prices';
 import { pipelineStatus, Snapshot, stepSpans } from '../../status/model';
 import { CostRates, runCost, runCostLine } from '../../status/run-cost';
 import { costJson, renderText } from '../../status/render';

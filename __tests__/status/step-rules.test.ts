@@ -3,10 +3,11 @@
  * to the next, and the lines a queued or pending step adds (how long it waited, how long the deploy still waits) and
  * the image advice per container. JobSet v0.12.0 and Kueue v0.19.2 behaviour as cited in status/model.ts.
  */
-import { emptyWorld, event, iso, jobSet, pipeline, platform, pod, record, rlLine, running, step, workload } from '../../bench/fake-kube-api';
+import { deactivatedWorkload, emptyWorld, event, iso, kueueDeactivationMessage, jobSet, pipeline, platform, pod, record, rlLine, running, step, workload } from '../../bench/fake-kube-api';
 import {
   completedRule,
   deactivatedRule,
+  deactivationOf,
   failedRule,
   imageAdvice,
   jobSetEnd,
@@ -98,9 +99,56 @@ describe('Kueue rules', () => {
   test('deactivatedRule: spec.active false is failed with the patch command', () => {
     const { w, wl } = withWorkload([]);
     wl.spec.active = false;
-    expect(deactivatedRule(facts(w))).toMatchObject({ state: 'failed', reason: 'RequeuingLimitExceeded' });
+    expect(deactivatedRule(facts(w))).toMatchObject({ state: 'failed', reason: 'Deactivated' });
+    expect(deactivatedRule(facts(w))!.message).toContain(`kubectl patch workload -n default ${wl.metadata.name} --type=merge -p '{"spec":{"active":true}}'`);
     wl.spec.active = true;
     expect(deactivatedRule(facts(w))).toBeUndefined();
+  });
+  describe('deactivatedRule tells each of Kueue v0.19.2 deactivation reasons apart, evicted or still a DeactivationTarget', () => {
+    function deactivated(cause: string | undefined, stage: 'evicted' | 'target' = 'evicted', spec = {}) {
+      const w = emptyWorld();
+      const js = jobSet(step(qwen, 'train'));
+      w.jobSets.push(js);
+      w.workloads.push(deactivatedWorkload(js, cause, stage, spec));
+      return deactivatedRule(facts(w))!;
+    }
+    test.each(['evicted', 'target'] as const)('RequeuingLimitExceeded (%s): the pods never became ready, 4 times; kubectl describe pod', (stage) => {
+      const v = deactivated('RequeuingLimitExceeded', stage);
+      expect(v).toMatchObject({ state: 'failed', reason: 'RequeuingLimitExceeded' });
+      expect(v.message).toMatch(/deactivated: its pods never became ready within 20m, 4 times \(Kueue's requeuing limit, 3 requeues\); fix the cause shown by kubectl describe pod, then kubectl patch workload/);
+    });
+    test.each(['evicted', 'target'] as const)("AdmissionCheck (%s): the check's message, the ProvisioningRequests, no pod advice", (stage) => {
+      const v = deactivated('AdmissionCheck', stage);
+      expect(v).toMatchObject({ state: 'failed', reason: 'AdmissionCheck' });
+      expect(v.message).toContain(`an admission check rejected it: ${kueueDeactivationMessage('AdmissionCheck')};`);
+      expect(v.message).toContain('Capacity was revoked by the cloud provider');
+      expect(v.message).toContain('kubectl describe provisioningrequests -n default');
+      expect(v.message).not.toContain('never became ready');
+      expect(v.message).not.toContain('describe pod ');
+    });
+    test.each(['evicted', 'target'] as const)('MaximumExecutionTimeExceeded (%s): the limit and the label that set it', (stage) => {
+      const v = deactivated('MaximumExecutionTimeExceeded', stage, { maximumExecutionTimeSeconds: 7200 });
+      expect(v).toMatchObject({ state: 'failed', reason: 'MaximumExecutionTimeExceeded' });
+      expect(v.message).toContain("ran past its maximum execution time (7200s, the JobSet's kueue.x-k8s.io/max-exec-time-seconds label");
+      expect(v.message).not.toContain('never became ready');
+      expect(deactivated('MaximumExecutionTimeExceeded').message).toContain("maximum execution time (the JobSet's kueue.x-k8s.io/max-exec-time-seconds");
+    });
+    test('by hand (Evicted reason Deactivated) or a reason this model does not know: Kueue reason and message, no guessed cause', () => {
+      const v = deactivated(undefined);
+      expect(v).toMatchObject({ state: 'failed', reason: 'Deactivated' });
+      expect(v.message).toMatch(/deactivated \(Deactivated\): not by one of Kueue's limits/);
+      const { w, wl } = withWorkload([{ type: 'Evicted', status: 'True', reason: 'DeactivatedDueToSomethingNew', message: 'The workload is deactivated due to a new rule' }]);
+      wl.spec.active = false;
+      expect(deactivatedRule(facts(w))).toMatchObject({ reason: 'DeactivatedDueToSomethingNew' });
+      expect(deactivatedRule(facts(w))!.message).toContain('(DeactivatedDueToSomethingNew: a new rule)');
+    });
+    test('deactivationOf: an Evicted condition of another reason (a PodsReadyTimeout before) is not the cause; the target is', () => {
+      const js = jobSet(step(qwen, 'train'));
+      const wl = deactivatedWorkload(js, 'AdmissionCheck', 'target');
+      wl.status.conditions.push({ type: 'Evicted', status: 'True', reason: 'PodsReadyTimeout', message: 'x' });
+      expect(deactivationOf(wl)).toEqual({ cause: 'AdmissionCheck', reason: 'AdmissionCheck', detail: kueueDeactivationMessage('AdmissionCheck') });
+      expect(deactivationOf({ ...wl, spec: { active: true } })).toBeUndefined();
+    });
   });
   test('podsReadyTimeoutRule: evicted for PodsReadyTimeout, requeued k of 3, with the wait lines', () => {
     const { w } = withWorkload([{ type: 'Evicted', status: 'True', reason: 'PodsReadyTimeout', message: 'x' }], { requeueState: { count: 2 } });

@@ -21,6 +21,12 @@ export type Scalar = string | number | boolean;
 export type JsonValue = Scalar | readonly JsonValue[] | { readonly [key: string]: JsonValue };
 /** MaxText `key=value` arguments, in the order they are rendered. */
 export type MaxTextArgs = Readonly<Record<string, JsonValue>>;
+
+/** The number a MaxText key holds in `args`, or `fallback` when it holds none (or not a number). */
+export function numberArg(args: MaxTextArgs, key: string, fallback: number): number {
+  const value = args[key];
+  return typeof value === 'number' ? value : fallback;
+}
 /** Container environment variables (name -> value). */
 export type EnvMap = Readonly<Record<string, string>>;
 

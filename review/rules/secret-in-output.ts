@@ -1,4 +1,4 @@
-import { SECRET_PATTERNS } from '../redact';
+import { SECRET_PATTERNS } from '../../util/redact';
 import { finding, Finding, Rule } from './types';
 
 
@@ -29,7 +29,7 @@ function addressAt(json: unknown, needle: string): string {
 
 /** Scans a stack's synthesized text for secret-looking values; never prints the value itself. */
 export function secretFindings(stack: string, text: string, json: unknown): Finding[] {
-  // The secret shapes live in review/redact.ts, the one redaction step every printed string passes through.
+  // The secret shapes live in util/redact.ts, the one redaction step every printed string passes through.
   return SECRET_PATTERNS.flatMap(({ what, pattern }) => {
     pattern.lastIndex = 0;
     const match = pattern.exec(text);

@@ -1,5 +1,5 @@
 import { stackCost } from '../cost';
-import { money } from '../prices';
+import { money } from '../../jobs/prices';
 import { finding, Rule } from './types';
 
 export const stackHourlyOverThreshold: Rule = {

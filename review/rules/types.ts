@@ -6,7 +6,7 @@
 import type { StackDiff } from '../diff';
 import type { StackModel } from '../model';
 import type { PlanReview } from '../plan';
-import type { PriceTable } from '../prices';
+import type { PriceTable } from '../../jobs/prices';
 
 export type Severity = 'error' | 'warning' | 'note';
 

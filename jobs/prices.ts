@@ -1,12 +1,13 @@
 /**
- * The price table the cost section uses: a small dated JSON in the repo (`review/prices.json`), replaceable with
+ * The price table the cost section uses: a small dated JSON in the repo (`jobs/prices.json`), replaceable with
  * `--prices <file>` of the same shape (read by the CLI), checked with zod (a wrong type names the file and the key).
  * Pure. Machine shapes
  * come from `jobs/machines.ts`; TPU chips from `jobs/tpu.ts`. The report always names the table, its date and source,
  * and which rate each pool is priced at and why.
  */
 import { z } from 'zod';
-import { MACHINE_SHAPES, MachineShape } from '../jobs/machines';
+import type { CapacityType } from './capacity';
+import { MACHINE_SHAPES, MachineShape } from './machines';
 import BUILT_IN from './prices.json';
 
 /** Price kinds of a TPU chip-hour. */
@@ -57,7 +58,7 @@ const schema = z.object({
 
 export type Thresholds = z.infer<typeof thresholdsSchema>;
 export type PriceTable = z.infer<typeof schema> & {
-  /** Where the table came from (`review/prices.json (built-in)` or the override file). */
+  /** Where the table came from (`jobs/prices.json (built-in)` or the override file). */
   readonly origin: string;
 };
 
@@ -66,14 +67,14 @@ export function parsePrices(raw: unknown, origin: string): PriceTable {
   const parsed = schema.safeParse(raw);
   if (!parsed.success) {
     const issues = parsed.error.issues.map((i) => `${i.path.join('.') || '(top level)'}: ${i.message}`);
-    throw new Error(`price file ${origin}: ${issues.join('; ')} (see review/prices.json for the shape)`);
+    throw new Error(`price file ${origin}: ${issues.join('; ')} (see jobs/prices.json for the shape)`);
   }
   return { ...parsed.data, origin };
 }
 
-/** The built-in table (review/prices.json), or `table` (an override file's parsed table), with threshold overrides. */
+/** The built-in table (jobs/prices.json), or `table` (an override file's parsed table), with threshold overrides. */
 export function loadPrices(table?: PriceTable, thresholds: Partial<Thresholds> = {}): PriceTable {
-  const base = table ?? parsePrices(BUILT_IN, 'review/prices.json (built-in)');
+  const base = table ?? parsePrices(BUILT_IN, 'jobs/prices.json (built-in)');
   const defined = Object.fromEntries(Object.entries(thresholds).filter(([, v]) => v !== undefined));
   return { ...base, thresholds: { ...base.thresholds, ...defined } };
 }
@@ -109,4 +110,18 @@ export function tpuRates(prices: PriceTable, acceleratorType: string): Partial<R
 export function money(prices: PriceTable, amount: number): string {
   const symbol = prices.currency === 'USD' ? '$' : `${prices.currency} `;
   return `${symbol}${amount.toLocaleString('en-US', { minimumFractionDigits: 2, maximumFractionDigits: 2 })}`;
+}
+
+/** The rate a TPU pool's chips are billed at, by where its capacity comes from (a pool that names none: on-demand). */
+export function tpuRateFor(p: { readonly capacity: CapacityType | 'on-demand' }, prices: PriceTable): { rate: TpuRate; why: string } {
+  switch (p.capacity) {
+    case 'reservation':
+      return { rate: prices.reservationRate.rate, why: `reservation: ${prices.reservationRate.why} (${prices.reservationRate.source})` };
+    case 'spot':
+      return { rate: 'spot', why: 'spot VMs (node_config.spot)' };
+    case 'flex-start':
+      return { rate: 'flex-start', why: 'flex-start (node_config.flex_start)' };
+    default:
+      return { rate: 'on-demand', why: 'no reservation, spot or flex-start' };
+  }
 }
