@@ -104,6 +104,59 @@ describe('one validated model flows down: only the entry points join config/ to 
   });
 });
 
+describe('one home per method: the method table (jobs/methods/) is the only place that tests a method by name', () => {
+  const METHOD_NAME = "(?:sft|rl|dpo|orpo|grpo|gspo)";
+  // `x === 'sft'`, `'rl' !== x`, `Record<'sft' | 'rl', ...>`, `case 'dpo':`, and the template-literal forms.
+  const BINARY_METHOD_TEST = new RegExp(
+    [
+      `[!=]==?\\s*['"\`]${METHOD_NAME}['"\`]`,
+      `['"\`]${METHOD_NAME}['"\`]\\s*[!=]==?`,
+      `['"]${METHOD_NAME}['"]\\s*\\|\\s*['"]${METHOD_NAME}['"]`,
+      `\\bcase\\s+['"]${METHOD_NAME}['"]\\s*:`,
+    ].join('|'),
+  );
+  const files = sourceFiles()
+    .map((f) => path.relative(ROOT, f))
+    .filter((rel) => !rel.startsWith('__tests__') && !rel.startsWith(path.join('jobs', 'methods') + path.sep));
+  const allFiles = [...files, ...layerFiles().filter((f) => f.startsWith('status' + path.sep))];
+
+  test('the walk finds the files that used to test methods (jobs/spec.ts, jobs/validate.ts, status/model.ts)', () => {
+    for (const f of [path.join('jobs', 'spec.ts'), path.join('jobs', 'validate.ts'), path.join('status', 'model.ts'), path.join('config', 'pipelines.ts')]) {
+      expect(allFiles).toContain(f);
+    }
+  });
+
+  test('no file outside jobs/methods/ tests a method by name', () => {
+    const offenders = allFiles.flatMap((rel) =>
+      fs
+        .readFileSync(path.join(ROOT, rel), 'utf8')
+        .split('\n')
+        .map((line, i) => ({ line, i }))
+        .filter(({ line }) => BINARY_METHOD_TEST.test(line))
+        .map(({ line, i }) => `${rel}:${i + 1}: ${line.trim()}`),
+    );
+    expect(offenders).toEqual([]);
+  });
+
+  test('the rule catches each form of a method test (a rule that cannot fail guards nothing)', () => {
+    for (const line of [
+      "if (recipe.train.kind === 'sft') return [];",
+      'if (recipe.train.kind !== "rl") return [];',
+      "const x = method === 'gspo' ? a : b;",
+      "if ('dpo' === kind) {}",
+      "export const P: Record<'sft' | 'rl', RegExp> = {};",
+      "readonly kind: 'rl' | 'sft';",
+      "case 'rl':",
+      'if (kind === `sft`) {}',
+    ]) {
+      expect(BINARY_METHOD_TEST.test(line)).toBe(true);
+    }
+    for (const line of ["kind: 'rl',", "run_name: 'sft',", "const row = METHOD_TABLE[recipe.train.kind];", "if (!rowOf(recipe).rollout) return [];"]) {
+      expect(BINARY_METHOD_TEST.test(line)).toBe(false);
+    }
+  });
+});
+
 describe('the whole app', () => {
   const synthTo = (env: Record<string, string | undefined>) => {
     const outdir = fs.mkdtempSync(path.join(os.tmpdir(), 'tpt-synth-'));

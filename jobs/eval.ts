@@ -24,6 +24,7 @@ import { BuiltJobSet, JobSetCommon, singleHostTpuJobSet } from './jobset';
 import { HF_TOKEN_ENV, PipelinePaths, shellQuote } from './maxtext';
 import { modelSize } from './models';
 import { Platform, TpuPoolGroup } from './platform';
+import { methodOf, rowOf } from './methods';
 import { Recipe } from './recipes/types';
 import { HF_TOKEN_FILE } from './secrets';
 import { DEFAULT_MAX_MODEL_LEN, fitText, servingFit, ServingFit, singleHostSlices, VLLM_HEALTH_PATH, VLLM_PORT, vllmImage } from './vllm';
@@ -133,7 +134,7 @@ export function evalJsonPath(paths: PipelinePaths): string {
 
 /** The default tasks of a recipe. */
 export function defaultTasks(recipe: Recipe): string[] {
-  return recipe.train.kind === 'rl' ? ['gsm8k'] : [HELDOUT_TASK];
+  return [...rowOf(recipe).defaultEval];
 }
 
 function heldoutOf(recipe: Recipe): { path: string; split: string; column: string } {
@@ -165,7 +166,7 @@ export function planEval(
   if (tasks.length === 0) problems.push(`${key}.tasks must name at least one task; tasks: ${list(Object.keys(EVAL_TASKS))}`);
   for (const task of tasks) {
     if (!(task in EVAL_TASKS)) problems.push(`${key}.tasks: no lm-evaluation-harness task '${task}' here; tasks: ${list(Object.keys(EVAL_TASKS))}`);
-    else if (task === HELDOUT_TASK && recipe.train.kind !== 'sft') problems.push(`${key}.tasks: '${HELDOUT_TASK}' scores an SFT dataset's evaluation split; ${recipe.name} trains with ${recipe.train.kind}`);
+    else if (task === HELDOUT_TASK && !rowOf(recipe).heldoutEval) problems.push(`${key}.tasks: '${HELDOUT_TASK}' scores an SFT dataset's evaluation split; ${recipe.name} trains with ${methodOf(recipe)}`);
   }
   const metrics = tasks.filter((t) => t in EVAL_TASKS).flatMap((task) => Object.entries(EVAL_TASKS[task]).map(([metric, higherIsBetter]) => ({ task, metric, higherIsBetter })));
   if (o.gate && !metrics.some((m) => m.metric === o.gate!.metric)) {

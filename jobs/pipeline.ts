@@ -50,6 +50,7 @@ import { planServe, ServeOptions, ServePlan } from './serve';
 import { buildSecretProviderClass } from './secrets';
 import { TpuSlice, tpuSlice } from './tpu';
 import { targetGroup, validateRecipe } from './validate';
+import { rolloutSettings, rowOf } from './methods';
 
 export type { StepName } from './recipes/types';
 export { STEP_NAMES } from './recipes/types';
@@ -408,7 +409,7 @@ export function buildPipeline(recipe: Recipe, platform: Platform, options: Pipel
   const onCpu = resolved.conversionOn !== 'tpu';
   const conversionResources = (r: ContainerResources | undefined) => r ?? DEFAULT_CONVERSION_RESOURCES;
   const workloadResources: ContainerResources | undefined =
-    resolved.runtime === 'pathways' ? wholeNodeHead(resolved.train.kind === 'rl' ? resolved.train.memoryLimit : undefined, platform.cpuPool.machineType) : undefined;
+    resolved.runtime === 'pathways' ? wholeNodeHead(rolloutSettings(resolved.train).memoryLimit, platform.cpuPool.machineType) : undefined;
 
   const cpuPods: Record<string, ContainerResources[]> = {};
   if (onCpu) {
@@ -418,7 +419,7 @@ export function buildPipeline(recipe: Recipe, platform: Platform, options: Pipel
   if (resolved.runtime === 'pathways') cpuPods['pathways-head'] = pathwaysHeadResources(workloadResources);
   const checkpoints = checkpointPeriod(lastCheckpointStep(resolved.train));
   if ('problem' in checkpoints) {
-    const field = resolved.train.kind === 'sft' ? 'steps' : 'num_batches';
+    const field = rowOf(resolved).stepsKey;
     throw new Error(`${source}.overrides.${field}: ${checkpoints.problem}`);
   }
   const notices = validateRecipe(resolved, {

@@ -8,9 +8,10 @@ import { doesNotFit, sumRequests } from './machines';
 import { findTpuGroup, Platform, TpuPoolGroup } from './platform';
 import { gib, parseBytes } from './quantity';
 import { ContainerResources, JsonValue, MaxTextArgs, Recipe } from './recipes/types';
-import { dtypeBytes, estimateHbm, HbmEstimate, StepDevices } from './hbm';
+import { dtypeBytes, HbmEstimate, StepDevices } from './hbm';
+import { estimateHbm, rolloutSettings, rowOf } from './methods';
 import { imageReferenceProblem } from './image-ref';
-import { DCN_AXIS_KEYS, ICI_AXIS_KEYS, meshDefault, RL_DEFAULTS, SFT_DEFAULTS } from './maxtext-defaults';
+import { DCN_AXIS_KEYS, ICI_AXIS_KEYS, meshDefault, RL_DEFAULTS } from './maxtext-defaults';
 import { hfRepoProblem, modelSize } from './models';
 import { GENERATIONS, sliceShapeName, supportedTopologies, tpuSlice, TpuMachineType, TpuSlice } from './tpu';
 
@@ -118,7 +119,7 @@ export const iciParallelism: Rule = (recipe, ctx) => {
     : [`${prefix}: ici_sequence_parallelism=${py(args['ici_sequence_parallelism'])} has no effect: it is not one of MaxText's mesh axes (base.yml mesh_axes); remove it, or use ici_context_parallelism`];
   const perSlice = (devices: number) => Math.floor(devices / Math.max(1, ctx.slices));
   const slices = ctx.slices > 1 ? ` of each of the ${ctx.slices} slices` : '';
-  if (recipe.train.kind === 'sft') return [...ignored, ...meshMessages(prefix, axes, ctx.slice.chips, 'devices per slice')];
+  if (!rowOf(recipe).rollout) return [...ignored, ...meshMessages(prefix, axes, ctx.slice.chips, 'devices per slice')];
   const d = rlDevices(recipe, ctx);
   const trainer = meshMessages(prefix, axes, perSlice(d.trainer), `trainer devices${slices}`);
   if (trainer.length > 0 || d.sampler === d.trainer) return [...ignored, ...trainer];
@@ -143,7 +144,7 @@ export const dcnParallelism: Rule = (recipe, ctx) => {
 
 /** Rollout (vLLM) tensor x data x expert parallelism vs the sampler devices. */
 export const rolloutParallelism: Rule = (recipe, ctx) => {
-  if (recipe.train.kind !== 'rl') return [];
+  if (!rowOf(recipe).rollout) return [];
   const args = recipe.train.args;
   const keys = ['rollout_tensor_parallelism', 'rollout_data_parallelism', 'rollout_expert_parallelism'] as const;
   const axes: Array<[string, number]> = keys.map((k) => [k, numberArg(args, k, RL_DEFAULTS[k])]);
@@ -152,7 +153,7 @@ export const rolloutParallelism: Rule = (recipe, ctx) => {
 
 /** trainer/sampler fractions: only meaningful where MaxText splits (Pathways, >= 2 VMs); then they must fit. */
 export const deviceFractions: Rule = (recipe, ctx) => {
-  if (recipe.train.kind !== 'rl') return [];
+  if (!rowOf(recipe).rollout) return [];
   const args = recipe.train.args;
   const keys = ['trainer_devices_fraction', 'sampler_devices_fraction'];
   const prefix = who(recipe, ctx, ...keys);
@@ -182,7 +183,7 @@ export const deviceFractions: Rule = (recipe, ctx) => {
 
 /** chips_per_vm must be the slice's chips per VM, or MaxText miscounts VMs and splits a single host. */
 export const chipsPerVm: Rule = (recipe, ctx) => {
-  if (recipe.train.kind !== 'rl') return [];
+  if (!rowOf(recipe).rollout) return [];
   const value = numberArg(recipe.train.args, 'chips_per_vm', RL_DEFAULTS.chips_per_vm);
   if (value === ctx.slice.chipsPerVm) return [];
   return [
@@ -193,7 +194,7 @@ export const chipsPerVm: Rule = (recipe, ctx) => {
 
 /** batch_size must be a multiple of train_micro_batch_size (Tunix RLTrainingConfig). */
 export const batchDivisibility: Rule = (recipe, ctx) => {
-  if (recipe.train.kind !== 'rl') return [];
+  if (!rowOf(recipe).rollout) return [];
   const args = recipe.train.args;
   const batch = numberArg(args, 'batch_size', RL_DEFAULTS.batch_size);
   const micro = numberArg(args, 'train_micro_batch_size', RL_DEFAULTS.train_micro_batch_size);
@@ -206,7 +207,7 @@ export const batchDivisibility: Rule = (recipe, ctx) => {
 
 /** GRPO needs at least two generations per prompt. */
 export const numGenerations: Rule = (recipe, ctx) => {
-  if (recipe.train.kind !== 'rl') return [];
+  if (!rowOf(recipe).rollout) return [];
   const n = numberArg(recipe.train.args, 'rl.num_generations', RL_DEFAULTS['rl.num_generations']);
   if (n >= 2) return [];
   return [`${who(recipe, ctx, 'rl.num_generations')}: rl.num_generations must be at least 2 (GRPO compares generations of one prompt), got ${n}`];
@@ -214,7 +215,7 @@ export const numGenerations: Rule = (recipe, ctx) => {
 
 /** Prompts longer than max_prefill_predict_length are dropped; the completion budget is the difference. */
 export const promptLength: Rule = (recipe, ctx) => {
-  if (recipe.train.kind !== 'rl') return [];
+  if (!rowOf(recipe).rollout) return [];
   const args = recipe.train.args;
   const target = numberArg(args, 'max_target_length', RL_DEFAULTS.max_target_length);
   const prefill = numberArg(args, 'max_prefill_predict_length', RL_DEFAULTS.max_prefill_predict_length);
@@ -233,7 +234,7 @@ export const promptLength: Rule = (recipe, ctx) => {
 export const scanLayers: Rule = (recipe, ctx) => {
   const values: Array<[string, boolean]> = [['to-maxtext', recipe.toMaxText.args.scan_layers]];
   const given = recipe.train.args['scan_layers'];
-  const train = typeof given === 'boolean' ? given : recipe.train.kind === 'sft' ? true : undefined;
+  const train = typeof given === 'boolean' ? given : rowOf(recipe).scanLayersDefault;
   if (train !== undefined) values.push([typeof given === 'boolean' ? 'train' : 'train (base.yml default)', train]);
   values.push(['to-hf', recipe.toHf.args.scan_layers]);
   if (values.every(([, v]) => v === values[0][1])) return [];
@@ -325,7 +326,7 @@ export const pathwaysSettings: Rule = (recipe) =>
 
 /** Trainer/sampler chips of the training step on `slice` x `slices` (RL: MaxText's split; SFT: every chip). */
 function stepDevices(recipe: Recipe, slice: TpuSlice, slices: number): StepDevices {
-  if (recipe.train.kind === 'sft') return { trainer: slice.chips * slices, sampler: 0, split: false, slices };
+  if (!rowOf(recipe).rollout) return { trainer: slice.chips * slices, sampler: 0, split: false, slices };
   const d = rlDevices(recipe, { slice, slices } as ValidationContext);
   return { trainer: d.trainer, sampler: d.sampler, split: d.split, slices };
 }
@@ -338,7 +339,7 @@ function estimateOn(recipe: Recipe, slice: TpuSlice, slices: number): HbmEstimat
     size,
     kind: recipe.train.kind,
     args: recipe.train.args,
-    adafactor: recipe.train.kind === 'rl' ? recipe.train.patches?.adafactor === true : false,
+    adafactor: rolloutSettings(recipe.train).patches?.adafactor === true,
     slice,
     devices: stepDevices(recipe, slice, slices),
   });
@@ -375,7 +376,7 @@ export function largerSlices(recipe: Recipe, ctx: ValidationContext): { tight?: 
   let tight: TpuSlice | undefined;
   for (const candidate of candidates) {
     // chips_per_vm follows the slice (the chipsPerVm rule checks it separately).
-    const moved = recipe.train.kind === 'rl' ? withArgs(recipe, { chips_per_vm: candidate.chipsPerVm }) : recipe;
+    const moved = rowOf(recipe).rollout ? withArgs(recipe, { chips_per_vm: candidate.chipsPerVm }) : recipe;
     // Advised only where every other rule still passes (the mesh must divide the new devices, ...).
     if (newMessages(before, otherMessages(moved, { ...ctx, slice: candidate, slices: 1 }), true)) continue;
     const verdict = estimateOn(moved, candidate, 1)?.verdict;
@@ -408,15 +409,16 @@ export function knobs(recipe: Recipe, ctx: ValidationContext, sides: readonly st
   const one = (key: string, values: JsonValue[]) => {
     if (has(key) && values.length > 0) out.push({ keys: [key], values: values.map((v) => [v]) });
   };
-  const rl = recipe.train.kind === 'rl';
+  const row = rowOf(recipe);
+  const rl = row.rollout;
   const d = rl ? rlDevices(recipe, ctx) : undefined;
   const util = numberArg(args, 'hbm_utilization_vllm', RL_DEFAULTS.hbm_utilization_vllm);
-  const target = numberArg(args, 'max_target_length', rl ? RL_DEFAULTS.max_target_length : SFT_DEFAULTS.max_target_length);
+  const target = numberArg(args, 'max_target_length', row.defaults.max_target_length);
   const floor = rl ? numberArg(args, 'max_prefill_predict_length', RL_DEFAULTS.max_prefill_predict_length) + 1 : 128;
   const shorter = descending(Math.ceil(target / 256) * 256, 256, 256).filter((v) => v < target && v >= floor);
   if (sides.includes('trainer')) {
     if (!rl) {
-      const pdbs = numberArg(args, 'per_device_batch_size', SFT_DEFAULTS.per_device_batch_size);
+      const pdbs = numberArg(args, 'per_device_batch_size', row.defaults.per_device_batch_size ?? 1);
       one('per_device_batch_size', descending(Math.ceil(pdbs), 1, 1).filter((v) => v < pdbs));
     } else {
       const batch = numberArg(args, 'batch_size', RL_DEFAULTS.batch_size);
@@ -570,7 +572,7 @@ export const imageReferences: Rule = (recipe, ctx) => {
  */
 export const binaryMemoryUnits: Rule = (recipe) => {
   const quantities: Array<[string, string | undefined]> = [
-    ['train.memoryLimit', recipe.train.kind === 'rl' ? recipe.train.memoryLimit : undefined],
+    ['train.memoryLimit', rolloutSettings(recipe.train).memoryLimit],
     ...(['toMaxText', 'toHf'] as const).flatMap((step) =>
       (['requests', 'limits'] as const).map((kind) => [`${step}.resources.${kind}.memory`, recipe[step].resources?.[kind]?.memory] as [string, string | undefined]),
     ),
@@ -610,12 +612,13 @@ export const hfRepositories: Rule = (recipe, ctx) => {
  */
 export const weightDtypeOverride: Rule = (recipe, ctx) => {
   if (!ctx.overridden?.has('weight_dtype') || recipe.train.args['weight_dtype'] !== undefined) return [];
-  const trains: string = recipe.train.kind === 'rl' ? RL_DEFAULTS.weight_dtype : SFT_DEFAULTS.weight_dtype;
+  const row = rowOf(recipe);
+  const trains: string = row.defaults.weight_dtype;
   const value = recipe.toHf.args.weight_dtype;
   if (value === trains) return [];
   return [
     `${who(recipe, ctx, 'weight_dtype')}: weight_dtype=${py(value)} reaches only the export (to-hf), not training: ` +
-      `${recipe.train.kind === 'rl' ? 'train_rl' : 'train_sft'} gets no weight_dtype and trains at MaxText's ${trains}, so neither training nor its HBM changes; ` +
+      `${row.module.split('.').pop()} gets no weight_dtype and trains at MaxText's ${trains}, so neither training nor its HBM changes; ` +
       `remove the override, or set it to ${trains} to export what training holds`,
   ];
 };

@@ -1,5 +1,5 @@
 /**
- * The three example configurations under config/examples/ (docs/pipelines.md "Your own pipeline"): each synthesizes its
+ * The example configurations under config/examples/ (docs/pipelines.md "Your own pipeline"): each synthesizes its
  * pipeline with the fit check passing. The behavioural models (JobSet and Kueue rules, restarts, MaxText's argv) run
  * over them through __tests__/models/synthesized.ts CONFIGURATIONS, as over the tutorials.
  */
@@ -9,6 +9,7 @@ const EXAMPLES = {
   'sft-llama3-8b': 'sft-llama3-support',
   'grpo-qwen3-8b': 'grpo-qwen3-math',
   'lora-sft-gemma3-12b': 'lora-gemma3-support',
+  'dpo-llama3-8b': 'dpo-llama3-orca',
 } as const;
 
 const deployment = (file: string, env: Record<string, string> = {}) => loadDeployment({ env: { CONFIG_FILE: `config/examples/${file}.json`, ...env } });

@@ -196,7 +196,7 @@ describe('errors at synth, before anything is created', () => {
   });
 
   test('an unknown method is refused with did-you-mean', () => {
-    expect(errorOf({ mine: { ...SFT, method: 'grpoo' } })).toContain("pipelines.mine.method: must be one of sft, grpo, gspo, got 'grpoo' (did you mean 'grpo'?)");
+    expect(errorOf({ mine: { ...SFT, method: 'grpoo' } })).toContain("pipelines.mine.method: must be one of sft, grpo, gspo, dpo, got 'grpoo' (did you mean 'grpo'?)");
   });
 
   test('RL for a model without a sampler weight-sync path at this MaxText version', () => {

@@ -127,7 +127,7 @@ describe('errors name the key and the value', () => {
     ]);
   });
   test('the held-out task on a GRPO pipeline', () => {
-    expect(problems('rl-qwen3', { tasks: ['heldout'] })[0]).toBe(`${src}.eval.tasks: 'heldout' scores an SFT dataset's evaluation split; rl-qwen3 trains with rl`);
+    expect(problems('rl-qwen3', { tasks: ['heldout'] })[0]).toBe(`${src}.eval.tasks: 'heldout' scores an SFT dataset's evaluation split; rl-qwen3 trains with grpo`);
   });
   test('numbers out of range, all collected', () => {
     expect(problems('rl-qwen3', { samples: 0, timeoutMinutes: 1.5, maxRestarts: -1 })).toEqual([

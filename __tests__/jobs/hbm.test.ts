@@ -5,7 +5,8 @@
  */
 import { selectAndBuildPipelines } from '../../config/pipelines';
 import { loadConfig } from '../../config/load';
-import { dtypeBytes, estimateHbm, HbmEstimate, HbmInput, logitsBytes, TIGHT_FRACTION } from '../../jobs/hbm';
+import { dtypeBytes, HbmEstimate, HbmInput, logitsBytes, TIGHT_FRACTION } from '../../jobs/hbm';
+import { estimateHbm } from '../../jobs/methods';
 import { MODELS } from '../../jobs/models';
 import { buildPipeline, Pipeline } from '../../jobs/pipeline';
 import { derivePlatform, Platform } from '../../jobs/platform';

@@ -132,6 +132,13 @@ export interface SftTrain {
   readonly env: EnvMap;
 }
 
+/** DPO `maxtext.trainers.post_train.dpo.train_dpo` on multi-host JAX (jobs/methods/dpo.ts). */
+export interface DpoTrain {
+  readonly kind: 'dpo';
+  readonly args: MaxTextArgs;
+  readonly env: EnvMap;
+}
+
 /** Env of the Pathways containers, per container as the tutorials pass them (`--env`, `--pathways-*-env`). */
 export interface PathwaysSettings {
   /** `--pathways-proxy-env`. */
@@ -208,7 +215,7 @@ export interface Recipe {
   /** How long `cdktf deploy` waits for each step (queueing included). */
   readonly timeoutMinutes: Readonly<Record<RecipeStepName, number>>;
   readonly toMaxText: ConversionStep<ToMaxTextArgs> & { readonly flags: ToMaxTextFlags };
-  readonly train: RlTrain | SftTrain;
+  readonly train: RlTrain | SftTrain | DpoTrain;
   readonly toHf: ToHfStep;
   /** Required when runtime is `pathways` (validated). @default - none (McJAX) */
   readonly pathways?: PathwaysSettings;

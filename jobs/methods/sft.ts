@@ -1,0 +1,105 @@
+/**
+ * SFT: `maxtext.trainers.post_train.sft.train_sft` (AI-Hypercomputer/maxtext maxtext-v0.2.4), configs/post_train/sft.yml
+ * over base.yml, validated as types.py MaxTextConfig. One row of the method table. Pure; no cdktf.
+ *
+ * Data (types.py HfDataset, DatasetGeneral; sft.yml): `dataset_type=hf`, `hf_path`, `hf_name` (the dataset config),
+ * `train_split` (sft.yml l.39 default `train_sft`), `train_data_columns` (sft.yml l.41: ['messages']).
+ * Checkpoints: Tunix PeftTrainer under `<run>/checkpoints/<step>/model_params`; train_sft keeps every one (its
+ * CheckpointManagerOptions take checkpoint_period and async_checkpointing only).
+ * Resume: google/tunix c4ec573d tunix/sft/peft_trainer.py `PeftTrainer.train` skips already-trained batches only when
+ * no data hooks load them, and train_sft installs `SFTDataHooks` (trainers/post_train/hooks.py `BaseDataHooks`: a fresh
+ * iterator, `load_next_train_batch` ignores the restored step).
+ */
+import { dtypeBytes, HbmEstimate, HbmInput, HbmPart, loraEnabled, num, stateGib, str, wholeChipsEstimate } from '../hbm';
+import { SFT_DEFAULTS } from '../maxtext-defaults';
+import { METRIC_LOGGER_LINES } from '../run-log';
+import { BASE_SHAPE, columnListProblem, hfProblem, numArg, optional, rlOnlyProblems, TO_HF_ARGS, TO_MAXTEXT_ARGS } from './common';
+import type { DatasetSpec, MethodRow } from './types';
+
+/** The chat column(s) SFT trains on when the dataset does not say (sft.yml l.41 `train_data_columns`). */
+export const DEFAULT_SFT_COLUMNS: readonly string[] = ['messages'];
+
+/**
+ * SFT memory: weights at `weight_dtype` (types.py default float32), gradients at the weights' dtype, AdamW `mu` at
+ * `mu_dtype` (default: `weight_dtype`) and `nu` at the weights' dtype; with `lora.enable_lora` only the adapters are
+ * differentiated (train_sft.py `setup_trainer_state`; utils/lora_utils.py `wrt=nnx.LoRAParam`): the frozen base is
+ * weights only. One pass: `per_device_batch_size` x chips sequences of `max_target_length`.
+ */
+export function sftMemory(input: HbmInput): HbmEstimate {
+  const { args } = input;
+  const wName = str(args['weight_dtype']) ?? SFT_DEFAULTS.weight_dtype;
+  const w = dtypeBytes(wName) ?? 4;
+  const mu = dtypeBytes(str(args['mu_dtype']) ?? wName) ?? w;
+  const lora = loraEnabled(args);
+  const parts: HbmPart[] = [{ what: `weights (${wName})`, on: 'chips', gibPerChip: stateGib(input, w) }];
+  if (!lora) {
+    parts.push({ what: 'gradients', on: 'chips', gibPerChip: stateGib(input, w) });
+    parts.push({ what: 'AdamW mu + nu', on: 'chips', gibPerChip: stateGib(input, mu + w) });
+  }
+  const pdbs = num(args, 'per_device_batch_size', SFT_DEFAULTS.per_device_batch_size);
+  const seqLen = num(args, 'max_target_length', SFT_DEFAULTS.max_target_length);
+  const pass = { sequences: pdbs * input.devices.trainer, seqLen, label: `per_device_batch_size=${pdbs} x ${seqLen} tokens`, weightBytes: w };
+  return wholeChipsEstimate(input, SFT, parts, pass, lora ? 'frozen weights (lora.enable_lora)' : 'weights, gradients and AdamW state');
+}
+
+/** The steps a new SFT pipeline trains without `steps`: tutorial 003's 1000. */
+const SFT_STEPS = 1000;
+
+/** SFT's dataset: hf, config, split and the chat column(s). */
+function sftDataset(d: DatasetSpec, at: string) {
+  const problems = [...hfProblem(d, at, SFT.exampleDataset), ...rlOnlyProblems(d, at, 'SFT')];
+  const columns = columnListProblem(d.columns, at, 'at least one column (the chat messages, e.g. ["messages"])');
+  if (columns) problems.push(columns);
+  const args = {
+    dataset_type: 'hf',
+    hf_path: d.hf ?? '',
+    ...optional('hf_name', d.config),
+    ...optional('train_split', d.split),
+    train_data_columns: [...(d.columns ?? DEFAULT_SFT_COLUMNS)],
+  };
+  return { args, problems };
+}
+
+/** The SFT row. */
+export const SFT: MethodRow = {
+  kind: 'sft',
+  methods: { sft: {} },
+  module: 'maxtext.trainers.post_train.sft.train_sft',
+  configFile: 'src/maxtext/configs/post_train/sft.yml',
+  configClass: 'MaxTextConfig',
+  loss: 'cross-entropy on the completion tokens (sft.yml sft_train_on_completion_only: true)',
+  stepsKey: 'steps',
+  defaultSteps: SFT_STEPS,
+  lastStep: (args) => numArg(args, 'steps', SFT_DEFAULTS.steps),
+  checkpointSubdir: '',
+  keepsCheckpoints: false,
+  defaults: SFT_DEFAULTS,
+  vocabTiling: true,
+  memory: (input) => sftMemory(input),
+  rollout: false,
+  // base.yml `scan_layers: True`: an SFT run that does not pass it trains scanned.
+  scanLayersDefault: true,
+  resumeRepeats: 'SFT reads its data again from the first example',
+  log: METRIC_LOGGER_LINES,
+  // jobs/eval.ts HELDOUT_TASK: the dataset's own evaluation split.
+  defaultEval: ['heldout'],
+  heldoutEval: true,
+  exampleDataset: 'HuggingFaceH4/ultrachat_200k',
+  dataset: (d, at) => sftDataset(d, at),
+  reward: false,
+  lora: true,
+  multiHostBase: true,
+  base: {
+    name: 'sft',
+    tutorial: '-',
+    description: 'SFT (train_sft) on multi-host JAX',
+    ...BASE_SHAPE,
+    toMaxText: { args: TO_MAXTEXT_ARGS, flags: { lazy_load_tensors: true } },
+    train: {
+      kind: 'sft',
+      args: { run_name: 'sft', dataset_type: 'hf', per_device_batch_size: 1, steps: SFT_STEPS, skip_jax_distributed_system: false },
+      env: { JAX_PLATFORMS: 'tpu,cpu', ENABLE_PJRT_COMPATIBILITY: 'true' },
+    },
+    toHf: { args: TO_HF_ARGS },
+  },
+};
