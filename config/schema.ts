@@ -203,7 +203,7 @@ const pipeline = z
      * @default - the preset of the entry's own name, else the method's base (jobs/spec.ts METHOD_BASES)
      */
     extends: z.string().max(64).optional(),
-    /** sft | grpo | gspo. Required for a new pipeline. @default - the preset's */
+    /** A method of the method table (jobs/methods/: sft, grpo, gspo, dpo). Required for a new pipeline. @default - the preset's */
     method: z.string().max(32).optional(),
     /** MaxText model key, a row of the model table (jobs/models.ts). Required for a new pipeline. @default - the preset's */
     model: z.string().max(64).optional(),

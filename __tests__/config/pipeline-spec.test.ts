@@ -34,6 +34,34 @@ const script = (d: Deployment, name: string, step: string): string => {
   return manifest.spec.replicatedJobs[0].template.spec.template.spec.containers[0].command[2];
 };
 
+test('one pass: every problem of every option of every pipeline in one message (issue 38)', () => {
+  const message = errorOf({
+    'rl-qwen3': { overrides: { num_batches: 'many', bogus_key: 1 }, eval: { tasks: ['nope'] } },
+    'rl-llama3': { resumeRun: 'x y', overrides: { run_name: 'a/b' } },
+  });
+  for (const want of [
+    "pipelines.rl-qwen3.eval.tasks: no lm-evaluation-harness task 'nope' here",
+    "pipelines.rl-qwen3.overrides: unknown key 'bogus_key'",
+    "pipelines.rl-qwen3.overrides.num_batches must be a number, got 'many'",
+    "pipelines.rl-llama3.overrides.run_name must be one directory name: no '/' and no '..', got 'a/b'",
+    'pipelines.rl-llama3.resumeRun must be the run name of an earlier run',
+  ]) {
+    expect(message).toContain(want);
+  }
+});
+
+test("`steps` reaches the method's key, the checkpoint period and the export's step (SFT steps, RL num_batches, a preset's too)", () => {
+  const d = deploy({ mine: { ...SFT, steps: 400 }, rl: { ...GRPO, steps: 40 }, 'rl-llama3': { steps: 20 } });
+  const sft = script(d, 'mine', 'train');
+  expect(sft).toContain('steps=400');
+  expect(sft).toContain('checkpoint_period=100');
+  expect(script(d, 'mine', 'to-hf')).toContain('/checkpoints/400/model_params/');
+  expect(script(d, 'rl', 'train')).toContain('num_batches=40');
+  expect(script(d, 'rl', 'train')).toContain('checkpoint_period=10');
+  expect(script(d, 'rl-llama3', 'train')).toContain('num_batches=20');
+  expect(script(d, 'rl-llama3', 'to-hf')).toContain('/checkpoints/actor/20/model_params/');
+});
+
 describe('defaults of a new pipeline', () => {
   test('SFT: MaxText keys from the entry; the tokenizer is the repository trained; 1000 steps; McJAX on the slice', () => {
     const d = deploy({ mine: SFT });
