@@ -6,6 +6,7 @@
 import * as fs from 'fs';
 import * as path from 'path';
 import { buildPipeline, checkRunOutputs, DEFAULT_RUN_ID, Pipeline, PipelineOptions } from '../jobs/pipeline';
+import { pipelineNameProblem } from '../jobs/names';
 import { findTpuGroup, Platform } from '../jobs/platform';
 import { CONFIGMAP_MAX_BYTES } from '../jobs/recipe-files';
 import { RECIPES } from '../jobs/recipes';
@@ -104,6 +105,11 @@ export function pipelineRecipes(loaded: LoadedConfig): {
   const problems: string[] = [];
   const notices: Record<string, string[]> = {};
   for (const name of names) {
+    const reserved = pipelineNameProblem(name);
+    if (reserved) {
+      problems.push(`${sourceOf(loaded, `pipelines.${name}`)}: ${reserved}`);
+      continue;
+    }
     const spec = specOf(loaded, name, loaded.config.pipelines[name]);
     if (!RECIPES[name] && isPlainEntry(spec)) {
       problems.push(unknownName(loaded, name, presetNames));

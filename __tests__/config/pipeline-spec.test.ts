@@ -62,6 +62,25 @@ test("`steps` reaches the method's key, the checkpoint period and the export's s
   expect(script(d, 'rl-llama3', 'to-hf')).toContain('/checkpoints/actor/20/model_params/');
 });
 
+describe('names a pipeline may not have (issue 32 item 6)', () => {
+  test.each([
+    ['infra', "pipelines.infra: 'infra' is the infra stack's name; a pipeline is a stack named after it: rename the entry (e.g. 'infra-run')"],
+    ['serve-chat', "pipelines.serve-chat: 'serve-chat' starts with 'serve-', the prefix of the serve stack of a pipeline (serve-<pipeline>); a pipeline is a stack named after it: rename the entry (e.g. 'chat-serve')"],
+    ['rehearse-x', "pipelines.rehearse-x: 'rehearse-x' starts with 'rehearse-', the prefix of the rehearse stack of a pipeline (rehearse-<pipeline>); a pipeline is a stack named after it: rename the entry (e.g. 'x-rehearse')"],
+  ])('%s is refused naming the key, before any stack is built', (name, want) => {
+    expect(errorOf({ [name]: SFT })).toContain(want);
+  });
+
+  test('a Pathways pipeline whose name leaves no room for a run id is refused on the name, not on runId ("at most 0 characters")', () => {
+    const message = errorOf({ 'qwen3-math-support': { extends: 'rl-qwen3' } });
+    expect(message).toContain("pipelines.qwen3-math-support: pipeline name 'qwen3-math-support' is too long for the names JobSet derives from it: with run id 'r1'");
+    expect(message).toMatch(/names of this pipeline's shape may have at most 13 characters \(13 with run id 'r1'\): use a shorter pipeline name/);
+    expect(message).not.toContain('at most 0 characters');
+    expect(() => deploy({ 'qwen3-math-sup': { extends: 'rl-qwen3' } })).toThrow();
+    expect(deploy({ 'qwen3-math-su': { extends: 'rl-qwen3' } }).pipelines.map((p) => p.name)).toEqual(['qwen3-math-su']);
+  });
+});
+
 describe('defaults of a new pipeline', () => {
   test('SFT: MaxText keys from the entry; the tokenizer is the repository trained; 1000 steps; McJAX on the slice', () => {
     const d = deploy({ mine: SFT });
