@@ -52,6 +52,8 @@ import { buildSecretProviderClass } from './secrets';
 import { TpuSlice, tpuSlice } from './tpu';
 import { targetGroup, validateRecipe } from './validate';
 import { rolloutSettings, rowOf } from './methods';
+import { MAXTEXT_CONFIG_KEYS } from './maxtext-keys';
+import { didYouMean } from './spec';
 
 export type { StepName } from './recipes/types';
 export { STEP_NAMES } from './recipes/types';
@@ -92,7 +94,10 @@ export interface PipelineOptions {
    * `hf-trained/<run name>/<export key>/`. @default - the run named by the spec (runIdentity)
    */
   readonly resumeRun?: string;
-  /** Recipe values by MaxText key, applied to every step that has the key; an unknown key is an error. @default - none */
+  /**
+   * Recipe values by MaxText key, applied to every step that has the key; a key no step has is added to training when its
+   * MaxText config class knows it (jobs/maxtext-keys.ts), else an error. @default - none
+   */
   readonly overrides?: Readonly<Record<string, string | number | boolean>>;
   /** Where the options came from, e.g. `pipelines.rl-qwen3`; prefixes error messages. @default - the recipe name */
   readonly configSource?: string;
@@ -305,7 +310,7 @@ function overrideArgs<A>(args: A, overrides: Readonly<Record<string, string | nu
   return out as unknown as A;
 }
 
-/** MaxText keys (and to_maxtext flags) a config may override for a recipe. */
+/** MaxText keys (and to_maxtext flags) the recipe's steps pass: an override of one replaces it in every step that has it. */
 export function overridableKeys(recipe: Recipe): string[] {
   const keys = new Set<string>([
     ...Object.keys(recipe.toMaxText.args),
@@ -314,6 +319,49 @@ export function overridableKeys(recipe: Recipe): string[] {
     ...Object.keys(recipe.toHf.args),
   ]);
   return [...keys].sort();
+}
+
+/**
+ * Keys this program derives for every training run (jobs/maxtext.ts trainInvocation, checkpointArgs): an override
+ * would put a second value on the command line beside the derived one.
+ */
+export const DERIVED_TRAIN_KEYS: readonly string[] = [
+  'model_name', 'base_output_directory', 'load_parameters_path', 'hf_access_token', 'enable_checkpointing', 'checkpoint_period', 'max_num_checkpoints_to_keep',
+];
+
+/** An override of a key no step passes: a JSON-like text becomes a number or a boolean (as MaxText's YAML would read it). */
+function newValue(value: string | number | boolean): JsonValue {
+  if (typeof value !== 'string') return value;
+  const t = value.trim();
+  if (/^(true|false)$/i.test(t)) return /^true$/i.test(t);
+  return t !== '' && Number.isFinite(Number(t)) && /^[-+]?[\d.]+(e[-+]?\d+)?$/i.test(t) ? Number(t) : value;
+}
+
+/**
+ * Overrides of keys the recipe does not pass: any key of the training module's MaxText config class (jobs/maxtext-keys.ts,
+ * generated from maxtext-v0.2.4 configs/types.py) is added to the training arguments; a key of no class is refused with
+ * "did you mean", a key this program derives is refused naming what sets it.
+ */
+function addedTrainArgs(recipe: Recipe, overrides: Readonly<Record<string, string | number | boolean>>, source: string, problems: Set<string>): MaxTextArgs {
+  const passed = overridableKeys(recipe);
+  const cls = rowOf(recipe).configClass;
+  const known = MAXTEXT_CONFIG_KEYS[cls];
+  const out: Record<string, JsonValue> = {};
+  for (const [key, value] of Object.entries(overrides)) {
+    if (passed.includes(key)) continue;
+    const shown = JSON.stringify(key).slice(1, -1);
+    if (DERIVED_TRAIN_KEYS.includes(key)) {
+      problems.add(`${source}.overrides.${shown}: set by this program for every run (the paths, the model key and the checkpoints it derives); remove it`);
+    } else if (known[key] === undefined) {
+      problems.add(
+        `${source}.overrides.${shown}: not a key ${recipe.name} passes nor a key of MaxText's ${cls} (maxtext-v0.2.4 configs/types.py, jobs/maxtext-keys.ts)` +
+          `${didYouMean(key, [...passed, ...Object.keys(known)])}`,
+      );
+    } else {
+      out[key] = newValue(value);
+    }
+  }
+  return out;
 }
 
 /** Label keys on every object of a pipeline (and `step` on a step's JobSet and pods); `npm run status` selects by them. */
@@ -355,11 +403,9 @@ export function runIdentity(recipe: Recipe, options: PipelineOptions, trainChips
 export function resolveRun(recipe: Recipe, options: PipelineOptions, trainChips: number): { recipe: Recipe; identity: string } {
   const source = options.configSource ?? recipe.name;
   const overrides = options.overrides ?? {};
-  const allowed = overridableKeys(recipe);
   const problems = new Set<string>();
-  const unknown = Object.keys(overrides).filter((k) => !allowed.includes(k));
-  if (unknown.length > 0) problems.add(`${source}.overrides: unknown key ${unknown.map((k) => `'${k}'`).join(', ')}; ${recipe.name} allows ${allowed.join(', ')}`);
-  const trainArgs = overrideArgs(recipe.train.args as MaxTextArgs, overrides, source, problems);
+  const added = addedTrainArgs(recipe, overrides, source, problems);
+  const trainArgs = { ...overrideArgs(recipe.train.args as MaxTextArgs, overrides, source, problems), ...added };
   const resolved: Recipe = {
     ...recipe,
     image: options.image ?? recipe.image,

@@ -41,7 +41,7 @@ test('one pass: every problem of every option of every pipeline in one message (
   });
   for (const want of [
     "pipelines.rl-qwen3.eval.tasks: no lm-evaluation-harness task 'nope' here",
-    "pipelines.rl-qwen3.overrides: unknown key 'bogus_key'",
+    "pipelines.rl-qwen3.overrides.bogus_key: not a key rl-qwen3 passes",
     "pipelines.rl-qwen3.overrides.num_batches must be a number, got 'many'",
     "pipelines.rl-llama3.overrides.run_name must be one directory name: no '/' and no '..', got 'a/b'",
     'pipelines.rl-llama3.resumeRun must be the run name of an earlier run',

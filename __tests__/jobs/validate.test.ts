@@ -165,7 +165,7 @@ test('one pass: every problem of every option of a pipeline comes at once, one p
   const problems = (caught as PipelineProblems).problems;
   expect(problems).toEqual([
     "pipelines.rl-qwen3.runId: run id must be lowercase letters, digits and '-', starting and ending with a letter or digit, got 'R1'",
-    expect.stringMatching(/^pipelines\.rl-qwen3\.overrides: unknown key 'bogus_key'; rl-qwen3 allows /),
+    expect.stringMatching(/^pipelines\.rl-qwen3\.overrides\.bogus_key: not a key rl-qwen3 passes nor a key of MaxText's RLConfig/),
     "pipelines.rl-qwen3.overrides.num_batches must be a number, got 'many'",
     "pipelines.rl-qwen3.overrides.run_name must be one directory name: no '/' and no '..', got 'a/b'",
     "pipelines.rl-qwen3.resumeRun must be the run name of an earlier run (the directory under trained/, e.g. 'rl-3f9a1c2b7d10'), got 'x y'",
