@@ -123,7 +123,7 @@ export interface EvalPlan {
   readonly evalJson: string;
   readonly timeoutMinutes: number;
   readonly maxRestarts: number;
-  /** The held-out task's dataset, split and column (SFT). @default - not a held-out task */
+  /** The held-out task's dataset, split and column (SFT; two text columns as `prompt,completion`). @default - not a held-out task */
   readonly heldout?: { readonly path: string; readonly split: string; readonly column: string };
 }
 
@@ -140,7 +140,11 @@ export function defaultTasks(recipe: Recipe): string[] {
 function heldoutOf(recipe: Recipe): { path: string; split: string; column: string } {
   const args = recipe.train.args;
   const str = (key: string, fallback: string) => (typeof args[key] === 'string' && args[key] !== '' ? (args[key] as string) : fallback);
-  return { path: str('hf_path', SFT_DEFAULTS.hfPath), split: str('hf_eval_split', SFT_DEFAULTS.evalSplit), column: SFT_DEFAULTS.column };
+  // The chat column, or the two text columns (prompt/question first) of the SFT column sets (jobs/methods/sft.ts).
+  const given = Array.isArray(args['train_data_columns']) ? (args['train_data_columns'] as string[]) : [SFT_DEFAULTS.column];
+  const first = (c: string) => (c === 'prompt' || c === 'question' ? 0 : 1);
+  const column = [...given].sort((a, b) => first(a) - first(b)).join(',');
+  return { path: str('hf_path', SFT_DEFAULTS.hfPath), split: str('hf_eval_split', SFT_DEFAULTS.evalSplit), column };
 }
 
 function list(values: readonly string[]): string {
@@ -235,7 +239,10 @@ export function heldoutTaskYaml(h: { path: string; split: string; column: string
     `test_split: ${JSON.stringify(h.split)}`,
     'output_type: loglikelihood_rolling',
     'doc_to_text: ""',
-    `doc_to_target: "{% for m in ${h.column} %}{{ m['content'] }}\\n\\n{% endfor %}"`,
+    // A chat column: every message's content; two text columns (prompt, completion): both.
+    h.column.includes(',')
+      ? `doc_to_target: "${h.column.split(',').map((c) => `{{ ${c} }}`).join('\\n\\n')}"`
+      : `doc_to_target: "{% for m in ${h.column} %}{{ m['content'] }}\\n\\n{% endfor %}"`,
     'metric_list:',
     '  - metric: word_perplexity',
     '  - metric: byte_perplexity',

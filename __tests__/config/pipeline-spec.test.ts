@@ -81,6 +81,15 @@ describe('names a pipeline may not have (issue 32 item 6)', () => {
   });
 });
 
+test("SFT columns: any set MaxText's SFT data processing accepts, in any order; the evaluation split reaches hf_eval_split and the heldout eval", () => {
+  const d = deploy({ mine: { ...SFT, dataset: { hf: 'acme/qa', split: 'train', evalSplit: 'validation', columns: ['answer', 'question'] } } });
+  const train = script(d, 'mine', 'train');
+  expect(train).toContain(`train_data_columns='["answer", "question"]'`);
+  expect(train).toContain('hf_eval_split=validation');
+  expect(d.pipelines[0].eval?.heldout).toEqual({ path: 'acme/qa', split: 'validation', column: 'question,answer' });
+  expect(script(deploy({ mine: { ...SFT, dataset: { hf: 'acme/pc', columns: ['prompt', 'completion'] } } }), 'mine', 'train')).toContain(`train_data_columns='["prompt", "completion"]'`);
+});
+
 describe('defaults of a new pipeline', () => {
   test('SFT: MaxText keys from the entry; the tokenizer is the repository trained; 1000 steps; McJAX on the slice', () => {
     const d = deploy({ mine: SFT });
@@ -269,6 +278,10 @@ describe('errors at synth, before anything is created', () => {
     );
     expect(errorOf({ mine: { ...SFT, dataset: { hf: 'x/y', columns: [] } } })).toContain('pipelines.mine.dataset.columns: must name at least one column');
     expect(errorOf({ mine: { ...SFT, dataset: { hf: 'x/y', template: 't.json' } } })).toContain('pipelines.mine.dataset: template is for RL');
+    expect(errorOf({ mine: { ...SFT, dataset: { hf: 'x/y', columns: ['conversations'] } } })).toContain(
+      `pipelines.mine.dataset.columns: MaxText's SFT data processing accepts the columns ["prompt","completion"], ["messages"], ["question","answer"] (in any order; input_pipeline/data_processing_utils.py validate_and_configure_sft_columns), got ["conversations"]; use a dataset (or a copy of it) whose columns are named so`,
+    );
+    expect(errorOf({ mine: { ...SFT, dataset: { hf: 'x/y', columns: ['prompt'] } } })).toContain('got ["prompt"]');
   });
 
   test('a reward file that is missing, not .py, on SFT, or without reward functions', () => {

@@ -196,3 +196,8 @@ describe('serving fit (jobs/vllm.ts): weights + KV cache per chip, on every row 
     expect(evalJsonPath(build('rl-llama3').paths)).toMatch(/^gs:\/\/my-bucket\/llama3\.1-8b-Instruct\/hf-trained\/[^/]+\/[0-9a-f]+\/eval\.json$/);
   });
 });
+
+test('the heldout task reads the SFT dataset\'s own columns: the chat column, or both text columns (issue 32)', () => {
+  expect(heldoutTaskYaml({ path: 'acme/qa', split: 'validation', column: 'question,answer' })).toContain('doc_to_target: "{{ question }}\\n\\n{{ answer }}"');
+  expect(heldoutTaskYaml({ path: 'acme/chat', split: 'test', column: 'messages' })).toContain("doc_to_target: \"{% for m in messages %}{{ m['content'] }}\\n\\n{% endfor %}\"");
+});

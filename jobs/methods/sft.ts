@@ -3,7 +3,7 @@
  * over base.yml, validated as types.py MaxTextConfig. One row of the method table. Pure; no cdktf.
  *
  * Data (types.py HfDataset, DatasetGeneral; sft.yml): `dataset_type=hf`, `hf_path`, `hf_name` (the dataset config),
- * `train_split` (sft.yml l.39 default `train_sft`), `train_data_columns` (sft.yml l.41: ['messages']).
+ * `train_split` (sft.yml l.39 default `train_sft`), `hf_eval_split` (l.40 `test_sft`), `train_data_columns` (l.41: ['messages']).
  * Checkpoints: Tunix PeftTrainer under `<run>/checkpoints/<step>/model_params`; train_sft keeps every one (its
  * CheckpointManagerOptions take checkpoint_period and async_checkpointing only).
  * Resume: google/tunix c4ec573d tunix/sft/peft_trainer.py `PeftTrainer.train` skips already-trained batches only when
@@ -13,7 +13,7 @@
 import { dtypeBytes, HbmEstimate, HbmInput, HbmPart, loraEnabled, num, stateGib, str, wholeChipsEstimate } from '../hbm';
 import { SFT_DEFAULTS } from '../maxtext-defaults';
 import { METRIC_LOGGER_LINES } from '../run-log';
-import { BASE_SHAPE, columnListProblem, hfProblem, numArg, optional, rlOnlyProblems, TO_HF_ARGS, TO_MAXTEXT_ARGS } from './common';
+import { BASE_SHAPE, columnListProblem, hfProblem, numArg, optional, TO_HF_ARGS, TO_MAXTEXT_ARGS } from './common';
 import type { DatasetSpec, MethodRow } from './types';
 
 /** The chat column(s) SFT trains on when the dataset does not say (sft.yml l.41 `train_data_columns`). */
@@ -45,17 +45,39 @@ export function sftMemory(input: HbmInput): HbmEstimate {
 /** The steps a new SFT pipeline trains without `steps`: tutorial 003's 1000. */
 const SFT_STEPS = 1000;
 
-/** SFT's dataset: hf, config, split and the chat column(s). */
+/**
+ * The column sets MaxText's SFT data processing accepts, in any order (maxtext-v0.2.4
+ * input_pipeline/data_processing_utils.py `validate_and_configure_sft_columns`, l.61: `supported_columns`; called by
+ * hf_data_processing.py l.343 whenever `use_sft`): any other set fails an assertion after the model loaded.
+ */
+export const SFT_COLUMN_SETS: readonly (readonly string[])[] = [['prompt', 'completion'], ['messages'], ['question', 'answer']];
+
+/** Why SFT's columns are refused, or undefined. */
+export function sftColumnsProblem(columns: readonly string[], at: string): string | undefined {
+  const empty = columnListProblem(columns, at, 'at least one column (the chat messages, e.g. ["messages"])');
+  if (empty) return empty;
+  const same = (set: readonly string[]) => set.length === columns.length && set.every((c) => columns.includes(c));
+  if (SFT_COLUMN_SETS.some(same)) return undefined;
+  return (
+    `${at}.columns: MaxText's SFT data processing accepts the columns ${SFT_COLUMN_SETS.map((s) => JSON.stringify(s)).join(', ')} (in any order; ` +
+    `input_pipeline/data_processing_utils.py validate_and_configure_sft_columns), got ${JSON.stringify(columns)}; use a dataset (or a copy of it) whose columns are named so`
+  );
+}
+
+/** SFT's dataset: hf, config, splits and the chat column(s); the evaluation split is the one the `heldout` eval task scores. */
 function sftDataset(d: DatasetSpec, at: string) {
-  const problems = [...hfProblem(d, at, SFT.exampleDataset), ...rlOnlyProblems(d, at, 'SFT')];
-  const columns = columnListProblem(d.columns, at, 'at least one column (the chat messages, e.g. ["messages"])');
-  if (columns) problems.push(columns);
+  const problems = hfProblem(d, at, SFT.exampleDataset);
+  if (d.template !== undefined) problems.push(`${at}: template is for RL (data_template_path); SFT reads hf, config, split, evalSplit and columns`);
+  const columns = d.columns ?? DEFAULT_SFT_COLUMNS;
+  const bad = d.columns !== undefined ? sftColumnsProblem(d.columns, at) : undefined;
+  if (bad) problems.push(bad);
   const args = {
     dataset_type: 'hf',
     hf_path: d.hf ?? '',
     ...optional('hf_name', d.config),
     ...optional('train_split', d.split),
-    train_data_columns: [...(d.columns ?? DEFAULT_SFT_COLUMNS)],
+    ...optional('hf_eval_split', d.evalSplit),
+    train_data_columns: [...columns],
   };
   return { args, problems };
 }

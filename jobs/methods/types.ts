@@ -17,7 +17,7 @@ export interface DatasetSpec {
   readonly config?: string;
   /** Training split. @default - the method's MaxText config file's */
   readonly split?: string;
-  /** RL only: the evaluation split. @default - MaxText's: `test` */
+  /** The evaluation split: RL `eval_split` (rl.yml l.244 `test`); SFT `hf_eval_split` (sft.yml l.40 `test_sft`), which the `heldout` eval task scores. @default - the method's config file's */
   readonly evalSplit?: string;
   /** Dataset commit, recorded in the run record (MaxText 0.2.4 has no key to pin it). @default - none */
   readonly revision?: string;
