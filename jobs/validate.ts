@@ -13,7 +13,8 @@ import { estimateHbm, rolloutSettings, rowOf } from './methods';
 import { imageReferenceProblem } from './image-ref';
 import { DCN_AXIS_KEYS, ICI_AXIS_KEYS, meshDefault, RL_DEFAULTS } from './maxtext-defaults';
 import { hfRepoProblem, modelSize } from './models';
-import { GENERATIONS, sliceShapeName, supportedTopologies, tpuSlice, TpuMachineType, TpuSlice } from './tpu';
+import { GENERATIONS, sliceShapeName, slicesForAcceleratorType, supportedTopologies, tpuSlice, TpuMachineType, TpuSlice } from './tpu';
+import { RECIPES } from './recipes';
 
 /** What the checks need besides the recipe. */
 export interface ValidationContext {
@@ -487,12 +488,51 @@ function advice(recipe: Recipe, ctx: ValidationContext, estimate: HbmEstimate): 
   const { tight, fits } = ctx.slices === 1 ? largerSlices(recipe, ctx) : {};
   const parts: string[] = [];
   if (overrides.length > 0) parts.push(`set ${source}.overrides ${overrides.join(', or ')}`);
-  const where = `${source}.machineType/topology, with that slice in infra`;
-  if (impossible && tight && fits) parts.push(`train on ${sliceName(tight)}, which fits tightly, or ${sliceName(fits)} or larger (${where})`);
-  else if (impossible && tight) parts.push(`train on ${sliceName(tight)} or larger, which fits tightly (${where})`);
-  else if (fits) parts.push(`train on ${sliceName(fits)} or larger (${where})`);
+  const where = (...slices: TpuSlice[]) => `${sliceKeys(source, slices)}, with that slice in infra`;
+  if (impossible && tight && fits) parts.push(`train on ${sliceName(tight)}, which fits tightly, or ${sliceName(fits)} or larger (${where(tight, fits)})`);
+  else if (impossible && tight) parts.push(`train on ${sliceName(tight)} or larger, which fits tightly (${where(tight)})`);
+  else if (fits) parts.push(`train on ${sliceName(fits)} or larger (${where(fits)})`);
+  if (!tight && !fits) parts.push(...pathwaysAdvice(recipe, ctx));
   if (parts.length === 0) return impossible ? `no override of ${recipe.name} and no larger ${ctx.slice.generation} slice makes it fit` : '';
   return parts.join('; or ');
+}
+
+/**
+ * The config key that retargets to these slices: `slice` (a Cloud TPU accelerator type, jobs/spec.ts) when that type selects
+ * this machine type, else machineType/topology (e.g. v6e-8 selects ct6e-standard-8t 2x4, not ct6e-standard-4t 2x4).
+ */
+function sliceKeys(source: string, slices: readonly TpuSlice[]): string {
+  const selects = (slice: TpuSlice) => {
+    const selected = slicesForAcceleratorType(slice.acceleratorType)[0];
+    return selected !== undefined && selected.machineType === slice.machineType && selected.topology === slice.topology;
+  };
+  return slices.every(selects)
+    ? `${source}.slice: ${slices.map((s) => s.acceleratorType).join(' or ')}`
+    : `${source}.machineType/topology: ${slices.map((s) => `${s.machineType} ${s.topology}`).join(' or ')}`;
+}
+
+/** The Pathways presets that run RL on a multi-host slice (a single-host McJAX RL pipeline cannot grow past one VM). */
+const PATHWAYS_RL_PRESETS = ['rl-qwen3', 'rl-gemma4'] as const;
+
+/**
+ * RL on McJAX where no larger slice of its own shape fits (RL without extends runs on one TPU VM, jobs/spec.ts): where
+ * a Pathways preset with this model fits its own slice, say so (`extends`), e.g. qwen3-8b on rl-qwen3's v6e-32.
+ */
+function pathwaysAdvice(recipe: Recipe, ctx: ValidationContext): string[] {
+  if (!rowOf(recipe).rollout || recipe.runtime !== 'mcjax') return [];
+  const source = ctx.configSource ?? `pipelines.${recipe.name}`;
+  const out: string[] = [];
+  for (const name of PATHWAYS_RL_PRESETS) {
+    const preset = RECIPES[name];
+    if (!preset || preset.model.name === undefined) continue;
+    const withModel = { ...preset, model: recipe.model } as Recipe;
+    const slice = tpuSlice(preset.slice.machineType, preset.slice.topology);
+    const verdict = estimateOn(withModel, slice, 1)?.verdict;
+    if (verdict === 'fits' || verdict === 'tight') {
+      out.push(`run it on Pathways: set ${source}.extends to ${name} (${sliceName(slice)}, where ${recipe.model.name} fits${verdict === 'tight' ? ' tightly' : ''}, with that slice in infra)`);
+    }
+  }
+  return out.slice(0, 1);
 }
 
 /**

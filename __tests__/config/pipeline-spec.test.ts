@@ -90,6 +90,16 @@ test("SFT columns: any set MaxText's SFT data processing accepts, in any order; 
   expect(script(deploy({ mine: { ...SFT, dataset: { hf: 'acme/pc', columns: ['prompt', 'completion'] } } }), 'mine', 'train')).toContain(`train_data_columns='["prompt", "completion"]'`);
 });
 
+test('fit advice for single-host RL that fits nowhere on one VM names the Pathways preset whose slice fits (issue 32)', () => {
+  const message = errorOf({ mine: { ...GRPO, model: 'qwen3-14b', hfModel: 'Qwen/Qwen3-14B' } });
+  expect(message).toContain('qwen3-14b does not fit ct6e-standard-8t 2x4');
+  expect(message).toMatch(/to fit: run it on Pathways: set \S+config\.json: pipelines\.mine\.extends to rl-qwen3 \(ct6e-standard-4t 4x8 \(v6e-32\), where qwen3-14b fits, with that slice in infra\)/);
+  expect(message).not.toContain('no larger v6e slice makes it fit');
+  // And the advice holds: extending rl-qwen3 with that model on its v6e-32 synthesizes.
+  const d = deploy({ mine: { extends: 'rl-qwen3', model: 'qwen3-14b', hfModel: 'Qwen/Qwen3-14B', dataset: GRPO.dataset, reward: REWARD } });
+  expect(d.pipelines[0].slice.acceleratorType).toBe('v6e-32');
+});
+
 describe('defaults of a new pipeline', () => {
   test('SFT: MaxText keys from the entry; the tokenizer is the repository trained; 1000 steps; McJAX on the slice', () => {
     const d = deploy({ mine: SFT });
