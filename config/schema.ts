@@ -179,14 +179,16 @@ const dataset = z
     config: z.string().max(128).optional(),
     /** Training split. @default - MaxText's (train) */
     split: z.string().max(128).optional(),
-    /** RL: the evaluation split. @default - MaxText's (test) */
+    /** The evaluation split: RL eval_split, SFT hf_eval_split. @default - MaxText's (RL test, SFT test_sft) */
     evalSplit: z.string().max(128).optional(),
     /** Dataset commit, recorded in the run record. @default - none */
     revision: z.string().max(64).optional(),
-    /** SFT: the chat column(s). @default ["messages"] */
+    /** SFT: the chat column(s); DPO: [chosen, rejected] or [prompt, chosen, rejected]. @default - the method's (SFT ["messages"], DPO ["chosen", "rejected"]) */
     columns: z.array(z.string().max(128)).max(16).optional(),
-    /** RL: MaxText data_template_path. @default - rl.yml's or the preset's */
+    /** RL: a .json prompt template of this repository, shipped to the pods (data_template_path). @default - rl.yml's or the preset's */
     template: z.string().max(1024).optional(),
+    /** RL: a .py file of this repository defining process_data, shipped to the pods (dataset_processor_path). @default - MaxText's built-in */
+    processor: z.string().max(1024).optional(),
   })
   .strict();
 

@@ -71,6 +71,8 @@ export interface PipelineSpec {
   readonly tokenizer?: string;
   /** @default - the preset's */
   readonly dataset?: DatasetSpec;
+  /** The dataset's template and processor files, read by config/ (`dataset.template`, `dataset.processor`). @default - none */
+  readonly datasetFiles?: { readonly template?: SpecFile; readonly processor?: SpecFile };
   /** The reward file and the names of its reward functions. @default - MaxText's built-in rewards */
   readonly reward?: { readonly file: SpecFile; readonly functions?: readonly string[] };
   /** SFT only. @default - none (full fine-tune) */
@@ -279,6 +281,56 @@ function applyReward(spec: PipelineSpec, recipe: Recipe, problems: Problems): { 
   };
 }
 
+/** Why a shipped file cannot be used, or undefined: its reading problem, its ConfigMap key. */
+function shippedFileProblem(file: SpecFile, at: string): string | undefined {
+  if (file.problem !== undefined || file.content === undefined || file.sha256 === undefined) return `${at}: '${file.path}' ${file.problem ?? 'could not be read'}`;
+  if (!CONFIGMAP_KEY.test(file.name)) return `${at}: file name '${file.name}' must be letters, digits, '-', '_' or '.' (it becomes a ConfigMap key)`;
+  return undefined;
+}
+
+/**
+ * What MaxText needs of a dataset template (maxtext-v0.2.4 input_pipeline/instruction_data_processing.py
+ * load_data_template_from_file: `json.load`, else None and train_rl.py prepare_datasets raises "Data template is
+ * required"; rl/utils_rl.py process_data l.657-658 formats `TEMPLATE` and `SYSTEM_PROMPT`), or undefined.
+ */
+export function templateProblem(content: string): string | undefined {
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(content);
+  } catch (err) {
+    return `is not valid JSON (${(err as Error).message}); MaxText's load_data_template_from_file returns None and train_rl stops`;
+  }
+  const o = parsed as Record<string, unknown>;
+  const missing = ['TEMPLATE', 'SYSTEM_PROMPT'].filter((k) => parsed === null || typeof parsed !== 'object' || typeof o[k] !== 'string');
+  return missing.length > 0 ? `has no string ${missing.join(' or ')} (rl/utils_rl.py process_data formats both)` : undefined;
+}
+
+/** A processor file defines a top-level `def process_data(` (rl/utils_rl.py load_custom_callable: getattr "process_data"). */
+export const definesProcessData = (content: string): boolean => /^def\s+process_data\s*\(/m.test(content);
+
+/** The dataset's template and processor files: shipped beside the reward file, passed as data_template_path and dataset_processor_path. */
+function applyDatasetFiles(spec: PipelineSpec, recipe: Recipe, problems: Problems): { recipe: Recipe; files: RecipeFile[] } {
+  const given = spec.datasetFiles ?? {};
+  const entries = ([['template', 'data_template_path'], ['processor', 'dataset_processor_path']] as const).filter(([k]) => given[k] !== undefined);
+  if (entries.length === 0 || !rowOf(recipe).datasetFiles) return { recipe, files: [] };
+  const files: RecipeFile[] = [];
+  let out = recipe;
+  for (const [kind, key] of entries) {
+    const file = given[kind]!;
+    const at = `${spec.source}.dataset.${kind}`;
+    const problem =
+      shippedFileProblem(file, at) ??
+      (kind === 'template' ? templateProblem(file.content!) : definesProcessData(file.content!) ? undefined : "defines no top-level 'def process_data(dataset_name, model_tokenizer, template_config, tmvp_config, x)'");
+    if (problem !== undefined) {
+      problems.push(problem.startsWith(at) ? problem : `${at}: '${file.path}' ${problem}`);
+      continue;
+    }
+    files.push({ name: file.name, content: file.content!, sha256: file.sha256!, path: file.path });
+    out = withArgs(out, { [key]: `${RECIPE_FILES_DIR}/${file.name}` });
+  }
+  return { recipe: out, files };
+}
+
 /** LoRA: SFT only (train_sft applies it; train_rl never does), rank > 0. */
 function applyLora(spec: PipelineSpec, recipe: Recipe, problems: Problems): Recipe {
   const l = spec.lora;
@@ -380,6 +432,15 @@ export function resolveSpec(spec: PipelineSpec, presets: Readonly<Record<string,
   recipe = applyDataset(spec, recipe, problems, notices);
   const rewarded = applyReward(spec, recipe, problems);
   recipe = rewarded.recipe;
+  const data = applyDatasetFiles(spec, recipe, problems);
+  recipe = data.recipe;
+  const files = [...(rewarded.file ? [rewarded.file] : []), ...data.files];
+  const names = files.map((f) => f.name);
+  const twice = names.filter((n, i) => names.indexOf(n) !== i);
+  if (twice.length > 0) problems.push(`${spec.source}: the reward, template and processor files share the name '${twice[0]}' (one ConfigMap key each): rename one`);
+  if (configMapBytes(files) > CONFIGMAP_MAX_BYTES) {
+    problems.push(`${spec.source}: the reward, template and processor files hold ${configMapBytes(files)} bytes; a ConfigMap holds at most ${CONFIGMAP_MAX_BYTES} (1 MiB)`);
+  }
   recipe = applyLora(spec, recipe, problems);
   recipe = applyShape(spec, recipe, fromBase, problems);
   recipe = checkRl(spec, recipe, fromBase, problems);
@@ -397,7 +458,7 @@ export function resolveSpec(spec: PipelineSpec, presets: Readonly<Record<string,
     recipe: {
       ...recipe,
       description,
-      ...(rewarded.file ? { files: [rewarded.file] } : {}),
+      ...(files.length > 0 ? { files } : {}),
       ...(Object.keys(lineage).length > 0 ? { lineage } : {}),
     },
     problems,

@@ -492,7 +492,7 @@ function advice(recipe: Recipe, ctx: ValidationContext, estimate: HbmEstimate): 
   if (impossible && tight && fits) parts.push(`train on ${sliceName(tight)}, which fits tightly, or ${sliceName(fits)} or larger (${where(tight, fits)})`);
   else if (impossible && tight) parts.push(`train on ${sliceName(tight)} or larger, which fits tightly (${where(tight)})`);
   else if (fits) parts.push(`train on ${sliceName(fits)} or larger (${where(fits)})`);
-  if (!tight && !fits) parts.push(...pathwaysAdvice(recipe, ctx));
+  if (impossible && !tight && !fits) parts.push(...pathwaysAdvice(recipe, ctx));
   if (parts.length === 0) return impossible ? `no override of ${recipe.name} and no larger ${ctx.slice.generation} slice makes it fit` : '';
   return parts.join('; or ');
 }

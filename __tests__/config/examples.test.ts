@@ -10,6 +10,7 @@ const EXAMPLES = {
   'grpo-qwen3-8b': 'grpo-qwen3-math',
   'lora-sft-gemma3-12b': 'lora-gemma3-support',
   'dpo-llama3-8b': 'dpo-llama3-orca',
+  'grpo-own-data': 'grpo-qwen3-metamath',
 } as const;
 
 const deployment = (file: string, env: Record<string, string> = {}) => loadDeployment({ env: { CONFIG_FILE: `config/examples/${file}.json`, ...env } });
@@ -24,4 +25,17 @@ describe.each(Object.entries(EXAMPLES))('config/examples/%s.json', (file, pipeli
     // The fit check ran and passed (a failure throws); no tight-fit or unknown-model warning either.
     expect(d.notices.filter((n) => n.includes(pipeline) && /does not fit|no HBM estimate/.test(n))).toEqual([]);
   });
+});
+
+test('grpo-own-data: the template and the processor file ship beside the reward file, byte for byte, and MaxText is pointed at them', () => {
+  const p = deployment('grpo-own-data').pipelines.find((x) => x.name === 'grpo-qwen3-metamath')!;
+  const data = (p.filesConfigMap as { data: Record<string, string> }).data;
+  expect(Object.keys(data).sort()).toEqual(['final_number.py', 'metamath_processor.py', 'metamath_template.json']);
+  for (const [name, file] of [['metamath_template.json', 'config/examples/data/metamath_template.json'], ['metamath_processor.py', 'config/examples/data/metamath_processor.py']]) {
+    expect(data[name]).toBe(require('fs').readFileSync(file, 'utf8'));
+  }
+  const train = JSON.stringify(p.steps.find((s) => s.name === 'train')!.manifest);
+  expect(train).toContain('data_template_path=/etc/tpu-post-training/files/metamath_template.json');
+  expect(train).toContain('dataset_processor_path=/etc/tpu-post-training/files/metamath_processor.py');
+  expect(train).toContain('dataset_name=meta-math/MetaMathQA');
 });

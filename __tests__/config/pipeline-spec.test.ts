@@ -9,7 +9,7 @@ import { loadDeployment } from '../../config/deployment';
 import { readRepoFile } from '../../config/pipelines';
 import type { Deployment } from '../../jobs/deployment';
 import { CONFIGMAP_MAX_BYTES, RECIPE_FILES_DIR } from '../../jobs/recipe-files';
-import { rewardFunctionsIn } from '../../jobs/spec';
+import { definesProcessData, rewardFunctionsIn, templateProblem } from '../../jobs/spec';
 import { configFile, synthStack, WITH_SINGLE_HOST } from '../util';
 
 const REWARD = 'config/examples/rewards/final_number.py';
@@ -98,6 +98,43 @@ test('fit advice for single-host RL that fits nowhere on one VM names the Pathwa
   // And the advice holds: extending rl-qwen3 with that model on its v6e-32 synthesizes.
   const d = deploy({ mine: { extends: 'rl-qwen3', model: 'qwen3-14b', hfModel: 'Qwen/Qwen3-14B', dataset: GRPO.dataset, reward: REWARD } });
   expect(d.pipelines[0].slice.acceleratorType).toBe('v6e-32');
+});
+
+describe('dataset template and processor files (issue 32 item 2): shipped like the reward file, checked as MaxText reads them', () => {
+  const TEMPLATE = 'config/examples/data/metamath_template.json';
+  const PROCESSOR = 'config/examples/data/metamath_processor.py';
+  test('both reach the ConfigMap and the command line; a new file is a new run', () => {
+    const d = deploy({ mine: { ...GRPO, dataset: { hf: 'meta-math/MetaMathQA', template: TEMPLATE, processor: PROCESSOR } } });
+    const train = script(d, 'mine', 'train');
+    expect(train).toContain(`data_template_path=${RECIPE_FILES_DIR}/metamath_template.json`);
+    expect(train).toContain(`dataset_processor_path=${RECIPE_FILES_DIR}/metamath_processor.py`);
+    expect(Object.keys((d.pipelines[0].filesConfigMap as any).data).sort()).toEqual(['final_number.py', 'metamath_processor.py', 'metamath_template.json']);
+    const without = deploy({ mine: { ...GRPO, dataset: { hf: 'meta-math/MetaMathQA', template: TEMPLATE } } });
+    expect(script(without, 'mine', 'train')).not.toContain('dataset_processor_path');
+    expect(without.pipelines[0].paths.trainRunDir).not.toBe(d.pipelines[0].paths.trainRunDir);
+  });
+  test.each([
+    [{ template: 'config/examples/data/missing.json' }, "pipelines.mine.dataset.template: 'config/examples/data/missing.json' not found in the repository"],
+    [{ template: PROCESSOR }, `pipelines.mine.dataset.template: '${PROCESSOR}' must be a JSON file (.json): MaxText reads only .json templates`],
+    [{ template: 'package.json' }, "pipelines.mine.dataset.template: 'package.json' has no string TEMPLATE or SYSTEM_PROMPT (rl/utils_rl.py process_data formats both)"],
+    [{ processor: TEMPLATE }, `pipelines.mine.dataset.processor: '${TEMPLATE}' must be a Python file (.py): MaxText imports its process_data`],
+    [{ processor: REWARD }, `pipelines.mine.dataset.processor: '${REWARD}' defines no top-level 'def process_data(dataset_name, model_tokenizer, template_config, tmvp_config, x)'`],
+    [{ processor: 'config/examples/rewards/final_number.py', template: 'config/examples/rewards/final_number.py' }, 'must be a JSON file'],
+  ])('%p is refused naming the key and the file', (files, want) => {
+    expect(errorOf({ mine: { ...GRPO, dataset: { hf: 'x/y', ...files } } })).toContain(want);
+  });
+  test('on SFT and DPO a template or processor is refused (only train_rl reads them)', () => {
+    expect(errorOf({ mine: { ...SFT, dataset: { hf: 'x/y', processor: PROCESSOR } } })).toContain('pipelines.mine.dataset: processor is for RL (data_template_path, dataset_processor_path)');
+  });
+});
+
+test('templateProblem: what MaxText needs of a template', () => {
+  expect(templateProblem('{"TEMPLATE": "{question}", "SYSTEM_PROMPT": "s"}')).toBeUndefined();
+  expect(templateProblem('{"TEMPLATE": 1}')).toBe('has no string TEMPLATE or SYSTEM_PROMPT (rl/utils_rl.py process_data formats both)');
+  expect(templateProblem('[]')).toBe('has no string TEMPLATE or SYSTEM_PROMPT (rl/utils_rl.py process_data formats both)');
+  expect(templateProblem('{')).toMatch(/^is not valid JSON \(.*\); MaxText's load_data_template_from_file returns None and train_rl stops$/);
+  expect(definesProcessData('def process_data(a, b, c, d, x):\n  return x\n')).toBe(true);
+  expect(definesProcessData('  def process_data(x): pass\n')).toBe(false);
 });
 
 describe('defaults of a new pipeline', () => {

@@ -119,7 +119,7 @@ describe('DPO: one row', () => {
     );
     expect(errorOf({ mine: { ...DPO_ENTRY, lora: { rank: 8 } } })).toContain('pipelines.mine.lora: LoRA is for SFT only: MaxText 0.2.4 train_dpo never applies LoRA');
     expect(errorOf({ mine: { ...DPO_ENTRY, dataset: { hf: 'x/y', template: 't.json' } } })).toContain(
-      'pipelines.mine.dataset: template is for RL (data_template_path, eval_split); DPO reads hf, config, split and columns',
+      'pipelines.mine.dataset: template is for RL (data_template_path, dataset_processor_path, eval_split); DPO reads hf, config, split and columns',
     );
   });
 

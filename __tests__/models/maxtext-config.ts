@@ -48,7 +48,7 @@ export const FIELDS: Readonly<Record<'MaxTextConfig' | 'RLConfig', Readonly<Reco
     grad_dtype: 'DataTypes', mu_dtype: 'AdamW', learning_rate: 'Optimizer', learning_rate_schedule_steps: 'Optimizer',
     ici_expert_parallelism: 'IciParallelism', ici_fsdp_parallelism: 'IciParallelism', ici_tensor_parallelism: 'IciParallelism',
     ragged_gather_reduce_fallback: 'MoEGeneral', remat_policy: 'RematAndOffload',
-    reward_functions: 'RLReward', reward_functions_path: 'RLReward',
+    reward_functions: 'RLReward', reward_functions_path: 'RLReward', dataset_processor_path: 'RLDataset',
     'rl.loss_algo': 'RL', 'rl.num_generations': 'RL', 'rl.reshard_chunk_size': 'RL',
   },
 };

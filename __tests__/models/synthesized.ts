@@ -23,6 +23,7 @@ export const CONFIGURATIONS: Readonly<Record<string, Record<string, string>>> = 
   'example grpo-qwen3-8b': { CONFIG_FILE: 'config/examples/grpo-qwen3-8b.json' },
   'example lora-sft-gemma3-12b': { CONFIG_FILE: 'config/examples/lora-sft-gemma3-12b.json' },
   'example dpo-llama3-8b': { CONFIG_FILE: 'config/examples/dpo-llama3-8b.json' },
+  'example grpo-own-data': { CONFIG_FILE: 'config/examples/grpo-own-data.json' },
 };
 
 export interface NodePoolModel {

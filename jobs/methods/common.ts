@@ -49,8 +49,8 @@ export function hfProblem(d: DatasetSpec, at: string, example: string): string[]
 
 /** An RL-only key (`template`, `evalSplit`) on a method that does not read it. */
 export function rlOnlyProblems(d: DatasetSpec, at: string, method: string): string[] {
-  const key = d.template !== undefined ? 'template' : d.evalSplit !== undefined ? 'evalSplit' : undefined;
-  return key ? [`${at}: ${key} is for RL (data_template_path, eval_split); ${method} reads hf, config, split and columns`] : [];
+  const key = d.template !== undefined ? 'template' : d.processor !== undefined ? 'processor' : d.evalSplit !== undefined ? 'evalSplit' : undefined;
+  return key ? [`${at}: ${key} is for RL (data_template_path, dataset_processor_path, eval_split); ${method} reads hf, config, split and columns`] : [];
 }
 
 /** A list of column names: at least one, none empty. */

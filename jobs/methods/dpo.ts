@@ -109,6 +109,7 @@ export const DPO: MethodRow = {
   exampleDataset: 'Anthropic/hh-rlhf',
   dataset: (d, at) => dpoDataset(d, at),
   reward: false,
+  datasetFiles: false,
   lora: false,
   multiHostBase: true,
   base: {

@@ -159,7 +159,7 @@ function rlDataset(d: DatasetSpec, at: string) {
   if (d.columns !== undefined) {
     problems.push(
       `${at}.columns: RL reads a question column (problem, prompt or question) and an answer column (answer, solution or expected_answer) ` +
-        `by name (MaxText rl/utils_rl.py process_data), got ${JSON.stringify(d.columns)}; use a dataset with those columns`,
+        `by name (MaxText rl/utils_rl.py process_data), got ${JSON.stringify(d.columns)}; use a dataset with those columns, or a processor file (dataset.processor) whose process_data reads yours`,
     );
   }
   const hf = d.hf ?? '';
@@ -169,7 +169,6 @@ function rlDataset(d: DatasetSpec, at: string) {
     ...optional('hf_subset', d.config),
     ...optional('train_split', d.split),
     ...optional('eval_split', d.evalSplit),
-    ...optional('data_template_path', d.template),
   };
   return { args, problems };
 }
@@ -211,6 +210,7 @@ export const RL: MethodRow = {
   exampleDataset: 'openai/gsm8k',
   dataset: (d, at) => rlDataset(d, at),
   reward: true,
+  datasetFiles: true,
   lora: false,
   multiHostBase: false,
   /**

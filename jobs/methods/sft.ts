@@ -67,7 +67,8 @@ export function sftColumnsProblem(columns: readonly string[], at: string): strin
 /** SFT's dataset: hf, config, splits and the chat column(s); the evaluation split is the one the `heldout` eval task scores. */
 function sftDataset(d: DatasetSpec, at: string) {
   const problems = hfProblem(d, at, SFT.exampleDataset);
-  if (d.template !== undefined) problems.push(`${at}: template is for RL (data_template_path); SFT reads hf, config, split, evalSplit and columns`);
+  const rlOnly = d.template !== undefined ? 'template' : d.processor !== undefined ? 'processor' : undefined;
+  if (rlOnly) problems.push(`${at}: ${rlOnly} is for RL (data_template_path, dataset_processor_path); SFT reads hf, config, split, evalSplit and columns`);
   const columns = d.columns ?? DEFAULT_SFT_COLUMNS;
   const bad = d.columns !== undefined ? sftColumnsProblem(d.columns, at) : undefined;
   if (bad) problems.push(bad);
@@ -109,6 +110,7 @@ export const SFT: MethodRow = {
   exampleDataset: 'HuggingFaceH4/ultrachat_200k',
   dataset: (d, at) => sftDataset(d, at),
   reward: false,
+  datasetFiles: false,
   lora: true,
   multiHostBase: true,
   base: {

@@ -23,8 +23,10 @@ export interface DatasetSpec {
   readonly revision?: string;
   /** The column(s) the method reads (SFT: the chat column; DPO: [prompt,] chosen, rejected). @default - the method's */
   readonly columns?: readonly string[];
-  /** RL only: MaxText `data_template_path` (prompt template). @default - rl.yml's (gsm8k_rl.json) or the preset's */
+  /** RL only: a `.json` prompt template of the repository, shipped to the pods (`data_template_path`). @default - rl.yml's (gsm8k_rl.json) or the preset's */
   readonly template?: string;
+  /** RL only: a `.py` file of the repository defining `process_data`, shipped to the pods (`dataset_processor_path`). @default - MaxText's built-in process_data */
+  readonly processor?: string;
 }
 
 /** The defaults of the keys the memory model and the start-up checks read, as the trainer's config file sets them. */
@@ -95,6 +97,8 @@ export interface MethodRow {
   readonly dataset: (d: DatasetSpec, at: string) => { readonly args: MaxTextArgs; readonly problems: readonly string[] };
   /** A reward file applies (RL). */
   readonly reward: boolean;
+  /** A dataset template and processor file apply (RL: train_rl.py prepare_datasets). */
+  readonly datasetFiles: boolean;
   /** LoRA applies (train_sft is the only trainer that applies it at maxtext-v0.2.4). */
   readonly lora: boolean;
   /** The base of a new pipeline without `extends` (model, data, slice and steps filled in by jobs/spec.ts). */
