@@ -517,6 +517,7 @@ function recipeChecks(resolved: Recipe, platform: Platform, options: PipelineOpt
       overridden: new Set(Object.keys(options.overrides ?? {})),
       configSource: options.configSource,
       imageSource: options.imageSource ?? (options.configSource ? `${options.configSource}.image` : undefined),
+      retargeted: options.machineType !== undefined || options.topology !== undefined,
     }),
   );
   return notices ?? [];

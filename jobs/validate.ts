@@ -31,6 +31,8 @@ export interface ValidationContext {
   readonly configSource?: string;
   /** Where the image came from (`CLOUD_IMAGE_NAME (env)` or `<file>: pipelines.<name>.image`). @default - none */
   readonly imageSource?: string;
+  /** The pipeline was retargeted with machineType/topology: advice names those keys, not `slice`. @default false */
+  readonly retargeted?: boolean;
 }
 
 type Rule = (recipe: Recipe, ctx: ValidationContext) => string[];
@@ -488,7 +490,7 @@ function advice(recipe: Recipe, ctx: ValidationContext, estimate: HbmEstimate): 
   const { tight, fits } = ctx.slices === 1 ? largerSlices(recipe, ctx) : {};
   const parts: string[] = [];
   if (overrides.length > 0) parts.push(`set ${source}.overrides ${overrides.join(', or ')}`);
-  const where = (...slices: TpuSlice[]) => `${sliceKeys(source, slices)}, with that slice in infra`;
+  const where = (...slices: TpuSlice[]) => `${sliceKeys(source, slices, ctx.retargeted === true)}, with that slice in infra`;
   if (impossible && tight && fits) parts.push(`train on ${sliceName(tight)}, which fits tightly, or ${sliceName(fits)} or larger (${where(tight, fits)})`);
   else if (impossible && tight) parts.push(`train on ${sliceName(tight)} or larger, which fits tightly (${where(tight)})`);
   else if (fits) parts.push(`train on ${sliceName(fits)} or larger (${where(fits)})`);
@@ -499,14 +501,15 @@ function advice(recipe: Recipe, ctx: ValidationContext, estimate: HbmEstimate): 
 
 /**
  * The config key that retargets to these slices: `slice` (a Cloud TPU accelerator type, jobs/spec.ts) when that type selects
- * this machine type, else machineType/topology (e.g. v6e-8 selects ct6e-standard-8t 2x4, not ct6e-standard-4t 2x4).
+ * this machine type and the pipeline was not retargeted with machineType/topology (which would win over `slice`), else
+ * machineType/topology (e.g. v6e-8 selects ct6e-standard-8t 2x4, not ct6e-standard-4t 2x4).
  */
-function sliceKeys(source: string, slices: readonly TpuSlice[]): string {
+function sliceKeys(source: string, slices: readonly TpuSlice[], retargeted: boolean): string {
   const selects = (slice: TpuSlice) => {
     const selected = slicesForAcceleratorType(slice.acceleratorType)[0];
     return selected !== undefined && selected.machineType === slice.machineType && selected.topology === slice.topology;
   };
-  return slices.every(selects)
+  return !retargeted && slices.every(selects)
     ? `${source}.slice: ${slices.map((s) => s.acceleratorType).join(' or ')}`
     : `${source}.machineType/topology: ${slices.map((s) => `${s.machineType} ${s.topology}`).join(' or ')}`;
 }
