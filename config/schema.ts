@@ -235,6 +235,8 @@ const pipeline = z
     enabled: z.boolean().optional(),
     /** Appended to every JobSet name of the pipeline; change it to re-run (RUN_ID applies to all). */
     runId: z.string().max(64).default(DEFAULT_RUN_ID),
+    /** Typed training settings of the method, by name (jobs/methods/ settings: names and ranges checked there). @default - each setting's default */
+    training: z.record(z.union([z.number(), z.string().max(64), z.boolean()])).optional(),
     /** Container image (CLOUD_IMAGE_NAME applies to all). */
     image: z.string().max(1024).optional(),
     /** Where the two checkpoint conversions run. */

@@ -27,6 +27,7 @@ import { checkpointPeriod } from './maxtext';
 import { exportNameOf, hasStandaloneVllmMapping, hfRepoProblem, MODEL_KEYS, modelRow, STANDALONE_VLLM_PREFIXES } from './models';
 import { CONFIGMAP_KEY, CONFIGMAP_MAX_BYTES, configMapBytes, RECIPE_FILES_DIR } from './recipe-files';
 import { DatasetSpec, Method, methodArgs, methodOf, METHOD_ROWS, METHODS, rowOf, rowOfMethod } from './methods';
+import type { TrainingSetting } from './methods/types';
 import { JsonValue, MaxTextArgs, Recipe, RecipeFile, RunLineage } from './recipes/types';
 import { sliceProblem, slicesForAcceleratorType, TpuMachineType, tpuSlice } from './tpu';
 
@@ -75,6 +76,10 @@ export interface PipelineSpec {
   readonly datasetFiles?: { readonly template?: SpecFile; readonly processor?: SpecFile };
   /** The reward file and the names of its reward functions. @default - MaxText's built-in rewards */
   readonly reward?: { readonly file: SpecFile; readonly functions?: readonly string[] };
+  /** Typed training settings of the method (jobs/methods/ `settings`), by name. @default - none: each setting's default runs */
+  readonly training?: Readonly<Record<string, number | string | boolean>>;
+  /** The keys of the entry's `overrides` (an override of a key a given training setting sets is refused). @default - none */
+  readonly overrideKeys?: readonly string[];
   /** SFT only. @default - none (full fine-tune) */
   readonly lora?: { readonly rank: number; readonly alpha?: number; readonly modules?: string };
   /** Cloud TPU accelerator type, e.g. `v6e-8`. @default - the preset's, else `defaultSlice` */
@@ -96,7 +101,7 @@ export interface ResolvedSpec {
 /** True when an entry changes nothing a preset fixes (only deploy options: runId, image, ...). */
 export function isPlainEntry(spec: PipelineSpec): boolean {
   return (
-    [spec.extends, spec.method, spec.model, spec.hfModel, spec.hfRevision, spec.hfArchitecture, spec.tokenizer, spec.dataset, spec.reward, spec.lora, spec.slice, spec.steps]
+    [spec.extends, spec.method, spec.model, spec.hfModel, spec.hfRevision, spec.hfArchitecture, spec.tokenizer, spec.dataset, spec.reward, spec.lora, spec.slice, spec.steps, spec.training]
       .every((v) => v === undefined)
   );
 }
@@ -331,6 +336,69 @@ function applyDatasetFiles(spec: PipelineSpec, recipe: Recipe, problems: Problem
   return { recipe: out, files };
 }
 
+/** Why a training setting's value is refused, or undefined. */
+function settingProblem(setting: TrainingSetting, value: number | string | boolean): string | undefined {
+  const n = typeof value === 'number' ? value : NaN;
+  switch (setting.kind) {
+    case 'int':
+      return Number.isInteger(n) && n >= 1 ? undefined : 'a whole number >= 1';
+    case 'positive':
+      return n > 0 ? undefined : 'a number > 0';
+    case 'nonneg':
+      return n >= 0 ? undefined : 'a number >= 0';
+    case 'fraction':
+      return n >= 0 && n <= 1 ? undefined : 'a number from 0 to 1';
+    case 'bool':
+      return typeof value === 'boolean' ? undefined : 'true or false';
+    default:
+      return typeof value === 'string' && (setting.values ?? []).includes(value) ? undefined : `one of ${(setting.values ?? []).join(', ')}`;
+  }
+}
+
+/**
+ * The typed training settings (`training.<name>`): each sets its MaxText key (jobs/methods/ `settings`), in the row's
+ * order; a name the method does not have, a value out of range, or an override of the same key is refused.
+ */
+function applyTraining(spec: PipelineSpec, recipe: Recipe, problems: Problems): Recipe {
+  const given = spec.training;
+  if (given === undefined) return recipe;
+  const row = rowOf(recipe);
+  const method = methodOf(recipe);
+  const names = Object.keys(row.settings);
+  for (const name of Object.keys(given).filter((k) => !names.includes(k))) {
+    problems.push(`${spec.source}.training.${JSON.stringify(name).slice(1, -1)}: not a setting of ${method}; ${method} has ${names.join(', ')}${didYouMean(name, names)}`);
+  }
+  let out = recipe;
+  for (const [name, setting] of Object.entries(row.settings)) {
+    const value = given[name];
+    if (value === undefined) continue;
+    const at = `${spec.source}.training.${name}`;
+    const bad = settingProblem(setting, value);
+    if (bad) {
+      problems.push(`${at}: must be ${bad} (MaxText ${setting.key}), got ${JSON.stringify(value)}`);
+      continue;
+    }
+    const args = setting.toArgs && typeof value === 'number' ? setting.toArgs(value, out.train.args) : { [setting.key]: value };
+    for (const key of Object.keys(args).filter((k) => spec.overrideKeys?.includes(k))) {
+      problems.push(`${spec.source}.overrides.${key}: ${at} sets ${key}; set one of them`);
+    }
+    out = { ...withArgs(out, args), trainingKeys: { ...out.trainingKeys, ...Object.fromEntries(Object.keys(args).map((k) => [k, name])) } };
+  }
+  return out;
+}
+
+/** The value of each typed setting a recipe runs with: the recipe's argument, else the method's default. */
+export function trainingValues(recipe: Recipe): Record<string, number | string | boolean> {
+  const row = rowOf(recipe);
+  return Object.fromEntries(
+    Object.entries(row.settings).map(([name, s]) => {
+      const given = recipe.train.args[s.key];
+      const value = s.fromArgs ? s.fromArgs(recipe.train.args) : typeof given === 'number' || typeof given === 'string' || typeof given === 'boolean' ? given : s.default;
+      return [name, value];
+    }),
+  );
+}
+
 /** LoRA: SFT only (train_sft applies it; train_rl never does), rank > 0. */
 function applyLora(spec: PipelineSpec, recipe: Recipe, problems: Problems): Recipe {
   const l = spec.lora;
@@ -442,6 +510,7 @@ export function resolveSpec(spec: PipelineSpec, presets: Readonly<Record<string,
     problems.push(`${spec.source}: the reward, template and processor files hold ${configMapBytes(files)} bytes; a ConfigMap holds at most ${CONFIGMAP_MAX_BYTES} (1 MiB)`);
   }
   recipe = applyLora(spec, recipe, problems);
+  recipe = applyTraining(spec, recipe, problems);
   recipe = applyShape(spec, recipe, fromBase, problems);
   recipe = checkRl(spec, recipe, fromBase, problems);
   if (problems.length > 0) return { problems, notices };

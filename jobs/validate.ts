@@ -453,13 +453,24 @@ export function knobs(recipe: Recipe, ctx: ValidationContext, sides: readonly st
   return out;
 }
 
-/** `key=value` (and pairs) that make the step fit this slice, as text; tight fits are marked. */
-function fittingOverrides(recipe: Recipe, ctx: ValidationContext, estimate: HbmEstimate, want: 'fits' | 'tight'): string[] {
+/**
+ * One advised value as the config spells it: `key=value` for an override, `<setting>=<value>` for a key the entry's typed
+ * training setting set (jobs/spec.ts: an override of it would be refused), the value read back from the moved recipe.
+ */
+function advisedText(recipe: Recipe, moved: Recipe, key: string, value: JsonValue): { text: string; training: boolean } {
+  const name = recipe.trainingKeys?.[key];
+  const setting = name !== undefined ? rowOf(recipe).settings[name] : undefined;
+  if (!setting || !name) return { text: `${key}=${py(value)}`, training: false };
+  return { text: `${name}=${setting.fromArgs ? setting.fromArgs(moved.train.args) : py(value)}`, training: true };
+}
+
+/** `key=value` (and pairs) that make the step fit this slice, as text; tight fits are marked; `training` when a typed setting is advised. */
+function fittingOverrides(recipe: Recipe, ctx: ValidationContext, estimate: HbmEstimate, want: 'fits' | 'tight'): Array<{ text: string; training: boolean }> {
   const before = otherMessages(recipe, ctx);
-  const out: string[] = [];
+  const out: Array<{ text: string; training: boolean }> = [];
   for (const knob of knobs(recipe, ctx, estimate.sides)) {
-    let tight: string | undefined;
-    let found: string | undefined;
+    let tight: { text: string; training: boolean } | undefined;
+    let found: { text: string; training: boolean } | undefined;
     for (const values of knob.values) {
       const set: Record<string, JsonValue> = {};
       knob.keys.forEach((k, i) => (set[k] = values[i]));
@@ -468,13 +479,15 @@ function fittingOverrides(recipe: Recipe, ctx: ValidationContext, estimate: HbmE
       if (knob.keys.every((k, i) => py(recipe.train.args[k]) === py(values[i]))) continue;
       const verdict = estimateOn(moved, ctx.slice, ctx.slices)?.verdict;
       if (verdict === 'impossible' || verdict === undefined || newMessages(before, otherMessages(moved, ctx), false)) continue;
-      const text = knob.keys.map((k, i) => `${k}=${py(values[i])}`).join(' with ');
-      const now = `now ${knob.keys.map((k) => py(recipe.train.args[k])).join(', ')}`;
+      const texts = knob.keys.map((k, i) => advisedText(recipe, moved, k, values[i]));
+      const text = texts.map((t) => t.text).join(' with ');
+      const training = texts.some((t) => t.training);
+      const now = `now ${knob.keys.map((k, i) => (texts[i].training ? advisedText(recipe, recipe, k, recipe.train.args[k]).text.replace(/^[^=]*=/, '') : py(recipe.train.args[k]))).join(', ')}`;
       if (verdict === 'fits') {
-        found = `${text} (${now})`;
+        found = { text: `${text} (${now})`, training };
         break;
       }
-      tight ??= `${text} (${now}; fits tightly)`;
+      tight ??= { text: `${text} (${now}; fits tightly)`, training };
     }
     if (found) out.push(found);
     else if (tight && want === 'tight') out.push(tight);
@@ -489,7 +502,10 @@ function advice(recipe: Recipe, ctx: ValidationContext, estimate: HbmEstimate): 
   const overrides = fittingOverrides(recipe, ctx, estimate, impossible ? 'tight' : 'fits');
   const { tight, fits } = ctx.slices === 1 ? largerSlices(recipe, ctx) : {};
   const parts: string[] = [];
-  if (overrides.length > 0) parts.push(`set ${source}.overrides ${overrides.join(', or ')}`);
+  const viaOverrides = overrides.filter((o) => !o.training).map((o) => o.text);
+  const viaTraining = overrides.filter((o) => o.training).map((o) => o.text);
+  if (viaTraining.length > 0) parts.push(`set ${source}.training ${viaTraining.join(', or ')}`);
+  if (viaOverrides.length > 0) parts.push(`set ${source}.overrides ${viaOverrides.join(', or ')}`);
   const where = (...slices: TpuSlice[]) => `${sliceKeys(source, slices, ctx.retargeted === true)}, with that slice in infra`;
   if (impossible && tight && fits) parts.push(`train on ${sliceName(tight)}, which fits tightly, or ${sliceName(fits)} or larger (${where(tight, fits)})`);
   else if (impossible && tight) parts.push(`train on ${sliceName(tight)} or larger, which fits tightly (${where(tight)})`);

@@ -39,3 +39,31 @@ test('grpo-own-data: the template and the processor file ship beside the reward 
   expect(train).toContain('dataset_processor_path=/etc/tpu-post-training/files/metamath_processor.py');
   expect(train).toContain('dataset_name=meta-math/MetaMathQA');
 });
+
+test('docs/pipelines.md shows, for each example, the training values that run and its steps (jobs/spec.ts trainingValues)', () => {
+  const docs = require('fs').readFileSync('docs/pipelines.md', 'utf8') as string;
+  const { trainingValues } = require('../../jobs/spec') as typeof import('../../jobs/spec');
+  const { lastCheckpointStep } = require('../../jobs/maxtext') as typeof import('../../jobs/maxtext');
+  const { formatNumber } = require('../../jobs/maxtext') as typeof import('../../jobs/maxtext');
+  for (const [file, name] of Object.entries(EXAMPLES)) {
+    const p = deployment(file).pipelines.find((x) => x.name === name)!;
+    const values = Object.entries(trainingValues(p.recipe)).map(([k, v]) => `${k} ${typeof v === 'number' ? formatNumber(v) : String(v)}`).join(', ');
+    expect(docs).toContain(`| \`${name}\` | ${values} | ${lastCheckpointStep(p.recipe.train)} |`);
+  }
+});
+
+test('docs/pipelines.md lists every typed setting of every method with its key, default and source', () => {
+  const docs = require('fs').readFileSync('docs/pipelines.md', 'utf8') as string;
+  const { METHOD_ROWS } = require('../../jobs/methods') as typeof import('../../jobs/methods');
+  for (const row of METHOD_ROWS) {
+    for (const [name, s] of Object.entries(row.settings)) {
+      const line = docs.split('\n').find((l) => l.includes(`| \`${name}\` | \`${s.key}\``) && l.includes(`\`${Object.keys(row.methods)[0]}\``));
+      expect([name, line !== undefined]).toEqual([name, true]);
+      const { formatNumber } = require('../../jobs/maxtext') as typeof import('../../jobs/maxtext');
+      const shown = typeof s.default === 'number' ? formatNumber(s.default) : typeof s.default === 'string' ? `\`${s.default}\`` : String(s.default);
+      expect([name, line!.includes(`| ${shown} `)]).toEqual([name, true]);
+      const at = /l\.\d+(-\d+)?/.exec(s.source)![0];
+      expect([name, line!.includes(at)]).toEqual([name, true]);
+    }
+  }
+});

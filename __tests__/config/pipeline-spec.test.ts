@@ -9,7 +9,7 @@ import { loadDeployment } from '../../config/deployment';
 import { readRepoFile } from '../../config/pipelines';
 import type { Deployment } from '../../jobs/deployment';
 import { CONFIGMAP_MAX_BYTES, RECIPE_FILES_DIR } from '../../jobs/recipe-files';
-import { definesProcessData, rewardFunctionsIn, templateProblem } from '../../jobs/spec';
+import { definesProcessData, rewardFunctionsIn, templateProblem, trainingValues } from '../../jobs/spec';
 import { configFile, synthStack, WITH_SINGLE_HOST } from '../util';
 
 const REWARD = 'config/examples/rewards/final_number.py';
@@ -135,6 +135,55 @@ test('templateProblem: what MaxText needs of a template', () => {
   expect(templateProblem('{')).toMatch(/^is not valid JSON \(.*\); MaxText's load_data_template_from_file returns None and train_rl stops$/);
   expect(definesProcessData('def process_data(a, b, c, d, x):\n  return x\n')).toBe(true);
   expect(definesProcessData('  def process_data(x): pass\n')).toBe(false);
+});
+
+describe('typed training settings (issue 32 item 1): each sets its MaxText key, its default is the value that runs, the fit check sees it', () => {
+  test('GRPO: prompts, generations, prompt and completion length, learning rate, beta, iterations', () => {
+    const d = deploy({
+      mine: { extends: 'rl-qwen3', training: { promptsPerStep: 16, generationsPerPrompt: 4, maxPromptLength: 512, maxCompletionLength: 512, learningRate: 1e-6, beta: 0.04, numIterations: 2 } },
+    });
+    const train = script(d, 'mine', 'train');
+    for (const arg of ['batch_size=16', 'rl.num_generations=4', 'max_prefill_predict_length=512', 'max_target_length=1024', 'learning_rate=1e-6', 'rl.grpo_beta=0.04', 'rl.num_iterations=2']) {
+      expect(train).toContain(arg);
+    }
+    expect(trainingValues(d.pipelines[0].recipe)).toEqual({ promptsPerStep: 16, generationsPerPrompt: 4, maxPromptLength: 512, maxCompletionLength: 512, learningRate: 1e-6, beta: 0.04, numIterations: 2 });
+    // rl.num_iterations multiplies the training steps (num_batches x 2), and the checkpoint period follows.
+    const batches = Number(/num_batches=(\d+)/.exec(train)![1]);
+    expect(Number(/checkpoint_period=(\d+)/.exec(train)![1])).toBe((batches * 2) / 4);
+  });
+  test('defaults: the values that run without the block are the config files\' (rl.yml, sft.yml, dpo.yml) or the base\'s', () => {
+    const d = deploy({ g: GRPO, s: { ...SFT, runId: 'r2' }, p: { method: 'dpo', model: 'llama3.1-8b', hfModel: 'meta-llama/Llama-3.1-8B-Instruct', dataset: { hf: 'Anthropic/hh-rlhf' }, slice: 'v6e-8', runId: 'r3' } });
+    const values = (n: string) => trainingValues(d.pipelines.find((p) => p.name === n)!.recipe);
+    expect(values('g')).toEqual({ promptsPerStep: 1, generationsPerPrompt: 2, maxPromptLength: 256, maxCompletionLength: 768, learningRate: 3e-6, beta: 0.08, numIterations: 1 });
+    expect(values('s')).toEqual({ learningRate: 2e-5, schedule: 'cosine', warmupFraction: 0.1, maxSeqLen: 2048, perDeviceBatch: 1, packing: true });
+    expect(values('p')).toEqual({ learningRate: 5e-7, beta: 0.1, maxSeqLen: 512, maxPromptLength: 256, perDeviceBatch: 1 });
+  });
+  test('the fit check reads them: a sequence length that does not fit is refused, advising a shorter one', () => {
+    const message = errorOf({ mine: { ...SFT, training: { maxSeqLen: 65536, perDeviceBatch: 4 } } });
+    expect(message).toContain('llama3.1-8b does not fit ct6e-standard-8t 2x4');
+    // The advice names the typed setting the entry set (an override of max_target_length would be refused) ...
+    expect(message).toMatch(/to fit: set \S+config\.json: pipelines\.mine\.training maxSeqLen=(\d+) \(now 65536\)/);
+    const advised = Number(/training maxSeqLen=(\d+)/.exec(message)![1]);
+    // ... and following it fits.
+    expect(script(deploy({ mine: { ...SFT, training: { maxSeqLen: advised, perDeviceBatch: 4 } } }), 'mine', 'train')).toContain(`max_target_length=${advised}`);
+  });
+  test('refused: a setting of another method (did you mean), a value out of range, an override of the same key naming both', () => {
+    expect(errorOf({ mine: { ...SFT, training: { generationsPerPrompt: 4, lerningRate: 1 } } })).toContain(
+      'pipelines.mine.training.generationsPerPrompt: not a setting of sft; sft has learningRate, schedule, warmupFraction, maxSeqLen, perDeviceBatch, packing',
+    );
+    expect(errorOf({ mine: { ...SFT, training: { lerningRate: 1 } } })).toContain("pipelines.mine.training.lerningRate: not a setting of sft; sft has learningRate, schedule, warmupFraction, maxSeqLen, perDeviceBatch, packing (did you mean 'learningRate'?)");
+    expect(errorOf({ mine: { ...GRPO, training: { generationsPerPrompt: 1.5 } } })).toContain('pipelines.mine.training.generationsPerPrompt: must be a whole number >= 1 (MaxText rl.num_generations), got 1.5');
+    expect(errorOf({ mine: { ...SFT, training: { schedule: 'linear' } } })).toContain('pipelines.mine.training.schedule: must be one of cosine, wsd (MaxText lr_schedule_type), got "linear"');
+    expect(errorOf({ mine: { ...SFT, training: { packing: 'yes' } } })).toContain('pipelines.mine.training.packing: must be true or false (MaxText packing), got "yes"');
+    expect(errorOf({ mine: { ...GRPO, training: { learningRate: 1e-6 }, overrides: { learning_rate: 2e-6 } } })).toContain(
+      'pipelines.mine.overrides.learning_rate: ' ,
+    );
+    expect(errorOf({ mine: { ...GRPO, training: { learningRate: 1e-6 }, overrides: { learning_rate: 2e-6 } } })).toContain('pipelines.mine.training.learningRate sets learning_rate; set one of them');
+  });
+  test('a preset takes the block too (rl-llama3: tutorial 002 with 4 generations)', () => {
+    const d = deploy({ 'rl-llama3': { training: { generationsPerPrompt: 4 } } });
+    expect(script(d, 'rl-llama3', 'train')).toContain('rl.num_generations=4');
+  });
 });
 
 describe('defaults of a new pipeline', () => {

@@ -29,6 +29,29 @@ export interface DatasetSpec {
   readonly processor?: string;
 }
 
+/**
+ * One typed training setting of a method (`pipelines.<name>.training.<setting>`): the MaxText key it sets, where its
+ * default was read (maxtext-v0.2.4), the value a run gets without it, and what it may be.
+ */
+export interface TrainingSetting {
+  /** The MaxText key it sets. */
+  readonly key: string;
+  /** The file and line the default was read from (AI-Hypercomputer/maxtext maxtext-v0.2.4). */
+  readonly source: string;
+  /** The value MaxText runs with when neither the setting nor the recipe passes the key (the method's config file's). */
+  readonly default: number | string | boolean;
+  /** What it may be: a whole number >= 1, a number > 0, >= 0, in [0, 1], a boolean, or one of `values`. */
+  readonly kind: 'int' | 'positive' | 'nonneg' | 'fraction' | 'bool' | 'enum';
+  /** For `enum`. @default - none */
+  readonly values?: readonly string[];
+  /** One line: what it is. */
+  readonly doc: string;
+  /** The MaxText arguments it sets from its value and the recipe's arguments. @default - `{ [key]: value }` */
+  readonly toArgs?: (value: number, args: MaxTextArgs) => MaxTextArgs;
+  /** The value that runs, read back from the arguments. @default - `args[key]`, else `default` */
+  readonly fromArgs?: (args: MaxTextArgs) => number;
+}
+
 /** The defaults of the keys the memory model and the start-up checks read, as the trainer's config file sets them. */
 export interface TrainerDefaults {
   readonly weight_dtype: string;
@@ -95,6 +118,8 @@ export interface MethodRow {
   readonly exampleDataset: string;
   /** The MaxText arguments of an entry's `dataset`, or its problems (`at`: the key prefix for messages). */
   readonly dataset: (d: DatasetSpec, at: string) => { readonly args: MaxTextArgs; readonly problems: readonly string[] };
+  /** The typed training settings (`pipelines.<name>.training`), by name. */
+  readonly settings: Readonly<Record<string, TrainingSetting>>;
   /** A reward file applies (RL). */
   readonly reward: boolean;
   /** A dataset template and processor file apply (RL: train_rl.py prepare_datasets). */

@@ -191,6 +191,11 @@ export interface Recipe {
    * @default - none
    */
   readonly files?: readonly RecipeFile[];
+  /**
+   * MaxText keys set by the entry's typed training settings (`training.<name>`, jobs/spec.ts), key -> setting name: fit
+   * advice names the setting for these keys, not an override (which would be refused). @default - none
+   */
+  readonly trainingKeys?: Readonly<Record<string, string>>;
   /** What the run is made from beyond the arguments, for its run record (jobs/run-record.ts). @default - none */
   readonly lineage?: RunLineage;
   /** Slice the training targets (must exist in `infra`). */
