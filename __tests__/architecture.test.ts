@@ -157,6 +157,44 @@ describe('one home per method: the method table (jobs/methods/) is the only plac
   });
 });
 
+describe('functions a reader sees at once (issue 38 item 2): under 60 lines in the pipeline builder, the HBM arithmetic and the method table', () => {
+  /** Top-level functions (declarations and `const x = (...) =>`) with their line counts, by brace depth. */
+  function functionLengths(text: string): Array<{ name: string; lines: number }> {
+    const out: Array<{ name: string; lines: number }> = [];
+    const lines = text.split('\n');
+    let start = -1;
+    let name = '';
+    let depth = 0;
+    lines.forEach((line, i) => {
+      const m = /^(?:export )?(?:async )?function (\w+)|^(?:export )?const (\w+) = (?:\(|async)/.exec(line);
+      if (m && start < 0) {
+        start = i;
+        name = m[1] ?? m[2];
+        depth = 0;
+      }
+      if (start < 0) return;
+      depth += (line.match(/{/g) ?? []).length - (line.match(/}/g) ?? []).length;
+      if (depth <= 0 && i > start && /[})]/.test(line)) {
+        out.push({ name, lines: i - start + 1 });
+        start = -1;
+      }
+    });
+    return out;
+  }
+  const files = ['jobs/pipeline.ts', 'jobs/hbm.ts', ...fs.readdirSync(path.join(ROOT, 'jobs', 'methods')).map((f) => `jobs/methods/${f}`)];
+
+  test.each(files)('%s', (file) => {
+    const long = functionLengths(fs.readFileSync(path.join(ROOT, file), 'utf8')).filter((f) => f.lines >= 60);
+    expect(long).toEqual([]);
+  });
+
+  test('the measure finds a long function (a rule that cannot fail guards nothing)', () => {
+    const body = Array.from({ length: 70 }, (_, i) => `  const x${i} = ${i};`).join('\n');
+    expect(functionLengths(`export function big() {\n${body}\n}\n`)).toEqual([{ name: 'big', lines: 72 }]);
+    expect(functionLengths('function small() {\n  return 1;\n}\n')).toEqual([{ name: 'small', lines: 3 }]);
+  });
+});
+
 describe('the whole app', () => {
   const synthTo = (env: Record<string, string | undefined>) => {
     const outdir = fs.mkdtempSync(path.join(os.tmpdir(), 'tpt-synth-'));
