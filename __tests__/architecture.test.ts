@@ -174,7 +174,8 @@ describe('functions a reader sees at once (issue 38 item 2): under 60 lines in t
       }
       if (start < 0) return;
       depth += (line.match(/{/g) ?? []).length - (line.match(/}/g) ?? []).length;
-      if (depth <= 0 && i > start && /[})]/.test(line)) {
+      // Ends where the braces close again (a one-line arrow ends on its own line).
+      if (depth <= 0 && ((i > start && /[})]/.test(line)) || /;\s*$/.test(line))) {
         out.push({ name, lines: i - start + 1 });
         start = -1;
       }
@@ -192,6 +193,7 @@ describe('functions a reader sees at once (issue 38 item 2): under 60 lines in t
     const body = Array.from({ length: 70 }, (_, i) => `  const x${i} = ${i};`).join('\n');
     expect(functionLengths(`export function big() {\n${body}\n}\n`)).toEqual([{ name: 'big', lines: 72 }]);
     expect(functionLengths('function small() {\n  return 1;\n}\n')).toEqual([{ name: 'small', lines: 3 }]);
+    expect(functionLengths('const one = (a: number) => a + 1;\nfunction two() {\n  return 2;\n}\n')).toEqual([{ name: 'one', lines: 1 }, { name: 'two', lines: 3 }]);
   });
 });
 
