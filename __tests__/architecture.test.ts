@@ -165,6 +165,99 @@ describe('one validated model flows down: only the entry points join config/ to 
   });
 });
 
+describe('one home per method: the method table (jobs/methods/) is the only place that tests a method by name', () => {
+  const METHOD_NAME = "(?:sft|rl|dpo|orpo|grpo|gspo)";
+  // `x === 'sft'`, `'rl' !== x`, `Record<'sft' | 'rl', ...>`, `case 'dpo':`, and the template-literal forms.
+  const BINARY_METHOD_TEST = new RegExp(
+    [
+      `[!=]==?\\s*['"\`]${METHOD_NAME}['"\`]`,
+      `['"\`]${METHOD_NAME}['"\`]\\s*[!=]==?`,
+      `['"]${METHOD_NAME}['"]\\s*\\|\\s*['"]${METHOD_NAME}['"]`,
+      `\\bcase\\s+['"]${METHOD_NAME}['"]\\s*:`,
+    ].join('|'),
+  );
+  const files = sourceFiles()
+    .map((f) => path.relative(ROOT, f))
+    .filter((rel) => !rel.startsWith('__tests__') && !rel.startsWith(path.join('jobs', 'methods') + path.sep));
+  const allFiles = [...files, ...layerFiles().filter((f) => f.startsWith('status' + path.sep))];
+
+  test('the walk finds the files that used to test methods (jobs/spec.ts, jobs/validate.ts, status/model.ts)', () => {
+    for (const f of [path.join('jobs', 'spec.ts'), path.join('jobs', 'validate.ts'), path.join('status', 'model.ts'), path.join('config', 'pipelines.ts')]) {
+      expect(allFiles).toContain(f);
+    }
+  });
+
+  test('no file outside jobs/methods/ tests a method by name', () => {
+    const offenders = allFiles.flatMap((rel) =>
+      fs
+        .readFileSync(path.join(ROOT, rel), 'utf8')
+        .split('\n')
+        .map((line, i) => ({ line, i }))
+        .filter(({ line }) => BINARY_METHOD_TEST.test(line))
+        .map(({ line, i }) => `${rel}:${i + 1}: ${line.trim()}`),
+    );
+    expect(offenders).toEqual([]);
+  });
+
+  test('the rule catches each form of a method test (a rule that cannot fail guards nothing)', () => {
+    for (const line of [
+      "if (recipe.train.kind === 'sft') return [];",
+      'if (recipe.train.kind !== "rl") return [];',
+      "const x = method === 'gspo' ? a : b;",
+      "if ('dpo' === kind) {}",
+      "export const P: Record<'sft' | 'rl', RegExp> = {};",
+      "readonly kind: 'rl' | 'sft';",
+      "case 'rl':",
+      'if (kind === `sft`) {}',
+    ]) {
+      expect(BINARY_METHOD_TEST.test(line)).toBe(true);
+    }
+    for (const line of ["kind: 'rl',", "run_name: 'sft',", "const row = METHOD_TABLE[recipe.train.kind];", "if (!rowOf(recipe).rollout) return [];"]) {
+      expect(BINARY_METHOD_TEST.test(line)).toBe(false);
+    }
+  });
+});
+
+describe('functions a reader sees at once (issue 38 item 2): under 60 lines in the pipeline builder, the HBM arithmetic and the method table', () => {
+  /** Top-level functions (declarations and `const x = (...) =>`) with their line counts, by brace depth. */
+  function functionLengths(text: string): Array<{ name: string; lines: number }> {
+    const out: Array<{ name: string; lines: number }> = [];
+    const lines = text.split('\n');
+    let start = -1;
+    let name = '';
+    let depth = 0;
+    lines.forEach((line, i) => {
+      const m = /^(?:export )?(?:async )?function (\w+)|^(?:export )?const (\w+) = (?:\(|async)/.exec(line);
+      if (m && start < 0) {
+        start = i;
+        name = m[1] ?? m[2];
+        depth = 0;
+      }
+      if (start < 0) return;
+      depth += (line.match(/{/g) ?? []).length - (line.match(/}/g) ?? []).length;
+      // Ends where the braces close again (a one-line arrow ends on its own line).
+      if (depth <= 0 && ((i > start && /[})]/.test(line)) || /;\s*$/.test(line))) {
+        out.push({ name, lines: i - start + 1 });
+        start = -1;
+      }
+    });
+    return out;
+  }
+  const files = ['jobs/pipeline.ts', 'jobs/hbm.ts', ...fs.readdirSync(path.join(ROOT, 'jobs', 'methods')).map((f) => `jobs/methods/${f}`)];
+
+  test.each(files)('%s', (file) => {
+    const long = functionLengths(fs.readFileSync(path.join(ROOT, file), 'utf8')).filter((f) => f.lines >= 60);
+    expect(long).toEqual([]);
+  });
+
+  test('the measure finds a long function (a rule that cannot fail guards nothing)', () => {
+    const body = Array.from({ length: 70 }, (_, i) => `  const x${i} = ${i};`).join('\n');
+    expect(functionLengths(`export function big() {\n${body}\n}\n`)).toEqual([{ name: 'big', lines: 72 }]);
+    expect(functionLengths('function small() {\n  return 1;\n}\n')).toEqual([{ name: 'small', lines: 3 }]);
+    expect(functionLengths('const one = (a: number) => a + 1;\nfunction two() {\n  return 2;\n}\n')).toEqual([{ name: 'one', lines: 1 }, { name: 'two', lines: 3 }]);
+  });
+});
+
 describe('the whole app', () => {
   const synthTo = (env: Record<string, string | undefined>) => {
     const outdir = fs.mkdtempSync(path.join(os.tmpdir(), 'tpt-synth-'));

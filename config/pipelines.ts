@@ -32,18 +32,26 @@ function checkNames(loaded: LoadedConfig, knownNames: readonly string[]): void {
   if (unknown.length > 0) throw new ConfigError(unknown.map((key) => unknownName(loaded, key, knownNames)));
 }
 
+/** What a repository file shipped to the pods must be, by what it is for (MaxText reads a `.py` by import, a template as JSON). */
+const FILE_KINDS = {
+  reward: { ext: '.py', why: 'a Python file (.py): MaxText imports it (train_rl.py build_reward_fns)' },
+  processor: { ext: '.py', why: "a Python file (.py): MaxText imports its process_data (rl/utils_rl.py load_custom_callable)" },
+  template: { ext: '.json', why: 'a JSON file (.json): MaxText reads only .json templates (input_pipeline/instruction_data_processing.py load_data_template_from_file)' },
+} as const;
+
 /**
- * Reads a file of the user's repository for a pipeline (a reward file): relative to the repository root, inside it
- * (symbolic links resolved), a `.py` file, at most a ConfigMap's size, UTF-8. Says why not instead of throwing.
+ * Reads a file of the user's repository for a pipeline (a reward file, a dataset template or processor): relative to the
+ * repository root, inside it (symbolic links resolved), of its kind's extension, at most a ConfigMap's size, UTF-8. Says
+ * why not instead of throwing.
  */
-export function readRepoFile(repoRoot: string, written: string): SpecFile {
+export function readRepoFile(repoRoot: string, written: string, kind: keyof typeof FILE_KINDS = 'reward'): SpecFile {
   const name = path.basename(written);
   const fail = (problem: string): SpecFile => ({ path: written, name, problem });
   if (path.isAbsolute(written)) return fail(`is an absolute path; name a file inside this repository (${repoRoot}), relative to its root`);
   const absolute = path.resolve(repoRoot, written);
   const inside = (p: string, root: string) => p === root || p.startsWith(root + path.sep);
   if (!inside(absolute, repoRoot)) return fail(`is outside the repository (${repoRoot}); the pods get files of this repository only`);
-  if (path.extname(written) !== '.py') return fail(`must be a Python file (.py): MaxText imports it (train_rl.py build_reward_fns)`);
+  if (path.extname(written) !== FILE_KINDS[kind].ext) return fail(`must be ${FILE_KINDS[kind].why}`);
   let stat: fs.Stats;
   try {
     stat = fs.statSync(absolute);
@@ -86,9 +94,15 @@ function specOf(loaded: LoadedConfig, name: string, entry: PipelineConfig | unde
     tokenizer: e.tokenizer,
     dataset: e.dataset,
     reward: reward && { file: readRepoFile(loaded.repoRoot, reward.file), functions: 'functions' in reward ? reward.functions : undefined },
+    datasetFiles: {
+      ...(e.dataset?.template !== undefined ? { template: readRepoFile(loaded.repoRoot, e.dataset.template, 'template') } : {}),
+      ...(e.dataset?.processor !== undefined ? { processor: readRepoFile(loaded.repoRoot, e.dataset.processor, 'processor') } : {}),
+    },
     lora: e.lora,
     slice: e.slice,
     steps: e.steps,
+    training: e.training,
+    overrideKeys: e.overrides ? Object.keys(e.overrides) : undefined,
     defaultSlice: { machineType: loaded.config.tpu.machineType, topology: loaded.config.tpu.topology },
   };
 }
@@ -105,9 +119,9 @@ export function pipelineRecipes(loaded: LoadedConfig): {
   const problems: string[] = [];
   const notices: Record<string, string[]> = {};
   for (const name of names) {
-    const badName = pipelineNameProblem(name);
-    if (badName) {
-      problems.push(`${loaded.file}: pipelines.${name}: ${badName}`);
+    const reserved = pipelineNameProblem(name);
+    if (reserved) {
+      problems.push(`${sourceOf(loaded, `pipelines.${name}`)}: ${reserved}`);
       continue;
     }
     const spec = specOf(loaded, name, loaded.config.pipelines[name]);

@@ -179,14 +179,16 @@ const dataset = z
     config: z.string().max(128).optional(),
     /** Training split. @default - MaxText's (train) */
     split: z.string().max(128).optional(),
-    /** RL: the evaluation split. @default - MaxText's (test) */
+    /** The evaluation split: RL eval_split, SFT hf_eval_split. @default - MaxText's (RL test, SFT test_sft) */
     evalSplit: z.string().max(128).optional(),
     /** Dataset commit, recorded in the run record. @default - none */
     revision: z.string().max(64).optional(),
-    /** SFT: the chat column(s). @default ["messages"] */
+    /** SFT: the chat column(s); DPO: [chosen, rejected] or [prompt, chosen, rejected]. @default - the method's (SFT ["messages"], DPO ["chosen", "rejected"]) */
     columns: z.array(z.string().max(128)).max(16).optional(),
-    /** RL: MaxText data_template_path. @default - rl.yml's or the preset's */
+    /** RL: a .json prompt template of this repository, shipped to the pods (data_template_path). @default - rl.yml's or the preset's */
     template: z.string().max(1024).optional(),
+    /** RL: a .py file of this repository defining process_data, shipped to the pods (dataset_processor_path). @default - MaxText's built-in */
+    processor: z.string().max(1024).optional(),
   })
   .strict();
 
@@ -211,7 +213,7 @@ const pipeline = z
      * @default - the preset of the entry's own name, else the method's base (jobs/spec.ts METHOD_BASES)
      */
     extends: z.string().max(64).optional(),
-    /** sft | grpo | gspo. Required for a new pipeline. @default - the preset's */
+    /** A method of the method table (jobs/methods/: sft, grpo, gspo, dpo). Required for a new pipeline. @default - the preset's */
     method: z.string().max(32).optional(),
     /** MaxText model key, a row of the model table (jobs/models.ts). Required for a new pipeline. @default - the preset's */
     model: z.string().max(64).optional(),
@@ -241,6 +243,8 @@ const pipeline = z
     enabled: z.boolean().optional(),
     /** Appended to every JobSet name of the pipeline; change it to re-run (RUN_ID applies to all). */
     runId: z.string().max(64).default(DEFAULT_RUN_ID),
+    /** Typed training settings of the method, by name (jobs/methods/ settings: names and ranges checked there). @default - each setting's default */
+    training: z.record(z.union([z.number(), z.string().max(64), z.boolean()])).optional(),
     /** Container image (CLOUD_IMAGE_NAME applies to all). */
     image: z.string().max(1024).optional(),
     /** Where the two checkpoint conversions run. */

@@ -26,6 +26,8 @@ import { BuiltJobSet, JobSetCommon, singleHostTpuJobSet } from './jobset';
 import { HF_TOKEN_ENV, PipelinePaths, shellQuote } from './maxtext';
 import { modelSize, servingOf } from './models';
 import { Platform, TpuPoolGroup } from './platform';
+import { methodOf, rowOf } from './methods';
+import { RECIPE_FILES_DIR } from './recipe-files';
 import { Recipe } from './recipes/types';
 import { HF_TOKEN_FILE } from './secrets';
 import { DEFAULT_MAX_MODEL_LEN, fitText, IMAGE_DISK_GB, imageReference, serverStartSeconds, VLLM_TPU_IMAGE, servingFit, ServingFit, singleHostSlices, TPU_POOL_DISK_GB, VLLM_HEALTH_PATH, VLLM_IMAGE_ROW, VLLM_PORT, VllmImage, vllmImage, weightBytes } from './vllm';
@@ -51,8 +53,11 @@ export interface EvalTask {
   readonly leafTasks?: number;
   /** pip extras of lm_eval the task imports beyond `api` (pyproject.toml optional-dependencies). @default - none */
   readonly extras?: readonly string[];
-  /** Only for pipelines of this method (this project's tasks over the training data). @default - any */
-  readonly method?: 'sft' | 'rl';
+  /**
+   * Only for pipelines whose method row has this (jobs/methods/: `heldoutEval` for an SFT dataset's evaluation split,
+   * `rollout` for a GRPO run's template), with what the task scores. @default - any method
+   */
+  readonly needs?: { readonly row: 'heldoutEval' | 'rollout'; readonly scores: string };
 }
 
 /**
@@ -64,7 +69,7 @@ export interface EvalTask {
  */
 export const EVAL_TASKS: Readonly<Record<string, EvalTask>> = {
   gsm8k: { metrics: { 'exact_match,strict-match': true, 'exact_match,flexible-extract': true }, range: [0, 1], loglikelihood: false },
-  gsm8k_reasoning: { metrics: { 'answer_accuracy,none': true, 'answer_format,none': true }, range: [0, 1], loglikelihood: false, method: 'rl' },
+  gsm8k_reasoning: { metrics: { 'answer_accuracy,none': true, 'answer_format,none': true }, range: [0, 1], loglikelihood: false, needs: { row: 'rollout', scores: 'scores a GRPO run in its training template' } },
   arc_challenge: { metrics: { 'acc,none': true, 'acc_norm,none': true }, range: [0, 1], loglikelihood: true },
   hellaswag: { metrics: { 'acc,none': true, 'acc_norm,none': true }, range: [0, 1], loglikelihood: true },
   mmlu: { metrics: { 'acc,none': true }, range: [0, 1], loglikelihood: true, leafTasks: 57 },
@@ -76,7 +81,7 @@ export const EVAL_TASKS: Readonly<Record<string, EvalTask>> = {
     loglikelihood: false,
     extras: ['ifeval'],
   },
-  heldout: { metrics: { 'word_perplexity,none': false, 'byte_perplexity,none': false, 'bits_per_byte,none': false }, range: [0, Infinity], loglikelihood: true, method: 'sft' },
+  heldout: { metrics: { 'word_perplexity,none': false, 'byte_perplexity,none': false, 'bits_per_byte,none': false }, range: [0, Infinity], loglikelihood: true, needs: { row: 'heldoutEval', scores: "scores an SFT dataset's evaluation split" } },
 };
 /** The task over an SFT recipe's own evaluation split. */
 export const HELDOUT_TASK = 'heldout';
@@ -186,7 +191,7 @@ export interface EvalPlan {
   readonly evalJson: string;
   readonly timeoutMinutes: number;
   readonly maxRestarts: number;
-  /** The held-out task's dataset, split and column (SFT). @default - not a held-out task */
+  /** The held-out task's dataset, split and column (SFT; two text columns as `prompt,completion`). @default - not a held-out task */
   readonly heldout?: { readonly path: string; readonly split: string; readonly column: string };
   /** The GRPO prompt template the reasoning task renders (RL_TEMPLATES). @default - not the reasoning task */
   readonly reasoning?: { readonly templatePath: string; readonly SYSTEM_PROMPT: string; readonly TEMPLATE: string };
@@ -201,19 +206,41 @@ export function evalJsonPath(paths: PipelinePaths): string {
 
 /** The default tasks of a recipe: what it trained, in the format it trained in. */
 export function defaultTasks(recipe: Recipe): string[] {
-  return recipe.train.kind === 'rl' ? [REASONING_TASK] : [HELDOUT_TASK];
+  return [...rowOf(recipe).defaultEval];
 }
 
 function heldoutOf(recipe: Recipe): { path: string; split: string; column: string } {
   const args = recipe.train.args;
   const str = (key: string, fallback: string) => (typeof args[key] === 'string' && args[key] !== '' ? (args[key] as string) : fallback);
-  return { path: str('hf_path', SFT_DEFAULTS.hfPath), split: str('hf_eval_split', SFT_DEFAULTS.evalSplit), column: SFT_DEFAULTS.column };
+  // The chat column, or the two text columns (prompt/question first) of the SFT column sets (jobs/methods/sft.ts).
+  const given = Array.isArray(args['train_data_columns']) ? (args['train_data_columns'] as string[]) : [SFT_DEFAULTS.column];
+  const first = (c: string) => (c === 'prompt' || c === 'question' ? 0 : 1);
+  const column = [...given].sort((a, b) => first(a) - first(b)).join(',');
+  return { path: str('hf_path', SFT_DEFAULTS.hfPath), split: str('hf_eval_split', SFT_DEFAULTS.evalSplit), column };
 }
 
 /** The recipe's `data_template_path` (rl.yml's default when unset). */
 function rlTemplatePath(recipe: Recipe): string {
   const t = recipe.train.args.data_template_path;
   return typeof t === 'string' && t !== '' ? t : RL_DEFAULT_TEMPLATE;
+}
+
+/**
+ * The GRPO template the run trains with: one of MaxText's (RL_TEMPLATES), or the pipeline's own `dataset.template`
+ * file shipped under RECIPE_FILES_DIR (a JSON object with string TEMPLATE and SYSTEM_PROMPT: jobs/spec.ts
+ * templateProblem checks it at synth). @returns undefined when neither (the reasoning task cannot render it)
+ */
+function rlTemplate(recipe: Recipe): { readonly SYSTEM_PROMPT: string; readonly TEMPLATE: string } | undefined {
+  const path = rlTemplatePath(recipe);
+  if (Object.prototype.hasOwnProperty.call(RL_TEMPLATES, path)) return RL_TEMPLATES[path];
+  const own = recipe.files?.find((f) => `${RECIPE_FILES_DIR}/${f.name}` === path);
+  if (!own) return undefined;
+  try {
+    const t = JSON.parse(own.content) as { SYSTEM_PROMPT?: unknown; TEMPLATE?: unknown };
+    return typeof t.TEMPLATE === 'string' && typeof t.SYSTEM_PROMPT === 'string' ? { SYSTEM_PROMPT: t.SYSTEM_PROMPT, TEMPLATE: t.TEMPLATE } : undefined;
+  } catch {
+    return undefined;
+  }
 }
 
 function list(values: readonly string[]): string {
@@ -229,9 +256,9 @@ function taskProblems(tasks: readonly string[], recipe: Recipe, key: string, ima
   for (const task of new Set(tasks)) {
     const t = Object.prototype.hasOwnProperty.call(EVAL_TASKS, task) ? EVAL_TASKS[task] : undefined;
     if (!t) problems.push(`${key}.tasks: no lm-evaluation-harness task '${task}' here; tasks: ${list(Object.keys(EVAL_TASKS))}`);
-    else if (t.method !== undefined && t.method !== recipe.train.kind) problems.push(`${key}.tasks: '${task}' scores a ${t.method} pipeline's own data; ${recipe.name} trains with ${recipe.train.kind}`);
-    else if (task === REASONING_TASK && !(rlTemplatePath(recipe) in RL_TEMPLATES)) {
-      problems.push(`${key}.tasks: '${task}' renders the GRPO template, but ${recipe.name}'s data_template_path '${rlTemplatePath(recipe)}' is none of ${list(Object.keys(RL_TEMPLATES))}`);
+    else if (t.needs && !rowOf(recipe)[t.needs.row]) problems.push(`${key}.tasks: '${task}' ${t.needs.scores}; ${recipe.name} trains with ${methodOf(recipe)}`);
+    else if (task === REASONING_TASK && !rlTemplate(recipe)) {
+      problems.push(`${key}.tasks: '${task}' renders the GRPO template, but ${recipe.name}'s data_template_path '${rlTemplatePath(recipe)}' is none of ${list(Object.keys(RL_TEMPLATES))} nor a template file of the pipeline (dataset.template)`);
     } else {
       const beyond = taskImageProblem(task, image);
       if (beyond) problems.push(`${key}.tasks: ${beyond}`);
@@ -349,7 +376,7 @@ function resolvePlan(recipe: Recipe, paths: PipelinePaths, o: EvalOptions, tasks
     timeoutMinutes: o.timeoutMinutes ?? Math.max(DEFAULT_EVAL_TIMEOUT_MINUTES, Math.ceil((2 * startSeconds) / 60) + 120),
     maxRestarts: o.maxRestarts ?? DEFAULT_EVAL_MAX_RESTARTS,
     ...(tasks.includes(HELDOUT_TASK) ? { heldout: heldoutOf(recipe) } : {}),
-    ...(template ? { reasoning: { templatePath: template, ...RL_TEMPLATES[template] } } : {}),
+    ...(template ? { reasoning: { templatePath: template, ...rlTemplate(recipe)! } } : {}),
     extras: [...new Set(tasks.flatMap((t) => EVAL_TASKS[t].extras ?? []))],
   };
 }
@@ -370,8 +397,15 @@ export function taskUtilsPy(plan: Pick<EvalPlan, 'heldout' | 'reasoning'>): stri
     '        _tok.append(AutoTokenizer.from_pretrained(os.environ["EVAL_TOKENIZER"], revision=os.environ.get("EVAL_TOKENIZER_REVISION") or None))',
     '    return _tok[0]',
     `HELDOUT_COLUMN = ${JSON.stringify(plan.heldout?.column ?? SFT_DEFAULTS.column)}`,
+    '# A chat column: its conversation; two text columns (prompt, completion; question, answer): one user and one',
+    '# assistant turn, as MaxText\'s SFT data processing makes of them; either in the chat template.',
+    'def _conversation(d):',
+    '    columns = HELDOUT_COLUMN.split(",")',
+    '    if len(columns) == 1:',
+    '        return d[columns[0]]',
+    '    return [{"role": "user", "content": d[columns[0]]}, {"role": "assistant", "content": d[columns[1]]}]',
     'def heldout_docs(dataset):',
-    '    return dataset.map(lambda d: {"text": _tokenizer().apply_chat_template(d[HELDOUT_COLUMN], tokenize=False)})',
+    '    return dataset.map(lambda d: {"text": _tokenizer().apply_chat_template(_conversation(d), tokenize=False)})',
     `TEMPLATE = ${JSON.stringify(plan.reasoning ? { SYSTEM_PROMPT: plan.reasoning.SYSTEM_PROMPT, TEMPLATE: plan.reasoning.TEMPLATE } : {})}`,
     `TOKENS = ${JSON.stringify(RL_TOKENS)}`,
     'def reasoning_docs(dataset):',

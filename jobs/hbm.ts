@@ -61,9 +61,12 @@
  * may use is a warning. vLLM weights close to its share only shrink its KV cache, so the sampler is tight when the
  * KV cache has room for fewer sequences than a rollout batch, not by a fraction.
  */
-import { DCN_AXIS_KEYS, ICI_AXIS_KEYS, MESH_AXES, MeshAxis, meshDefault, MODEL_DEFAULTS, REPLICA_AXES, RL_DEFAULTS, SFT_DEFAULTS } from './maxtext-defaults';
+import { DCN_AXIS_KEYS, ICI_AXIS_KEYS, MESH_AXES, MeshAxis, meshDefault, MODEL_DEFAULTS, REPLICA_AXES, RL_DEFAULTS } from './maxtext-defaults';
+import type { TrainerDefaults, TrainKind } from './methods/types';
 import type { ModelSize } from './models';
 import { numberArg as num, type JsonValue, type MaxTextArgs } from './recipes/types';
+
+export { num };
 import type { TpuSlice } from './tpu';
 
 /**
@@ -116,7 +119,7 @@ export interface StepDevices {
 export interface HbmInput {
   readonly model: string;
   readonly size: ModelSize;
-  readonly kind: 'rl' | 'sft';
+  readonly kind: TrainKind;
   readonly args: MaxTextArgs;
   /** The recipe's adafactor source patch (RL). @default false */
   readonly adafactor?: boolean;
@@ -136,22 +139,22 @@ export interface HbmEstimate {
   readonly sides: readonly HbmSide[];
 }
 
-function str(value: JsonValue | undefined): string | undefined {
+export function str(value: JsonValue | undefined): string | undefined {
   return typeof value === 'string' ? value : undefined;
 }
 
-function bool(value: JsonValue | undefined, fallback: boolean): boolean {
+export function bool(value: JsonValue | undefined, fallback: boolean): boolean {
   return typeof value === 'boolean' ? value : value === 1 ? true : value === 0 ? false : fallback;
 }
 
-function gib(bytes: number): number {
+export function gib(bytes: number): number {
   return bytes / GIB;
 }
 
-const fmt = (g: number) => `${g.toFixed(1)} GiB`;
+export const fmt = (g: number) => `${g.toFixed(1)} GiB`;
 
 /** `lora.enable_lora` given flat or as a `lora` object. */
-function loraEnabled(args: MaxTextArgs): boolean {
+export function loraEnabled(args: MaxTextArgs): boolean {
   const lora = args['lora'];
   const nested = lora && typeof lora === 'object' && !Array.isArray(lora) ? (lora as Record<string, JsonValue>)['enable_lora'] : undefined;
   return bool(args['lora.enable_lora'] ?? nested, false);
@@ -216,9 +219,10 @@ export function logitsBytes(args: MaxTextArgs): number {
   return logits + logits + (dot !== logits ? dot : 0);
 }
 
-/** The attention kernel the config selects: `attention`, else rl.yml's `dot_product` (RL) or base.yml's `autoselected`. */
-function attentionKernel(input: HbmInput): string {
-  return str(input.args['attention']) ?? (input.kind === 'rl' ? RL_DEFAULTS.attention : SFT_DEFAULTS.attention);
+/** What the shared arithmetic needs of the trainer (its method table row): its config file's defaults, and whether it tiles the vocabulary. */
+export interface MemoryTraits {
+  readonly defaults: TrainerDefaults;
+  readonly vocabTiling: boolean;
 }
 
 /**
@@ -230,9 +234,14 @@ export function materialisesScores(kernel: string, seqLen: number): boolean {
 }
 
 /** Logits, saved layer inputs and one layer's attention scores of one pass over the trainer's chips, GiB per chip. */
-function activations(input: HbmInput, sequences: number, seqLen: number): { logits: number; layerInputs: number; scores: number; remat: string; kernel: string } {
+export function activations(
+  input: HbmInput,
+  traits: MemoryTraits,
+  sequences: number,
+  seqLen: number,
+): { logits: number; layerInputs: number; scores: number; remat: string; kernel: string } {
   const { args, size } = input;
-  const defaults = input.kind === 'rl' ? RL_DEFAULTS : SFT_DEFAULTS;
+  const defaults = traits.defaults;
   const shards = meshShards(trainerMesh(args, input.devices.trainer, input.devices.slices));
   const tokens = Math.ceil(sequences / shards.batch) * Math.ceil(seqLen / shards.length);
   const act = dtypeBytes(str(args['dtype']) ?? MODEL_DEFAULTS.dtype) ?? 2;
@@ -240,9 +249,10 @@ function activations(input: HbmInput, sequences: number, seqLen: number): { logi
   const layerInput = str(args['decoder_layer_input']) ?? defaults.decoder_layer_input;
   const offloaded = remat === 'custom' && layerInput === 'offload';
   // SFT's loss (pre_train/train.py `loss_fn`, which train_sft uses) computes the logits in `num_vocab_tiling` chunks
-  // when > 1 (base.yml: "tiled ... along the batch-sequence axis"); RLConfig refuses tiling (types.py).
-  const tiles = input.kind === 'sft' ? Math.max(1, num(args, 'num_vocab_tiling', 1)) : 1;
-  const kernel = attentionKernel(input);
+  // when > 1 (base.yml: "tiled ... along the batch-sequence axis"); RLConfig and train_dpo refuse tiling.
+  const tiles = traits.vocabTiling ? Math.max(1, num(args, 'num_vocab_tiling', 1)) : 1;
+  // The attention kernel the config selects: `attention`, else the trainer's config file's.
+  const kernel = str(args['attention']) ?? defaults.attention;
   // attention_op.py `apply_attention_dot`: the scores (`qk_product`, at `dtype`, or float32 with `float32_qk_product`
   // / `float32_logits`) and their exponentials (`compute_local_attention`), both [b, kv_heads, groups, q, kv].
   const scoreBytes = bool(args['float32_qk_product'], false) || bool(args['float32_logits'], false) ? 4 : act;
@@ -263,14 +273,14 @@ function activations(input: HbmInput, sequences: number, seqLen: number): { logi
  * whole gradient before the reduce-scatter, each one layer of parameters at the weights' dtype, split only over the
  * axes FSDP does not gather (meshShards `layerSplit`). Zero when nothing is gathered (one FSDP shard).
  */
-function fsdpTransients(input: HbmInput, weightBytes: number): number {
+export function fsdpTransients(input: HbmInput, weightBytes: number): number {
   const shards = meshShards(trainerMesh(input.args, input.devices.trainer, input.devices.slices));
   if (shards.gathered <= 1) return 0;
   return gib((2 * (input.size.params / input.size.layers) * weightBytes) / shards.layerSplit);
 }
 
 /** The rollout replica size (tensor x expert chips), filling the one -1 axis as MaxText does. */
-function replicaChips(args: MaxTextArgs, sampler: number): number {
+export function replicaChips(args: MaxTextArgs, sampler: number): number {
   const axes = {
     tp: num(args, 'rollout_tensor_parallelism', RL_DEFAULTS.rollout_tensor_parallelism),
     dp: num(args, 'rollout_data_parallelism', RL_DEFAULTS.rollout_data_parallelism),
@@ -283,157 +293,61 @@ function replicaChips(args: MaxTextArgs, sampler: number): number {
   return Math.max(1, tp * ep);
 }
 
-const verdictOf = (impossible: boolean, tight: boolean) => (impossible ? 'impossible' : tight ? 'tight' : 'fits');
+export const verdictOf = (impossible: boolean, tight: boolean) => (impossible ? 'impossible' : tight ? 'tight' : 'fits');
 
-/** The estimate for one training step on one slice shape. */
-export function estimateHbm(input: HbmInput): HbmEstimate {
-  const { args, size, slice, devices } = input;
-  const hbm = slice.usableHbmGibPerChip;
-  const has = `a ${slice.generation} chip has ${hbm} GiB usable`;
-  const stateShards = meshShards(trainerMesh(args, devices.trainer, devices.slices)).state;
-  const parts: HbmPart[] = [];
+/** GiB per chip of `bytesPerParam` for every parameter, sharded as the trainer's state is (meshShards `state`). */
+export function stateGib(input: HbmInput, bytesPerParam: number): number {
+  return gib(input.size.params * bytesPerParam) / stateShardCount(input);
+}
+
+/** How many ways the trainer's state is sharded. */
+export function stateShardCount(input: HbmInput): number {
+  return meshShards(trainerMesh(input.args, input.devices.trainer, input.devices.slices)).state;
+}
+
+/** One training pass's activation parts (logits, saved layer inputs, attention scores, FSDP transients), pushed to `parts`; their sum. */
+export function passParts(
+  input: HbmInput,
+  traits: MemoryTraits,
+  parts: HbmPart[],
+  pass: { readonly on: HbmPart['on']; readonly sequences: number; readonly seqLen: number; readonly label: string; readonly weightBytes: number },
+): number {
+  const a = activations(input, traits, pass.sequences, pass.seqLen);
+  parts.push({ what: `logits and their gradients, ${pass.label} (${logitsBytes(input.args)} bytes per entry)`, on: pass.on, gibPerChip: a.logits });
+  parts.push({ what: `saved layer inputs (remat_policy=${a.remat})`, on: pass.on, gibPerChip: a.layerInputs });
+  if (a.scores > 0) parts.push({ what: `attention scores and their exponentials, one layer (attention=${a.kernel})`, on: pass.on, gibPerChip: a.scores });
+  const t = fsdpTransients(input, pass.weightBytes);
+  if (t > 0) parts.push({ what: "one layer's weights gathered by FSDP and its gradient before the reduce-scatter", on: pass.on, gibPerChip: t });
+  return a.logits + a.layerInputs + a.scores + t;
+}
+
+/**
+ * The estimate of a trainer that holds every chip of the slice(s) (SFT, DPO): `state` (weights, a reference copy,
+ * gradients, optimizer state: already in `parts`) plus one pass's activations against the usable HBM of a chip.
+ */
+export function wholeChipsEstimate(
+  input: HbmInput,
+  traits: MemoryTraits,
+  parts: HbmPart[],
+  pass: { readonly sequences: number; readonly seqLen: number; readonly label: string; readonly weightBytes: number },
+  what: string,
+): HbmEstimate {
+  const hbm = input.slice.usableHbmGibPerChip;
+  const state = parts.reduce((s, p) => s + p.gibPerChip, 0);
+  const act = passParts(input, traits, parts, { on: 'chips', ...pass });
+  const total = state + act;
+  const shards = stateShardCount(input);
   const reasons: string[] = [];
-  const sides = { impossible: new Set<HbmSide>(), tight: new Set<HbmSide>() };
-  let impossible = false;
-  let tight = false;
-  const activationParts = (on: HbmPart['on'], sequences: number, seqLen: number, what: string): number => {
-    const a = activations(input, sequences, seqLen);
-    parts.push({ what: `logits and their gradients, ${what} (${logitsBytes(args)} bytes per entry)`, on, gibPerChip: a.logits });
-    parts.push({ what: `saved layer inputs (remat_policy=${a.remat})`, on, gibPerChip: a.layerInputs });
-    if (a.scores > 0) parts.push({ what: `attention scores and their exponentials, one layer (attention=${a.kernel})`, on, gibPerChip: a.scores });
-    return a.logits + a.layerInputs + a.scores;
-  };
-  const transientPart = (on: HbmPart['on'], weightBytes: number): number => {
-    const t = fsdpTransients(input, weightBytes);
-    if (t > 0) parts.push({ what: "one layer's weights gathered by FSDP and its gradient before the reduce-scatter", on, gibPerChip: t });
-    return t;
-  };
-
-  if (input.kind === 'sft') {
-    const wName = str(args['weight_dtype']) ?? SFT_DEFAULTS.weight_dtype;
-    const w = dtypeBytes(wName) ?? 4;
-    const mu = dtypeBytes(str(args['mu_dtype']) ?? wName) ?? w;
-    const lora = loraEnabled(args);
-    const per = (bytesPerParam: number) => gib(size.params * bytesPerParam) / stateShards;
-    parts.push({ what: `weights (${wName})`, on: 'chips', gibPerChip: per(w) });
-    if (!lora) {
-      parts.push({ what: 'gradients', on: 'chips', gibPerChip: per(w) });
-      parts.push({ what: 'AdamW mu + nu', on: 'chips', gibPerChip: per(mu + w) });
-    }
-    const state = parts.reduce((s, p) => s + p.gibPerChip, 0);
-    const pdbs = num(args, 'per_device_batch_size', SFT_DEFAULTS.per_device_batch_size);
-    const seqLen = num(args, 'max_target_length', SFT_DEFAULTS.max_target_length);
-    const act = activationParts('chips', pdbs * devices.trainer, seqLen, `per_device_batch_size=${pdbs} x ${seqLen} tokens`) + transientPart('chips', w);
-    const total = state + act;
-    const what = lora ? 'frozen weights (lora.enable_lora)' : 'weights, gradients and AdamW state';
-    if (total > hbm) {
-      impossible = true;
-      reasons.push(`${what} (${fmt(state)}, sharded ${stateShards} ways) and activations (${fmt(act)}) need ${fmt(total)} per chip over ${devices.trainer} chips, ${has}`);
-    } else if (total > TIGHT_FRACTION * hbm) {
-      tight = true;
-      reasons.push(`${what} (${fmt(state)}, sharded ${stateShards} ways) and activations (${fmt(act)}) take ${fmt(total)} of ${hbm} GiB usable per chip`);
-    }
-    return { verdict: verdictOf(impossible, tight), parts, reasons, sides: impossible || tight ? ['trainer'] : [] };
+  if (total > hbm) {
+    reasons.push(
+      `${what} (${fmt(state)}, sharded ${shards} ways) and activations (${fmt(act)}) need ${fmt(total)} per chip over ${input.devices.trainer} chips, ` +
+        `a ${input.slice.generation} chip has ${hbm} GiB usable`,
+    );
+  } else if (total > TIGHT_FRACTION * hbm) {
+    reasons.push(`${what} (${fmt(state)}, sharded ${shards} ways) and activations (${fmt(act)}) take ${fmt(total)} of ${hbm} GiB usable per chip`);
   }
-
-  // RL: trainer state.
-  const wName = str(args['weight_dtype']) ?? RL_DEFAULTS.weight_dtype;
-  const w = dtypeBytes(wName) ?? 2;
-  const optimizerBytes = input.adafactor ? 0.01 * 4 : 2 * w;
-  const trainerPer = (bytesPerParam: number) => gib(size.params * bytesPerParam) / stateShards;
-  const weights = trainerPer(w);
-  const referenceWeights = trainerPer(w);
-  const gradsAndOpt = trainerPer(w + optimizerBytes);
-  parts.push({ what: `actor weights (${wName})`, on: 'trainer', gibPerChip: weights });
-  parts.push({ what: 'reference weights (loaded whatever rl.grpo_beta is)', on: 'trainer', gibPerChip: referenceWeights });
-  parts.push({ what: `gradients + ${input.adafactor ? 'adafactor (factored)' : 'AdamW mu + nu'}`, on: 'trainer', gibPerChip: gradsAndOpt });
-  const batch = num(args, 'batch_size', RL_DEFAULTS.batch_size);
-  const microGiven = num(args, 'train_micro_batch_size', RL_DEFAULTS.train_micro_batch_size);
-  const micro = microGiven > 0 ? microGiven : batch;
-  const generations = num(args, 'rl.num_generations', RL_DEFAULTS['rl.num_generations']);
-  const seqLen = num(args, 'max_target_length', RL_DEFAULTS.max_target_length);
-  const act =
-    activationParts('trainer', micro * generations, seqLen, `${micro} prompts x ${generations} generations x ${seqLen} tokens`) + transientPart('trainer', w);
-
-  // RL: sampler (vLLM).
-  const mc = args['vllm_additional_config'];
-  const maxtextConfig = mc && typeof mc === 'object' && !Array.isArray(mc) ? (mc as Record<string, JsonValue>)['maxtext_config'] : undefined;
-  const vName =
-    (maxtextConfig && typeof maxtextConfig === 'object' && !Array.isArray(maxtextConfig)
-      ? str((maxtextConfig as Record<string, JsonValue>)['weight_dtype'])
-      : undefined) ?? 'bfloat16';
-  const v = dtypeBytes(vName) ?? 2;
-  const replica = replicaChips(args, devices.sampler);
-  const vocabParams = size.vocab * size.hidden * (size.tiedEmbedding ? 1 : 2);
-  const samplerWeights = gib((size.params - vocabParams) * v) / replica + gib(vocabParams * v);
-  const seqTokens = seqLen + num(args, 'kv_cache_buffer', RL_DEFAULTS.kv_cache_buffer);
-  const kvPerSeq = gib(2 * size.layers * size.kvHeads * size.headDim * v * seqTokens) / replica;
-  const util = num(args, 'hbm_utilization_vllm', RL_DEFAULTS.hbm_utilization_vllm);
-  const vllmShare = util * hbm;
-  parts.push({ what: `vLLM weights (${vName}, one copy per ${replica}-chip replica, vocabulary matrices whole on every chip)`, on: 'sampler', gibPerChip: samplerWeights });
-  parts.push({ what: `KV cache, one ${seqTokens}-token sequence`, on: 'sampler', gibPerChip: kvPerSeq });
-  const replicas = Math.max(1, Math.floor(devices.sampler / replica));
-  const wanted = Math.ceil((batch * generations) / replicas);
-  const kvRoom = (free: number) => Math.floor(free / kvPerSeq);
-
-  if (devices.split) {
-    const trainer = weights + referenceWeights + gradsAndOpt + act;
-    if (trainer > hbm) {
-      impossible = true;
-      sides.impossible.add('trainer');
-      reasons.push(
-        `the trainer's weights, reference copy, gradients and optimizer state (${fmt(trainer - act)}) and activations (${fmt(act)}) ` +
-          `need ${fmt(trainer)} per chip over ${devices.trainer} trainer chips (state sharded ${stateShards} ways), ${has}`,
-      );
-    } else if (trainer > TIGHT_FRACTION * hbm) {
-      tight = true;
-      sides.tight.add('trainer');
-      reasons.push(`the trainer's state and activations take ${fmt(trainer)} of ${hbm} GiB usable per trainer chip`);
-    }
-    const sampler = samplerWeights + kvPerSeq;
-    if (sampler > vllmShare) {
-      impossible = true;
-      sides.impossible.add('sampler');
-      reasons.push(`vLLM's weights and one sequence's KV cache need ${fmt(sampler)} per sampler chip, hbm_utilization_vllm=${util} allows ${fmt(vllmShare)} of ${hbm} GiB usable`);
-    } else if (kvRoom(vllmShare - samplerWeights) < wanted) {
-      tight = true;
-      sides.tight.add('sampler');
-      reasons.push(
-        `vLLM's weights take ${fmt(samplerWeights)} of the ${fmt(vllmShare)} hbm_utilization_vllm=${util} allows per sampler chip, ` +
-          `room for ${kvRoom(vllmShare - samplerWeights)} of the ${wanted} sequences of ${seqTokens} tokens per replica`,
-      );
-    }
-  } else {
-    // vLLM starts after the trainer's two weight copies are loaded and takes hbm_utilization_vllm of each chip.
-    const atStart = weights + referenceWeights + samplerWeights + kvPerSeq;
-    const left = (1 - util) * hbm;
-    const later = gradsAndOpt + act;
-    if (atStart > vllmShare) {
-      impossible = true;
-      sides.impossible.add('sampler');
-      reasons.push(
-        `trainer and vLLM share the ${devices.trainer} chips: the trainer's two weight copies, vLLM's weights and one sequence's KV cache ` +
-          `need ${fmt(atStart)} per chip when vLLM starts, hbm_utilization_vllm=${util} allows ${fmt(vllmShare)} of ${hbm} GiB usable`,
-      );
-    } else if (kvRoom(vllmShare - atStart + kvPerSeq) < wanted) {
-      tight = true;
-      sides.tight.add('sampler');
-      reasons.push(`vLLM's share leaves room for ${kvRoom(vllmShare - atStart + kvPerSeq)} of the ${wanted} sequences of ${seqTokens} tokens`);
-    }
-    if (later > left) {
-      impossible = true;
-      sides.impossible.add('trainer');
-      reasons.push(
-        `trainer and vLLM share the ${devices.trainer} chips: gradients and optimizer state (${fmt(gradsAndOpt)}) and activations (${fmt(act)}) ` +
-          `need ${fmt(later)} per chip, the ${fmt(left)} hbm_utilization_vllm=${util} leaves of ${hbm} GiB usable`,
-      );
-    } else if (later > TIGHT_FRACTION * left) {
-      tight = true;
-      sides.tight.add('trainer');
-      reasons.push(`gradients, optimizer state and activations take ${fmt(later)} of the ${fmt(left)} hbm_utilization_vllm=${util} leaves per chip`);
-    }
-  }
-  return { verdict: verdictOf(impossible, tight), parts, reasons, sides: [...(impossible ? sides.impossible : sides.tight)] };
+  const verdict = verdictOf(total > hbm, total <= hbm && total > TIGHT_FRACTION * hbm);
+  return { verdict, parts, reasons, sides: verdict === 'fits' ? [] : ['trainer'] };
 }
 
 /** Total GiB per chip of an estimate's parts on one side (for messages and the review). */

@@ -5,6 +5,7 @@
  * at synth and kept in the pipeline's cluster record (jobs/record.ts `RecordedStep.lineage`): status reads the
  * cluster, not the bucket. Pure; no cdktf.
  */
+import { rowOf } from './methods';
 import type { Pipeline, PipelineStep } from './pipeline';
 
 /** `repo@0e9e39f`, or `repo (head when converted)` without a pinned revision. */
@@ -16,7 +17,7 @@ export function repoAt(pipeline: Pipeline): string {
 /** The dataset a pipeline trains on, short (`ultrachat_200k`), from its lineage or its MaxText arguments. */
 export function datasetName(pipeline: Pipeline): string | undefined {
   const args = pipeline.recipe.train.args;
-  const hf = pipeline.recipe.lineage?.dataset?.hf ?? args['hf_path'] ?? args['dataset_name'] ?? (pipeline.recipe.train.kind === 'rl' ? 'openai/gsm8k' : undefined);
+  const hf = pipeline.recipe.lineage?.dataset?.hf ?? args['hf_path'] ?? args['dataset_name'] ?? rowOf(pipeline.recipe).builtInDataset;
   if (typeof hf !== 'string') return undefined;
   const short = hf.split('/').pop()!;
   const rev = pipeline.recipe.lineage?.dataset?.revision;

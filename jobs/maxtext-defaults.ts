@@ -104,13 +104,28 @@ export function meshDefault(key: string): number {
 export const REPLICA_AXES: ReadonlySet<MeshAxis> = new Set<MeshAxis>(['diloco', 'data', 'context_autoregressive']);
 
 /**
- * What a resume (a JobSet restart, or `resumeRun`) repeats besides the steps since the restored checkpoint, by training
- * kind. SFT: google/tunix c4ec573d tunix/sft/peft_trainer.py `PeftTrainer.train` skips already-trained batches only
- * when no data hooks load them, and MaxText maxtext-v0.2.4 `train_sft` installs `SFTDataHooks`
- * (trainers/post_train/hooks.py `BaseDataHooks`: a fresh iterator, `load_next_train_batch` ignores the restored step).
- * RL: tunix/rl/rl_learner.py syncs the trainer's weights to the sampler after each global step, not at restore.
+ * dpo.yml (src/maxtext/configs/post_train/dpo.yml, maxtext-v0.2.4, line numbers of that file) over base.yml / types.py:
+ * the defaults a train_dpo run gets. dpo.yml sets no weight_dtype, remat_policy or attention, so those are base.yml's
+ * (as SFT_DEFAULTS).
  */
-export const RESUME_REPEATS: Readonly<Record<'sft' | 'rl', string>> = {
-  sft: 'SFT reads its data again from the first example',
-  rl: "RL's first step samples with the base weights until the next weight sync",
-};
+export const DPO_DEFAULTS = {
+  /** types.py `weight_dtype` float32 (dpo.yml sets none). */
+  weight_dtype: 'float32',
+  /** dpo.yml l.13 `steps: 10`. */
+  steps: 10,
+  /** dpo.yml l.12 `per_device_batch_size: 2.0`. */
+  per_device_batch_size: 2,
+  /** dpo.yml l.14 `max_target_length: 512`. */
+  max_target_length: 512,
+  remat_policy: 'full',
+  decoder_layer_input: 'device',
+  attention: 'autoselected',
+  /** dpo.yml l.29 `learning_rate: 5.0e-7`. */
+  learning_rate: 5e-7,
+  /** dpo.yml l.5 `algo: 'dpo'`; types.py DPO.algo: Literal["dpo", "orpo"]. */
+  'dpo.algo': 'dpo',
+  /** dpo.yml l.8 `dpo_beta: 0.1`. */
+  'dpo.dpo_beta': 0.1,
+  /** dpo.yml l.24 `train_data_columns: ['chosen', 'rejected']`. */
+  columns: ['chosen', 'rejected'],
+} as const;

@@ -18,16 +18,20 @@
  * Scripts never contain `${` or `%{`: Terraform would read them as template syntax (the construct escapes them
  * anyway, see constructs/jobset-step.ts), and shell `$VAR` does the same job here.
  */
-import { RL_DEFAULTS, SFT_DEFAULTS } from './maxtext-defaults';
+import { METHOD_TABLE, rolloutSettings, rowOf } from './methods';
 import { HF_TOKEN_FILE } from './secrets';
 import { specKey } from './spec-key';
-import { JsonValue, numberArg as num, Recipe, RlTrain, Scalar, SftTrain, SourcePatches } from './recipes/types';
+import { JsonValue, Recipe, Scalar, SourcePatches } from './recipes/types';
+
+/** A recipe's training step. */
+type Train = Recipe['train'];
 
 export const MODULES = {
   toMaxText: 'maxtext.checkpoint_conversion.to_maxtext',
   toHuggingFace: 'maxtext.checkpoint_conversion.to_huggingface',
-  trainRl: 'maxtext.trainers.post_train.rl.train_rl',
-  trainSft: 'maxtext.trainers.post_train.sft.train_sft',
+  trainRl: METHOD_TABLE.rl.module,
+  trainSft: METHOD_TABLE.sft.module,
+  trainDpo: METHOD_TABLE.dpo.module,
 } as const;
 
 /** Where the image installs MaxText's sources (MAXTEXT_PKG_DIR=/deps/src/maxtext); the adafactor patch edits it. */
@@ -76,17 +80,12 @@ export interface PipelinePaths {
 }
 
 /**
- * The step of the last checkpoint training writes. RL: `num_batches x rl.num_iterations x train_fraction x num_epoch`
- * (RLConfig `train_steps`); SFT: `steps`. Tunix force-saves the final step on close.
+ * The step of the last checkpoint training writes (the method table row's `lastStep`: RL `num_batches x
+ * rl.num_iterations x train_fraction x num_epoch`, RLConfig `train_steps`; SFT and DPO `steps`). Tunix force-saves the
+ * final step on close.
  */
-export function lastCheckpointStep(train: RlTrain | SftTrain): number {
-  if (train.kind === 'sft') return num(train.args, 'steps', SFT_DEFAULTS.steps);
-  return Math.floor(
-    num(train.args, 'num_batches', RL_DEFAULTS.num_batches) *
-      num(train.args, 'rl.num_iterations', RL_DEFAULTS['rl.num_iterations']) *
-      num(train.args, 'train_fraction', RL_DEFAULTS.train_fraction) *
-      num(train.args, 'num_epoch', RL_DEFAULTS.num_epoch),
-  );
+export function lastCheckpointStep(train: Train): number {
+  return rowOf({ train }).lastStep(train.args);
 }
 
 /**
@@ -132,13 +131,13 @@ function checkpointsOk(total: number): boolean {
 }
 
 /** The checkpoint arguments training passes explicitly (checkpointPeriod; RL also bounds what it keeps). */
-export function checkpointArgs(train: RlTrain | SftTrain): Array<readonly [string, Scalar]> {
+export function checkpointArgs(train: Train): Array<readonly [string, Scalar]> {
   const r = checkpointPeriod(lastCheckpointStep(train));
   if ('problem' in r) throw new Error(r.problem);
   return [
     ['enable_checkpointing', true],
     ['checkpoint_period', r.period],
-    ...(train.kind === 'rl' ? ([['max_num_checkpoints_to_keep', CHECKPOINTS_TO_KEEP]] as const) : []),
+    ...(rowOf({ train }).keepsCheckpoints ? ([['max_num_checkpoints_to_keep', CHECKPOINTS_TO_KEEP]] as const) : []),
   ];
 }
 
@@ -155,7 +154,7 @@ export function runNameProblem(value: unknown): string | undefined {
 }
 
 /** The training `run_name` (required in practice: an empty one writes checkpoints to the local disk). */
-export function runName(train: RlTrain | SftTrain): string {
+export function runName(train: Train): string {
   const value = train.args['run_name'];
   return typeof value === 'string' ? value : train.kind;
 }
@@ -198,8 +197,8 @@ export function trainKey(recipe: Recipe, trainChips: number): string {
     kind: t.kind,
     args,
     env: t.env,
-    patches: t.kind === 'rl' ? t.patches : undefined,
-    exportVllmHostIp: t.kind === 'rl' ? t.exportVllmHostIp : undefined,
+    patches: rolloutSettings(t).patches,
+    exportVllmHostIp: rolloutSettings(t).exportVllmHostIp,
     tpuVmEnv: recipe.tpuVmEnv,
     chips: trainChips,
     // A changed reward (or processor) file is another run, although its mount path is the same argument.
@@ -235,7 +234,7 @@ export function pipelinePaths(recipe: Recipe, bucket: string, pathwaysScratchPre
   const run = runName(recipe.train);
   const trainRunDir = `${trainOutputDir}${run}/`;
   const trainCheckpointDir = `${trainRunDir}checkpoints/`;
-  const actor = recipe.train.kind === 'rl' ? 'actor/' : '';
+  const actor = rowOf(recipe).checkpointSubdir;
   return {
     maxtextDir,
     maxtextCheckpoint: `${maxtextDir}0/items/`,
@@ -467,7 +466,7 @@ export function toMaxTextInvocation({ recipe, paths }: CommandContext): Invocati
 /** `train_rl` / `train_sft`: loads the converted checkpoint, writes under `<trainOutputDir><run_name>/`. */
 export function trainInvocation({ recipe, paths }: CommandContext): Invocation {
   return {
-    module: recipe.train.kind === 'rl' ? MODULES.trainRl : MODULES.trainSft,
+    module: rowOf(recipe).module,
     args: [
       ['model_name', recipe.model.name],
       ['base_output_directory', paths.trainOutputDir],
@@ -528,10 +527,10 @@ export function onCpu(inv: Invocation): Invocation {
 }
 
 /** Shell prelude of the training container: the tutorials' exports and patches. */
-export function trainPrelude(train: RlTrain | SftTrain): string[] {
-  if (train.kind !== 'rl') return [];
+export function trainPrelude(train: Train): string[] {
+  const rollout = rolloutSettings(train);
   const lines: string[] = [];
-  if (train.exportVllmHostIp) lines.push(`VLLM_HOST_IP="$(hostname -I | awk '{print $1}')"`, 'export VLLM_HOST_IP');
-  lines.push(...patchLines(train.patches));
+  if (rollout.exportVllmHostIp) lines.push(`VLLM_HOST_IP="$(hostname -I | awk '{print $1}')"`, 'export VLLM_HOST_IP');
+  lines.push(...patchLines(rollout.patches));
   return lines;
 }

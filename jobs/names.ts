@@ -42,6 +42,8 @@ export interface JobSetNameShape {
  * plan). A name such as `abc-` is refused at synth.
  */
 export function pipelineNameProblem(name: string): string | undefined {
+  const reserved = reservedNameProblem(name);
+  if (reserved) return reserved;
   if (DNS_1035.test(name) && name.length <= MAX_LABEL) return undefined;
   return `pipeline name must start with a lowercase letter, hold only lowercase letters, digits and '-', end with a letter or digit, and have at most ${MAX_LABEL} characters (it names the stack, its JobSets and its label value), got '${name}'`;
 }
@@ -96,7 +98,35 @@ export function runIdLimit(stack: string, shapes: readonly JobSetNameShape[]): n
   return n;
 }
 
-/** Throws when a derived name is invalid, naming the problem and how long run ids of this stack may be. */
+/**
+ * Why a pipeline may not have this name, or undefined: every pipeline is a stack named after it (main.ts), beside
+ * `infra`, each `serve-<pipeline>` and each `rehearse-<pipeline>`; a pipeline named like one of those would be that
+ * stack (cdktf refuses two stacks of one name, and `npm run deploy -- serve-x` asks for x's server).
+ */
+function reservedNameProblem(name: string): string | undefined {
+  const shown = JSON.stringify(name).slice(1, -1);
+  if (name === 'infra') return `'${shown}' is the infra stack's name; a pipeline is a stack named after it: rename the entry (e.g. 'infra-run')`;
+  const prefix = ['serve-', 'rehearse-'].find((p) => name.startsWith(p));
+  if (prefix) {
+    return (
+      `'${shown}' starts with '${prefix}', the prefix of the ${prefix.slice(0, -1)} stack of a pipeline (${prefix}<pipeline>); ` +
+      `a pipeline is a stack named after it: rename the entry (e.g. '${shown.slice(prefix.length) || 'my'}-${prefix.slice(0, -1)}')`
+    );
+  }
+  return undefined;
+}
+
+/** The shortest useful run id (DEFAULT_RUN_ID's length): a name that leaves no room for it is the name's problem. */
+const SHORT_RUN_ID = 'r1';
+
+/** The longest pipeline name whose derived names stay valid with `runId` (0 when none does). */
+export function nameLimit(runId: string, shapes: readonly JobSetNameShape[]): number {
+  let n = 0;
+  while (n < MAX_LABEL && shapes.every((s) => jobSetNameProblems(jobSetName('p'.repeat(n + 1), runId, s.step), s).length === 0)) n++;
+  return n;
+}
+
+/** Throws when a derived name is invalid, naming the problem and how long run ids (or, when no run id fits, names) of this stack may be. */
 export function checkJobSetNames(
   stack: string,
   runId: string,
@@ -108,6 +138,13 @@ export function checkJobSetNames(
     const name = jobSetName(stack, runId, shape.step);
     const problems = jobSetNameProblems(name, shape);
     const tooLong = problems.find((p) => p.includes(' characters, over the '));
+    if (tooLong && runIdLimit(stack, shapes) < SHORT_RUN_ID.length) {
+      throw new Error(
+        `${source}: pipeline name '${stack}' is too long for the names JobSet derives from it: with run id '${runId}' ` +
+          `(JobSet ${name}: ${tooLong}); names of this pipeline's shape may have at most ${nameLimit(runId, shapes)} characters ` +
+          `(${nameLimit(SHORT_RUN_ID, shapes)} with run id '${SHORT_RUN_ID}'): use a shorter pipeline name`,
+      );
+    }
     if (tooLong) {
       throw new Error(
         `${runIdSource}: run id '${runId}' is too long: run ids of ${stack} may have at most ${runIdLimit(stack, shapes)} characters ` +

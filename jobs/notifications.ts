@@ -35,10 +35,9 @@
  *     `container_name`; absl writes to stderr as plain text (`textPayload`).
  */
 import { RUN_ID_PATTERN, jobSetName } from './names';
-import { PROGRESS_LQL } from './run-log';
+import { METHOD_ROWS, methodRow, TrainKind } from './methods';
 import { STEP_NAMES } from './recipes/types';
 import { JOBSET_POD_LABELS } from './jobset';
-import { RESUME_REPEATS } from './maxtext-defaults';
 import type { Pipeline } from './pipeline';
 
 /** The Cloud Monitoring incident severities this project uses. */
@@ -80,7 +79,7 @@ export const EVENT_CLASSES: readonly EventClass[] = [
       'RestartJobAndIgnoreMaxRestartsFailurePolicyAction',
     ],
     severity: 'WARNING',
-    next: `It resumes from its newest checkpoint (${RESUME_REPEATS.sft}; ${RESUME_REPEATS.rl}); restarts left and progress: \`npm run status -- <pipeline>\`.`,
+    next: `It resumes from its newest checkpoint (${METHOD_ROWS.map((r) => r.resumeRepeats).join('; ')}); restarts left and progress: \`npm run status -- <pipeline>\`.`,
   },
   {
     id: 'completed',
@@ -159,8 +158,8 @@ export const DEFAULT_STALL_ALERT_MINUTES = 3 * (STALL_FLOOR_SECONDS / 60);
 /** A pipeline as far as notifications are concerned. */
 export interface NotifiedPipeline {
   readonly name: string;
-  /** `sft` or `rl`: which step lines the training container prints (jobs/run-log.ts). */
-  readonly kind: 'sft' | 'rl';
+  /** The trainer kind: its method table row says which step lines the training container prints (jobs/run-log.ts). */
+  readonly kind: TrainKind;
   /** The replicated job of the training step's main pod (`slice`, or `pathways-head`). */
   readonly trainMainReplicatedJob: string;
 }
@@ -288,7 +287,7 @@ export function stallQuery(scope: NotificationScope, container: string, minutes:
 /** The log-based metric of training step lines: one count per line of a training step's main container. */
 export function stepLineMetric(scope: NotificationScope, container: string): { name: string; filter: string; labelExtractors: Record<string, string> } {
   const pod = 'resource.labels.pod_name';
-  const lines = [...new Set(scope.pipelines.map((p) => PROGRESS_LQL[p.kind]))];
+  const lines = [...new Set(scope.pipelines.map((p) => methodRow(p.kind).log.progressLql))];
   const rjobs = [...new Set(scope.pipelines.map((p) => p.trainMainReplicatedJob))];
   const mainPod = `^${trainMainPodRe2(scope)}$`;
   return {

@@ -30,6 +30,7 @@ import {
   toMaxTextInvocation,
   trainInvocation,
   trainPrelude,
+  runName,
   runNameProblem,
   conversionKey,
   shellQuote,
@@ -40,7 +41,7 @@ import { sha256Of } from './spec-key';
 import { cpuQuotaCoresPerNode, podsReadyRequeueMinutes } from './kueue';
 import { parseMillicores } from './quantity';
 import { checkJobSetNames, checkRunId, jobSetName, JobSetNameShape, runIdLimit } from './names';
-import { Platform } from './platform';
+import { Platform, TpuPoolGroup } from './platform';
 import { imagesIn } from './image-ref';
 import { imageMaxTextVersion } from './recipes/common';
 import { ContainerResources, JsonValue, MaxTextArgs, Recipe, RECIPE_STEP_NAMES, RecipeStepName, StepName } from './recipes/types';
@@ -50,6 +51,9 @@ import { planServe, ServeOptions, ServePlan } from './serve';
 import { buildSecretProviderClass } from './secrets';
 import { TpuSlice, tpuSlice } from './tpu';
 import { targetGroup, validateRecipe } from './validate';
+import { rolloutSettings, rowOf } from './methods';
+import { MAXTEXT_CONFIG_KEYS } from './maxtext-keys';
+import { didYouMean } from './spec';
 
 export type { StepName } from './recipes/types';
 export { STEP_NAMES } from './recipes/types';
@@ -90,7 +94,10 @@ export interface PipelineOptions {
    * `hf-trained/<run name>/<export key>/`. @default - the run named by the spec (runIdentity)
    */
   readonly resumeRun?: string;
-  /** Recipe values by MaxText key, applied to every step that has the key; an unknown key is an error. @default - none */
+  /**
+   * Recipe values by MaxText key, applied to every step that has the key; a key no step has is added to training when its
+   * MaxText config class knows it (jobs/maxtext-keys.ts), else an error. @default - none
+   */
   readonly overrides?: Readonly<Record<string, string | number | boolean>>;
   /** Where the options came from, e.g. `pipelines.rl-qwen3`; prefixes error messages. @default - the recipe name */
   readonly configSource?: string;
@@ -243,50 +250,67 @@ export function chainHash(previous: string, manifest: unknown): string {
   return sha256Of(previous, manifest);
 }
 
-function coerce(key: string, current: JsonValue, value: string | number | boolean, source: string): JsonValue {
-  const fail = (want: string) => new Error(`${source}.overrides.${key} must be ${want}, got '${String(value)}'`);
+/** A failed step of a pipeline's build: every problem found, one per line (config/ lists each). */
+export class PipelineProblems extends Error {
+  constructor(readonly problems: readonly string[]) {
+    super(problems.join('\n'));
+    this.name = 'PipelineProblems';
+  }
+}
+
+/** Runs `fn`, adding what it throws (one problem per line) to `problems`; undefined when it threw. */
+function collect<T>(problems: string[], fn: () => T): T | undefined {
+  try {
+    return fn();
+  } catch (err) {
+    problems.push(...(err instanceof PipelineProblems ? err.problems : (err as Error).message.split('\n')));
+    return undefined;
+  }
+}
+
+/** An override's value in the type of the recipe's current value, or why it cannot be (`want`). */
+function coerce(key: string, current: JsonValue, value: string | number | boolean): { value: JsonValue } | { want: string } {
   if (key === 'run_name') {
     const problem = runNameProblem(value);
-    if (problem) throw fail(problem);
+    if (problem) return { want: problem };
   }
   if (typeof current === 'number') {
     const n = typeof value === 'number' ? value : typeof value === 'string' && value.trim() !== '' ? Number(value) : NaN;
-    if (!Number.isFinite(n)) throw fail('a number');
-    return n;
+    return Number.isFinite(n) ? { value: n } : { want: 'a number' };
   }
   if (typeof current === 'boolean') {
-    if (typeof value === 'boolean') return value;
-    if (/^(true|1)$/i.test(String(value))) return true;
-    if (/^(false|0)$/i.test(String(value))) return false;
-    throw fail('a boolean');
+    if (typeof value === 'boolean') return { value };
+    if (/^(true|1)$/i.test(String(value))) return { value: true };
+    if (/^(false|0)$/i.test(String(value))) return { value: false };
+    return { want: 'a boolean' };
   }
-  if (typeof current === 'string') {
-    if (typeof value !== 'string') throw fail('a string');
-    return value;
-  }
+  if (typeof current === 'string') return typeof value === 'string' ? { value } : { want: 'a string' };
   // An object (or list) value: JSON text of the same kind; `true` or `7` would reach MaxText where it reads a mapping.
   const want = Array.isArray(current) ? 'a JSON list' : 'a JSON object';
-  if (typeof value !== 'string') throw fail(want);
+  if (typeof value !== 'string') return { want };
   let parsed: unknown;
   try {
     parsed = JSON.parse(value);
   } catch {
-    throw fail(want);
+    return { want };
   }
   const fits = Array.isArray(current) ? Array.isArray(parsed) : parsed !== null && typeof parsed === 'object' && !Array.isArray(parsed);
-  if (!fits) throw fail(want);
-  return parsed as JsonValue;
+  return fits ? { value: parsed as JsonValue } : { want };
 }
 
-function overrideArgs<A>(args: A, overrides: Readonly<Record<string, string | number | boolean>>, source: string): A {
+/** `args` with every override of a key it has applied; each value that does not fit adds a problem (once per key). */
+function overrideArgs<A>(args: A, overrides: Readonly<Record<string, string | number | boolean>>, source: string, problems: Set<string>): A {
   const out: Record<string, JsonValue> = { ...(args as unknown as Record<string, JsonValue>) };
   for (const [key, value] of Object.entries(overrides)) {
-    if (key in out) out[key] = coerce(key, out[key], value, source);
+    if (!(key in out)) continue;
+    const r = coerce(key, out[key], value);
+    if ('value' in r) out[key] = r.value;
+    else problems.add(`${source}.overrides.${key} must be ${r.want}, got '${String(value)}'`);
   }
   return out as unknown as A;
 }
 
-/** MaxText keys (and to_maxtext flags) a config may override for a recipe. */
+/** MaxText keys (and to_maxtext flags) the recipe's steps pass: an override of one replaces it in every step that has it. */
 export function overridableKeys(recipe: Recipe): string[] {
   const keys = new Set<string>([
     ...Object.keys(recipe.toMaxText.args),
@@ -295,6 +319,49 @@ export function overridableKeys(recipe: Recipe): string[] {
     ...Object.keys(recipe.toHf.args),
   ]);
   return [...keys].sort();
+}
+
+/**
+ * Keys this program derives for every training run (jobs/maxtext.ts trainInvocation, checkpointArgs): an override
+ * would put a second value on the command line beside the derived one.
+ */
+export const DERIVED_TRAIN_KEYS: readonly string[] = [
+  'model_name', 'base_output_directory', 'load_parameters_path', 'hf_access_token', 'enable_checkpointing', 'checkpoint_period', 'max_num_checkpoints_to_keep',
+];
+
+/** An override of a key no step passes: a JSON-like text becomes a number or a boolean (as MaxText's YAML would read it). */
+function newValue(value: string | number | boolean): JsonValue {
+  if (typeof value !== 'string') return value;
+  const t = value.trim();
+  if (/^(true|false)$/i.test(t)) return /^true$/i.test(t);
+  return t !== '' && Number.isFinite(Number(t)) && /^[-+]?[\d.]+(e[-+]?\d+)?$/i.test(t) ? Number(t) : value;
+}
+
+/**
+ * Overrides of keys the recipe does not pass: any key of the training module's MaxText config class (jobs/maxtext-keys.ts,
+ * generated from maxtext-v0.2.4 configs/types.py) is added to the training arguments; a key of no class is refused with
+ * "did you mean", a key this program derives is refused naming what sets it.
+ */
+function addedTrainArgs(recipe: Recipe, overrides: Readonly<Record<string, string | number | boolean>>, source: string, problems: Set<string>): MaxTextArgs {
+  const passed = overridableKeys(recipe);
+  const cls = rowOf(recipe).configClass;
+  const known = MAXTEXT_CONFIG_KEYS[cls];
+  const out: Record<string, JsonValue> = {};
+  for (const [key, value] of Object.entries(overrides)) {
+    if (passed.includes(key)) continue;
+    const shown = JSON.stringify(key).slice(1, -1);
+    if (DERIVED_TRAIN_KEYS.includes(key)) {
+      problems.add(`${source}.overrides.${shown}: set by this program for every run (the paths, the model key and the checkpoints it derives); remove it`);
+    } else if (known[key] === undefined) {
+      problems.add(
+        `${source}.overrides.${shown}: not a key ${recipe.name} passes nor a key of MaxText's ${cls} (maxtext-v0.2.4 configs/types.py, jobs/maxtext-keys.ts)` +
+          `${didYouMean(key, [...passed, ...Object.keys(known)])}`,
+      );
+    } else {
+      out[key] = newValue(value);
+    }
+  }
+  return out;
 }
 
 /** Label keys on every object of a pipeline (and `step` on a step's JobSet and pods); `npm run status` selects by them. */
@@ -336,12 +403,9 @@ export function runIdentity(recipe: Recipe, options: PipelineOptions, trainChips
 export function resolveRun(recipe: Recipe, options: PipelineOptions, trainChips: number): { recipe: Recipe; identity: string } {
   const source = options.configSource ?? recipe.name;
   const overrides = options.overrides ?? {};
-  const allowed = overridableKeys(recipe);
-  const unknown = Object.keys(overrides).filter((k) => !allowed.includes(k));
-  if (unknown.length > 0) {
-    throw new Error(`${source}.overrides: unknown key ${unknown.map((k) => `'${k}'`).join(', ')}; ${recipe.name} allows ${allowed.join(', ')}`);
-  }
-  const trainArgs = overrideArgs(recipe.train.args as MaxTextArgs, overrides, source);
+  const problems = new Set<string>();
+  const added = addedTrainArgs(recipe, overrides, source, problems);
+  const trainArgs = { ...overrideArgs(recipe.train.args as MaxTextArgs, overrides, source, problems), ...added };
   const resolved: Recipe = {
     ...recipe,
     image: options.image ?? recipe.image,
@@ -352,21 +416,20 @@ export function resolveRun(recipe: Recipe, options: PipelineOptions, trainChips:
     },
     toMaxText: {
       ...recipe.toMaxText,
-      args: overrideArgs(recipe.toMaxText.args, overrides, source),
-      flags: overrideArgs(recipe.toMaxText.flags, overrides, source),
+      args: overrideArgs(recipe.toMaxText.args, overrides, source, problems),
+      flags: overrideArgs(recipe.toMaxText.flags, overrides, source, problems),
     },
-    toHf: { ...recipe.toHf, args: overrideArgs(recipe.toHf.args, overrides, source) },
+    toHf: { ...recipe.toHf, args: overrideArgs(recipe.toHf.args, overrides, source, problems) },
   };
   const identity = runIdentity({ ...resolved, train: { ...recipe.train, args: trainArgs } as Recipe['train'] }, options, trainChips);
   if (!RUN_NAME.test(identity)) {
-    throw new Error(`${source}.overrides.run_name gives run name '${identity}', which is not one path segment (letters, digits, '.', '_', '-'; at most 128)`);
+    problems.add(`${source}.overrides.run_name gives run name '${identity}', which is not one path segment (letters, digits, '.', '_', '-'; at most 128)`);
   }
   const resume = options.resumeRun;
   if (resume !== undefined && !RUN_NAME.test(resume)) {
-    throw new Error(
-      `${source}.resumeRun must be the run name of an earlier run (the directory under trained/, e.g. 'rl-3f9a1c2b7d10'), got '${resume}'`,
-    );
+    problems.add(`${source}.resumeRun must be the run name of an earlier run (the directory under trained/, e.g. 'rl-3f9a1c2b7d10'), got '${resume}'`);
   }
+  if (problems.size > 0) throw new PipelineProblems([...problems]);
   return { recipe: { ...resolved, train: { ...recipe.train, args: { ...trainArgs, run_name: resume ?? identity } } as Recipe['train'] }, identity };
 }
 
@@ -391,172 +454,222 @@ function logsCommand(namespace: string, selector: Readonly<Record<string, string
   return `kubectl logs -n ${namespace} -f -c ${MAIN_CONTAINER} -l ${labelSelector(selector)}`;
 }
 
-/** Builds the pipeline. Throws on any option, name or recipe rule violation (see jobs/validate.ts). */
-export function buildPipeline(recipe: Recipe, platform: Platform, options: PipelineOptions): Pipeline {
-  const source = options.configSource ?? recipe.name;
-  const runIdSource = options.runIdSource ?? `${source}.runId`;
-  checkRunId(options.runId, runIdSource);
-  // Validate the retargeted slice against the TPU table first (names the config field).
-  const shape = { machineType: options.machineType ?? recipe.slice.machineType, topology: options.topology ?? recipe.slice.topology };
-  tpuSlice(shape.machineType, shape.topology, `${source}.topology`);
-  const group = targetGroup({ ...recipe, slice: shape } as Recipe, platform, source);
-  const slice = group.slice;
-  const slices = group.count;
-  const { recipe: resolved, identity } = resolveRun(recipe, options, slice.chips * slices);
-  const paths = pipelinePaths(resolved, platform.bucket, platform.pathwaysScratchPrefix, identity);
-  const ctx: CommandContext = { recipe: resolved, paths };
-  const onCpu = resolved.conversionOn !== 'tpu';
-  const conversionResources = (r: ContainerResources | undefined) => r ?? DEFAULT_CONVERSION_RESOURCES;
-  const workloadResources: ContainerResources | undefined =
-    resolved.runtime === 'pathways' ? wholeNodeHead(resolved.train.kind === 'rl' ? resolved.train.memoryLimit : undefined, platform.cpuPool.machineType) : undefined;
+/** The slice a pipeline trains on (retargeted by machineType/topology) and the infra group that has it. */
+interface Target {
+  readonly group: TpuPoolGroup;
+  readonly slice: TpuSlice;
+  readonly slices: number;
+}
 
+/** The training target, or undefined with its problems (a shape the TPU table lacks, a slice infra lacks). */
+function targetOf(recipe: Recipe, platform: Platform, options: PipelineOptions, source: string, problems: string[]): Target | undefined {
+  const shape = { machineType: options.machineType ?? recipe.slice.machineType, topology: options.topology ?? recipe.slice.topology };
+  // The retargeted slice against the TPU table first (names the config field).
+  if (collect(problems, () => tpuSlice(shape.machineType, shape.topology, `${source}.topology`)) === undefined) return undefined;
+  const group = collect(problems, () => targetGroup({ ...recipe, slice: shape } as Recipe, platform, source));
+  return group ? { group, slice: group.slice, slices: group.count } : undefined;
+}
+
+/** Everything the steps are built from, after every option checked out. */
+interface PipelinePlan {
+  readonly source: string;
+  readonly target: Target;
+  readonly resolved: Recipe;
+  readonly identity: string;
+  readonly paths: PipelinePaths;
+  readonly workloadResources?: ContainerResources;
+  readonly notices: readonly string[];
+  readonly evaluation: ReturnType<typeof planEval>;
+  readonly serve?: ServePlan;
+  readonly baseLabels: Readonly<Record<string, string>>;
+}
+
+/** The CPU-pool pods of a pipeline (conversions, the Pathways head), for the CPU-pool fit check. */
+function cpuPodsOf(resolved: Recipe, workloadResources: ContainerResources | undefined): Record<string, ContainerResources[]> {
   const cpuPods: Record<string, ContainerResources[]> = {};
-  if (onCpu) {
-    cpuPods['to-maxtext'] = [conversionResources(resolved.toMaxText.resources)];
-    cpuPods['to-hf'] = [conversionResources(resolved.toHf.resources)];
+  if (resolved.conversionOn !== 'tpu') {
+    cpuPods['to-maxtext'] = [resolved.toMaxText.resources ?? DEFAULT_CONVERSION_RESOURCES];
+    cpuPods['to-hf'] = [resolved.toHf.resources ?? DEFAULT_CONVERSION_RESOURCES];
   }
   if (resolved.runtime === 'pathways') cpuPods['pathways-head'] = pathwaysHeadResources(workloadResources);
+  return cpuPods;
+}
+
+/** Checks of the resolved recipe: checkpoints, MaxText's start-up rules and the fit (jobs/validate.ts), the files' size. */
+function recipeChecks(resolved: Recipe, platform: Platform, options: PipelineOptions, plan: { source: string; target: Target; workloadResources?: ContainerResources }, problems: string[]): string[] {
+  const { source, target } = plan;
   const checkpoints = checkpointPeriod(lastCheckpointStep(resolved.train));
   if ('problem' in checkpoints) {
-    const field = resolved.train.kind === 'sft' ? 'steps' : 'num_batches';
-    throw new Error(`${source}.overrides.${field}: ${checkpoints.problem}`);
+    problems.push(`${source}.overrides.${rowOf(resolved).stepsKey}: ${checkpoints.problem}`);
+    return [];
   }
-  const notices = validateRecipe(resolved, {
-    slice,
-    slices,
-    cpuMachineType: platform.cpuPool.machineType,
-    cpuPoolName: platform.cpuPool.name,
-    cpuPods,
-    overridden: new Set(Object.keys(options.overrides ?? {})),
-    configSource: options.configSource,
-    imageSource: options.imageSource ?? (options.configSource ? `${options.configSource}.image` : undefined),
-  });
-
   const files = resolved.files ?? [];
   if (configMapBytes(files) > CONFIGMAP_MAX_BYTES) {
-    throw new Error(`${source}: the pipeline's files (${files.map((f) => f.path).join(', ')}) hold ${configMapBytes(files)} bytes; a ConfigMap holds at most ${CONFIGMAP_MAX_BYTES}`);
+    problems.push(`${source}: the pipeline's files (${files.map((f) => f.path).join(', ')}) hold ${configMapBytes(files)} bytes; a ConfigMap holds at most ${CONFIGMAP_MAX_BYTES}`);
   }
-  const baseLabels = {
-    [PIPELINE_LABELS.partOf]: PART_OF,
-    [PIPELINE_LABELS.pipeline]: resolved.name,
-    [PIPELINE_LABELS.runId]: options.runId,
-  };
+  const notices = collect(problems, () =>
+    validateRecipe(resolved, {
+      slice: target.slice,
+      slices: target.slices,
+      cpuMachineType: platform.cpuPool.machineType,
+      cpuPoolName: platform.cpuPool.name,
+      cpuPods: cpuPodsOf(resolved, plan.workloadResources),
+      overridden: new Set(Object.keys(options.overrides ?? {})),
+      configSource: options.configSource,
+      imageSource: options.imageSource ?? (options.configSource ? `${options.configSource}.image` : undefined),
+      retargeted: options.machineType !== undefined || options.topology !== undefined,
+    }),
+  );
+  return notices ?? [];
+}
+
+/** The plan of a pipeline on its target, or undefined with every problem of its options, recipe, eval and serve. */
+function planPipeline(recipe: Recipe, platform: Platform, options: PipelineOptions, source: string, target: Target, problems: string[]): PipelinePlan | undefined {
+  const run = collect(problems, () => resolveRun(recipe, options, target.slice.chips * target.slices));
+  // Bad overrides: the eval and serve options are still checked, against the recipe as given.
+  const resolved = run?.recipe ?? recipe;
+  const identity = run?.identity ?? runName(recipe.train);
+  const paths = pipelinePaths(resolved, platform.bucket, platform.pathwaysScratchPrefix, identity);
+  const workloadResources =
+    resolved.runtime === 'pathways' ? wholeNodeHead(rolloutSettings(resolved.train).memoryLimit, platform.cpuPool.machineType) : undefined;
+  const notices = run ? recipeChecks(resolved, platform, options, { source, target, workloadResources }, problems) : [];
   const evaluation = planEval(resolved, platform, paths, options.eval, source);
   const serving =
     options.serve?.enabled === true
       ? planServe(
-          { pipeline: resolved.name, clusterName: platform.clusterName, namespace: platform.namespace, model: resolved.model.name, modelPath: paths.hfExportDir, trainingMachineType: slice.machineType, bucket: platform.bucket, cpuPool: platform.cpuPool.name },
+          { pipeline: resolved.name, clusterName: platform.clusterName, namespace: platform.namespace, model: resolved.model.name, modelPath: paths.hfExportDir, trainingMachineType: target.slice.machineType, bucket: platform.bucket, cpuPool: platform.cpuPool.name },
           options.serve,
           source,
         )
       : { problems: [] as string[], plan: undefined };
-  if (evaluation.problems.length + serving.problems.length > 0) throw new Error([...evaluation.problems, ...serving.problems].join('\n'));
-  const plan = evaluation.plan;
-  const runMinutes = (step: StepName) =>
-    step === 'eval' ? plan?.timeoutMinutes ?? 0 : options.timeoutMinutes?.[step] ?? resolved.timeoutMinutes[step];
-  const restarts = (step: StepName) =>
+  problems.push(...evaluation.problems, ...serving.problems);
+  if (!run) return undefined;
+  const baseLabels = { [PIPELINE_LABELS.partOf]: PART_OF, [PIPELINE_LABELS.pipeline]: resolved.name, [PIPELINE_LABELS.runId]: options.runId };
+  return { source, target, resolved, identity, paths, workloadResources, notices, evaluation, serve: serving.plan, baseLabels };
+}
+
+/**
+ * One attempt's deadline and the restarts of each step: the options' (ranges checked once, by the config schema,
+ * config/schema.ts), else the recipe's (training: by its slice's capacity type), eval's from its plan.
+ */
+function stepLimits(plan: PipelinePlan, options: PipelineOptions) {
+  const evalPlan = plan.evaluation.plan;
+  const runMinutes = (step: StepName): number =>
+    step === 'eval' ? evalPlan?.timeoutMinutes ?? 0 : options.timeoutMinutes?.[step] ?? plan.resolved.timeoutMinutes[step];
+  const restarts = (step: StepName): number =>
     step === 'eval'
-      ? // eval.maxRestarts, else the pipeline-wide maxRestarts (checked with the other steps below), else eval's default.
-        options.eval?.maxRestarts ?? options.maxRestarts ?? plan?.maxRestarts ?? 0
-      : options.maxRestarts ?? (step === 'train' ? DEFAULT_TRAIN_MAX_RESTARTS[group.capacity.type] : resolved.maxRestarts[step as Exclude<RecipeStepName, 'train'>]);
-  for (const step of RECIPE_STEP_NAMES) {
-    const m = runMinutes(step);
-    if (!(Number.isInteger(m) && m > 0 && m <= MAX_STEP_TIMEOUT_MINUTES)) {
-      throw new Error(`${source}.timeoutMinutes.${step} must be a whole number of minutes from 1 to ${MAX_STEP_TIMEOUT_MINUTES}, got ${m}`);
-    }
-    if (!(Number.isInteger(restarts(step)) && restarts(step) >= 0)) {
-      throw new Error(`${source}.maxRestarts must be a whole number >= 0, got ${restarts(step)}`);
-    }
+      ? // eval.maxRestarts, else the pipeline-wide maxRestarts, else eval's default.
+        options.eval?.maxRestarts ?? options.maxRestarts ?? evalPlan?.maxRestarts ?? 0
+      : options.maxRestarts ??
+        (step === 'train' ? DEFAULT_TRAIN_MAX_RESTARTS[plan.target.group.capacity.type] : plan.resolved.maxRestarts[step as Exclude<RecipeStepName, 'train'>]);
+  return { runMinutes, restarts };
+}
+
+/** What every step's JobSet shares: name, namespace, pod labels and service account, restarts and deadline. */
+function commonOf(plan: PipelinePlan, platform: Platform, options: PipelineOptions, step: StepName): JobSetCommon {
+  const limits = stepLimits(plan, options);
+  const pod: PodCommon = {
+    pipeline: plan.resolved.name,
+    serviceAccountName: platform.serviceAccountName,
+    labels: { ...plan.baseLabels, [PIPELINE_LABELS.step]: step, [QUEUE_LABEL]: platform.localQueue },
+  };
+  return {
+    name: jobSetName(plan.resolved.name, options.runId, step),
+    namespace: platform.namespace,
+    pod,
+    maxRestarts: limits.restarts(step),
+    activeDeadlineSeconds: limits.runMinutes(step) * 60,
+  };
+}
+
+/** The facts every run record of the pipeline holds. */
+const runFactsOf = (plan: PipelinePlan, options: PipelineOptions) => ({
+  runId: options.runId,
+  conversionKey: conversionKey(plan.resolved),
+  chips: plan.target.slice.chips * plan.target.slices,
+  slices: plan.target.slices,
+});
+
+/** The shell lines writing a step's run record at its start and end (jobs/run-record.ts). */
+function recordLines(plan: PipelinePlan, options: PipelineOptions, step: StepName): { start: string; end: string } {
+  const r = runRecord(plan.resolved, plan.paths, step, runFactsOf(plan, options));
+  const at = runRecordPath(plan.paths, step);
+  return { start: recordLine(r, at, 'start', shellQuote), end: recordLine(r, at, 'end', shellQuote) };
+}
+
+/** A conversion step: on the CPU pool (one pod), or the tutorials' shape (every VM of one slice starts, index 0 converts). */
+function conversionJobSet(plan: PipelinePlan, platform: Platform, options: PipelineOptions, step: 'to-maxtext' | 'to-hf'): { built: BuiltJobSet; runsOn: 'cpu' | 'tpu' } {
+  const { resolved, paths } = plan;
+  const ctx: CommandContext = { recipe: resolved, paths };
+  const onCpu = resolved.conversionOn !== 'tpu';
+  const conf = step === 'to-maxtext' ? resolved.toMaxText : resolved.toHf;
+  const tutorialInv = step === 'to-maxtext' ? toMaxTextInvocation(ctx) : toHfInvocation(ctx);
+  const inv = onCpu ? placeOnCpu(tutorialInv) : tutorialInv;
+  const skipIfExists = step === 'to-maxtext' && conf.reuseExisting !== false ? `${paths.maxtextDir}0/commit_success.txt` : undefined;
+  const common = commonOf(plan, platform, options, step);
+  const record = recordLines(plan, options, step);
+  if (onCpu) {
+    const script = buildScript(inv, { skipIfExists, retryTransientOnce: true, record });
+    const resources = conf.resources ?? DEFAULT_CONVERSION_RESOURCES;
+    return { built: cpuPodJobSet(common, { image: resolved.image, script, resources }, platform.cpuPool.name), runsOn: 'cpu' };
   }
-  const queueMinutes = options.queueMinutes ?? DEFAULT_QUEUE_MINUTES;
-  if (!(Number.isInteger(queueMinutes) && queueMinutes >= 0 && queueMinutes <= MAX_QUEUE_MINUTES)) {
-    throw new Error(`${source}.queueMinutes must be a whole number of minutes from 0 to ${MAX_QUEUE_MINUTES}, got ${queueMinutes}`);
+  const script = buildScript(inv, { onlyIndexZero: true, skipIfExists, retryTransientOnce: true, record });
+  return { built: multiHostJaxJobSet(common, { image: resolved.image, script }, plan.target.slice, 1, false), runsOn: 'tpu' };
+}
+
+/** The training step: Pathways (head + workers) or multi-host JAX, with the recipe's files mounted. */
+function trainJobSet(plan: PipelinePlan, platform: Platform, options: PipelineOptions): BuiltJobSet {
+  const { resolved, paths, target } = plan;
+  const t = resolved.train;
+  const tpuEnvPrelude = resolved.tpuVmEnv ? ['TPU_NAME="$(hostname)"', 'export TPU_NAME'] : [];
+  const script = buildScript(trainInvocation({ recipe: resolved, paths }), { prelude: [...tpuEnvPrelude, ...trainPrelude(t)], record: recordLines(plan, options, 'train') });
+  const env = { ...(resolved.tpuVmEnv ? tpuVmEnv(target.slice) : {}), ...t.env };
+  const extraVolumes = (resolved.files ?? []).length > 0 ? [filesVolume(resolved.name)] : undefined;
+  const common = commonOf(plan, platform, options, 'train');
+  if (resolved.runtime === 'pathways' && resolved.pathways) {
+    return pathwaysJobSet(
+      common,
+      { image: resolved.image, script, env, resources: plan.workloadResources, extraVolumes },
+      {
+        slice: target.slice,
+        slices: target.slices,
+        scratch: paths.pathwaysScratch ?? `gs://${platform.bucket}/${platform.pathwaysScratchPrefix}`,
+        headNodePool: platform.cpuPool.name,
+        proxyEnv: resolved.pathways.proxyEnv,
+        serverEnv: resolved.pathways.serverEnv,
+        workerEnv: resolved.pathways.workerEnv,
+        proxyImage: resolved.pathways.proxyImage,
+        serverImage: resolved.pathways.serverImage,
+      },
+    );
   }
-  const common = (step: StepName): JobSetCommon => {
-    const pod: PodCommon = {
-      pipeline: resolved.name,
-      serviceAccountName: platform.serviceAccountName,
-      labels: { ...baseLabels, [PIPELINE_LABELS.step]: step, [QUEUE_LABEL]: platform.localQueue },
-    };
-    return {
-      name: jobSetName(resolved.name, options.runId, step),
-      namespace: platform.namespace,
-      pod,
-      maxRestarts: restarts(step),
-      activeDeadlineSeconds: runMinutes(step) * 60,
-    };
-  };
+  return multiHostJaxJobSet(common, { image: resolved.image, script, env, extraVolumes }, target.slice, target.slices, true);
+}
 
-  const runFacts = { runId: options.runId, conversionKey: conversionKey(resolved), chips: slice.chips * slices, slices };
-  const record = (step: StepName) => {
-    const r = runRecord(resolved, paths, step, runFacts);
-    const at = runRecordPath(paths, step);
-    return { start: recordLine(r, at, 'start', shellQuote), end: recordLine(r, at, 'end', shellQuote) };
-  };
-  const conversion = (step: 'to-maxtext' | 'to-hf'): { built: BuiltJobSet; runsOn: 'cpu' | 'tpu' } => {
-    const conf = step === 'to-maxtext' ? resolved.toMaxText : resolved.toHf;
-    const tutorialInv = step === 'to-maxtext' ? toMaxTextInvocation(ctx) : toHfInvocation(ctx);
-    const inv = onCpu ? placeOnCpu(tutorialInv) : tutorialInv;
-    const skipIfExists = step === 'to-maxtext' && conf.reuseExisting !== false ? `${paths.maxtextDir}0/commit_success.txt` : undefined;
-    if (onCpu) {
-      const script = buildScript(inv, { skipIfExists, retryTransientOnce: true, record: record(step) });
-      return {
-        built: cpuPodJobSet(common(step), { image: resolved.image, script, resources: conversionResources(conf.resources) }, platform.cpuPool.name),
-        runsOn: 'cpu',
-      };
-    }
-    // The tutorials' shape: every VM of one slice starts, index 0 converts, the others exit 0.
-    const script = buildScript(inv, { onlyIndexZero: true, skipIfExists, retryTransientOnce: true, record: record(step) });
-    return { built: multiHostJaxJobSet(common(step), { image: resolved.image, script }, slice, 1, false), runsOn: 'tpu' };
-  };
+/** The built JobSets in order. */
+type BuiltStep = { readonly name: StepName; readonly built: BuiltJobSet; readonly runsOn: 'cpu' | 'tpu'; readonly slices: number };
 
-  const train = (): BuiltJobSet => {
-    const t = resolved.train;
-    const tpuEnvPrelude = resolved.tpuVmEnv ? ['TPU_NAME="$(hostname)"', 'export TPU_NAME'] : [];
-    const script = buildScript(trainInvocation(ctx), { prelude: [...tpuEnvPrelude, ...trainPrelude(t)], record: record('train') });
-    const env = { ...(resolved.tpuVmEnv ? tpuVmEnv(slice) : {}), ...t.env };
-    const extraVolumes = files.length > 0 ? [filesVolume(resolved.name)] : undefined;
-    if (resolved.runtime === 'pathways' && resolved.pathways) {
-      return pathwaysJobSet(
-        common('train'),
-        { image: resolved.image, script, env, resources: workloadResources, extraVolumes },
-        {
-          slice,
-          slices,
-          scratch: paths.pathwaysScratch ?? `gs://${platform.bucket}/${platform.pathwaysScratchPrefix}`,
-          headNodePool: platform.cpuPool.name,
-          proxyEnv: resolved.pathways.proxyEnv,
-          serverEnv: resolved.pathways.serverEnv,
-          workerEnv: resolved.pathways.workerEnv,
-          proxyImage: resolved.pathways.proxyImage,
-          serverImage: resolved.pathways.serverImage,
-        },
-      );
-    }
-    return multiHostJaxJobSet(common('train'), { image: resolved.image, script, env, extraVolumes }, slice, slices, true);
-  };
-
-  const toMaxText = conversion('to-maxtext');
-  const trained = train();
-  const toHf = conversion('to-hf');
-  const built: Array<{ name: StepName; built: BuiltJobSet; runsOn: 'cpu' | 'tpu'; slices: number }> = [
+function builtSteps(plan: PipelinePlan, platform: Platform, options: PipelineOptions): BuiltStep[] {
+  const toMaxText = conversionJobSet(plan, platform, options, 'to-maxtext');
+  const trained = trainJobSet(plan, platform, options);
+  const toHf = conversionJobSet(plan, platform, options, 'to-hf');
+  const evalPlan = plan.evaluation.plan;
+  return [
     { name: 'to-maxtext', built: toMaxText.built, runsOn: toMaxText.runsOn, slices: 1 },
-    { name: 'train', built: trained, runsOn: 'tpu', slices },
+    { name: 'train', built: trained, runsOn: 'tpu', slices: plan.target.slices },
     { name: 'to-hf', built: toHf.built, runsOn: toHf.runsOn, slices: 1 },
-    ...(plan ? [{ name: 'eval' as const, built: evalJobSet(common('eval'), plan, platform, resolved.name), runsOn: 'tpu' as const, slices: 1 }] : []),
+    ...(evalPlan ? [{ name: 'eval' as const, built: evalJobSet(commonOf(plan, platform, options, 'eval'), evalPlan, platform, plan.resolved.name), runsOn: 'tpu' as const, slices: 1 }] : []),
   ];
+}
 
-  checkJobSetNames(
-    resolved.name,
-    options.runId,
-    built.map(({ name, built: b }) => ({ step: name, replicatedJobs: b.replicatedJobs, coordinator: b.coordinator })),
-    source,
-    runIdSource,
-  );
-  const difference = maxtextDifference(resolved);
+/** The steps with their names, waits, selectors and the hash chain that replaces a changed step and every later one. */
+function pipelineSteps(plan: PipelinePlan, platform: Platform, options: PipelineOptions, built: readonly BuiltStep[]): PipelineStep[] {
+  const { runMinutes } = stepLimits(plan, options);
+  const queueMinutes = options.queueMinutes ?? DEFAULT_QUEUE_MINUTES;
+  const evalPlan = plan.evaluation.plan;
   let previousHash = '';
-  const steps: PipelineStep[] = built.map(({ name, built: b, runsOn, slices: n }) => {
-    const c = common(name);
+  return built.map(({ name, built: b, runsOn, slices: n }) => {
+    const c = commonOf(plan, platform, options, name);
     previousHash = chainHash(previousHash, b.manifest);
     const selector = mainPodSelector(c.name, b.mainReplicatedJob);
     return {
@@ -572,27 +685,38 @@ export function buildPipeline(recipe: Recipe, platform: Platform, options: Pipel
       logsCommand: logsCommand(platform.namespace, selector),
       statusCommand: `kubectl get jobset -n ${platform.namespace} ${c.name}`,
       runsOn,
-      ...(runsOn === 'tpu' ? { tpu: { slice: name === 'eval' && plan ? plan.group.slice : slice, slices: n } } : {}),
+      ...(runsOn === 'tpu' ? { tpu: { slice: name === 'eval' && evalPlan ? evalPlan.group.slice : plan.target.slice, slices: n } } : {}),
       specHash: previousHash,
     };
   });
-  // Flex-start nodes live at most maxRunDuration (GKE deletes them then, and the pool's autoscaler provisions new ones
-  // for the restarted pods): an attempt longer than that would always be cut short. A cut-short attempt restarts and
-  // resumes from its newest checkpoint, so only one attempt, not all of them, has to fit.
-  for (const step of steps.filter((s) => s.runsOn === 'tpu')) {
-    const capacity = step.name === 'eval' && plan ? plan.group.capacity : group.capacity;
-    if (capacity.type === 'flex-start') {
-      const lifetimeMinutes = capacity.maxRunDurationSeconds / 60;
-      if (step.timeoutMinutes > lifetimeMinutes) {
-        throw new Error(
-          `${source}: step ${step.name} may run timeoutMinutes ${step.timeoutMinutes} minutes per attempt on flex-start nodes ` +
-            `that live at most ${lifetimeMinutes} minutes (flexStartMaxRunHours); ` +
-            `raise flexStartMaxRunHours to at least ${Math.ceil(step.timeoutMinutes / 60)} or lower ${step.name === 'eval' ? 'eval.timeoutMinutes' : `timeoutMinutes.${step.name}`}`,
-        );
-      }
-    }
-  }
+}
 
+/**
+ * Flex-start nodes live at most maxRunDuration (GKE deletes them then, and the pool's autoscaler provisions new ones
+ * for the restarted pods): an attempt longer than that would always be cut short. A cut-short attempt restarts and
+ * resumes from its newest checkpoint, so only one attempt, not all of them, has to fit.
+ */
+function flexStartProblems(plan: PipelinePlan, steps: readonly PipelineStep[]): string[] {
+  return steps
+    .filter((s) => s.runsOn === 'tpu')
+    .flatMap((step) => {
+      const capacity = step.name === 'eval' && plan.evaluation.plan ? plan.evaluation.plan.group.capacity : plan.target.group.capacity;
+      if (capacity.type !== 'flex-start' || step.timeoutMinutes <= capacity.maxRunDurationSeconds / 60) return [];
+      const lifetimeMinutes = capacity.maxRunDurationSeconds / 60;
+      return [
+        `${plan.source}: step ${step.name} may run timeoutMinutes ${step.timeoutMinutes} minutes per attempt on flex-start nodes ` +
+          `that live at most ${lifetimeMinutes} minutes (flexStartMaxRunHours); ` +
+          `raise flexStartMaxRunHours to at least ${Math.ceil(step.timeoutMinutes / 60)} or lower ${step.name === 'eval' ? 'eval.timeoutMinutes' : `timeoutMinutes.${step.name}`}`,
+      ];
+    });
+}
+
+/** The Pipeline object of a plan and its steps. */
+function assemble(plan: PipelinePlan, platform: Platform, options: PipelineOptions, steps: PipelineStep[]): Pipeline {
+  const { resolved, paths, target, evaluation } = plan;
+  const files = resolved.files ?? [];
+  const difference = maxtextDifference(resolved);
+  const runFacts = runFactsOf(plan, options);
   return {
     name: resolved.name,
     runId: options.runId,
@@ -607,23 +731,47 @@ export function buildPipeline(recipe: Recipe, platform: Platform, options: Pipel
     },
     runtime: resolved.runtime,
     namespace: platform.namespace,
-    slice,
-    slices,
+    slice: target.slice,
+    slices: target.slices,
     recipe: resolved,
     steps,
-    secretProviderClass: buildSecretProviderClass(resolved.name, platform, baseLabels),
-    ...(files.length > 0 ? { filesConfigMap: buildFilesConfigMap(resolved.name, platform.namespace, baseLabels, files) } : {}),
+    secretProviderClass: buildSecretProviderClass(resolved.name, platform, plan.baseLabels),
+    ...(files.length > 0 ? { filesConfigMap: buildFilesConfigMap(resolved.name, platform.namespace, plan.baseLabels, files) } : {}),
     runRecords: Object.fromEntries(
       RECIPE_STEP_NAMES.map((step) => [step, { path: runRecordPath(paths, step), record: runRecord(resolved, paths, step, runFacts) }]),
     ) as Record<StepName, { path: string; record: RunRecord }>,
     paths,
-    labels: baseLabels,
+    labels: plan.baseLabels,
     images: imagesIn(steps.map((s) => s.manifest)),
-    ...(plan ? { eval: plan } : {}),
-    ...(serving.plan ? { serve: serving.plan } : {}),
-    notices: [...notices, ...(evaluation.notice ? [evaluation.notice] : [])],
+    ...(evaluation.plan ? { eval: evaluation.plan } : {}),
+    ...(plan.serve ? { serve: plan.serve } : {}),
+    notices: [...plan.notices, ...(evaluation.notice ? [evaluation.notice] : [])],
     ...(difference !== undefined ? { maxtextDifference: difference } : {}),
   };
+}
+
+/**
+ * Builds the pipeline, in one pass over its problems: every problem of its options, names, recipe rules (jobs/validate.ts),
+ * eval and serve is collected and thrown together (PipelineProblems, one per line), or none is.
+ */
+export function buildPipeline(recipe: Recipe, platform: Platform, options: PipelineOptions): Pipeline {
+  const source = options.configSource ?? recipe.name;
+  const runIdSource = options.runIdSource ?? `${source}.runId`;
+  const problems: string[] = [];
+  collect(problems, () => checkRunId(options.runId, runIdSource));
+  const runIdOk = problems.length === 0;
+  const target = targetOf(recipe, platform, options, source, problems);
+  const plan = target ? planPipeline(recipe, platform, options, source, target, problems) : undefined;
+  if (!plan || problems.length > 0) throw new PipelineProblems(problems);
+  const built = builtSteps(plan, platform, options);
+  if (runIdOk) {
+    const shapes = built.map(({ name, built: b }) => ({ step: name, replicatedJobs: b.replicatedJobs, coordinator: b.coordinator }));
+    collect(problems, () => checkJobSetNames(plan.resolved.name, options.runId, shapes, source, runIdSource));
+  }
+  const steps = pipelineSteps(plan, platform, options, built);
+  problems.push(...flexStartProblems(plan, steps));
+  if (problems.length > 0) throw new PipelineProblems(problems);
+  return assemble(plan, platform, options, steps);
 }
 
 /** The longest run id `recipe` accepts on `platform` (every name and label value JobSet derives stays valid). */

@@ -16,6 +16,7 @@ import type { Pipeline, PipelineStep } from './pipeline';
 import { PATHWAYS_IMAGES } from './jobset';
 import type { CapacityType } from './capacity';
 import { lineageLine } from './lineage';
+import type { TrainKind } from './methods';
 
 /** Version of the record's shape; a record of another version is read as "not understood" (status says so). */
 export const RECORD_VERSION = 1;
@@ -74,7 +75,7 @@ export interface PipelineRecord {
   readonly cluster: string;
   readonly namespace: string;
   /** `sft` or `rl`: which progress lines training logs (jobs/run-log.ts). */
-  readonly trainKind: 'sft' | 'rl';
+  readonly trainKind: TrainKind;
   /** The TPU slice training runs on, and the capacity it is paid as. */
   readonly slice: { readonly acceleratorType: string; readonly machineType: string; readonly topology: string; readonly chips: number };
   readonly capacity: CapacityType | 'on-demand';

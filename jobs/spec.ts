@@ -26,40 +26,16 @@
 import { checkpointPeriod } from './maxtext';
 import { exportNameOf, hasStandaloneVllmMapping, hfRepoProblem, MODEL_KEYS, modelRow, STANDALONE_VLLM_PREFIXES } from './models';
 import { CONFIGMAP_KEY, CONFIGMAP_MAX_BYTES, configMapBytes, RECIPE_FILES_DIR } from './recipe-files';
-import { CONVERSION_MAX_RESTARTS, CONVERSION_TIMEOUT_MINUTES, TUTORIAL_IMAGE } from './recipes/common';
+import { DatasetSpec, Method, methodArgs, methodOf, METHOD_ROWS, METHODS, rowOf, rowOfMethod } from './methods';
+import type { TrainingSetting } from './methods/types';
 import { JsonValue, MaxTextArgs, Recipe, RecipeFile, RunLineage } from './recipes/types';
 import { acceleratorTypeExamples, sliceProblem, slicesForAcceleratorType, TpuMachineType, tpuSlice } from './tpu';
 
-/** Post-training methods a config entry may name: SFT, and RL with the GRPO or GSPO-token loss. */
-export const METHODS = ['sft', 'grpo', 'gspo'] as const;
-export type Method = (typeof METHODS)[number];
-/** `rl.loss_algo` of each RL method (types.py RL.loss_algo). */
-export const LOSS_ALGO: Readonly<Record<Exclude<Method, 'sft'>, string>> = { grpo: 'grpo', gspo: 'gspo-token' };
+export type { DatasetSpec, Method } from './methods';
+export { DEFAULT_SFT_COLUMNS, LOSS_ALGO, METHODS, methodOf } from './methods';
 
-/** The steps a new pipeline trains when `steps` is not set: tutorial 003's 1000 SFT steps, tutorials' 50 RL batches. */
-export const DEFAULT_STEPS: Readonly<Record<'sft' | 'rl', number>> = { sft: 1000, rl: 50 };
-/** The chat column(s) SFT trains on when the dataset does not say (sft.yml `train_data_columns`). */
-export const DEFAULT_SFT_COLUMNS: readonly string[] = ['messages'];
 /** LoRA alpha when not set: the rank (adapter scale alpha/rank = 1); MaxText's own default 0.0 would scale it to nothing. */
 export const loraAlphaDefault = (rank: number): number => rank;
-
-/** The dataset of an entry, as the config file spells it. */
-export interface DatasetSpec {
-  /** Hugging Face dataset repository, e.g. `HuggingFaceH4/ultrachat_200k`. */
-  readonly hf?: string;
-  /** The dataset's config (subset), e.g. `main`. @default - none */
-  readonly config?: string;
-  /** Training split. @default - MaxText's: `train` */
-  readonly split?: string;
-  /** RL only: the evaluation split. @default - MaxText's: `test` */
-  readonly evalSplit?: string;
-  /** Dataset commit, recorded in the run record (MaxText 0.2.4 has no key to pin it). @default - none */
-  readonly revision?: string;
-  /** SFT only: the chat column(s). @default DEFAULT_SFT_COLUMNS */
-  readonly columns?: readonly string[];
-  /** RL only: MaxText `data_template_path` (prompt template). @default - rl.yml's (gsm8k_rl.json) or the preset's */
-  readonly template?: string;
-}
 
 /** A file the config read for an entry: its text, or why it could not be used (config/ decides). */
 export interface SpecFile {
@@ -96,13 +72,19 @@ export interface PipelineSpec {
   readonly tokenizer?: string;
   /** @default - the preset's */
   readonly dataset?: DatasetSpec;
+  /** The dataset's template and processor files, read by config/ (`dataset.template`, `dataset.processor`). @default - none */
+  readonly datasetFiles?: { readonly template?: SpecFile; readonly processor?: SpecFile };
   /** The reward file and the names of its reward functions. @default - MaxText's built-in rewards */
   readonly reward?: { readonly file: SpecFile; readonly functions?: readonly string[] };
+  /** Typed training settings of the method (jobs/methods/ `settings`), by name. @default - none: each setting's default runs */
+  readonly training?: Readonly<Record<string, number | string | boolean>>;
+  /** The keys of the entry's `overrides` (an override of a key a given training setting sets is refused). @default - none */
+  readonly overrideKeys?: readonly string[];
   /** SFT only. @default - none (full fine-tune) */
   readonly lora?: { readonly rank: number; readonly alpha?: number; readonly modules?: string };
   /** Cloud TPU accelerator type, e.g. `v6e-8`. @default - the preset's, else `defaultSlice` */
   readonly slice?: string;
-  /** Training steps (SFT `steps`; RL `num_batches`). @default - the preset's, else DEFAULT_STEPS */
+  /** Training steps (the method's `stepsKey`: SFT and DPO `steps`, RL `num_batches`). @default - the preset's, else the method table row's `defaultSteps` */
   readonly steps?: number;
   /** The slice shape a new pipeline trains on without `slice`: infra's main slices. */
   readonly defaultSlice: { readonly machineType: TpuMachineType; readonly topology: string };
@@ -119,7 +101,7 @@ export interface ResolvedSpec {
 /** True when an entry changes nothing a preset fixes (only deploy options: runId, image, ...). */
 export function isPlainEntry(spec: PipelineSpec): boolean {
   return (
-    [spec.extends, spec.method, spec.model, spec.hfModel, spec.hfRevision, spec.hfArchitecture, spec.tokenizer, spec.dataset, spec.reward, spec.lora, spec.slice, spec.steps]
+    [spec.extends, spec.method, spec.model, spec.hfModel, spec.hfRevision, spec.hfArchitecture, spec.tokenizer, spec.dataset, spec.reward, spec.lora, spec.slice, spec.steps, spec.training]
       .every((v) => v === undefined)
   );
 }
@@ -151,71 +133,13 @@ export function rewardFunctionsIn(content: string): string[] {
   return [...content.matchAll(/^def\s+([A-Za-z_][A-Za-z0-9_]*)\s*\(\s*prompts\s*,\s*completions\b/gm)].map((m) => m[1]);
 }
 
-/** The method a recipe trains with. */
-export function methodOf(recipe: Recipe): Method {
-  if (recipe.train.kind === 'sft') return 'sft';
-  return recipe.train.args['rl.loss_algo'] === LOSS_ALGO.gspo ? 'gspo' : 'grpo';
-}
-
 /** Whether the RL recipe runs the MaxText model inside vLLM (train_rl.py: "MaxText" in vllm_hf_overrides.architectures). */
 export function usesMaxTextOnVllm(recipe: Recipe): boolean {
   return /MaxText/.test(JSON.stringify(recipe.train.args['vllm_hf_overrides'] ?? {}));
 }
 
-const CONVERSION = { maxRestarts: { 'to-maxtext': CONVERSION_MAX_RESTARTS, 'to-hf': CONVERSION_MAX_RESTARTS } } as const;
-/** What both method bases share: a single-VM v6e-8 on McJAX with the tutorial image and the conversions' limits. */
-const BASE_SHAPE = {
-  model: { name: '', hfRepo: '' },
-  slice: { machineType: 'ct6e-standard-8t', topology: '2x4' },
-  image: TUTORIAL_IMAGE,
-  runtime: 'mcjax',
-  ...CONVERSION,
-  timeoutMinutes: { 'to-maxtext': CONVERSION_TIMEOUT_MINUTES, train: 720, 'to-hf': CONVERSION_TIMEOUT_MINUTES },
-} as const;
-const TO_HF_ARGS = { skip_jax_distributed_system: true, hardware: 'cpu', scan_layers: true, use_multimodal: false, weight_dtype: 'bfloat16' } as const;
-
-/**
- * The base of a new pipeline without `extends`, per method: McJAX (one JAX process per TPU VM), conversions on the CPU
- * pool with McJAX checkpoint storage (OCDBT + Zarr3 on, `$((1 - USE_PATHWAYS))`), scanned layers everywhere. RL's base
- * is tutorial 002's single-host shape (no Pathways; MaxText's standalone vLLM sampler on the same chips); RL on a
- * multi-host slice needs Pathways: extend rl-qwen3 or rl-gemma4. Model, data, slice and steps are filled in by
- * resolveSpec.
- */
-export const METHOD_BASES: Readonly<Record<'sft' | 'rl', Recipe>> = {
-  sft: {
-    name: 'sft',
-    tutorial: '-',
-    description: 'SFT (train_sft) on multi-host JAX',
-    ...BASE_SHAPE,
-    toMaxText: {
-      args: { scan_layers: true, use_multimodal: false, skip_jax_distributed_system: true, checkpoint_storage_use_zarr3: 1, checkpoint_storage_use_ocdbt: 1, hardware: 'cpu' },
-      flags: { lazy_load_tensors: true },
-    },
-    train: {
-      kind: 'sft',
-      args: { run_name: 'sft', dataset_type: 'hf', per_device_batch_size: 1, steps: DEFAULT_STEPS.sft, skip_jax_distributed_system: false },
-      env: { JAX_PLATFORMS: 'tpu,cpu', ENABLE_PJRT_COMPATIBILITY: 'true' },
-    },
-    toHf: { args: TO_HF_ARGS },
-  },
-  rl: {
-    name: 'rl',
-    tutorial: '-',
-    description: 'RL (train_rl) on a single TPU VM, McJAX',
-    ...BASE_SHAPE,
-    toMaxText: {
-      args: { scan_layers: true, use_multimodal: false, hardware: 'cpu', skip_jax_distributed_system: true, checkpoint_storage_use_zarr3: 1, checkpoint_storage_use_ocdbt: 1 },
-      flags: { lazy_load_tensors: false },
-    },
-    train: {
-      kind: 'rl',
-      args: { run_name: 'rl', num_batches: DEFAULT_STEPS.rl, num_test_batches: 10, rollout_data_parallelism: 1, rollout_tensor_parallelism: -1 },
-      env: {},
-    },
-    toHf: { args: TO_HF_ARGS },
-    tpuVmEnv: true,
-  },
-};
+/** The bases of a new pipeline without `extends`, by method table row (jobs/methods/: each row's `base`). */
+export const METHOD_BASES: readonly Recipe[] = METHOD_ROWS.map((r) => r.base);
 
 type Problems = string[];
 
@@ -241,7 +165,7 @@ function baseOf(spec: PipelineSpec, presets: Readonly<Record<string, Recipe>>, p
       return { base };
     }
     const wanted = spec.method as Method;
-    if (base && (wanted === 'sft') !== (base.train.kind === 'sft')) {
+    if (base && rowOfMethod(wanted) !== rowOf(base)) {
       problems.push(
         `${spec.source}.method: '${wanted}' cannot change ${presetName}'s method (${methodOf(base)}); extend a preset of the same kind, or leave out extends`,
       );
@@ -249,7 +173,7 @@ function baseOf(spec: PipelineSpec, presets: Readonly<Record<string, Recipe>>, p
     }
     method = wanted;
   }
-  if (!base && method) base = METHOD_BASES[method === 'sft' ? 'sft' : 'rl'];
+  if (!base && method) base = rowOfMethod(method)!.base;
   return { base, method };
 }
 
@@ -302,47 +226,17 @@ function applyModel(spec: PipelineSpec, recipe: Recipe, problems: Problems, noti
   return out;
 }
 
-/** Dataset fields per method. */
+/** Dataset fields, by the method table row's data checks. */
 function applyDataset(spec: PipelineSpec, recipe: Recipe, problems: Problems, notices: string[]): Recipe {
   const d = spec.dataset;
   if (d === undefined) return recipe;
   const at = `${spec.source}.dataset`;
-  const sft = recipe.train.kind === 'sft';
-  if (d.hf === undefined || d.hf.trim() === '') problems.push(`${at}.hf: is required (the Hugging Face dataset repository, e.g. ${sft ? 'HuggingFaceH4/ultrachat_200k' : 'openai/gsm8k'})`);
-  if (sft && (d.template !== undefined || d.evalSplit !== undefined)) {
-    problems.push(`${at}: ${d.template !== undefined ? 'template' : 'evalSplit'} is for RL (data_template_path, eval_split); SFT reads hf, config, split and columns`);
-  }
-  if (!sft && d.columns !== undefined) {
-    problems.push(
-      `${at}.columns: RL reads a question column (problem, prompt or question) and an answer column (answer, solution or expected_answer) ` +
-        `by name (MaxText rl/utils_rl.py process_data), got ${JSON.stringify(d.columns)}; use a dataset with those columns`,
-    );
-  }
-  if (sft && d.columns !== undefined && (d.columns.length === 0 || d.columns.some((c) => c.trim() === ''))) {
-    problems.push(`${at}.columns: must name at least one column (the chat messages, e.g. ["messages"]), got ${JSON.stringify(d.columns)}`);
-  }
+  const data = rowOf(recipe).dataset(d, at);
+  problems.push(...data.problems);
   if (d.revision !== undefined) {
     notices.push(`${at}.revision: recorded in the run record only: MaxText 0.2.4 has no key to pin a dataset revision, so training reads what the Hub serves then`);
   }
-  const hf = d.hf ?? '';
-  const optional = (key: string, value: string | undefined): MaxTextArgs => (value !== undefined ? { [key]: value } : {});
-  if (sft) {
-    return withArgs(recipe, {
-      dataset_type: 'hf',
-      hf_path: hf,
-      ...optional('hf_name', d.config),
-      ...optional('train_split', d.split),
-      train_data_columns: [...(d.columns ?? DEFAULT_SFT_COLUMNS)],
-    });
-  }
-  return withArgs(recipe, {
-    dataset_name: hf,
-    eval_dataset_name: hf,
-    ...optional('hf_subset', d.config),
-    ...optional('train_split', d.split),
-    ...optional('eval_split', d.evalSplit),
-    ...optional('data_template_path', d.template),
-  });
+  return withArgs(recipe, data.args);
 }
 
 /** The reward file: RL only, a .py in the repository within a ConfigMap, with MaxText-shaped functions. */
@@ -350,8 +244,9 @@ function applyReward(spec: PipelineSpec, recipe: Recipe, problems: Problems): { 
   const r = spec.reward;
   if (r === undefined) return { recipe };
   const at = `${spec.source}.reward`;
-  if (recipe.train.kind !== 'rl') {
-    problems.push(`${at}: a reward file is for RL (grpo, gspo); ${spec.name} trains with sft, got '${r.file.path}'`);
+  if (!rowOf(recipe).reward) {
+    const rewarded = METHODS.filter((m) => rowOfMethod(m)?.reward);
+    problems.push(`${at}: a reward file is for RL (${rewarded.join(', ')}); ${spec.name} trains with ${methodOf(recipe)}, got '${r.file.path}'`);
     return { recipe };
   }
   if (r.file.problem !== undefined || r.file.content === undefined || r.file.sha256 === undefined) {
@@ -391,13 +286,128 @@ function applyReward(spec: PipelineSpec, recipe: Recipe, problems: Problems): { 
   };
 }
 
+/** Why a shipped file cannot be used, or undefined: its reading problem, its ConfigMap key. */
+function shippedFileProblem(file: SpecFile, at: string): string | undefined {
+  if (file.problem !== undefined || file.content === undefined || file.sha256 === undefined) return `${at}: '${file.path}' ${file.problem ?? 'could not be read'}`;
+  if (!CONFIGMAP_KEY.test(file.name)) return `${at}: file name '${file.name}' must be letters, digits, '-', '_' or '.' (it becomes a ConfigMap key)`;
+  return undefined;
+}
+
+/**
+ * What MaxText needs of a dataset template (maxtext-v0.2.4 input_pipeline/instruction_data_processing.py
+ * load_data_template_from_file: `json.load`, else None and train_rl.py prepare_datasets raises "Data template is
+ * required"; rl/utils_rl.py process_data l.657-658 formats `TEMPLATE` and `SYSTEM_PROMPT`), or undefined.
+ */
+export function templateProblem(content: string): string | undefined {
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(content);
+  } catch (err) {
+    return `is not valid JSON (${(err as Error).message}); MaxText's load_data_template_from_file returns None and train_rl stops`;
+  }
+  const o = parsed as Record<string, unknown>;
+  const missing = ['TEMPLATE', 'SYSTEM_PROMPT'].filter((k) => parsed === null || typeof parsed !== 'object' || typeof o[k] !== 'string');
+  return missing.length > 0 ? `has no string ${missing.join(' or ')} (rl/utils_rl.py process_data formats both)` : undefined;
+}
+
+/** A processor file defines a top-level `def process_data(` (rl/utils_rl.py load_custom_callable: getattr "process_data"). */
+export const definesProcessData = (content: string): boolean => /^def\s+process_data\s*\(/m.test(content);
+
+/** The dataset's template and processor files: shipped beside the reward file, passed as data_template_path and dataset_processor_path. */
+function applyDatasetFiles(spec: PipelineSpec, recipe: Recipe, problems: Problems): { recipe: Recipe; files: RecipeFile[] } {
+  const given = spec.datasetFiles ?? {};
+  const entries = ([['template', 'data_template_path'], ['processor', 'dataset_processor_path']] as const).filter(([k]) => given[k] !== undefined);
+  if (entries.length === 0 || !rowOf(recipe).datasetFiles) return { recipe, files: [] };
+  const files: RecipeFile[] = [];
+  let out = recipe;
+  for (const [kind, key] of entries) {
+    const file = given[kind]!;
+    const at = `${spec.source}.dataset.${kind}`;
+    const problem =
+      shippedFileProblem(file, at) ??
+      (kind === 'template' ? templateProblem(file.content!) : definesProcessData(file.content!) ? undefined : "defines no top-level 'def process_data(dataset_name, model_tokenizer, template_config, tmvp_config, x)'");
+    if (problem !== undefined) {
+      problems.push(problem.startsWith(at) ? problem : `${at}: '${file.path}' ${problem}`);
+      continue;
+    }
+    files.push({ name: file.name, content: file.content!, sha256: file.sha256!, path: file.path });
+    out = withArgs(out, { [key]: `${RECIPE_FILES_DIR}/${file.name}` });
+  }
+  return { recipe: out, files };
+}
+
+/** Why a training setting's value is refused, or undefined. */
+function settingProblem(setting: TrainingSetting, value: number | string | boolean): string | undefined {
+  const n = typeof value === 'number' ? value : NaN;
+  switch (setting.kind) {
+    case 'int':
+      return Number.isInteger(n) && n >= 1 ? undefined : 'a whole number >= 1';
+    case 'positive':
+      return n > 0 ? undefined : 'a number > 0';
+    case 'nonneg':
+      return n >= 0 ? undefined : 'a number >= 0';
+    case 'fraction':
+      return n >= 0 && n <= 1 ? undefined : 'a number from 0 to 1';
+    case 'bool':
+      return typeof value === 'boolean' ? undefined : 'true or false';
+    default:
+      return typeof value === 'string' && (setting.values ?? []).includes(value) ? undefined : `one of ${(setting.values ?? []).join(', ')}`;
+  }
+}
+
+/**
+ * The typed training settings (`training.<name>`): each sets its MaxText key (jobs/methods/ `settings`), in the row's
+ * order; a name the method does not have, a value out of range, or an override of the same key is refused.
+ */
+function applyTraining(spec: PipelineSpec, recipe: Recipe, problems: Problems): Recipe {
+  const given = spec.training;
+  if (given === undefined) return recipe;
+  const row = rowOf(recipe);
+  const method = methodOf(recipe);
+  const names = Object.keys(row.settings);
+  for (const name of Object.keys(given).filter((k) => !names.includes(k))) {
+    problems.push(`${spec.source}.training.${JSON.stringify(name).slice(1, -1)}: not a setting of ${method}; ${method} has ${names.join(', ')}${didYouMean(name, names)}`);
+  }
+  let out = recipe;
+  for (const [name, setting] of Object.entries(row.settings)) {
+    const value = given[name];
+    if (value === undefined) continue;
+    const at = `${spec.source}.training.${name}`;
+    const bad = settingProblem(setting, value);
+    if (bad) {
+      problems.push(`${at}: must be ${bad} (MaxText ${setting.key}), got ${JSON.stringify(value)}`);
+      continue;
+    }
+    const args = setting.toArgs && typeof value === 'number' ? setting.toArgs(value, out.train.args) : { [setting.key]: value };
+    for (const key of Object.keys(args).filter((k) => spec.overrideKeys?.includes(k))) {
+      problems.push(`${spec.source}.overrides.${key}: ${at} sets ${key}; set one of them`);
+    }
+    out = { ...withArgs(out, args), trainingKeys: { ...out.trainingKeys, ...Object.fromEntries(Object.keys(args).map((k) => [k, name])) } };
+  }
+  return out;
+}
+
+/** The value of each typed setting a recipe runs with: the recipe's argument, else the method's default. */
+export function trainingValues(recipe: Recipe): Record<string, number | string | boolean> {
+  const row = rowOf(recipe);
+  return Object.fromEntries(
+    Object.entries(row.settings).map(([name, s]) => {
+      const given = recipe.train.args[s.key];
+      const value = s.fromArgs ? s.fromArgs(recipe.train.args) : typeof given === 'number' || typeof given === 'string' || typeof given === 'boolean' ? given : s.default;
+      return [name, value];
+    }),
+  );
+}
+
 /** LoRA: SFT only (train_sft applies it; train_rl never does), rank > 0. */
 function applyLora(spec: PipelineSpec, recipe: Recipe, problems: Problems): Recipe {
   const l = spec.lora;
   if (l === undefined) return recipe;
   const at = `${spec.source}.lora`;
-  if (recipe.train.kind !== 'sft') {
-    problems.push(`${at}: LoRA is for SFT only: MaxText 0.2.4 train_rl never applies LoRA (only train_sft calls lora_utils.apply_lora_to_model); remove lora or use method sft`);
+  if (!rowOf(recipe).lora) {
+    problems.push(
+      `${at}: LoRA is for SFT only: MaxText 0.2.4 ${rowOf(recipe).module.split('.').pop()} never applies LoRA (only train_sft calls lora_utils.apply_lora_to_model); remove lora or use method sft`,
+    );
     return recipe;
   }
   if (!(Number.isInteger(l.rank) && l.rank >= 1)) problems.push(`${at}.rank: must be a whole number >= 1 (types.py LoRA lora_rank: "Set >0 when LoRA is enabled"), got ${l.rank}`);
@@ -425,8 +435,7 @@ function applyShape(spec: PipelineSpec, recipe: Recipe, fromBase: boolean, probl
   } else if (fromBase) {
     out = { ...out, slice: spec.defaultSlice };
   }
-  const sft = out.train.kind === 'sft';
-  const key = sft ? 'steps' : 'num_batches';
+  const key = rowOf(out).stepsKey;
   if (spec.steps !== undefined) {
     if (!(Number.isInteger(spec.steps) && spec.steps >= 1)) {
       problems.push(`${spec.source}.steps: must be a whole number >= 1, got ${spec.steps}`);
@@ -441,7 +450,7 @@ function applyShape(spec: PipelineSpec, recipe: Recipe, fromBase: boolean, probl
 
 /** RL shape checks: the single-host base needs one VM; the sampler needs a weight-sync path for the model. */
 function checkRl(spec: PipelineSpec, recipe: Recipe, fromBase: boolean, problems: Problems): Recipe {
-  if (recipe.train.kind !== 'rl') return recipe;
+  if (!rowOf(recipe).rollout) return recipe;
   let out = recipe;
   if (fromBase) {
     const problem = sliceProblem(recipe.slice.machineType, recipe.slice.topology);
@@ -480,18 +489,28 @@ export function resolveSpec(spec: PipelineSpec, presets: Readonly<Record<string,
   if (isPlainEntry(spec) && presets[spec.name]) return { recipe: presets[spec.name], problems, notices };
   const { base, method } = baseOf(spec, presets, problems);
   if (!base || !method) return { problems, notices };
-  const fromBase = Object.values(METHOD_BASES).includes(base);
+  const fromBase = METHOD_BASES.includes(base);
   let recipe: Recipe = {
     ...base,
     name: spec.name,
     ...(fromBase ? {} : { description: `${base.description}, as configured` }),
   };
-  if (method !== 'sft') recipe = method === methodOf(base) ? recipe : withArgs(recipe, { 'rl.loss_algo': LOSS_ALGO[method] });
+  if (method !== methodOf(base)) recipe = withArgs(recipe, methodArgs(method));
   recipe = applyModel(spec, recipe, problems, notices);
   recipe = applyDataset(spec, recipe, problems, notices);
   const rewarded = applyReward(spec, recipe, problems);
   recipe = rewarded.recipe;
+  const data = applyDatasetFiles(spec, recipe, problems);
+  recipe = data.recipe;
+  const files = [...(rewarded.file ? [rewarded.file] : []), ...data.files];
+  const names = files.map((f) => f.name);
+  const twice = names.filter((n, i) => names.indexOf(n) !== i);
+  if (twice.length > 0) problems.push(`${spec.source}: the reward, template and processor files share the name '${twice[0]}' (one ConfigMap key each): rename one`);
+  if (configMapBytes(files) > CONFIGMAP_MAX_BYTES) {
+    problems.push(`${spec.source}: the reward, template and processor files hold ${configMapBytes(files)} bytes; a ConfigMap holds at most ${CONFIGMAP_MAX_BYTES} (1 MiB)`);
+  }
   recipe = applyLora(spec, recipe, problems);
+  recipe = applyTraining(spec, recipe, problems);
   recipe = applyShape(spec, recipe, fromBase, problems);
   recipe = checkRl(spec, recipe, fromBase, problems);
   if (problems.length > 0) return { problems, notices };
@@ -508,7 +527,7 @@ export function resolveSpec(spec: PipelineSpec, presets: Readonly<Record<string,
     recipe: {
       ...recipe,
       description,
-      ...(rewarded.file ? { files: [rewarded.file] } : {}),
+      ...(files.length > 0 ? { files } : {}),
       ...(Object.keys(lineage).length > 0 ? { lineage } : {}),
     },
     problems,

@@ -8,11 +8,13 @@ import { doesNotFit, sumRequests } from './machines';
 import { findTpuGroup, Platform, TpuPoolGroup } from './platform';
 import { gib, parseBytes } from './quantity';
 import { ContainerResources, JsonValue, MaxTextArgs, numberArg, Recipe } from './recipes/types';
-import { dtypeBytes, estimateHbm, HbmEstimate, StepDevices } from './hbm';
+import { dtypeBytes, HbmEstimate, StepDevices } from './hbm';
+import { estimateHbm, rolloutSettings, rowOf } from './methods';
 import { imageReferenceProblem } from './image-ref';
-import { DCN_AXIS_KEYS, ICI_AXIS_KEYS, meshDefault, RL_DEFAULTS, SFT_DEFAULTS } from './maxtext-defaults';
+import { DCN_AXIS_KEYS, ICI_AXIS_KEYS, meshDefault, RL_DEFAULTS } from './maxtext-defaults';
 import { hfRepoProblem, modelSize } from './models';
-import { GENERATIONS, sliceShapeName, supportedTopologies, tpuSlice, TpuMachineType, TpuSlice } from './tpu';
+import { GENERATIONS, sliceShapeName, slicesForAcceleratorType, supportedTopologies, tpuSlice, TpuMachineType, TpuSlice } from './tpu';
+import { RECIPES } from './recipes';
 
 /** What the checks need besides the recipe. */
 export interface ValidationContext {
@@ -29,6 +31,8 @@ export interface ValidationContext {
   readonly configSource?: string;
   /** Where the image came from (`CLOUD_IMAGE_NAME (env)` or `<file>: pipelines.<name>.image`). @default - none */
   readonly imageSource?: string;
+  /** The pipeline was retargeted with machineType/topology: advice names those keys, not `slice`. @default false */
+  readonly retargeted?: boolean;
 }
 
 type Rule = (recipe: Recipe, ctx: ValidationContext) => string[];
@@ -114,7 +118,7 @@ export const iciParallelism: Rule = (recipe, ctx) => {
     : [`${prefix}: ici_sequence_parallelism=${py(args['ici_sequence_parallelism'])} has no effect: it is not one of MaxText's mesh axes (base.yml mesh_axes); remove it, or use ici_context_parallelism`];
   const perSlice = (devices: number) => Math.floor(devices / Math.max(1, ctx.slices));
   const slices = ctx.slices > 1 ? ` of each of the ${ctx.slices} slices` : '';
-  if (recipe.train.kind === 'sft') return [...ignored, ...meshMessages(prefix, axes, ctx.slice.chips, 'devices per slice')];
+  if (!rowOf(recipe).rollout) return [...ignored, ...meshMessages(prefix, axes, ctx.slice.chips, 'devices per slice')];
   const d = rlDevices(recipe, ctx);
   const trainer = meshMessages(prefix, axes, perSlice(d.trainer), `trainer devices${slices}`);
   if (trainer.length > 0 || d.sampler === d.trainer) return [...ignored, ...trainer];
@@ -139,7 +143,7 @@ export const dcnParallelism: Rule = (recipe, ctx) => {
 
 /** Rollout (vLLM) tensor x data x expert parallelism vs the sampler devices. */
 export const rolloutParallelism: Rule = (recipe, ctx) => {
-  if (recipe.train.kind !== 'rl') return [];
+  if (!rowOf(recipe).rollout) return [];
   const args = recipe.train.args;
   const keys = ['rollout_tensor_parallelism', 'rollout_data_parallelism', 'rollout_expert_parallelism'] as const;
   const axes: Array<[string, number]> = keys.map((k) => [k, numberArg(args, k, RL_DEFAULTS[k])]);
@@ -148,7 +152,7 @@ export const rolloutParallelism: Rule = (recipe, ctx) => {
 
 /** trainer/sampler fractions: only meaningful where MaxText splits (Pathways, >= 2 VMs); then they must fit. */
 export const deviceFractions: Rule = (recipe, ctx) => {
-  if (recipe.train.kind !== 'rl') return [];
+  if (!rowOf(recipe).rollout) return [];
   const args = recipe.train.args;
   const keys = ['trainer_devices_fraction', 'sampler_devices_fraction'];
   const prefix = who(recipe, ctx, ...keys);
@@ -178,7 +182,7 @@ export const deviceFractions: Rule = (recipe, ctx) => {
 
 /** chips_per_vm must be the slice's chips per VM, or MaxText miscounts VMs and splits a single host. */
 export const chipsPerVm: Rule = (recipe, ctx) => {
-  if (recipe.train.kind !== 'rl') return [];
+  if (!rowOf(recipe).rollout) return [];
   const value = numberArg(recipe.train.args, 'chips_per_vm', RL_DEFAULTS.chips_per_vm);
   if (value === ctx.slice.chipsPerVm) return [];
   return [
@@ -189,7 +193,7 @@ export const chipsPerVm: Rule = (recipe, ctx) => {
 
 /** batch_size must be a multiple of train_micro_batch_size (Tunix RLTrainingConfig). */
 export const batchDivisibility: Rule = (recipe, ctx) => {
-  if (recipe.train.kind !== 'rl') return [];
+  if (!rowOf(recipe).rollout) return [];
   const args = recipe.train.args;
   const batch = numberArg(args, 'batch_size', RL_DEFAULTS.batch_size);
   const micro = numberArg(args, 'train_micro_batch_size', RL_DEFAULTS.train_micro_batch_size);
@@ -202,7 +206,7 @@ export const batchDivisibility: Rule = (recipe, ctx) => {
 
 /** GRPO needs at least two generations per prompt. */
 export const numGenerations: Rule = (recipe, ctx) => {
-  if (recipe.train.kind !== 'rl') return [];
+  if (!rowOf(recipe).rollout) return [];
   const n = numberArg(recipe.train.args, 'rl.num_generations', RL_DEFAULTS['rl.num_generations']);
   if (n >= 2) return [];
   return [`${who(recipe, ctx, 'rl.num_generations')}: rl.num_generations must be at least 2 (GRPO compares generations of one prompt), got ${n}`];
@@ -210,7 +214,7 @@ export const numGenerations: Rule = (recipe, ctx) => {
 
 /** Prompts longer than max_prefill_predict_length are dropped; the completion budget is the difference. */
 export const promptLength: Rule = (recipe, ctx) => {
-  if (recipe.train.kind !== 'rl') return [];
+  if (!rowOf(recipe).rollout) return [];
   const args = recipe.train.args;
   const target = numberArg(args, 'max_target_length', RL_DEFAULTS.max_target_length);
   const prefill = numberArg(args, 'max_prefill_predict_length', RL_DEFAULTS.max_prefill_predict_length);
@@ -229,7 +233,7 @@ export const promptLength: Rule = (recipe, ctx) => {
 export const scanLayers: Rule = (recipe, ctx) => {
   const values: Array<[string, boolean]> = [['to-maxtext', recipe.toMaxText.args.scan_layers]];
   const given = recipe.train.args['scan_layers'];
-  const train = typeof given === 'boolean' ? given : recipe.train.kind === 'sft' ? true : undefined;
+  const train = typeof given === 'boolean' ? given : rowOf(recipe).scanLayersDefault;
   if (train !== undefined) values.push([typeof given === 'boolean' ? 'train' : 'train (base.yml default)', train]);
   values.push(['to-hf', recipe.toHf.args.scan_layers]);
   if (values.every(([, v]) => v === values[0][1])) return [];
@@ -321,7 +325,7 @@ export const pathwaysSettings: Rule = (recipe) =>
 
 /** Trainer/sampler chips of the training step on `slice` x `slices` (RL: MaxText's split; SFT: every chip). */
 function stepDevices(recipe: Recipe, slice: TpuSlice, slices: number): StepDevices {
-  if (recipe.train.kind === 'sft') return { trainer: slice.chips * slices, sampler: 0, split: false, slices };
+  if (!rowOf(recipe).rollout) return { trainer: slice.chips * slices, sampler: 0, split: false, slices };
   const d = rlDevices(recipe, { slice, slices } as ValidationContext);
   return { trainer: d.trainer, sampler: d.sampler, split: d.split, slices };
 }
@@ -334,7 +338,7 @@ function estimateOn(recipe: Recipe, slice: TpuSlice, slices: number): HbmEstimat
     size,
     kind: recipe.train.kind,
     args: recipe.train.args,
-    adafactor: recipe.train.kind === 'rl' ? recipe.train.patches?.adafactor === true : false,
+    adafactor: rolloutSettings(recipe.train).patches?.adafactor === true,
     slice,
     devices: stepDevices(recipe, slice, slices),
   });
@@ -371,7 +375,7 @@ export function largerSlices(recipe: Recipe, ctx: ValidationContext): { tight?: 
   let tight: TpuSlice | undefined;
   for (const candidate of candidates) {
     // chips_per_vm follows the slice (the chipsPerVm rule checks it separately).
-    const moved = recipe.train.kind === 'rl' ? withArgs(recipe, { chips_per_vm: candidate.chipsPerVm }) : recipe;
+    const moved = rowOf(recipe).rollout ? withArgs(recipe, { chips_per_vm: candidate.chipsPerVm }) : recipe;
     // Advised only where every other rule still passes (the mesh must divide the new devices, ...).
     if (newMessages(before, otherMessages(moved, { ...ctx, slice: candidate, slices: 1 }), true)) continue;
     const verdict = estimateOn(moved, candidate, 1)?.verdict;
@@ -404,15 +408,16 @@ export function knobs(recipe: Recipe, ctx: ValidationContext, sides: readonly st
   const one = (key: string, values: JsonValue[]) => {
     if (has(key) && values.length > 0) out.push({ keys: [key], values: values.map((v) => [v]) });
   };
-  const rl = recipe.train.kind === 'rl';
+  const row = rowOf(recipe);
+  const rl = row.rollout;
   const d = rl ? rlDevices(recipe, ctx) : undefined;
   const util = numberArg(args, 'hbm_utilization_vllm', RL_DEFAULTS.hbm_utilization_vllm);
-  const target = numberArg(args, 'max_target_length', rl ? RL_DEFAULTS.max_target_length : SFT_DEFAULTS.max_target_length);
+  const target = numberArg(args, 'max_target_length', row.defaults.max_target_length);
   const floor = rl ? numberArg(args, 'max_prefill_predict_length', RL_DEFAULTS.max_prefill_predict_length) + 1 : 128;
   const shorter = descending(Math.ceil(target / 256) * 256, 256, 256).filter((v) => v < target && v >= floor);
   if (sides.includes('trainer')) {
     if (!rl) {
-      const pdbs = numberArg(args, 'per_device_batch_size', SFT_DEFAULTS.per_device_batch_size);
+      const pdbs = numberArg(args, 'per_device_batch_size', row.defaults.per_device_batch_size ?? 1);
       one('per_device_batch_size', descending(Math.ceil(pdbs), 1, 1).filter((v) => v < pdbs));
     } else {
       const batch = numberArg(args, 'batch_size', RL_DEFAULTS.batch_size);
@@ -444,13 +449,24 @@ export function knobs(recipe: Recipe, ctx: ValidationContext, sides: readonly st
   return out;
 }
 
-/** `key=value` (and pairs) that make the step fit this slice, as text; tight fits are marked. */
-function fittingOverrides(recipe: Recipe, ctx: ValidationContext, estimate: HbmEstimate, want: 'fits' | 'tight'): string[] {
+/**
+ * One advised value as the config spells it: `key=value` for an override, `<setting>=<value>` for a key the entry's typed
+ * training setting set (jobs/spec.ts: an override of it would be refused), the value read back from the moved recipe.
+ */
+function advisedText(recipe: Recipe, moved: Recipe, key: string, value: JsonValue): { text: string; training: boolean } {
+  const name = recipe.trainingKeys?.[key];
+  const setting = name !== undefined ? rowOf(recipe).settings[name] : undefined;
+  if (!setting || !name) return { text: `${key}=${py(value)}`, training: false };
+  return { text: `${name}=${setting.fromArgs ? setting.fromArgs(moved.train.args) : py(value)}`, training: true };
+}
+
+/** `key=value` (and pairs) that make the step fit this slice, as text; tight fits are marked; `training` when a typed setting is advised. */
+function fittingOverrides(recipe: Recipe, ctx: ValidationContext, estimate: HbmEstimate, want: 'fits' | 'tight'): Array<{ text: string; training: boolean }> {
   const before = otherMessages(recipe, ctx);
-  const out: string[] = [];
+  const out: Array<{ text: string; training: boolean }> = [];
   for (const knob of knobs(recipe, ctx, estimate.sides)) {
-    let tight: string | undefined;
-    let found: string | undefined;
+    let tight: { text: string; training: boolean } | undefined;
+    let found: { text: string; training: boolean } | undefined;
     for (const values of knob.values) {
       const set: Record<string, JsonValue> = {};
       knob.keys.forEach((k, i) => (set[k] = values[i]));
@@ -459,13 +475,15 @@ function fittingOverrides(recipe: Recipe, ctx: ValidationContext, estimate: HbmE
       if (knob.keys.every((k, i) => py(recipe.train.args[k]) === py(values[i]))) continue;
       const verdict = estimateOn(moved, ctx.slice, ctx.slices)?.verdict;
       if (verdict === 'impossible' || verdict === undefined || newMessages(before, otherMessages(moved, ctx), false)) continue;
-      const text = knob.keys.map((k, i) => `${k}=${py(values[i])}`).join(' with ');
-      const now = `now ${knob.keys.map((k) => py(recipe.train.args[k])).join(', ')}`;
+      const texts = knob.keys.map((k, i) => advisedText(recipe, moved, k, values[i]));
+      const text = texts.map((t) => t.text).join(' with ');
+      const training = texts.some((t) => t.training);
+      const now = `now ${knob.keys.map((k, i) => (texts[i].training ? advisedText(recipe, recipe, k, recipe.train.args[k]).text.replace(/^[^=]*=/, '') : py(recipe.train.args[k]))).join(', ')}`;
       if (verdict === 'fits') {
-        found = `${text} (${now})`;
+        found = { text: `${text} (${now})`, training };
         break;
       }
-      tight ??= `${text} (${now}; fits tightly)`;
+      tight ??= { text: `${text} (${now}; fits tightly)`, training };
     }
     if (found) out.push(found);
     else if (tight && want === 'tight') out.push(tight);
@@ -480,13 +498,56 @@ function advice(recipe: Recipe, ctx: ValidationContext, estimate: HbmEstimate): 
   const overrides = fittingOverrides(recipe, ctx, estimate, impossible ? 'tight' : 'fits');
   const { tight, fits } = ctx.slices === 1 ? largerSlices(recipe, ctx) : {};
   const parts: string[] = [];
-  if (overrides.length > 0) parts.push(`set ${source}.overrides ${overrides.join(', or ')}`);
-  const where = `${source}.machineType/topology, with that slice in infra`;
-  if (impossible && tight && fits) parts.push(`train on ${sliceName(tight)}, which fits tightly, or ${sliceName(fits)} or larger (${where})`);
-  else if (impossible && tight) parts.push(`train on ${sliceName(tight)} or larger, which fits tightly (${where})`);
-  else if (fits) parts.push(`train on ${sliceName(fits)} or larger (${where})`);
+  const viaOverrides = overrides.filter((o) => !o.training).map((o) => o.text);
+  const viaTraining = overrides.filter((o) => o.training).map((o) => o.text);
+  if (viaTraining.length > 0) parts.push(`set ${source}.training ${viaTraining.join(', or ')}`);
+  if (viaOverrides.length > 0) parts.push(`set ${source}.overrides ${viaOverrides.join(', or ')}`);
+  const where = (...slices: TpuSlice[]) => `${sliceKeys(source, slices, ctx.retargeted === true)}, with that slice in infra`;
+  if (impossible && tight && fits) parts.push(`train on ${sliceName(tight)}, which fits tightly, or ${sliceName(fits)} or larger (${where(tight, fits)})`);
+  else if (impossible && tight) parts.push(`train on ${sliceName(tight)} or larger, which fits tightly (${where(tight)})`);
+  else if (fits) parts.push(`train on ${sliceName(fits)} or larger (${where(fits)})`);
+  if (impossible && !tight && !fits) parts.push(...pathwaysAdvice(recipe, ctx));
   if (parts.length === 0) return impossible ? `no override of ${recipe.name} and no larger ${ctx.slice.generation} slice makes it fit` : '';
   return parts.join('; or ');
+}
+
+/**
+ * The config key that retargets to these slices: `slice` (a Cloud TPU accelerator type, jobs/spec.ts) when that type selects
+ * this machine type and the pipeline was not retargeted with machineType/topology (which would win over `slice`), else
+ * machineType/topology (e.g. v6e-8 selects ct6e-standard-8t 2x4, not ct6e-standard-4t 2x4).
+ */
+function sliceKeys(source: string, slices: readonly TpuSlice[], retargeted: boolean): string {
+  const selects = (slice: TpuSlice) => {
+    const selected = slicesForAcceleratorType(slice.acceleratorType)[0];
+    return selected !== undefined && selected.machineType === slice.machineType && selected.topology === slice.topology;
+  };
+  return !retargeted && slices.every(selects)
+    ? `${source}.slice: ${slices.map((s) => s.acceleratorType).join(' or ')}`
+    : `${source}.machineType/topology: ${slices.map((s) => `${s.machineType} ${s.topology}`).join(' or ')}`;
+}
+
+/** The Pathways presets that run RL on a multi-host slice (a single-host McJAX RL pipeline cannot grow past one VM). */
+const PATHWAYS_RL_PRESETS = ['rl-qwen3', 'rl-gemma4'] as const;
+
+/**
+ * RL on McJAX where no larger slice of its own shape fits (RL without extends runs on one TPU VM, jobs/spec.ts): where
+ * a Pathways preset with this model fits its own slice, say so (`extends`), e.g. qwen3-8b on rl-qwen3's v6e-32.
+ */
+function pathwaysAdvice(recipe: Recipe, ctx: ValidationContext): string[] {
+  if (!rowOf(recipe).rollout || recipe.runtime !== 'mcjax') return [];
+  const source = ctx.configSource ?? `pipelines.${recipe.name}`;
+  const out: string[] = [];
+  for (const name of PATHWAYS_RL_PRESETS) {
+    const preset = RECIPES[name];
+    if (!preset || preset.model.name === undefined) continue;
+    const withModel = { ...preset, model: recipe.model } as Recipe;
+    const slice = tpuSlice(preset.slice.machineType, preset.slice.topology);
+    const verdict = estimateOn(withModel, slice, 1)?.verdict;
+    if (verdict === 'fits' || verdict === 'tight') {
+      out.push(`run it on Pathways: set ${source}.extends to ${name} (${sliceName(slice)}, where ${recipe.model.name} fits${verdict === 'tight' ? ' tightly' : ''}, with that slice in infra)`);
+    }
+  }
+  return out.slice(0, 1);
 }
 
 /**
@@ -566,7 +627,7 @@ export const imageReferences: Rule = (recipe, ctx) => {
  */
 export const binaryMemoryUnits: Rule = (recipe) => {
   const quantities: Array<[string, string | undefined]> = [
-    ['train.memoryLimit', recipe.train.kind === 'rl' ? recipe.train.memoryLimit : undefined],
+    ['train.memoryLimit', rolloutSettings(recipe.train).memoryLimit],
     ...(['toMaxText', 'toHf'] as const).flatMap((step) =>
       (['requests', 'limits'] as const).map((kind) => [`${step}.resources.${kind}.memory`, recipe[step].resources?.[kind]?.memory] as [string, string | undefined]),
     ),
@@ -606,12 +667,13 @@ export const hfRepositories: Rule = (recipe, ctx) => {
  */
 export const weightDtypeOverride: Rule = (recipe, ctx) => {
   if (!ctx.overridden?.has('weight_dtype') || recipe.train.args['weight_dtype'] !== undefined) return [];
-  const trains: string = recipe.train.kind === 'rl' ? RL_DEFAULTS.weight_dtype : SFT_DEFAULTS.weight_dtype;
+  const row = rowOf(recipe);
+  const trains: string = row.defaults.weight_dtype;
   const value = recipe.toHf.args.weight_dtype;
   if (value === trains) return [];
   return [
     `${who(recipe, ctx, 'weight_dtype')}: weight_dtype=${py(value)} reaches only the export (to-hf), not training: ` +
-      `${recipe.train.kind === 'rl' ? 'train_rl' : 'train_sft'} gets no weight_dtype and trains at MaxText's ${trains}, so neither training nor its HBM changes; ` +
+      `${row.module.split('.').pop()} gets no weight_dtype and trains at MaxText's ${trains}, so neither training nor its HBM changes; ` +
       `remove the override, or set it to ${trains} to export what training holds`,
   ];
 };

@@ -15,7 +15,8 @@
  * Admitted time: the hours before the last admission are not counted (a lower bound then).
  */
 import { STALL_FACTOR, STALL_FLOOR_SECONDS } from '../jobs/notifications';
-import { EVAL_PATTERN, LOG_TIMESTAMP, LOSS_PATTERNS, PROGRESS_PATTERNS } from '../jobs/run-log';
+import { EVAL_PATTERN, LOG_TIMESTAMP } from '../jobs/run-log';
+import { methodRow, TrainKind } from '../jobs/methods';
 
 export { STALL_FACTOR, STALL_FLOOR_SECONDS } from '../jobs/notifications';
 
@@ -35,12 +36,13 @@ function stampOf(line: string): number | undefined {
 }
 
 /** Every step line of a log, in order; a step printed again (after a restart) replaces the earlier point. */
-export function stepPoints(kind: 'sft' | 'rl', log: string): StepPoint[] {
+export function stepPoints(kind: TrainKind, log: string): StepPoint[] {
+  const { progress, loss: lossLine } = methodRow(kind).log;
   const byStep = new Map<number, StepPoint>();
   for (const line of log.split('\n')) {
-    const m = PROGRESS_PATTERNS[kind].exec(line);
+    const m = progress.exec(line);
     if (!m) continue;
-    const loss = LOSS_PATTERNS[kind].exec(line);
+    const loss = lossLine.exec(line);
     const step = Number(m[1]);
     byStep.delete(step);
     byStep.set(step, { step, at: stampOf(line), ...(loss ? { loss: Number(loss[1]) } : {}) });

@@ -25,7 +25,8 @@
  *     TTY). Totals: jobs/maxtext.ts `lastCheckpointStep` (SFT `steps`; RL `train_steps`).
  */
 import { EngineView, engineView, pipelineWorkflowOf, WorkflowObject } from './workflow';
-import { LOG_TIMESTAMP, PROGRESS_PATTERNS } from '../jobs/run-log';
+import { LOG_TIMESTAMP } from '../jobs/run-log';
+import { methodRow, TrainKind } from '../jobs/methods';
 import { ChipPrice, duration, Evaluation, evaluationOf, Stall, STALL_FACTOR, STALL_FLOOR_SECONDS, stallOf, StepPoint, stepPoints, Usage, usage } from './metrics';
 import { hfTokenSecretIdOf } from '../jobs/platform';
 import type { PipelineRecord, RecordedStep } from '../jobs/record';
@@ -34,7 +35,6 @@ import { TPU_RESOURCE } from '../jobs/tpu';
 import { PODS_READY } from '../jobs/kueue';
 import { CostRates, RunCost, runCost, runCostLine, Span } from './run-cost';
 import { withLineage } from './run-record';
-import { RESUME_REPEATS } from '../jobs/maxtext-defaults';
 import { JOBSET_POD_LABELS, MAIN_CONTAINER } from '../jobs/jobset';
 import { EvalRecord, evalRecordOf } from './eval';
 
@@ -277,7 +277,6 @@ export function mainPodOf(step: Pick<RecordedStep, 'mainPodSelector'>, pods: rea
 // ---- progress ---------------------------------------------------------------------------------------------------
 
 /** Per-step progress lines: MaxText SFT and Tunix RL (one home: jobs/run-log.ts). */
-export { PROGRESS_PATTERNS };
 
 export interface LogProgress {
   readonly step: number;
@@ -288,8 +287,8 @@ export interface LogProgress {
 }
 
 /** The last progress line of a log (lines may start with an RFC 3339 timestamp, as `timestamps=true` returns). */
-export function parseProgress(kind: 'sft' | 'rl', log: string): LogProgress | undefined {
-  const pattern = PROGRESS_PATTERNS[kind];
+export function parseProgress(kind: TrainKind, log: string): LogProgress | undefined {
+  const pattern = methodRow(kind).log.progress;
   let first: { step: number; at?: number } | undefined;
   let last: { step: number; at?: number } | undefined;
   for (const line of log.split('\n')) {
@@ -755,7 +754,7 @@ export const runningRule: StepRule = (f) => {
   const restarts = f.jobSet?.status?.restarts ?? 0;
   const run = summarised(f.step) ? runSummary(f) : undefined;
   const stall = run ? stallOf(run.points, ctx.now) : undefined;
-  const restartText = restarts > 0 ? `${restarts} JobSet restart(s), each resumed from the newest checkpoint (${RESUME_REPEATS[pipeline.trainKind]})` : undefined;
+  const restartText = restarts > 0 ? `${restarts} JobSet restart(s), each resumed from the newest checkpoint (${methodRow(pipeline.trainKind).resumeRepeats})` : undefined;
   const why = stall
     ? { reason: 'Stalled', message: `${stallText(stall)}${restartText ? `; ${restartText}` : ''}; its log: npm run logs -- ${pipeline.name} ${step.name}` }
     : restartText

@@ -9,7 +9,7 @@ import { loadDeployment } from '../../config/deployment';
 import { readRepoFile } from '../../config/pipelines';
 import type { Deployment } from '../../jobs/deployment';
 import { CONFIGMAP_MAX_BYTES, RECIPE_FILES_DIR } from '../../jobs/recipe-files';
-import { rewardFunctionsIn } from '../../jobs/spec';
+import { definesProcessData, rewardFunctionsIn, templateProblem, trainingValues } from '../../jobs/spec';
 import { configFile, stackJobSets, synthStack, WITH_SINGLE_HOST } from '../util';
 
 const REWARD = 'config/examples/rewards/final_number.py';
@@ -33,6 +33,158 @@ const script = (d: Deployment, name: string, step: string): string => {
   const manifest = d.pipelines.find((p) => p.name === name)!.steps.find((s) => s.name === step)!.manifest as any;
   return manifest.spec.replicatedJobs[0].template.spec.template.spec.containers[0].command[2];
 };
+
+test('one pass: every problem of every option of every pipeline in one message (issue 38)', () => {
+  const message = errorOf({
+    'rl-qwen3': { overrides: { num_batches: 'many', bogus_key: 1 }, eval: { tasks: ['nope'] } },
+    'rl-llama3': { resumeRun: 'x y', overrides: { run_name: 'a/b' } },
+  });
+  for (const want of [
+    "pipelines.rl-qwen3.eval.tasks: no lm-evaluation-harness task 'nope' here",
+    "pipelines.rl-qwen3.overrides.bogus_key: not a key rl-qwen3 passes",
+    "pipelines.rl-qwen3.overrides.num_batches must be a number, got 'many'",
+    "pipelines.rl-llama3.overrides.run_name must be one directory name: no '/' and no '..', got 'a/b'",
+    'pipelines.rl-llama3.resumeRun must be the run name of an earlier run',
+  ]) {
+    expect(message).toContain(want);
+  }
+});
+
+test("`steps` reaches the method's key, the checkpoint period and the export's step (SFT steps, RL num_batches, a preset's too)", () => {
+  const d = deploy({ mine: { ...SFT, steps: 400 }, rl: { ...GRPO, steps: 40 }, 'rl-llama3': { steps: 20 } });
+  const sft = script(d, 'mine', 'train');
+  expect(sft).toContain('steps=400');
+  expect(sft).toContain('checkpoint_period=100');
+  expect(script(d, 'mine', 'to-hf')).toContain('/checkpoints/400/model_params/');
+  expect(script(d, 'rl', 'train')).toContain('num_batches=40');
+  expect(script(d, 'rl', 'train')).toContain('checkpoint_period=10');
+  expect(script(d, 'rl-llama3', 'train')).toContain('num_batches=20');
+  expect(script(d, 'rl-llama3', 'to-hf')).toContain('/checkpoints/actor/20/model_params/');
+});
+
+describe('names a pipeline may not have (issue 32 item 6)', () => {
+  test.each([
+    ['infra', "pipelines.infra: 'infra' is the infra stack's name; a pipeline is a stack named after it: rename the entry (e.g. 'infra-run')"],
+    ['serve-chat', "pipelines.serve-chat: 'serve-chat' starts with 'serve-', the prefix of the serve stack of a pipeline (serve-<pipeline>); a pipeline is a stack named after it: rename the entry (e.g. 'chat-serve')"],
+    ['rehearse-x', "pipelines.rehearse-x: 'rehearse-x' starts with 'rehearse-', the prefix of the rehearse stack of a pipeline (rehearse-<pipeline>); a pipeline is a stack named after it: rename the entry (e.g. 'x-rehearse')"],
+  ])('%s is refused naming the key, before any stack is built', (name, want) => {
+    expect(errorOf({ [name]: SFT })).toContain(want);
+  });
+
+  test('a Pathways pipeline whose name leaves no room for a run id is refused on the name, not on runId ("at most 0 characters")', () => {
+    const message = errorOf({ 'qwen3-math-support': { extends: 'rl-qwen3' } });
+    expect(message).toContain("pipelines.qwen3-math-support: pipeline name 'qwen3-math-support' is too long for the names JobSet derives from it: with run id 'r1'");
+    expect(message).toMatch(/names of this pipeline's shape may have at most 13 characters \(13 with run id 'r1'\): use a shorter pipeline name/);
+    expect(message).not.toContain('at most 0 characters');
+    expect(() => deploy({ 'qwen3-math-sup': { extends: 'rl-qwen3' } })).toThrow();
+    expect(deploy({ 'qwen3-math-su': { extends: 'rl-qwen3' } }).pipelines.map((p) => p.name)).toEqual(['qwen3-math-su']);
+  });
+});
+
+test("SFT columns: any set MaxText's SFT data processing accepts, in any order; the evaluation split reaches hf_eval_split and the heldout eval", () => {
+  const d = deploy({ mine: { ...SFT, dataset: { hf: 'acme/qa', split: 'train', evalSplit: 'validation', columns: ['answer', 'question'] } } });
+  const train = script(d, 'mine', 'train');
+  expect(train).toContain(`train_data_columns='["answer", "question"]'`);
+  expect(train).toContain('hf_eval_split=validation');
+  expect(d.pipelines[0].eval?.heldout).toEqual({ path: 'acme/qa', split: 'validation', column: 'question,answer' });
+  expect(script(deploy({ mine: { ...SFT, dataset: { hf: 'acme/pc', columns: ['prompt', 'completion'] } } }), 'mine', 'train')).toContain(`train_data_columns='["prompt", "completion"]'`);
+});
+
+test('fit advice for single-host RL that fits nowhere on one VM names the Pathways preset whose slice fits (issue 32)', () => {
+  const message = errorOf({ mine: { ...GRPO, model: 'qwen3-14b', hfModel: 'Qwen/Qwen3-14B' } });
+  expect(message).toContain('qwen3-14b does not fit ct6e-standard-8t 2x4');
+  expect(message).toMatch(/to fit: run it on Pathways: set \S+config\.json: pipelines\.mine\.extends to rl-qwen3 \(ct6e-standard-4t 4x8 \(v6e-32\), where qwen3-14b fits, with that slice in infra\)/);
+  expect(message).not.toContain('no larger v6e slice makes it fit');
+  // And the advice holds: extending rl-qwen3 with that model on its v6e-32 synthesizes.
+  const d = deploy({ mine: { extends: 'rl-qwen3', model: 'qwen3-14b', hfModel: 'Qwen/Qwen3-14B', dataset: GRPO.dataset, reward: REWARD } });
+  expect(d.pipelines[0].slice.acceleratorType).toBe('v6e-32');
+});
+
+describe('dataset template and processor files (issue 32 item 2): shipped like the reward file, checked as MaxText reads them', () => {
+  const TEMPLATE = 'config/examples/data/metamath_template.json';
+  const PROCESSOR = 'config/examples/data/metamath_processor.py';
+  test('both reach the ConfigMap and the command line; a new file is a new run', () => {
+    const d = deploy({ mine: { ...GRPO, dataset: { hf: 'meta-math/MetaMathQA', template: TEMPLATE, processor: PROCESSOR } } });
+    const train = script(d, 'mine', 'train');
+    expect(train).toContain(`data_template_path=${RECIPE_FILES_DIR}/metamath_template.json`);
+    expect(train).toContain(`dataset_processor_path=${RECIPE_FILES_DIR}/metamath_processor.py`);
+    expect(Object.keys((d.pipelines[0].filesConfigMap as any).data).sort()).toEqual(['final_number.py', 'metamath_processor.py', 'metamath_template.json']);
+    const without = deploy({ mine: { ...GRPO, dataset: { hf: 'meta-math/MetaMathQA', template: TEMPLATE } } });
+    expect(script(without, 'mine', 'train')).not.toContain('dataset_processor_path');
+    expect(without.pipelines[0].paths.trainRunDir).not.toBe(d.pipelines[0].paths.trainRunDir);
+  });
+  test.each([
+    [{ template: 'config/examples/data/missing.json' }, "pipelines.mine.dataset.template: 'config/examples/data/missing.json' not found in the repository"],
+    [{ template: PROCESSOR }, `pipelines.mine.dataset.template: '${PROCESSOR}' must be a JSON file (.json): MaxText reads only .json templates`],
+    [{ template: 'package.json' }, "pipelines.mine.dataset.template: 'package.json' has no string TEMPLATE or SYSTEM_PROMPT (rl/utils_rl.py process_data formats both)"],
+    [{ processor: TEMPLATE }, `pipelines.mine.dataset.processor: '${TEMPLATE}' must be a Python file (.py): MaxText imports its process_data`],
+    [{ processor: REWARD }, `pipelines.mine.dataset.processor: '${REWARD}' defines no top-level 'def process_data(dataset_name, model_tokenizer, template_config, tmvp_config, x)'`],
+    [{ processor: 'config/examples/rewards/final_number.py', template: 'config/examples/rewards/final_number.py' }, 'must be a JSON file'],
+  ])('%p is refused naming the key and the file', (files, want) => {
+    expect(errorOf({ mine: { ...GRPO, dataset: { hf: 'x/y', ...files } } })).toContain(want);
+  });
+  test('on SFT and DPO a template or processor is refused (only train_rl reads them)', () => {
+    expect(errorOf({ mine: { ...SFT, dataset: { hf: 'x/y', processor: PROCESSOR } } })).toContain('pipelines.mine.dataset: processor is for RL (data_template_path, dataset_processor_path)');
+  });
+});
+
+test('templateProblem: what MaxText needs of a template', () => {
+  expect(templateProblem('{"TEMPLATE": "{question}", "SYSTEM_PROMPT": "s"}')).toBeUndefined();
+  expect(templateProblem('{"TEMPLATE": 1}')).toBe('has no string TEMPLATE or SYSTEM_PROMPT (rl/utils_rl.py process_data formats both)');
+  expect(templateProblem('[]')).toBe('has no string TEMPLATE or SYSTEM_PROMPT (rl/utils_rl.py process_data formats both)');
+  expect(templateProblem('{')).toMatch(/^is not valid JSON \(.*\); MaxText's load_data_template_from_file returns None and train_rl stops$/);
+  expect(definesProcessData('def process_data(a, b, c, d, x):\n  return x\n')).toBe(true);
+  expect(definesProcessData('  def process_data(x): pass\n')).toBe(false);
+});
+
+describe('typed training settings (issue 32 item 1): each sets its MaxText key, its default is the value that runs, the fit check sees it', () => {
+  test('GRPO: prompts, generations, prompt and completion length, learning rate, beta, iterations', () => {
+    const d = deploy({
+      mine: { extends: 'rl-qwen3', training: { promptsPerStep: 16, generationsPerPrompt: 4, maxPromptLength: 512, maxCompletionLength: 512, learningRate: 1e-6, beta: 0.04, numIterations: 2 } },
+    });
+    const train = script(d, 'mine', 'train');
+    for (const arg of ['batch_size=16', 'rl.num_generations=4', 'max_prefill_predict_length=512', 'max_target_length=1024', 'learning_rate=1e-6', 'rl.grpo_beta=0.04', 'rl.num_iterations=2']) {
+      expect(train).toContain(arg);
+    }
+    expect(trainingValues(d.pipelines[0].recipe)).toEqual({ promptsPerStep: 16, generationsPerPrompt: 4, maxPromptLength: 512, maxCompletionLength: 512, learningRate: 1e-6, beta: 0.04, numIterations: 2 });
+    // rl.num_iterations multiplies the training steps (num_batches x 2), and the checkpoint period follows.
+    const batches = Number(/num_batches=(\d+)/.exec(train)![1]);
+    expect(Number(/checkpoint_period=(\d+)/.exec(train)![1])).toBe((batches * 2) / 4);
+  });
+  test('defaults: the values that run without the block are the config files\' (rl.yml, sft.yml, dpo.yml) or the base\'s', () => {
+    const d = deploy({ g: GRPO, s: { ...SFT, runId: 'r2' }, p: { method: 'dpo', model: 'llama3.1-8b', hfModel: 'meta-llama/Llama-3.1-8B-Instruct', dataset: { hf: 'Anthropic/hh-rlhf' }, slice: 'v6e-8', runId: 'r3' } });
+    const values = (n: string) => trainingValues(d.pipelines.find((p) => p.name === n)!.recipe);
+    expect(values('g')).toEqual({ promptsPerStep: 1, generationsPerPrompt: 2, maxPromptLength: 256, maxCompletionLength: 768, learningRate: 3e-6, beta: 0.08, numIterations: 1 });
+    expect(values('s')).toEqual({ learningRate: 2e-5, schedule: 'cosine', warmupFraction: 0.1, maxSeqLen: 2048, perDeviceBatch: 1, packing: true });
+    expect(values('p')).toEqual({ learningRate: 5e-7, beta: 0.1, maxSeqLen: 512, maxPromptLength: 256, perDeviceBatch: 1 });
+  });
+  test('the fit check reads them: a sequence length that does not fit is refused, advising a shorter one', () => {
+    const message = errorOf({ mine: { ...SFT, training: { maxSeqLen: 65536, perDeviceBatch: 4 } } });
+    expect(message).toContain('llama3.1-8b does not fit ct6e-standard-8t 2x4');
+    // The advice names the typed setting the entry set (an override of max_target_length would be refused) ...
+    expect(message).toMatch(/to fit: set \S+config\.json: pipelines\.mine\.training maxSeqLen=(\d+) \(now 65536\)/);
+    const advised = Number(/training maxSeqLen=(\d+)/.exec(message)![1]);
+    // ... and following it fits.
+    expect(script(deploy({ mine: { ...SFT, training: { maxSeqLen: advised, perDeviceBatch: 4 } } }), 'mine', 'train')).toContain(`max_target_length=${advised}`);
+  });
+  test('refused: a setting of another method (did you mean), a value out of range, an override of the same key naming both', () => {
+    expect(errorOf({ mine: { ...SFT, training: { generationsPerPrompt: 4, lerningRate: 1 } } })).toContain(
+      'pipelines.mine.training.generationsPerPrompt: not a setting of sft; sft has learningRate, schedule, warmupFraction, maxSeqLen, perDeviceBatch, packing',
+    );
+    expect(errorOf({ mine: { ...SFT, training: { lerningRate: 1 } } })).toContain("pipelines.mine.training.lerningRate: not a setting of sft; sft has learningRate, schedule, warmupFraction, maxSeqLen, perDeviceBatch, packing (did you mean 'learningRate'?)");
+    expect(errorOf({ mine: { ...GRPO, training: { generationsPerPrompt: 1.5 } } })).toContain('pipelines.mine.training.generationsPerPrompt: must be a whole number >= 1 (MaxText rl.num_generations), got 1.5');
+    expect(errorOf({ mine: { ...SFT, training: { schedule: 'linear' } } })).toContain('pipelines.mine.training.schedule: must be one of cosine, wsd (MaxText lr_schedule_type), got "linear"');
+    expect(errorOf({ mine: { ...SFT, training: { packing: 'yes' } } })).toContain('pipelines.mine.training.packing: must be true or false (MaxText packing), got "yes"');
+    expect(errorOf({ mine: { ...GRPO, training: { learningRate: 1e-6 }, overrides: { learning_rate: 2e-6 } } })).toContain(
+      'pipelines.mine.overrides.learning_rate: ' ,
+    );
+    expect(errorOf({ mine: { ...GRPO, training: { learningRate: 1e-6 }, overrides: { learning_rate: 2e-6 } } })).toContain('pipelines.mine.training.learningRate sets learning_rate; set one of them');
+  });
+  test('a preset takes the block too (rl-llama3: tutorial 002 with 4 generations)', () => {
+    const d = deploy({ 'rl-llama3': { training: { generationsPerPrompt: 4 } } });
+    expect(script(d, 'rl-llama3', 'train')).toContain('rl.num_generations=4');
+  });
+});
 
 describe('defaults of a new pipeline', () => {
   test('SFT: MaxText keys from the entry; the tokenizer is the repository trained; 1000 steps; McJAX on the slice', () => {
@@ -197,7 +349,7 @@ describe('errors at synth, before anything is created', () => {
   });
 
   test('an unknown method is refused with did-you-mean', () => {
-    expect(errorOf({ mine: { ...SFT, method: 'grpoo' } })).toContain("pipelines.mine.method: must be one of sft, grpo, gspo, got 'grpoo' (did you mean 'grpo'?)");
+    expect(errorOf({ mine: { ...SFT, method: 'grpoo' } })).toContain("pipelines.mine.method: must be one of sft, grpo, gspo, dpo, got 'grpoo' (did you mean 'grpo'?)");
   });
 
   test('RL for a model without a sampler weight-sync path at this MaxText version', () => {
@@ -223,6 +375,10 @@ describe('errors at synth, before anything is created', () => {
     );
     expect(errorOf({ mine: { ...SFT, dataset: { hf: 'x/y', columns: [] } } })).toContain('pipelines.mine.dataset.columns: must name at least one column');
     expect(errorOf({ mine: { ...SFT, dataset: { hf: 'x/y', template: 't.json' } } })).toContain('pipelines.mine.dataset: template is for RL');
+    expect(errorOf({ mine: { ...SFT, dataset: { hf: 'x/y', columns: ['conversations'] } } })).toContain(
+      `pipelines.mine.dataset.columns: MaxText's SFT data processing accepts the columns ["prompt","completion"], ["messages"], ["question","answer"] (in any order; input_pipeline/data_processing_utils.py validate_and_configure_sft_columns), got ["conversations"]; use a dataset (or a copy of it) whose columns are named so`,
+    );
+    expect(errorOf({ mine: { ...SFT, dataset: { hf: 'x/y', columns: ['prompt'] } } })).toContain('got ["prompt"]');
   });
 
   test('a reward file that is missing, not .py, on SFT, or without reward functions', () => {

@@ -69,9 +69,11 @@ describe('SERVE (what npm run deploy -- serve-<pipeline> sets)', () => {
     fs.writeFileSync(list, JSON.stringify(objects));
     expect(JSON.parse(execFileSync(process.execPath, [path.join(ROOT, '__tests__', 'models', 'k8s-types.mjs'), list], { cwd: ROOT, encoding: 'utf8' }))).toEqual([]);
   });
-  test('a pipeline named serve-<x> is its own stack: SERVE=x for it asks for nothing more', () => {
+  test('a pipeline may not be named serve-<x>: that is the serve stack of pipeline x (issue 32; it was a second stack of one name)', () => {
     const file = configFile((c) => (c.pipelines['serve-x'] = { extends: 'rl-qwen3', runId: 'sx' }));
-    expect(served({ SERVE: 'x' }, file)).toEqual([]);
+    expect(problems({}, file).join('\n')).toContain(
+      "pipelines.serve-x: 'serve-x' starts with 'serve-', the prefix of the serve stack of a pipeline (serve-<pipeline>); a pipeline is a stack named after it: rename the entry (e.g. 'x-serve')",
+    );
   });
 });
 

@@ -1,5 +1,6 @@
+import { spawnSync } from 'child_process';
 /** The eval step (jobs/eval.ts) and the serving fit (jobs/vllm.ts): defaults, overrides, errors, the JobSet it builds. */
-import { EVAL_TASKS, evalJsonPath, GATE_EXIT_CODE, gateText, heldoutTaskYaml, planEval, taskImageProblem } from '../../jobs/eval';
+import { EVAL_TASKS, evalJsonPath, GATE_EXIT_CODE, gateText, heldoutTaskYaml, planEval, taskImageProblem, taskUtilsPy } from '../../jobs/eval';
 import { INFRASTRUCTURE_EXIT_CODES } from '../../jobs/jobset';
 import { MODELS, SERVING } from '../../jobs/models';
 import { buildPipeline, Pipeline } from '../../jobs/pipeline';
@@ -157,8 +158,8 @@ describe('errors name the key and the value', () => {
     ]);
   });
   test('the held-out task on a GRPO pipeline', () => {
-    expect(problems('rl-qwen3', { tasks: ['heldout'] })[0]).toBe(`${src}.eval.tasks: 'heldout' scores a sft pipeline's own data; rl-qwen3 trains with rl`);
-    expect(problems('sft-gemma4', { tasks: ['gsm8k_reasoning'] })[0]).toBe(`${src.replace('rl-qwen3', 'rl-qwen3')}.eval.tasks: 'gsm8k_reasoning' scores a rl pipeline's own data; sft-gemma4 trains with sft`);
+    expect(problems('rl-qwen3', { tasks: ['heldout'] })[0]).toBe(`${src}.eval.tasks: 'heldout' scores an SFT dataset's evaluation split; rl-qwen3 trains with grpo`);
+    expect(problems('sft-gemma4', { tasks: ['gsm8k_reasoning'] })[0]).toBe(`${src.replace('rl-qwen3', 'rl-qwen3')}.eval.tasks: 'gsm8k_reasoning' scores a GRPO run in its training template; sft-gemma4 trains with sft`);
   });
   test('numbers out of range, all collected', () => {
     expect(problems('rl-qwen3', { samples: 0, timeoutMinutes: 1.5, maxRestarts: -1 })).toEqual([
@@ -266,4 +267,33 @@ describe('serving fit (jobs/vllm.ts): weights + KV cache per chip, on every row 
   test('the eval JSON path is the export directory plus eval.json', () => {
     expect(evalJsonPath(build('rl-llama3').paths)).toMatch(/^gs:\/\/my-bucket\/llama3\.1-8b-Instruct\/hf-trained\/[^/]+\/[0-9a-f]+\/eval\.json$/);
   });
+});
+
+test('the heldout task reads the SFT dataset\'s own columns: the chat column, or both text columns as one user and one assistant turn, in the chat template (issue 32)', () => {
+  // The real utils.py under python3, with stand-ins for transformers' tokenizer (it shows the conversation it gets)
+  // and datasets' map.
+  const run = (column: string, doc: unknown) => {
+    const py = [
+      'import sys, types, json',
+      'tf = types.ModuleType("transformers")',
+      'class Tok:',
+      '    def apply_chat_template(self, conv, tokenize=False):',
+      '        return json.dumps(conv)',
+      'tf.AutoTokenizer = types.SimpleNamespace(from_pretrained=lambda *a, **k: Tok())',
+      'sys.modules["transformers"] = tf',
+      'import os; os.environ["EVAL_TOKENIZER"] = "base"',
+      taskUtilsPy({ heldout: { path: 'acme/qa', split: 'validation', column } }),
+      'class DS:',
+      '    def __init__(self, docs): self.docs = docs',
+      '    def map(self, fn): return [fn(d) for d in self.docs]',
+      `print(heldout_docs(DS([json.loads(${JSON.stringify(JSON.stringify(doc))})]))[0]["text"])`,
+    ].join('\n');
+    const r = spawnSync('python3', ['-c', py], { encoding: 'utf8' });
+    expect(r.stderr).toBe('');
+    return JSON.parse(r.stdout);
+  };
+  expect(run('question,answer', { question: 'Q?', answer: 'A.' })).toEqual([{ role: 'user', content: 'Q?' }, { role: 'assistant', content: 'A.' }]);
+  const chat = [{ role: 'user', content: 'hi' }, { role: 'assistant', content: 'hello' }];
+  expect(run('messages', { messages: chat })).toEqual(chat);
+  expect(heldoutTaskYaml({ path: 'acme/qa', split: 'validation', column: 'question,answer' })).toContain('doc_to_target: "{{text}}"');
 });

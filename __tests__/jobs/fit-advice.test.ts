@@ -153,7 +153,7 @@ describe('the advice as the error and the warning say it', () => {
     expect(message.slice(message.indexOf('; to fit: '))).toBe(
       '; to fit: set cfg.json: pipelines.rl-qwen3.overrides train_micro_batch_size=2 (now 8), or max_target_length=3584 (now 8192); ' +
         'or train on ct6e-standard-4t 8x8 (v6e-64), which fits tightly, or ct6e-standard-4t 8x16 (v6e-128) or larger ' +
-        '(cfg.json: pipelines.rl-qwen3.machineType/topology, with that slice in infra) (estimate: jobs/hbm.ts)',
+        '(cfg.json: pipelines.rl-qwen3.slice: v6e-64 or v6e-128, with that slice in infra) (estimate: jobs/hbm.ts)',
     );
   });
   test('without a config source the key is pipelines.<name>; two slices name the count and offer no larger slice', () => {
@@ -163,9 +163,13 @@ describe('the advice as the error and the warning say it', () => {
     expect(two).toContain('set pipelines.rl-qwen3.overrides ');
     expect(two).not.toContain('train on ');
   });
-  test('a slice-only answer for SFT: the larger slice and where to set it', () => {
+  test('a slice-only answer for SFT: the larger slice and where to set it, as the `slice` key (issue 32)', () => {
     const [message] = hbmFit(sft, ctxOf(tpuSlice('ct6e-standard-4t', '2x4')));
-    expect(message).toContain('; to fit: train on ct6e-standard-4t 4x8 (v6e-32) or larger (pipelines.sft-gemma4.machineType/topology, with that slice in infra) (estimate: jobs/hbm.ts)');
+    expect(message).toContain('; to fit: train on ct6e-standard-4t 4x8 (v6e-32) or larger (pipelines.sft-gemma4.slice: v6e-32, with that slice in infra) (estimate: jobs/hbm.ts)');
+  });
+  test('a slice `slice` cannot select (v6e-8 selects the one-VM ct6e-standard-8t, not ct6e-standard-4t 2x4) is named by machineType/topology', () => {
+    const [message] = hbmFit(withArgs(llama, { max_target_length: 4096 }), ctxOf(tpuSlice('ct6e-standard-4t', '2x2')));
+    expect(message).toContain('to fit: train on ct6e-standard-4t 2x4 (v6e-8) or larger (pipelines.rl-llama3.machineType/topology: ct6e-standard-4t 2x4, with that slice in infra)');
   });
   test('nothing fits anywhere: says so, naming the recipe and the generation', () => {
     const huge = withArgs(sft, { per_device_batch_size: 64, max_target_length: 131072 });

@@ -7,7 +7,8 @@
  */
 import { selectAndBuildPipelines } from '../../config/pipelines';
 import { loadConfig } from '../../config/load';
-import { estimateHbm, HbmEstimate, HbmInput, materialisesScores, meshShards, trainerMesh } from '../../jobs/hbm';
+import { HbmEstimate, HbmInput, materialisesScores, meshShards, trainerMesh } from '../../jobs/hbm';
+import { estimateHbm } from '../../jobs/methods';
 import { DCN_AXIS_KEYS, ICI_AXIS_KEYS, MESH_AXES, meshDefault } from '../../jobs/maxtext-defaults';
 import { MODELS } from '../../jobs/models';
 import { GENERATIONS, gkeVersionFloor, tpuSlice } from '../../jobs/tpu';

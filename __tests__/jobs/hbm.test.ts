@@ -5,7 +5,8 @@
  */
 import { selectAndBuildPipelines } from '../../config/pipelines';
 import { loadConfig } from '../../config/load';
-import { dtypeBytes, estimateHbm, HbmEstimate, HbmInput, logitsBytes, TIGHT_FRACTION } from '../../jobs/hbm';
+import { dtypeBytes, HbmEstimate, HbmInput, logitsBytes, TIGHT_FRACTION } from '../../jobs/hbm';
+import { estimateHbm } from '../../jobs/methods';
 import { MODELS } from '../../jobs/models';
 import { buildPipeline, Pipeline } from '../../jobs/pipeline';
 import { derivePlatform, Platform } from '../../jobs/platform';
@@ -282,7 +283,7 @@ describe('refused: what runs out of memory, with advice that can be followed', (
   test('31B SFT on a v6e-8 (single host): names the smallest slice that fits, never weight_dtype (it reaches only the export)', () => {
     const message = errorOf(() => fromConfig('sft-gemma4', { machineType: 'ct6e-standard-8t', topology: '2x4' }, '4x8', WITH_SINGLE_HOST));
     expect(message).toMatch(
-      /gemma4-31b does not fit ct6e-standard-8t 2x4 \(v6e-8-8t, 31\.25 GiB usable HBM per chip\): weights, gradients and AdamW state \(57\.7 GiB, sharded 8 ways\) and activations \(10\.1 GiB\) need 67\.8 GiB per chip over 8 chips, a v6e chip has 31\.25 GiB usable; to fit: train on ct6e-standard-4t 4x8 \(v6e-32\) or larger \(.*pipelines\.sft-gemma4\.machineType\/topology, with that slice in infra\)/,
+      /gemma4-31b does not fit ct6e-standard-8t 2x4 \(v6e-8-8t, 31\.25 GiB usable HBM per chip\): weights, gradients and AdamW state \(57\.7 GiB, sharded 8 ways\) and activations \(10\.1 GiB\) need 67\.8 GiB per chip over 8 chips, a v6e chip has 31\.25 GiB usable; to fit: train on ct6e-standard-4t 4x8 \(v6e-32\) or larger \(.*pipelines\.sft-gemma4\.machineType\/topology: ct6e-standard-4t 4x8, with that slice in infra\)/,
     );
     expect(message).not.toMatch(/weight_dtype|per_device_batch_size/);
     // Why weight_dtype is never advised for SFT: an override of it reaches the export only, not train_sft, so one that

@@ -100,10 +100,34 @@ describe('where an override applies', () => {
     expect(qwen.toMaxText.args['scan_layers']).toBe(true);
   });
 
-  test('an unknown key is refused, listing the keys the recipe allows', () => {
-    expect(() => resolve({ batchsize: 8, lr: 1 }, 'pipelines.rl-qwen3')).toThrow(
-      /^pipelines\.rl-qwen3\.overrides: unknown key 'batchsize', 'lr'; rl-qwen3 allows .*\bbatch_size\b.*\bvllm_hf_overrides\b/,
+  test('a key of no MaxText config class is refused, each with "did you mean"', () => {
+    expect(() => resolve({ batchsize: 8, lerning_rate: 1e-6 }, 'pipelines.rl-qwen3')).toThrow(
+      new Error(
+        "pipelines.rl-qwen3.overrides.batchsize: not a key rl-qwen3 passes nor a key of MaxText's RLConfig (maxtext-v0.2.4 configs/types.py, jobs/maxtext-keys.ts) (did you mean 'batch_size'?)\n" +
+          "pipelines.rl-qwen3.overrides.lerning_rate: not a key rl-qwen3 passes nor a key of MaxText's RLConfig (maxtext-v0.2.4 configs/types.py, jobs/maxtext-keys.ts) (did you mean 'learning_rate'?)",
+      ),
     );
+  });
+
+  test("any key of the trainer's MaxText config class is added to training (issue 32): a number, a boolean, a string", () => {
+    const args = resolve({ 'rl.grpo_beta': '0.04', 'rl.num_iterations': 2, async_checkpointing: 'false', data_shuffle_seed: 7 }).train.args as Record<string, unknown>;
+    expect(args).toMatchObject({ 'rl.grpo_beta': 0.04, 'rl.num_iterations': 2, async_checkpointing: false, data_shuffle_seed: 7 });
+    const sft = resolveRecipe(RECIPES['sft-gemma4'], { runId: 'r1', overrides: { warmup_steps_fraction: 0.05, lr_schedule_type: 'linear' } });
+    expect(sft.train.args).toMatchObject({ warmup_steps_fraction: 0.05, lr_schedule_type: 'linear' });
+  });
+
+  test("a key of the other trainer's class is refused (train_sft's MaxTextConfig has no rl.*)", () => {
+    expect(() => resolveRecipe(RECIPES['sft-gemma4'], { runId: 'r1', overrides: { 'rl.num_generations': 4 }, configSource: 'pipelines.sft-gemma4' })).toThrow(
+      "pipelines.sft-gemma4.overrides.rl.num_generations: not a key sft-gemma4 passes nor a key of MaxText's MaxTextConfig",
+    );
+  });
+
+  test('keys this program derives are refused', () => {
+    for (const key of ['load_parameters_path', 'checkpoint_period', 'model_name']) {
+      expect(() => resolve({ [key]: 'x' }, 'pipelines.rl-qwen3')).toThrow(
+        `pipelines.rl-qwen3.overrides.${key}: set by this program for every run (the paths, the model key and the checkpoints it derives); remove it`,
+      );
+    }
   });
 
   test('run_name must name one directory; it replaces the prefix of the run identity', () => {

@@ -226,9 +226,9 @@ describe('options', () => {
     expect(mainScript(p, 'train')).toContain('batch_size=8');
     for (const s of ['to-maxtext', 'train', 'to-hf']) expect(mainScript(p, s)).toContain('scan_layers=True');
   });
-  test('an unknown override key is rejected with the allowed keys', () => {
+  test('an unknown override key is rejected with "did you mean"', () => {
     expect(() => build('rl-qwen3', { overrides: { batchsize: 8 }, configSource: 'pipelines.rl-qwen3' })).toThrow(
-      /pipelines\.rl-qwen3\.overrides: unknown key 'batchsize'; rl-qwen3 allows .*batch_size/,
+      /pipelines\.rl-qwen3\.overrides\.batchsize: not a key rl-qwen3 passes nor a key of MaxText's RLConfig .*\(did you mean 'batch_size'\?\)/,
     );
   });
   test('an override of the wrong type is rejected', () => {

@@ -1,5 +1,5 @@
 /** One test per synth-time rule, asserting the message (recipe, field, value, what fits). */
-import { buildPipeline } from '../../jobs/pipeline';
+import { buildPipeline, PipelineProblems } from '../../jobs/pipeline';
 import { RECIPES } from '../../jobs/recipes';
 import { Recipe } from '../../jobs/recipes/types';
 import { testPlatform } from './fixtures';
@@ -148,13 +148,49 @@ test('a Pathways recipe without its Pathways settings is rejected', () => {
   );
 });
 
-test('step timeouts and restart counts from options are checked', () => {
-  expect(() => buildPipeline(qwen, testPlatform(), { runId: 'r1', timeoutMinutes: { train: 0 }, configSource: 'pipelines.rl-qwen3' })).toThrow(
-    'pipelines.rl-qwen3.timeoutMinutes.train must be a whole number of minutes from 1 to 43200, got 0',
-  );
-  expect(() => buildPipeline(qwen, testPlatform(), { runId: 'r1', maxRestarts: -1, configSource: 'pipelines.rl-qwen3' })).toThrow(
-    'pipelines.rl-qwen3.maxRestarts must be a whole number >= 0, got -1',
-  );
+test('one pass: every problem of every option of a pipeline comes at once, one per line', () => {
+  let caught: unknown;
+  try {
+    buildPipeline(qwen, testPlatform(), {
+      runId: 'R1',
+      overrides: { num_batches: 'many', bogus_key: 1, run_name: 'a/b' },
+      resumeRun: 'x y',
+      eval: { tasks: ['nope'] },
+      configSource: 'pipelines.rl-qwen3',
+    });
+  } catch (err) {
+    caught = err;
+  }
+  expect(caught).toBeInstanceOf(PipelineProblems);
+  const problems = (caught as PipelineProblems).problems;
+  expect(problems).toEqual([
+    "pipelines.rl-qwen3.runId: run id must be lowercase letters, digits and '-', starting and ending with a letter or digit, got 'R1'",
+    expect.stringMatching(/^pipelines\.rl-qwen3\.overrides\.bogus_key: not a key rl-qwen3 passes nor a key of MaxText's RLConfig/),
+    "pipelines.rl-qwen3.overrides.num_batches must be a number, got 'many'",
+    "pipelines.rl-qwen3.overrides.run_name must be one directory name: no '/' and no '..', got 'a/b'",
+    "pipelines.rl-qwen3.resumeRun must be the run name of an earlier run (the directory under trained/, e.g. 'rl-3f9a1c2b7d10'), got 'x y'",
+    expect.stringMatching(/^pipelines\.rl-qwen3\.eval\.tasks: no lm-evaluation-harness task 'nope' here/),
+  ]);
+  expect((caught as Error).message).toBe(problems.join('\n'));
+});
+
+test('one pass: a recipe rule, the eval step and a retarget each add their problem to the same error', () => {
+  const platform = testPlatform();
+  const message = (() => {
+    try {
+      buildPipeline(withTrainArgs(qwen, { 'rl.num_generations': 1 }), platform, { runId: 'r1', eval: { tasks: ['nope'] }, configSource: 'pipelines.rl-qwen3' });
+    } catch (err) {
+      return (err as Error).message;
+    }
+    return '';
+  })();
+  expect(message).toContain('rl.num_generations must be at least 2');
+  expect(message).toContain("pipelines.rl-qwen3.eval.tasks: no lm-evaluation-harness task 'nope' here");
+});
+
+test('the option ranges zod checks (timeoutMinutes, queueMinutes, maxRestarts) are not checked again here: one layer per rule', () => {
+  // config/schema.ts refuses them with the key and the value (__tests__/config/bad-input.test.ts); buildPipeline trusts them.
+  expect(() => buildPipeline(qwen, testPlatform(), { runId: 'r1', timeoutMinutes: { train: 100 }, queueMinutes: 0, maxRestarts: 0 })).not.toThrow();
 });
 
 describe("ranges MaxText's config schema enforces (types.py)", () => {
@@ -179,12 +215,6 @@ test('every image a pipeline pulls must be a pinned reference', () => {
   const r = { ...qwen, pathways: { ...qwen.pathways!, proxyImage: 'us-docker.pkg.dev/cloud-tpu-v2-images/pathways/proxy_server' } } as Recipe;
   expect(run(r)).toThrow(
     "rl-qwen3: pathways.proxyImage: image must be a reference such as us-docker.pkg.dev/<project>/<repo>/<image>:<tag> or <image>@sha256:<64 hex digits>, got 'us-docker.pkg.dev/cloud-tpu-v2-images/pathways/proxy_server'",
-  );
-});
-
-test('queue allowance from options is checked', () => {
-  expect(() => buildPipeline(qwen, testPlatform(), { runId: 'r1', queueMinutes: -5, configSource: 'pipelines.rl-qwen3' })).toThrow(
-    'pipelines.rl-qwen3.queueMinutes must be a whole number of minutes from 0 to 10080, got -5',
   );
 });
 

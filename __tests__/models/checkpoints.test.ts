@@ -2,7 +2,7 @@
  * Checkpoints and run identity over every training step the app synthesizes, read from the container scripts
  * (__tests__/models/maxtext-script.ts). MaxText maxtext-v0.2.4: train_rl and train_sft save every `checkpoint_period`
  * steps (trainers/post_train/rl/train_rl.py `save_interval_steps=checkpoint_period, max_to_keep=
- * max_num_checkpoints_to_keep`; sft/train_sft.py `save_interval_steps=checkpoint_period`, no max_to_keep) and restore
+ * max_num_checkpoints_to_keep`; sft/train_sft.py and dpo/train_dpo.py `save_interval_steps=checkpoint_period`, no max_to_keep) and restore
  * the newest checkpoint under `<base_output_directory>/<run_name>/checkpoints` (configs/types.py checkpoint_dir).
  */
 import { buildPipeline } from '../../jobs/pipeline';
@@ -30,7 +30,8 @@ const trainCalls = allConfigurations().flatMap(([c, s]) =>
 );
 
 describe.each(trainCalls)('%s checkpoints often enough to lose at most a quarter of the run', (_label, call, toHf) => {
-  const total = call.module.endsWith('train_sft') ? Number(call.args.steps) : Number(call.args.num_batches) * Number(call.args['rl.num_iterations'] ?? 1);
+  // train_rl trains num_batches x rl.num_iterations steps; train_sft and train_dpo `steps` (Tunix max_steps).
+  const total = call.module.endsWith('train_rl') ? Number(call.args.num_batches) * Number(call.args['rl.num_iterations'] ?? 1) : Number(call.args.steps);
   const period = Number(call.args.checkpoint_period);
 
   test('checkpoint_period is explicit, at most a quarter of the steps, and divides them', () => {
@@ -47,7 +48,7 @@ describe.each(trainCalls)('%s checkpoints often enough to lose at most a quarter
     expect(step % period).toBe(0);
   });
 
-  test('older checkpoints are bounded: RL keeps CHECKPOINTS_TO_KEEP, SFT writes at most 20 per run', () => {
+  test('older checkpoints are bounded: RL keeps CHECKPOINTS_TO_KEEP, SFT and DPO write at most 20 per run', () => {
     if (call.module.endsWith('train_rl')) expect(Number(call.args.max_num_checkpoints_to_keep)).toBe(CHECKPOINTS_TO_KEEP);
     expect(total / period).toBeLessThanOrEqual(20);
   });

@@ -4,7 +4,8 @@
  */
 import { configFile } from '../util';
 import { maxTextCalls } from './maxtext-script';
-import { configProblems } from './maxtext-config';
+import { MAXTEXT_CONFIG_KEYS } from '../../jobs/maxtext-keys';
+import { configProblems, FIELDS } from './maxtext-config';
 import { allConfigurations, Obj, podSets, Synthesized, synthesize } from './synthesized';
 
 function calls(synth: Synthesized): Array<[string, ReturnType<typeof maxTextCalls>[number]]> {
@@ -45,4 +46,19 @@ test('the model refuses what MaxText refuses', () => {
   expect(call('maxtext.trainers.post_train.sft.train_sft', { 'lora.enable_lora': 'True', 'lora.lora_rank': '0' })).toEqual(['lora_rank must be > 0 with enable_lora']);
   expect(call('maxtext.trainers.post_train.sft.train_sft', { reward_functions_path: '/x.py' })).toEqual(["'reward_functions_path' not in MaxTextConfig (pyconfig._prepare_for_pydantic)"]);
   expect(call('maxtext.checkpoint_conversion.to_maxtext', {}, { hf_revision: 'x' })).toEqual(['--hf_revision is not a flag of maxtext.checkpoint_conversion.to_maxtext']);
+  const dpo = 'maxtext.trainers.post_train.dpo.train_dpo';
+  expect(call(dpo, { packing: 'True' })).toEqual(['DPO does not support packing (types.py)']);
+  expect(call(dpo, { 'dpo.algo': 'ipo' })).toEqual(['dpo.algo=ipo violates types.py']);
+  expect(call(dpo, { max_target_length: '256', 'dpo.max_prompt_length': '256' })).toEqual(['dpo.max_prompt_length (256) must be less than max_target_length']);
+  expect(call(dpo, { train_data_columns: "'[\"chosen\"]'" })).toEqual(['DPODataFormatting expects 2 or 3 columns, got 1']);
+  expect(call(dpo, { 'rl.loss_algo': 'grpo' })).toEqual(["'rl.loss_algo' not in MaxTextConfig (pyconfig._prepare_for_pydantic)"]);
+});
+
+test('the generated key list (jobs/maxtext-keys.ts) holds every key read by hand from types.py', () => {
+  for (const cls of ['MaxTextConfig', 'RLConfig'] as const) {
+    for (const key of Object.keys(FIELDS[cls])) expect([key, MAXTEXT_CONFIG_KEYS[cls][key] !== undefined]).toEqual([key, true]);
+  }
+  expect(MAXTEXT_CONFIG_KEYS.RLConfig['rl.loss_algo']).toBe('RL');
+  expect(MAXTEXT_CONFIG_KEYS.MaxTextConfig['dpo.dpo_beta']).toBe('DPO');
+  expect(MAXTEXT_CONFIG_KEYS.MaxTextConfig['rl.loss_algo']).toBeUndefined();
 });

@@ -12,8 +12,12 @@
  *   to_huggingface.py `flags.DEFINE_*`.
  * A key this project starts passing must be looked up there and added with its class.
  */
+import { MAXTEXT_CONFIG_KEYS } from '../../jobs/maxtext-keys';
 
-/** key -> the types.py class that declares it, per config class. */
+/**
+ * key -> the types.py class that declares it, per config class: the keys this project's recipes pass, read by hand (a
+ * cross-check of the generated jobs/maxtext-keys.ts, which configProblems reads: every key here must be there).
+ */
 export const FIELDS: Readonly<Record<'MaxTextConfig' | 'RLConfig', Readonly<Record<string, string>>>> = {
   MaxTextConfig: {
     base_output_directory: 'RunInfo', model_name: 'RunInfo', run_name: 'RunInfo',
@@ -25,6 +29,9 @@ export const FIELDS: Readonly<Record<'MaxTextConfig' | 'RLConfig', Readonly<Reco
     hf_path: 'HfDataset', hf_name: 'HfDataset', train_split: 'TfdsDataset', profiler: 'Profiling', steps: 'TrainingLoop',
     tokenizer_path: 'Tokenizer',
     'lora.enable_lora': 'LoRA', 'lora.lora_rank': 'LoRA', 'lora.lora_alpha': 'LoRA', 'lora.lora_module_path': 'LoRA', 'lora.lora_restore_path': 'LoRA',
+    // train_dpo (pyconfig.py l.54: post_train/dpo.yml over base.yml, MaxTextConfig): the DPO block and the eval interval.
+    eval_interval: 'TrainingLoop', hf_eval_split: 'HfDataset', eval_data_columns: 'DatasetGeneral', packing: 'DatasetGeneral',
+    'dpo.algo': 'DPO', 'dpo.dpo_beta': 'DPO', 'dpo.dpo_label_smoothing': 'DPO', 'dpo.max_prompt_length': 'DPO',
   },
   RLConfig: {
     base_output_directory: 'RunInfo', model_name: 'RunInfo', run_name: 'RunInfo', load_parameters_path: 'Checkpointing',
@@ -41,7 +48,7 @@ export const FIELDS: Readonly<Record<'MaxTextConfig' | 'RLConfig', Readonly<Reco
     grad_dtype: 'DataTypes', mu_dtype: 'AdamW', learning_rate: 'Optimizer', learning_rate_schedule_steps: 'Optimizer',
     ici_expert_parallelism: 'IciParallelism', ici_fsdp_parallelism: 'IciParallelism', ici_tensor_parallelism: 'IciParallelism',
     ragged_gather_reduce_fallback: 'MoEGeneral', remat_policy: 'RematAndOffload',
-    reward_functions: 'RLReward', reward_functions_path: 'RLReward',
+    reward_functions: 'RLReward', reward_functions_path: 'RLReward', dataset_processor_path: 'RLDataset',
     'rl.loss_algo': 'RL', 'rl.num_generations': 'RL', 'rl.reshard_chunk_size': 'RL',
   },
 };
@@ -56,6 +63,10 @@ export const CONSTRAINTS: Readonly<Record<string, (v: string) => boolean>> = {
   'lora.lora_rank': (v) => /^\d+$/.test(v),
   'lora.lora_alpha': (v) => Number(v) >= 0,
   'lora.enable_lora': (v) => /^(True|False)$/.test(v),
+  // DPO.algo: Literal["dpo", "orpo"]; dpo_label_smoothing: ge=0, le=1; max_prompt_length: gt=0.
+  'dpo.algo': (v) => ['dpo', 'orpo'].includes(v),
+  'dpo.dpo_label_smoothing': (v) => Number(v) >= 0 && Number(v) <= 1,
+  'dpo.max_prompt_length': (v) => /^[1-9]\d*$/.test(v),
 };
 
 /** argparse (to_maxtext.py) / absl (to_huggingface.py) flags of the conversions. */
@@ -74,15 +85,35 @@ export function configProblems(call: { module: string; args: Record<string, stri
   const cls = configClassOf(call.module);
   const out: string[] = [];
   for (const [key, value] of Object.entries(call.args)) {
-    if (!(key in FIELDS[cls])) out.push(`'${key}' not in ${cls} (pyconfig._prepare_for_pydantic)`);
+    if (!(key in MAXTEXT_CONFIG_KEYS[cls])) out.push(`'${key}' not in ${cls} (pyconfig._prepare_for_pydantic)`);
     const ok = CONSTRAINTS[key];
     if (ok && !ok(value.replace(/^'|'$/g, ''))) out.push(`${key}=${value} violates types.py`);
   }
   if (call.args.dataset_type === 'hf' && !call.args.hf_path) out.push("hf_path can't be empty when dataset_type=hf");
   if (call.args['lora.enable_lora'] === 'True' && !(Number(call.args['lora.lora_rank']) > 0)) out.push('lora_rank must be > 0 with enable_lora');
+  if (call.module === 'maxtext.trainers.post_train.dpo.train_dpo') out.push(...dpoProblems(call.args));
   const allowed = CONVERSION_FLAGS[call.module];
   for (const flag of Object.keys(call.flags)) {
     if (!allowed || !allowed.includes(flag)) out.push(`--${flag} is not a flag of ${call.module}`);
   }
+  return out;
+}
+
+/**
+ * What train_dpo refuses at start-up beyond the key check (maxtext-v0.2.4): types.py `if self.use_dpo and self.packing`
+ * ("DPO does not support packing", dpo.yml sets packing false), `dpo.max_prompt_length` (default max_target_length // 2)
+ * must be below `max_target_length` (dpo.yml 512), train_dpo.py `validate_config` refuses `num_vocab_tiling` > 1, and
+ * dpo_utils.py DPODataFormatting needs 2 or 3 `train_data_columns`.
+ */
+function dpoProblems(args: Record<string, string>): string[] {
+  const out: string[] = [];
+  if (/^(True|true|1)$/.test(args.packing ?? '')) out.push('DPO does not support packing (types.py)');
+  const target = Number(args.max_target_length ?? 512);
+  const prompt = Number(args['dpo.max_prompt_length'] ?? Math.floor(target / 2));
+  if (prompt >= target) out.push(`dpo.max_prompt_length (${prompt}) must be less than max_target_length`);
+  if (Number(args.num_vocab_tiling ?? 1) > 1) out.push('Vocab Tiling is not supported with DPO');
+  const columns = (args.train_data_columns ?? "['chosen', 'rejected']").replace(/^'|'$/g, '');
+  const n = (JSON.parse(columns.replace(/'/g, '"')) as string[]).length;
+  if (n !== 2 && n !== 3) out.push(`DPODataFormatting expects 2 or 3 columns, got ${n}`);
   return out;
 }

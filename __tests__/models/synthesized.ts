@@ -18,10 +18,12 @@ export const CONFIGURATIONS: Readonly<Record<string, Record<string, string>>> = 
   'two slices': { CLUSTER_NODEPOOL_COUNT: '2' },
   'single host asked for': { SINGLE_HOST_RESERVATION: 'my-v6e-8-reservation' },
   spot: { TPU_CAPACITY: 'spot', RESERVATION: '' },
-  // The three example configurations of docs/pipelines.md "Your own pipeline" (config/examples/), each on a v6e-8.
+  // The example configurations of docs/pipelines.md "Your own pipeline" (config/examples/), each on a v6e-8.
   'example sft-llama3-8b': { CONFIG_FILE: 'config/examples/sft-llama3-8b.json' },
   'example grpo-qwen3-8b': { CONFIG_FILE: 'config/examples/grpo-qwen3-8b.json' },
   'example lora-sft-gemma3-12b': { CONFIG_FILE: 'config/examples/lora-sft-gemma3-12b.json' },
+  'example dpo-llama3-8b': { CONFIG_FILE: 'config/examples/dpo-llama3-8b.json' },
+  'example grpo-own-data': { CONFIG_FILE: 'config/examples/grpo-own-data.json' },
 };
 
 export interface NodePoolModel {

@@ -138,6 +138,13 @@ export interface SftTrain {
   readonly env: EnvMap;
 }
 
+/** DPO `maxtext.trainers.post_train.dpo.train_dpo` on multi-host JAX (jobs/methods/dpo.ts). */
+export interface DpoTrain {
+  readonly kind: 'dpo';
+  readonly args: MaxTextArgs;
+  readonly env: EnvMap;
+}
+
 /** Env of the Pathways containers, per container as the tutorials pass them (`--env`, `--pathways-*-env`). */
 export interface PathwaysSettings {
   /** `--pathways-proxy-env`. */
@@ -190,6 +197,11 @@ export interface Recipe {
    * @default - none
    */
   readonly files?: readonly RecipeFile[];
+  /**
+   * MaxText keys set by the entry's typed training settings (`training.<name>`, jobs/spec.ts), key -> setting name: fit
+   * advice names the setting for these keys, not an override (which would be refused). @default - none
+   */
+  readonly trainingKeys?: Readonly<Record<string, string>>;
   /** What the run is made from beyond the arguments, for its run record (jobs/run-record.ts). @default - none */
   readonly lineage?: RunLineage;
   /** Slice the training targets (must exist in `infra`). */
@@ -214,7 +226,7 @@ export interface Recipe {
   /** How long `cdktf deploy` waits for each step (queueing included). */
   readonly timeoutMinutes: Readonly<Record<RecipeStepName, number>>;
   readonly toMaxText: ConversionStep<ToMaxTextArgs> & { readonly flags: ToMaxTextFlags };
-  readonly train: RlTrain | SftTrain;
+  readonly train: RlTrain | SftTrain | DpoTrain;
   readonly toHf: ToHfStep;
   /** Required when runtime is `pathways` (validated). @default - none (McJAX) */
   readonly pathways?: PathwaysSettings;
