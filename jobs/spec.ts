@@ -28,6 +28,7 @@ import { exportNameOf, hasStandaloneVllmMapping, hfRepoProblem, MODEL_KEYS, mode
 import { CONFIGMAP_KEY, CONFIGMAP_MAX_BYTES, configMapBytes, RECIPE_FILES_DIR } from './recipe-files';
 import { CONVERSION_MAX_RESTARTS, CONVERSION_TIMEOUT_MINUTES, TUTORIAL_IMAGE } from './recipes/common';
 import { JsonValue, MaxTextArgs, Recipe, RecipeFile, RunLineage } from './recipes/types';
+import { PythonModule, rewardFunctions } from './reward';
 import { sliceProblem, slicesForAcceleratorType, TpuMachineType, tpuSlice } from './tpu';
 
 /** Post-training methods a config entry may name: SFT, and RL with the GRPO or GSPO-token loss. */
@@ -73,6 +74,8 @@ export interface SpecFile {
   readonly sha256?: string;
   /** Why it cannot be shipped (missing, outside the repository, not .py, too large). @default - none */
   readonly problem?: string;
+  /** A `.py` file as Python's parser reads it (config/python.ts). @default - none */
+  readonly python?: PythonModule;
 }
 
 /** One `pipelines.<name>` entry's pipeline fields, with where it came from. */
@@ -144,11 +147,6 @@ export function didYouMean(word: string, candidates: readonly string[]): string 
   const scored = candidates.map((c) => ({ c, d: distance(word.toLowerCase(), c.toLowerCase()) })).sort((x, y) => x.d - y.d);
   const best = scored[0];
   return best && best.d <= Math.max(2, Math.ceil(word.length / 3)) ? ` (did you mean '${best.c}'?)` : '';
-}
-
-/** Top-level `def name(prompts, completions, ...)` functions of a Python file: MaxText's reward signature. */
-export function rewardFunctionsIn(content: string): string[] {
-  return [...content.matchAll(/^def\s+([A-Za-z_][A-Za-z0-9_]*)\s*\(\s*prompts\s*,\s*completions\b/gm)].map((m) => m[1]);
 }
 
 /** The method a recipe trains with. */
@@ -367,23 +365,15 @@ function applyReward(spec: PipelineSpec, recipe: Recipe, problems: Problems): { 
     problems.push(`${at}: '${r.file.path}' is ${bytes} bytes; a ConfigMap holds at most ${CONFIGMAP_MAX_BYTES} (1 MiB): move data the reward loads into the bucket`);
     return { recipe };
   }
-  const found = rewardFunctionsIn(r.file.content);
-  const names = r.functions ?? found;
-  if (names.length === 0) {
-    problems.push(
-      `${at}: '${r.file.path}' defines no top-level reward function 'def <name>(prompts, completions, ...)' ` +
-        '(MaxText train_rl.py build_reward_fns: each returns list[float]); add one or name them in reward.functions',
-    );
+  if (r.file.python === undefined) {
+    problems.push(`${at}: '${r.file.path}' was not read by Python's parser`);
     return { recipe };
   }
-  const missing = names.filter((n) => !found.includes(n));
-  if (missing.length > 0) {
-    problems.push(
-      `${at}.functions: ${missing.map((n) => `'${n}'`).join(', ')} not defined in '${r.file.path}' as 'def <name>(prompts, completions, ...)'; ` +
-        `it defines ${found.length > 0 ? found.join(', ') : 'none'}`,
-    );
-    return { recipe };
-  }
+  // The signature, by Python's own parser (config/python.ts), against how MaxText and Tunix call it (jobs/reward.ts).
+  const checked = rewardFunctions(r.file.path, r.file.python, r.functions);
+  problems.push(...checked.problems.map((p) => `${spec.source}.${p.key}: ${p.text}`));
+  if (checked.problems.length > 0) return { recipe };
+  const names = checked.names;
   const file: RecipeFile = { name: r.file.name, content: r.file.content, sha256: r.file.sha256, path: r.file.path };
   return {
     recipe: withArgs(recipe, { reward_functions_path: `${RECIPE_FILES_DIR}/${file.name}`, reward_functions: names.join(',') }),

@@ -14,7 +14,7 @@ import { GkeCluster } from '../constructs/gke-cluster';
 import { KubernetesProvider } from '@cdktf/provider-kubernetes/lib/provider';
 import { Manifest } from '@cdktf/provider-kubernetes/lib/manifest';
 import { ITerraformDependable } from 'cdktf';
-import { JobSetStep } from '../constructs/jobset-step';
+import { escapeTemplates, JobSetStep } from '../constructs/jobset-step';
 import { PipelinePreflight, PlaceholderGuard, PlaceholderRef } from '../constructs/preflight';
 import { TUTORIAL_MAXTEXT_OUTPUT } from '../jobs/names';
 import { EVAL_OUTPUT, gateText } from '../jobs/eval';
@@ -75,7 +75,8 @@ export class PipelineStack extends TerraformStack {
 
     const spc = new Manifest(this, 'hf-token', { manifest: pipeline.secretProviderClass });
     // The record of what this stack deploys (jobs/record.ts), before the first step waits: status reads it at once.
-    if (props.record) new Manifest(this, 'record', { manifest: recordConfigMap(props.record, pipeline.labels) });
+    // Escaped like the steps' manifests: the record holds what the user wrote (file paths, repository and dataset names).
+    if (props.record) new Manifest(this, 'record', { manifest: escapeTemplates(recordConfigMap(props.record, pipeline.labels)) });
     const steps: JobSetStep[] = [];
     // The reward file (and any other file the recipe ships), mounted read-only by the training pods.
     const files = pipeline.filesConfigMap ? [new Manifest(this, 'files', { manifest: pipeline.filesConfigMap })] : [];

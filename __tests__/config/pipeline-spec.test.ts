@@ -9,7 +9,6 @@ import { loadDeployment } from '../../config/deployment';
 import { readRepoFile } from '../../config/pipelines';
 import type { Deployment } from '../../jobs/deployment';
 import { CONFIGMAP_MAX_BYTES, RECIPE_FILES_DIR } from '../../jobs/recipe-files';
-import { rewardFunctionsIn } from '../../jobs/spec';
 import { configFile, synthStack, WITH_SINGLE_HOST } from '../util';
 
 const REWARD = 'config/examples/rewards/final_number.py';
@@ -89,7 +88,8 @@ describe('defaults of a new pipeline', () => {
     const manifests = Object.values(tf.resource.kubernetes_manifest) as any[];
     const cm = manifests.find((m) => m.manifest.kind === 'ConfigMap');
     expect(cm.manifest.metadata.name).toBe('mine-files');
-    expect(cm.manifest.data['final_number.py']).toBe(fs.readFileSync(path.join(__dirname, '..', '..', REWARD), 'utf8'));
+    expect(Buffer.from(cm.manifest.binaryData['final_number.py'], 'base64')).toEqual(fs.readFileSync(path.join(__dirname, '..', '..', REWARD)));
+    expect(cm.manifest.data).toBeUndefined();
     const train = manifests.find((m) => m.manifest.kind === 'JobSet' && m.manifest.metadata.name.endsWith('-train'));
     const pod = train.manifest.spec.replicatedJobs[0].template.spec.template.spec;
     expect(pod.volumes).toContainEqual({ name: 'pipeline-files', configMap: { name: 'mine-files' } });
@@ -99,8 +99,8 @@ describe('defaults of a new pipeline', () => {
     expect(deploy({ mine: GRPO }).pipelines[0].paths.trainRunDir).not.toBe(builtIn.paths.trainRunDir);
   });
 
-  test('reward functions: every top-level def (prompts, completions, ...) of the file, or the names given', () => {
-    expect(rewardFunctionsIn('def a(prompts, completions, **kw):\n  pass\ndef _h(x):\n  pass\nclass C:\n  def b(prompts, completions): pass\ndef c( prompts , completions, answer):\n  pass\n')).toEqual(['a', 'c']);
+  test('reward functions: every top-level def naming prompts and completions, or the names given', () => {
+    // Which defs are rewards, and each signature rule: __tests__/config/reward-file.test.ts.
     const d = deploy({ mine: { ...GRPO, reward: { file: REWARD, functions: ['final_number'] } } });
     expect(script(d, 'mine', 'train')).toContain('reward_functions=final_number');
   });
@@ -231,7 +231,7 @@ describe('errors at synth, before anything is created', () => {
     expect(errorOf({ mine: { ...SFT, reward: REWARD } })).toContain(`pipelines.mine.reward: a reward file is for RL (grpo, gspo); mine trains with sft, got '${REWARD}'`);
     expect(errorOf({ mine: { ...GRPO, reward: 'jest.config.js'.replace('.js', '.py') } })).toContain('not found in the repository');
     expect(errorOf({ mine: { ...GRPO, reward: { file: REWARD, functions: ['nope'] } } })).toContain(
-      `pipelines.mine.reward.functions: 'nope' not defined in '${REWARD}' as 'def <name>(prompts, completions, ...)'; it defines final_number`,
+      `pipelines.mine.reward.functions: 'nope' is not defined at the top level of '${REWARD}'; it defines final_number`,
     );
   });
 
