@@ -268,7 +268,7 @@ function applyModel(spec: PipelineSpec, recipe: Recipe, problems: Problems, noti
   if (repoProblem) problems.push(`${spec.source}.hfModel: '${hfModel}' ${repoProblem}`);
   const tokenizer = spec.tokenizer ?? hfModel;
   if (spec.tokenizer !== undefined) {
-    const p = hfRepoProblem(key, spec.tokenizer, spec.hfArchitecture);
+    const p = hfRepoProblem(key, spec.tokenizer, spec.hfArchitecture, true);
     if (p) problems.push(`${spec.source}.tokenizer: '${spec.tokenizer}' ${p}`);
   }
   if (spec.hfRevision !== undefined && !/^[0-9a-f]{40}$/.test(spec.hfRevision)) {
@@ -453,8 +453,9 @@ function checkRl(spec: PipelineSpec, recipe: Recipe, fromBase: boolean, problems
     }
   } else if (!hasStandaloneVllmMapping(key)) {
     problems.push(
-      `${spec.source}.model: RL with '${key}' needs a sampler weight-sync path: MaxText 0.2.4's standalone vLLM mappings cover ` +
-        `${STANDALONE_VLLM_PREFIXES.join(', ')} keys (integration/tunix/weight_mapping); or extend rl-qwen3 or rl-gemma4, which run the MaxText model inside vLLM`,
+      `${spec.source}.model: RL with '${key}' needs a sampler weight-sync path: MaxText 0.2.4's standalone vLLM mappings cover every ` +
+        `weight of ${MODEL_KEYS.filter(hasStandaloneVllmMapping).join(', ')} only (integration/tunix/weight_mapping, dispatched on ` +
+        `${STANDALONE_VLLM_PREFIXES.join(', ')}; the Qwen3 one has no MoE weights); or extend rl-qwen3 or rl-gemma4, which run the MaxText model inside vLLM`,
     );
   }
   return out;

@@ -117,9 +117,35 @@ describe('extends: a preset as a base', () => {
   });
 
   test('rl-qwen3 with another Qwen3 MoE model: maxtext_config.model_name follows (vllmModelName rule)', () => {
-    const d = deploy({ mine: { extends: 'rl-qwen3', model: 'qwen3-30b-a3b', hfModel: 'Qwen/Qwen3-30B-A3B' } });
+    const d = deploy({ mine: { extends: 'rl-qwen3', model: 'qwen3-30b-a3b-base', hfModel: 'Qwen/Qwen3-30B-A3B' } });
     expect(d.pipelines[0].model.hfRepo).toBe('Qwen/Qwen3-30B-A3B');
     expect(script(d, 'mine', 'train')).toContain('tokenizer_path=Qwen/Qwen3-30B-A3B');
+    // Every model name in the training step (model_name, maxtext_config.model_name, paths) is the base key's.
+    expect(script(d, 'mine', 'train')).not.toMatch(/qwen3-30b-a3b(?!-base)/);
+  });
+
+  test('a release whose architecture facts differ from the key\'s is refused naming the key that fits, or that none does', () => {
+    // The original Qwen3-30B-A3B (RoPE theta 1M) under the key built for the 2507 releases (10M): qwen3-30b-a3b-base fits.
+    expect(errorOf({ mine: { extends: 'rl-qwen3', model: 'qwen3-30b-a3b', hfModel: 'Qwen/Qwen3-30B-A3B' } })).toContain(
+      "pipelines.mine.hfModel: 'Qwen/Qwen3-30B-A3B' has RoPE theta 1000000 where qwen3-30b-a3b has 10000000 (Qwen/Qwen3-30B-A3B config.json " +
+        "rope_theta, vocab_size, num_hidden_layers; configs/models/qwen3-30b-a3b.yml): converted under qwen3-30b-a3b it would train with wrong " +
+        "positions or shapes; use model 'qwen3-30b-a3b-base'",
+    );
+    // The original Qwen3-235B-A22B (1M): MaxText 0.2.4 has no key for it.
+    expect(errorOf({ mine: { extends: 'rl-qwen3', model: 'qwen3-235b-a22b', hfModel: 'Qwen/Qwen3-235B-A22B' } })).toContain(
+      "pipelines.mine.hfModel: 'Qwen/Qwen3-235B-A22B' has RoPE theta 1000000 where qwen3-235b-a22b has 5000000 (Qwen/Qwen3-235B-A22B config.json " +
+        'rope_theta, vocab_size, num_hidden_layers; configs/models/qwen3-235b-a22b.yml): converted under qwen3-235b-a22b it would train with wrong ' +
+        "positions or shapes; no key of the model table has these facts (nor has MaxText 0.2.4 configs/models): use one of qwen3-235b-a22b's " +
+        'repositories (Qwen/Qwen3-235B-A22B-Thinking-2507, Qwen/Qwen3-235B-A22B-Instruct-2507)',
+    );
+    // Layers and RoPE theta both differ: the key with the repository's facts is named.
+    expect(errorOf({ mine: { extends: 'rl-qwen3', hfModel: 'Qwen/Qwen3-235B-A22B-Instruct-2507' } })).toContain(
+      "pipelines.mine.hfModel: 'Qwen/Qwen3-235B-A22B-Instruct-2507' has RoPE theta 5000000 where qwen3-30b-a3b has 10000000, 94 layers where qwen3-30b-a3b has 48",
+    );
+    // A fine-tune's name without 2507 names the original release's key.
+    expect(errorOf({ mine: { extends: 'rl-qwen3', hfModel: 'acme/Qwen3-30B-A3B-support' } })).toContain(
+      "pipelines.mine.hfModel: 'acme/Qwen3-30B-A3B-support' names a release of qwen3-30b-a3b-base (Qwen/Qwen3-30B-A3B-Base, Qwen/Qwen3-30B-A3B: RoPE theta 1000000), not of qwen3-30b-a3b (RoPE theta 10000000)",
+    );
   });
 
   test('rl-qwen3 with a reward file and GSPO: the Pathways head mounts the files; rl.loss_algo is set', () => {
@@ -190,7 +216,7 @@ describe('errors at synth, before anything is created', () => {
 
   test('an unknown model is refused with the list of keys and did-you-mean', () => {
     expect(errorOf({ mine: { ...SFT, model: 'llama3.1-8B' } })).toContain(
-      "pipelines.mine.model: no model table row for 'llama3.1-8B' (jobs/models.ts); models: qwen3-30b-a3b, qwen3-235b-a22b, qwen3-8b, qwen3-14b, qwen3-32b, " +
+      "pipelines.mine.model: no model table row for 'llama3.1-8B' (jobs/models.ts); models: qwen3-30b-a3b, qwen3-30b-a3b-base, qwen3-235b-a22b, qwen3-8b, qwen3-14b, qwen3-32b, " +
         "gemma4-26b, gemma4-31b, gemma3-12b, gemma3-27b, llama3.1-8b-Instruct, llama3.1-8b, llama3.1-70b (did you mean 'llama3.1-8b'?)",
     );
   });
@@ -201,8 +227,13 @@ describe('errors at synth, before anything is created', () => {
 
   test('RL for a model without a sampler weight-sync path at this MaxText version', () => {
     expect(errorOf({ mine: { ...GRPO, model: 'gemma4-31b', hfModel: 'google/gemma-4-31b-it' } })).toContain(
-      "pipelines.mine.model: RL with 'gemma4-31b' needs a sampler weight-sync path: MaxText 0.2.4's standalone vLLM mappings cover " +
-        'llama3.1, qwen2, qwen3, gemma3, deepseek3, gpt-oss keys (integration/tunix/weight_mapping); or extend rl-qwen3 or rl-gemma4',
+      "pipelines.mine.model: RL with 'gemma4-31b' needs a sampler weight-sync path: MaxText 0.2.4's standalone vLLM mappings cover every weight of " +
+        'qwen3-8b, qwen3-14b, qwen3-32b, gemma3-12b, gemma3-27b, llama3.1-8b-Instruct, llama3.1-8b, llama3.1-70b only (integration/tunix/weight_mapping, ' +
+        'dispatched on llama3.1, qwen2, qwen3, gemma3, deepseek3, gpt-oss; the Qwen3 one has no MoE weights); or extend rl-qwen3 or rl-gemma4',
+    );
+    // A Qwen3 MoE key: dispatched to the Qwen3 mapping, which lacks its experts (weight_mapping/qwen3.py).
+    expect(errorOf({ mine: { ...GRPO, model: 'qwen3-30b-a3b', hfModel: 'Qwen/Qwen3-30B-A3B-Instruct-2507' } })).toContain(
+      "pipelines.mine.model: RL with 'qwen3-30b-a3b' needs a sampler weight-sync path",
     );
   });
 

@@ -155,7 +155,7 @@ describe('serving fit (jobs/vllm.ts): weights + KV cache per chip, on every row 
   // bf16 weights / chips + 8 sequences x 16384 tokens x 2 x layers x ceil(kvHeads / chips) x headDim x 2 bytes <= 0.9 x 32 GiB.
   // qwen3-235b-a22b fits no v6e host (470 GB of bf16 weights > 8 chips); it is refused for serving (false).
   const expected: Record<string, number | false> = {
-    'qwen3-30b-a3b': 4, 'qwen3-235b-a22b': false, 'qwen3-8b': 4, 'qwen3-14b': 4, 'qwen3-32b': 4, 'gemma4-26b': 4, 'gemma4-31b': 8,
+    'qwen3-30b-a3b': 4, 'qwen3-30b-a3b-base': 4, 'qwen3-235b-a22b': false, 'qwen3-8b': 4, 'qwen3-14b': 4, 'qwen3-32b': 4, 'gemma4-26b': 4, 'gemma4-31b': 8,
     'gemma3-12b': 4, 'gemma3-27b': 4, 'llama3.1-8b-Instruct': 4, 'llama3.1-8b': 4, 'llama3.1-70b': 8,
   };
   test.each(Object.keys(MODELS))('%s: the smallest v6e host that fits', (model) => {
