@@ -277,6 +277,12 @@ sys.exit(${GATE_EXIT_CODE} if failed else 0)
 /** What the script needs besides the plan. */
 export interface EvalScriptInput {
   readonly pipeline: string;
+  /**
+   * The run's commits (jobs/hf-revision.ts): shell lines setting HF_REVISION (the base model's weights, served at it)
+   * and fetching the tokenizer at its commit into `tokenizerDir` (vLLM's and lm-eval's tokenizer for both models).
+   * @default - the base repository's head, its tokenizer by name
+   */
+  readonly atRevision?: { readonly lines: readonly string[]; readonly tokenizerDir: string };
   /** Where the export directory is mounted. @default EXPORT_MOUNT */
   readonly exportMount?: string;
 }
@@ -301,9 +307,10 @@ export function evalScript(plan: EvalPlan, input: EvalScriptInput): string {
     ...(plan.gate ? { gate: plan.gate } : {}),
   };
   const url = `http://127.0.0.1:${VLLM_PORT}`;
-  const serveArgs = `--port ${VLLM_PORT} --tensor-parallel-size ${plan.fit.tensorParallel} --max-model-len ${plan.maxModelLen} --seed ${plan.seed} --tokenizer ${shellQuote(plan.baseModel)}`;
+  const tokenizer = input.atRevision?.tokenizerDir ?? plan.baseModel;
+  const serveArgs = `--port ${VLLM_PORT} --tensor-parallel-size ${plan.fit.tensorParallel} --max-model-len ${plan.maxModelLen} --seed ${plan.seed} --tokenizer ${shellQuote(tokenizer)}`;
   const lmEval =
-    `lm_eval --model local-completions --model_args "model=$1,base_url=${url}/v1/completions,tokenizer=${plan.baseModel},num_concurrent=8,max_retries=3,tokenized_requests=False" ` +
+    `lm_eval --model local-completions --model_args "model=$1,base_url=${url}/v1/completions,tokenizer=${tokenizer},num_concurrent=8,max_retries=3,tokenized_requests=False" ` +
     `--tasks ${plan.tasks.join(',')} --limit ${plan.samples} --seed ${plan.seed} --output_path "/tmp/eval/$1"` +
     (plan.heldout ? ' --include_path /tmp/eval-tasks' : '');
   return [
@@ -311,11 +318,12 @@ export function evalScript(plan: EvalPlan, input: EvalScriptInput): string {
     `${HF_TOKEN_ENV}="$(cat ${HF_TOKEN_FILE})"`,
     `export ${HF_TOKEN_ENV}`,
     `pip install --no-cache-dir 'lm_eval[api]==${LM_EVAL_VERSION}' || { sleep 30; pip install --no-cache-dir 'lm_eval[api]==${LM_EVAL_VERSION}'; }`,
+    ...(input.atRevision?.lines ?? []),
     ...(plan.heldout ? ['mkdir -p /tmp/eval-tasks', `cat > /tmp/eval-tasks/${HELDOUT_TASK}.yaml <<'TASK'`, heldoutTaskYaml(plan.heldout), 'TASK'] : []),
-    // $1: served name (base|trained), $2: the model (HF repo or mounted directory).
+    // $1: served name (base|trained), $2: the model (HF repo or mounted directory), $3: vllm serve's --revision or ''.
     'score() {',
     `  echo "eval: serving the $1 model ($2)"`,
-    `  vllm serve "$2" --served-model-name "$1" ${serveArgs} &`,
+    `  vllm serve "$2" --served-model-name "$1" ${serveArgs} $3 &`,
     '  server=$!',
     '  polls=0',
     `  until curl -fsS -o /dev/null ${url}${VLLM_HEALTH_PATH}; do`,
@@ -327,8 +335,8 @@ export function evalScript(plan: EvalPlan, input: EvalScriptInput): string {
     `  ${lmEval}`,
     '  kill "$server"; wait "$server" || true',
     '}',
-    `score base ${shellQuote(plan.baseModel)}`,
-    `score trained ${shellQuote(mount)}`,
+    `score base ${shellQuote(plan.baseModel)} ${input.atRevision ? '"--revision=$HF_REVISION"' : "''"}`,
+    `score trained ${shellQuote(mount)} ''`,
     `export EVAL_SPEC=${shellQuote(JSON.stringify(spec))}`,
     `export EVAL_JSON_FILE=${shellQuote(`${mount}/eval.json`)}`,
     `exec python3 - <<'SUMMARY'`,
@@ -343,11 +351,17 @@ function bucketDir(gsPath: string): string {
 }
 
 /** The eval JobSet: one pod on the plan's single-host slice, the export directory mounted read-write (eval.json). */
-export function evalJobSet(common: JobSetCommon, plan: EvalPlan, platform: Platform, pipeline: string): BuiltJobSet {
+export function evalJobSet(
+  common: JobSetCommon,
+  plan: EvalPlan,
+  platform: Platform,
+  pipeline: string,
+  atRevision?: EvalScriptInput['atRevision'],
+): BuiltJobSet {
   const withFuse: JobSetCommon = { ...common, pod: { ...common.pod, annotations: { [GCSFUSE_ANNOTATION]: 'true' } } };
   return singleHostTpuJobSet(
     withFuse,
-    { image: plan.image, script: evalScript(plan, { pipeline }) },
+    { image: plan.image, script: evalScript(plan, { pipeline, ...(atRevision ? { atRevision } : {}) }) },
     plan.group.slice,
     {
       volumes: [

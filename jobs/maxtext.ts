@@ -46,7 +46,7 @@ export interface Invocation {
   readonly module: string;
   readonly args: ReadonlyArray<readonly [string, ArgValue]>;
   /** argparse/absl flags rendered `--flag=value`. @default - none */
-  readonly flags?: ReadonlyArray<readonly [string, Scalar]>;
+  readonly flags?: ReadonlyArray<readonly [string, Scalar | ShellExpr]>;
   /** Boolean absl flags rendered bare (`--override_model_architecture`). @default - none */
   readonly switches?: readonly string[];
 }
@@ -444,20 +444,36 @@ export function buildScript(inv: Invocation, options: ScriptOptions = {}): strin
   return lines.join('\n');
 }
 
+/** Whether an argument value names a Hugging Face repository (`owner/name`), not a local or gs:// path. */
+export function isHfRepoId(value: unknown): value is string {
+  return typeof value === 'string' && /^[A-Za-z0-9][A-Za-z0-9._-]*\/[A-Za-z0-9][A-Za-z0-9._-]*$/.test(value);
+}
+
 /** Everything a command builder needs from the pipeline. */
 export interface CommandContext {
   readonly recipe: Recipe;
   readonly paths: PipelinePaths;
+  /**
+   * A directory holding the tokenizer files at the run's commit (jobs/hf-revision.ts), passed instead of the
+   * repository name to training (`tokenizer_path`, where the recipe sets one) and the export (`--hf_model_path`), and
+   * the conversion downloads at `"$HF_REVISION"` (resolved in its script). @default - the repository names, head
+   */
+  readonly atRevision?: { readonly tokenizerDir: string };
 }
 
+/** The variable a conversion script resolves the weights' commit into (jobs/hf-revision.ts). */
+export const HF_REVISION_ENV = 'HF_REVISION';
+
 /** `to_maxtext`: HF checkpoint -> `<maxtextDir>0/items`. */
-export function toMaxTextInvocation({ recipe, paths }: CommandContext): Invocation {
+export function toMaxTextInvocation({ recipe, paths, atRevision }: CommandContext): Invocation {
   const step = recipe.toMaxText;
-  const flags: Array<readonly [string, Scalar]> = [];
+  const flags: Array<readonly [string, Scalar | ShellExpr]> = [];
   if (step.flags.hf_model_path !== undefined) flags.push(['hf_model_path', step.flags.hf_model_path]);
   flags.push(['lazy_load_tensors', step.flags.lazy_load_tensors]);
   // to_maxtext's own `--revision` (maxtext-v0.2.4 to_maxtext.py argparse; passed to hf_hub_download / from_pretrained).
-  if (recipe.model.hfRevision !== undefined) flags.push(['revision', recipe.model.hfRevision]);
+  // At the commit resolved once before any download (jobs/hf-revision.ts), pinned or not.
+  if (atRevision) flags.push(['revision', { shell: `"$${HF_REVISION_ENV}"` }]);
+  else if (recipe.model.hfRevision !== undefined) flags.push(['revision', recipe.model.hfRevision]);
   return {
     module: MODULES.toMaxText,
     args: [
@@ -470,14 +486,17 @@ export function toMaxTextInvocation({ recipe, paths }: CommandContext): Invocati
 }
 
 /** `train_rl` / `train_sft`: loads the converted checkpoint, writes under `<trainOutputDir><run_name>/`. */
-export function trainInvocation({ recipe, paths }: CommandContext): Invocation {
+export function trainInvocation({ recipe, paths, atRevision }: CommandContext): Invocation {
+  const args = Object.entries(recipe.train.args).map(([k, v]) =>
+    k === 'tokenizer_path' && atRevision && isHfRepoId(v) ? ([k, atRevision.tokenizerDir] as const) : ([k, v] as const),
+  );
   return {
     module: recipe.train.kind === 'rl' ? MODULES.trainRl : MODULES.trainSft,
     args: [
       ['model_name', recipe.model.name],
       ['base_output_directory', paths.trainOutputDir],
       ['load_parameters_path', paths.maxtextCheckpoint],
-      ...Object.entries(recipe.train.args),
+      ...args,
       ...checkpointArgs(recipe.train),
     ],
   };
@@ -489,7 +508,7 @@ export function trainInvocation({ recipe, paths }: CommandContext): Invocation {
  * (maxtext-v0.2.4 src/maxtext/checkpoint_conversion/to_huggingface.py; src/maxtext/utils/globals.py), which is
  * Qwen3-30B-A3B-*Thinking*-2507 for `qwen3-30b-a3b` and the base Llama-3.1-8B for `llama3.1-8b`.
  */
-export function toHfInvocation({ recipe, paths }: CommandContext): Invocation {
+export function toHfInvocation({ recipe, paths, atRevision }: CommandContext): Invocation {
   const step = recipe.toHf;
   // A LoRA run exports its adapter: to_huggingface's "Adapter" mode reads `lora.lora_restore_path` alone.
   const source: Array<readonly [string, ArgValue]> = step.lora
@@ -507,7 +526,9 @@ export function toHfInvocation({ recipe, paths }: CommandContext): Invocation {
       ['base_output_directory', paths.hfExportDir],
       ...Object.entries(step.args),
     ],
-    flags: [['hf_model_path', recipe.model.hfRepo]],
+    // The tokenizer and chat template the export bundles: the run's tokenizer at its commit (to_huggingface.py line
+    // 534-535 reads only the tokenizer/processor from hf_model_path).
+    flags: [['hf_model_path', atRevision ? atRevision.tokenizerDir : recipe.model.hfRepo]],
     switches: step.overrideModelArchitecture ? ['override_model_architecture'] : [],
   };
 }

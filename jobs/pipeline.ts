@@ -33,8 +33,11 @@ import {
   runNameProblem,
   conversionKey,
   shellQuote,
+  isHfRepoId,
+  MAXTEXT_SRC,
 } from './maxtext';
 import { recordLine, runRecord, RunRecord, runRecordPath } from './run-record';
+import { listingRevisionPatch, resolveRevisionLines, RevisionSource, tokenizerAtRevisionLines, TOKENIZER_DIR } from './hf-revision';
 import { DEFAULT_TRAIN_MAX_RESTARTS } from './capacity';
 import { sha256Of } from './spec-key';
 import { cpuQuotaCoresPerNode, podsReadyRequeueMinutes } from './kueue';
@@ -391,6 +394,23 @@ function logsCommand(namespace: string, selector: Readonly<Record<string, string
   return `kubectl logs -n ${namespace} -f -c ${MAIN_CONTAINER} -l ${labelSelector(selector)}`;
 }
 
+/**
+ * Where the run's revisions come from (jobs/hf-revision.ts), or none when the conversion does not read the Hub (an
+ * `hf_model_path` override naming a gs:// or local path). The tokenizer is the recipe's `tokenizer_path` when it names
+ * a repository, else the weights' repository (what the export bundles).
+ */
+function revisionSource(recipe: Recipe, paths: PipelinePaths): RevisionSource | undefined {
+  const repo = recipe.toMaxText.flags.hf_model_path ?? recipe.model.hfRepo;
+  if (!isHfRepoId(repo)) return undefined;
+  const tokenizerPath = recipe.train.args['tokenizer_path'];
+  return {
+    repo,
+    ...(recipe.model.hfRevision !== undefined ? { pinned: recipe.model.hfRevision } : {}),
+    tokenizer: isHfRepoId(tokenizerPath) ? tokenizerPath : repo,
+    conversionRecord: runRecordPath(paths, 'to-maxtext'),
+  };
+}
+
 /** Builds the pipeline. Throws on any option, name or recipe rule violation (see jobs/validate.ts). */
 export function buildPipeline(recipe: Recipe, platform: Platform, options: PipelineOptions): Pipeline {
   const source = options.configSource ?? recipe.name;
@@ -404,7 +424,9 @@ export function buildPipeline(recipe: Recipe, platform: Platform, options: Pipel
   const slices = group.count;
   const { recipe: resolved, identity } = resolveRun(recipe, options, slice.chips * slices);
   const paths = pipelinePaths(resolved, platform.bucket, platform.pathwaysScratchPrefix, identity);
-  const ctx: CommandContext = { recipe: resolved, paths };
+  // One commit per repository for the whole run (jobs/hf-revision.ts), when the weights come from the Hub.
+  const revisions = revisionSource(resolved, paths);
+  const ctx: CommandContext = { recipe: resolved, paths, ...(revisions ? { atRevision: { tokenizerDir: TOKENIZER_DIR } } : {}) };
   const onCpu = resolved.conversionOn !== 'tpu';
   const conversionResources = (r: ContainerResources | undefined) => r ?? DEFAULT_CONVERSION_RESOURCES;
   const workloadResources: ContainerResources | undefined =
@@ -493,27 +515,35 @@ export function buildPipeline(recipe: Recipe, platform: Platform, options: Pipel
     const at = runRecordPath(paths, step);
     return { start: recordLine(r, at, 'start', shellQuote), end: recordLine(r, at, 'end', shellQuote) };
   };
+  // The weights' commit resolved once by the conversion; training and export read it and fetch the tokenizer at it.
+  const revisionPrelude = (step: StepName): string[] => {
+    if (!revisions) return [];
+    if (step === 'to-maxtext') return [...resolveRevisionLines(revisions), listingRevisionPatch(MAXTEXT_SRC)];
+    // Training fetches a tokenizer only where it names one (tokenizer_path); the export always bundles one.
+    if (step === 'train' && !isHfRepoId(resolved.train.args['tokenizer_path'])) return [];
+    return tokenizerAtRevisionLines(revisions);
+  };
   const conversion = (step: 'to-maxtext' | 'to-hf'): { built: BuiltJobSet; runsOn: 'cpu' | 'tpu' } => {
     const conf = step === 'to-maxtext' ? resolved.toMaxText : resolved.toHf;
     const tutorialInv = step === 'to-maxtext' ? toMaxTextInvocation(ctx) : toHfInvocation(ctx);
     const inv = onCpu ? placeOnCpu(tutorialInv) : tutorialInv;
     const skipIfExists = step === 'to-maxtext' && conf.reuseExisting !== false ? `${paths.maxtextDir}0/commit_success.txt` : undefined;
     if (onCpu) {
-      const script = buildScript(inv, { skipIfExists, retryTransientOnce: true, record: record(step) });
+      const script = buildScript(inv, { skipIfExists, retryTransientOnce: true, record: record(step), prelude: revisionPrelude(step) });
       return {
         built: cpuPodJobSet(common(step), { image: resolved.image, script, resources: conversionResources(conf.resources) }, platform.cpuPool.name),
         runsOn: 'cpu',
       };
     }
     // The tutorials' shape: every VM of one slice starts, index 0 converts, the others exit 0.
-    const script = buildScript(inv, { onlyIndexZero: true, skipIfExists, retryTransientOnce: true, record: record(step) });
+    const script = buildScript(inv, { onlyIndexZero: true, skipIfExists, retryTransientOnce: true, record: record(step), prelude: revisionPrelude(step) });
     return { built: multiHostJaxJobSet(common(step), { image: resolved.image, script }, slice, 1, false), runsOn: 'tpu' };
   };
 
   const train = (): BuiltJobSet => {
     const t = resolved.train;
     const tpuEnvPrelude = resolved.tpuVmEnv ? ['TPU_NAME="$(hostname)"', 'export TPU_NAME'] : [];
-    const script = buildScript(trainInvocation(ctx), { prelude: [...tpuEnvPrelude, ...trainPrelude(t)], record: record('train') });
+    const script = buildScript(trainInvocation(ctx), { prelude: [...tpuEnvPrelude, ...trainPrelude(t), ...revisionPrelude('train')], record: record('train') });
     const env = { ...(resolved.tpuVmEnv ? tpuVmEnv(slice) : {}), ...t.env };
     const extraVolumes = files.length > 0 ? [filesVolume(resolved.name)] : undefined;
     if (resolved.runtime === 'pathways' && resolved.pathways) {
@@ -543,7 +573,7 @@ export function buildPipeline(recipe: Recipe, platform: Platform, options: Pipel
     { name: 'to-maxtext', built: toMaxText.built, runsOn: toMaxText.runsOn, slices: 1 },
     { name: 'train', built: trained, runsOn: 'tpu', slices },
     { name: 'to-hf', built: toHf.built, runsOn: toHf.runsOn, slices: 1 },
-    ...(plan ? [{ name: 'eval' as const, built: evalJobSet(common('eval'), plan, platform, resolved.name), runsOn: 'tpu' as const, slices: 1 }] : []),
+    ...(plan ? [{ name: 'eval' as const, built: evalJobSet(common('eval'), plan, platform, resolved.name, revisions ? { lines: tokenizerAtRevisionLines(revisions), tokenizerDir: TOKENIZER_DIR } : undefined), runsOn: 'tpu' as const, slices: 1 }] : []),
   ];
 
   checkJobSetNames(

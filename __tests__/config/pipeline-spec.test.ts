@@ -39,7 +39,7 @@ describe('defaults of a new pipeline', () => {
     const p = d.pipelines[0];
     expect(p).toMatchObject({ name: 'mine', runtime: 'mcjax', model: { name: 'llama3.1-8b', hfRepo: 'meta-llama/Llama-3.1-8B-Instruct', exportName: 'llama3.1-8b' } });
     const train = script(d, 'mine', 'train');
-    for (const arg of ['model_name=llama3.1-8b', 'dataset_type=hf', 'hf_path=HuggingFaceH4/ultrachat_200k', 'train_split=train_sft', `train_data_columns='["messages"]'`, 'steps=1000', 'tokenizer_path=meta-llama/Llama-3.1-8B-Instruct']) {
+    for (const arg of ['model_name=llama3.1-8b', 'dataset_type=hf', 'hf_path=HuggingFaceH4/ultrachat_200k', 'train_split=train_sft', `train_data_columns='["messages"]'`, 'steps=1000', 'tokenizer_path=/tmp/tokenizer-at-revision', 'tokenizer and chat template: meta-llama/Llama-3.1-8B-Instruct at $TOKENIZER_REVISION']) {
       expect(train).toContain(arg);
     }
     expect(script(d, 'mine', 'to-maxtext')).toContain('--hf_model_path=meta-llama/Llama-3.1-8B-Instruct');
@@ -76,9 +76,14 @@ describe('defaults of a new pipeline', () => {
 
   test('hfRevision: to_maxtext gets --revision, and the conversion key (its directory) changes with it', () => {
     const sha = '0123456789abcdef0123456789abcdef01234567';
-    const pinned = deploy({ mine: { ...SFT, hfRevision: sha } }).pipelines[0];
+    const pinnedDeployment = deploy({ mine: { ...SFT, hfRevision: sha } });
+    const pinned = pinnedDeployment.pipelines[0];
     const head = deploy({ mine: SFT }).pipelines[0];
-    expect(JSON.stringify(pinned.steps[0].manifest)).toContain(`--revision=${sha}`);
+    // The pinned commit is resolved (checked to exist) before any download and passed as to_maxtext's --revision.
+    expect(script(pinnedDeployment, 'mine', 'to-maxtext')).toContain(`meta-llama/Llama-3.1-8B-Instruct ${sha})"`);
+    expect(script(pinnedDeployment, 'mine', 'to-maxtext')).toContain('--revision="$HF_REVISION"');
+    // Training and the export read the tokenizer and chat template at the same commit.
+    expect(script(pinnedDeployment, 'mine', 'train')).toContain(`HF_REVISION=${sha}\nexport HF_REVISION\nTOKENIZER_REVISION="$HF_REVISION"`);
     expect(pinned.paths.maxtextDir).not.toBe(head.paths.maxtextDir);
     expect(pinned.model.hfRevision).toBe(sha);
   });
@@ -111,7 +116,7 @@ describe('extends: a preset as a base', () => {
     const d = deploy({ mine: { extends: 'rl-llama3', model: 'qwen3-8b' } });
     const p = d.pipelines[0];
     expect(p.model).toMatchObject({ name: 'qwen3-8b', hfRepo: 'Qwen/Qwen3-8B', exportName: 'qwen3-8b' });
-    expect(script(d, 'mine', 'train')).toContain('tokenizer_path=Qwen/Qwen3-8B');
+    expect(script(d, 'mine', 'train')).toContain('tokenizer and chat template: Qwen/Qwen3-8B at $TOKENIZER_REVISION');
     expect(script(d, 'mine', 'to-maxtext')).toContain('--hf_model_path=Qwen/Qwen3-8B');
     expect(script(d, 'mine', 'train')).toContain('debug=True');
   });
@@ -119,7 +124,7 @@ describe('extends: a preset as a base', () => {
   test('rl-qwen3 with another Qwen3 MoE model: maxtext_config.model_name follows (vllmModelName rule)', () => {
     const d = deploy({ mine: { extends: 'rl-qwen3', model: 'qwen3-30b-a3b-base', hfModel: 'Qwen/Qwen3-30B-A3B' } });
     expect(d.pipelines[0].model.hfRepo).toBe('Qwen/Qwen3-30B-A3B');
-    expect(script(d, 'mine', 'train')).toContain('tokenizer_path=Qwen/Qwen3-30B-A3B');
+    expect(script(d, 'mine', 'train')).toContain('tokenizer and chat template: Qwen/Qwen3-30B-A3B at $TOKENIZER_REVISION');
     // Every model name in the training step (model_name, maxtext_config.model_name, paths) is the base key's.
     expect(script(d, 'mine', 'train')).not.toMatch(/qwen3-30b-a3b(?!-base)/);
   });
