@@ -28,6 +28,7 @@ import { exportNameOf, hasStandaloneVllmMapping, hfRepoProblem, MODEL_KEYS, mode
 import { CONFIGMAP_KEY, CONFIGMAP_MAX_BYTES, configMapBytes, RECIPE_FILES_DIR } from './recipe-files';
 import { CONVERSION_MAX_RESTARTS, CONVERSION_TIMEOUT_MINUTES, TUTORIAL_IMAGE } from './recipes/common';
 import { JsonValue, MaxTextArgs, Recipe, RecipeFile, RunLineage } from './recipes/types';
+import { hfIdProblem } from './hf-id';
 import { PythonModule, rewardFunctions } from './reward';
 import { sliceProblem, slicesForAcceleratorType, TpuMachineType, tpuSlice } from './tpu';
 
@@ -264,11 +265,13 @@ function applyModel(spec: PipelineSpec, recipe: Recipe, problems: Problems, noti
   }
   const changed = key !== recipe.model.name;
   const hfModel = spec.hfModel ?? (changed ? row.hfRepos[0] : recipe.model.hfRepo);
-  const repoProblem = hfRepoProblem(key, hfModel, spec.hfArchitecture);
+  // The id's syntax first (jobs/hf-id.ts): a URL or a name with spaces would otherwise pass the name pattern below.
+  const idProblem = spec.hfModel !== undefined ? hfIdProblem(spec.hfModel, row.hfRepos[0]) : undefined;
+  const repoProblem = idProblem ?? hfRepoProblem(key, hfModel, spec.hfArchitecture);
   if (repoProblem) problems.push(`${spec.source}.hfModel: '${hfModel}' ${repoProblem}`);
   const tokenizer = spec.tokenizer ?? hfModel;
   if (spec.tokenizer !== undefined) {
-    const p = hfRepoProblem(key, spec.tokenizer, spec.hfArchitecture, true);
+    const p = hfIdProblem(spec.tokenizer, row.hfRepos[0]) ?? hfRepoProblem(key, spec.tokenizer, spec.hfArchitecture, true);
     if (p) problems.push(`${spec.source}.tokenizer: '${spec.tokenizer}' ${p}`);
   }
   if (spec.hfRevision !== undefined && !/^[0-9a-f]{40}$/.test(spec.hfRevision)) {
@@ -306,7 +309,12 @@ function applyDataset(spec: PipelineSpec, recipe: Recipe, problems: Problems, no
   if (d === undefined) return recipe;
   const at = `${spec.source}.dataset`;
   const sft = recipe.train.kind === 'sft';
-  if (d.hf === undefined || d.hf.trim() === '') problems.push(`${at}.hf: is required (the Hugging Face dataset repository, e.g. ${sft ? 'HuggingFaceH4/ultrachat_200k' : 'openai/gsm8k'})`);
+  const example = sft ? 'HuggingFaceH4/ultrachat_200k' : 'openai/gsm8k';
+  if (d.hf === undefined || d.hf.trim() === '') problems.push(`${at}.hf: is required (the Hugging Face dataset repository, e.g. ${example})`);
+  else {
+    const idProblem = hfIdProblem(d.hf, example);
+    if (idProblem) problems.push(`${at}.hf: '${d.hf}' ${idProblem}`);
+  }
   if (sft && (d.template !== undefined || d.evalSplit !== undefined)) {
     problems.push(`${at}: ${d.template !== undefined ? 'template' : 'evalSplit'} is for RL (data_template_path, eval_split); SFT reads hf, config, split and columns`);
   }
