@@ -19,6 +19,7 @@
  * anyway, see constructs/jobset-step.ts), and shell `$VAR` does the same job here.
  */
 import { RL_DEFAULTS, SFT_DEFAULTS } from './maxtext-defaults';
+import { modelRow } from './models';
 import { HF_TOKEN_FILE } from './secrets';
 import { specKey } from './spec-key';
 import { JsonValue, MaxTextArgs, Recipe, RlTrain, Scalar, SftTrain, SourcePatches } from './recipes/types';
@@ -449,6 +450,19 @@ export function isHfRepoId(value: unknown): value is string {
   return typeof value === 'string' && /^[A-Za-z0-9][A-Za-z0-9._-]*\/[A-Za-z0-9][A-Za-z0-9._-]*$/.test(value);
 }
 
+/**
+ * The repository training reads its tokenizer (and chat template) from: the recipe's `tokenizer_path` when it names one;
+ * else, for RL, what RLConfig picks without it, `HF_IDS[model_name]` (maxtext-v0.2.4 configs/types.py line 4609-4613;
+ * the table's first repository); else none (SFT keeps MaxText's own default).
+ */
+export function trainTokenizer(recipe: Recipe): string | undefined {
+  const given = recipe.train.args['tokenizer_path'];
+  if (isHfRepoId(given)) return given;
+  if (given !== undefined || recipe.train.kind !== 'rl') return undefined;
+  const hfIds = modelRow(recipe.model.name)?.hfRepos[0];
+  return isHfRepoId(hfIds) ? hfIds : undefined;
+}
+
 /** Everything a command builder needs from the pipeline. */
 export interface CommandContext {
   readonly recipe: Recipe;
@@ -487,9 +501,12 @@ export function toMaxTextInvocation({ recipe, paths, atRevision }: CommandContex
 
 /** `train_rl` / `train_sft`: loads the converted checkpoint, writes under `<trainOutputDir><run_name>/`. */
 export function trainInvocation({ recipe, paths, atRevision }: CommandContext): Invocation {
-  const args = Object.entries(recipe.train.args).map(([k, v]) =>
-    k === 'tokenizer_path' && atRevision && isHfRepoId(v) ? ([k, atRevision.tokenizerDir] as const) : ([k, v] as const),
+  // At a commit, the tokenizer is the downloaded directory, where the recipe names a repository or RLConfig would.
+  const local = atRevision && trainTokenizer(recipe) !== undefined ? atRevision.tokenizerDir : undefined;
+  const args: Array<readonly [string, ArgValue]> = Object.entries(recipe.train.args).map(([k, v]) =>
+    k === 'tokenizer_path' && local !== undefined ? ([k, local] as const) : ([k, v] as const),
   );
+  if (local !== undefined && !('tokenizer_path' in recipe.train.args)) args.push(['tokenizer_path', local]);
   return {
     module: recipe.train.kind === 'rl' ? MODULES.trainRl : MODULES.trainSft,
     args: [

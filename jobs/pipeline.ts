@@ -35,6 +35,7 @@ import {
   shellQuote,
   isHfRepoId,
   MAXTEXT_SRC,
+  trainTokenizer,
 } from './maxtext';
 import { recordLine, runRecord, RunRecord, runRecordPath } from './run-record';
 import { listingRevisionPatch, resolveRevisionLines, RevisionSource, tokenizerAtRevisionLines, TOKENIZER_DIR } from './hf-revision';
@@ -520,7 +521,10 @@ export function buildPipeline(recipe: Recipe, platform: Platform, options: Pipel
     if (!revisions) return [];
     if (step === 'to-maxtext') return [...resolveRevisionLines(revisions), listingRevisionPatch(MAXTEXT_SRC)];
     // Training fetches a tokenizer only where it names one (tokenizer_path); the export always bundles one.
-    if (step === 'train' && !isHfRepoId(resolved.train.args['tokenizer_path'])) return [];
+    if (step === 'train') {
+      const tokenizer = trainTokenizer(resolved);
+      return tokenizer === undefined ? [] : tokenizerAtRevisionLines({ ...revisions, tokenizer });
+    }
     return tokenizerAtRevisionLines(revisions);
   };
   const conversion = (step: 'to-maxtext' | 'to-hf'): { built: BuiltJobSet; runsOn: 'cpu' | 'tpu' } => {

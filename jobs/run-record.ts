@@ -6,7 +6,7 @@
  * is written before the MaxText call, the end time after it succeeded; a failure to write is reported in the log and
  * never fails the step. Pure; no cdktf.
  */
-import { isHfRepoId, PipelinePaths } from './maxtext';
+import { isHfRepoId, PipelinePaths, trainTokenizer } from './maxtext';
 import { Recipe, StepName } from './recipes/types';
 
 /** Suffix of a step's record: `<output dir without its trailing slash>.run-record.json`. */
@@ -71,7 +71,8 @@ export function runRecord(
   const trained = step !== 'to-maxtext';
   const tokenizerPath = recipe.train.args['tokenizer_path'];
   const weights = recipe.toMaxText.flags.hf_model_path ?? recipe.model.hfRepo;
-  const tokenizer = isHfRepoId(tokenizerPath) ? tokenizerPath : step === 'to-hf' && isHfRepoId(weights) ? weights : undefined;
+  const exported = isHfRepoId(tokenizerPath) ? tokenizerPath : isHfRepoId(weights) ? weights : undefined;
+  const tokenizer = step === 'train' ? trainTokenizer(recipe) : step === 'to-hf' ? exported : undefined;
   return {
     version: 1,
     pipeline: recipe.name,

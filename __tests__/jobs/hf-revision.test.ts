@@ -151,6 +151,14 @@ describe('the steps run those lines in order, and pass the commit and the tokeni
     expect(order(script('to-hf'), ['snapshot_download', 'tokenizerRevisionDownloaded', '--hf_model_path=/tmp/tokenizer-at-revision'])).toBe(true);
   });
 
+  test('RL without tokenizer_path (rl-llama3): the tokenizer RLConfig would pick, HF_IDS[model_name], at the commit', () => {
+    const llama = buildPipeline(RECIPES['rl-llama3'], testPlatform(), { runId: 'r1' });
+    expect(llama.recipe.train.args['tokenizer_path']).toBeUndefined();
+    const train = (llama.steps.find((s) => s.name === 'train')!.manifest as any).spec.replicatedJobs[0].template.spec.template.spec.containers[0].command[2] as string;
+    expect(order(train, ['tokenizer and chat template: meta-llama/Llama-3.1-8B-Instruct at $TOKENIZER_REVISION', 'tokenizer_path=/tmp/tokenizer-at-revision'])).toBe(true);
+    expect(llama.runRecords.train.record.tokenizer).toBe('meta-llama/Llama-3.1-8B-Instruct');
+  });
+
   test('eval: the base model served at the commit, both models scored with the tokenizer at it', () => {
     const m = pipeline.steps.find((s) => s.name === 'eval')!.manifest as any;
     const s = m.spec.replicatedJobs[0].template.spec.template.spec.containers[0].command[2] as string;
