@@ -16,6 +16,7 @@ import { didYouMean, isPlainEntry, PipelineSpec, resolveSpec, SpecFile } from '.
 import { sha256Of } from '../jobs/spec-key';
 import { sliceShapeName, tpuSlice, TpuSlice } from '../jobs/tpu';
 import { ConfigError, LoadedConfig, SERVE_SOURCE, sourceOf } from './load';
+import { parsePython } from './python';
 import { platformFromConfig } from './platform';
 import { PipelineConfig, SINGLE_HOST_SLICE } from './schema';
 
@@ -41,8 +42,9 @@ const FILE_KINDS = {
 
 /**
  * Reads a file of the user's repository for a pipeline (a reward file, a dataset template or processor): relative to the
- * repository root, inside it (symbolic links resolved), of its kind's extension, at most a ConfigMap's size, UTF-8. Says
- * why not instead of throwing.
+ * repository root, inside it (symbolic links resolved), of its kind's extension, at most a ConfigMap's size, UTF-8 (its
+ * text kept byte for byte, a BOM included); a `.py` file also read by Python's parser (config/python.ts). Says why not
+ * instead of throwing.
  */
 export function readRepoFile(repoRoot: string, written: string, kind: keyof typeof FILE_KINDS = 'reward'): SpecFile {
   const name = path.basename(written);
@@ -69,13 +71,19 @@ export function readRepoFile(repoRoot: string, written: string, kind: keyof type
   if (stat.size > CONFIGMAP_MAX_BYTES) {
     return fail(`is ${stat.size} bytes; a ConfigMap holds at most ${CONFIGMAP_MAX_BYTES} (1 MiB): move data the reward loads into the bucket`);
   }
+  const bytes = fs.readFileSync(absolute);
   let content: string;
   try {
-    content = new TextDecoder('utf-8', { fatal: true }).decode(fs.readFileSync(absolute));
+    // ignoreBOM keeps a leading BOM in the text, so its UTF-8 (what the ConfigMap ships, jobs/recipe-files.ts) is the file.
+    content = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true }).decode(bytes);
   } catch {
-    return fail('is not UTF-8 text');
+    return fail(FILE_KINDS[kind].ext === '.py' ? 'is not UTF-8 text (Python 3 reads source as UTF-8, PEP 3120); save it as UTF-8' : 'is not UTF-8 text; save it as UTF-8');
   }
-  return { path: written, name, content, sha256: sha256Of(content) };
+  const sha256 = sha256Of(content);
+  if (FILE_KINDS[kind].ext !== '.py') return { path: written, name, content, sha256 };
+  const python = parsePython(bytes, sha256);
+  if ('problem' in python) return fail(python.problem);
+  return { path: written, name, content, sha256, python };
 }
 
 /** The pipeline fields of an entry, with the reward file read. */

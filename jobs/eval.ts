@@ -560,6 +560,12 @@ sys.exit(${GATE_EXIT_CODE} if failed else 0)
 /** What the script needs besides the plan. */
 export interface EvalScriptInput {
   readonly pipeline: string;
+  /**
+   * The run's commits (jobs/hf-revision.ts): shell lines setting HF_REVISION (the base model's weights, served at it)
+   * and fetching the tokenizer at its commit into `tokenizerDir` (vLLM's and lm-eval's tokenizer for both models).
+   * @default - the base repository's head, its tokenizer by name
+   */
+  readonly atRevision?: { readonly lines: readonly string[]; readonly tokenizerDir: string };
   /** Where the export directory is mounted. @default EXPORT_MOUNT */
   readonly exportMount?: string;
 }
@@ -570,12 +576,12 @@ export function serverStartPolls(plan: Pick<EvalPlan, 'serverStartSeconds'>): nu
 }
 
 /** The `score` shell function: serve $2 as $1, poll its health within the window, run every task, stop it. */
-function scoreFunction(plan: EvalPlan): string[] {
+function scoreFunction(plan: EvalPlan, tok: { readonly name: string; readonly revision?: string }): string[] {
   const url = `http://127.0.0.1:${VLLM_PORT}`;
   const polls = serverStartPolls(plan);
-  const tokenizer = `--tokenizer ${shellQuote(plan.baseModel)}${plan.baseRevision ? ` --tokenizer-revision ${shellQuote(plan.baseRevision)}` : ''}`;
+  const tokenizer = `--tokenizer ${shellQuote(tok.name)}${tok.revision ? ` --tokenizer-revision ${shellQuote(tok.revision)}` : ''}`;
   const serveArgs = [`--port ${VLLM_PORT} --tensor-parallel-size ${plan.fit.tensorParallel} --max-model-len ${plan.maxModelLen} --seed ${plan.seed} ${tokenizer}`, ...plan.vllmArgs.map(shellQuote)].join(' ');
-  const modelArgs = `model=$name,base_url=${url}/v1/completions,tokenizer=${plan.baseModel}${plan.baseRevision ? `,revision=${plan.baseRevision}` : ''},num_concurrent=8,max_retries=3,tokenized_requests=False`;
+  const modelArgs = `model=$name,base_url=${url}/v1/completions,tokenizer=${tok.name}${tok.revision ? `,revision=${tok.revision}` : ''},num_concurrent=8,max_retries=3,tokenized_requests=False`;
   const includes = plan.heldout || plan.reasoning ? ' --include_path /tmp/eval-tasks' : '';
   return [
     // $1: served name (base|trained), $2: the model (HF repo or mounted directory), then extra vllm serve arguments.
@@ -629,15 +635,20 @@ export function evalScript(plan: EvalPlan, input: EvalScriptInput): string {
     ...(plan.heldout ? [`cat > /tmp/eval-tasks/${HELDOUT_TASK}.yaml <<'TASK'`, heldoutTaskYaml(plan.heldout), 'TASK'] : []),
     ...(plan.reasoning ? [`cat > /tmp/eval-tasks/${REASONING_TASK}.yaml <<'TASK'`, reasoningTaskYaml(), 'TASK'] : []),
   ];
+  // At the run's commit (jobs/hf-revision.ts): the tokenizer downloaded at it, the base weights served at it.
+  const at = input.atRevision;
+  const tokenizer = at ? { name: at.tokenizerDir } : { name: plan.baseModel, ...(plan.baseRevision ? { revision: plan.baseRevision } : {}) };
+  const baseRevision = at ? '"--revision=$HF_REVISION"' : plan.baseRevision ? `--revision ${shellQuote(plan.baseRevision)}` : undefined;
   return [
     'set -eu',
     `${HF_TOKEN_ENV}="$(cat ${HF_TOKEN_FILE})"`,
     `export ${HF_TOKEN_ENV}`,
-    `export EVAL_TOKENIZER=${shellQuote(plan.baseModel)} EVAL_TOKENIZER_REVISION=${shellQuote(plan.baseRevision ?? '')}`,
+    `export EVAL_TOKENIZER=${shellQuote(tokenizer.name)} EVAL_TOKENIZER_REVISION=${shellQuote(tokenizer.revision ?? '')}`,
     `pip install --no-cache-dir ${pkg} || { sleep 30; pip install --no-cache-dir ${pkg}; }`,
+    ...(at?.lines ?? []),
     ...(taskFiles.length > 0 ? ['mkdir -p /tmp/eval-tasks', "cat > /tmp/eval-tasks/utils.py <<'UTILS'", taskUtilsPy(plan), 'UTILS', ...taskFiles] : []),
-    ...scoreFunction(plan),
-    `score base ${shellQuote(plan.baseModel)}${plan.baseRevision ? ` --revision ${shellQuote(plan.baseRevision)}` : ''}`,
+    ...scoreFunction(plan, tokenizer),
+    `score base ${shellQuote(plan.baseModel)}${baseRevision ? ` ${baseRevision}` : ''}`,
     `score trained ${shellQuote(mount)}`,
     `export EVAL_SPEC=${shellQuote(JSON.stringify(spec))}`,
     `export EVAL_JSON_FILE=${shellQuote(`${mount}/eval.json`)}`,
@@ -658,11 +669,17 @@ export function downloadRequest(plan: Pick<EvalPlan, 'downloadBytes'>): string {
 }
 
 /** The eval JobSet: one pod on the plan's single-host slice, the export directory mounted read-write (eval.json). */
-export function evalJobSet(common: JobSetCommon, plan: EvalPlan, platform: Platform, pipeline: string): BuiltJobSet {
+export function evalJobSet(
+  common: JobSetCommon,
+  plan: EvalPlan,
+  platform: Platform,
+  pipeline: string,
+  atRevision?: EvalScriptInput['atRevision'],
+): BuiltJobSet {
   const withFuse: JobSetCommon = { ...common, pod: { ...common.pod, annotations: { [GCSFUSE_ANNOTATION]: 'true' } } };
   return singleHostTpuJobSet(
     withFuse,
-    { image: plan.image, script: evalScript(plan, { pipeline }), resources: { requests: { 'ephemeral-storage': downloadRequest(plan) } } },
+    { image: plan.image, script: evalScript(plan, { pipeline, ...(atRevision ? { atRevision } : {}) }), resources: { requests: { 'ephemeral-storage': downloadRequest(plan) } } },
     plan.group.slice,
     {
       volumes: [

@@ -19,6 +19,7 @@
  * anyway, see constructs/jobset-step.ts), and shell `$VAR` does the same job here.
  */
 import { METHOD_TABLE, rolloutSettings, rowOf } from './methods';
+import { modelRow } from './models';
 import { HF_TOKEN_FILE } from './secrets';
 import { specKey } from './spec-key';
 import { JsonValue, Recipe, Scalar, SourcePatches } from './recipes/types';
@@ -50,7 +51,7 @@ export interface Invocation {
   readonly module: string;
   readonly args: ReadonlyArray<readonly [string, ArgValue]>;
   /** argparse/absl flags rendered `--flag=value`. @default - none */
-  readonly flags?: ReadonlyArray<readonly [string, Scalar]>;
+  readonly flags?: ReadonlyArray<readonly [string, Scalar | ShellExpr]>;
   /** Boolean absl flags rendered bare (`--override_model_architecture`). @default - none */
   readonly switches?: readonly string[];
 }
@@ -438,20 +439,49 @@ export function buildScript(inv: Invocation, options: ScriptOptions = {}): strin
   return lines.join('\n');
 }
 
+/** Whether an argument value names a Hugging Face repository (`owner/name`), not a local or gs:// path. */
+export function isHfRepoId(value: unknown): value is string {
+  return typeof value === 'string' && /^[A-Za-z0-9][A-Za-z0-9._-]*\/[A-Za-z0-9][A-Za-z0-9._-]*$/.test(value);
+}
+
+/**
+ * The repository training reads its tokenizer (and chat template) from: the recipe's `tokenizer_path` when it names one;
+ * else, for RL, what RLConfig picks without it, `HF_IDS[model_name]` (maxtext-v0.2.4 configs/types.py line 4609-4613;
+ * the table's first repository); else none (SFT keeps MaxText's own default).
+ */
+export function trainTokenizer(recipe: Recipe): string | undefined {
+  const given = recipe.train.args['tokenizer_path'];
+  if (isHfRepoId(given)) return given;
+  if (given !== undefined || rowOf(recipe).configClass !== 'RLConfig') return undefined;
+  const hfIds = modelRow(recipe.model.name)?.hfRepos[0];
+  return isHfRepoId(hfIds) ? hfIds : undefined;
+}
+
 /** Everything a command builder needs from the pipeline. */
 export interface CommandContext {
   readonly recipe: Recipe;
   readonly paths: PipelinePaths;
+  /**
+   * A directory holding the tokenizer files at the run's commit (jobs/hf-revision.ts), passed instead of the
+   * repository name to training (`tokenizer_path`, where the recipe sets one) and the export (`--hf_model_path`), and
+   * the conversion downloads at `"$HF_REVISION"` (resolved in its script). @default - the repository names, head
+   */
+  readonly atRevision?: { readonly tokenizerDir: string };
 }
 
+/** The variable a conversion script resolves the weights' commit into (jobs/hf-revision.ts). */
+export const HF_REVISION_ENV = 'HF_REVISION';
+
 /** `to_maxtext`: HF checkpoint -> `<maxtextDir>0/items`. */
-export function toMaxTextInvocation({ recipe, paths }: CommandContext): Invocation {
+export function toMaxTextInvocation({ recipe, paths, atRevision }: CommandContext): Invocation {
   const step = recipe.toMaxText;
-  const flags: Array<readonly [string, Scalar]> = [];
+  const flags: Array<readonly [string, Scalar | ShellExpr]> = [];
   if (step.flags.hf_model_path !== undefined) flags.push(['hf_model_path', step.flags.hf_model_path]);
   flags.push(['lazy_load_tensors', step.flags.lazy_load_tensors]);
   // to_maxtext's own `--revision` (maxtext-v0.2.4 to_maxtext.py argparse; passed to hf_hub_download / from_pretrained).
-  if (recipe.model.hfRevision !== undefined) flags.push(['revision', recipe.model.hfRevision]);
+  // At the commit resolved once before any download (jobs/hf-revision.ts), pinned or not.
+  if (atRevision) flags.push(['revision', { shell: `"$${HF_REVISION_ENV}"` }]);
+  else if (recipe.model.hfRevision !== undefined) flags.push(['revision', recipe.model.hfRevision]);
   return {
     module: MODULES.toMaxText,
     args: [
@@ -464,14 +494,20 @@ export function toMaxTextInvocation({ recipe, paths }: CommandContext): Invocati
 }
 
 /** `train_rl` / `train_sft`: loads the converted checkpoint, writes under `<trainOutputDir><run_name>/`. */
-export function trainInvocation({ recipe, paths }: CommandContext): Invocation {
+export function trainInvocation({ recipe, paths, atRevision }: CommandContext): Invocation {
+  // At a commit, the tokenizer is the downloaded directory, where the recipe names a repository or RLConfig would.
+  const local = atRevision && trainTokenizer(recipe) !== undefined ? atRevision.tokenizerDir : undefined;
+  const args: Array<readonly [string, ArgValue]> = Object.entries(recipe.train.args).map(([k, v]) =>
+    k === 'tokenizer_path' && local !== undefined ? ([k, local] as const) : ([k, v] as const),
+  );
+  if (local !== undefined && !('tokenizer_path' in recipe.train.args)) args.push(['tokenizer_path', local]);
   return {
     module: rowOf(recipe).module,
     args: [
       ['model_name', recipe.model.name],
       ['base_output_directory', paths.trainOutputDir],
       ['load_parameters_path', paths.maxtextCheckpoint],
-      ...Object.entries(recipe.train.args),
+      ...args,
       ...checkpointArgs(recipe.train),
     ],
   };
@@ -483,7 +519,7 @@ export function trainInvocation({ recipe, paths }: CommandContext): Invocation {
  * (maxtext-v0.2.4 src/maxtext/checkpoint_conversion/to_huggingface.py; src/maxtext/utils/globals.py), which is
  * Qwen3-30B-A3B-*Thinking*-2507 for `qwen3-30b-a3b` and the base Llama-3.1-8B for `llama3.1-8b`.
  */
-export function toHfInvocation({ recipe, paths }: CommandContext): Invocation {
+export function toHfInvocation({ recipe, paths, atRevision }: CommandContext): Invocation {
   const step = recipe.toHf;
   // A LoRA run exports a merged model: to_huggingface's "Merged" mode (both `load_parameters_path`, the base, and
   // `lora.lora_restore_path`, the trained adapter) writes W + A·B·(alpha/rank) as a full Hugging Face model
@@ -506,7 +542,9 @@ export function toHfInvocation({ recipe, paths }: CommandContext): Invocation {
       ['base_output_directory', paths.hfExportDir],
       ...Object.entries(step.args),
     ],
-    flags: [['hf_model_path', recipe.model.hfRepo]],
+    // The tokenizer and chat template the export bundles: the run's tokenizer at its commit (to_huggingface.py line
+    // 534-535 reads only the tokenizer/processor from hf_model_path).
+    flags: [['hf_model_path', atRevision ? atRevision.tokenizerDir : recipe.model.hfRepo]],
     switches: step.overrideModelArchitecture ? ['override_model_architecture'] : [],
   };
 }

@@ -14,7 +14,10 @@
  *   `*ForCausalLM`) and `utils/param_mapping.py` `PARAM_MAPPING` (the weight mapping both directions use): a key in both;
  * - the default HF repository: `src/maxtext/utils/globals.py` `HF_IDS` (what to_maxtext downloads without
  *   `--hf_model_path`, and what to_huggingface bundles the tokenizer of);
- * - the RL sampler's weight sync (STANDALONE_VLLM_PREFIXES below; `maxtextOnVllm`).
+ * - RoPE theta: `rope_max_timescale` of the key's yml (the global layers' for Gemma), compared with the repository's
+ *   `rope_theta` (HF_REPO_FACTS below), with `vocab_size` and the layer count: a repository whose facts differ
+ *   trains with wrong positions or shapes under the key, and is refused naming the key that fits;
+ * - the RL sampler's weight sync (`standaloneVllm`, read per row in the mapping; `maxtextOnVllm`).
  * Parameter counts: the Hugging Face model cards, or the shapes above where the card counts a vision tower the text
  * model does not train (Gemma 3: 48 x (q/o 3840x4096x2 + k/v 3840x2048x2 + MLP 3x3840x15360) + 262144x3840 = 11.8B).
  * Gemma 4 mixes sliding-window and global layers; the estimate counts every layer at the local shape, which is within
@@ -72,8 +75,19 @@ export interface ModelRow extends ModelSize {
   readonly hfNamePattern: RegExp;
   /** HF `architectures` the key converts from (hf_model_configs.py). */
   readonly hfArchitectures: readonly string[];
+  /** RoPE base frequency (`rope_max_timescale` of the yml; Gemma: the global layers'), the HF `rope_theta`. */
+  readonly ropeTheta: number;
   /** In both `HF_MODEL_CONFIGS` and `PARAM_MAPPING`: to_maxtext and to_huggingface both convert it. */
   readonly convertsBothWays: boolean;
+  /**
+   * The standalone vLLM sampler can receive every weight of the model from the trainer: the mapping
+   * StandaloneVllmWeightMapping dispatches the key to (STANDALONE_VLLM_PREFIXES) names each of its weights, MoE experts
+   * included. Read per mapping at maxtext-v0.2.4 `src/maxtext/integration/tunix/weight_mapping/`: qwen3.py
+   * QWEN3_VLLM_MAPPING maps the dense `mlp.wi_0/wi_1/wo` only, while Qwen3 MoE layers hold `moe_block` (gate and
+   * experts: models/qwen3.py line 1604 `Qwen3MoeDecoderLayer.moe_block = RoutedMoE`), so no Qwen3 MoE key has it;
+   * llama3.py and gemma3.py map every weight of their dense text models (Gemma ties the output to the embedding).
+   */
+  readonly standaloneVllm: boolean;
   /** to_huggingface `model_name` of the export. @default - the key */
   readonly exportName?: string;
   /** Where the row's facts come from (files at maxtext-v0.2.4 and the model card). */
@@ -83,62 +97,74 @@ export interface ModelRow extends ModelSize {
 const YML = (key: string) => `configs/models/${key}.yml`;
 const CONVERSION = 'hf_model_configs.py HF_MODEL_CONFIGS + param_mapping.py PARAM_MAPPING';
 
-const LLAMA31_8B = { layers: 32, heads: 32, kvHeads: 8, headDim: 128, hidden: 4096, vocab: 128256 } as const;
+const LLAMA31_8B = { layers: 32, heads: 32, kvHeads: 8, headDim: 128, hidden: 4096, vocab: 128256, ropeTheta: 500_000 } as const;
 const LLAMA31_8B_REPOS = ['meta-llama/Llama-3.1-8B-Instruct', 'meta-llama/Llama-3.1-8B', 'meta-llama/Meta-Llama-3.1-8B-Instruct', 'meta-llama/Meta-Llama-3.1-8B'];
 
 export const MODELS: Readonly<Record<string, ModelRow>> = {
   'qwen3-30b-a3b': {
     params: 30.5e9, activeParams: 3.3e9, layers: 48, heads: 32, kvHeads: 4, headDim: 128, hidden: 2048, vocab: 151936, experts: { total: 128, perToken: 8 },
-    family: 'Qwen3', hfRepos: ['Qwen/Qwen3-30B-A3B-Thinking-2507', 'Qwen/Qwen3-30B-A3B-Instruct-2507', 'Qwen/Qwen3-30B-A3B'],
-    hfNamePattern: /qwen-?3-30b-a3b/i, hfArchitectures: ['Qwen3MoeForCausalLM'], convertsBothWays: true,
-    source: `${YML('qwen3-30b-a3b')}; ${CONVERSION}; card Qwen/Qwen3-30B-A3B-Instruct-2507 (30.5B, 3.3B active)`,
+    ropeTheta: 10_000_000,
+    family: 'Qwen3', hfRepos: ['Qwen/Qwen3-30B-A3B-Thinking-2507', 'Qwen/Qwen3-30B-A3B-Instruct-2507'],
+    // The 2507 releases (RoPE theta 10M); the original Qwen3-30B-A3B (1M) is qwen3-30b-a3b-base's.
+    hfNamePattern: /qwen-?3-30b-a3b.*2507/i, hfArchitectures: ['Qwen3MoeForCausalLM'], convertsBothWays: true, standaloneVllm: false,
+    source: `${YML('qwen3-30b-a3b')}; ${CONVERSION} (qwen3_30b_a3b_thinking_2507_config); card Qwen/Qwen3-30B-A3B-Instruct-2507 (30.5B, 3.3B active)`,
+  },
+  'qwen3-30b-a3b-base': {
+    params: 30.5e9, activeParams: 3.3e9, layers: 48, heads: 32, kvHeads: 4, headDim: 128, hidden: 2048, vocab: 151936, experts: { total: 128, perToken: 8 },
+    ropeTheta: 1_000_000,
+    family: 'Qwen3', hfRepos: ['Qwen/Qwen3-30B-A3B-Base', 'Qwen/Qwen3-30B-A3B'],
+    // The original release and its base (RoPE theta 1M): MaxText's key for them (HF_IDS: Qwen/Qwen3-30B-A3B-Base).
+    hfNamePattern: /qwen-?3-30b-a3b(?!.*2507)/i, hfArchitectures: ['Qwen3MoeForCausalLM'], convertsBothWays: true, standaloneVllm: false,
+    source: `${YML('qwen3-30b-a3b-base')}; ${CONVERSION} (qwen3_30b_a3b_base_config); card Qwen/Qwen3-30B-A3B (30.5B, 3.3B active)`,
   },
   'qwen3-235b-a22b': {
     params: 235e9, activeParams: 22e9, layers: 94, heads: 64, kvHeads: 4, headDim: 128, hidden: 4096, vocab: 151936, experts: { total: 128, perToken: 8 },
-    family: 'Qwen3', hfRepos: ['Qwen/Qwen3-235B-A22B-Thinking-2507', 'Qwen/Qwen3-235B-A22B-Instruct-2507', 'Qwen/Qwen3-235B-A22B'],
-    hfNamePattern: /qwen-?3-235b-a22b/i, hfArchitectures: ['Qwen3MoeForCausalLM'], convertsBothWays: true,
-    source: `${YML('qwen3-235b-a22b')}; ${CONVERSION}; card Qwen/Qwen3-235B-A22B (235B, 22B active)`,
+    ropeTheta: 5_000_000,
+    family: 'Qwen3', hfRepos: ['Qwen/Qwen3-235B-A22B-Thinking-2507', 'Qwen/Qwen3-235B-A22B-Instruct-2507'],
+    // The 2507 releases (RoPE theta 5M); MaxText 0.2.4 has no key for the original Qwen3-235B-A22B (1M).
+    hfNamePattern: /qwen-?3-235b-a22b.*2507/i, hfArchitectures: ['Qwen3MoeForCausalLM'], convertsBothWays: true, standaloneVllm: false,
+    source: `${YML('qwen3-235b-a22b')}; ${CONVERSION} (qwen3_235b_a22b_thinking_2507_config); card Qwen/Qwen3-235B-A22B-Instruct-2507 (235B, 22B active)`,
   },
   'qwen3-8b': {
-    params: 8.2e9, layers: 36, heads: 32, kvHeads: 8, headDim: 128, hidden: 4096, vocab: 151936,
+    params: 8.2e9, layers: 36, heads: 32, kvHeads: 8, headDim: 128, hidden: 4096, vocab: 151936, ropeTheta: 1_000_000,
     family: 'Qwen3', hfRepos: ['Qwen/Qwen3-8B', 'Qwen/Qwen3-8B-Base'], hfNamePattern: /qwen-?3-8b/i,
-    hfArchitectures: ['Qwen3ForCausalLM'], convertsBothWays: true, source: `${YML('qwen3-8b')}; ${CONVERSION}; card Qwen/Qwen3-8B (8.2B)`,
+    hfArchitectures: ['Qwen3ForCausalLM'], convertsBothWays: true, standaloneVllm: true, source: `${YML('qwen3-8b')}; ${CONVERSION}; card Qwen/Qwen3-8B (8.2B)`,
   },
   'qwen3-14b': {
-    params: 14.8e9, layers: 40, heads: 40, kvHeads: 8, headDim: 128, hidden: 5120, vocab: 151936,
+    params: 14.8e9, layers: 40, heads: 40, kvHeads: 8, headDim: 128, hidden: 5120, vocab: 151936, ropeTheta: 1_000_000,
     family: 'Qwen3', hfRepos: ['Qwen/Qwen3-14B', 'Qwen/Qwen3-14B-Base'], hfNamePattern: /qwen-?3-14b/i,
-    hfArchitectures: ['Qwen3ForCausalLM'], convertsBothWays: true, source: `${YML('qwen3-14b')}; ${CONVERSION}; card Qwen/Qwen3-14B (14.8B)`,
+    hfArchitectures: ['Qwen3ForCausalLM'], convertsBothWays: true, standaloneVllm: true, source: `${YML('qwen3-14b')}; ${CONVERSION}; card Qwen/Qwen3-14B (14.8B)`,
   },
   'qwen3-32b': {
-    params: 32.8e9, layers: 64, heads: 64, kvHeads: 8, headDim: 128, hidden: 5120, vocab: 151936,
+    params: 32.8e9, layers: 64, heads: 64, kvHeads: 8, headDim: 128, hidden: 5120, vocab: 151936, ropeTheta: 1_000_000,
     family: 'Qwen3', hfRepos: ['Qwen/Qwen3-32B'], hfNamePattern: /qwen-?3-32b/i,
-    hfArchitectures: ['Qwen3ForCausalLM'], convertsBothWays: true, source: `${YML('qwen3-32b')}; ${CONVERSION}; card Qwen/Qwen3-32B (32.8B)`,
+    hfArchitectures: ['Qwen3ForCausalLM'], convertsBothWays: true, standaloneVllm: true, source: `${YML('qwen3-32b')}; ${CONVERSION}; card Qwen/Qwen3-32B (32.8B)`,
   },
   'gemma4-26b': {
-    params: 25.2e9, activeParams: 3.8e9, layers: 30, heads: 16, kvHeads: 8, headDim: 256, hidden: 2816, vocab: 262144, tiedEmbedding: true,
+    params: 25.2e9, activeParams: 3.8e9, layers: 30, heads: 16, kvHeads: 8, headDim: 256, hidden: 2816, vocab: 262144, tiedEmbedding: true, ropeTheta: 1_000_000,
     experts: { total: 128, perToken: 8 },
     family: 'Gemma 4', hfRepos: ['google/gemma-4-26b-a4b-it'], hfNamePattern: /gemma-?4-26b/i,
-    hfArchitectures: ['Gemma4ForConditionalGeneration'], convertsBothWays: true,
+    hfArchitectures: ['Gemma4ForConditionalGeneration'], convertsBothWays: true, standaloneVllm: false,
     source: `${YML('gemma4-26b')}; ${CONVERSION}; card google/gemma-4-26B-A4B-it (25.2B, 3.8B active)`,
   },
   'gemma4-31b': {
-    params: 31e9, layers: 60, heads: 32, kvHeads: 16, headDim: 256, hidden: 5376, vocab: 262144, tiedEmbedding: true,
+    params: 31e9, layers: 60, heads: 32, kvHeads: 16, headDim: 256, hidden: 5376, vocab: 262144, tiedEmbedding: true, ropeTheta: 1_000_000,
     family: 'Gemma 4', hfRepos: ['google/gemma-4-31b-it'], hfNamePattern: /gemma-?4-31b/i,
-    hfArchitectures: ['Gemma4ForConditionalGeneration'], convertsBothWays: true, source: `${YML('gemma4-31b')}; ${CONVERSION}; card google/gemma-4-31b-it (31B)`,
+    hfArchitectures: ['Gemma4ForConditionalGeneration'], convertsBothWays: true, standaloneVllm: false, source: `${YML('gemma4-31b')}; ${CONVERSION}; card google/gemma-4-31b-it (31B)`,
   },
   'gemma3-12b': {
-    params: 11.8e9, layers: 48, heads: 16, kvHeads: 8, headDim: 256, hidden: 3840, vocab: 262144, tiedEmbedding: true,
+    params: 11.8e9, layers: 48, heads: 16, kvHeads: 8, headDim: 256, hidden: 3840, vocab: 262144, tiedEmbedding: true, ropeTheta: 1_000_000,
     family: 'Gemma 3', hfRepos: ['google/gemma-3-12b-it', 'google/gemma-3-12b-pt'], hfNamePattern: /gemma-?3-12b/i,
-    hfArchitectures: ['Gemma3ForConditionalGeneration'], convertsBothWays: true, source: `${YML('gemma3-12b')}; ${CONVERSION}; text model from the shapes (11.8B)`,
+    hfArchitectures: ['Gemma3ForConditionalGeneration'], convertsBothWays: true, standaloneVllm: true, source: `${YML('gemma3-12b')}; ${CONVERSION}; text model from the shapes (11.8B)`,
   },
   'gemma3-27b': {
-    params: 27.0e9, layers: 62, heads: 32, kvHeads: 16, headDim: 128, hidden: 5376, vocab: 262144, tiedEmbedding: true,
+    params: 27.0e9, layers: 62, heads: 32, kvHeads: 16, headDim: 128, hidden: 5376, vocab: 262144, tiedEmbedding: true, ropeTheta: 1_000_000,
     family: 'Gemma 3', hfRepos: ['google/gemma-3-27b-it', 'google/gemma-3-27b-pt'], hfNamePattern: /gemma-?3-27b/i,
-    hfArchitectures: ['Gemma3ForConditionalGeneration'], convertsBothWays: true, source: `${YML('gemma3-27b')}; ${CONVERSION}; text model from the shapes (27.0B)`,
+    hfArchitectures: ['Gemma3ForConditionalGeneration'], convertsBothWays: true, standaloneVllm: true, source: `${YML('gemma3-27b')}; ${CONVERSION}; text model from the shapes (27.0B)`,
   },
   'llama3.1-8b-Instruct': {
     params: 8.03e9, ...LLAMA31_8B,
-    family: 'Llama 3.1', hfRepos: LLAMA31_8B_REPOS, hfNamePattern: /llama-?3\.1-8b/i, hfArchitectures: ['LlamaForCausalLM'], convertsBothWays: true,
+    family: 'Llama 3.1', hfRepos: LLAMA31_8B_REPOS, hfNamePattern: /llama-?3\.1-8b/i, hfArchitectures: ['LlamaForCausalLM'], convertsBothWays: true, standaloneVllm: true,
     // Tutorial 002 exports with HF_MODEL_NAME=llama3.1-8b (the same HF_MODEL_CONFIGS entry, llama31_8b_config).
     exportName: 'llama3.1-8b',
     source: `hf_model_configs.py llama31_8b_config (no yml of its own); ${CONVERSION}; card meta-llama/Llama-3.1-8B-Instruct (8.03B)`,
@@ -146,13 +172,13 @@ export const MODELS: Readonly<Record<string, ModelRow>> = {
   'llama3.1-8b': {
     params: 8.03e9, ...LLAMA31_8B,
     family: 'Llama 3.1', hfRepos: ['meta-llama/Llama-3.1-8B', 'meta-llama/Llama-3.1-8B-Instruct', 'meta-llama/Meta-Llama-3.1-8B', 'meta-llama/Meta-Llama-3.1-8B-Instruct'],
-    hfNamePattern: /llama-?3\.1-8b/i, hfArchitectures: ['LlamaForCausalLM'], convertsBothWays: true,
+    hfNamePattern: /llama-?3\.1-8b/i, hfArchitectures: ['LlamaForCausalLM'], convertsBothWays: true, standaloneVllm: true,
     source: `${YML('llama3.1-8b')}; ${CONVERSION}; card meta-llama/Llama-3.1-8B (8.03B)`,
   },
   'llama3.1-70b': {
-    params: 70.6e9, layers: 80, heads: 64, kvHeads: 8, headDim: 128, hidden: 8192, vocab: 128256,
+    params: 70.6e9, layers: 80, heads: 64, kvHeads: 8, headDim: 128, hidden: 8192, vocab: 128256, ropeTheta: 500_000,
     family: 'Llama 3.1', hfRepos: ['meta-llama/Llama-3.1-70B', 'meta-llama/Llama-3.1-70B-Instruct', 'meta-llama/Meta-Llama-3.1-70B-Instruct'],
-    hfNamePattern: /llama-?3\.1-70b/i, hfArchitectures: ['LlamaForCausalLM'], convertsBothWays: true,
+    hfNamePattern: /llama-?3\.1-70b/i, hfArchitectures: ['LlamaForCausalLM'], convertsBothWays: true, standaloneVllm: true,
     source: `${YML('llama3.1-70b')}; ${CONVERSION}; card meta-llama/Llama-3.1-70B (70.6B)`,
   },
 };
@@ -175,9 +201,72 @@ export function exportNameOf(key: string): string {
   return modelRow(key)?.exportName ?? key;
 }
 
-/** Whether the standalone vLLM sampler has a weight mapping for the key (STANDALONE_VLLM_PREFIXES). */
+/** Whether the standalone vLLM sampler can sync every weight of the key's model (the row's `standaloneVllm`). */
 export function hasStandaloneVllmMapping(key: string): boolean {
-  return STANDALONE_VLLM_PREFIXES.some((p) => key.startsWith(p));
+  return modelRow(key)?.standaloneVllm ?? false;
+}
+
+/** The architecture facts of a Hugging Face repository, from its `config.json`, that must equal its key's. */
+export interface HfRepoFacts {
+  readonly ropeTheta: number;
+  readonly vocab: number;
+  readonly layers: number;
+  /** Where the facts come from. */
+  readonly source: string;
+}
+
+const CONFIG_JSON = (repo: string) => `${repo} config.json rope_theta, vocab_size, num_hidden_layers`;
+/**
+ * Repositories of one name family whose releases differ in architecture facts: each release's `config.json` facts.
+ * The 2507 releases of Qwen3 MoE changed RoPE theta (30B-A3B 1M -> 10M, 235B-A22B 1M -> 5M) and kept every shape; the
+ * 2507 values are also maxtext-v0.2.4 hf_model_configs.py qwen3_30b_a3b_thinking_2507_config (rope_theta=10000000)
+ * and qwen3_235b_a22b_thinking_2507_config (5000000.0), the base's qwen3_30b_a3b_base_config (1000000). The originals'
+ * 1M is their config.json's (read from the Hub, which this repository's tests cannot reach: recorded here).
+ */
+export const HF_REPO_FACTS: Readonly<Record<string, HfRepoFacts>> = {
+  'Qwen/Qwen3-30B-A3B': { ropeTheta: 1_000_000, vocab: 151936, layers: 48, source: CONFIG_JSON('Qwen/Qwen3-30B-A3B') },
+  'Qwen/Qwen3-30B-A3B-Base': { ropeTheta: 1_000_000, vocab: 151936, layers: 48, source: 'hf_model_configs.py qwen3_30b_a3b_base_config' },
+  'Qwen/Qwen3-30B-A3B-Instruct-2507': { ropeTheta: 10_000_000, vocab: 151936, layers: 48, source: CONFIG_JSON('Qwen/Qwen3-30B-A3B-Instruct-2507') },
+  'Qwen/Qwen3-30B-A3B-Thinking-2507': { ropeTheta: 10_000_000, vocab: 151936, layers: 48, source: 'hf_model_configs.py qwen3_30b_a3b_thinking_2507_config' },
+  'Qwen/Qwen3-235B-A22B': { ropeTheta: 1_000_000, vocab: 151936, layers: 94, source: CONFIG_JSON('Qwen/Qwen3-235B-A22B') },
+  'Qwen/Qwen3-235B-A22B-Instruct-2507': { ropeTheta: 5_000_000, vocab: 151936, layers: 94, source: CONFIG_JSON('Qwen/Qwen3-235B-A22B-Instruct-2507') },
+  'Qwen/Qwen3-235B-A22B-Thinking-2507': { ropeTheta: 5_000_000, vocab: 151936, layers: 94, source: 'hf_model_configs.py qwen3_235b_a22b_thinking_2507_config' },
+};
+
+/** The recorded facts of a repository (case-insensitive name), or undefined. */
+export function hfRepoFacts(repo: string): HfRepoFacts | undefined {
+  const name = Object.keys(HF_REPO_FACTS).find((r) => r.toLowerCase() === repo.toLowerCase());
+  return name === undefined ? undefined : HF_REPO_FACTS[name];
+}
+
+/** The facts of `facts` that differ from the key's row, as text (`RoPE theta 1000000 where k has 10000000`), or []. */
+function factDifferences(key: string, row: ModelRow, facts: HfRepoFacts, tokenizerOnly: boolean): string[] {
+  const out: string[] = [];
+  if (!tokenizerOnly && facts.ropeTheta !== row.ropeTheta) out.push(`RoPE theta ${facts.ropeTheta} where ${key} has ${row.ropeTheta}`);
+  if (facts.vocab !== row.vocab) out.push(`vocabulary ${facts.vocab} where ${key} has ${row.vocab}`);
+  if (!tokenizerOnly && facts.layers !== row.layers) out.push(`${facts.layers} layers where ${key} has ${row.layers}`);
+  return out;
+}
+
+/**
+ * Why a repository with recorded facts is not `key`'s: each fact that differs, and the key whose facts are the
+ * repository's, or that no key of the table (nor of MaxText 0.2.4) has them. Undefined when the facts agree or none are
+ * recorded.
+ */
+function factsProblem(key: string, row: ModelRow, repo: string, tokenizerOnly: boolean): string | undefined {
+  const facts = hfRepoFacts(repo);
+  if (facts === undefined) return undefined;
+  const differ = factDifferences(key, row, facts, tokenizerOnly);
+  if (differ.length === 0) return undefined;
+  const fits = MODEL_KEYS.filter((k) => MODELS[k].family === row.family && factDifferences(k, MODELS[k], facts, tokenizerOnly).length === 0);
+  const fix =
+    fits.length > 0
+      ? `use model ${fits.map((k) => `'${k}'`).join(' or ')}`
+      : `no key of the model table has these facts (nor has MaxText 0.2.4 configs/models): use one of ${key}'s repositories (${row.hfRepos.join(', ')})`;
+  return (
+    `has ${differ.join(', ')} (${facts.source}; configs/models/${key}.yml): converted under ${key} it would train with ` +
+    `wrong positions or shapes; ${fix}`
+  );
 }
 
 /** The RL sampler paths the key has at maxtext-v0.2.4, for the docs table and messages. */
@@ -187,13 +276,16 @@ export function rlSamplerPaths(key: string): Array<'vllm' | 'maxtext-on-vllm'> {
 }
 
 /**
- * Why `repo` (an `hfModel` or tokenizer) is not a repository of model `key`, or undefined when it is: a repository the
- * table lists under another key is that key's; one the table does not list must have a name of the key's family and
+ * Why `repo` (an `hfModel` or tokenizer) is not a repository of model `key`, or undefined when it is: a repository
+ * whose recorded architecture facts (HF_REPO_FACTS) differ from the key's is refused naming the key that fits (a
+ * tokenizer: only the vocabulary counts); a repository the table lists under another key is that key's; one the table does not list must have a name of the key's family and
  * size, or a declared `architecture` the key converts from. Offline: names and declarations only (the Hub is not read).
  */
-export function hfRepoProblem(key: string, repo: string, architecture?: string): string | undefined {
+export function hfRepoProblem(key: string, repo: string, architecture?: string, tokenizerOnly = false): string | undefined {
   const row = modelRow(key);
   if (!row) return undefined;
+  const differs = factsProblem(key, row, repo, tokenizerOnly);
+  if (differs !== undefined) return differs;
   const same = (a: string, b: string) => a.toLowerCase() === b.toLowerCase();
   const expected = `${key} converts from ${row.hfRepos.join(', ')} (${row.hfArchitectures.join(', ')})`;
   if (row.hfRepos.some((r) => same(r, repo))) return undefined;
@@ -203,6 +295,13 @@ export function hfRepoProblem(key: string, repo: string, architecture?: string):
     return row.hfArchitectures.includes(architecture) ? undefined : `declares architecture '${architecture}', which ${key} does not convert: ${expected}`;
   }
   if (row.hfNamePattern.test(repo)) return undefined;
+  const sibling = MODEL_KEYS.find((k) => k !== key && MODELS[k].family === row.family && MODELS[k].hfNamePattern.test(repo));
+  if (sibling !== undefined) {
+    return (
+      `names a release of ${sibling} (${MODELS[sibling].hfRepos.join(', ')}: RoPE theta ${MODELS[sibling].ropeTheta}), not of ${key} ` +
+      `(RoPE theta ${row.ropeTheta}): ${expected}; use model '${sibling}'`
+    );
+  }
   return (
     `does not name a ${row.family} model of ${key}'s size: ${expected}; for a repository whose name does not say the model ` +
     `(a fine-tune), declare its architecture from its config.json with hfArchitecture`
@@ -259,6 +358,7 @@ const plain = (architecture: string, path: 'JAX' | 'torchax'): ServingRow => ({
 
 export const SERVING: Readonly<Record<string, ServingRow>> = {
   'qwen3-30b-a3b': plain('Qwen3MoeForCausalLM', 'torchax'),
+  'qwen3-30b-a3b-base': plain('Qwen3MoeForCausalLM', 'torchax'),
   'qwen3-235b-a22b': plain('Qwen3MoeForCausalLM', 'torchax'),
   'qwen3-8b': plain('Qwen3ForCausalLM', 'JAX'),
   'qwen3-14b': plain('Qwen3ForCausalLM', 'JAX'),

@@ -34,8 +34,12 @@ import {
   runNameProblem,
   conversionKey,
   shellQuote,
+  isHfRepoId,
+  MAXTEXT_SRC,
+  trainTokenizer,
 } from './maxtext';
 import { recordLine, runRecord, RunRecord, runRecordPath } from './run-record';
+import { listingRevisionPatch, resolveRevisionLines, RevisionSource, tokenizerAtRevisionLines, TOKENIZER_DIR } from './hf-revision';
 import { DEFAULT_TRAIN_MAX_RESTARTS } from './capacity';
 import { sha256Of } from './spec-key';
 import { cpuQuotaCoresPerNode, podsReadyRequeueMinutes } from './kueue';
@@ -597,10 +601,48 @@ function recordLines(plan: PipelinePlan, options: PipelineOptions, step: StepNam
   return { start: recordLine(r, at, 'start', shellQuote), end: recordLine(r, at, 'end', shellQuote) };
 }
 
+/**
+ * Where the run's revisions come from (jobs/hf-revision.ts), or none when the conversion does not read the Hub (an
+ * `hf_model_path` override naming a gs:// or local path). The tokenizer is the recipe's `tokenizer_path` when it names
+ * a repository, else the weights' repository (what the export bundles).
+ */
+function revisionSource(recipe: Recipe, paths: PipelinePaths): RevisionSource | undefined {
+  const repo = recipe.toMaxText.flags.hf_model_path ?? recipe.model.hfRepo;
+  if (!isHfRepoId(repo)) return undefined;
+  const tokenizerPath = recipe.train.args['tokenizer_path'];
+  return {
+    repo,
+    ...(recipe.model.hfRevision !== undefined ? { pinned: recipe.model.hfRevision } : {}),
+    tokenizer: isHfRepoId(tokenizerPath) ? tokenizerPath : repo,
+    conversionRecord: runRecordPath(paths, 'to-maxtext'),
+  };
+}
+
+/** The command context: with the tokenizer directory at the run's revision when the weights come from the Hub. */
+function contextOf(plan: PipelinePlan): CommandContext {
+  return { recipe: plan.resolved, paths: plan.paths, ...(revisionSource(plan.resolved, plan.paths) ? { atRevision: { tokenizerDir: TOKENIZER_DIR } } : {}) };
+}
+
+/**
+ * The weights' commit resolved once by the conversion (one commit per repository for the whole run); training and
+ * export read it and fetch the tokenizer at it. Training fetches a tokenizer only where it names one (tokenizer_path);
+ * the export always bundles one.
+ */
+function revisionPrelude(plan: PipelinePlan, step: StepName): string[] {
+  const revisions = revisionSource(plan.resolved, plan.paths);
+  if (!revisions) return [];
+  if (step === 'to-maxtext') return [...resolveRevisionLines(revisions), listingRevisionPatch(MAXTEXT_SRC)];
+  if (step === 'train') {
+    const tokenizer = trainTokenizer(plan.resolved);
+    return tokenizer === undefined ? [] : tokenizerAtRevisionLines({ ...revisions, tokenizer });
+  }
+  return tokenizerAtRevisionLines(revisions);
+}
+
 /** A conversion step: on the CPU pool (one pod), or the tutorials' shape (every VM of one slice starts, index 0 converts). */
 function conversionJobSet(plan: PipelinePlan, platform: Platform, options: PipelineOptions, step: 'to-maxtext' | 'to-hf'): { built: BuiltJobSet; runsOn: 'cpu' | 'tpu' } {
   const { resolved, paths } = plan;
-  const ctx: CommandContext = { recipe: resolved, paths };
+  const ctx = contextOf(plan);
   const onCpu = resolved.conversionOn !== 'tpu';
   const conf = step === 'to-maxtext' ? resolved.toMaxText : resolved.toHf;
   const tutorialInv = step === 'to-maxtext' ? toMaxTextInvocation(ctx) : toHfInvocation(ctx);
@@ -608,12 +650,13 @@ function conversionJobSet(plan: PipelinePlan, platform: Platform, options: Pipel
   const skipIfExists = step === 'to-maxtext' && conf.reuseExisting !== false ? `${paths.maxtextDir}0/commit_success.txt` : undefined;
   const common = commonOf(plan, platform, options, step);
   const record = recordLines(plan, options, step);
+  const prelude = revisionPrelude(plan, step);
   if (onCpu) {
-    const script = buildScript(inv, { skipIfExists, retryTransientOnce: true, record });
+    const script = buildScript(inv, { skipIfExists, retryTransientOnce: true, record, prelude });
     const resources = conf.resources ?? DEFAULT_CONVERSION_RESOURCES;
     return { built: cpuPodJobSet(common, { image: resolved.image, script, resources }, platform.cpuPool.name), runsOn: 'cpu' };
   }
-  const script = buildScript(inv, { onlyIndexZero: true, skipIfExists, retryTransientOnce: true, record });
+  const script = buildScript(inv, { onlyIndexZero: true, skipIfExists, retryTransientOnce: true, record, prelude });
   return { built: multiHostJaxJobSet(common, { image: resolved.image, script }, plan.target.slice, 1, false), runsOn: 'tpu' };
 }
 
@@ -622,7 +665,7 @@ function trainJobSet(plan: PipelinePlan, platform: Platform, options: PipelineOp
   const { resolved, paths, target } = plan;
   const t = resolved.train;
   const tpuEnvPrelude = resolved.tpuVmEnv ? ['TPU_NAME="$(hostname)"', 'export TPU_NAME'] : [];
-  const script = buildScript(trainInvocation({ recipe: resolved, paths }), { prelude: [...tpuEnvPrelude, ...trainPrelude(t)], record: recordLines(plan, options, 'train') });
+  const script = buildScript(trainInvocation(contextOf(plan)), { prelude: [...tpuEnvPrelude, ...trainPrelude(t), ...revisionPrelude(plan, 'train')], record: recordLines(plan, options, 'train') });
   const env = { ...(resolved.tpuVmEnv ? tpuVmEnv(target.slice) : {}), ...t.env };
   const extraVolumes = (resolved.files ?? []).length > 0 ? [filesVolume(resolved.name)] : undefined;
   const common = commonOf(plan, platform, options, 'train');
@@ -646,6 +689,12 @@ function trainJobSet(plan: PipelinePlan, platform: Platform, options: PipelineOp
   return multiHostJaxJobSet(common, { image: resolved.image, script, env, extraVolumes }, target.slice, target.slices, true);
 }
 
+/** The eval step's tokenizer at the run's revision, when the weights come from the Hub. */
+function evalRevision(plan: PipelinePlan): { lines: string[]; tokenizerDir: string } | undefined {
+  const revisions = revisionSource(plan.resolved, plan.paths);
+  return revisions ? { lines: tokenizerAtRevisionLines(revisions), tokenizerDir: TOKENIZER_DIR } : undefined;
+}
+
 /** The built JobSets in order. */
 type BuiltStep = { readonly name: StepName; readonly built: BuiltJobSet; readonly runsOn: 'cpu' | 'tpu'; readonly slices: number };
 
@@ -658,7 +707,7 @@ function builtSteps(plan: PipelinePlan, platform: Platform, options: PipelineOpt
     { name: 'to-maxtext', built: toMaxText.built, runsOn: toMaxText.runsOn, slices: 1 },
     { name: 'train', built: trained, runsOn: 'tpu', slices: plan.target.slices },
     { name: 'to-hf', built: toHf.built, runsOn: toHf.runsOn, slices: 1 },
-    ...(evalPlan ? [{ name: 'eval' as const, built: evalJobSet(commonOf(plan, platform, options, 'eval'), evalPlan, platform, plan.resolved.name), runsOn: 'tpu' as const, slices: 1 }] : []),
+    ...(evalPlan ? [{ name: 'eval' as const, built: evalJobSet(commonOf(plan, platform, options, 'eval'), evalPlan, platform, plan.resolved.name, evalRevision(plan)), runsOn: 'tpu' as const, slices: 1 }] : []),
   ];
 }
 

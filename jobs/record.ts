@@ -61,6 +61,8 @@ export interface RecordedStep {
   readonly specHash: string;
   /** What the step made and from what, with its run record in the bucket (jobs/lineage.ts). @default - no run record */
   readonly lineage?: string;
+  /** gs:// path of the step's run record (jobs/run-record.ts): status reads the commits it downloaded there. @default - none */
+  readonly runRecord?: string;
 }
 
 /** What a pipeline stack deployed, as status reads it. */
@@ -157,6 +159,7 @@ export function pipelineRecord(pipeline: Pipeline, platform: Platform): Pipeline
       images: Object.fromEntries(containerImages(step.manifest).map((c) => [c.name, imageSource(pipeline, c.name, c.image)])),
       specHash: step.specHash,
       ...(lineage !== undefined ? { lineage } : {}),
+      ...(pipeline.runRecords[step.name] ? { runRecord: pipeline.runRecords[step.name]!.path } : {}),
     };
   });
   return {

@@ -6,14 +6,15 @@
  * is written before the MaxText call, the end time after it succeeded; a failure to write is reported in the log and
  * never fails the step. Pure; no cdktf.
  */
-import { PipelinePaths } from './maxtext';
+import { isHfRepoId, PipelinePaths, trainTokenizer } from './maxtext';
 import { Recipe, StepName } from './recipes/types';
 
 /** Suffix of a step's record: `<output dir without its trailing slash>.run-record.json`. */
 export const RUN_RECORD_SUFFIX = '.run-record.json';
 
 /**
- * A step's run record (the fields known at synth; the step adds startedAt, endedAt and hfRevisionDownloaded). Each step's
+ * A step's run record (the fields known at synth; the step adds startedAt, endedAt, and the commits it downloaded:
+ * hfRevisionDownloaded, tokenizerRevisionDownloaded). Each step's
  * record holds only what its own spec depends on, so a change of a later step never changes (and so never replaces) an
  * earlier one: the conversion's record has no run name, training's no export path.
  */
@@ -30,6 +31,11 @@ export interface RunRecord {
   readonly dataset?: { readonly hf: string; readonly config?: string; readonly split?: string; readonly revision?: string };
   /** Training and export only. @default - none (MaxText's built-in rewards) */
   readonly reward?: { readonly path: string; readonly sha256: string };
+  /**
+   * The tokenizer repository the step reads at its commit (`tokenizerRevisionDownloaded`, added by the step):
+   * training's `tokenizer_path`, the export's bundled tokenizer. @default - none (MaxText's default tokenizer)
+   */
+  readonly tokenizer?: string;
   readonly conversionKey: string;
   readonly image: string;
   /** The converted checkpoint training starts from. */
@@ -63,6 +69,10 @@ export function runRecord(
 ): RunRecord {
   const runName = recipe.train.args['run_name'];
   const trained = step !== 'to-maxtext';
+  const tokenizerPath = recipe.train.args['tokenizer_path'];
+  const weights = recipe.toMaxText.flags.hf_model_path ?? recipe.model.hfRepo;
+  const exported = isHfRepoId(tokenizerPath) ? tokenizerPath : isHfRepoId(weights) ? weights : undefined;
+  const tokenizer = step === 'train' ? trainTokenizer(recipe) : step === 'to-hf' ? exported : undefined;
   return {
     version: 1,
     pipeline: recipe.name,
@@ -78,6 +88,7 @@ export function runRecord(
       ? {
           ...(recipe.lineage?.dataset ? { dataset: recipe.lineage.dataset } : {}),
           ...(recipe.lineage?.reward ? { reward: recipe.lineage.reward } : {}),
+          ...(tokenizer !== undefined ? { tokenizer } : {}),
           runName: typeof runName === 'string' ? runName : recipe.train.kind,
           chips: run.chips,
           slices: run.slices,
@@ -89,10 +100,12 @@ export function runRecord(
 }
 
 /**
- * The Python that writes a record: argv[1] the record JSON, argv[2] its gs:// path, argv[3] `start` or `end`, argv[4]
- * `resolve` to add the commit huggingface_hub resolves the repository's revision to (the conversion downloads that
- * one: to_maxtext passes `revision` to the same Hub API). Only the pod of completion index 0 writes (every pod of a
- * multi-host step runs the script). Double quotes only: it is shell-quoted as one word.
+ * The Python that writes a record: argv[1] the record JSON, argv[2] its gs:// path, argv[3] `start` or `end`. At the
+ * start it adds the commits the step downloads, resolved once before any download by the step's own lines
+ * (jobs/hf-revision.ts): HF_REVISION (`hfRevisionDownloaded`: the weights' commit, which the conversion passes to
+ * to_maxtext `--revision` and later steps read from its record) and TOKENIZER_REVISION (`tokenizerRevisionDownloaded`).
+ * Only the pod of completion index 0 writes (every pod of a multi-host step runs the script). Double quotes only: it
+ * is shell-quoted as one word.
  */
 const WRITER = [
   'import datetime, json, os, sys',
@@ -110,21 +123,16 @@ const WRITER = [
   '    r["endedAt"] = now',
   'else:',
   '    r["startedAt"] = now',
-  'if sys.argv[4:] == ["resolve"]:',
-  '    try:',
-  '        from huggingface_hub import HfApi',
-  '        r["hfRevisionDownloaded"] = HfApi().model_info(r["hfRepo"], revision=r.get("hfRevision")).sha',
-  '    except Exception as e:',
-  '        r["hfRevisionDownloaded"] = None',
-  '        r["hfRevisionError"] = str(e)[:200]',
+  '    for k, e in (("hfRevisionDownloaded", "HF_REVISION"), ("tokenizerRevisionDownloaded", "TOKENIZER_REVISION")):',
+  '        if os.environ.get(e):',
+  '            r[k] = os.environ[e]',
   'fs.pipe(p, (json.dumps(r, indent=1, sort_keys=True) + chr(10)).encode())',
 ].join('\n');
 
 /** One shell line writing the record (start or end), never failing the step. */
 export function recordLine(record: RunRecord, path: string, phase: 'start' | 'end', quote: (w: string) => string): string {
-  const resolve = phase === 'start' && record.step === 'to-maxtext' ? ' resolve' : '';
   return (
-    `python3 -c ${quote(WRITER)} ${quote(JSON.stringify(record))} ${quote(path)} ${phase}${resolve} ` +
+    `python3 -c ${quote(WRITER)} ${quote(JSON.stringify(record))} ${quote(path)} ${phase} ` +
     `|| echo "run record ${path} not written (the step goes on)"`
   );
 }

@@ -29,6 +29,8 @@ import { CONFIGMAP_KEY, CONFIGMAP_MAX_BYTES, configMapBytes, RECIPE_FILES_DIR } 
 import { DatasetSpec, Method, methodArgs, methodOf, METHOD_ROWS, METHODS, rowOf, rowOfMethod } from './methods';
 import type { TrainingSetting } from './methods/types';
 import { JsonValue, MaxTextArgs, Recipe, RecipeFile, RunLineage } from './recipes/types';
+import { hfIdProblem } from './hf-id';
+import { PythonModule, rewardFunctions } from './reward';
 import { acceleratorTypeExamples, sliceProblem, slicesForAcceleratorType, TpuMachineType, tpuSlice } from './tpu';
 
 export type { DatasetSpec, Method } from './methods';
@@ -49,6 +51,8 @@ export interface SpecFile {
   readonly sha256?: string;
   /** Why it cannot be shipped (missing, outside the repository, not .py, too large). @default - none */
   readonly problem?: string;
+  /** A `.py` file as Python's parser reads it (config/python.ts). @default - none */
+  readonly python?: PythonModule;
 }
 
 /** One `pipelines.<name>` entry's pipeline fields, with where it came from. */
@@ -128,11 +132,6 @@ export function didYouMean(word: string, candidates: readonly string[]): string 
   return best && best.d <= Math.max(2, Math.ceil(word.length / 3)) ? ` (did you mean '${best.c}'?)` : '';
 }
 
-/** Top-level `def name(prompts, completions, ...)` functions of a Python file: MaxText's reward signature. */
-export function rewardFunctionsIn(content: string): string[] {
-  return [...content.matchAll(/^def\s+([A-Za-z_][A-Za-z0-9_]*)\s*\(\s*prompts\s*,\s*completions\b/gm)].map((m) => m[1]);
-}
-
 /** Whether the RL recipe runs the MaxText model inside vLLM (train_rl.py: "MaxText" in vllm_hf_overrides.architectures). */
 export function usesMaxTextOnVllm(recipe: Recipe): boolean {
   return /MaxText/.test(JSON.stringify(recipe.train.args['vllm_hf_overrides'] ?? {}));
@@ -190,11 +189,13 @@ function applyModel(spec: PipelineSpec, recipe: Recipe, problems: Problems, noti
   }
   const changed = key !== recipe.model.name;
   const hfModel = spec.hfModel ?? (changed ? row.hfRepos[0] : recipe.model.hfRepo);
-  const repoProblem = hfRepoProblem(key, hfModel, spec.hfArchitecture);
+  // The id's syntax first (jobs/hf-id.ts): a URL or a name with spaces would otherwise pass the name pattern below.
+  const idProblem = spec.hfModel !== undefined ? hfIdProblem(spec.hfModel, row.hfRepos[0]) : undefined;
+  const repoProblem = idProblem ?? hfRepoProblem(key, hfModel, spec.hfArchitecture);
   if (repoProblem) problems.push(`${spec.source}.hfModel: '${hfModel}' ${repoProblem}`);
   const tokenizer = spec.tokenizer ?? hfModel;
   if (spec.tokenizer !== undefined) {
-    const p = hfRepoProblem(key, spec.tokenizer, spec.hfArchitecture);
+    const p = hfIdProblem(spec.tokenizer, row.hfRepos[0]) ?? hfRepoProblem(key, spec.tokenizer, spec.hfArchitecture, true);
     if (p) problems.push(`${spec.source}.tokenizer: '${spec.tokenizer}' ${p}`);
   }
   if (spec.hfRevision !== undefined && !/^[0-9a-f]{40}$/.test(spec.hfRevision)) {
@@ -262,23 +263,15 @@ function applyReward(spec: PipelineSpec, recipe: Recipe, problems: Problems): { 
     problems.push(`${at}: '${r.file.path}' is ${bytes} bytes; a ConfigMap holds at most ${CONFIGMAP_MAX_BYTES} (1 MiB): move data the reward loads into the bucket`);
     return { recipe };
   }
-  const found = rewardFunctionsIn(r.file.content);
-  const names = r.functions ?? found;
-  if (names.length === 0) {
-    problems.push(
-      `${at}: '${r.file.path}' defines no top-level reward function 'def <name>(prompts, completions, ...)' ` +
-        '(MaxText train_rl.py build_reward_fns: each returns list[float]); add one or name them in reward.functions',
-    );
+  if (r.file.python === undefined) {
+    problems.push(`${at}: '${r.file.path}' was not read by Python's parser`);
     return { recipe };
   }
-  const missing = names.filter((n) => !found.includes(n));
-  if (missing.length > 0) {
-    problems.push(
-      `${at}.functions: ${missing.map((n) => `'${n}'`).join(', ')} not defined in '${r.file.path}' as 'def <name>(prompts, completions, ...)'; ` +
-        `it defines ${found.length > 0 ? found.join(', ') : 'none'}`,
-    );
-    return { recipe };
-  }
+  // The signature, by Python's own parser (config/python.ts), against how MaxText and Tunix call it (jobs/reward.ts).
+  const checked = rewardFunctions(r.file.path, r.file.python, r.functions);
+  problems.push(...checked.problems.map((p) => `${spec.source}.${p.key}: ${p.text}`));
+  if (checked.problems.length > 0) return { recipe };
+  const names = checked.names;
   const file: RecipeFile = { name: r.file.name, content: r.file.content, sha256: r.file.sha256, path: r.file.path };
   return {
     recipe: withArgs(recipe, { reward_functions_path: `${RECIPE_FILES_DIR}/${file.name}`, reward_functions: names.join(',') }),
@@ -472,8 +465,9 @@ function checkRl(spec: PipelineSpec, recipe: Recipe, fromBase: boolean, problems
     }
   } else if (!hasStandaloneVllmMapping(key)) {
     problems.push(
-      `${spec.source}.model: RL with '${key}' needs a sampler weight-sync path: MaxText 0.2.4's standalone vLLM mappings cover ` +
-        `${STANDALONE_VLLM_PREFIXES.join(', ')} keys (integration/tunix/weight_mapping); or extend rl-qwen3 or rl-gemma4, which run the MaxText model inside vLLM`,
+      `${spec.source}.model: RL with '${key}' needs a sampler weight-sync path: MaxText 0.2.4's standalone vLLM mappings cover every ` +
+        `weight of ${MODEL_KEYS.filter(hasStandaloneVllmMapping).join(', ')} only (integration/tunix/weight_mapping, dispatched on ` +
+        `${STANDALONE_VLLM_PREFIXES.join(', ')}; the Qwen3 one has no MoE weights); or extend rl-qwen3 or rl-gemma4, which run the MaxText model inside vLLM`,
     );
   }
   return out;

@@ -653,7 +653,7 @@ export const hfRepositories: Rule = (recipe, ctx) => {
   ];
   return given.flatMap(([key, value]) => {
     if (typeof value !== 'string' || value === recipe.model.hfRepo || value.startsWith('gs://') || value.startsWith('/')) return [];
-    const problem = hfRepoProblem(recipe.model.name, value);
+    const problem = hfRepoProblem(recipe.model.name, value, undefined, key === 'tokenizer_path');
     return problem ? [`${who(recipe, ctx, key)}: ${key} '${value}' ${problem}`] : [];
   });
 };

@@ -14,7 +14,7 @@ import { kubernetesProviderAccess } from '../constructs/cluster-access';
 import { GkeCluster } from '../constructs/gke-cluster';
 import { KubernetesProvider } from '@cdktf/provider-kubernetes/lib/provider';
 import { Manifest } from '@cdktf/provider-kubernetes/lib/manifest';
-import { PipelineWorkflow } from '../constructs/pipeline-workflow';
+import { escapeTemplates, PipelineWorkflow } from '../constructs/pipeline-workflow';
 import { LEGACY_LOGICAL_IDS, LegacyStepWaits } from '../constructs/legacy-step-waits';
 import { argoUiCommand, pipelineWorkflow, workflowName } from '../jobs/argo';
 import { SYSTEM_POOL_NAME } from '../jobs/platform';
@@ -80,7 +80,8 @@ export class PipelineStack extends ProjectStack {
 
     const spc = new Manifest(this, 'hf-token', { manifest: pipeline.secretProviderClass });
     // The record of what this stack deploys (jobs/record.ts), before the first step waits: status reads it at once.
-    if (props.record) new Manifest(this, 'record', { manifest: recordConfigMap(props.record, pipeline.labels) });
+    // Escaped like the Workflow's manifests: the record holds what the user wrote (file paths, repository and dataset names).
+    if (props.record) new Manifest(this, 'record', { manifest: escapeTemplates(recordConfigMap(props.record, pipeline.labels)) });
     // The reward file (and any other file the recipe ships), mounted read-only by the training pods.
     const files = pipeline.filesConfigMap ? [new Manifest(this, 'files', { manifest: pipeline.filesConfigMap })] : [];
     this.workflow = new PipelineWorkflow(this, 'workflow', {

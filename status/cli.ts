@@ -40,6 +40,7 @@ import { renderText, toJson } from './render';
 import { renderServe, ServeSnapshot, serveExit, serveStatus } from './serve';
 import { gcloudToken, GCS_ENDPOINT, gcsReader } from './bucket';
 import { ObjectReader, withEvalFiles } from './eval';
+import { withDownloadedCommits } from './run-record';
 import { SERVE_LABEL, SERVE_STACK_PREFIX as SERVE_PREFIX, serveNames } from '../jobs/serve';
 
 export const EXIT = { completed: 0, failed: 1, usage: 2, inProgress: 3, unreachable: 4 } as const;
@@ -56,7 +57,7 @@ export const MAX_BACKOFF_SECONDS = 300;
 /** Where `--report` writes by default, under the repository root (ignored by git: .gitignore `reports/`). */
 export const REPORTS_DIR = 'reports/runs';
 
-const STATUS_USAGE = `usage: npm run status [-- <pipeline>...] [--watch] [--interval <seconds>] [--json]
+const STATUS_USAGE = `usage: npm run status [-- <pipeline>...] [--watch] [--interval <seconds>] [--json] [--lineage]
        npm run status -- <pipeline> --report [--out <file>]
        npm run status -- serve-<pipeline>... [--json]
 
@@ -80,6 +81,9 @@ cost at the review's price table against the review's estimate, the loss trend, 
                       chipHours, cost?, currency?, rate?, estimate {chipHours, cost?}, loss [[step, loss]], evaluation?;
                       cost (the whole run): training?, eval? {chipHours, cost?, reserved}, cpu [{step, nodeHours, cost?}],
                       clusterFee {hours, cost}, total?, added? (beyond a reservation)
+  --lineage           also read each completed step's run record in the bucket (gcloud login) and show the commits
+                      it downloaded: the weights' and the tokenizer's (with its chat template); --json: "commits"
+                      {weights?, tokenizer?} per step
   --report            write a Markdown run report of one pipeline (the whole training log read; an SVG chart of
                       the loss) and print its path
   --out <file>        where --report writes (default ${REPORTS_DIR}/run-report-<pipeline>-<run id>.md, gitignored)
@@ -372,10 +376,20 @@ export function costRates(): (p: PipelineRecord) => CostRates {
 /** How poll reads what is not in the cluster: eval.json from the bucket (status/bucket.ts), and where its notes go. */
 interface PollIo {
   readonly read: ObjectReader;
+  /** The same, remembering what it read (a finished step's run record does not change). */
+  readonly readOnce: ObjectReader;
   readonly note: (line: string) => void;
 }
 
-async function poll(cluster: Cluster, s: Setup, chosen: PipelineRecord[], now: () => number, pio: PollIo, full = false): Promise<PipelineStatus[]> {
+async function poll(
+  cluster: Cluster,
+  s: Setup,
+  chosen: PipelineRecord[],
+  now: () => number,
+  pio: PollIo,
+  full = false,
+  lineage = false,
+): Promise<PipelineStatus[]> {
   // Each pipeline is read in the namespace its record names (a deployment's namespace may not be the local config's).
   const ctx = { clusterQueue: s.platform.clusterQueue, now: now(), price: chipPrices(), costRates: costRates() };
   const byName = new Map<string, PipelineStatus>();
@@ -386,16 +400,26 @@ async function poll(cluster: Cluster, s: Setup, chosen: PipelineRecord[], now: (
     for (const p of group) byName.set(p.name, pipelineStatus(p, snapshot, logs, ctx));
   }
   const evalFiles = new Map(chosen.map((p) => [p.name, p.steps.find((st) => st.name === 'eval')?.output]));
-  const { statuses, notes } = await withEvalFiles(chosen.map((p) => byName.get(p.name)!), evalFiles, pio.read);
+  const { statuses: evaluated, notes } = await withEvalFiles(chosen.map((p) => byName.get(p.name)!), evalFiles, pio.read);
   notes.forEach(pio.note);
-  return statuses;
+  if (!lineage) return evaluated;
+  // The commits each completed step downloaded, from its run record (status/run-record.ts), read once per command.
+  const downloaded = await withDownloadedCommits(evaluated, new Map(chosen.map((p) => [p.name, p])), pio.readOnce);
+  downloaded.notes.forEach(pio.note);
+  return downloaded.statuses;
 }
 
 /** The bucket reader and a note printer that says each note once per command. */
 function pollIo(io: Io, timeout: number): PollIo {
   const said = new Set<string>();
+  const read = gcsReader({ endpoint: io.env.STORAGE_EMULATOR_HOST || GCS_ENDPOINT, token: gcloudToken(timeout), timeoutMs: timeout });
+  const got = new Map<string, ReturnType<ObjectReader>>();
   return {
-    read: gcsReader({ endpoint: io.env.STORAGE_EMULATOR_HOST || GCS_ENDPOINT, token: gcloudToken(timeout), timeoutMs: timeout }),
+    read,
+    readOnce: (url) => {
+      if (!got.has(url)) got.set(url, read(url).then((r) => (r.text === undefined && got.delete(url), r)));
+      return got.get(url)!;
+    },
     note: (line) => void (said.has(line) || (said.add(line), io.stderr.write(`note: ${line}\n`))),
   };
 }
@@ -455,6 +479,7 @@ async function status(argv: string[], io: Io): Promise<number> {
     interval: { type: 'string' },
     timeout: { type: 'string' },
     report: { type: 'boolean' },
+    lineage: { type: 'boolean' },
     out: { type: 'string' },
     context: { type: 'string' },
     namespace: { type: 'string' },
@@ -487,7 +512,7 @@ async function status(argv: string[], io: Io): Promise<number> {
   if (values.report) {
     let statuses: PipelineStatus[];
     try {
-      statuses = await poll(cluster, s, chosen, Date.now, pio, true);
+      statuses = await poll(cluster, s, chosen, Date.now, pio, true, Boolean(values.lineage));
     } catch (err) {
       throw noAnswer(err as ClusterError, context, server, s);
     }
@@ -504,7 +529,7 @@ async function status(argv: string[], io: Io): Promise<number> {
   for (let first = true; ; first = false) {
     let statuses: PipelineStatus[];
     try {
-      statuses = await poll(cluster, s, chosen, Date.now, pio);
+      statuses = await poll(cluster, s, chosen, Date.now, pio, false, Boolean(values.lineage));
     } catch (err) {
       const e = err as ClusterError;
       // The first poll decides whether the cluster can be read at all: its failure ends the command (exit 4).

@@ -34,7 +34,7 @@ import { HF_TOKEN_VOLUME, secretCommand } from '../jobs/secrets';
 import { TPU_RESOURCE } from '../jobs/tpu';
 import { PODS_READY } from '../jobs/kueue';
 import { CostRates, RunCost, runCost, runCostLine, Span } from './run-cost';
-import { withLineage } from './run-record';
+import { DownloadedCommits, withLineage } from './run-record';
 import { JOBSET_POD_LABELS, MAIN_CONTAINER } from '../jobs/jobset';
 import { EvalRecord, evalRecordOf } from './eval';
 
@@ -178,6 +178,8 @@ export interface StepStatus {
   readonly stall?: Stall;
   /** What a training step did so far: chip-hours, loss series, evaluation. @default - not a training step, or no workload and no log */
   readonly run?: RunSummary;
+  /** The commits a completed step downloaded, from its run record in the bucket (status/run-record.ts). @default - not read */
+  readonly commits?: DownloadedCommits;
   readonly details: readonly string[];
 }
 

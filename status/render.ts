@@ -143,6 +143,7 @@ export function toJson(pipelines: readonly PipelineStatus[]): { pipelines: unkno
           ? { stall: { lastStep: s.stall.lastStep, lastStepAt: new Date(s.stall.lastAt).toISOString(), silentSeconds: s.stall.silentSeconds, thresholdSeconds: s.stall.thresholdSeconds } }
           : {}),
         ...(s.run !== undefined ? { run: runJson(s.run) } : {}),
+        ...(s.commits !== undefined ? { commits: { ...s.commits } } : {}),
       })),
       ...(p.cost ? { cost: costJson(p.cost.cost) } : {}),
       ...(p.engine ? { engine: p.engine } : {}),

@@ -32,7 +32,9 @@ describe.each(Object.entries(EXAMPLES))('config/examples/%s.json', (file, pipeli
 
 test('grpo-own-data: the template and the processor file ship beside the reward file, byte for byte, and MaxText is pointed at them', () => {
   const p = deployment('grpo-own-data').pipelines.find((x) => x.name === 'grpo-qwen3-metamath')!;
-  const data = (p.filesConfigMap as { data: Record<string, string> }).data;
+  // Shipped as binaryData, base64 of the file's bytes (jobs/recipe-files.ts): no Terraform template syntax to escape.
+  const binary = (p.filesConfigMap as { binaryData: Record<string, string> }).binaryData;
+  const data = Object.fromEntries(Object.entries(binary).map(([k, v]) => [k, Buffer.from(v, 'base64').toString('utf8')]));
   expect(Object.keys(data).sort()).toEqual(['final_number.py', 'metamath_processor.py', 'metamath_template.json']);
   for (const [name, file] of [['metamath_template.json', 'config/examples/data/metamath_template.json'], ['metamath_processor.py', 'config/examples/data/metamath_processor.py']]) {
     expect(data[name]).toBe(require('fs').readFileSync(file, 'utf8'));

@@ -9,7 +9,7 @@ import { loadDeployment } from '../../config/deployment';
 import { readRepoFile } from '../../config/pipelines';
 import type { Deployment } from '../../jobs/deployment';
 import { CONFIGMAP_MAX_BYTES, RECIPE_FILES_DIR } from '../../jobs/recipe-files';
-import { definesProcessData, rewardFunctionsIn, templateProblem, trainingValues } from '../../jobs/spec';
+import { definesProcessData, templateProblem, trainingValues } from '../../jobs/spec';
 import { configFile, stackJobSets, synthStack, WITH_SINGLE_HOST } from '../util';
 
 const REWARD = 'config/examples/rewards/final_number.py';
@@ -108,7 +108,7 @@ describe('dataset template and processor files (issue 32 item 2): shipped like t
     const train = script(d, 'mine', 'train');
     expect(train).toContain(`data_template_path=${RECIPE_FILES_DIR}/metamath_template.json`);
     expect(train).toContain(`dataset_processor_path=${RECIPE_FILES_DIR}/metamath_processor.py`);
-    expect(Object.keys((d.pipelines[0].filesConfigMap as any).data).sort()).toEqual(['final_number.py', 'metamath_processor.py', 'metamath_template.json']);
+    expect(Object.keys((d.pipelines[0].filesConfigMap as any).binaryData).sort()).toEqual(['final_number.py', 'metamath_processor.py', 'metamath_template.json']);
     const without = deploy({ mine: { ...GRPO, dataset: { hf: 'meta-math/MetaMathQA', template: TEMPLATE } } });
     expect(script(without, 'mine', 'train')).not.toContain('dataset_processor_path');
     expect(without.pipelines[0].paths.trainRunDir).not.toBe(d.pipelines[0].paths.trainRunDir);
@@ -192,7 +192,7 @@ describe('defaults of a new pipeline', () => {
     const p = d.pipelines[0];
     expect(p).toMatchObject({ name: 'mine', runtime: 'mcjax', model: { name: 'llama3.1-8b', hfRepo: 'meta-llama/Llama-3.1-8B-Instruct', exportName: 'llama3.1-8b' } });
     const train = script(d, 'mine', 'train');
-    for (const arg of ['model_name=llama3.1-8b', 'dataset_type=hf', 'hf_path=HuggingFaceH4/ultrachat_200k', 'train_split=train_sft', `train_data_columns='["messages"]'`, 'steps=1000', 'tokenizer_path=meta-llama/Llama-3.1-8B-Instruct']) {
+    for (const arg of ['model_name=llama3.1-8b', 'dataset_type=hf', 'hf_path=HuggingFaceH4/ultrachat_200k', 'train_split=train_sft', `train_data_columns='["messages"]'`, 'steps=1000', 'tokenizer_path=/tmp/tokenizer-at-revision', 'tokenizer and chat template: meta-llama/Llama-3.1-8B-Instruct at $TOKENIZER_REVISION']) {
       expect(train).toContain(arg);
     }
     expect(script(d, 'mine', 'to-maxtext')).toContain('--hf_model_path=meta-llama/Llama-3.1-8B-Instruct');
@@ -230,9 +230,14 @@ describe('defaults of a new pipeline', () => {
 
   test('hfRevision: to_maxtext gets --revision, and the conversion key (its directory) changes with it', () => {
     const sha = '0123456789abcdef0123456789abcdef01234567';
-    const pinned = deploy({ mine: { ...SFT, hfRevision: sha } }).pipelines[0];
+    const pinnedDeployment = deploy({ mine: { ...SFT, hfRevision: sha } });
+    const pinned = pinnedDeployment.pipelines[0];
     const head = deploy({ mine: SFT }).pipelines[0];
-    expect(JSON.stringify(pinned.steps[0].manifest)).toContain(`--revision=${sha}`);
+    // The pinned commit is resolved (checked to exist) before any download and passed as to_maxtext's --revision.
+    expect(script(pinnedDeployment, 'mine', 'to-maxtext')).toContain(`meta-llama/Llama-3.1-8B-Instruct ${sha})"`);
+    expect(script(pinnedDeployment, 'mine', 'to-maxtext')).toContain('--revision="$HF_REVISION"');
+    // Training and the export read the tokenizer and chat template at the same commit.
+    expect(script(pinnedDeployment, 'mine', 'train')).toContain(`HF_REVISION=${sha}\nexport HF_REVISION\nTOKENIZER_REVISION="$HF_REVISION"`);
     expect(pinned.paths.maxtextDir).not.toBe(head.paths.maxtextDir);
     expect(pinned.model.hfRevision).toBe(sha);
   });
@@ -242,7 +247,8 @@ describe('defaults of a new pipeline', () => {
     const manifests = Object.values(tf.resource.kubernetes_manifest) as any[];
     const cm = manifests.find((m) => m.manifest.kind === 'ConfigMap');
     expect(cm.manifest.metadata.name).toBe('mine-files');
-    expect(cm.manifest.data['final_number.py']).toBe(fs.readFileSync(path.join(__dirname, '..', '..', REWARD), 'utf8'));
+    expect(Buffer.from(cm.manifest.binaryData['final_number.py'], 'base64')).toEqual(fs.readFileSync(path.join(__dirname, '..', '..', REWARD)));
+    expect(cm.manifest.data).toBeUndefined();
     const train = stackJobSets(tf).find((m) => m.manifest.metadata.name.endsWith('-train'))!;
     const pod = train.manifest.spec.replicatedJobs[0].template.spec.template.spec;
     expect(pod.volumes).toContainEqual({ name: 'pipeline-files', configMap: { name: 'mine-files' } });
@@ -252,8 +258,8 @@ describe('defaults of a new pipeline', () => {
     expect(deploy({ mine: GRPO }).pipelines[0].paths.trainRunDir).not.toBe(builtIn.paths.trainRunDir);
   });
 
-  test('reward functions: every top-level def (prompts, completions, ...) of the file, or the names given', () => {
-    expect(rewardFunctionsIn('def a(prompts, completions, **kw):\n  pass\ndef _h(x):\n  pass\nclass C:\n  def b(prompts, completions): pass\ndef c( prompts , completions, answer):\n  pass\n')).toEqual(['a', 'c']);
+  test('reward functions: every top-level def naming prompts and completions, or the names given', () => {
+    // Which defs are rewards, and each signature rule: __tests__/config/reward-file.test.ts.
     const d = deploy({ mine: { ...GRPO, reward: { file: REWARD, functions: ['final_number'] } } });
     expect(script(d, 'mine', 'train')).toContain('reward_functions=final_number');
   });
@@ -264,15 +270,41 @@ describe('extends: a preset as a base', () => {
     const d = deploy({ mine: { extends: 'rl-llama3', model: 'qwen3-8b' } });
     const p = d.pipelines[0];
     expect(p.model).toMatchObject({ name: 'qwen3-8b', hfRepo: 'Qwen/Qwen3-8B', exportName: 'qwen3-8b' });
-    expect(script(d, 'mine', 'train')).toContain('tokenizer_path=Qwen/Qwen3-8B');
+    expect(script(d, 'mine', 'train')).toContain('tokenizer and chat template: Qwen/Qwen3-8B at $TOKENIZER_REVISION');
     expect(script(d, 'mine', 'to-maxtext')).toContain('--hf_model_path=Qwen/Qwen3-8B');
     expect(script(d, 'mine', 'train')).toContain('debug=True');
   });
 
   test('rl-qwen3 with another Qwen3 MoE model: maxtext_config.model_name follows (vllmModelName rule)', () => {
-    const d = deploy({ mine: { extends: 'rl-qwen3', model: 'qwen3-30b-a3b', hfModel: 'Qwen/Qwen3-30B-A3B' } });
+    const d = deploy({ mine: { extends: 'rl-qwen3', model: 'qwen3-30b-a3b-base', hfModel: 'Qwen/Qwen3-30B-A3B' } });
     expect(d.pipelines[0].model.hfRepo).toBe('Qwen/Qwen3-30B-A3B');
-    expect(script(d, 'mine', 'train')).toContain('tokenizer_path=Qwen/Qwen3-30B-A3B');
+    expect(script(d, 'mine', 'train')).toContain('tokenizer and chat template: Qwen/Qwen3-30B-A3B at $TOKENIZER_REVISION');
+    // Every model name in the training step (model_name, maxtext_config.model_name, paths) is the base key's.
+    expect(script(d, 'mine', 'train')).not.toMatch(/qwen3-30b-a3b(?!-base)/);
+  });
+
+  test('a release whose architecture facts differ from the key\'s is refused naming the key that fits, or that none does', () => {
+    // The original Qwen3-30B-A3B (RoPE theta 1M) under the key built for the 2507 releases (10M): qwen3-30b-a3b-base fits.
+    expect(errorOf({ mine: { extends: 'rl-qwen3', model: 'qwen3-30b-a3b', hfModel: 'Qwen/Qwen3-30B-A3B' } })).toContain(
+      "pipelines.mine.hfModel: 'Qwen/Qwen3-30B-A3B' has RoPE theta 1000000 where qwen3-30b-a3b has 10000000 (Qwen/Qwen3-30B-A3B config.json " +
+        "rope_theta, vocab_size, num_hidden_layers; configs/models/qwen3-30b-a3b.yml): converted under qwen3-30b-a3b it would train with wrong " +
+        "positions or shapes; use model 'qwen3-30b-a3b-base'",
+    );
+    // The original Qwen3-235B-A22B (1M): MaxText 0.2.4 has no key for it.
+    expect(errorOf({ mine: { extends: 'rl-qwen3', model: 'qwen3-235b-a22b', hfModel: 'Qwen/Qwen3-235B-A22B' } })).toContain(
+      "pipelines.mine.hfModel: 'Qwen/Qwen3-235B-A22B' has RoPE theta 1000000 where qwen3-235b-a22b has 5000000 (Qwen/Qwen3-235B-A22B config.json " +
+        'rope_theta, vocab_size, num_hidden_layers; configs/models/qwen3-235b-a22b.yml): converted under qwen3-235b-a22b it would train with wrong ' +
+        "positions or shapes; no key of the model table has these facts (nor has MaxText 0.2.4 configs/models): use one of qwen3-235b-a22b's " +
+        'repositories (Qwen/Qwen3-235B-A22B-Thinking-2507, Qwen/Qwen3-235B-A22B-Instruct-2507)',
+    );
+    // Layers and RoPE theta both differ: the key with the repository's facts is named.
+    expect(errorOf({ mine: { extends: 'rl-qwen3', hfModel: 'Qwen/Qwen3-235B-A22B-Instruct-2507' } })).toContain(
+      "pipelines.mine.hfModel: 'Qwen/Qwen3-235B-A22B-Instruct-2507' has RoPE theta 5000000 where qwen3-30b-a3b has 10000000, 94 layers where qwen3-30b-a3b has 48",
+    );
+    // A fine-tune's name without 2507 names the original release's key.
+    expect(errorOf({ mine: { extends: 'rl-qwen3', hfModel: 'acme/Qwen3-30B-A3B-support' } })).toContain(
+      "pipelines.mine.hfModel: 'acme/Qwen3-30B-A3B-support' names a release of qwen3-30b-a3b-base (Qwen/Qwen3-30B-A3B-Base, Qwen/Qwen3-30B-A3B: RoPE theta 1000000), not of qwen3-30b-a3b (RoPE theta 10000000)",
+    );
   });
 
   test('rl-qwen3 with a reward file and GSPO: the Pathways head mounts the files; rl.loss_algo is set', () => {
@@ -343,7 +375,7 @@ describe('errors at synth, before anything is created', () => {
 
   test('an unknown model is refused with the list of keys and did-you-mean', () => {
     expect(errorOf({ mine: { ...SFT, model: 'llama3.1-8B' } })).toContain(
-      "pipelines.mine.model: no model table row for 'llama3.1-8B' (jobs/models.ts); models: qwen3-30b-a3b, qwen3-235b-a22b, qwen3-8b, qwen3-14b, qwen3-32b, " +
+      "pipelines.mine.model: no model table row for 'llama3.1-8B' (jobs/models.ts); models: qwen3-30b-a3b, qwen3-30b-a3b-base, qwen3-235b-a22b, qwen3-8b, qwen3-14b, qwen3-32b, " +
         "gemma4-26b, gemma4-31b, gemma3-12b, gemma3-27b, llama3.1-8b-Instruct, llama3.1-8b, llama3.1-70b (did you mean 'llama3.1-8b'?)",
     );
   });
@@ -354,8 +386,13 @@ describe('errors at synth, before anything is created', () => {
 
   test('RL for a model without a sampler weight-sync path at this MaxText version', () => {
     expect(errorOf({ mine: { ...GRPO, model: 'gemma4-31b', hfModel: 'google/gemma-4-31b-it' } })).toContain(
-      "pipelines.mine.model: RL with 'gemma4-31b' needs a sampler weight-sync path: MaxText 0.2.4's standalone vLLM mappings cover " +
-        'llama3.1, qwen2, qwen3, gemma3, deepseek3, gpt-oss keys (integration/tunix/weight_mapping); or extend rl-qwen3 or rl-gemma4',
+      "pipelines.mine.model: RL with 'gemma4-31b' needs a sampler weight-sync path: MaxText 0.2.4's standalone vLLM mappings cover every weight of " +
+        'qwen3-8b, qwen3-14b, qwen3-32b, gemma3-12b, gemma3-27b, llama3.1-8b-Instruct, llama3.1-8b, llama3.1-70b only (integration/tunix/weight_mapping, ' +
+        'dispatched on llama3.1, qwen2, qwen3, gemma3, deepseek3, gpt-oss; the Qwen3 one has no MoE weights); or extend rl-qwen3 or rl-gemma4',
+    );
+    // A Qwen3 MoE key: dispatched to the Qwen3 mapping, which lacks its experts (weight_mapping/qwen3.py).
+    expect(errorOf({ mine: { ...GRPO, model: 'qwen3-30b-a3b', hfModel: 'Qwen/Qwen3-30B-A3B-Instruct-2507' } })).toContain(
+      "pipelines.mine.model: RL with 'qwen3-30b-a3b' needs a sampler weight-sync path",
     );
   });
 
@@ -388,7 +425,7 @@ describe('errors at synth, before anything is created', () => {
     expect(errorOf({ mine: { ...SFT, reward: REWARD } })).toContain(`pipelines.mine.reward: a reward file is for RL (grpo, gspo); mine trains with sft, got '${REWARD}'`);
     expect(errorOf({ mine: { ...GRPO, reward: 'jest.config.js'.replace('.js', '.py') } })).toContain('not found in the repository');
     expect(errorOf({ mine: { ...GRPO, reward: { file: REWARD, functions: ['nope'] } } })).toContain(
-      `pipelines.mine.reward.functions: 'nope' not defined in '${REWARD}' as 'def <name>(prompts, completions, ...)'; it defines final_number`,
+      `pipelines.mine.reward.functions: 'nope' is not defined at the top level of '${REWARD}'; it defines final_number`,
     );
   });
 

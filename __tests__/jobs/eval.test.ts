@@ -117,14 +117,15 @@ describe('overrides', () => {
     const script = scriptOf(container(evalStep(build('rl-qwen3', { runId: 'r1', eval: { tasks: ['ifeval'] } })).manifest, 'slice', 'workload-container'));
     expect(script).toContain("pip install --no-cache-dir 'lm_eval[api,ifeval]==0.4.12'");
   });
-  test('hfRevision pins the base weights and both models\' tokenizer', () => {
+  test('hfRevision pins the base weights and both models\' tokenizer: the tokenizer downloaded at that commit (jobs/hf-revision.ts), the base served at it', () => {
     const recipe = { ...RECIPES['rl-qwen3'], model: { ...RECIPES['rl-qwen3'].model, hfRevision: 'abc123' } };
     const p = buildPipeline(recipe, testPlatform(), { runId: 'r1' });
     const script = scriptOf(container(evalStep(p).manifest, 'slice', 'workload-container'));
-    expect(script).toContain('--tokenizer Qwen/Qwen3-30B-A3B-Instruct-2507 --tokenizer-revision abc123');
-    expect(script).toContain('score base Qwen/Qwen3-30B-A3B-Instruct-2507 --revision abc123');
-    expect(script).toContain(',revision=abc123,');
-    expect(script).toContain('EVAL_TOKENIZER_REVISION=abc123');
+    expect(script).toContain('HF_REVISION=abc123');
+    expect(script).toContain('--tokenizer /tmp/tokenizer-at-revision');
+    expect(script).toContain('score base Qwen/Qwen3-30B-A3B-Instruct-2507 "--revision=$HF_REVISION"');
+    expect(script).toContain('tokenizer=/tmp/tokenizer-at-revision,');
+    expect(script).toContain("EVAL_TOKENIZER=/tmp/tokenizer-at-revision EVAL_TOKENIZER_REVISION=''");
   });
   test('the base model\'s download is requested as node disk: 61 GB of Qwen3-30B-A3B -> 67Gi', () => {
     const c = container(evalStep(build('rl-qwen3')).manifest, 'slice', 'workload-container');
@@ -227,7 +228,7 @@ describe('serving fit (jobs/vllm.ts): weights + KV cache per chip, on every row 
   // bf16 weights / chips + 8 sequences x 16384 tokens x 2 x layers x ceil(kvHeads / chips) x headDim x 2 bytes <= 0.9 x 32 GiB.
   // qwen3-235b-a22b fits no v6e host (470 GB of bf16 weights > 8 chips); it is refused for serving (false).
   const expected: Record<string, number | false> = {
-    'qwen3-30b-a3b': 4, 'qwen3-235b-a22b': false, 'qwen3-8b': 4, 'qwen3-14b': 4, 'qwen3-32b': 4, 'gemma4-26b': 4, 'gemma4-31b': 8,
+    'qwen3-30b-a3b': 4, 'qwen3-30b-a3b-base': 4, 'qwen3-235b-a22b': false, 'qwen3-8b': 4, 'qwen3-14b': 4, 'qwen3-32b': 4, 'gemma4-26b': 4, 'gemma4-31b': 8,
     'gemma3-12b': 4, 'gemma3-27b': 4, 'llama3.1-8b-Instruct': 4, 'llama3.1-8b': 4, 'llama3.1-70b': 8,
   };
   test.each(Object.keys(MODELS))('%s: the smallest v6e host that fits', (model) => {

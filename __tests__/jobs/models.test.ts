@@ -5,7 +5,7 @@
  */
 import { buildPipeline } from '../../jobs/pipeline';
 import { RECIPES } from '../../jobs/recipes';
-import { exportNameOf, hasStandaloneVllmMapping, hfRepoProblem, MODEL_KEYS, MODELS, rlSamplerPaths } from '../../jobs/models';
+import { exportNameOf, HF_REPO_FACTS, hasStandaloneVllmMapping, hfRepoProblem, MODEL_KEYS, MODELS, rlSamplerPaths, STANDALONE_VLLM_PREFIXES } from '../../jobs/models';
 import { PipelineSpec, resolveSpec } from '../../jobs/spec';
 import { testPlatform } from './fixtures';
 
@@ -34,7 +34,7 @@ function verdict(key: string, method: string, slice: string): string {
 }
 
 test('the rows the issue asks for, and the tutorials’ four', () => {
-  for (const key of ['qwen3-30b-a3b', 'gemma4-26b', 'gemma4-31b', 'llama3.1-8b-Instruct', 'llama3.1-8b', 'llama3.1-70b', 'qwen3-8b', 'qwen3-14b', 'qwen3-32b', 'qwen3-235b-a22b', 'gemma3-12b', 'gemma3-27b']) {
+  for (const key of ['qwen3-30b-a3b', 'qwen3-30b-a3b-base', 'gemma4-26b', 'gemma4-31b', 'llama3.1-8b-Instruct', 'llama3.1-8b', 'llama3.1-70b', 'qwen3-8b', 'qwen3-14b', 'qwen3-32b', 'qwen3-235b-a22b', 'gemma3-12b', 'gemma3-27b']) {
     expect(MODEL_KEYS).toContain(key);
   }
   for (const r of Object.values(RECIPES)) expect(MODELS[r.model.name]).toBeDefined();
@@ -74,10 +74,47 @@ test('small models fit where the examples put them; big ones are refused by the 
 test('HF-side facts at maxtext-v0.2.4: the weight-sync prefixes and the export name', () => {
   expect(rlSamplerPaths('gemma4-31b')).toEqual(['maxtext-on-vllm']);
   expect(rlSamplerPaths('qwen3-8b')).toEqual(['vllm', 'maxtext-on-vllm']);
+  // Qwen3 MoE: the standalone mapping (weight_mapping/qwen3.py) has no moe_block weights; MaxText inside vLLM only.
+  expect(rlSamplerPaths('qwen3-30b-a3b')).toEqual(['maxtext-on-vllm']);
+  expect(rlSamplerPaths('qwen3-235b-a22b')).toEqual(['maxtext-on-vllm']);
   expect(rlSamplerPaths('mixtral-8x7b')).toEqual([]);
   expect(exportNameOf('llama3.1-8b-Instruct')).toBe('llama3.1-8b');
   expect(exportNameOf('qwen3-8b')).toBe('qwen3-8b');
   expect(hfRepoProblem('qwen3-30b-a3b', 'google/gemma-4-26b-it')).toMatch(/^does not name a Qwen3 model of qwen3-30b-a3b's size/);
   expect(hfRepoProblem('llama3.1-8b', 'meta-llama/Llama-3.1-8B-Instruct')).toBeUndefined();
   expect(hfRepoProblem('not-a-key', 'x/y')).toBeUndefined();
+});
+
+test('architecture facts: every listed repository with recorded facts has its key\'s RoPE theta, vocabulary and layers', () => {
+  for (const key of MODEL_KEYS) {
+    for (const repo of MODELS[key].hfRepos) {
+      const facts = HF_REPO_FACTS[repo];
+      if (facts) expect([repo, facts.ropeTheta, facts.vocab, facts.layers]).toEqual([repo, MODELS[key].ropeTheta, MODELS[key].vocab, MODELS[key].layers]);
+    }
+  }
+  // Each recorded repository is either a key's or fits none (then it is listed under no key).
+  for (const [repo, facts] of Object.entries(HF_REPO_FACTS)) {
+    const fits = MODEL_KEYS.filter((k) => MODELS[k].ropeTheta === facts.ropeTheta && MODELS[k].vocab === facts.vocab && MODELS[k].layers === facts.layers);
+    const listed = MODEL_KEYS.filter((k) => MODELS[k].hfRepos.includes(repo));
+    expect(listed.every((k) => fits.includes(k))).toBe(true);
+  }
+  // RoPE theta from the key's yml at maxtext-v0.2.4 (rope_max_timescale).
+  expect([MODELS['qwen3-30b-a3b'].ropeTheta, MODELS['qwen3-30b-a3b-base'].ropeTheta, MODELS['qwen3-235b-a22b'].ropeTheta]).toEqual([10_000_000, 1_000_000, 5_000_000]);
+});
+
+test('a tokenizer is not refused for the weights\' facts (RoPE theta, layers): only its vocabulary and name count', () => {
+  expect(hfRepoProblem('qwen3-30b-a3b-base', 'Qwen/Qwen3-30B-A3B-Instruct-2507')).toMatch(/^has RoPE theta 10000000 where qwen3-30b-a3b-base has 1000000/);
+  const asTokenizer = hfRepoProblem('qwen3-30b-a3b-base', 'Qwen/Qwen3-30B-A3B-Instruct-2507', undefined, true);
+  expect(asTokenizer).toMatch(/^is qwen3-30b-a3b's repository/);
+  expect(asTokenizer).not.toMatch(/RoPE/);
+});
+
+test('the weight-sync column is true only for keys whose dispatched mapping covers every weight', () => {
+  for (const key of MODEL_KEYS) {
+    const row = MODELS[key];
+    // A key the dispatcher does not route has no mapping at all; a MoE key's Qwen3 mapping lacks its experts.
+    if (!STANDALONE_VLLM_PREFIXES.some((p) => key.startsWith(p))) expect(row.standaloneVllm).toBe(false);
+    if (row.experts !== undefined) expect(row.standaloneVllm).toBe(false);
+  }
+  expect(MODEL_KEYS.filter((k) => MODELS[k].standaloneVllm)).toEqual(['qwen3-8b', 'qwen3-14b', 'qwen3-32b', 'gemma3-12b', 'gemma3-27b', 'llama3.1-8b-Instruct', 'llama3.1-8b', 'llama3.1-70b']);
 });

@@ -47,7 +47,7 @@ describe('rl-qwen3 (tutorial 000)', () => {
       'data_template_path=maxtext/examples/chat_templates/openmathinstruct2_rl.json', 'num_batches=50', 'num_test_batches=0',
       'batch_size=8', 'train_micro_batch_size=8', 'max_target_length=512', 'max_prefill_predict_length=256', 'mu_dtype=bfloat16',
       'grad_dtype=bfloat16', 'rollout_tensor_parallelism=1', 'rollout_expert_parallelism=4', 'trainer_devices_fraction=0.5',
-      'sampler_devices_fraction=0.5', 'tokenizer_path=Qwen/Qwen3-30B-A3B-Instruct-2507', 'ici_tensor_parallelism=2',
+      'sampler_devices_fraction=0.5', 'tokenizer_path=/tmp/tokenizer-at-revision', 'tokenizer and chat template: Qwen/Qwen3-30B-A3B-Instruct-2507 at $TOKENIZER_REVISION', 'ici_tensor_parallelism=2',
       'ici_expert_parallelism=4', 'ici_fsdp_parallelism=-1', 'hbm_utilization_vllm=0.55', 'remat_policy=full', 'async_scheduling=False',
       'allow_split_physical_axes=True', 'ragged_gather_reduce_fallback=True', 'enable_dp_attention=False',
       'decode_sampling_temperature=0.8', 'decode_sampling_top_k=50', 'decode_sampling_nucleus_p=0.95', 'learning_rate=2e-5',
@@ -107,7 +107,7 @@ describe('rl-gemma4 (tutorial 001)', () => {
     for (const s of ['to-maxtext', 'train', 'to-hf']) expect(mainScript(p, s)).toContain('scan_layers=False');
     const s = mainScript(p, 'train');
     for (const v of ['batch_size=4', 'train_micro_batch_size=2', 'max_target_length=640', 'rollout_tensor_parallelism=4',
-      'rollout_expert_parallelism=1', 'hbm_utilization_vllm=0.7', 'tokenizer_path=google/gemma-4-26b-a4b-it', '"model_name": "gemma4-26b"'])
+      'rollout_expert_parallelism=1', 'hbm_utilization_vllm=0.7', 'tokenizer_path=/tmp/tokenizer-at-revision', 'tokenizer and chat template: google/gemma-4-26b-a4b-it at $TOKENIZER_REVISION', '"model_name": "gemma4-26b"'])
       expect(s).toContain(v);
     expect(s).toContain('optax.adafactor');
     expect(s).not.toContain('reshard_chunk_size: Optional[int]');

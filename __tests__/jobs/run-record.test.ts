@@ -37,11 +37,11 @@ describe('the record around the call', () => {
   const end = recordLine(rec, at, 'end', shellQuote);
 
   test('start before the call, end after a success; the exit code is the call’s', () => {
-    expect(run([start, ...runThen(`python3 -m ${MODULES.trainSft}`, [end])], 0)).toEqual({ rc: 0, log: ['record start resolve', `maxtext ${MODULES.trainSft}`, 'record end'] });
+    expect(run([start, ...runThen(`python3 -m ${MODULES.trainSft}`, [end])], 0)).toEqual({ rc: 0, log: ['record start ', `maxtext ${MODULES.trainSft}`, 'record end'] });
   });
 
   test('no end record after a failure, and the failure code reaches Kubernetes unchanged (also a signal code)', () => {
-    expect(run([start, ...runThen(`python3 -m ${MODULES.trainSft}`, [end])], 1)).toEqual({ rc: 1, log: ['record start resolve', `maxtext ${MODULES.trainSft}`] });
+    expect(run([start, ...runThen(`python3 -m ${MODULES.trainSft}`, [end])], 1)).toEqual({ rc: 1, log: ['record start ', `maxtext ${MODULES.trainSft}`] });
     expect(run(runThen(`python3 -m ${MODULES.trainSft}`, [end]), 137).rc).toBe(137);
   });
 
@@ -50,15 +50,15 @@ describe('the record around the call', () => {
     expect(run([failing, ...runThen(`python3 -m ${MODULES.trainSft}`, [])], 0).rc).toBe(0);
   });
 
-  test('only to-maxtext resolves the downloaded revision', () => {
-    const train = { ...rec, step: 'train' as const };
-    expect(recordLine(train, at, 'start', shellQuote)).not.toContain(' start resolve');
-    expect(start).toContain(' start resolve ||');
+  test('no step resolves a revision in the writer: the commits come from the step\'s own lines (HF_REVISION, TOKENIZER_REVISION)', () => {
+    expect(start).not.toContain('model_info');
+    expect(start).toContain('HF_REVISION');
+    expect(start).toContain('TOKENIZER_REVISION');
   });
 
   test('buildScript: the record starts after the skip check and the token, the conversion retry completes it', () => {
     const script = buildScript({ module: MODULES.toMaxText, args: [] }, { skipIfExists: 'gs://b/x/0/commit_success.txt', retryTransientOnce: true, record: { start, end } });
-    const order = ['commit_success.txt', 'HF_TOKEN=', ' start resolve', MODULES.toMaxText, ' end ||'].map((s) => script.indexOf(s));
+    const order = ['commit_success.txt', 'HF_TOKEN=', ' start ||', MODULES.toMaxText, ' end ||'].map((s) => script.indexOf(s));
     expect(order.every((v, i) => v >= 0 && (i === 0 || v > order[i - 1]))).toBe(true);
     expect(script).not.toContain('${');
   });

@@ -58,8 +58,11 @@ test('every export bundles the tokenizer of the repo the model was trained from'
   expect(exports.length).toBeGreaterThan(0);
   const repos: Record<string, string> = {};
   for (const j of exports) {
-    const [call] = maxTextCalls(podSets(j.manifest)[0].pod.containers[0].command[2]);
-    repos[j.stack] = call.flags.hf_model_path;
+    const script = podSets(j.manifest)[0].pod.containers[0].command[2];
+    const [call] = maxTextCalls(script);
+    // The export reads the tokenizer files downloaded at the run's commit (jobs/hf-revision.ts): name them by repository.
+    expect(call.flags.hf_model_path).toBe('/tmp/tokenizer-at-revision');
+    repos[j.stack] = /tokenizer and chat template: (\S+) at \$TOKENIZER_REVISION in \/tmp\/tokenizer-at-revision/.exec(script)![1];
   }
   expect(repos).toMatchObject({ 'rl-qwen3': 'Qwen/Qwen3-30B-A3B-Instruct-2507' });
   if (repos['rl-llama3']) expect(repos['rl-llama3']).toBe('meta-llama/Llama-3.1-8B-Instruct');

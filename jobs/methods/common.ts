@@ -2,6 +2,7 @@
  * What the rows of the method table share: the base shape of a new pipeline, the export arguments, and the dataset
  * checks every method makes. Pure; no cdktf.
  */
+import { hfIdProblem } from '../hf-id';
 import { CONVERSION_MAX_RESTARTS, CONVERSION_TIMEOUT_MINUTES, TUTORIAL_IMAGE } from '../recipes/common';
 import type { JsonValue, MaxTextArgs } from '../recipes/types';
 import type { DatasetSpec } from './types';
@@ -44,7 +45,10 @@ export function numArg(args: MaxTextArgs, key: string, fallback: number): number
 
 /** `hf` is required by every method. */
 export function hfProblem(d: DatasetSpec, at: string, example: string): string[] {
-  return d.hf === undefined || d.hf.trim() === '' ? [`${at}.hf: is required (the Hugging Face dataset repository, e.g. ${example})`] : [];
+  if (d.hf === undefined || d.hf.trim() === '') return [`${at}.hf: is required (the Hugging Face dataset repository, e.g. ${example})`];
+  // The id's syntax (jobs/hf-id.ts): a URL, control characters, no owner, spaces around it.
+  const idProblem = hfIdProblem(d.hf, example);
+  return idProblem ? [`${at}.hf: '${d.hf}' ${idProblem}`] : [];
 }
 
 /** An RL-only key (`template`, `evalSplit`) on a method that does not read it. */

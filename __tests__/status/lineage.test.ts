@@ -1,0 +1,99 @@
+/**
+ * `npm run status -- --lineage` (issue 32 item 5): each completed step's run record is read from the bucket (a fake
+ * Cloud Storage JSON API on loopback, a stand-in gcloud) and the commits it downloaded are shown under the step, and in
+ * `--json` as `commits`; a record that cannot be read is one note. Without `--lineage` the bucket is not read.
+ */
+import * as fs from 'fs';
+import * as http from 'http';
+import * as os from 'os';
+import * as path from 'path';
+import { emptyWorld, FakeApi, iso, jobSet, pipeline, runCli, startFakeApi, World, writeKubeconfig } from '../../bench/fake-kube-api';
+import { commitsOf } from '../../status/run-record';
+import { ensureDist } from '../dist';
+
+let api: FakeApi | undefined;
+const dirs: string[] = [];
+beforeAll(ensureDist);
+afterEach(async () => {
+  await api?.close();
+  api = undefined;
+});
+afterAll(() => dirs.forEach((d) => fs.rmSync(d, { recursive: true, force: true })));
+
+const qwen = pipeline('rl-qwen3');
+const A = 'a'.repeat(40);
+const T = 'c'.repeat(40);
+const completed = { terminalState: 'Completed', conditions: [{ type: 'Completed', status: 'True', reason: 'AllJobsCompleted', message: 'done', lastTransitionTime: iso(0) }] };
+
+/** Every step but eval completed. */
+function world(): World {
+  const w = emptyWorld();
+  for (const s of qwen.steps.filter((x) => x.name !== 'eval')) w.jobSets.push(jobSet(s, completed));
+  return w;
+}
+
+async function fakeGcs(objects: Record<string, string>) {
+  const requests: string[] = [];
+  const server = http.createServer((req, res) => {
+    requests.push(`${req.url}`);
+    const m = /^\/storage\/v1\/b\/([^/]+)\/o\/([^?]+)\?alt=media$/.exec(req.url ?? '');
+    const key = m ? `gs://${decodeURIComponent(m[1])}/${decodeURIComponent(m[2])}` : '';
+    if (objects[key] === undefined) return res.writeHead(404).end('{"error":{"code":404}}');
+    return res.writeHead(200, { 'content-type': 'application/json' }).end(objects[key]);
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const url = `http://127.0.0.1:${(server.address() as { port: number }).port}`;
+  return { url, requests, close: () => new Promise<void>((resolve) => server.close(() => resolve())) };
+}
+
+async function status(args: string[], gcsUrl: string) {
+  const bin = fs.mkdtempSync(path.join(os.tmpdir(), 'tpt-gcloud-'));
+  dirs.push(bin);
+  fs.writeFileSync(path.join(bin, 'gcloud'), '#!/bin/sh\necho gcloud-token\n', { mode: 0o755 });
+  await api?.close();
+  api = await startFakeApi(world());
+  const { file, dir } = writeKubeconfig(api.url);
+  dirs.push(dir);
+  return runCli(['status', 'rl-qwen3', ...args], { KUBECONFIG: file, HOME: dir, PATH: `${bin}${path.delimiter}${process.env.PATH}`, STORAGE_EMULATOR_HOST: gcsUrl });
+}
+
+const recordOf = (step: 'to-maxtext' | 'train' | 'to-hf') => qwen.runRecords[step].path;
+const repo = 'Qwen/Qwen3-30B-A3B-Instruct-2507';
+
+test('the commits each completed step downloaded, from its run record', async () => {
+  const gcs = await fakeGcs({
+    [recordOf('to-maxtext')]: JSON.stringify({ hfRepo: repo, hfRevisionDownloaded: A }),
+    [recordOf('train')]: JSON.stringify({ hfRepo: repo, hfRevisionDownloaded: A, tokenizer: repo, tokenizerRevisionDownloaded: A }),
+  });
+  try {
+    const text = await status(['--lineage'], gcs.url);
+    if (!text.stdout.includes('downloaded')) throw new Error(text.stdout + text.stderr);
+    expect(text.stdout).toContain(`downloaded ${repo}@${A} (weights)\n`);
+    expect(text.stdout).toContain(`downloaded ${repo}@${A} (weights), ${repo}@${A} (tokenizer, chat template)`);
+    // The export's record is missing: one note naming it, the rest shown.
+    expect(text.stderr).toBe(`note: rl-qwen3 to-hf: run record ${recordOf('to-hf')} not read (not found): the commits it downloaded are not shown\n`);
+    const json = JSON.parse((await status(['--lineage', '--json'], gcs.url)).stdout);
+    expect(json.pipelines[0].steps[1].commits).toEqual({ weights: `${repo}@${A}`, tokenizer: `${repo}@${A}` });
+  } finally {
+    await gcs.close();
+  }
+});
+
+test('without --lineage the bucket is not read', async () => {
+  const gcs = await fakeGcs({});
+  try {
+    const r = await status([], gcs.url);
+    expect(r.stdout).toContain('to-hf');
+    expect(r.stdout).not.toContain('downloaded ');
+    expect(gcs.requests).toEqual([]);
+  } finally {
+    await gcs.close();
+  }
+});
+
+test('a record without a 40-hex commit shows nothing for it', () => {
+  expect(commitsOf(JSON.stringify({ hfRepo: repo, hfRevisionDownloaded: null }))).toBeUndefined();
+  expect(commitsOf('{"hfRepo": "x/y", "hfRevisionDownloaded": "main"}')).toBeUndefined();
+  expect(commitsOf(JSON.stringify({ hfRepo: repo, tokenizer: 'acme/tok', tokenizerRevisionDownloaded: T }))).toEqual({ tokenizer: `acme/tok@${T}` });
+  expect(commitsOf('not json')).toBeUndefined();
+});
