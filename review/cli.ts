@@ -31,7 +31,10 @@ export const USAGE = `usage: npm run review -- [options]
   --base <git ref>        also synthesize <ref> in a temporary worktree (offline) and report the change per stack
   --plan <stack>=<file>   \`terraform show -json\` output of that stack's plan (repeatable); with plans, every stack
                           changed against --base needs one that changes it
-  --plan-failed <stack>   the plan step of that stack failed (an error finding; repeatable)
+  --plan-failed <stack>[=<step>]  the plan of that stack failed (at <step>: init, plan, show); an error (repeatable)
+  --plan-job-failed <step>  the plan job died at <step> outside any stack's plan (synth, ...): an error
+  --expect-plan <stack>   the plan job planned that stack: an error when it has neither --plan nor --plan-failed
+                          (repeatable; CI passes the plan job's stacks.txt)
   --reviewed <stack>=<file>  the plan the pull request reviewed: an error when that stack's --plan differs from it
   --max-plan-mb <n>       refuse a plan file larger than this (default ${DEFAULT_MAX_PLAN_MB})
   --prices <file>         price table replacing review/prices.json (same shape)
@@ -50,6 +53,12 @@ export interface CliOptions {
   plans: Array<{ stack: string; file: string }>;
   /** Stacks whose plan step failed. */
   failedPlans: string[];
+  /** The step each failed stack's plan died at (`--plan-failed <stack>=<step>`). */
+  failedSteps: Record<string, string>;
+  /** Steps at which the plan job died outside a stack's plan (`--plan-job-failed`). */
+  planJobFailed: string[];
+  /** Stacks the plan job planned (`--expect-plan`): each needs a plan or a failure marker. */
+  expectedPlans: string[];
   /** The reviewed plans (`--reviewed`) the new `--plan` of each stack must equal. */
   reviewed: Array<{ stack: string; file: string }>;
   /** Largest plan file read, in MiB. */
@@ -69,6 +78,8 @@ const OPTIONS = {
   base: { type: 'string' },
   plan: { type: 'string', multiple: true },
   'plan-failed': { type: 'string', multiple: true },
+  'plan-job-failed': { type: 'string', multiple: true },
+  'expect-plan': { type: 'string', multiple: true },
   reviewed: { type: 'string', multiple: true },
   'max-plan-mb': { type: 'string' },
   prices: { type: 'string' },
@@ -87,6 +98,23 @@ function positive(flag: string, value: string | undefined, integer: boolean): nu
     throw new UsageError(`--${flag} must be a positive ${integer ? 'whole number' : 'number'}, got '${value}'`);
   }
   return n;
+}
+
+function stackArg(flag: string, v: string): string {
+  if (!/^[\w.-]+$/.test(v)) throw new UsageError(`--${flag} takes a stack name, got '${capText(v, 80)}'`);
+  return v;
+}
+
+/** `--plan-failed <stack>[=<step>]`: the stacks, and the step each died at. */
+function failedPlanArgs(values: readonly string[]): Pick<CliOptions, 'failedPlans' | 'failedSteps'> {
+  const failedSteps: Record<string, string> = Object.create(null) as Record<string, string>;
+  const failedPlans = values.map((v) => {
+    const eq = v.indexOf('=');
+    const stack = stackArg('plan-failed', eq < 0 ? v : v.slice(0, eq));
+    if (eq >= 0) failedSteps[stack] = capText(v.slice(eq + 1).replace(/[^\w .()/-]/g, '?'), 80);
+    return stack;
+  });
+  return { failedPlans, failedSteps };
 }
 
 /** Parses argv with node:util parseArgs; a missing value or an unknown option is a UsageError naming the flag. */
@@ -121,10 +149,9 @@ export function parseArgs(argv: readonly string[]): CliOptions {
     ...(str('base') !== undefined ? { base: str('base') } : {}),
     plans,
     reviewed,
-    failedPlans: ((values['plan-failed'] as string[] | undefined) ?? []).map((v) => {
-      if (!/^[\w.-]+$/.test(v)) throw new UsageError(`--plan-failed takes a stack name, got '${v}'`);
-      return v;
-    }),
+    ...failedPlanArgs((values['plan-failed'] as string[] | undefined) ?? []),
+    planJobFailed: ((values['plan-job-failed'] as string[] | undefined) ?? []).map((v) => capText(v.replace(/[^\w .,:;()/-]/g, '?'), 120)),
+    expectedPlans: ((values['expect-plan'] as string[] | undefined) ?? []).map((v) => stackArg('expect-plan', v)),
     maxPlanMb: positive('max-plan-mb', str('max-plan-mb'), false) ?? DEFAULT_MAX_PLAN_MB,
     ...(str('prices') !== undefined ? { prices: str('prices') } : {}),
     ...(str('max-chips') !== undefined ? { maxChips: positive('max-chips', str('max-chips'), true) } : {}),
@@ -243,7 +270,9 @@ export function run(
   });
   const diff = options.base ? { base: options.base, stacks: diffSyntheses(synthesizeBase(repoDir, options.base), synthesis) } : undefined;
   const texts = synthesis.stacks.map((s) => ({ stack: s.name, text: s.text, json: s.json }));
-  const findings = review(models, texts, plans, prices, diff?.stacks, options.failedPlans, reviewed);
+  const findings = review(models, texts, plans, prices, diff?.stacks, options.failedPlans, reviewed, {
+    failedSteps: options.failedSteps, planJobFailed: options.planJobFailed, expectedPlans: options.expectedPlans,
+  });
   // Redaction first, on the raw values (the values Terraform marks sensitive, registered by reviewPlan, and the secret
   // shapes): the report then shortens and escapes them, which would leave a cut or escaped secret unmatched.
   const clean = <T>(v: T): T => redactDeep(v, (t) => redactor.text(t));

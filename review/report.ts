@@ -360,6 +360,7 @@ export function renderReport(input: ReportInput): string {
     `Stacks: ${input.models.map((m) => code(m.name)).join(', ') || '_none_'} (from ${input.source})` +
       `${input.diff ? `; compared with ${code(input.diff.base)}` : ''}` +
       `${input.plans?.length ? `; plans for ${input.plans.map((p) => code(p.stack)).join(', ')}` : ''}.\n`,
+    input.plans?.length ? '' : '**No Terraform plan was reviewed**: this report covers the synthesized configuration only, not what a deploy would do to the infrastructure.\n',
     findingsSection(input.findings),
     input.plans?.length ? plansSection(input.plans) : '',
     input.diff ? diffSection(input.diff) : '',

@@ -27,6 +27,7 @@ import { planDeletesSecret } from './plan-deletes-secret';
 import { planDestroysCluster } from './plan-destroys-cluster';
 import { planDestroysTpuPool } from './plan-destroys-tpu-pool';
 import { planErrored } from './plan-errored';
+import { planJob } from './plan-job';
 import { planMissing } from './plan-missing';
 import { planNotReviewed } from './plan-not-reviewed';
 import { planReplacesPool } from './plan-replaces-pool';
@@ -84,6 +85,7 @@ export const RULES: readonly Rule[] = [
   planDestroysCluster,
   planDestroysTpuPool,
   planErrored,
+  planJob,
   planMissing,
   planNotReviewed,
   planReplacesPool,
