@@ -9,7 +9,8 @@ import { parseArgs as parseArgv } from 'node:util';
 import { diffSyntheses, synthesizeRef } from './diff';
 import { Finding, hasErrors, review } from './findings';
 import { readSynthesis, Synthesis, synthesize } from './load';
-import { scanJson } from './json-scan';
+import { parseJsonExact, scanJson } from './json-scan';
+import { BoundExceeded, readBounded } from './bounded-read';
 import { planDifferences } from './same-plan';
 import { extractStack, StackModel } from './model';
 import { PlanReview, reviewPlan } from './plan';
@@ -198,25 +199,35 @@ export function readPrices(file: string): PriceTable {
   return parsePrices(raw, file);
 }
 
-/** Reads and parses a plan file; errors name the file. A file over `maxMb` MiB is refused before it is read. */
+/** How long a plan read may wait for its data to end (a FIFO whose writer never finishes), in seconds. */
+export const PLAN_READ_TIMEOUT_S = 120;
+
+/**
+ * Reads and parses a plan file; errors name the file. At most `maxMb` MiB are read, whatever the file is (a regular
+ * file, a FIFO, /dev/zero: review/bounded-read.ts): a larger plan is refused at the first byte over, never read in part.
+ * Numbers a double does not keep are kept as written (json-scan.ts parseJsonExact).
+ */
 function readPlan(file: string, maxMb: number): unknown {
   let text: string;
   try {
-    const bytes = fs.statSync(file).size;
-    if (bytes > maxMb * 2 ** 20) {
-      throw new UsageError(`--plan: ${file} is ${(bytes / 2 ** 20).toFixed(1)} MiB, over the limit of ${maxMb} MiB (--max-plan-mb): refused rather than read in part; review a plan of fewer changes (terraform plan -target) or raise the limit`);
-    }
-    text = fs.readFileSync(file, 'utf8');
+    text = readBounded(file, { maxBytes: Math.floor(maxMb * 2 ** 20), limitName: '--max-plan-mb', timeoutMs: PLAN_READ_TIMEOUT_S * 1000 }).toString('utf8');
   } catch (error) {
-    if (error instanceof UsageError) throw error;
+    if (error instanceof BoundExceeded) {
+      throw new UsageError(`--plan: ${error.message}; review a plan of fewer changes (terraform plan -target) or raise the limit`);
+    }
     throw new Error(`--plan: cannot read ${file}: ${(error as Error).message}`);
   }
   let parsed: unknown;
   try {
-    parsed = JSON.parse(text) as unknown;
-  } catch (error) {
-    // V8 quotes the text around the error ("..." is not valid JSON): the position is enough, the text may hold a secret.
-    const why = (error as Error).message.replace(/, (?:\.\.\.)?"[\s\S]*? is not valid JSON$/, '');
+    parsed = parseJsonExact(text);
+  } catch {
+    let why = 'not JSON';
+    try {
+      JSON.parse(text);
+    } catch (error) {
+      // V8 quotes the text around the error ("..." is not valid JSON): the position is enough, the text may hold a secret.
+      why = (error as Error).message.replace(/, (?:\.\.\.)?"[\s\S]*? is not valid JSON$/, '');
+    }
     throw new Error(`--plan: ${file} is not valid JSON (${why}); write it with \`terraform show -json <planfile> > ${file}\``);
   }
   const problem = scanJson(text);

@@ -9,7 +9,7 @@ import type { StackDiff } from './diff';
 import type { Finding, Severity } from './findings';
 import { rateText, stackCost, tpuRateFor } from './cost';
 import type { JobSetStep, Pipeline, StackModel } from './model';
-import type { PlanAction, PlanReview } from './plan';
+import type { PlanAction, PlannedChange, PlanReview } from './plan';
 import { capacityText } from './resources/container-node-pool';
 import { money, PriceTable, RATE_TEXT, tpuRates } from './prices';
 import { capText, MAX_VALUE_CHARS } from './redact';
@@ -311,6 +311,20 @@ const ACTION_ICON: Record<PlanAction, string> = {
   create: '➕ create', update: '🔧 update', replace: '♻️ replace', delete: '🗑️ delete', read: 'read', 'no-op': 'no-op', forget: 'forget',
 };
 
+/** The action cell: Terraform's action, and the import / move an `import` or `moved` block adds to it. */
+function actionText(x: PlannedChange): string {
+  const state = [x.importing !== undefined ? '📥 import' : '', x.previousAddress !== undefined ? '➡️ move' : ''].filter(Boolean);
+  const action = x.deposed ? `🗑️ delete deposed ${x.deposed}` : x.action === 'no-op' && state.length ? '' : ACTION_ICON[x.action];
+  return [action, ...state].filter(Boolean).join(' + ') + (x.replaceOrder ? ` (${x.replaceOrder})` : '');
+}
+
+/** The what cell: the describer's words, or the attributes that change when it has none (an import's line is not one). */
+function whatText(x: PlannedChange): string {
+  const attrs = x.attributes.slice(0, 5).map((a) => `${a.path}: ${capText(a.before ?? '(absent)', 100)} -> ${capText(a.after ?? '(absent)', 100)}`).join(', ');
+  const own = x.summary.length - (x.importing !== undefined ? 1 : 0) - (x.previousAddress !== undefined ? 1 : 0);
+  return [x.summary.join('; '), own > 0 ? '' : attrs].filter(Boolean).join('; ');
+}
+
 function plansSection(plans: readonly PlanReview[]): string {
   const out: string[] = ['## Terraform plans\n'];
   for (const p of plans) {
@@ -323,11 +337,10 @@ function plansSection(plans: readonly PlanReview[]): string {
       continue;
     }
     out.push(`${c.create} to create, ${c.update} to update, ${c.replace} to replace, ${c.delete} to delete` +
-      `${c.deposed ? ` (+ ${c.deposed} deposed object(s) to delete)` : ''}, ${c.forget} to forget, ${c['no-op']} unchanged.\n`);
+      `${c.deposed ? ` (+ ${c.deposed} deposed object(s) to delete)` : ''}, ${c.forget} to forget, ${c.import} to import, ${c.move} to move, ${c['no-op']} unchanged.\n`);
     const shown = p.changes.slice(0, MAX_PLAN_ROWS);
     out.push(table(['action', 'resource', 'what', 'forced by'],
-      shown.map((x) => [(x.deposed ? `🗑️ delete deposed ${x.deposed}` : ACTION_ICON[x.action]) + (x.replaceOrder ? ` (${x.replaceOrder})` : ''), code(x.address),
-        x.summary.join('; ') || x.attributes.slice(0, 5).map((a) => `${a.path}: ${capText(a.before ?? '(absent)', 100)} -> ${capText(a.after ?? '(absent)', 100)}`).join(', '),
+      shown.map((x) => [actionText(x), code(x.address), whatText(x),
         x.replacePaths.join(', ') || (x.reason ?? '')])));
     if (p.changes.length > shown.length) {
       out.push(`\n_... and ${p.changes.length - shown.length} more changes: \`terraform show ${p.workingDir}/plan\` lists them all._\n`);

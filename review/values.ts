@@ -25,13 +25,30 @@ export interface TfResource {
   readonly attrs: Obj;
 }
 
-export function isObj(value: unknown): value is Obj {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
+/**
+ * A JSON number whose text a double does not keep (`9007199254740993`, Terraform's 310-digit `1e309`, `1.0`): the
+ * plan reader (review/json-scan.ts parsePlanJson) keeps it as written, so it compares and shows as Terraform wrote it,
+ * never as the nearest double (2^53+1 would equal 2^53, 1e309 would be Infinity and print as `null`).
+ */
+export class ExactNumber {
+  constructor(readonly text: string) {}
+  /** JSON.stringify shows the text as written (quoted: JSON has no way to write it unquoted from JavaScript). */
+  toJSON(): string {
+    return this.text;
+  }
+  toString(): string {
+    return this.text;
+  }
 }
 
-/** A JSON text of `value` with object keys sorted: equal for equal values whatever their key order. */
+export function isObj(value: unknown): value is Obj {
+  return typeof value === 'object' && value !== null && !Array.isArray(value) && !(value instanceof ExactNumber);
+}
+
+/** A JSON text of `value` with object keys sorted: equal for equal values whatever their key order; exact numbers as written. */
 export function canonical(value: unknown): string {
   if (Array.isArray(value)) return `[${value.map(canonical).join(',')}]`;
+  if (value instanceof ExactNumber) return value.text;
   if (isObj(value)) return `{${Object.keys(value).sort().map((k) => `${JSON.stringify(k)}:${canonical(value[k])}`).join(',')}}`;
   return JSON.stringify(value ?? null);
 }
@@ -43,11 +60,12 @@ export function block(value: unknown): Obj | undefined {
 }
 
 export function str(value: unknown): string | undefined {
-  return typeof value === 'string' ? value : typeof value === 'number' ? String(value) : undefined;
+  return typeof value === 'string' ? value : typeof value === 'number' || value instanceof ExactNumber ? String(value) : undefined;
 }
 
 export function num(value: unknown): number | undefined {
   if (typeof value === 'number') return value;
+  if (value instanceof ExactNumber) return Number(value.text);
   if (typeof value === 'string' && /^\d+(\.\d+)?$/.test(value)) return Number(value);
   return undefined;
 }

@@ -378,6 +378,7 @@ describe('a plan job that fails before, during or after planning fails the revie
     expect(r.code).toBe(0);
     expect(exit).toBe('exit_code=1\n');
     expect(report).toContain('the plan job failed at STATE_BUCKET');
+    expect(report).toMatch(/🛑 error \| \(all\) \| `\(plan job\)` \|/);
     expect(report).toContain('# Plan review: 🛑');
     expect(report).toContain('**No Terraform plan was reviewed**');
     noCanary(r);

@@ -27,6 +27,7 @@ import { planDeletesSecret } from './plan-deletes-secret';
 import { planDestroysCluster } from './plan-destroys-cluster';
 import { planDestroysTpuPool } from './plan-destroys-tpu-pool';
 import { planErrored } from './plan-errored';
+import { planImports } from './plan-imports';
 import { planJob } from './plan-job';
 import { planMissing } from './plan-missing';
 import { planNotReviewed } from './plan-not-reviewed';
@@ -85,6 +86,7 @@ export const RULES: readonly Rule[] = [
   planDestroysCluster,
   planDestroysTpuPool,
   planErrored,
+  planImports,
   planJob,
   planMissing,
   planNotReviewed,
