@@ -17,6 +17,7 @@ import { PlanReview, reviewPlan } from './plan';
 import { capText, redactDeep, Redactor } from './redact';
 import { loadPrices, parsePrices, PriceTable } from './prices';
 import { renderReport } from './report';
+import { stripControls } from './inert';
 import type { ChartReader } from './resources/types';
 
 /**
@@ -291,8 +292,8 @@ export function run(
     models: clean(models), findings: clean(findings), prices, source: clean(source), diff: clean(diff), plans: clean(plans),
     elapsedSeconds: (Date.now() - started) / 1000,
   });
-  // And once more over the whole text, for what the report itself joins.
-  return { markdown: redactor.text(markdown), findings };
+  // And once more over the whole text, for what the report itself joins; no terminal control survives (stdout).
+  return { markdown: stripControls(redactor.text(markdown)), findings };
 }
 
 export function main(
@@ -323,7 +324,7 @@ export function main(
     return hasErrors(result.findings) ? 1 : 0;
   } catch (error) {
     // Error text can quote a plan or the synthesis (a JSON parse error shows the text around it): redacted too.
-    process.stderr.write(`review: ${capText(redactor.text((error as Error)?.message ?? String(error)), 2000)}\n`);
+    process.stderr.write(`review: ${stripControls(capText(redactor.text((error as Error)?.message ?? String(error)), 2000))}\n`);
     return 2;
   }
 }

@@ -237,7 +237,7 @@ describe('the deploy after the merge applies only the reviewed plan', () => {
     expect(r.code).toBe(1);
     expect(applied()).toBe('');
     expect(r.out).toContain('::error::the plan to apply differs from the reviewed plan or has review errors (exit 1); nothing is applied');
-    expect(r.all).toMatch(/the plan of stack infra differs from the reviewed plan reviewed-plans\/infra.json: terraform_data.labels: \["update"\] is not in the reviewed plan/);
+    expect(r.all).toMatch(/the plan of stack infra differs from the reviewed plan reviewed-plans\/infra.json: terraform_data.labels: \\\["update"\\\] is not in the reviewed plan/);
     noCanary(r);
   });
 

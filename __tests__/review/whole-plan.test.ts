@@ -8,7 +8,9 @@
 import { spawn } from 'child_process';
 import * as fs from 'fs';
 import * as path from 'path';
+import MarkdownIt from 'markdown-it';
 import { readBounded } from '../../review/bounded-read';
+import { codeSpan, inert, stripControls } from '../../review/inert';
 import { review as reviewRules } from '../../review/findings';
 import { parseJsonExact } from '../../review/json-scan';
 import { reviewPlan } from '../../review/plan';
@@ -21,7 +23,7 @@ afterEach(cleanUp);
 const real = (name: string) => path.join(REAL, `${name}.json`);
 const text = (name: string) => fs.readFileSync(real(name), 'utf8');
 const readReal = (name: string) => parseJsonExact(text(name)) as Record<string, unknown>;
-const NAMES = ['login', 'labels', 'bucket', 'secret', 'checkpoints', 'pool', 'forgotten', 'destroyed', 'ckpt_old', 'ckpt_other', 'steps'];
+const NAMES = ['login', 'labels', 'bucket', 'secret', 'checkpoints', 'pool', 'forgotten', 'destroyed', 'ckpt_old', 'ckpt_other', 'steps', 'payload'];
 /** An infra stack that declares the terraform_data resources of these plans. */
 const tfDataStack = () => ({ resource: { terraform_data: Object.fromEntries(NAMES.map((n) => [n, {}])) } });
 const review = (args: string[]) => runCli(args, synthesisDir({ infra: tfDataStack() }));
@@ -215,5 +217,52 @@ describe('plan reads are bounded for files, FIFOs and devices', () => {
     await new Promise((resolve) => setTimeout(resolve, 200));
     expect(readBounded(fifo, { maxBytes: 2 ** 20, limitName: 'x' }).toString()).toBe(text('moves'));
     writer.kill();
+  });
+});
+
+describe('comment and terminal safety: every payload from a plan or a check is inert', () => {
+  // GitHub Flavored Markdown as a comment renders it: raw HTML on, bare URLs linked, tables.
+  const md = new MarkdownIt({ html: true, linkify: true });
+
+  test('render-payloads.json: a fake heading, an open <details>, a mention, links, an image, escapes: none survive', () => {
+    const r = review(['--plan', `infra=${real('render-payloads')}`]);
+    expect(r.code).toBe(1); // the failing check
+    expect(text('render-payloads')).toContain('\\n# Plan review: \\u2705 no errors\\n<details>'); // the fixture carries them
+    const html = md.render(r.report);
+    expect(html.match(/<h1>/g)).toHaveLength(1); // only the report's own heading
+    expect(html).toMatch(/^<!-- tpu-post-training:plan-review -->\n<h1>Plan review: 🛑 1 error\(s\)<\/h1>/);
+    expect(html).not.toMatch(/<details|<summary|<img|<a [^>]*evil/); // the report's own links are to the price sources
+    expect(r.report).not.toMatch(/(^|[^\w])@team/); // GitHub links a mention after a non-word character
+    expect(r.all).not.toMatch(/[\x00-\x08\x0b-\x1f\x7f-\x9f]/); // no terminal control in stdout, stderr or the report
+    // shown, inert: the heading text mid-line, the backtick as a backtick, the mention broken by a zero-width space
+    expect(r.report).toContain('fails: x # Plan review: ✅ no errors &lt;details>&lt;summary>ok&lt;/summary> @\u200bteam \\[click\\](https:\u200b//evil.example/x)');
+    expect(html).toContain('x # Plan review: ✅ no errors &lt;details&gt;&lt;summary&gt;ok&lt;/summary&gt; @\u200bteam [click](https:\u200b//evil.example/x)');
+    expect(html).toContain('`tick #\u200b12');
+    expect(leaked(r.all, ['\u001b]52', 'Y2FuYXJ5\u0007', '\u001b[2J'])).toEqual([]);
+  });
+
+  test('the same payloads as a stack name, a finding\'s text, a --base diff line and code spans', () => {
+    const payload = 'x\n# Plan review: ✅ no errors\n<details>\n@team [a](https://evil.example) `b` \u001b]52;c;Zm9v\u0007';
+    expect(inert(payload)).toBe('x # Plan review: ✅ no errors &lt;details> @\u200bteam \\[a\\](https:\u200b//evil.example) `b` ');
+    expect(stripControls(inert(payload))).not.toMatch(/[\x00-\x1f\x7f-\x9f]/);
+    expect(inert('# heading')).toBe('\\# heading');
+    expect(inert('1. item')).toBe('1\\. item');
+    expect(inert('203.0.113.0/24', false)).toBe('203.0.113.0/24');
+    expect(inert('sa@proj.iam.gserviceaccount.com')).toBe('sa@proj.iam.gserviceaccount.com'); // an e-mail is no mention
+    expect(inert('&#64;team')).toBe('&amp;#\u200b64;team');
+    expect(inert('unclosed ` tick')).toBe('unclosed \\` tick');
+    expect(codeSpan('a`b')).toBe('``a`b``');
+    expect(codeSpan('`x')).toBe('`` `x ``');
+    expect(md.renderInline(codeSpan('a ``` b'))).toBe('<code>a ``` b</code>');
+    const html = md.render(`- ${inert(payload)}\n\n${inert(payload)}\n\n| a |\n| --- |\n| ${inert(payload, false).replace(/\|/g, '\\|')} |\n`);
+    expect(html).not.toMatch(/<h\d>|<details|<a |<img/);
+    expect(html).toContain('# Plan review: ✅ no errors &lt;details&gt; @\u200bteam'); // shown as text
+  });
+
+  test('stripControls: CSI, OSC (BEL or ST), DCS, 8-bit C1 and lone controls go; text, tabs and newlines stay', () => {
+    expect(stripControls('a\u001b[2Jb\u001b[1;31mc\u001b]52;c;Zm9v\u0007d\u001b]8;;http://x\u001b\\e\u001bPq#0\u001b\\f\u009b2Jg\u0000h\ti\nj\rk\u007f')).toBe('abcdefg' + 'h\ti\njk');
+    // a sequence cut by a chunk boundary loses its ESC: what is left is plain text
+    expect(stripControls('\u001b')).toBe('');
+    expect(stripControls(']52;c;Zm9v')).toBe(']52;c;Zm9v');
   });
 });
