@@ -31,6 +31,7 @@ import { parseRecord, PipelineRecord, RecordedStep, recordName } from '../jobs/r
 import { tpuRateFor } from '../review/cost';
 import { cpuHourly, loadPrices, money, RATE_TEXT, tpuRates } from '../review/prices';
 import { redact } from '../review/redact';
+import { stripControls } from '../review/inert';
 import type { ChipPrice } from './metrics';
 import type { CostRates } from './run-cost';
 import { renderRunReport } from './report';
@@ -443,7 +444,7 @@ async function status(argv: string[], io: Io): Promise<number> {
     }
     const file = values.out !== undefined ? path.resolve(values.out) : path.join(findRepoRoot(), REPORTS_DIR, `run-report-${chosen[0]!.name}-${chosen[0]!.runId}.md`);
     fs.mkdirSync(path.dirname(file), { recursive: true });
-    fs.writeFileSync(file, redact(renderRunReport(statuses[0]!, { generatedAt: Date.now(), cluster: `cluster ${context} (${server}), namespace ${s.platform.namespace}` })));
+    fs.writeFileSync(file, stripControls(redact(renderRunReport(statuses[0]!, { generatedAt: Date.now(), cluster: `cluster ${context} (${server}), namespace ${s.platform.namespace}` }))));
     io.stdout.write(`${file}\n`);
     return exitCode(statuses);
   }
@@ -465,7 +466,11 @@ async function status(argv: string[], io: Io): Promise<number> {
       const wait = Math.min(intervalSeconds * 2 ** (failures - 1), Math.max(intervalSeconds, MAX_BACKOFF_SECONDS));
       const why = noAnswer(e, context, server, s).message.split('\n')[0];
       io.stderr.write(`status: ${new Date().toISOString()}: view stale since ${lastOk} (${failures} failed poll(s)): ${why}; retrying in ${wait}s\n`);
-      if (tty) io.stdout.write(`\x1b[s\x1b[1;1H\x1b[7m STALE since ${lastOk}: retrying in ${wait}s \x1b[0m\x1b[u`);
+      if (tty) {
+        io.stdout.write(TTY.markStale);
+        io.stdout.write(` STALE since ${lastOk}: retrying in ${wait}s `);
+        io.stdout.write(TTY.endStale);
+      }
       await sleep(wait * 1000);
       continue;
     }
@@ -473,7 +478,10 @@ async function status(argv: string[], io: Io): Promise<number> {
     lastOk = new Date().toISOString();
     if (values.json) io.stdout.write(`${JSON.stringify(toJson(statuses))}\n`);
     else {
-      if (tty && !first) io.stdout.write(`\x1b[H\x1b[2J${header}\n`);
+      if (tty && !first) {
+        io.stdout.write(TTY.clear);
+        io.stdout.write(`${header}\n`);
+      }
       else if (!first) io.stdout.write(`\n${header}\n`);
       if (values.watch) io.stdout.write(`${lastOk}\n`);
       io.stdout.write(renderText(statuses));
@@ -530,11 +538,31 @@ async function logs(argv: string[], io: Io): Promise<number> {
   }
 }
 
-/** A stream that writes everything through the shared redaction (review/redact.ts). */
+/**
+ * The terminal sequences `status --watch` writes itself, each as a write of its own: the redacting stream passes a
+ * write that is exactly one of these and strips every control from anything else (text from the cluster cannot make
+ * a write of its own: it is always inside a longer one).
+ */
+const TTY = {
+  /** save the cursor, go to the top-left corner, reverse video */
+  markStale: '\x1b[s\x1b[1;1H\x1b[7m',
+  /** normal video, restore the cursor */
+  endStale: '\x1b[0m\x1b[u',
+  /** cursor home, clear the screen */
+  clear: '\x1b[H\x1b[2J',
+} as const;
+const OWN_SEQUENCES: ReadonlySet<string> = new Set(Object.values(TTY));
+
+/**
+ * A stream that writes everything through the shared redaction (review/redact.ts) and without terminal control
+ * sequences (review/inert.ts stripControls: a cluster message cannot clear the screen or write the clipboard), but for
+ * the program's own (TTY).
+ */
 function redacting(out: Io['stdout']): Io['stdout'] {
   const w = new Writable({
     write(chunk: Buffer | string, _encoding, done) {
-      out.write(redact(chunk.toString()), done);
+      const text = chunk.toString();
+      out.write(OWN_SEQUENCES.has(text) ? text : stripControls(redact(text)), done);
     },
   }) as Io['stdout'];
   w.isTTY = out.isTTY;

@@ -218,3 +218,35 @@ test('10,000 pods: one answer (its wall time is a target of npm run bench -- hos
   expect(JSON.parse(r.stdout).pipelines[0].steps[1].state).toBeDefined();
   expect(api.requests.filter((q) => q.path.endsWith('/pods'))).toHaveLength(1);
 }, 30_000);
+
+test('terminal escape sequences in pod messages, events and logs never reach the terminal (status, status --watch, logs)', async () => {
+  // The payloads of issue 35: a clipboard write (OSC 52), a clear screen (CSI 2J), a title set (OSC 0), 8-bit CSI.
+  const OSC52 = '\u001b]52;c;Y2FuYXJ5\u0007';
+  const CLEAR = '\u001b[2J\u001b[H';
+  const qwen = pipeline('rl-qwen3');
+  const w = emptyWorld();
+  const js = jobSet(step(qwen, 'to-maxtext'), {
+    terminalState: 'Failed',
+    conditions: [{ type: 'Failed', status: 'True', reason: 'FailedJobs', message: `job failed ${OSC52}${CLEAR}\u001b]0;pwned\u0007 \u009b31m` }],
+  });
+  w.jobSets.push(js);
+  w.workloads.push(workload(js, true));
+  const p = pod(js, 'convert', { phase: 'Failed', containerStatuses: [{ name: 'workload-container', state: { terminated: { exitCode: 1, reason: 'Error', message: `oom ${CLEAR}` } } }] });
+  w.pods.push(p);
+  w.logs[p.metadata.name] = [`2026-12-01T06:00:00Z step 1 ${OSC52}`, `2026-12-01T06:00:01Z ${CLEAR}Traceback: ValueError\r`];
+  const api = await fake(w);
+  const env = kubeconfig(api.url);
+  const controls = /[\x00-\x08\x0b-\x1f\x7f-\x9f]/;
+  const status = await runCli(['status', 'rl-qwen3'], env);
+  expect(status.code).toBe(1);
+  expect(status.stdout + status.stderr).not.toMatch(controls);
+  expect(status.stdout).toContain('FailedJobs: job failed'); // the message is shown, whole sequences are dropped
+  expect(status.stdout).not.toContain('Y2FuYXJ5');
+  expect(status.stdout).toContain('step 1');
+  for (const args of [['logs', 'rl-qwen3', 'to-maxtext'], ['logs', 'rl-qwen3', 'to-maxtext', '-f']]) {
+    const logs = await runCli(args, env);
+    expect(logs.code).toBe(0);
+    expect(logs.stdout + logs.stderr).not.toMatch(controls);
+    expect(logs.stdout).toContain('Traceback: ValueError');
+  }
+});
