@@ -250,3 +250,52 @@ test('terminal escape sequences in pod messages, events and logs never reach the
     expect(logs.stdout).toContain('Traceback: ValueError');
   }
 });
+
+describe('a log read without -f is bounded in time and in decompressed bytes', () => {
+  /** A world with one finished conversion pod whose log the fake server answers with `respond`. */
+  async function logWorld(respond: (res: import('http').ServerResponse) => void) {
+    const w = emptyWorld();
+    const js = jobSet(step(pipeline('rl-qwen3'), 'to-maxtext'), { terminalState: 'Completed', conditions: [{ type: 'Completed', status: 'True' }] });
+    w.jobSets.push(js);
+    w.workloads.push(workload(js, true));
+    const p = pod(js, 'convert', { phase: 'Succeeded', containerStatuses: [{ name: 'workload-container', state: { terminated: { exitCode: 0, reason: 'Completed' } } }] });
+    w.pods.push(p);
+    w.logs[p.metadata.name] = ['2026-12-01T06:00:00Z done'];
+    const api = await fake(w);
+    // Only the log read itself (not the one-line probe `hasLog` makes with tailLines=1).
+    api.misbehave = (req) => (req.path.endsWith('/log') && req.query.tailLines === undefined ? { respond } : undefined);
+    return api;
+  }
+
+  test('a server that trickles a line every 50 ms forever: ends after 12 x --timeout, naming the bound (exit 4)', async () => {
+    const timers: NodeJS.Timeout[] = [];
+    const api = await logWorld((res) => {
+      res.writeHead(200, { 'content-type': 'text/plain' });
+      const t = setInterval(() => res.write('2026-12-01T06:00:00Z still here\n'), 50);
+      timers.push(t);
+      res.on('close', () => clearInterval(t));
+    });
+    try {
+      const r = await runCli(['logs', 'rl-qwen3', 'to-maxtext', '--timeout', '0.3'], kubeconfig(api.url));
+      expect(r.code).toBe(4);
+      expect(r.stderr).toContain('the log did not end within 3.6 s (12 x --timeout, the bound of a log read without -f)');
+      expect(r.stderr).not.toMatch(/allow-list|no route/); // not blamed on the network
+      expect(r.stdout).toContain('still here');
+    } finally {
+      timers.forEach(clearInterval);
+    }
+  }, 30_000);
+
+  test('a gzip bomb (80 MiB inflated from a few hundred KB): cut at 64 MiB after decompression, naming the bound', async () => {
+    const bomb = require('zlib').gzipSync(Buffer.from('2026-12-01T06:00:00Z aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa\n'.repeat(80 * 2 ** 20 / 64))) as Buffer;
+    expect(bomb.length).toBeLessThan(2 ** 20);
+    const api = await logWorld((res) => {
+      res.writeHead(200, { 'content-type': 'text/plain', 'content-encoding': 'gzip' });
+      res.end(bomb);
+    });
+    const r = await runCli(['logs', 'rl-qwen3', 'to-maxtext', '--timeout', '5'], kubeconfig(api.url));
+    expect(r.code).toBe(4);
+    expect(r.stderr).toContain('the log is over 64 MiB after decompression (the bound of a log read without -f)');
+    expect(r.stderr).not.toMatch(/allow-list|no route/);
+  }, 60_000);
+});
