@@ -32,6 +32,7 @@ import { tpuRateFor } from '../review/cost';
 import { cpuHourly, loadPrices, money, RATE_TEXT, tpuRates } from '../review/prices';
 import { redact } from '../review/redact';
 import { stripControls } from '../review/inert';
+import { BoundExceeded, readBounded } from '../review/bounded-read';
 import type { ChipPrice } from './metrics';
 import type { CostRates } from './run-cost';
 import { renderRunReport } from './report';
@@ -230,10 +231,11 @@ async function connect(io: Io, s: Setup, requestTimeoutMs: number, context?: str
   const k8s = await import('@kubernetes/client-node');
   const { Cluster: ClusterClass } = await import('./cluster');
   const kc = new k8s.KubeConfig();
-  kc.loadFromFile(files.find((f) => fs.existsSync(f))!);
-  for (const extra of files.filter((f) => fs.existsSync(f)).slice(1)) {
+  const present = files.filter((f) => fs.existsSync(f));
+  loadKubeconfig(kc, present[0]!, requestTimeoutMs);
+  for (const extra of present.slice(1)) {
     const more = new k8s.KubeConfig();
-    more.loadFromFile(extra);
+    loadKubeconfig(more, extra, requestTimeoutMs);
     kc.mergeConfig(more);
   }
   if (context !== undefined) {
@@ -254,6 +256,36 @@ async function connect(io: Io, s: Setup, requestTimeoutMs: number, context?: str
 }
 
 class NoCluster extends Error {}
+
+/** The largest kubeconfig read (gcloud writes a few KB per cluster). */
+export const MAX_KUBECONFIG_BYTES = 4 * 2 ** 20;
+/** The largest certificate-authority, client-certificate or client-key file read. */
+export const MAX_CREDENTIAL_FILE_BYTES = 2 ** 20;
+
+/**
+ * Loads a kubeconfig with every file read bounded in bytes and in time (--timeout): the kubeconfig itself and the
+ * certificate-authority / client-certificate / client-key files it names, which @kubernetes/client-node would
+ * otherwise read with readFileSync at the first request (a FIFO there blocks past any deadline; /dev/zero never
+ * ends). The files' contents go into the config as data (caData, certData, keyData), so the client reads no file.
+ */
+function loadKubeconfig(kc: KubeConfig, file: string, timeoutMs: number): void {
+  const read = (f: string, maxBytes: number, what: string): Buffer => {
+    try {
+      return readBounded(f, { maxBytes, limitName: what, timeoutMs, timeoutName: '--timeout' });
+    } catch (error) {
+      throw new NoCluster(`cannot read ${error instanceof BoundExceeded ? '' : `${f}: `}${(error as Error).message}\n`);
+    }
+  };
+  kc.loadFromString(read(file, MAX_KUBECONFIG_BYTES, `the kubeconfig bound, ${MAX_KUBECONFIG_BYTES / 2 ** 20} MiB`).toString('utf8'));
+  kc.makePathsAbsolute(path.dirname(file));
+  const bound = `the credential file bound, ${MAX_CREDENTIAL_FILE_BYTES / 2 ** 20} MiB`;
+  const asData = (f: string | undefined) => (f ? read(f, MAX_CREDENTIAL_FILE_BYTES, bound).toString('base64') : undefined);
+  kc.clusters = kc.clusters.map((c) => (c.caFile ? { ...c, caData: asData(c.caFile), caFile: undefined } : c));
+  kc.users = kc.users.map((u) =>
+    u.certFile || u.keyFile
+      ? { ...u, ...(u.certFile ? { certData: asData(u.certFile), certFile: undefined } : {}), ...(u.keyFile ? { keyData: asData(u.keyFile), keyFile: undefined } : {}) }
+      : u);
+}
 
 /** What the credential plugin's failure asks for (its messages: kubernetes/cloud-provider-gcp cmd/gke-gcloud-auth-plugin). */
 function pluginFix(message: string): string {

@@ -299,3 +299,40 @@ describe('a log read without -f is bounded in time and in decompressed bytes', (
     expect(r.stderr).not.toMatch(/allow-list|no route/);
   }, 60_000);
 });
+
+describe('kubeconfig and CA reads are bounded for files, FIFOs and devices', () => {
+  /** A FIFO held open for writing by this process (so a reader waits for data that never comes), closed after the test. */
+  function heldFifo(dir: string, name: string): string {
+    const fifo = require('path').join(dir, name);
+    require('child_process').execFileSync('mkfifo', [fifo]);
+    const fd = fs.openSync(fifo, 'r+'); // Linux: a FIFO opened read-write has a writer and never blocks the open
+    closeAfter(async () => fs.closeSync(fd));
+    return fifo;
+  }
+
+  test('a FIFO kubeconfig that never ends: exit 4 within --timeout, naming the bound', async () => {
+    const env = kubeconfig('http://127.0.0.1:9');
+    const fifo = heldFifo(env.HOME!, 'config-fifo');
+    const r = await runCli(['status', '--timeout', '0.3'], { ...env, KUBECONFIG: fifo });
+    expect(r.code).toBe(4);
+    expect(r.stderr).toContain(`cannot read ${fifo}: no end of data after 0.3 s (0 MiB read) (--timeout)`);
+  });
+
+  test('a FIFO certificate-authority that never ends, and /dev/zero as one: exit 4 naming the bound, no request made', async () => {
+    const api = await fake();
+    const env = kubeconfig(api.url);
+    const fifo = heldFifo(env.HOME!, 'ca-fifo');
+    for (const [ca, message] of [
+      [fifo, `cannot read ${fifo}: no end of data after 0.3 s (0 MiB read) (--timeout)`],
+      ['/dev/zero', 'cannot read /dev/zero is over the limit of 1 MiB (the credential file bound, 1 MiB)'],
+    ]) {
+      const config = JSON.parse(fs.readFileSync(env.KUBECONFIG!, 'utf8'));
+      config.clusters[0].cluster['certificate-authority'] = ca;
+      fs.writeFileSync(env.KUBECONFIG!, JSON.stringify(config));
+      const r = await runCli(['status', '--timeout', '0.3'], env);
+      expect(r.code).toBe(4);
+      expect(r.stderr).toContain(message);
+    }
+    expect(api.requests).toEqual([]);
+  });
+});
