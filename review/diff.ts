@@ -16,7 +16,7 @@ import { readSynthesis, synthesize, Synthesis, TerraformJson } from './load';
 import { extractStack } from './model';
 import { isTpuPoolAttrs } from './resources/container-node-pool';
 import { triggeredManifests } from './resources/terraform-data';
-import { isObj } from './values';
+import { canonical, isObj } from './values';
 
 export { describeResource } from './describe';
 export { attributeChanges, flatten } from './attributes';
@@ -43,6 +43,14 @@ export interface StackDiff {
   readonly renamed: ReadonlyArray<{ from: string; to: string; name: string }>;
   /** The `terraform.backend` block (where the state is kept) on each side, when it differs. @default - unchanged, or a side is missing */
   readonly backend?: { readonly before: unknown; readonly after: unknown };
+  /** A removed stack's pipeline steps that hold TPU chips (from the base synthesis). @default - none */
+  readonly removedTraining?: ReadonlyArray<{ readonly step: string; readonly chips: number; readonly address: string }>;
+}
+
+/** `from -> to` of the `moved` blocks a synthesized stack declares (cdktf 0.21.0 lib/terraform-resource.js toTerraform writes `moveTo`/`moveFromId` as a top-level `moved: [{ to, from }]`). */
+function movedPairs(json: TerraformJson | undefined): Set<string> {
+  const moved = json?.moved;
+  return new Set((Array.isArray(moved) ? moved : []).filter(isObj).map((m) => `${String(m.from)} -> ${String(m.to)}`));
 }
 
 // ---------------------------------------------------------------------------------------------------------------
@@ -108,11 +116,17 @@ export function diffSyntheses(base: Synthesis, head: Synthesis): StackDiff[] {
         const n = nameOf(before.get(r.address));
         const to = out.find((o) => o.action === 'added' && o.type === r.type && n !== undefined && nameOf(after.get(o.address)) === n);
         return to && n ? [{ from: r.address, to: to.address, name: n }] : [];
-      });
+      })
+      // A `moved` block already moves it: Terraform keeps the object, nothing to warn about.
+      .filter((m) => !movedPairs(h?.json).has(`${m.from} -> ${m.to}`));
     const [bBackend, hBackend] = [b?.json.terraform?.backend, h?.json.terraform?.backend];
-    const backend = b && h && JSON.stringify(bBackend) !== JSON.stringify(hBackend) ? { backend: { before: bBackend, after: hBackend } } : {};
+    // Compared as canonical JSON: the same backend with its keys in another order moves no state.
+    const backend = b && h && canonical(bBackend) !== canonical(hBackend) ? { backend: { before: bBackend, after: hBackend } } : {};
+    const removedTraining = b && !h
+      ? (extractStack(stack, b.json).pipeline?.steps ?? []).filter((x) => x.tpuChips > 0).map((x) => ({ step: x.name, chips: x.tpuChips, address: x.address }))
+      : [];
     const status = !b ? 'added' : !h ? 'removed' : out.length || backend.backend ? 'changed' : 'unchanged';
-    return { stack, status, resources: inPipelineOrder(out, h?.json ?? b?.json ?? {}), renamed, ...backend };
+    return { stack, status, resources: inPipelineOrder(out, h?.json ?? b?.json ?? {}), renamed, ...backend, ...(removedTraining.length ? { removedTraining } : {}) };
   });
 }
 

@@ -11,7 +11,10 @@ import * as path from 'path';
 import MarkdownIt from 'markdown-it';
 import { readBounded } from '../../review/bounded-read';
 import { codeSpan, inert, stripControls } from '../../review/inert';
+import { diffSyntheses } from '../../review/diff';
 import { review as reviewRules } from '../../review/findings';
+import { synthesisFromJson, TerraformJson } from '../../review/load';
+import { asTf, infraJson, pipelineJson } from './fixtures';
 import { parseJsonExact } from '../../review/json-scan';
 import { reviewPlan } from '../../review/plan';
 import { planDifferences } from '../../review/same-plan';
@@ -264,5 +267,39 @@ describe('comment and terminal safety: every payload from a plan or a check is i
     // a sequence cut by a chunk boundary loses its ESC: what is left is plain text
     expect(stripControls('\u001b')).toBe('');
     expect(stripControls(']52;c;Zm9v')).toBe(']52;c;Zm9v');
+  });
+});
+
+describe('--base: a removed pipeline stack, and no false state-move warnings', () => {
+  const base = (stacks: Record<string, unknown>) => () => synthesisFromJson(stacks as Record<string, TerraformJson>, 'main (base)');
+
+  test('a pipeline stack with TPU training removed from the synthesis: an error naming its training (exit 1)', () => {
+    const r = runCli(['--base', 'main'], synthesisDir({ infra: infraJson() }), base({ infra: infraJson(), 'rl-qwen3': pipelineJson() }));
+    expect(r.code).toBe(1);
+    expect(r.report).toMatch(/🛑 error \| rl-qwen3 \| `kubernetes_manifest.train` \| stack rl-qwen3 is removed from the synthesis, but removing a stack destroys nothing: its training \(qwen3-8b-train, 32 TPU chips\) keeps running/);
+    const found = reviewRules([], [], [], undefined, diffSyntheses(synthesisFromJson({ infra: asTf(infraJson()), 'rl-qwen3': asTf(pipelineJson()) }), synthesisFromJson({ infra: asTf(infraJson()) })));
+    expect(found.filter((f) => f.rule === 'base-removes-pipeline').map((f) => f.severity)).toEqual(['error']);
+    // a removed stack without TPU steps, or a pipeline kept: no finding
+    const kept = diffSyntheses(synthesisFromJson({ 'rl-qwen3': asTf(pipelineJson()) }), synthesisFromJson({ 'rl-qwen3': asTf(pipelineJson()) }));
+    expect(reviewRules([], [], [], undefined, kept).filter((f) => f.rule === 'base-removes-pipeline')).toEqual([]);
+  });
+
+  test('a rename with its `moved` block (as cdktf writes it) is no warning; without it, it is', () => {
+    const before = infraJson();
+    const after = infraJson();
+    after.resource.google_storage_bucket.ckpt = after.resource.google_storage_bucket.bucket;
+    delete after.resource.google_storage_bucket.bucket;
+    const withoutMoved = diffSyntheses(synthesisFromJson({ infra: asTf(before) }), synthesisFromJson({ infra: asTf(after) }));
+    expect(withoutMoved[0]!.renamed).toEqual([{ from: 'google_storage_bucket.bucket', to: 'google_storage_bucket.ckpt', name: 'proj-post-training' }]);
+    const withMoved = diffSyntheses(synthesisFromJson({ infra: asTf(before) }), synthesisFromJson({ infra: asTf({ ...after, moved: [{ to: 'google_storage_bucket.ckpt', from: 'google_storage_bucket.bucket' }] }) }));
+    expect(withMoved[0]!.renamed).toEqual([]);
+  });
+
+  test('the same backend with its keys in another order moves no state: no backend-key-changed', () => {
+    const a = { ...infraJson(), terraform: { backend: { gcs: { bucket: 'state', prefix: 'tpu-post-training/p/c/infra' } } } };
+    const b = { ...infraJson(), terraform: { backend: { gcs: { prefix: 'tpu-post-training/p/c/infra', bucket: 'state' } } } };
+    const diff = diffSyntheses(synthesisFromJson({ infra: asTf(a) }), synthesisFromJson({ infra: asTf(b) }));
+    expect(diff[0]!.backend).toBeUndefined();
+    expect(reviewRules([], [], [], undefined, diff).filter((f) => f.rule === 'backend-key-changed')).toEqual([]);
   });
 });

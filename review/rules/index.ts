@@ -1,6 +1,7 @@
 /** Every review rule, one file each (review/rules/<id>.ts). Order here is only the order findings are produced in. */
 import { backendKeyChanged } from './backend-key-changed';
 import { baseDestroysTpuPool } from './base-destroys-tpu-pool';
+import { baseRemovesPipeline } from './base-removes-pipeline';
 import { bucketAcls } from './bucket-acls';
 import { bucketPublicAccess } from './bucket-public-access';
 import { capacityConflict } from './capacity-conflict';
@@ -60,6 +61,7 @@ import type { Rule } from './types';
 export const RULES: readonly Rule[] = [
   backendKeyChanged,
   baseDestroysTpuPool,
+  baseRemovesPipeline,
   bucketAcls,
   bucketPublicAccess,
   capacityConflict,
