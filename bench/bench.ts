@@ -21,6 +21,10 @@
  * the fake Kubernetes API (bench/fake-kube-api.ts, every pipeline in a different state, real HTTP on loopback, the
  * real client-node with an exec-plugin kubeconfig), min of 5 runs: total <= 2 s, first line printed <= 1 s.
  *
+ * Review CPU (`npm run bench -- review`, bench/review-cpu.ts; also part of the full run): CPU time (user + system, the
+ * process and its children) of `npm run review` and of `npm run review -- --base HEAD`, min of 3 each; targets half of
+ * what issue 35 measured: review <= 0.9 s, --base <= 4.5 s.
+ *
  * Hostile inputs (`npm run bench -- hostile` runs only this; also part of the full run):
  *   - review of a 50 MB plan (4,000 updated resources with 6 KB values each side, one 5 MB value): wall time, peak
  *     RSS, report size; targets <= 20 s, <= 1.5 GB RSS, report <= 1 MB;
@@ -33,6 +37,7 @@ import * as os from 'os';
 import * as path from 'path';
 import { allPipelinesWorld, manyPodsWorld, runCli, runCliOn, startFakeApi, startSilentServer, writeKubeconfig } from './fake-kube-api';
 import { printFaultRows } from './faults';
+import { reviewCpuBench } from './review-cpu';
 
 const RUNS = 5;
 const ROOT = path.join(__dirname, '..', '..');
@@ -116,6 +121,10 @@ async function main(): Promise<void> {
     report(await statusBench());
     return;
   }
+  if (process.argv[2] === 'review') {
+    report(reviewCpuBench(ROOT));
+    return;
+  }
   if (process.argv[2] === 'hostile') {
     console.log(`node ${process.version}, ${os.cpus().length} cores`);
     report(await hostileBench());
@@ -125,6 +134,7 @@ async function main(): Promise<void> {
   printFaultRows();
   report(await statusBench());
   report(await hostileBench());
+  report(reviewCpuBench(ROOT));
 }
 
 /** A `terraform show -json`-shaped plan of about `mb` MB: terraform_data updates with large values, one huge value. */

@@ -1,5 +1,5 @@
 /**
- * `npm run review [-- options]` (= `tsc -b tsconfig.build.json && node dist/review/cli.js`): synthesizes the app (or
+ * `npm run review [-- options]` (= `node scripts/build-if-stale.mjs && node dist/review/cli.js`): synthesizes the app (or
  * reads a synthesized one), reviews every stack, and writes one Markdown report to stdout and to a file.
  * Exits 0 without error findings, 1 with one, 2 on a usage error or a tool failure.
  */
