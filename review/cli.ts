@@ -211,7 +211,7 @@ export const PLAN_READ_TIMEOUT_S = 120;
 function readPlan(file: string, maxMb: number): unknown {
   let text: string;
   try {
-    text = readBounded(file, { maxBytes: Math.floor(maxMb * 2 ** 20), limitName: '--max-plan-mb', timeoutMs: PLAN_READ_TIMEOUT_S * 1000 }).toString('utf8');
+    text = readBounded(file, { maxBytes: Math.floor(maxMb * 2 ** 20), limitName: '--max-plan-mb', timeoutMs: PLAN_READ_TIMEOUT_S * 1000, timeoutName: `the plan read bound, ${PLAN_READ_TIMEOUT_S} s` }).toString('utf8');
   } catch (error) {
     if (error instanceof BoundExceeded) {
       throw new UsageError(`--plan: ${error.message}; review a plan of fewer changes (terraform plan -target) or raise the limit`);
