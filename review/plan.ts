@@ -6,9 +6,11 @@
  * Field names follow Terraform's JSON plan format as hashicorp/terraform v1.11.4 writes it
  * (`internal/command/jsonplan/plan.go` and `resource.go`): top-level `format_version`, `terraform_version`,
  * `resource_changes` (omitempty: absent when nothing changes), `errored`, `complete`, `applyable`; per change
- * `address`, `mode`, `type`, `name`, `deposed` (the deposed object's key), `action_reason` (`replace_because_tainted`,
+ * `address`, `previous_address` (a `moved` block's source; marshalResourceChange sets it when PrevRunAddr differs),
+ * `mode`, `type`, `name`, `deposed` (the deposed object's key), `action_reason` (`replace_because_tainted`,
  * `replace_because_cannot_update`, `replace_by_request`, `replace_by_triggers`, `delete_because_no_resource_config`,
- * ...), and `change.{actions, before, after, after_unknown, replace_paths}`. `actions` is one of ["no-op"],
+ * ...), and `change.{actions, before, after, after_unknown, replace_paths, importing}` (`importing.id`: an `import`
+ * block adopts that object; the entry is then an import in addition to its actions, often `no-op`). `actions` is one of ["no-op"],
  * ["create"], ["read"], ["update"], ["delete","create"], ["create","delete"], ["delete"], ["forget"],
  * ["create","forget"] (`actionString`). Values unknown until apply are absent from `after` and `true` at the same
  * path of `after_unknown`. Pure.
@@ -114,7 +116,8 @@ const RawChangeSchema = z
         before_sensitive: Marks.optional(),
         after_sensitive: Marks.optional(),
         replace_paths: z.array(z.array(z.union([z.string(), z.number()]))).optional(),
-        // jsonplan/resource.go Importing: `id` (import blocks by ID) or `identity`; unknown_id when planned unknown
+        // hashicorp/terraform v1.11.4 internal/command/jsonplan/plan.go `Importing`: `id`, and `unknown` when the ID was
+        // not known at plan time (a deferred change)
         importing: z.object({ id: z.string().optional(), unknown: z.boolean().optional() }).passthrough().optional(),
       })
       .passthrough(),
