@@ -13,7 +13,7 @@ import { parseJsonExact, scanJson } from './json-scan';
 import { BoundExceeded, readBounded } from './bounded-read';
 import { planDifferences } from './same-plan';
 import { extractStack, StackModel } from './model';
-import { PlanReview, reviewPlan } from './plan';
+import { identityName, PlanReview, reviewPlan } from './plan';
 import { capText, redactDeep, Redactor } from './redact';
 import { loadPrices, parsePrices, PriceTable } from './prices';
 import { renderReport } from './report';
@@ -189,6 +189,15 @@ function stackAddresses(synthesis: Synthesis): Map<string, Set<string>> {
   );
 }
 
+/** Literal resource names per synthesized stack (address -> `name` or manifest `metadata.name`), for PlanReview.namesOf. */
+function stackNames(synthesis: Synthesis): Map<string, Map<string, string>> {
+  return new Map(synthesis.stacks.map((s) => [s.name, new Map(Object.entries(s.json.resource ?? {}).flatMap(([type, byName]) =>
+    Object.entries(byName ?? {}).flatMap(([n, attrs]) => {
+      const name = identityName(attrs);
+      return name === undefined || name.includes('${') ? [] : [[`${type}.${n}`, name] as const];
+    })))]));
+}
+
 /** Reads a --prices file and checks it against the table's schema; errors name the file (and the key). */
 export function readPrices(file: string): PriceTable {
   let raw: unknown;
@@ -267,13 +276,14 @@ export function run(
   const models = modelsOf(synthesis);
   const prices = loadPrices(options.prices ? readPrices(options.prices) : undefined, { stackChips: options.maxChips, stackHourly: options.maxHourly });
   const addresses = stackAddresses(synthesis);
+  const names = stackNames(synthesis);
   const raw = new Map<string, unknown>();
   const plans: PlanReview[] = options.plans.map(({ stack, file }) => {
     const synthesized = synthesis.stacks.find((s) => s.name === stack);
     if (!synthesized) throw new UsageError(`--plan ${stack}=${file}: no stack '${stack}' (stacks: ${synthesis.stacks.map((s) => s.name).join(', ')})`);
     const workingDir = path.relative(process.cwd(), synthesized.dir) || '.';
     raw.set(stack, readPlan(file, options.maxPlanMb));
-    return reviewPlan(stack, file, raw.get(stack), { stackAddresses: addresses, workingDir, redactor });
+    return reviewPlan(stack, file, raw.get(stack), { stackAddresses: addresses, stackNames: names, workingDir, redactor });
   });
   const reviewed = options.reviewed.map(({ stack, file }) => {
     const old = readPlan(file, options.maxPlanMb);

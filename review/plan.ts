@@ -62,6 +62,11 @@ export interface PlanReview {
   readonly foreign: readonly string[];
   /** The synthesized stack whose addresses the plan matches best, when that is another stack. */
   readonly likelyStack?: string;
+  /**
+   * Another synthesized stack whose resource names (`name`, a manifest's `metadata.name`) the plan's planned values
+   * carry more of than this stack's: the plan of one pipeline given as another's (the same addresses). @default - none
+   */
+  readonly namesOf?: string;
   /** Where Terraform runs for this stack (`cdktf.out/stacks/<stack>`), for commands the report shows. */
   readonly workingDir: string;
   /** The plan's condition checks that did not pass (`check` blocks, pre/postconditions): failed, errored or unknown. */
@@ -85,6 +90,8 @@ export interface PlanReviewOptions {
   readonly redactor?: Redactor;
   /** Managed-resource addresses each synthesized stack declares, to check the plan belongs to `stack`. @default - not checked */
   readonly stackAddresses?: ReadonlyMap<string, ReadonlySet<string>>;
+  /** Literal resource names (address -> `name` or manifest `metadata.name`) per synthesized stack. @default - not checked */
+  readonly stackNames?: ReadonlyMap<string, ReadonlyMap<string, string>>;
   /** @default `cdktf.out/stacks/<stack>` */
   readonly workingDir?: string;
 }
@@ -324,6 +331,26 @@ function mergeMarks(a: unknown, b: unknown): unknown {
   return a ?? b;
 }
 
+/** The name a planned object carries: its `name`, or a Kubernetes manifest's `metadata.name`. */
+export function identityName(values: unknown): string | undefined {
+  if (!isObj(values)) return undefined;
+  const manifest = isObj(values.manifest) && isObj(values.manifest.metadata) ? values.manifest.metadata.name : undefined;
+  const name = typeof manifest === 'string' ? manifest : values.name;
+  return typeof name === 'string' && name !== REDACTED && name !== KNOWN_AFTER_APPLY ? name : undefined;
+}
+
+/** Another stack whose names the plan's planned objects match more often than `stack`'s (see PlanReview.namesOf). */
+function nameMatch(stack: string, entries: readonly RawChange[], names: ReadonlyMap<string, ReadonlyMap<string, string>>): string | undefined {
+  const planned = entries.flatMap((e) => {
+    const name = e.mode === 'managed' ? identityName(e.change.after) : undefined;
+    return name === undefined ? [] : [[e.address, name] as const];
+  });
+  const score = (s: string) => planned.filter(([a, n]) => names.get(s)?.get(a) === n).length;
+  const mine = score(stack);
+  const best = [...names.keys()].filter((s) => s !== stack).map((s) => [s, score(s)] as const).sort((x, y) => y[1] - x[1])[0];
+  return best && best[1] > mine ? best[0] : undefined;
+}
+
 /** What an `import` or `moved` block does to an entry, in words. */
 function stateChangeLines(address: string, importing: string | undefined, previousAddress: string | undefined): string[] {
   return [
@@ -464,9 +491,11 @@ export function reviewPlan(stack: string, file: string, input: unknown, options:
       if (best && score(best[1]) > score(mine)) likelyStack = best[0];
     }
   }
+  const namesOf = options.stackNames ? nameMatch(stack, entries, options.stackNames) : undefined;
   return {
     stack,
     file,
+    ...(namesOf ? { namesOf } : {}),
     terraformVersion: plan.terraform_version,
     errored: plan.errored === true,
     changes,

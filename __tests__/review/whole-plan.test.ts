@@ -303,3 +303,14 @@ describe('--base: a removed pipeline stack, and no false state-move warnings', (
     expect(reviewRules([], [], [], undefined, diff).filter((f) => f.rule === 'backend-key-changed')).toEqual([]);
   });
 });
+
+test("one pipeline's plan given as another's (the same addresses, the other's names): plan-wrong-stack, exit 1", () => {
+  const llama = JSON.parse(JSON.stringify(pipelineJson()).replace(/qwen3-8b/g, 'llama3-8b')) as unknown;
+  const dir = synthesisDir({ infra: infraJson(), 'rl-qwen3': pipelineJson(), 'rl-llama3': llama });
+  const plan = path.join(__dirname, 'fixtures', 'plans', 'replace-training-jobset.json'); // a plan of rl-qwen3
+  const wrong = runCli(['--plan', `rl-llama3=${plan}`], dir);
+  expect(wrong.code).toBe(1);
+  expect(wrong.report).toMatch(/🛑 error \| rl-llama3 \| `\(plan\)` \| .*replace-training-jobset\.json plans objects named as stack rl-qwen3 names them, not as rl-llama3 does: it is the plan of rl-qwen3/);
+  const right = runCli(['--plan', `rl-qwen3=${plan}`], dir);
+  expect(right.report).not.toContain('plans objects named as stack');
+});
