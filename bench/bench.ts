@@ -26,6 +26,10 @@
  * the fake Kubernetes API (bench/fake-kube-api.ts, every pipeline in a different state, real HTTP on loopback, the
  * real client-node with an exec-plugin kubeconfig), min of 5 runs: total <= 2 s, first line printed <= 1 s.
  *
+ * Review CPU (`npm run bench -- review`, bench/review-cpu.ts; also part of the full run): CPU time (user + system, the
+ * process and its children) of `npm run review` and of `npm run review -- --base HEAD`, min of 3 each; targets half of
+ * what issue 35 measured: review <= 0.9 s, --base <= 4.5 s.
+ *
  * Hostile inputs (`npm run bench -- hostile` runs only this; also part of the full run):
  *   - review of a 50 MB plan (4,000 updated resources with 6 KB values each side, one 5 MB value; `--max-plan-mb 64`
  *     over the 16 MiB default): CPU and wall time, peak RSS, report size, CPU as a ratio to the floor (5x the target);
@@ -39,6 +43,7 @@ import * as os from 'os';
 import * as path from 'path';
 import { allPipelinesWorld, manyPodsWorld, runCli, runCliOn, startFakeApi, startSilentServer, writeKubeconfig } from './fake-kube-api';
 import { printFaultRows } from './faults';
+import { reviewCpuBench } from './review-cpu';
 
 const RUNS = 5;
 const ROOT = path.join(__dirname, '..', '..');
@@ -153,16 +158,21 @@ async function main(): Promise<void> {
     report(await statusBench());
     return;
   }
+  if (step === 'review') {
+    report(reviewCpuBench(ROOT));
+    return;
+  }
   const floor = best('floor (require cdktf)', `require('cdktf')`);
   if (step === 'hostile') {
     report(await hostileBench(floor));
     return;
   }
-  if (step !== undefined) throw new Error(`bench: the step must be faults, status or hostile, got '${step}'`);
+  if (step !== undefined) throw new Error(`bench: the step must be faults, status, hostile or review, got '${step}'`);
   synthBench(floor);
   printFaultRows();
   report(await statusBench());
   report(await hostileBench(floor));
+  report(reviewCpuBench(ROOT));
   console.log(`\nbench: ${(Number(process.hrtime.bigint() - started) / 1e9).toFixed(0)} s wall, ${(process.cpuUsage().user / 1e6 + childrenCpuMs() / 1000).toFixed(0)} s CPU (this process's user time and its children's)`);
 }
 

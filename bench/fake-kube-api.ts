@@ -267,9 +267,11 @@ export interface FakeApi {
   /**
    * A misbehaving server, per request (n counts every request): `silent` never answers, `headers` sends a 200 with
    * its headers and one line, then nothing (the socket stays open), `{ delayMs }` answers late,
-   * `{ code, body, contentType }` answers that instead of the world. @default - answers from the world
+   * `{ code, body, contentType }` answers that instead of the world, `{ respond }` writes the answer itself (a trickle,
+   * a gzip bomb). @default - answers from the world
    */
-  misbehave?: (req: Request, n: number) => 'silent' | 'headers' | { delayMs: number } | { code: number; body: string; contentType?: string } | undefined;
+  misbehave?: (req: Request, n: number) =>
+    | 'silent' | 'headers' | { delayMs: number } | { code: number; body: string; contentType?: string } | { respond: (res: http.ServerResponse) => void } | undefined;
   close(): Promise<void>;
 }
 
@@ -300,6 +302,7 @@ export async function startFakeApi(world: World): Promise<FakeApi> {
       res.write('2026-12-01T06:00:00Z the first line, then silence\n');
       return;
     }
+    if (odd && 'respond' in odd) return odd.respond(res);
     if (odd && 'code' in odd) {
       res.writeHead(odd.code, { 'content-type': odd.contentType ?? 'application/json' });
       return res.end(odd.body);

@@ -1,5 +1,5 @@
 /** Attribute-level differences of two Terraform values (synthesized attributes or plan before/after). Pure. */
-import { isObj } from './values';
+import { ExactNumber, isObj } from './values';
 
 export interface AttributeChange {
   readonly path: string;
@@ -17,7 +17,8 @@ export function flatten(value: unknown, prefix = '', out = new Map<string, strin
     if (entries.length === 0) out.set(prefix, '{}');
     for (const [k, v] of entries) flatten(v, prefix ? `${prefix}.${k}` : k, out);
   } else if (value !== undefined && value !== null) {
-    out.set(prefix, JSON.stringify(value));
+    // An exact number shows as written, unquoted like any number (1e309 as Terraform's digits, never `null`).
+    out.set(prefix, value instanceof ExactNumber ? value.text : JSON.stringify(value));
   }
   return out;
 }

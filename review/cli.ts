@@ -1,5 +1,5 @@
 /**
- * `npm run review [-- options]` (= `tsc -b tsconfig.build.json && node dist/review/cli.js`): synthesizes the app (or
+ * `npm run review [-- options]` (= `node scripts/build-if-stale.mjs && node dist/review/cli.js`): synthesizes the app (or
  * reads a synthesized one), reviews every stack, and writes one Markdown report to stdout and to a file.
  * Exits 0 without error findings, 1 with one, 2 on a usage error or a tool failure.
  */
@@ -10,13 +10,15 @@ import { ENVIRONMENT_FILE } from '../jobs/deployment';
 import { diffSyntheses, synthesizeRef } from './diff';
 import { Finding, hasErrors, review } from './findings';
 import { readSynthesis, Synthesis, synthesize } from './load';
-import { scanJson } from './json-scan';
+import { parseJsonExact, scanJson } from './json-scan';
+import { BoundExceeded, readBounded } from '../util/bounded-read';
 import { planDifferences } from './same-plan';
 import { extractStack, StackModel } from './model';
-import { PlanReview, reviewPlan } from './plan';
+import { identityName, PlanReview, reviewPlan } from './plan';
 import { capText, redactDeep, Redactor } from '../util/redact';
 import { loadPrices, parsePrices, PriceTable } from '../jobs/prices';
 import { renderReport } from './report';
+import { stripControls } from '../util/inert';
 import type { ChartReader } from './resources/types';
 
 /**
@@ -32,7 +34,10 @@ export const USAGE = `usage: npm run review -- [options]
   --base <git ref>        also synthesize <ref> in a temporary worktree (offline) and report the change per stack
   --plan <stack>=<file>   \`terraform show -json\` output of that stack's plan (repeatable); with plans, every stack
                           changed against --base needs one that changes it
-  --plan-failed <stack>   the plan step of that stack failed (an error finding; repeatable)
+  --plan-failed <stack>[=<step>]  the plan of that stack failed (at <step>: init, plan, show); an error (repeatable)
+  --plan-job-failed <step>  the plan job died at <step> outside any stack's plan (synth, ...): an error
+  --expect-plan <stack>   the plan job planned that stack: an error when it has neither --plan nor --plan-failed
+                          (repeatable; CI passes the plan job's stacks.txt)
   --reviewed <stack>=<file>  the plan the pull request reviewed: an error when that stack's --plan differs from it
   --max-plan-mb <n>       refuse a plan file larger than this (default ${DEFAULT_MAX_PLAN_MB})
   --prices <file>         price table replacing jobs/prices.json (same shape)
@@ -51,6 +56,12 @@ export interface CliOptions {
   plans: Array<{ stack: string; file: string }>;
   /** Stacks whose plan step failed. */
   failedPlans: string[];
+  /** The step each failed stack's plan died at (`--plan-failed <stack>=<step>`). */
+  failedSteps: Record<string, string>;
+  /** Steps at which the plan job died outside a stack's plan (`--plan-job-failed`). */
+  planJobFailed: string[];
+  /** Stacks the plan job planned (`--expect-plan`): each needs a plan or a failure marker. */
+  expectedPlans: string[];
   /** The reviewed plans (`--reviewed`) the new `--plan` of each stack must equal. */
   reviewed: Array<{ stack: string; file: string }>;
   /** Largest plan file read, in MiB. */
@@ -70,6 +81,8 @@ const OPTIONS = {
   base: { type: 'string' },
   plan: { type: 'string', multiple: true },
   'plan-failed': { type: 'string', multiple: true },
+  'plan-job-failed': { type: 'string', multiple: true },
+  'expect-plan': { type: 'string', multiple: true },
   reviewed: { type: 'string', multiple: true },
   'max-plan-mb': { type: 'string' },
   prices: { type: 'string' },
@@ -88,6 +101,23 @@ function positive(flag: string, value: string | undefined, integer: boolean): nu
     throw new UsageError(`--${flag} must be a positive ${integer ? 'whole number' : 'number'}, got '${value}'`);
   }
   return n;
+}
+
+function stackArg(flag: string, v: string): string {
+  if (!/^[\w.-]+$/.test(v)) throw new UsageError(`--${flag} takes a stack name, got '${capText(v, 80)}'`);
+  return v;
+}
+
+/** `--plan-failed <stack>[=<step>]`: the stacks, and the step each died at. */
+function failedPlanArgs(values: readonly string[]): Pick<CliOptions, 'failedPlans' | 'failedSteps'> {
+  const failedSteps: Record<string, string> = Object.create(null) as Record<string, string>;
+  const failedPlans = values.map((v) => {
+    const eq = v.indexOf('=');
+    const stack = stackArg('plan-failed', eq < 0 ? v : v.slice(0, eq));
+    if (eq >= 0) failedSteps[stack] = capText(v.slice(eq + 1).replace(/[^\w .()/-]/g, '?'), 80);
+    return stack;
+  });
+  return { failedPlans, failedSteps };
 }
 
 /** Parses argv with node:util parseArgs; a missing value or an unknown option is a UsageError naming the flag. */
@@ -122,10 +152,9 @@ export function parseArgs(argv: readonly string[]): CliOptions {
     ...(str('base') !== undefined ? { base: str('base') } : {}),
     plans,
     reviewed,
-    failedPlans: ((values['plan-failed'] as string[] | undefined) ?? []).map((v) => {
-      if (!/^[\w.-]+$/.test(v)) throw new UsageError(`--plan-failed takes a stack name, got '${v}'`);
-      return v;
-    }),
+    ...failedPlanArgs((values['plan-failed'] as string[] | undefined) ?? []),
+    planJobFailed: ((values['plan-job-failed'] as string[] | undefined) ?? []).map((v) => capText(v.replace(/[^\w .,:;()/-]/g, '?'), 120)),
+    expectedPlans: ((values['expect-plan'] as string[] | undefined) ?? []).map((v) => stackArg('expect-plan', v)),
     maxPlanMb: positive('max-plan-mb', str('max-plan-mb'), false) ?? DEFAULT_MAX_PLAN_MB,
     ...(str('prices') !== undefined ? { prices: str('prices') } : {}),
     ...(str('max-chips') !== undefined ? { maxChips: positive('max-chips', str('max-chips'), true) } : {}),
@@ -161,6 +190,15 @@ function stackAddresses(synthesis: Synthesis): Map<string, Set<string>> {
   );
 }
 
+/** Literal resource names per synthesized stack (address -> `name` or manifest `metadata.name`), for PlanReview.namesOf. */
+function stackNames(synthesis: Synthesis): Map<string, Map<string, string>> {
+  return new Map(synthesis.stacks.map((s) => [s.name, new Map(Object.entries(s.json.resource ?? {}).flatMap(([type, byName]) =>
+    Object.entries(byName ?? {}).flatMap(([n, attrs]) => {
+      const name = identityName(attrs);
+      return name === undefined || name.includes('${') ? [] : [[`${type}.${n}`, name] as const];
+    })))]));
+}
+
 /** Reads a --prices file and checks it against the table's schema; errors name the file (and the key). */
 export function readPrices(file: string): PriceTable {
   let raw: unknown;
@@ -172,25 +210,35 @@ export function readPrices(file: string): PriceTable {
   return parsePrices(raw, file);
 }
 
-/** Reads and parses a plan file; errors name the file. A file over `maxMb` MiB is refused before it is read. */
+/** How long a plan read may wait for its data to end (a FIFO whose writer never finishes), in seconds. */
+export const PLAN_READ_TIMEOUT_S = 120;
+
+/**
+ * Reads and parses a plan file; errors name the file. At most `maxMb` MiB are read, whatever the file is (a regular
+ * file, a FIFO, /dev/zero: util/bounded-read.ts): a larger plan is refused at the first byte over, never read in part.
+ * Numbers a double does not keep are kept as written (json-scan.ts parseJsonExact).
+ */
 function readPlan(file: string, maxMb: number): unknown {
   let text: string;
   try {
-    const bytes = fs.statSync(file).size;
-    if (bytes > maxMb * 2 ** 20) {
-      throw new UsageError(`--plan: ${file} is ${(bytes / 2 ** 20).toFixed(1)} MiB, over the limit of ${maxMb} MiB (--max-plan-mb): refused rather than read in part; review a plan of fewer changes (terraform plan -target) or raise the limit`);
-    }
-    text = fs.readFileSync(file, 'utf8');
+    text = readBounded(file, { maxBytes: Math.floor(maxMb * 2 ** 20), limitName: '--max-plan-mb', timeoutMs: PLAN_READ_TIMEOUT_S * 1000, timeoutName: `the plan read bound, ${PLAN_READ_TIMEOUT_S} s` }).toString('utf8');
   } catch (error) {
-    if (error instanceof UsageError) throw error;
+    if (error instanceof BoundExceeded) {
+      throw new UsageError(`--plan: ${error.message}; review a plan of fewer changes (terraform plan -target) or raise the limit`);
+    }
     throw new Error(`--plan: cannot read ${file}: ${(error as Error).message}`);
   }
   let parsed: unknown;
   try {
-    parsed = JSON.parse(text) as unknown;
-  } catch (error) {
-    // V8 quotes the text around the error ("..." is not valid JSON): the position is enough, the text may hold a secret.
-    const why = (error as Error).message.replace(/, (?:\.\.\.)?"[\s\S]*? is not valid JSON$/, '');
+    parsed = parseJsonExact(text);
+  } catch {
+    let why = 'not JSON';
+    try {
+      JSON.parse(text);
+    } catch (error) {
+      // V8 quotes the text around the error ("..." is not valid JSON): the position is enough, the text may hold a secret.
+      why = (error as Error).message.replace(/, (?:\.\.\.)?"[\s\S]*? is not valid JSON$/, '');
+    }
     throw new Error(`--plan: ${file} is not valid JSON (${why}); write it with \`terraform show -json <planfile> > ${file}\``);
   }
   const problem = scanJson(text);
@@ -232,13 +280,14 @@ export function run(
   const models = modelsOf(synthesis);
   const prices = loadPrices(options.prices ? readPrices(options.prices) : undefined, { stackChips: options.maxChips, stackHourly: options.maxHourly });
   const addresses = stackAddresses(synthesis);
+  const names = stackNames(synthesis);
   const raw = new Map<string, unknown>();
   const plans: PlanReview[] = options.plans.map(({ stack, file }) => {
     const synthesized = synthesis.stacks.find((s) => s.name === stack);
     if (!synthesized) throw new UsageError(`--plan ${stack}=${file}: no stack '${stack}' (stacks: ${synthesis.stacks.map((s) => s.name).join(', ')})`);
     const workingDir = path.relative(process.cwd(), synthesized.dir) || '.';
     raw.set(stack, readPlan(file, options.maxPlanMb));
-    return reviewPlan(stack, file, raw.get(stack), { stackAddresses: addresses, workingDir, redactor });
+    return reviewPlan(stack, file, raw.get(stack), { stackAddresses: addresses, stackNames: names, workingDir, redactor });
   });
   const reviewed = options.reviewed.map(({ stack, file }) => {
     const old = readPlan(file, options.maxPlanMb);
@@ -247,7 +296,9 @@ export function run(
   });
   const diff = options.base ? { base: options.base, stacks: diffSyntheses(synthesizeBase(repoDir, options.base), synthesis) } : undefined;
   const texts = synthesis.stacks.map((s) => ({ stack: s.name, text: s.text, json: s.json }));
-  const findings = review(models, texts, plans, prices, diff?.stacks, options.failedPlans, reviewed);
+  const findings = review(models, texts, plans, prices, diff?.stacks, options.failedPlans, reviewed, {
+    failedSteps: options.failedSteps, planJobFailed: options.planJobFailed, expectedPlans: options.expectedPlans,
+  });
   // Redaction first, on the raw values (the values Terraform marks sensitive, registered by reviewPlan, and the secret
   // shapes): the report then shortens and escapes them, which would leave a cut or escaped secret unmatched.
   const clean = <T>(v: T): T => redactDeep(v, (t) => redactor.text(t));
@@ -255,8 +306,8 @@ export function run(
     models: clean(models), findings: clean(findings), prices, source: clean(source), diff: clean(diff), plans: clean(plans),
     elapsedSeconds: (Date.now() - started) / 1000,
   });
-  // And once more over the whole text, for what the report itself joins.
-  return { markdown: redactor.text(markdown), findings };
+  // And once more over the whole text, for what the report itself joins; no terminal control survives (stdout).
+  return { markdown: stripControls(redactor.text(markdown)), findings };
 }
 
 export function main(
@@ -287,7 +338,7 @@ export function main(
     return hasErrors(result.findings) ? 1 : 0;
   } catch (error) {
     // Error text can quote a plan or the synthesis (a JSON parse error shows the text around it): redacted too.
-    process.stderr.write(`review: ${capText(redactor.text((error as Error)?.message ?? String(error)), 2000)}\n`);
+    process.stderr.write(`review: ${stripControls(capText(redactor.text((error as Error)?.message ?? String(error)), 2000))}\n`);
     return 2;
   }
 }

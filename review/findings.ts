@@ -24,8 +24,10 @@ export function review(
   diffs?: readonly StackDiff[],
   failedPlans: readonly string[] = [],
   reviewed: ReviewContext['reviewed'] = [],
+  /** What the CI plan job said about itself (review/rules/plan-job.ts). @default - nothing */
+  planJob: Pick<ReviewContext, 'failedSteps' | 'planJobFailed' | 'expectedPlans'> = {},
 ): Finding[] {
-  const ctx = { models, texts, plans, prices, diffs, failedPlans, reviewed };
+  const ctx = { models, texts, plans, prices, diffs, failedPlans, reviewed, ...planJob };
   const all = RULES.flatMap((rule) => rule.check(ctx));
   return all.sort((a, b) => ORDER[a.severity] - ORDER[b.severity] || a.stack.localeCompare(b.stack) || a.address.localeCompare(b.address));
 }

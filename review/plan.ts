@@ -6,9 +6,11 @@
  * Field names follow Terraform's JSON plan format as hashicorp/terraform v1.11.4 writes it
  * (`internal/command/jsonplan/plan.go` and `resource.go`): top-level `format_version`, `terraform_version`,
  * `resource_changes` (omitempty: absent when nothing changes), `errored`, `complete`, `applyable`; per change
- * `address`, `mode`, `type`, `name`, `deposed` (the deposed object's key), `action_reason` (`replace_because_tainted`,
+ * `address`, `previous_address` (a `moved` block's source; marshalResourceChange sets it when PrevRunAddr differs),
+ * `mode`, `type`, `name`, `deposed` (the deposed object's key), `action_reason` (`replace_because_tainted`,
  * `replace_because_cannot_update`, `replace_by_request`, `replace_by_triggers`, `delete_because_no_resource_config`,
- * ...), and `change.{actions, before, after, after_unknown, replace_paths}`. `actions` is one of ["no-op"],
+ * ...), and `change.{actions, before, after, after_unknown, replace_paths, importing}` (`importing.id`: an `import`
+ * block adopts that object; the entry is then an import in addition to its actions, often `no-op`). `actions` is one of ["no-op"],
  * ["create"], ["read"], ["update"], ["delete","create"], ["create","delete"], ["delete"], ["forget"],
  * ["create","forget"] (`actionString`). Values unknown until apply are absent from `after` and `true` at the same
  * path of `after_unknown`. Pure.
@@ -34,6 +36,10 @@ export interface PlannedChange {
   readonly reason?: string;
   /** The deposed object's key: this change is about a leftover of a failed create_before_destroy. */
   readonly deposed?: string;
+  /** An `import` block adopts an existing object with this ID (Terraform's `change.importing.id`). @default - no import */
+  readonly importing?: string;
+  /** A `moved` block moves the object from this address (Terraform's `previous_address`). @default - no move */
+  readonly previousAddress?: string;
   /** Attribute paths that force the replacement (`placement_policy[0].tpu_topology`). */
   readonly replacePaths: readonly string[];
   readonly summary: readonly string[];
@@ -50,11 +56,17 @@ export interface PlanReview {
   /** Terraform stopped planning part way (`errored: true`): the actions are incomplete. */
   readonly errored: boolean;
   readonly changes: readonly PlannedChange[];
-  readonly counts: Readonly<Record<PlanAction | 'deposed', number>>;
+  /** Per action; `import` and `move` count entries with `importing` / `previous_address` whatever their action. */
+  readonly counts: Readonly<Record<PlanAction | 'deposed' | 'import' | 'move', number>>;
   /** Managed-resource addresses of the plan that the stack does not synthesize (checked only when given). */
   readonly foreign: readonly string[];
   /** The synthesized stack whose addresses the plan matches best, when that is another stack. */
   readonly likelyStack?: string;
+  /**
+   * Another synthesized stack whose resource names (`name`, a manifest's `metadata.name`) the plan's planned values
+   * carry more of than this stack's: the plan of one pipeline given as another's (the same addresses). @default - none
+   */
+  readonly namesOf?: string;
   /** Where Terraform runs for this stack (`cdktf.out/stacks/<stack>`), for commands the report shows. */
   readonly workingDir: string;
   /** The plan's condition checks that did not pass (`check` blocks, pre/postconditions): failed, errored or unknown. */
@@ -78,6 +90,8 @@ export interface PlanReviewOptions {
   readonly redactor?: Redactor;
   /** Managed-resource addresses each synthesized stack declares, to check the plan belongs to `stack`. @default - not checked */
   readonly stackAddresses?: ReadonlyMap<string, ReadonlySet<string>>;
+  /** Literal resource names (address -> `name` or manifest `metadata.name`) per synthesized stack. @default - not checked */
+  readonly stackNames?: ReadonlyMap<string, ReadonlyMap<string, string>>;
   /** @default `cdktf.out/stacks/<stack>` */
   readonly workingDir?: string;
 }
@@ -99,6 +113,7 @@ const RawChangeSchema = z
     name: z.string(),
     deposed: z.string().optional(),
     action_reason: z.string().optional(),
+    previous_address: z.string().min(1).optional(),
     change: z
       .object({
         actions: z.array(z.enum(['no-op', 'create', 'read', 'update', 'delete', 'forget'])).min(1),
@@ -108,6 +123,9 @@ const RawChangeSchema = z
         before_sensitive: Marks.optional(),
         after_sensitive: Marks.optional(),
         replace_paths: z.array(z.array(z.union([z.string(), z.number()]))).optional(),
+        // hashicorp/terraform v1.11.4 internal/command/jsonplan/plan.go `Importing`: `id`, and `unknown` when the ID was
+        // not known at plan time (a deferred change)
+        importing: z.object({ id: z.string().optional(), unknown: z.boolean().optional() }).passthrough().optional(),
       })
       .passthrough(),
   })
@@ -178,7 +196,7 @@ function registerPlanSecrets(plan: z.infer<typeof PlanSchema>, redactor: Redacto
   // prior_state / planned_values: outputs with `sensitive`, resources with `sensitive_values` (jsonplan/values.go).
   const walkModule = (m: unknown): void => {
     if (!isObj(m)) return;
-    for (const r of Array.isArray(m.resources) ? m.resources : []) if (isObj(r)) maskSensitive(r.values, r.sensitive_values, found);
+    for (const r of Array.isArray(m.resources) ? m.resources : []) if (isObj(r)) maskSensitive(r.values, pairedMarks(String(r.type), r.sensitive_values), found);
     for (const c of Array.isArray(m.child_modules) ? m.child_modules : []) walkModule(c);
   };
   for (const values of [plan.planned_values, isObj(plan.prior_state) ? plan.prior_state.values : undefined]) {
@@ -280,6 +298,67 @@ function withSensitiveChanges(attributes: AttributeChange[], raw: RawChange): At
   return [...attributes, ...extra];
 }
 
+/**
+ * `terraform_data` copies `input` into `output` (hashicorp/terraform v1.11.4 internal/builtin/providers/terraform/
+ * resource_data.go: `output` is planned as the new `input`, applied from it), but the plan marks only `input`: a
+ * genuine 1.11.4 plan of a changed sensitive input has `before.output` holding the old value in clear text with
+ * `before_sensitive.output` `{}`. The input's marks are registered for the output too.
+ */
+export function pairedMarks(type: string, marks: unknown): unknown {
+  if (type !== 'terraform_data' || !isObj(marks) || marks.input === undefined || marks.input === false) return marks;
+  const out: Record<string, unknown> = { ...marks };
+  Object.defineProperty(out, 'output', { value: mergeMarks(marks.output, marks.input), enumerable: true, writable: true, configurable: true });
+  return out;
+}
+
+/** Marks that mark what either of `a` and `b` marks. */
+function mergeMarks(a: unknown, b: unknown): unknown {
+  if (a === true || b === true) return true;
+  if (Array.isArray(a) || Array.isArray(b)) {
+    const x = Array.isArray(a) ? a : [];
+    const y = Array.isArray(b) ? b : [];
+    return Array.from({ length: Math.max(x.length, y.length) }, (_, i) => mergeMarks(x[i], y[i]));
+  }
+  if (isObj(a) || isObj(b)) {
+    const x = isObj(a) ? a : {};
+    const y = isObj(b) ? b : {};
+    const out: Record<string, unknown> = {};
+    for (const k of new Set([...Object.keys(x), ...Object.keys(y)])) {
+      Object.defineProperty(out, k, { value: mergeMarks(x[k], y[k]), enumerable: true, writable: true, configurable: true });
+    }
+    return out;
+  }
+  return a ?? b;
+}
+
+/** The name a planned object carries: its `name`, or a Kubernetes manifest's `metadata.name`. */
+export function identityName(values: unknown): string | undefined {
+  if (!isObj(values)) return undefined;
+  const manifest = isObj(values.manifest) && isObj(values.manifest.metadata) ? values.manifest.metadata.name : undefined;
+  const name = typeof manifest === 'string' ? manifest : values.name;
+  return typeof name === 'string' && name !== REDACTED && name !== KNOWN_AFTER_APPLY ? name : undefined;
+}
+
+/** Another stack whose names the plan's planned objects match more often than `stack`'s (see PlanReview.namesOf). */
+function nameMatch(stack: string, entries: readonly RawChange[], names: ReadonlyMap<string, ReadonlyMap<string, string>>): string | undefined {
+  const planned = entries.flatMap((e) => {
+    const name = e.mode === 'managed' ? identityName(e.change.after) : undefined;
+    return name === undefined ? [] : [[e.address, name] as const];
+  });
+  const score = (s: string) => planned.filter(([a, n]) => names.get(s)?.get(a) === n).length;
+  const mine = score(stack);
+  const best = [...names.keys()].filter((s) => s !== stack).map((s) => [s, score(s)] as const).sort((x, y) => y[1] - x[1])[0];
+  return best && best[1] > mine ? best[0] : undefined;
+}
+
+/** What an `import` or `moved` block does to an entry, in words. */
+function stateChangeLines(address: string, importing: string | undefined, previousAddress: string | undefined): string[] {
+  return [
+    ...(importing !== undefined ? [`imports the existing object ${importing} into ${address}: Terraform manages it from now on (a later destroy deletes it)`] : []),
+    ...(previousAddress !== undefined ? [`moves ${previousAddress} to ${address} in state (the object itself is not touched)`] : []),
+  ];
+}
+
 /** A resource address without its instance key (`a.b[0]`, `a.b["x"]` -> `a.b`). */
 export function baseAddress(address: string): string {
   return address.replace(/\[[^\]]*\]$/, '');
@@ -316,12 +395,14 @@ export function reviewPlan(stack: string, file: string, input: unknown, options:
   }
   const top = PlanSchema.safeParse(input);
   if (!top.success) throw new Error(`${file}: not a plan this review can read: ${issuesText(top.error)}`);
-  const plan = top.data;
+  const plan = input as z.infer<typeof PlanSchema>; // not zod's copy, which drops `__proto__` keys
   const redactor = options.redactor ?? new Redactor();
   registerPlanSecrets(plan, redactor);
   const entries: RawChange[] = (plan.resource_changes ?? []).map((entry, i) => {
     const parsed = RawChangeSchema.safeParse(entry);
-    if (parsed.success) return parsed.data;
+    // The entry itself, not zod's copy: zod leaves out keys named `__proto__` (its objects and records skip them), and a
+    // sensitivity mark under that key must mask the value under it.
+    if (parsed.success) return entry as RawChange;
     const address = isObj(entry) && typeof entry.address === 'string' ? ` (${capText(entry.address, 120)})` : '';
     throw new Error(
       `${file}: resource_changes[${i}]${address} is not a change Terraform writes: ${issuesText(parsed.error)}; ` +
@@ -336,7 +417,9 @@ export function reviewPlan(stack: string, file: string, input: unknown, options:
     const problems = (c.instances ?? []).flatMap((x) => (x.problems ?? []).map((p) => p.message));
     return [{ address: c.address.to_display, status: c.status, problems: [...new Set(problems)] }];
   });
-  const counts: Record<PlanAction | 'deposed', number> = { create: 0, update: 0, replace: 0, delete: 0, read: 0, 'no-op': 0, forget: 0, deposed: 0 };
+  const counts: Record<PlanAction | 'deposed' | 'import' | 'move', number> = {
+    create: 0, update: 0, replace: 0, delete: 0, read: 0, 'no-op': 0, forget: 0, deposed: 0, import: 0, move: 0,
+  };
   const changes: PlannedChange[] = [];
   const seen = new Set<string>();
   entries.forEach((raw, i) => {
@@ -355,11 +438,16 @@ export function reviewPlan(stack: string, file: string, input: unknown, options:
     if (raw.deposed) counts.deposed += 1;
     else counts[action] += 1;
     if (actions.includes('create') && actions.includes('forget')) counts.create += 1;
+    const importing = raw.change.importing ? (raw.change.importing.id ?? '(an ID known only during apply)') : undefined;
+    const previousAddress = raw.previous_address !== undefined && raw.previous_address !== address ? raw.previous_address : undefined;
+    if (importing !== undefined) counts.import += 1;
+    if (previousAddress !== undefined) counts.move += 1;
     const found = (v: string) => redactor.add(v);
     // Masked even for unchanged resources: their text must not show up unredacted elsewhere in the report.
-    const beforeMasked = maskSensitive(raw.change.before ?? undefined, raw.change.before_sensitive, found);
-    const afterMasked = maskSensitive(raw.change.after ?? undefined, raw.change.after_sensitive, found);
-    if (action === 'no-op' || action === 'read') continue;
+    const beforeMasked = maskSensitive(raw.change.before ?? undefined, pairedMarks(raw.type, raw.change.before_sensitive), found);
+    const afterMasked = maskSensitive(raw.change.after ?? undefined, pairedMarks(raw.type, raw.change.after_sensitive), found);
+    // An import or a move is a change even when Terraform's action is no-op: state adopts or re-addresses an object.
+    if ((action === 'no-op' || action === 'read') && importing === undefined && previousAddress === undefined) continue;
     const type = raw.type;
     const name = raw.name;
     const before = action === 'create' ? undefined : beforeMasked;
@@ -369,7 +457,7 @@ export function reviewPlan(stack: string, file: string, input: unknown, options:
     try {
       summary = raw.deposed
         ? [`deposed object ${raw.deposed} of ${address} (left by a create-before-destroy replacement that did not finish) is deleted`]
-        : describeResource(type, name, before, after);
+        : [...stateChangeLines(address, importing, previousAddress), ...(action === 'no-op' ? [] : describeResource(type, name, before, after))];
     } catch (error) {
       throw new Error(`${file}: ${address}: its values do not have the shape of a ${type} (${(error as Error).message}); the review cannot tell what this change does`);
     }
@@ -381,6 +469,8 @@ export function reviewPlan(stack: string, file: string, input: unknown, options:
       replaceOrder: action === 'replace' ? (actions[0] === 'delete' ? 'delete-first' : 'create-first') : undefined,
       reason: raw.action_reason,
       deposed: raw.deposed,
+      ...(importing !== undefined ? { importing } : {}),
+      ...(previousAddress !== undefined ? { previousAddress } : {}),
       replacePaths: (raw.change.replace_paths ?? []).map(pathText),
       summary,
       attributes: action === 'update' || action === 'replace' ? withSensitiveChanges(planAttributeChanges(before, after), raw) : [],
@@ -401,9 +491,11 @@ export function reviewPlan(stack: string, file: string, input: unknown, options:
       if (best && score(best[1]) > score(mine)) likelyStack = best[0];
     }
   }
+  const namesOf = options.stackNames ? nameMatch(stack, entries, options.stackNames) : undefined;
   return {
     stack,
     file,
+    ...(namesOf ? { namesOf } : {}),
     terraformVersion: plan.terraform_version,
     errored: plan.errored === true,
     changes,

@@ -9,10 +9,11 @@ import type { StackDiff } from './diff';
 import type { Finding, Severity } from './findings';
 import { rateText, stackCost } from './cost';
 import type { JobSetStep, Pipeline, StackModel } from './model';
-import type { PlanAction, PlanReview } from './plan';
+import type { PlanAction, PlannedChange, PlanReview } from './plan';
 import { capacityText } from './resources/container-node-pool';
 import { money, PriceTable, RATE_TEXT, tpuRateFor, tpuRates } from '../jobs/prices';
 import { capText, MAX_VALUE_CHARS } from '../util/redact';
+import { codeSpan, inert } from '../util/inert';
 
 /** Hidden marker the PR workflow uses to find and update its one comment. */
 export const COMMENT_MARKER = '<!-- tpu-post-training:plan-review -->';
@@ -37,9 +38,9 @@ const MAX_CELL_CHARS = 4 * MAX_VALUE_CHARS;
 /** Rows of a plan's change table before the rest is summed up. */
 export const MAX_PLAN_ROWS = 150;
 
-/** Escapes a table cell. */
+/** A table cell: inert (util/inert.ts; code spans kept), `|` escaped. */
 function cell(text: unknown): string {
-  return capText(String(text ?? ''), MAX_CELL_CHARS).replace(/\|/g, '\\|').replace(/\r?\n/g, ' ');
+  return inert(capText(String(text ?? ''), MAX_CELL_CHARS), false).replace(/\|/g, '\\|');
 }
 
 function table(header: readonly string[], rows: ReadonlyArray<readonly unknown[]>): string {
@@ -51,8 +52,9 @@ function table(header: readonly string[], rows: ReadonlyArray<readonly unknown[]
   ].join('\n') + '\n';
 }
 
+/** `text` as a code span: shown as written, a backtick as a backtick (util/inert.ts codeSpan). */
 function code(text: string): string {
-  return text ? `\`${capText(text).replace(/`/g, "'")}\`` : '';
+  return codeSpan(capText(text));
 }
 
 // ---------------------------------------------------------------------------------------------------------------
@@ -73,7 +75,7 @@ function capacitySection(models: readonly StackModel[], prices: PriceTable): str
   for (const m of models) {
     const hasCapacity = m.tpuPools.length + m.cpuPools.length + m.controlPlanes.length > 0;
     if (!hasCapacity && !m.pipeline) continue;
-    out.push(`### \`${m.name}\`\n`);
+    out.push(`### ${code(m.name)}\n`);
     if (hasCapacity) {
       const cost = stackCost(m, prices);
       const tpu = cost.pools.filter((c) => c.kind === 'tpu');
@@ -101,7 +103,7 @@ function capacitySection(models: readonly StackModel[], prices: PriceTable): str
       out.push(
         `\n**Idle: ~${money(prices, cost.idleHourly)}/h (~${money(prices, cost.idleHourly * HOURS_PER_MONTH)}/month); ` +
           `while running: ~${money(prices, cost.runningHourly)}/h** (${cost.chips} TPU chips; cluster fee ${money(prices, cost.clusterFee)}/h included)` +
-          `${cost.unpriced.length ? `; no price for ${cost.unpriced.join(', ')}` : ''}.\n`,
+          `${cost.unpriced.length ? `; no price for ${inert(cost.unpriced.join(', '))}` : ''}.\n`,
       );
     }
     if (m.pipeline) out.push(pipelineCost(m.pipeline, models, prices));
@@ -126,7 +128,7 @@ function pipelineCost(p: Pipeline, models: readonly StackModel[], prices: PriceT
   const price = chipHour === undefined || !rate ? '' : ` (~${money(prices, chipHour * p.chipHours)} at the ${RATE_TEXT[rate]} rate` +
     `${pool!.capacity === 'reservation' ? ', already paid for by the reservation' : ''})`;
   return `Pipeline holds at most **${round(p.chipHours)} chip-hours**${price}: ` +
-    p.steps.filter((s) => s.tpuChips > 0).map((s) => `${s.name} ${s.tpuChips} chips x ${s.timeoutText ?? '?'} (timeout)`).join(', ') + '.\n';
+    p.steps.filter((s) => s.tpuChips > 0).map((s) => `${inert(s.name)} ${s.tpuChips} chips x ${s.timeoutText ?? '?'} (timeout)`).join(', ') + '.\n';
 }
 
 function round(n: number): string {
@@ -162,11 +164,11 @@ function accessSection(models: readonly StackModel[]): string {
   }
   const pub: string[] = [];
   for (const g of grants.filter((x) => x.member === 'allUsers' || x.member === 'allAuthenticatedUsers')) {
-    pub.push(`${g.role} for ${g.member} on ${g.scope} ${g.target} (${code(g.address)})`);
+    pub.push(`${inert(`${g.role} for ${g.member} on ${g.scope} ${g.target}`)} (${code(g.address)})`);
   }
   for (const c of models.flatMap((m) => m.controlPlanes)) {
     for (const n of (c.authorizedNetworks ?? []).filter((x) => x.cidr === '0.0.0.0/0' || x.cidr === '::/0')) {
-      pub.push(`control plane of ${c.name} open to ${n.cidr} (${code(c.address)})`);
+      pub.push(`control plane of ${inert(`${c.name} open to ${n.cidr}`)} (${code(c.address)})`);
     }
     if (!c.authorizedNetworks && c.ipEndpointEnabled && !c.privateEndpoint) pub.push(`control plane of ${c.name}: public IP endpoint without allow-list`);
     if (!c.privateNodes) pub.push(`nodes of ${c.name} have public IPs`);
@@ -182,7 +184,9 @@ function accessSection(models: readonly StackModel[]): string {
 
 function mermaidLabel(s: JobSetStep): string {
   const where = s.tpuChips > 0 ? `${s.tpuChips} TPU chips${s.tpuTopology ? ` ${s.tpuTopology}` : ''}` : 'CPU';
-  return `${s.name}<br/>${s.kind} · ${where}${s.timeoutText ? ` · ≤${s.timeoutText}` : ''}`.replace(/"/g, '#quot;');
+  // Mermaid's own escapes; no backtick or newline, which could end the fenced block.
+  const safe = (t: string) => t.replace(/[`\r\n<>]/g, ' ').replace(/"/g, '#quot;');
+  return `${safe(s.name)}<br/>${safe(`${s.kind} · ${where}${s.timeoutText ? ` · ≤${s.timeoutText}` : ''}`)}`;
 }
 
 /** The step graph as a Mermaid flowchart. */
@@ -210,7 +214,7 @@ export function evaluationLine(p: Pipeline): string | undefined {
   if (!train) return undefined;
   const given = train.args.num_test_batches;
   const n = given !== undefined ? Number(given) : MAXTEXT_DEFAULT_TEST_BATCHES;
-  const source = given !== undefined ? `num_test_batches=${given}` : `num_test_batches unset: MaxText's default ${MAXTEXT_DEFAULT_TEST_BATCHES}`;
+  const source = given !== undefined ? `num_test_batches=${inert(String(given), false)}` : `num_test_batches unset: MaxText's default ${MAXTEXT_DEFAULT_TEST_BATCHES}`;
   if (!(n > 0)) return `MaxText evaluation: off (${source}); \`npm run status\` shows no accuracy before/after.\n`;
   const batches = Number(train.args.num_batches);
   const share = (2 * n) / (batches + 2 * n);
@@ -228,11 +232,11 @@ function pipelinesSection(models: readonly StackModel[]): string {
   const out: string[] = ['## Pipelines\n'];
   if (pipelines.length === 0) out.push('_No pipeline stacks in this synthesis._\n');
   for (const p of pipelines) {
-    out.push(`### \`${p.stack}\`\n`);
+    out.push(`### ${code(p.stack)}\n`);
     out.push(`Model ${code(p.model ?? '?')}; slice ${p.tpuTopology ? `${p.tpuTopology} (${p.tpuChips} chips)` : 'none'}; ` +
       `images ${p.images.map(code).join(', ')}.\n`);
-    if (p.maxtextDifference) out.push(`MaxText version: ${p.maxtextDifference}.\n`);
-    if (p.evalGate) out.push(`Eval step: ${p.evalGate}.\n`);
+    if (p.maxtextDifference) out.push(`MaxText version: ${inert(p.maxtextDifference)}.\n`);
+    if (p.evalGate) out.push(`Eval step: ${inert(p.evalGate)}.\n`);
     const evaluation = evaluationLine(p);
     if (evaluation) out.push(evaluation);
     out.push(mermaid(p) + '\n');
@@ -254,17 +258,17 @@ function diffSection(diff: NonNullable<ReportInput['diff']>): string {
   if (changed.length === 0) out.push('No synthesized change in any stack.\n');
   for (const s of diff.stacks) {
     if (s.status === 'unchanged') {
-      out.push(`- \`${s.stack}\`: unchanged`);
+      out.push(`- ${code(s.stack)}: unchanged`);
       continue;
     }
     const n = (a: string) => s.resources.filter((r) => r.action === a).length;
-    out.push(`\n### \`${s.stack}\` (${s.status}: +${n('added')} / -${n('removed')} / ~${n('changed')})\n`);
+    out.push(`\n### ${code(s.stack)} (${s.status}: +${n('added')} / -${n('removed')} / ~${n('changed')})\n`);
     for (const r of s.resources) {
       const sign = r.action === 'added' ? '+' : r.action === 'removed' ? '-' : '~';
-      for (const line of r.summary) out.push(`- ${sign} ${capText(line, MAX_CELL_CHARS)}`);
+      for (const line of r.summary) out.push(`- ${sign} ${inert(capText(line, MAX_CELL_CHARS))}`);
     }
     for (const m of s.renamed) {
-      out.push(`- ⚠️ ${m.name}: address ${code(m.from)} -> ${code(m.to)}: Terraform destroys and recreates it (add a \`moved\` block)`);
+      out.push(`- ⚠️ ${inert(m.name)}: address ${code(m.from)} -> ${code(m.to)}: Terraform destroys and recreates it (add a \`moved\` block)`);
     }
     const details = s.resources.filter((r) => r.attributes.length);
     if (details.length) {
@@ -311,26 +315,39 @@ const ACTION_ICON: Record<PlanAction, string> = {
   create: '➕ create', update: '🔧 update', replace: '♻️ replace', delete: '🗑️ delete', read: 'read', 'no-op': 'no-op', forget: 'forget',
 };
 
+/** The action cell: Terraform's action, and the import / move an `import` or `moved` block adds to it. */
+function actionText(x: PlannedChange): string {
+  const state = [x.importing !== undefined ? '📥 import' : '', x.previousAddress !== undefined ? '➡️ move' : ''].filter(Boolean);
+  const action = x.deposed ? `🗑️ delete deposed ${x.deposed}` : x.action === 'no-op' && state.length ? '' : ACTION_ICON[x.action];
+  return [action, ...state].filter(Boolean).join(' + ') + (x.replaceOrder ? ` (${x.replaceOrder})` : '');
+}
+
+/** The what cell: the describer's words, or the attributes that change when it has none (an import's line is not one). */
+function whatText(x: PlannedChange): string {
+  const attrs = x.attributes.slice(0, 5).map((a) => `${a.path}: ${capText(a.before ?? '(absent)', 100)} -> ${capText(a.after ?? '(absent)', 100)}`).join(', ');
+  const own = x.summary.length - (x.importing !== undefined ? 1 : 0) - (x.previousAddress !== undefined ? 1 : 0);
+  return [x.summary.join('; '), own > 0 ? '' : attrs].filter(Boolean).join('; ');
+}
+
 function plansSection(plans: readonly PlanReview[]): string {
   const out: string[] = ['## Terraform plans\n'];
   for (const p of plans) {
     const c = p.counts;
-    out.push(`### \`${p.stack}\` (${code(p.file)}${p.terraformVersion ? `, Terraform ${p.terraformVersion}` : ''})\n`);
+    out.push(`### ${code(p.stack)} (${code(p.file)}${p.terraformVersion ? `, Terraform ${p.terraformVersion}` : ''})\n`);
     if (p.errored) out.push('**This plan errored: Terraform stopped part way, the actions below are incomplete.**\n');
-    for (const k of p.checks) out.push(`${k.status === 'unknown' ? '⚠️' : '🛑'} Check ${code(k.address)}: ${k.status}${k.problems.length ? ` (${k.problems.join('; ')})` : ''}.\n`);
+    for (const k of p.checks) out.push(`${k.status === 'unknown' ? '⚠️' : '🛑'} Check ${code(k.address)}: ${k.status}${k.problems.length ? ` (${inert(capText(k.problems.join('; '), MAX_CELL_CHARS))})` : ''}.\n`);
     if (p.changes.length === 0 && !p.errored) {
       out.push(`No changes: the infrastructure matches the configuration${c['no-op'] ? ` (${c['no-op']} unchanged)` : ''}.\n`);
       continue;
     }
     out.push(`${c.create} to create, ${c.update} to update, ${c.replace} to replace, ${c.delete} to delete` +
-      `${c.deposed ? ` (+ ${c.deposed} deposed object(s) to delete)` : ''}, ${c.forget} to forget, ${c['no-op']} unchanged.\n`);
+      `${c.deposed ? ` (+ ${c.deposed} deposed object(s) to delete)` : ''}, ${c.forget} to forget, ${c.import} to import, ${c.move} to move, ${c['no-op']} unchanged.\n`);
     const shown = p.changes.slice(0, MAX_PLAN_ROWS);
     out.push(table(['action', 'resource', 'what', 'forced by'],
-      shown.map((x) => [(x.deposed ? `🗑️ delete deposed ${x.deposed}` : ACTION_ICON[x.action]) + (x.replaceOrder ? ` (${x.replaceOrder})` : ''), code(x.address),
-        x.summary.join('; ') || x.attributes.slice(0, 5).map((a) => `${a.path}: ${capText(a.before ?? '(absent)', 100)} -> ${capText(a.after ?? '(absent)', 100)}`).join(', '),
+      shown.map((x) => [actionText(x), code(x.address), whatText(x),
         x.replacePaths.join(', ') || (x.reason ?? '')])));
     if (p.changes.length > shown.length) {
-      out.push(`\n_... and ${p.changes.length - shown.length} more changes: \`terraform show ${p.workingDir}/plan\` lists them all._\n`);
+      out.push(`\n_... and ${p.changes.length - shown.length} more changes: ${code(`terraform show ${p.workingDir}/plan`)} lists them all._\n`);
     }
   }
   return out.join('\n');
@@ -344,7 +361,7 @@ function notificationsLine(models: readonly StackModel[]): string {
   if (channels.length === 0 && policies.length === 0 && !models.some((m) => m.controlPlanes.length > 0)) return '';
   if (channels.length === 0 && policies.length === 0) return '## Notifications\n\nNobody is notified of failed, restarted, stalled or completed steps (set NOTIFY_EMAIL).\n';
   const who = channels.map((c) => `${c.type} ${code(c.target)}`).join(', ') || '_no channel_';
-  const what = policies.map((p) => `${p.displayName.replace(/^.*?: /, '')} (${p.condition})`).join(', ');
+  const what = inert(policies.map((p) => `${p.displayName.replace(/^.*?: /, '')} (${p.condition})`).join(', '));
   return `## Notifications\n\nNotified: ${who}; on ${what || '_no alert policy_'}.\n`;
 }
 
@@ -360,6 +377,7 @@ export function renderReport(input: ReportInput): string {
     `Stacks: ${input.models.map((m) => code(m.name)).join(', ') || '_none_'} (from ${input.source})` +
       `${input.diff ? `; compared with ${code(input.diff.base)}` : ''}` +
       `${input.plans?.length ? `; plans for ${input.plans.map((p) => code(p.stack)).join(', ')}` : ''}.\n`,
+    input.plans?.length ? '' : '**No Terraform plan was reviewed**: this report covers the synthesized configuration only, not what a deploy would do to the infrastructure.\n',
     findingsSection(input.findings),
     input.plans?.length ? plansSection(input.plans) : '',
     input.diff ? diffSection(input.diff) : '',

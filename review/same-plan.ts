@@ -2,15 +2,19 @@
  * Whether a new plan does what the reviewed plan did: the deploy after a merge re-plans and applies only when the new
  * plan's actions equal the reviewed ones (the saved-plan discipline of Atlantis and Terraform Cloud, where what is
  * applied is what was reviewed). Compared, per `resource_changes` entry keyed by address and deposed key: the actions,
- * action_reason, before, after, after_unknown, the sensitivity marks and replace_paths (Terraform v1.11.4
- * internal/command/jsonplan/resource.go `ResourceChange`); no-op and read entries are skipped (they change nothing);
+ * action_reason, previous_address (a `moved` block), importing (an `import` block), before, after, after_unknown, the
+ * sensitivity marks and replace_paths (Terraform v1.11.4 internal/command/jsonplan/resource.go `ResourceChange`,
+ * `Importing`); no-op and read entries are skipped unless they import or move (they change state);
  * then `output_changes` and the checks' statuses. Not compared: timestamps, prior_state and planned_values (derived),
- * configuration (a merge commit renames nothing Terraform plans). Differences name addresses and fields, never values.
+ * configuration (a merge commit renames nothing Terraform plans). Numbers compare as written (ExactNumber: 2^53+1 is
+ * not 2^53, Terraform's 2e309 is not 1e309). Differences name addresses and fields, never values.
  * Pure.
  */
 import { canonical, isObj } from './values';
 
-const FIELDS = ['actions', 'action_reason', 'before', 'after', 'after_unknown', 'before_sensitive', 'after_sensitive', 'replace_paths'] as const;
+const FIELDS = [
+  'actions', 'action_reason', 'previous_address', 'importing', 'before', 'after', 'after_unknown', 'before_sensitive', 'after_sensitive', 'replace_paths',
+] as const;
 
 function changesOf(plan: unknown): Map<string, Record<string, unknown>> {
   const out = new Map<string, Record<string, unknown>>();
@@ -18,8 +22,10 @@ function changesOf(plan: unknown): Map<string, Record<string, unknown>> {
   for (const rc of list) {
     if (!isObj(rc) || !isObj(rc.change)) continue;
     const actions = Array.isArray(rc.change.actions) ? rc.change.actions : [];
-    if (actions.every((a) => a === 'no-op' || a === 'read')) continue;
-    out.set(`${String(rc.address)}${rc.deposed ? ` (deposed ${String(rc.deposed)})` : ''}`, { ...rc.change, action_reason: rc.action_reason });
+    // A no-op that imports (`change.importing`) or moves (`previous_address`) changes state: compared like any change.
+    const statesChange = rc.change.importing !== undefined || (rc.previous_address !== undefined && rc.previous_address !== rc.address);
+    if (actions.every((a) => a === 'no-op' || a === 'read') && !statesChange) continue;
+    out.set(`${String(rc.address)}${rc.deposed ? ` (deposed ${String(rc.deposed)})` : ''}`, { ...rc.change, action_reason: rc.action_reason, previous_address: rc.previous_address });
   }
   return out;
 }

@@ -25,11 +25,20 @@ export interface TfResource {
   readonly attrs: Obj;
 }
 
+export { ExactNumber } from '../util/exact-number';
+import { ExactNumber } from '../util/exact-number';
+
 export function isObj(value: unknown): value is Obj {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
+  return typeof value === 'object' && value !== null && !Array.isArray(value) && !(value instanceof ExactNumber);
 }
 
-export { canonicalJson as canonical } from '../jobs/spec-key';
+/** A JSON text of `value` with object keys sorted: equal for equal values whatever their key order; exact numbers as written. */
+export function canonical(value: unknown): string {
+  if (Array.isArray(value)) return `[${value.map(canonical).join(',')}]`;
+  if (value instanceof ExactNumber) return value.text;
+  if (isObj(value)) return `{${Object.keys(value).sort().map((k) => `${JSON.stringify(k)}:${canonical(value[k])}`).join(',')}}`;
+  return JSON.stringify(value ?? null);
+}
 
 /** Terraform JSON renders a single nested block as an object, sometimes as a one-element list. */
 export function block(value: unknown): Obj | undefined {
@@ -38,11 +47,12 @@ export function block(value: unknown): Obj | undefined {
 }
 
 export function str(value: unknown): string | undefined {
-  return typeof value === 'string' ? value : typeof value === 'number' ? String(value) : undefined;
+  return typeof value === 'string' ? value : typeof value === 'number' || value instanceof ExactNumber ? String(value) : undefined;
 }
 
 export function num(value: unknown): number | undefined {
   if (typeof value === 'number') return value;
+  if (value instanceof ExactNumber) return Number(value.text);
   if (typeof value === 'string' && /^\d+(\.\d+)?$/.test(value)) return Number(value);
   return undefined;
 }

@@ -31,6 +31,8 @@ import type { PlaceholderRef, Platform } from '../jobs/platform';
 import { parseRecord, PipelineRecord, RecordedStep, recordName } from '../jobs/record';
 import { cpuHourly, loadPrices, money, RATE_TEXT, tpuRateFor, tpuRates } from '../jobs/prices';
 import { redact } from '../util/redact';
+import { stripControls } from '../util/inert';
+import { BoundExceeded, readBounded } from '../util/bounded-read';
 import type { ChipPrice } from './metrics';
 import type { CostRates } from './run-cost';
 import { renderRunReport } from './report';
@@ -267,10 +269,11 @@ async function connect(io: Io, s: Setup, requestTimeoutMs: number, context?: str
   const k8s = await import('@kubernetes/client-node');
   const { Cluster: ClusterClass } = await import('./cluster');
   const kc = new k8s.KubeConfig();
-  kc.loadFromFile(files.find((f) => fs.existsSync(f))!);
-  for (const extra of files.filter((f) => fs.existsSync(f)).slice(1)) {
+  const present = files.filter((f) => fs.existsSync(f));
+  loadKubeconfig(kc, present[0]!, requestTimeoutMs);
+  for (const extra of present.slice(1)) {
     const more = new k8s.KubeConfig();
-    more.loadFromFile(extra);
+    loadKubeconfig(more, extra, requestTimeoutMs);
     kc.mergeConfig(more);
   }
   if (context !== undefined) {
@@ -292,6 +295,36 @@ async function connect(io: Io, s: Setup, requestTimeoutMs: number, context?: str
 
 class NoCluster extends Error {}
 
+/** The largest kubeconfig read (gcloud writes a few KB per cluster). */
+export const MAX_KUBECONFIG_BYTES = 4 * 2 ** 20;
+/** The largest certificate-authority, client-certificate or client-key file read. */
+export const MAX_CREDENTIAL_FILE_BYTES = 2 ** 20;
+
+/**
+ * Loads a kubeconfig with every file read bounded in bytes and in time (--timeout): the kubeconfig itself and the
+ * certificate-authority / client-certificate / client-key files it names, which @kubernetes/client-node would
+ * otherwise read with readFileSync at the first request (a FIFO there blocks past any deadline; /dev/zero never
+ * ends). The files' contents go into the config as data (caData, certData, keyData), so the client reads no file.
+ */
+function loadKubeconfig(kc: KubeConfig, file: string, timeoutMs: number): void {
+  const read = (f: string, maxBytes: number, what: string): Buffer => {
+    try {
+      return readBounded(f, { maxBytes, limitName: what, timeoutMs, timeoutName: '--timeout' });
+    } catch (error) {
+      throw new NoCluster(`cannot read ${error instanceof BoundExceeded ? '' : `${f}: `}${(error as Error).message}\n`);
+    }
+  };
+  kc.loadFromString(read(file, MAX_KUBECONFIG_BYTES, `the kubeconfig bound, ${MAX_KUBECONFIG_BYTES / 2 ** 20} MiB`).toString('utf8'));
+  kc.makePathsAbsolute(path.dirname(file));
+  const bound = `the credential file bound, ${MAX_CREDENTIAL_FILE_BYTES / 2 ** 20} MiB`;
+  const asData = (f: string | undefined) => (f ? read(f, MAX_CREDENTIAL_FILE_BYTES, bound).toString('base64') : undefined);
+  kc.clusters = kc.clusters.map((c) => (c.caFile ? { ...c, caData: asData(c.caFile), caFile: undefined } : c));
+  kc.users = kc.users.map((u) =>
+    u.certFile || u.keyFile
+      ? { ...u, ...(u.certFile ? { certData: asData(u.certFile), certFile: undefined } : {}), ...(u.keyFile ? { keyData: asData(u.keyFile), keyFile: undefined } : {}) }
+      : u);
+}
+
 /** What the credential plugin's failure asks for (its messages: kubernetes/cloud-provider-gcp cmd/gke-gcloud-auth-plugin). */
 function pluginFix(message: string): string {
   if (/not installed/.test(message)) return 'Install it: gcloud components install gke-gcloud-auth-plugin, then retry.';
@@ -310,6 +343,9 @@ function noAnswer(err: ClusterError, context: string, server: string, s: Setup):
   const looksRight = context.includes(p.clusterName);
   const hint = looksRight ? '' : `(the current context does not name the config's cluster ${p.clusterName})\n`;
   switch (err.kind) {
+    case 'bound':
+      // The cluster answered; what it sent is past a bound of this tool (not the network's fault).
+      return new NoCluster(`the log from ${where} was cut: ${err.message}\n`);
     case 'api':
       // The cluster answered, but not as a cluster with this project's controllers would (e.g. 404: no JobSet/Kueue CRD).
       return new NoCluster(`the cluster at ${where} answered: ${err.message}\n${hint}Is infra deployed there (JobSet and Kueue)? npm run deploy -- infra\n`);
@@ -518,7 +554,7 @@ async function status(argv: string[], io: Io): Promise<number> {
     }
     const file = values.out !== undefined ? path.resolve(values.out) : path.join(findRepoRoot(), REPORTS_DIR, `run-report-${chosen[0]!.name}-${chosen[0]!.runId}.md`);
     fs.mkdirSync(path.dirname(file), { recursive: true });
-    fs.writeFileSync(file, redact(renderRunReport(statuses[0]!, { generatedAt: Date.now(), cluster: header })));
+    fs.writeFileSync(file, stripControls(redact(renderRunReport(statuses[0]!, { generatedAt: Date.now(), cluster: header }))));
     io.stdout.write(`${file}\n`);
     return exitCode(statuses);
   }
@@ -539,7 +575,11 @@ async function status(argv: string[], io: Io): Promise<number> {
       const wait = Math.min(intervalSeconds * 2 ** (failures - 1), Math.max(intervalSeconds, MAX_BACKOFF_SECONDS));
       const why = noAnswer(e, context, server, s).message.split('\n')[0];
       io.stderr.write(`status: ${new Date().toISOString()}: view stale since ${lastOk} (${failures} failed poll(s)): ${why}; retrying in ${wait}s\n`);
-      if (tty) io.stdout.write(`\x1b[s\x1b[1;1H\x1b[7m STALE since ${lastOk}: retrying in ${wait}s \x1b[0m\x1b[u`);
+      if (tty) {
+        io.stdout.write(TTY.markStale);
+        io.stdout.write(` STALE since ${lastOk}: retrying in ${wait}s `);
+        io.stdout.write(TTY.endStale);
+      }
       await sleep(wait * 1000);
       continue;
     }
@@ -547,7 +587,10 @@ async function status(argv: string[], io: Io): Promise<number> {
     lastOk = new Date().toISOString();
     if (values.json) io.stdout.write(`${JSON.stringify(toJson(statuses))}\n`);
     else {
-      if (tty && !first) io.stdout.write(`\x1b[H\x1b[2J${header}\n`);
+      if (tty && !first) {
+        io.stdout.write(TTY.clear);
+        io.stdout.write(`${header}\n`);
+      }
       else if (!first) io.stdout.write(`\n${header}\n`);
       if (values.watch) io.stdout.write(`${lastOk}\n`);
       io.stdout.write(renderText(statuses));
@@ -605,11 +648,31 @@ async function logs(argv: string[], io: Io): Promise<number> {
   }
 }
 
-/** A stream that writes everything through the shared redaction (util/redact.ts). */
+/**
+ * The terminal sequences `status --watch` writes itself, each as a write of its own: the redacting stream passes a
+ * write that is exactly one of these and strips every control from anything else (text from the cluster cannot make
+ * a write of its own: it is always inside a longer one).
+ */
+const TTY = {
+  /** save the cursor, go to the top-left corner, reverse video */
+  markStale: '\x1b[s\x1b[1;1H\x1b[7m',
+  /** normal video, restore the cursor */
+  endStale: '\x1b[0m\x1b[u',
+  /** cursor home, clear the screen */
+  clear: '\x1b[H\x1b[2J',
+} as const;
+const OWN_SEQUENCES: ReadonlySet<string> = new Set(Object.values(TTY));
+
+/**
+ * A stream that writes everything through the shared redaction (util/redact.ts) and without terminal control
+ * sequences (util/inert.ts stripControls: a cluster message cannot clear the screen or write the clipboard), but for
+ * the program's own (TTY).
+ */
 function redacting(out: Io['stdout']): Io['stdout'] {
   const w = new Writable({
     write(chunk: Buffer | string, _encoding, done) {
-      out.write(redact(chunk.toString()), done);
+      const text = chunk.toString();
+      out.write(OWN_SEQUENCES.has(text) ? text : stripControls(redact(text)), done);
     },
   }) as Io['stdout'];
   w.isTTY = out.isTTY;

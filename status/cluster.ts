@@ -28,7 +28,7 @@ import type { ServeSnapshot } from './serve';
  * (`forbidden`, HTTP 403), the server failed (`server`, HTTP 5xx), or any other answer a cluster with this project's
  * controllers would not give (`api`: 404 without the CRDs, a body that is not a Kubernetes list).
  */
-export type ClusterErrorKind = 'unreachable' | 'timeout' | 'plugin' | 'auth' | 'forbidden' | 'server' | 'api';
+export type ClusterErrorKind = 'unreachable' | 'timeout' | 'plugin' | 'auth' | 'forbidden' | 'server' | 'api' | 'bound';
 
 export class ClusterError extends Error {
   constructor(
@@ -331,7 +331,12 @@ export class Cluster {
     }
   }
 
-  /** Writes a container's log to `out` (without ending it); with `follow`, until the container ends or the call is interrupted. */
+  /**
+   * Writes a container's log to `out` (without ending it); with `follow`, until the container ends or the call is
+   * interrupted. Without `follow` the read is bounded: at most MAX_LOG_BYTES bytes after decompression (the API may
+   * answer gzip-compressed, which the client inflates: a small answer can expand without end) and at most
+   * LOG_READ_TIMEOUTS request timeouts in all (a server that trickles a byte at a time never goes idle).
+   */
   async streamLog(namespace: string, pod: string, container: string, out: Writable, follow: boolean): Promise<void> {
     await this.authenticate();
     // Every line passes the shared redaction (util/redact.ts) on its way out.
@@ -352,9 +357,24 @@ export class Cluster {
       }, this.timeoutMs);
     };
     const watch = new PassThrough();
-    watch.on('data', () => {
-      if (!follow) arm();
+    let bytes = 0;
+    const bound = (e: ClusterError) => {
+      controller?.abort();
+      watch.unpipe(pipe);
+      fail(e);
+    };
+    watch.on('data', (chunk: Buffer) => {
+      if (follow) return;
+      bytes += chunk.length;
+      if (bytes > MAX_LOG_BYTES) {
+        bound(new ClusterError(`the log is over ${MAX_LOG_BYTES / 2 ** 20} MiB after decompression (the bound of a log read without -f): its first ${MAX_LOG_BYTES / 2 ** 20} MiB are shown; read the rest with -f or kubectl logs --limit-bytes`, 'bound'));
+        return;
+      }
+      arm();
     });
+    const total = follow ? undefined : setTimeout(() => {
+      bound(new ClusterError(`the log did not end within ${seconds(this.timeoutMs * LOG_READ_TIMEOUTS)} (${LOG_READ_TIMEOUTS} x --timeout, the bound of a log read without -f): the server keeps sending; use -f to follow it`, 'bound'));
+    }, this.timeoutMs * LOG_READ_TIMEOUTS);
     watch.pipe(pipe);
     arm();
     try {
@@ -367,6 +387,12 @@ export class Cluster {
       throw describe(err);
     } finally {
       clearTimeout(timer);
+      clearTimeout(total);
     }
   }
 }
+
+/** The most bytes (after decompression) a log read without -f passes on. */
+export const MAX_LOG_BYTES = 64 * 2 ** 20;
+/** A log read without -f ends after this many request timeouts (--timeout) in all. */
+export const LOG_READ_TIMEOUTS = 12;

@@ -1,6 +1,7 @@
 /**
- * The shared redaction (util/redact.ts) for a log stream: complete lines are redacted as they pass; a private key
- * block spread over lines is withheld from its BEGIN line to its END line.
+ * The shared redaction (util/redact.ts) for a log stream: complete lines are redacted as they pass, and lose every
+ * terminal control sequence (util/inert.ts stripControls: a log line cannot clear the screen or write the clipboard);
+ * a private key block spread over lines is withheld from its BEGIN line to its END line.
  *
  * Linear and bounded: a chunk is searched for newlines once (the line so far is kept as a list of pieces, never
  * re-joined per chunk), and a line longer than MAX_LOG_LINE_CHARS keeps only its first MAX_LOG_LINE_CHARS + LOOKAHEAD
@@ -11,6 +12,7 @@
 import { StringDecoder } from 'string_decoder';
 import { Transform } from 'stream';
 import { redact } from '../util/redact';
+import { stripControls } from '../util/inert';
 
 const BEGIN = /-----BEGIN (?:[A-Z]+ )*PRIVATE KEY-----/;
 const END = /-----END (?:[A-Z]+ )*PRIVATE KEY-----/;
@@ -32,7 +34,7 @@ export function redactLines(maxLine = MAX_LOG_LINE_CHARS): Transform {
       return '';
     }
     if (BEGIN.test(l) && !END.test(l)) inKey = true;
-    const clean = redact(l);
+    const clean = stripControls(redact(l));
     if (more === 0 && clean.length <= maxLine) return `${clean}\n`;
     return `${clean.slice(0, maxLine)}… (line cut: ${clean.length - Math.min(clean.length, maxLine) + more} more characters left out)\n`;
   };

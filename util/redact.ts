@@ -13,6 +13,7 @@
  *
  * Pure.
  */
+import { ExactNumber } from './exact-number';
 
 /** What a redacted value is shown as. */
 export const REDACTED = '(sensitive value)';
@@ -55,13 +56,19 @@ export function findSecret(text: string): { what: string; index: number; match: 
   return undefined;
 }
 
-/** Shorter sensitive values (a port, `true`) are masked where Terraform marks them but not searched for in free text. */
-const MIN_LITERAL = 6;
+/**
+ * Sensitive values shorter than this (a 5-digit pin, a port) are searched for in free text as whole tokens only (not
+ * inside a longer word or number: `48213` is redacted in `pin 48213` and `{"pin":"48213"}`, not in `148213`), so that
+ * a one-character secret does not blank every digit of the report; longer values wherever they appear.
+ */
+const MIN_SUBSTRING = 6;
 
 /** Replaces secrets in text: known sensitive values (from a plan's markers) and the secret shapes. */
 export class Redactor {
   private readonly literals = new Set<string>();
+  private readonly short = new Set<string>();
   private sorted: string[] | undefined;
+  private shortPattern: RegExp | undefined;
 
   constructor(literals: Iterable<string> = []) {
     for (const l of literals) this.add(l);
@@ -69,15 +76,18 @@ export class Redactor {
 
   /** Registers a sensitive value (and its JSON-escaped form) so it is redacted wherever it appears. */
   add(value: string): void {
-    if (value.length < MIN_LITERAL) return;
-    this.literals.add(value);
+    if (value.length === 0) return;
     const escaped = JSON.stringify(value).slice(1, -1);
-    if (escaped !== value) this.literals.add(escaped);
+    for (const v of escaped === value ? [value] : [value, escaped]) {
+      if (v.length < MIN_SUBSTRING) this.short.add(v);
+      else this.literals.add(v);
+    }
     this.sorted = undefined;
+    this.shortPattern = undefined;
   }
 
   get size(): number {
-    return this.literals.size;
+    return this.literals.size + this.short.size;
   }
 
   /** `text` with every registered value and every secret shape replaced. */
@@ -85,6 +95,12 @@ export class Redactor {
     let out = text;
     this.sorted ??= [...this.literals].sort((a, b) => b.length - a.length);
     for (const l of this.sorted) if (out.includes(l)) out = out.split(l).join(REDACTED);
+    if (this.short.size) {
+      const escape = (v: string) => v.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+      // Not inside a longer word or number: no letter, digit, `_` or `.`+digit either side.
+      this.shortPattern ??= new RegExp(`(?<![\\p{L}\\p{N}_])(?:${[...this.short].sort((a, b) => b.length - a.length).map(escape).join('|')})(?![\\p{L}\\p{N}_])`, 'gu');
+      out = out.replace(this.shortPattern, REDACTED);
+    }
     for (const { shown, pattern } of SECRET_PATTERNS) {
       pattern.lastIndex = 0;
       out = out.replace(pattern, shown);
@@ -118,7 +134,10 @@ export function maskSensitive(value: unknown, marks: Marks, found?: (secret: str
   if (Array.isArray(marks) && Array.isArray(value)) return value.map((v, i) => maskSensitive(v, marks[i], found));
   if (isRecord(marks) && isRecord(value)) {
     const out: Record<string, unknown> = { ...value };
-    for (const [k, m] of Object.entries(marks)) if (k in out) out[k] = maskSensitive(out[k], m, found);
+    // Own keys only, set as own properties: a key named `__proto__` is a key like any other here.
+    for (const [k, m] of Object.entries(marks)) {
+      if (Object.hasOwn(out, k)) Object.defineProperty(out, k, { value: maskSensitive(out[k], m, found), enumerable: true, writable: true, configurable: true });
+    }
     return out;
   }
   return value;
@@ -131,7 +150,7 @@ export function maskSensitive(value: unknown, marks: Marks, found?: (secret: str
 export function collectStrings(value: unknown, found?: (secret: string) => void): void {
   if (!found) return;
   if (typeof value === 'string') found(value);
-  else if (typeof value === 'number') found(String(value));
+  else if (typeof value === 'number' || value instanceof ExactNumber) found(String(value));
   else if (Array.isArray(value)) value.forEach((v) => collectStrings(v, found));
   else if (isRecord(value)) {
     for (const [k, v] of Object.entries(value)) {
@@ -148,6 +167,7 @@ export function collectStrings(value: unknown, found?: (secret: string) => void)
 export function redactDeep<T>(value: T, redact: (text: string) => string): T {
   const walk = (v: unknown): unknown => {
     if (typeof v === 'string') return redact(v);
+    if (v instanceof ExactNumber) return redact(v.text) === v.text ? v : REDACTED;
     if (Array.isArray(v)) return v.map(walk);
     if (v instanceof Map) return new Map([...v].map(([k, x]) => [walk(k), walk(x)]));
     if (v instanceof Set) return new Set([...v].map(walk));
@@ -158,5 +178,5 @@ export function redactDeep<T>(value: T, redact: (text: string) => string): T {
 }
 
 function isRecord(v: unknown): v is Record<string, unknown> {
-  return typeof v === 'object' && v !== null && !Array.isArray(v);
+  return typeof v === 'object' && v !== null && !Array.isArray(v) && !(v instanceof ExactNumber);
 }

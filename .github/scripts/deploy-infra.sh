@@ -20,6 +20,10 @@ if [ -n "${PIPELINES_ONLY:-}" ] && [ "$stack" = infra ]; then
   exit 2
 fi
 dir="cdktf.out/stacks/${stack}"
+if [ -e "${reviewed}/plan-job.failed" ]; then
+  echo "::error::the pull request's plan job failed at '$(head -c 80 "${reviewed}/plan-job.failed" | tr -cd 'A-Za-z0-9 ._()/-')', so its plans were never all reviewed: nothing is applied"
+  exit 1
+fi
 if [ -e "${reviewed}/${stack}.failed" ]; then
   echo "::error::the pull request's plan of ${stack} failed, so it was never reviewed: nothing is applied"
   exit 1

@@ -35,7 +35,7 @@ describe('which entries are changes', () => {
       entry('new', ['create'], null, { input: 2 }),
     ]);
     expect(plan.changes.map((c) => c.address)).toEqual(['terraform_data.new']);
-    expect(plan.counts).toEqual({ create: 1, update: 0, replace: 0, delete: 0, read: 1, 'no-op': 1, forget: 0, deposed: 0 });
+    expect(plan.counts).toEqual({ create: 1, update: 0, replace: 0, delete: 0, read: 1, 'no-op': 1, forget: 0, deposed: 0, import: 0, move: 0 });
   });
 
   test('a plan without resource_changes (Terraform omits it when nothing changes) has no changes and is not errored', () => {

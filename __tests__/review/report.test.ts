@@ -255,12 +255,20 @@ test('cli: a plan file that is not JSON is named (exit 2); a no-changes plan exi
 test('cli: bad arguments are usage errors (exit 2)', () => {
   expect(() => parseArgs(['--plan', 'nofile'])).toThrow(/--plan takes <stack>=<file>/);
   expect(() => parseArgs(['--bogus'])).toThrow(/unknown option/);
+  expect(parseArgs(['--plan-failed', 'infra=init', '--plan-failed', 'rl-qwen3', '--expect-plan', 'infra'])).toMatchObject({
+    failedPlans: ['infra', 'rl-qwen3'], failedSteps: { infra: 'init' }, expectedPlans: ['infra'],
+  });
+  expect(() => parseArgs(['--expect-plan', 'a b'])).toThrow("--expect-plan takes a stack name, got 'a b'");
+  expect(parseArgs(['--plan-job-failed', 'synth<b>']).planJobFailed).toEqual(['synth?b?']);
   expect(parseArgs(['--base=origin/main', '--plan', 'infra=a.json', '--plan', 'rl-qwen3=b.json', '--no-synth'])).toEqual({
     out: 'review-report.md',
     base: 'origin/main',
     plans: [{ stack: 'infra', file: 'a.json' }, { stack: 'rl-qwen3', file: 'b.json' }],
     reviewed: [],
     failedPlans: [],
+    failedSteps: {},
+    planJobFailed: [],
+    expectedPlans: [],
     maxPlanMb: 16,
     from: 'cdktf.out',
     quiet: false,

@@ -65,7 +65,7 @@ function standIns(): string {
   // npm: `run --silent synth` copies the synthesis; `run --silent review -- <args>` runs the compiled review CLI.
   write('npm', `
 case "$3" in
-  synth) rm -rf cdktf.out; cp -r "$WORK/synthesis" cdktf.out ;;
+  synth) [ ! -e "$WORK/synth.fail" ] || { echo "synth stand-in: error" >&2; exit 1; }; rm -rf cdktf.out; cp -r "$WORK/synthesis" cdktf.out ;;
   review) shift 4
     # --base synthesizes the base commit in a git worktree and a review without --from synthesizes the app (review/diff.ts,
     # load.ts); with STANDIN_OFFLINE the review reads cdktf.out instead (the base comparison: fail-closed.test.ts).
@@ -78,7 +78,7 @@ esac`);
   write('terraform', `
 dir="\${1#-chdir=}"; stack="$(basename "$dir")"; cmd="$2"
 case "$cmd" in
-  init) ;;
+  init) [ ! -e "$WORK/tf/$stack.init-fail" ] || { echo "Error: backend (stand-in)" >&2; exit 1; } ;;
   plan) [ ! -e "$WORK/tf/$stack.fail" ] || { echo "Error: googleapi: 403 (stand-in)" >&2; exit 1; }
         cp "$WORK/tf/$stack.plan.json" "$dir/plan" ;;
   show) cat "$dir/plan" ;;
@@ -92,9 +92,10 @@ args=("$@"); jqf=""; for i in "\${!args[@]}"; do [ "\${args[$i]}" = "--jq" ] && 
 case "$1 $2" in
   "api repos/o/r/commits/"*) answer "$WORK/gh/commit-pulls.json" ;;
   "api repos/o/r/pulls/"*) answer "$WORK/gh/pull.json" ;;
+  "api repos/o/r/actions/workflows/plan-review.yml") answer "$WORK/gh/workflow.json" ;;
+  "api repos/o/r/actions/workflows/"*) echo "$2" >> "$WORK/gh/runs-queries.log"; answer "$WORK/gh/runs.json" ;;
   "api --paginate") answer "$WORK/gh/comments.json" ;;
   "api --method") id="\${4##*/}"; cat > "$WORK/gh/sent-$3-$id.json" ;;
-  "run list") answer "$WORK/gh/runs.json" ;;
   "run download") [ -d "$WORK/gh/artifact-$3" ] || { echo "no artifact" >&2; exit 1; }; d="\${@: -1}"; mkdir -p "$d"; cp -r "$WORK/gh/artifact-$3/." "$d/" ;;
   *) echo "gh stand-in: unexpected $*" >&2; exit 64 ;;
 esac`);
@@ -156,7 +157,7 @@ describe('the pull request: saved plans, and the review of exactly those', () =>
     tfPlan('rl-qwen3', undefined);
     const r = script('plan-stacks.sh', ['plans'], { STATE_BUCKET: 'state' });
     expect(r.code).toBe(1);
-    expect(r.out).toContain('::error::the plan of rl-qwen3 failed; the review fails on it');
+    expect(r.out).toContain('::error::the plan of rl-qwen3 failed at terraform plan; the review fails on it');
     expect(fs.readFileSync(path.join(tmp, 'plans', 'infra.json'), 'utf8')).toBe(fs.readFileSync(path.join(REAL, 'sensitive.json'), 'utf8'));
     expect(fs.existsSync(path.join(tmp, 'plans', 'rl-qwen3.failed'))).toBe(true);
     expect(fs.existsSync(path.join(tmp, 'plans', 'rl-qwen3.json'))).toBe(false);
@@ -177,7 +178,7 @@ describe('the pull request: saved plans, and the review of exactly those', () =>
     const report = fs.readFileSync(path.join(tmp, 'review-report.md'), 'utf8');
     expect(report).toContain('the plan step for stack rl-qwen3 failed');
     expect(report).toContain('### `infra` (`plans/infra.json`, Terraform 1.11.4)');
-    expect(calls()).toMatch(/npm run --silent review -- --base origin\/main --out review-report.md --quiet --plan infra=plans\/infra.json --plan-failed rl-qwen3/);
+    expect(calls()).toMatch(/npm run --silent review -- --base origin\/main --out review-report.md --quiet --plan infra=plans\/infra.json --plan-failed rl-qwen3=unknown step/);
     noCanary(r);
   });
 });
@@ -187,14 +188,28 @@ describe('the deploy after the merge applies only the reviewed plan', () => {
   function github(reviewed: Record<string, string | undefined>): void {
     const gh = path.join(tmp, 'gh');
     fs.mkdirSync(path.join(gh, 'artifact-42'), { recursive: true });
-    fs.writeFileSync(path.join(gh, 'commit-pulls.json'), JSON.stringify([{ number: 7, merged_at: '2026-12-01T20:00:00Z' }]));
-    fs.writeFileSync(path.join(gh, 'pull.json'), JSON.stringify({ number: 7, head: { sha: 'abc' } }));
-    fs.writeFileSync(path.join(gh, 'runs.json'), JSON.stringify([{ databaseId: 44, status: 'in_progress', conclusion: null }, { databaseId: 43, status: 'completed', conclusion: 'cancelled' }, { databaseId: 42, status: 'completed', conclusion: 'failure' }]));
+    fs.writeFileSync(path.join(gh, 'commit-pulls.json'), JSON.stringify([{ number: 7, merged_at: '2026-12-01T20:00:00Z', merge_commit_sha: 'm1' }]));
+    fs.writeFileSync(path.join(gh, 'pull.json'), JSON.stringify(pull()));
+    fs.writeFileSync(path.join(gh, 'workflow.json'), JSON.stringify({ id: 5, path: '.github/workflows/plan-review.yml' }));
+    runs([run(44, { status: 'in_progress', conclusion: null }), run(43, { conclusion: 'cancelled' }), run(42, { conclusion: 'failure' })]);
+    fs.writeFileSync(path.join(gh, 'artifact-42', 'stacks.txt'), `${Object.keys(reviewed).join('\n')}\n`);
     for (const [stack, fixture] of Object.entries(reviewed)) {
       if (fixture === undefined) fs.writeFileSync(path.join(gh, 'artifact-42', `${stack}.failed`), '');
       else fs.copyFileSync(path.join(REAL, `${fixture}.json`), path.join(gh, 'artifact-42', `${stack}.json`));
     }
   }
+  /** The merged pull request #7 (REST `pulls/7`), with `over` replacing fields. */
+  const pull = (over: Record<string, unknown> = {}) => ({
+    number: 7, merged: true, merge_commit_sha: 'm1', head: { sha: 'abc' }, base: { ref: 'main', repo: { full_name: 'o/r' } }, ...over,
+  });
+  /** A plan-review run (REST workflow_run) of pull request #7 at abc in o/r, completed, with `over` replacing fields. */
+  const run = (id: number, over: Record<string, unknown> = {}) => ({
+    id, html_url: `https://github.com/o/r/actions/runs/${id}`, workflow_id: 5, path: '.github/workflows/plan-review.yml', event: 'pull_request',
+    head_sha: 'abc', status: 'completed', conclusion: 'success', created_at: `2026-12-01T${String(id % 24).padStart(2, '0')}:00:00Z`,
+    repository: { full_name: 'o/r' }, head_repository: { full_name: 'o/r' },
+    pull_requests: [{ number: 7, base: { ref: 'main', repo: { name: 'r' } } }], ...over,
+  });
+  const runs = (list: unknown[]) => fs.writeFileSync(path.join(tmp, 'gh', 'runs.json'), JSON.stringify({ total_count: list.length, workflow_runs: list }));
   const deploy = () => {
     const fetched = script('fetch-reviewed-plans.sh', ['reviewed-plans'], { REPO: 'o/r', COMMIT: 'm1', GH_TOKEN: 'x' });
     expect(fetched.code).toBe(0);
@@ -208,6 +223,7 @@ describe('the deploy after the merge applies only the reviewed plan', () => {
     const r = deploy();
     expect(r.code).toBe(0);
     expect(calls()).toContain('gh run download 42 -R o/r -n plans -D reviewed-plans');
+    expect(r.all).toContain('reviewed plans of pull request #7 from plan-review run 42 (https://github.com/o/r/actions/runs/42), head abc, merged as m1');
     expect(calls()).toContain('npm run --silent review -- --no-synth --plan infra=deploy-plan.json --reviewed infra=reviewed-plans/infra.json');
     expect(applied()).toMatch(/^infra [0-9a-f]{16}\n$/);
     expect(calls()).toContain('terraform -chdir=cdktf.out/stacks/infra apply -input=false plan');
@@ -241,7 +257,7 @@ describe('the deploy after the merge applies only the reviewed plan', () => {
     expect(r.code).toBe(1);
     expect(applied()).toBe('');
     expect(r.out).toContain('::error::the plan to apply differs from the reviewed plan or has review errors (exit 1); nothing is applied');
-    expect(r.all).toMatch(/the plan of stack infra differs from the reviewed plan reviewed-plans\/infra.json: terraform_data.labels: \["update"\] is not in the reviewed plan/);
+    expect(r.all).toMatch(/the plan of stack infra differs from the reviewed plan reviewed-plans\/infra.json: terraform_data.labels: \\\["update"\\\] is not in the reviewed plan/);
     noCanary(r);
   });
 
@@ -259,16 +275,189 @@ describe('the deploy after the merge applies only the reviewed plan', () => {
     expect(none.code).toBe(1);
     expect(none.out).toContain('::error::no reviewed plan of infra in reviewed-plans: nothing is applied');
 
-    fs.writeFileSync(path.join(tmp, 'gh', 'runs.json'), JSON.stringify([{ databaseId: 43, status: 'in_progress' }]));
+    runs([run(43, { status: 'in_progress', conclusion: null })]);
     const unreviewed = script('fetch-reviewed-plans.sh', ['reviewed-plans'], { REPO: 'o/r', COMMIT: 'm1', GH_TOKEN: 'x' });
     expect(unreviewed.code).toBe(1);
-    expect(unreviewed.out).toContain('::error::no completed plan-review run for pull request #7 at abc');
+    expect(unreviewed.out).toContain('::error::no completed plan-review run (.github/workflows/plan-review.yml of o/r) of pull request #7 at abc');
 
-    fs.writeFileSync(path.join(tmp, 'gh', 'commit-pulls.json'), JSON.stringify([{ number: 8, merged_at: null }]));
+    fs.writeFileSync(path.join(tmp, 'gh', 'commit-pulls.json'), JSON.stringify([{ number: 8, merged_at: null, merge_commit_sha: 'm1' }]));
     const direct = script('fetch-reviewed-plans.sh', ['reviewed-plans'], { REPO: 'o/r', COMMIT: 'm1', GH_TOKEN: 'x' });
     expect(direct.code).toBe(1);
     expect(direct.out).toContain('::error::commit m1 is not the merge of a pull request');
     expect(applied()).toBe('');
+  });
+});
+
+describe('the deploy takes only a run of this pull request, this repository and the plan-review workflow file', () => {
+  const fetch = () => script('fetch-reviewed-plans.sh', ['reviewed-plans'], { REPO: 'o/r', COMMIT: 'm1', GH_TOKEN: 'x' });
+  const gh = (file: string, value: unknown) => fs.writeFileSync(path.join(tmp, 'gh', file), JSON.stringify(value));
+  /** Runs 42 (this pull request's, its own infra plan failed) and `others`, each with a plans artifact holding sensitive.json. */
+  function setUp(others: Array<Record<string, unknown>>): void {
+    fs.mkdirSync(path.join(tmp, 'gh'), { recursive: true });
+    gh('commit-pulls.json', [{ number: 7, merged_at: '2026-12-01T20:00:00Z', merge_commit_sha: 'm1' }]);
+    gh('pull.json', { number: 7, merged: true, merge_commit_sha: 'm1', head: { sha: 'abc' }, base: { ref: 'main', repo: { full_name: 'o/r' } } });
+    gh('workflow.json', { id: 5 });
+    const base = {
+      workflow_id: 5, path: '.github/workflows/plan-review.yml', event: 'pull_request', head_sha: 'abc', status: 'completed', conclusion: 'failure',
+      repository: { full_name: 'o/r' }, head_repository: { full_name: 'o/r' }, pull_requests: [{ number: 7, base: { ref: 'main', repo: { name: 'r' } } }],
+    };
+    const list = [{ ...base, id: 42, html_url: 'u42', created_at: '2026-12-01T10:00:00Z' }, ...others.map((o, i) => ({ ...base, id: 50 + i, html_url: `u${50 + i}`, created_at: `2026-12-01T1${i + 1}:00:00Z`, ...o }))];
+    gh('runs.json', { total_count: list.length, workflow_runs: list });
+    for (const r of list) {
+      const dir = path.join(tmp, 'gh', `artifact-${r.id}`);
+      fs.mkdirSync(dir, { recursive: true });
+      fs.writeFileSync(path.join(dir, 'stacks.txt'), 'infra\n');
+      if (r.id === 42) fs.writeFileSync(path.join(dir, 'infra.failed'), 'plan\n');
+      else fs.copyFileSync(path.join(REAL, 'sensitive.json'), path.join(dir, 'infra.json'));
+    }
+  }
+
+  test.each([
+    ['another pull request with the same head commit', { pull_requests: [{ number: 9, base: { ref: 'main', repo: { name: 'r' } } }] }],
+    ['a fork (no pull_requests, another head repository)', { pull_requests: [], head_repository: { full_name: 'mallory/r' } }],
+    ['another workflow file named plan-review', { workflow_id: 6, path: '.github/workflows/evil.yml' }],
+    ['another repository', { repository: { full_name: 'mallory/r' } }],
+    ['a push, not a pull request', { event: 'push' }],
+    ['another head commit', { head_sha: 'def' }],
+  ])('a newer run of %s is never taken: this pull request\'s own run (its plan failed) is, and nothing is applied', (_what, over) => {
+    synthesis();
+    setUp([over]);
+    tfPlan('infra', 'sensitive');
+    const fetched = fetch();
+    expect(fetched.code).toBe(0);
+    expect(fetched.out).toContain('from plan-review run 42 (u42)');
+    expect(calls()).toContain('gh run download 42 -R o/r -n plans -D reviewed-plans');
+    const r = script('deploy-infra.sh', [], { STATE_BUCKET: 'state', REVIEWED_PLANS: 'reviewed-plans' });
+    expect(r.code).toBe(1);
+    expect(r.out).toContain("::error::the pull request's plan of infra failed, so it was never reviewed: nothing is applied");
+    expect(applied()).toBe('');
+    noCanary(r);
+    noCanary(fetched);
+  });
+
+  test('the run query asks for pull_request runs of the workflow id at the head commit', () => {
+    synthesis();
+    setUp([]);
+    fetch();
+    expect(fs.readFileSync(path.join(tmp, 'gh', 'runs-queries.log'), 'utf8')).toBe('repos/o/r/actions/workflows/5/runs?event=pull_request&head_sha=abc&per_page=100\n');
+  });
+
+  test.each([
+    ['merged as another commit', { merge_commit_sha: 'm0' }, 'pull request #7 merged as m0, not as m1'],
+    ['not merged', { merged: false }, 'pull request #7 is not merged'],
+    ['merged into another branch', { base: { ref: 'dev', repo: { full_name: 'o/r' } } }, 'pull request #7 merged into o/r:dev, not o/r:main'],
+  ])('a pull request %s: refused before any download', (_what, over, message) => {
+    synthesis();
+    setUp([{ conclusion: 'success' }]);
+    gh('pull.json', { number: 7, merged: true, merge_commit_sha: 'm1', head: { sha: 'abc' }, base: { ref: 'main', repo: { full_name: 'o/r' } }, ...over });
+    const r = script('fetch-reviewed-plans.sh', ['reviewed-plans'], { REPO: 'o/r', COMMIT: 'm1', GH_TOKEN: 'x', PR_NUMBER: '7' });
+    expect(r.code).toBe(1);
+    expect(r.out).toContain(`::error::${message}`);
+    expect(calls()).not.toContain('gh run download');
+  });
+
+  test('an artifact without stacks.txt (not written by plan-stacks.sh) is refused', () => {
+    synthesis();
+    setUp([{ conclusion: 'success' }]);
+    fs.rmSync(path.join(tmp, 'gh', 'artifact-50', 'stacks.txt'));
+    const r = fetch();
+    expect(r.code).toBe(1);
+    expect(r.out).toContain('::error::the plans artifact of run 50 has no stacks.txt');
+  });
+
+  test('the reviewed plan job died outside a stack (plan-job.failed): nothing is applied, the step named', () => {
+    synthesis();
+    setUp([{ conclusion: 'success' }]);
+    fs.writeFileSync(path.join(tmp, 'gh', 'artifact-50', 'plan-job.failed'), 'synth\n');
+    tfPlan('infra', 'sensitive');
+    expect(fetch().code).toBe(0);
+    const r = script('deploy-infra.sh', [], { STATE_BUCKET: 'state', REVIEWED_PLANS: 'reviewed-plans' });
+    expect(r.code).toBe(1);
+    expect(r.out).toContain("::error::the pull request's plan job failed at 'synth'");
+    expect(applied()).toBe('');
+  });
+});
+
+describe('a plan job that fails before, during or after planning fails the review, naming the stack and the step', () => {
+  const review = (env: Record<string, string> = {}) => {
+    synthesis();
+    fs.cpSync(path.join(tmp, 'synthesis'), path.join(tmp, 'cdktf.out'), { recursive: true });
+    const out = path.join(tmp, 'out.txt');
+    fs.rmSync(out, { force: true });
+    const r = script('review-pr.sh', [], { BASE_REF: 'main', GITHUB_OUTPUT: out, STANDIN_OFFLINE: '1', ...env });
+    return { r, exit: fs.readFileSync(out, 'utf8'), report: fs.readFileSync(path.join(tmp, 'review-report.md'), 'utf8') };
+  };
+
+  test('STATE_BUCKET unset: the job fails before its loop, plan-job.failed names the step, the review errors', () => {
+    synthesis();
+    const plan = script('plan-stacks.sh', ['plans'], {});
+    expect(plan.code).not.toBe(0);
+    expect(fs.readFileSync(path.join(tmp, 'plans', 'plan-job.failed'), 'utf8')).toBe('STATE_BUCKET\n');
+    expect(plan.out).toContain("::error::the plan job failed at step 'STATE_BUCKET'");
+    const { r, exit, report } = review({ PLAN_JOB_RESULT: 'failure', PLANNED: 'failure' });
+    expect(r.code).toBe(0);
+    expect(exit).toBe('exit_code=1\n');
+    expect(report).toContain('the plan job failed at STATE_BUCKET');
+    expect(report).toMatch(/🛑 error \| \(all\) \| `\(plan job\)` \|/);
+    expect(report).toContain('# Plan review: 🛑');
+    expect(report).toContain('**No Terraform plan was reviewed**');
+    noCanary(r);
+  });
+
+  test('synth fails: plan-job.failed says synth, no stack marker, the review errors', () => {
+    synthesis();
+    fs.writeFileSync(path.join(tmp, 'synth.fail'), '');
+    const plan = script('plan-stacks.sh', ['plans'], { STATE_BUCKET: 'state' });
+    expect(plan.code).not.toBe(0);
+    expect(fs.readdirSync(path.join(tmp, 'plans'))).toEqual(['plan-job.failed']);
+    expect(fs.readFileSync(path.join(tmp, 'plans', 'plan-job.failed'), 'utf8')).toBe('synth\n');
+    fs.rmSync(path.join(tmp, 'synth.fail'));
+    const { exit, report } = review({ PLAN_JOB_RESULT: 'failure', PLANNED: 'failure' });
+    expect(exit).toBe('exit_code=1\n');
+    expect(report).toContain('the plan job failed at synth');
+  });
+
+  test('a stack\'s init fails: its marker names the step; the other stack is planned; the review names both', () => {
+    synthesis();
+    tfPlan('infra', 'sensitive');
+    tfPlan('rl-qwen3', 'no-changes');
+    fs.writeFileSync(path.join(tmp, 'tf', 'rl-qwen3.init-fail'), '');
+    const plan = script('plan-stacks.sh', ['plans'], { STATE_BUCKET: 'state' });
+    expect(plan.code).toBe(1);
+    expect(plan.out).toContain('::error::the plan of rl-qwen3 failed at terraform init');
+    expect(fs.readFileSync(path.join(tmp, 'plans', 'rl-qwen3.failed'), 'utf8')).toBe('init\n');
+    expect(fs.readFileSync(path.join(tmp, 'plans', 'stacks.txt'), 'utf8')).toBe('infra\nrl-qwen3\n');
+    expect(fs.existsSync(path.join(tmp, 'plans', 'plan-job.failed'))).toBe(false);
+    const { r, exit, report } = review({ PLAN_JOB_RESULT: 'failure', PLANNED: 'failure' });
+    expect(exit).toBe('exit_code=1\n');
+    expect(report).toContain('the plan step for stack rl-qwen3 failed at terraform init');
+    expect(report).not.toContain('the plan job failed at');
+    expect(calls()).toContain('--plan infra=plans/infra.json --plan-failed rl-qwen3=init --expect-plan infra --expect-plan rl-qwen3');
+    noCanary(r);
+  });
+
+  test('a stack the job planned has no plan in the artifact: an error naming it', () => {
+    fs.mkdirSync(path.join(tmp, 'plans'));
+    fs.writeFileSync(path.join(tmp, 'plans', 'stacks.txt'), 'infra\nrl-qwen3\n');
+    fs.copyFileSync(path.join(REAL, 'sensitive.json'), path.join(tmp, 'plans', 'infra.json'));
+    const { exit, report } = review({ PLAN_JOB_RESULT: 'success', PLANNED: 'success' });
+    expect(exit).toBe('exit_code=1\n');
+    expect(report).toContain('the plan job planned stack rl-qwen3 but neither its plan nor a failure marker reached the review');
+  });
+
+  test('the plan job failed without a marker, or its artifact never arrived: an error, not "no errors"', () => {
+    const failed = review({ PLAN_JOB_RESULT: 'failure' });
+    expect(failed.exit).toBe('exit_code=1\n');
+    expect(failed.report).toContain('the plan job failed at the plan job (failure, no marker: see its log)');
+    const lost = review({ PLAN_JOB_RESULT: 'success', PLANNED: 'success' });
+    expect(lost.exit).toBe('exit_code=1\n');
+    expect(lost.report).toContain('the plan job failed at downloading the plans artifact (the plans step ran: success)');
+  });
+
+  test('no plan identity (a fork: the plans step skipped): the synthesized review, saying no plan was reviewed', () => {
+    const { exit, report } = review({ PLAN_JOB_RESULT: 'success', PLANNED: 'skipped' });
+    expect(exit).toBe('exit_code=0\n');
+    expect(report).toContain('**No Terraform plan was reviewed**');
   });
 });
 

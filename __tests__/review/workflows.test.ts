@@ -102,7 +102,13 @@ test('the PR workflow runs the README test command, the review against the base,
   const steps = Object.values(wf.jobs).flatMap((j) => j.steps);
   const runs = steps.map((s) => s.run ?? '');
   expect(runs).toEqual(expect.arrayContaining(['npm ci', 'npm test', '.github/scripts/review-pr.sh', '.github/scripts/post-comment.sh review-report.md']));
-  expect(steps.find((s) => s.run === '.github/scripts/review-pr.sh')!.env).toEqual({ BASE_REF: '${{ github.base_ref }}' });
+  expect(steps.find((s) => s.run === '.github/scripts/review-pr.sh')!.env).toEqual({
+    BASE_REF: '${{ github.base_ref }}', PLAN_JOB_RESULT: '${{ needs.plan.result }}', PLANNED: '${{ needs.plan.outputs.planned }}',
+  });
+  // a failed plan fails its job (no continue-on-error turns a dead script green); plan-stacks.sh leaves markers by trap
+  const plans = steps.find((s) => s.id === 'plans') as Record<string, unknown>;
+  expect(plans['continue-on-error']).toBeUndefined();
+  expect(fs.readFileSync(path.join(ROOT, '.github', 'scripts', 'plan-stacks.sh'), 'utf8')).toContain('trap on_exit EXIT');
   expect(fs.readFileSync(path.join(ROOT, '.github', 'scripts', 'review-pr.sh'), 'utf8')).toContain('--base "origin/${base}"');
   // credentials only when configured: auth, terraform and plans are all gated on the WIF secrets
   for (const s of steps.filter((x) => x.uses?.startsWith('google-github-actions/auth') || x.id === 'plans')) {

@@ -218,3 +218,121 @@ test('10,000 pods: one answer (its wall time is a target of npm run bench -- hos
   expect(JSON.parse(r.stdout).pipelines[0].steps[1].state).toBeDefined();
   expect(api.requests.filter((q) => q.path.endsWith('/pods'))).toHaveLength(1);
 }, 30_000);
+
+test('terminal escape sequences in pod messages, events and logs never reach the terminal (status, status --watch, logs)', async () => {
+  // The payloads of issue 35: a clipboard write (OSC 52), a clear screen (CSI 2J), a title set (OSC 0), 8-bit CSI.
+  const OSC52 = '\u001b]52;c;Y2FuYXJ5\u0007';
+  const CLEAR = '\u001b[2J\u001b[H';
+  const qwen = pipeline('rl-qwen3');
+  const w = emptyWorld();
+  const js = jobSet(step(qwen, 'to-maxtext'), {
+    terminalState: 'Failed',
+    conditions: [{ type: 'Failed', status: 'True', reason: 'FailedJobs', message: `job failed ${OSC52}${CLEAR}\u001b]0;pwned\u0007 \u009b31m` }],
+  });
+  w.jobSets.push(js);
+  w.workloads.push(workload(js, true));
+  const p = pod(js, 'convert', { phase: 'Failed', containerStatuses: [{ name: 'workload-container', state: { terminated: { exitCode: 1, reason: 'Error', message: `oom ${CLEAR}` } } }] });
+  w.pods.push(p);
+  w.logs[p.metadata.name] = [`2026-12-01T06:00:00Z step 1 ${OSC52}`, `2026-12-01T06:00:01Z ${CLEAR}Traceback: ValueError\r`];
+  const api = await fake(w);
+  const env = kubeconfig(api.url);
+  const controls = /[\x00-\x08\x0b-\x1f\x7f-\x9f]/;
+  const status = await runCli(['status', 'rl-qwen3'], env);
+  expect(status.code).toBe(1);
+  expect(status.stdout + status.stderr).not.toMatch(controls);
+  expect(status.stdout).toContain('FailedJobs: job failed'); // the message is shown, whole sequences are dropped
+  expect(status.stdout).not.toContain('Y2FuYXJ5');
+  expect(status.stdout).toContain('step 1');
+  for (const args of [['logs', 'rl-qwen3', 'to-maxtext'], ['logs', 'rl-qwen3', 'to-maxtext', '-f']]) {
+    const logs = await runCli(args, env);
+    expect(logs.code).toBe(0);
+    expect(logs.stdout + logs.stderr).not.toMatch(controls);
+    expect(logs.stdout).toContain('Traceback: ValueError');
+  }
+});
+
+describe('a log read without -f is bounded in time and in decompressed bytes', () => {
+  /** A world with one finished conversion pod whose log the fake server answers with `respond`. */
+  async function logWorld(respond: (res: import('http').ServerResponse) => void) {
+    const w = emptyWorld();
+    const js = jobSet(step(pipeline('rl-qwen3'), 'to-maxtext'), { terminalState: 'Completed', conditions: [{ type: 'Completed', status: 'True' }] });
+    w.jobSets.push(js);
+    w.workloads.push(workload(js, true));
+    const p = pod(js, 'convert', { phase: 'Succeeded', containerStatuses: [{ name: 'workload-container', state: { terminated: { exitCode: 0, reason: 'Completed' } } }] });
+    w.pods.push(p);
+    w.logs[p.metadata.name] = ['2026-12-01T06:00:00Z done'];
+    const api = await fake(w);
+    // Only the log read itself (not the one-line probe `hasLog` makes with tailLines=1).
+    api.misbehave = (req) => (req.path.endsWith('/log') && req.query.tailLines === undefined ? { respond } : undefined);
+    return api;
+  }
+
+  test('a server that trickles a line every 50 ms forever: ends after 12 x --timeout, naming the bound (exit 4)', async () => {
+    const timers: NodeJS.Timeout[] = [];
+    const api = await logWorld((res) => {
+      res.writeHead(200, { 'content-type': 'text/plain' });
+      const t = setInterval(() => res.write('2026-12-01T06:00:00Z still here\n'), 50);
+      timers.push(t);
+      res.on('close', () => clearInterval(t));
+    });
+    try {
+      const r = await runCli(['logs', 'rl-qwen3', 'to-maxtext', '--timeout', '0.3'], kubeconfig(api.url));
+      expect(r.code).toBe(4);
+      expect(r.stderr).toContain('the log did not end within 3.6 s (12 x --timeout, the bound of a log read without -f)');
+      expect(r.stderr).not.toMatch(/allow-list|no route/); // not blamed on the network
+      expect(r.stdout).toContain('still here');
+    } finally {
+      timers.forEach(clearInterval);
+    }
+  }, 30_000);
+
+  test('a gzip bomb (80 MiB inflated from a few hundred KB): cut at 64 MiB after decompression, naming the bound', async () => {
+    const bomb = require('zlib').gzipSync(Buffer.from('2026-12-01T06:00:00Z aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa\n'.repeat(80 * 2 ** 20 / 64))) as Buffer;
+    expect(bomb.length).toBeLessThan(2 ** 20);
+    const api = await logWorld((res) => {
+      res.writeHead(200, { 'content-type': 'text/plain', 'content-encoding': 'gzip' });
+      res.end(bomb);
+    });
+    const r = await runCli(['logs', 'rl-qwen3', 'to-maxtext', '--timeout', '5'], kubeconfig(api.url));
+    expect(r.code).toBe(4);
+    expect(r.stderr).toContain('the log is over 64 MiB after decompression (the bound of a log read without -f)');
+    expect(r.stderr).not.toMatch(/allow-list|no route/);
+  }, 60_000);
+});
+
+describe('kubeconfig and CA reads are bounded for files, FIFOs and devices', () => {
+  /** A FIFO held open for writing by this process (so a reader waits for data that never comes), closed after the test. */
+  function heldFifo(dir: string, name: string): string {
+    const fifo = require('path').join(dir, name);
+    require('child_process').execFileSync('mkfifo', [fifo]);
+    const fd = fs.openSync(fifo, 'r+'); // Linux: a FIFO opened read-write has a writer and never blocks the open
+    closeAfter(async () => fs.closeSync(fd));
+    return fifo;
+  }
+
+  test('a FIFO kubeconfig that never ends: exit 4 within --timeout, naming the bound', async () => {
+    const env = kubeconfig('http://127.0.0.1:9');
+    const fifo = heldFifo(env.HOME!, 'config-fifo');
+    const r = await runCli(['status', '--timeout', '0.3'], { ...env, KUBECONFIG: fifo });
+    expect(r.code).toBe(4);
+    expect(r.stderr).toContain(`cannot read ${fifo}: no end of data after 0.3 s (0 MiB read) (--timeout)`);
+  });
+
+  test('a FIFO certificate-authority that never ends, and /dev/zero as one: exit 4 naming the bound, no request made', async () => {
+    const api = await fake();
+    const env = kubeconfig(api.url);
+    const fifo = heldFifo(env.HOME!, 'ca-fifo');
+    for (const [ca, message] of [
+      [fifo, `cannot read ${fifo}: no end of data after 0.3 s (0 MiB read) (--timeout)`],
+      ['/dev/zero', 'cannot read /dev/zero is over the limit of 1 MiB (the credential file bound, 1 MiB)'],
+    ]) {
+      const config = JSON.parse(fs.readFileSync(env.KUBECONFIG!, 'utf8'));
+      config.clusters[0].cluster['certificate-authority'] = ca;
+      fs.writeFileSync(env.KUBECONFIG!, JSON.stringify(config));
+      const r = await runCli(['status', '--timeout', '0.3'], env);
+      expect(r.code).toBe(4);
+      expect(r.stderr).toContain(message);
+    }
+    expect(api.requests).toEqual([]);
+  });
+});

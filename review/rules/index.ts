@@ -1,6 +1,7 @@
 /** Every review rule, one file each (review/rules/<id>.ts). Order here is only the order findings are produced in. */
 import { backendKeyChanged } from './backend-key-changed';
 import { baseDestroysTpuPool } from './base-destroys-tpu-pool';
+import { baseRemovesPipeline } from './base-removes-pipeline';
 import { bucketAcls } from './bucket-acls';
 import { bucketPublicAccess } from './bucket-public-access';
 import { capacityConflict } from './capacity-conflict';
@@ -28,6 +29,8 @@ import { planDeletesSecret } from './plan-deletes-secret';
 import { planDestroysCluster } from './plan-destroys-cluster';
 import { planDestroysTpuPool } from './plan-destroys-tpu-pool';
 import { planErrored } from './plan-errored';
+import { planImports } from './plan-imports';
+import { planJob } from './plan-job';
 import { planMissing } from './plan-missing';
 import { planNotReviewed } from './plan-not-reviewed';
 import { planReplacesPool } from './plan-replaces-pool';
@@ -59,6 +62,7 @@ import type { Rule } from './types';
 export const RULES: readonly Rule[] = [
   backendKeyChanged,
   baseDestroysTpuPool,
+  baseRemovesPipeline,
   bucketAcls,
   bucketPublicAccess,
   capacityConflict,
@@ -86,6 +90,8 @@ export const RULES: readonly Rule[] = [
   planDestroysCluster,
   planDestroysTpuPool,
   planErrored,
+  planImports,
+  planJob,
   planMissing,
   planNotReviewed,
   planReplacesPool,

@@ -10,10 +10,10 @@ import { finding, Rule } from './types';
 export const planMissing: Rule = {
   id: 'plan-missing',
   summary: 'a changed stack has no plan, a plan that changes nothing, or a plan step that failed',
-  check: ({ plans, diffs, failedPlans = [] }) => {
+  check: ({ plans, diffs, failedPlans = [], failedSteps = {} }) => {
     const failed = failedPlans.map((stack) =>
       finding('plan-missing', 'error', { stack, address: '(plan)' },
-        `the plan step for stack ${stack} failed: the review cannot say what this change does to it`,
+        `the plan step for stack ${stack} failed${Object.hasOwn(failedSteps, stack) ? ` at terraform ${failedSteps[stack]}` : ''}: the review cannot say what this change does to it`,
         `read the plan job's log (cdktf diff ${stack}), fix the cause and re-run the job`));
     if (plans.length === 0 && failedPlans.length === 0) return failed;
     // A stack gone from the synthesis has no plan to give (--plan needs a synthesized stack; cdktf plans it no more).

@@ -3,8 +3,8 @@ import { finding, Rule } from './types';
 export const planWrongStack: Rule = {
   id: 'plan-wrong-stack',
   summary: 'a plan given as --plan <stack>=<file> manages resources that stack does not synthesize',
-  check: ({ plans }) =>
-    plans
+  check: ({ plans }) => [
+    ...plans
       .filter((p) => p.foreign.length > 0)
       .map((p) =>
         finding('plan-wrong-stack', 'error', { stack: p.stack, address: '(plan)' },
@@ -13,4 +13,12 @@ export const planWrongStack: Rule = {
             (p.likelyStack ? `: it looks like the plan of ${p.likelyStack}` : ''),
           p.likelyStack ? `pass it as --plan ${p.likelyStack}=${p.file}` : `plan stack ${p.stack} from this commit's synthesis (cdktf diff ${p.stack}) and pass that file`),
       ),
+    // The same addresses, another pipeline's names: the plan of one pipeline stack given as another's.
+    ...plans
+      .filter((p) => p.foreign.length === 0 && p.namesOf !== undefined)
+      .map((p) =>
+        finding('plan-wrong-stack', 'error', { stack: p.stack, address: '(plan)' },
+          `${p.file} plans objects named as stack ${p.namesOf} names them, not as ${p.stack} does: it is the plan of ${p.namesOf}, so ${p.stack} is not reviewed`,
+          `pass it as --plan ${p.namesOf}=${p.file}, and plan stack ${p.stack} (cdktf diff ${p.stack}) for --plan ${p.stack}=<file>`)),
+  ],
 };

@@ -36,6 +36,12 @@ export interface ReviewContext {
   readonly diffs?: readonly StackDiff[];
   /** Stacks whose plan step failed (`--plan-failed`). @default - none */
   readonly failedPlans?: readonly string[];
+  /** The step each failed stack's plan died at (`--plan-failed <stack>=<step>`). @default - not known */
+  readonly failedSteps?: Readonly<Record<string, string>>;
+  /** Steps at which the CI plan job died outside any stack's plan (`--plan-job-failed`). @default - none */
+  readonly planJobFailed?: readonly string[];
+  /** Stacks the CI plan job planned (`--expect-plan`, its stacks.txt). @default - none */
+  readonly expectedPlans?: readonly string[];
   /** How each `--reviewed` plan differs from the new plan of its stack. @default - none */
   readonly reviewed?: ReadonlyArray<{ readonly stack: string; readonly file: string; readonly differences: readonly string[] }>;
 }
