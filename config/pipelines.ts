@@ -9,12 +9,13 @@ import { buildPipeline, checkRunOutputs, DEFAULT_RUN_ID, Pipeline, PipelineOptio
 import { findTpuGroup, Platform } from '../jobs/platform';
 import { CONFIGMAP_MAX_BYTES } from '../jobs/recipe-files';
 import { RECIPES } from '../jobs/recipes';
-import { serveNames } from '../jobs/serve';
+import { asRehearsal, rehearsalName, rehearsalOf } from '../jobs/rehearsal';
+import { SERVE_STACK_PREFIX, serveNames } from '../jobs/serve';
 import type { Recipe } from '../jobs/recipes/types';
 import { didYouMean, isPlainEntry, PipelineSpec, resolveSpec, SpecFile } from '../jobs/spec';
 import { sha256Of } from '../jobs/spec-key';
 import { sliceShapeName, tpuSlice, TpuSlice } from '../jobs/tpu';
-import { ConfigError, LoadedConfig, SERVE_SOURCE, sourceOf } from './load';
+import { ConfigError, LoadedConfig, REHEARSE_SOURCE, SERVE_SOURCE, sourceOf } from './load';
 import { platformFromConfig } from './platform';
 import { PipelineConfig, SINGLE_HOST_SLICE } from './schema';
 
@@ -250,6 +251,12 @@ export function selectAndBuildPipelines(
   }
   const pipelines: Pipeline[] = [];
   for (const name of selection.names) collect(() => void pipelines.push(buildPipeline(recipes[name], platform, pipelineOptions(loaded, name))));
+  // Rehearsals asked for by REHEARSE (`npm run deploy -- rehearse-<name>`): each a pipeline built from its own's recipe.
+  for (const name of loaded.rehearse ?? []) {
+    const why = rehearsalRefusal(loaded, name, recipes, selection.names);
+    if (why) problems.push(why);
+    else collect(() => void pipelines.push(buildRehearsal(loaded, name, recipes[name], platform)));
+  }
   // No pipeline may write into another's training run or export.
   if (problems.length === 0) collect(() => checkRunOutputs(pipelines));
   if (problems.length > 0) throw new ConfigError(problems);
@@ -257,6 +264,32 @@ export function selectAndBuildPipelines(
     pipelines,
     notices: [...selection.notices, ...selection.names.flatMap((n) => specNotices[n] ?? []), ...pipelines.flatMap((p) => p.notices)],
   };
+}
+
+/** Why `rehearse-<name>` cannot be built: a serve stack, a pipeline the config does not have or does not build. */
+function rehearsalRefusal(loaded: LoadedConfig, name: string, recipes: Record<string, Recipe>, built: readonly string[]): string | undefined {
+  const stack = rehearsalName(name);
+  if (name.startsWith(SERVE_STACK_PREFIX) && !recipes[name]) {
+    return `${REHEARSE_SOURCE}: ${stack} names the serve stack '${name}': a serve stack has no training to rehearse; rehearse its pipeline (rehearse-${name.slice(SERVE_STACK_PREFIX.length)})`;
+  }
+  if (!recipes[name]) {
+    const known = Object.keys(recipes);
+    return `${REHEARSE_SOURCE}: ${stack}: no pipeline named '${name}'${didYouMean(name, known)}; pipelines: ${known.join(', ')}`;
+  }
+  if (!built.includes(name)) {
+    const why = isEnabled(loaded, name)
+      ? 'it is left out: infra has no slice of its shape (the note above says which variables add it)'
+      : `${sourceOf(loaded, `pipelines.${name}.enabled`)} turns it off`;
+    return `${REHEARSE_SOURCE}: ${stack} rehearses ${name}, which this config does not build: ${why}`;
+  }
+  return undefined;
+}
+
+/** The pipeline of `rehearse-<name>`: the rehearsal (jobs/rehearsal.ts) of the pipeline's recipe and options, built. */
+function buildRehearsal(loaded: LoadedConfig, name: string, recipe: Recipe, platform: Platform): Pipeline {
+  const source = `${REHEARSE_SOURCE} ${rehearsalName(name)}`;
+  const r = rehearsalOf(recipe, pipelineOptions(loaded, name), platform, source);
+  return asRehearsal(buildPipeline(r.recipe, platform, r.options), name);
 }
 
 /** The selected pipelines alone (selectAndBuildPipelines without the notices; the deployment holds both). */
