@@ -19,7 +19,7 @@
  *   to_huggingface.py:45-48), so vLLM loads the cut export in the eval step; the RL sampler gets the same cut
  *   (`maxtext_config` of `vllm_additional_config`, or `num_hidden_layers` in `vllm_hf_overrides`);
  * - REHEARSAL_STEPS training steps (checkpointed: jobs/maxtext.ts checkpointPeriod), the eval step on
- *   REHEARSAL_EVAL_SAMPLES samples of its real tasks with no gate, no restarts, short timeouts (REHEARSAL_TIMEOUTS);
+ *   REHEARSAL_EVAL_SAMPLES samples of its real tasks with no gate, short timeouts (REHEARSAL_TIMEOUTS);
  * - training on the smallest single-host pool of the pipeline's TPU generation that infra has (Pathways included where
  *   the pipeline uses it; conversions stay on the CPU pool).
  * What it cannot show: REHEARSAL_CANNOT_SHOW (docs/pipelines.md "Rehearse before a slice").
@@ -49,8 +49,11 @@ export const REHEARSAL_JOBSET_PREFIX = 'rh-';
  * layers then one global one) and more than one MoE layer; small enough that every model of the table fits one v6e host.
  */
 export const REHEARSAL_LAYERS = 6;
-/** Training steps of a rehearsal (RL: batches; SFT: steps). */
-export const REHEARSAL_STEPS = 2;
+/**
+ * Training steps of a rehearsal (RL: batches; SFT: steps): the fewest that jobs/maxtext.ts checkpointPeriod checkpoints
+ * at most every quarter of (every step), so a rehearsal writes and exports a real checkpoint.
+ */
+export const REHEARSAL_STEPS = 4;
 /** Examples per eval task. */
 export const REHEARSAL_EVAL_SAMPLES = 8;
 /** One attempt per step, minutes: the budget `npm run bench` checks against REHEARSAL_TARGETS. */
@@ -183,7 +186,6 @@ export function rehearsalOf(recipe: Recipe, options: PipelineOptions, platform: 
     name: `${REHEARSAL_JOBSET_PREFIX}${recipe.name}`,
     description: `rehearsal of ${recipe.name}: ${recipe.model.name} cut to ${layers} layers, ${REHEARSAL_STEPS} steps, one ${sliceShapeName(g.slice)} host`,
     slice: { machineType: g.slice.machineType, topology: g.slice.topology },
-    maxRestarts: { 'to-maxtext': 0, 'to-hf': 0 },
     timeoutMinutes: { 'to-maxtext': REHEARSAL_TIMEOUTS['to-maxtext'], train: REHEARSAL_TIMEOUTS.train, 'to-hf': REHEARSAL_TIMEOUTS['to-hf'] },
     toMaxText: { ...recipe.toMaxText, args: { ...recipe.toMaxText.args, ...unscanned }, reuseExisting: false },
     train: { ...recipe.train, args: rehearsalTrainArgs(recipe, layers, g.slice.chips) } as Recipe['train'],
@@ -191,7 +193,7 @@ export function rehearsalOf(recipe: Recipe, options: PipelineOptions, platform: 
     ...(recipe.train.kind === 'rl' && recipe.tpuVmEnv ? { tpuVmEnv: g.slice.vms === 1 } : {}),
   };
   const o = options;
-  const eval_ = o.eval?.enabled === false ? { enabled: false } : { ...(o.eval?.tasks ? { tasks: o.eval.tasks } : {}), samples: REHEARSAL_EVAL_SAMPLES, timeoutMinutes: REHEARSAL_TIMEOUTS.eval, maxRestarts: 0 };
+  const eval_ = o.eval?.enabled === false ? { enabled: false } : { ...(o.eval?.tasks ? { tasks: o.eval.tasks } : {}), samples: REHEARSAL_EVAL_SAMPLES, timeoutMinutes: REHEARSAL_TIMEOUTS.eval };
   return {
     recipe: rehearsed,
     options: {
@@ -201,7 +203,7 @@ export function rehearsalOf(recipe: Recipe, options: PipelineOptions, platform: 
       ...(o.conversionOn ? { conversionOn: o.conversionOn } : {}),
       ...(o.queueMinutes !== undefined ? { queueMinutes: o.queueMinutes } : {}),
       ...(o.overrides ? { overrides: withoutRehearsalKeys(o.overrides) } : {}),
-      maxRestarts: 0,
+      // Restarts stay the pipeline's defaults: only a lost host restarts a step, its own error fails it at once.
       eval: eval_,
       configSource: source,
     },
@@ -219,15 +221,19 @@ function withoutRehearsalKeys(overrides: Readonly<Record<string, string | number
   return Object.fromEntries(Object.entries(overrides).filter(([k]) => !own.includes(k)));
 }
 
-/** Budget of a built rehearsal from its steps: wall minutes (every attempt of every step) and TPU chip-hours. */
-export function rehearsalBudget(steps: ReadonlyArray<{ timeoutMinutes: number; maxRestarts: number; tpu?: { slice: { chips: number }; slices: number } }>): {
-  wallMinutes: number;
-  chipHours: number;
-} {
+/**
+ * Budget of a built rehearsal from its steps' timeouts: wall minutes and TPU chip-hours of one attempt of every step
+ * (what a rehearsal that passes, or fails at its first error, can spend: a step's own error fails it at once). A step
+ * restarts only after its host is lost (jobs/jobset.ts failure policy); `withRestarts` adds those attempts.
+ */
+export function rehearsalBudget(
+  steps: ReadonlyArray<{ timeoutMinutes: number; maxRestarts: number; tpu?: { slice: { chips: number }; slices: number } }>,
+  withRestarts = false,
+): { wallMinutes: number; chipHours: number } {
   let wallMinutes = 0;
   let chipHours = 0;
   for (const s of steps) {
-    const minutes = s.timeoutMinutes * (1 + s.maxRestarts);
+    const minutes = s.timeoutMinutes * (withRestarts ? 1 + s.maxRestarts : 1);
     wallMinutes += minutes;
     if (s.tpu) chipHours += (minutes / 60) * s.tpu.slice.chips * s.tpu.slices;
   }
