@@ -10,6 +10,8 @@ import { findTpuGroup, Platform } from '../jobs/platform';
 import { CONFIGMAP_MAX_BYTES } from '../jobs/recipe-files';
 import { RECIPES } from '../jobs/recipes';
 import { asRehearsal, rehearsalName, rehearsalOf } from '../jobs/rehearsal';
+import { imageMaxTextVersion } from '../jobs/recipes/common';
+import { LM_EVAL_VERSION } from '../jobs/eval';
 import { SERVE_STACK_PREFIX, serveNames } from '../jobs/serve';
 import type { Recipe } from '../jobs/recipes/types';
 import { didYouMean, isPlainEntry, PipelineSpec, resolveSpec, SpecFile } from '../jobs/spec';
@@ -289,7 +291,8 @@ function rehearsalRefusal(loaded: LoadedConfig, name: string, recipes: Record<st
 function buildRehearsal(loaded: LoadedConfig, name: string, recipe: Recipe, platform: Platform): Pipeline {
   const source = `${REHEARSE_SOURCE} ${rehearsalName(name)}`;
   const r = rehearsalOf(recipe, pipelineOptions(loaded, name), platform, source);
-  return asRehearsal(buildPipeline(r.recipe, platform, r.options), name);
+  const built = buildPipeline(r.recipe, platform, r.options);
+  return asRehearsal(built, name, { ...(imageMaxTextVersion(built.image) ? { maxtext: imageMaxTextVersion(built.image) } : {}), lmEval: LM_EVAL_VERSION });
 }
 
 /** The selected pipelines alone (selectAndBuildPipelines without the notices; the deployment holds both). */

@@ -47,6 +47,7 @@ import { ContainerResources, JsonValue, MaxTextArgs, Recipe, RECIPE_STEP_NAMES, 
 import { buildFilesConfigMap, CONFIGMAP_MAX_BYTES, configMapBytes, filesVolume } from './recipe-files';
 import { EvalOptions, evalJobSet, EvalPlan, planEval } from './eval';
 import { planServe, ServeOptions, ServePlan } from './serve';
+import type { RehearsalFacts } from './rehearsal';
 import { buildSecretProviderClass } from './secrets';
 import { TpuSlice, tpuSlice } from './tpu';
 import { targetGroup, validateRecipe } from './validate';
@@ -102,6 +103,8 @@ export interface PipelineOptions {
   readonly eval?: EvalOptions;
   /** The opt-in `serve-<pipeline>` stack (jobs/serve.ts). @default - none */
   readonly serve?: ServeOptions;
+  /** What JobSet names start with (a rehearsal's short `rh-<pipeline>`, jobs/rehearsal.ts). @default - the recipe name */
+  readonly jobSetPrefix?: string;
 }
 
 /** One step: one JobSet. */
@@ -176,6 +179,8 @@ export interface Pipeline {
   readonly serve?: ServePlan;
   /** Warnings for the user (a tight HBM fit), printed once by main.ts. */
   readonly notices: readonly string[];
+  /** What a rehearsal proves (jobs/rehearsal.ts asRehearsal). @default - none: not a rehearsal */
+  readonly rehearsal?: RehearsalFacts;
   /**
    * Says which MaxText the tutorial installs and which this pipeline runs, when they differ (recipe
    * `tutorialMaxText`). @default - none: the pipeline runs the tutorial's MaxText
@@ -479,7 +484,7 @@ export function buildPipeline(recipe: Recipe, platform: Platform, options: Pipel
       labels: { ...baseLabels, [PIPELINE_LABELS.step]: step, [QUEUE_LABEL]: platform.localQueue },
     };
     return {
-      name: jobSetName(resolved.name, options.runId, step),
+      name: jobSetName(options.jobSetPrefix ?? resolved.name, options.runId, step),
       namespace: platform.namespace,
       pod,
       maxRestarts: restarts(step),
@@ -547,7 +552,7 @@ export function buildPipeline(recipe: Recipe, platform: Platform, options: Pipel
   ];
 
   checkJobSetNames(
-    resolved.name,
+    options.jobSetPrefix ?? resolved.name,
     options.runId,
     built.map(({ name, built: b }) => ({ step: name, replicatedJobs: b.replicatedJobs, coordinator: b.coordinator })),
     source,

@@ -39,8 +39,8 @@ export function rehearsalName(pipeline: string): string {
 }
 
 /**
- * Prefix of a rehearsal's JobSets, labels and bucket paths: `rh-rl-qwen3-r1-train`. Short because a Pathways JobSet's
- * coordinator label repeats its name twice within 63 characters (jobs/names.ts); the stack is still `rehearse-<name>`.
+ * Prefix of a rehearsal's JobSet names: `rh-rl-qwen3-r1-train`. Short because a Pathways JobSet's coordinator label
+ * repeats its name twice within 63 characters (jobs/names.ts); the stack, labels and record are `rehearse-<name>`.
  */
 export const REHEARSAL_JOBSET_PREFIX = 'rh-';
 
@@ -183,7 +183,7 @@ export function rehearsalOf(recipe: Recipe, options: PipelineOptions, platform: 
   const unscanned = { scan_layers: false, override_model_config: true, base_num_decoder_layers: layers };
   const rehearsed: Recipe = {
     ...recipe,
-    name: `${REHEARSAL_JOBSET_PREFIX}${recipe.name}`,
+    name: stack,
     description: `rehearsal of ${recipe.name}: ${recipe.model.name} cut to ${layers} layers, ${REHEARSAL_STEPS} steps, one ${sliceShapeName(g.slice)} host`,
     slice: { machineType: g.slice.machineType, topology: g.slice.topology },
     timeoutMinutes: { 'to-maxtext': REHEARSAL_TIMEOUTS['to-maxtext'], train: REHEARSAL_TIMEOUTS.train, 'to-hf': REHEARSAL_TIMEOUTS['to-hf'] },
@@ -206,13 +206,59 @@ export function rehearsalOf(recipe: Recipe, options: PipelineOptions, platform: 
       // Restarts stay the pipeline's defaults: only a lost host restarts a step, its own error fails it at once.
       eval: eval_,
       configSource: source,
+      jobSetPrefix: `${REHEARSAL_JOBSET_PREFIX}${recipe.name}`,
     },
   };
 }
 
-/** A built rehearsal under its stack's name, `rehearse-<pipeline>` (the JobSets keep their short prefix). */
-export function asRehearsal<P extends { readonly name: string }>(built: P, pipeline: string): P {
-  return { ...built, name: rehearsalName(pipeline) };
+/**
+ * What a rehearsal proves, known at synth: it goes into the rehearsal's record ConfigMap (jobs/record.ts) next to the
+ * steps' run records in the bucket (jobs/run-record.ts), and `npm run status -- rehearse-<pipeline>` shows it with
+ * which steps passed and the first failure's log lines (status/rehearsal.ts).
+ */
+export interface RehearsalFacts {
+  /** The pipeline rehearsed. */
+  readonly of: string;
+  /** rehearsalKey of the combination: equal for the pipeline and its rehearsal. */
+  readonly key: string;
+  readonly model: string;
+  readonly hfRepo: string;
+  /** @default - none: the repository's head at run time (the conversion's run record says which commit it read) */
+  readonly revision?: string;
+  readonly method: Recipe['train']['kind'];
+  /** Every image the rehearsal's pods pull (tags or digests, as the pipeline names them). */
+  readonly images: readonly string[];
+  /** MaxText (the image's tag), vLLM (the eval image) and lm-evaluation-harness versions. */
+  readonly versions: { readonly maxtext?: string; readonly vllm?: string; readonly lmEval?: string };
+  /** sha256 of the dataset settings and of every file the pods read, by path. */
+  readonly hashes: Readonly<Record<string, string>>;
+  /** Decoder layers of the cut model, training steps. */
+  readonly layers: number;
+  readonly steps: number;
+  readonly cannotShow: readonly string[];
+}
+
+/** A built rehearsal (named `rehearse-<pipeline>`; its JobSets `rh-<pipeline>-...`) with its facts. */
+export function asRehearsal<
+  P extends { readonly name: string; readonly recipe: Recipe; readonly images: readonly string[]; readonly eval?: { readonly image: string } },
+>(built: P, pipeline: string, versions: RehearsalFacts['versions']): P & { readonly rehearsal: RehearsalFacts } {
+  const r = built.recipe;
+  const layers = r.train.args['base_num_decoder_layers'];
+  const rehearsal: RehearsalFacts = {
+    of: pipeline,
+    key: rehearsalKey(r, built.images),
+    model: r.model.name,
+    hfRepo: r.model.hfRepo,
+    ...(r.model.hfRevision !== undefined ? { revision: r.model.hfRevision } : {}),
+    method: r.train.kind,
+    images: [...built.images],
+    versions: { ...versions, ...(built.eval ? { vllm: built.eval.image } : {}) },
+    hashes: inputHashes(r),
+    layers: typeof layers === 'number' ? layers : REHEARSAL_LAYERS,
+    steps: REHEARSAL_STEPS,
+    cannotShow: [...REHEARSAL_CANNOT_SHOW],
+  };
+  return { ...built, rehearsal };
 }
 
 /** The pipeline's overrides minus the keys the rehearsal sets itself (steps, layers, scan, run name). */

@@ -24,6 +24,7 @@
  *     (tunix/sft/peft_trainer.py `_log_metrics`, step incremented before logging; the tqdm bar is disabled without a
  *     TTY). Totals: jobs/maxtext.ts `lastCheckpointStep` (SFT `steps`; RL `train_steps`).
  */
+import { RehearsalVerdict, rehearsalLines, rehearsalVerdict } from './rehearsal';
 import { LOG_TIMESTAMP, PROGRESS_PATTERNS } from '../jobs/run-log';
 import { ChipPrice, duration, Evaluation, evaluationOf, Stall, STALL_FACTOR, STALL_FLOOR_SECONDS, stallOf, StepPoint, stepPoints, Usage, usage } from './metrics';
 import { hfTokenSecretIdOf } from '../jobs/platform';
@@ -190,6 +191,8 @@ export interface PipelineStatus {
   readonly steps: readonly StepStatus[];
   /** The whole run's cost (status/run-cost.ts) and its line. @default - no step created, or no rates */
   readonly cost?: { readonly cost: RunCost; readonly text: string };
+  /** A rehearsal's verdict and its lines (status/rehearsal.ts). @default - not a rehearsal */
+  readonly rehearsal?: { readonly verdict: RehearsalVerdict; readonly lines: readonly string[] };
 }
 
 // ---- helpers ----------------------------------------------------------------------------------------------------
@@ -781,7 +784,13 @@ export function pipelineStatus(pipeline: PipelineRecord, snapshot: Snapshot, log
   const evaluation = steps.find((s) => s.name === 'eval')?.run;
   const cost = rates ? runCost(pipeline, stepSpans(pipeline, snapshot, ctx.now), training, rates, evaluation) : undefined;
   const ended = steps.some((s) => s.state === 'failed') || steps.every((s) => s.state === 'completed');
-  return { name: pipeline.name, steps, ...(cost && rates ? { cost: { cost, text: runCostLine(cost, rates, ended) } } : {}) };
+  const verdict = pipeline.rehearsal ? rehearsalVerdict(pipeline.rehearsal, steps) : undefined;
+  return {
+    name: pipeline.name,
+    steps,
+    ...(cost && rates ? { cost: { cost, text: runCostLine(cost, rates, ended) } } : {}),
+    ...(verdict && pipeline.rehearsal ? { rehearsal: { verdict, lines: rehearsalLines(pipeline.rehearsal, verdict) } } : {}),
+  };
 }
 
 /** Exit status: 1 when any step failed, 0 when every step completed, else 3 (still running, stalled, queued, pending or not created). */

@@ -34,13 +34,6 @@ const problems = (env: Record<string, string>, file?: string): readonly string[]
   }
   throw new Error('expected a ConfigError');
 };
-const configFile = (patch: (c: any) => void, base = 'config/example.json') => {
-  const c = JSON.parse(fs.readFileSync(path.join(ROOT, base), 'utf8'));
-  patch(c);
-  const file = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'tpt-rehearse-')), 'config.json');
-  fs.writeFileSync(file, JSON.stringify(c));
-  return file;
-};
 const pair = (env: Record<string, string>, name: string, file?: string): { real: Pipeline; rehearsal: Pipeline } => {
   const d = loadDeployment({ env: { ...env, REHEARSE: name }, ...(file ? { file } : {}) });
   return { real: d.pipelines.find((p) => p.name === name)!, rehearsal: d.pipelines.find((p) => p.name === `rehearse-${name}`)! };
