@@ -21,6 +21,9 @@
  * the fake Kubernetes API (bench/fake-kube-api.ts, every pipeline in a different state, real HTTP on loopback, the
  * real client-node with an exec-plugin kubeconfig), min of 5 runs: total <= 2 s, first line printed <= 1 s.
  *
+ * Rehearsals (`npm run bench -- rehearsals` runs only this, bench/rehearsals.ts): per preset and example, the wall
+ * minutes and v6e chip-hours of its rehearsal's steps (one attempt each); targets < 60 min and < 4 chip-hours.
+ *
  * Hostile inputs (`npm run bench -- hostile` runs only this; also part of the full run):
  *   - review of a 50 MB plan (4,000 updated resources with 6 KB values each side, one 5 MB value): wall time, peak
  *     RSS, report size; targets <= 20 s, <= 1.5 GB RSS, report <= 1 MB;
@@ -33,6 +36,7 @@ import * as os from 'os';
 import * as path from 'path';
 import { allPipelinesWorld, manyPodsWorld, runCli, runCliOn, startFakeApi, startSilentServer, writeKubeconfig } from './fake-kube-api';
 import { printFaultRows } from './faults';
+import { rehearsalChecks } from './rehearsals';
 
 const RUNS = 5;
 const ROOT = path.join(__dirname, '..', '..');
@@ -116,6 +120,10 @@ async function main(): Promise<void> {
     report(await statusBench());
     return;
   }
+  if (process.argv[2] === 'rehearsals') {
+    report(rehearsalChecks());
+    return;
+  }
   if (process.argv[2] === 'hostile') {
     console.log(`node ${process.version}, ${os.cpus().length} cores`);
     report(await hostileBench());
@@ -123,6 +131,7 @@ async function main(): Promise<void> {
   }
   synthBench();
   printFaultRows();
+  report(rehearsalChecks());
   report(await statusBench());
   report(await hostileBench());
 }
