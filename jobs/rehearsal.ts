@@ -29,7 +29,8 @@ import type { Platform, TpuPoolGroup } from './platform';
 import type { JsonValue, MaxTextArgs, Recipe } from './recipes/types';
 import { cutModelSize, modelSize } from './models';
 import { sha256Of, specKey } from './spec-key';
-import { generationOf, sliceShapeName } from './tpu';
+import { generationOf, sliceShapeName, TpuSlice } from './tpu';
+import { singleHostSlices } from './vllm';
 
 /** Stack name prefix of a rehearsal: `rehearse-rl-qwen3`. */
 export const REHEARSE_STACK_PREFIX = 'rehearse-';
@@ -166,15 +167,20 @@ export function rehearsalOf(recipe: Recipe, options: PipelineOptions, platform: 
   const layers = size ? Math.min(REHEARSAL_LAYERS, size.layers) : REHEARSAL_LAYERS;
   if (group && size) {
     const cut = cutModelSize(size, layers);
-    // Weights, gradients and optimizer state in the worst case the estimate allows: 16 bytes per parameter (bf16
-    // weights and gradients, fp32 master and two moments) must fit the host's usable HBM.
+    // Weights, gradients and optimizer state in the worst case: 16 bytes per parameter (bf16 weights and gradients,
+    // fp32 master and two moments) must fit a host's usable HBM.
     const needGib = (cut.params * 16) / 2 ** 30;
-    const haveGib = group.slice.usableHbmGibPerChip * group.slice.chips;
-    if (needGib > haveGib) {
+    const fits = (slice: TpuSlice) => needGib <= slice.usableHbmGibPerChip * slice.chips;
+    if (!fits(group.slice)) {
+      const generation = group.slice.generation;
+      const larger = singleHostSlices(generation).find(fits);
+      const what = `${recipe.model.name} cut to ${layers} layers still holds ${(cut.params / 1e9).toFixed(1)}B parameters (${needGib.toFixed(0)} GiB of weights, gradients and optimizer state)`;
       problems.push(
-        `${source}: ${stack}: ${recipe.model.name} cut to ${layers} layers still holds ${(cut.params / 1e9).toFixed(1)}B parameters ` +
-          `(${needGib.toFixed(0)} GiB of weights, gradients and optimizer state), more than one ${sliceShapeName(group.slice)} host's ` +
-          `${haveGib.toFixed(0)} GiB of usable HBM: a rehearsal needs a model whose embeddings and a few layers fit one host`,
+        larger
+          ? `${source}: ${stack}: ${what}, more than infra's single host ${sliceShapeName(group.slice)} (${(group.slice.usableHbmGibPerChip * group.slice.chips).toFixed(0)} GiB usable HBM): ` +
+              `it needs a single-host ${larger.acceleratorType} pool (${larger.machineType} ${larger.topology})`
+          : `${source}: ${stack}: ${what}, more than any single ${generation} host holds (the largest, ${singleHostSlices(generation).map((x) => x.acceleratorType).pop()}, ` +
+              `${(Math.max(...singleHostSlices(generation).map((x) => x.usableHbmGibPerChip * x.chips))).toFixed(0)} GiB usable HBM): a rehearsal needs a model whose embedding and a few layers fit one host`,
       );
     }
   }

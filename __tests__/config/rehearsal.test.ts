@@ -20,6 +20,8 @@ import {
   rehearsalOf,
 } from '../../jobs/rehearsal';
 import { rlQwen3 } from '../../jobs/recipes/rl-qwen3';
+import { vllmImage } from '../../jobs/vllm';
+import { tpuSlice } from '../../jobs/tpu';
 import { composeApp } from '../../stacks/app';
 import { ensureDist } from '../dist';
 
@@ -69,6 +71,9 @@ describe('REHEARSE (what npm run deploy -- rehearse-<pipeline> sets)', () => {
     expect(rehearsal.paths.maxtextDir).not.toBe(real.paths.maxtextDir);
     expect(rehearsal.paths.hfExportDir).not.toBe(real.paths.hfExportDir);
     expect(rehearsal.eval?.samples).toBe(8);
+    // The eval step serves the cut export with the serve stack's own image (jobs/serve.ts planServe: vllmImage(model)).
+    expect(rehearsal.eval?.image).toBe(vllmImage(real.model.name));
+    expect(rehearsal.eval?.tasks).toEqual(real.eval?.tasks);
     expect(rehearsal.eval?.gate).toBeUndefined();
   });
 
@@ -135,11 +140,21 @@ describe('errors: exit 1 at synth, naming REHEARSE and the key', () => {
         'SINGLE_HOST_CAPACITY=spot|flex-start (the singleHost block) and run `npm run deploy -- infra` first',
     ]);
   });
-  test('a model too large for one host even when cut: the key, the size, the host', () => {
+  test("a model too large for infra's single host when cut: the key, the size, the host that would fit", () => {
     const d = loadDeployment({ env: { TPU_TYPE: 'v6e-4' } });
     const big = { ...rlQwen3, model: { name: 'qwen3-235b-a22b', hfRepo: 'Qwen/Qwen3-235B-A22B' } };
     expect(() => rehearsalOf(big, { runId: 'r1' }, d.platform, 'pipelines.big')).toThrow(
-      /^pipelines\.big: rehearse-rl-qwen3: qwen3-235b-a22b cut to 6 layers still holds 16\.2B parameters \(241 GiB of weights, gradients and optimizer state\), more than one v6e-4 host's \d+ GiB of usable HBM/,
+      "pipelines.big: rehearse-rl-qwen3: qwen3-235b-a22b cut to 6 layers still holds 16.2B parameters (241 GiB of weights, gradients and optimizer state), " +
+        "more than infra's single host v6e-4 (125 GiB usable HBM): it needs a single-host v6e-8 pool (ct6e-standard-8t 2x4)",
+    );
+  });
+  test('a model too large for any single host of its generation even when cut: refused, saying why', () => {
+    const d = loadDeployment({ env: ONE_HOST });
+    const v5e = { ...d.platform, tpuGroups: [{ slice: tpuSlice('ct5lp-hightpu-8t', '2x4'), count: 1, capacity: { type: 'spot' as const }, poolNames: ['tpu-v5e-8'] }] };
+    const big = { ...rlQwen3, slice: { machineType: 'ct5lp-hightpu-4t' as const, topology: '4x8' }, model: { name: 'qwen3-235b-a22b', hfRepo: 'Qwen/Qwen3-235B-A22B' } };
+    expect(() => rehearsalOf(big, { runId: 'r1' }, v5e, 'pipelines.big')).toThrow(
+      'pipelines.big: rehearse-rl-qwen3: qwen3-235b-a22b cut to 6 layers still holds 16.2B parameters (241 GiB of weights, gradients and optimizer state), ' +
+        'more than any single v5e host holds (the largest, v5litepod-8, 126 GiB usable HBM): a rehearsal needs a model whose embedding and a few layers fit one host',
     );
   });
 });
