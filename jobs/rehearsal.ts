@@ -93,7 +93,12 @@ export function rehearsalGroup(platform: Platform, machineType: string): TpuPool
     .sort((a, b) => a.slice.chips - b.slice.chips)[0];
 }
 
-/** The sampler's model, cut: MaxText-on-vLLM reads `maxtext_config`, vLLM's own model reads the HF config overrides. */
+/**
+ * The sampler's model, cut. MaxText-on-vLLM passes `maxtext_config` to `pyconfig.initialize(argv, **overrides)`
+ * (maxtext-v0.2.4 src/maxtext/integration/vllm/maxtext_vllm_adapter/adapter.py:82-83, 160), where kwargs override the
+ * model YAML as the command line does; vLLM's own model reads the HF config, changed by `vllm_hf_overrides` (deduced:
+ * not run).
+ */
 function cutSampler(args: MaxTextArgs, layers: number): MaxTextArgs {
   const extra = args['vllm_additional_config'] as { [k: string]: JsonValue } | undefined;
   const maxtext = extra?.['maxtext_config'] as { [k: string]: JsonValue } | undefined;
