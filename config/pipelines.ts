@@ -9,7 +9,7 @@ import { buildPipeline, checkRunOutputs, DEFAULT_RUN_ID, Pipeline, PipelineOptio
 import { findTpuGroup, Platform } from '../jobs/platform';
 import { CONFIGMAP_MAX_BYTES } from '../jobs/recipe-files';
 import { RECIPES } from '../jobs/recipes';
-import { asRehearsal, rehearsalName, rehearsalOf } from '../jobs/rehearsal';
+import { asRehearsal, rehearsalName, rehearsalOf, rehearsalProof } from '../jobs/rehearsal';
 import { imageMaxTextVersion } from '../jobs/recipes/common';
 import { LM_EVAL_VERSION } from '../jobs/eval';
 import { SERVE_STACK_PREFIX, serveNames } from '../jobs/serve';
@@ -252,7 +252,7 @@ export function selectAndBuildPipelines(
     problems.push(`${SERVE_SOURCE}: ${serveNames(name).stack} serves the export of ${name}, which this config does not build: ${why}`);
   }
   const pipelines: Pipeline[] = [];
-  for (const name of selection.names) collect(() => void pipelines.push(buildPipeline(recipes[name], platform, pipelineOptions(loaded, name))));
+  for (const name of selection.names) collect(() => void pipelines.push(withRequiredRehearsal(loaded, name, recipes[name], platform, buildPipeline(recipes[name], platform, pipelineOptions(loaded, name)))));
   // Rehearsals asked for by REHEARSE (`npm run deploy -- rehearse-<name>`): each a pipeline built from its own's recipe.
   for (const name of loaded.rehearse ?? []) {
     const why = rehearsalRefusal(loaded, name, recipes, selection.names);
@@ -293,6 +293,23 @@ function buildRehearsal(loaded: LoadedConfig, name: string, recipe: Recipe, plat
   const r = rehearsalOf(recipe, pipelineOptions(loaded, name), platform, source);
   const built = buildPipeline(r.recipe, platform, r.options);
   return asRehearsal(built, name, { ...(imageMaxTextVersion(built.image) ? { maxtext: imageMaxTextVersion(built.image) } : {}), lmEval: LM_EVAL_VERSION });
+}
+
+/**
+ * `requireRehearsal: true`: the pipeline carries the proof its deploy requires, from its rehearsal built here (the
+ * same code as `rehearse-<name>`); a pipeline that cannot be rehearsed on this infra is refused, saying why.
+ */
+function withRequiredRehearsal(loaded: LoadedConfig, name: string, recipe: Recipe, platform: Platform, built: Pipeline): Pipeline {
+  if (loaded.config.pipelines[name]?.requireRehearsal !== true) return built;
+  const source = sourceOf(loaded, `pipelines.${name}.requireRehearsal`);
+  let rehearsal: Pipeline;
+  try {
+    const r = rehearsalOf(recipe, pipelineOptions(loaded, name), platform, source);
+    rehearsal = buildPipeline(r.recipe, platform, r.options);
+  } catch (err) {
+    throw new ConfigError([`${source}: ${name} requires a passing rehearsal, and it cannot be rehearsed on this infra: ${(err as Error).message}`]);
+  }
+  return { ...built, requiredRehearsal: rehearsalProof(rehearsal, name, platform.bucket) };
 }
 
 /** The selected pipelines alone (selectAndBuildPipelines without the notices; the deployment holds both). */

@@ -47,7 +47,7 @@ import { ContainerResources, JsonValue, MaxTextArgs, Recipe, RECIPE_STEP_NAMES, 
 import { buildFilesConfigMap, CONFIGMAP_MAX_BYTES, configMapBytes, filesVolume } from './recipe-files';
 import { EvalOptions, evalJobSet, EvalPlan, planEval } from './eval';
 import { planServe, ServeOptions, ServePlan } from './serve';
-import type { RehearsalFacts } from './rehearsal';
+import type { RehearsalFacts, RehearsalProof } from './rehearsal';
 import { buildSecretProviderClass } from './secrets';
 import { TpuSlice, tpuSlice } from './tpu';
 import { targetGroup, validateRecipe } from './validate';
@@ -181,6 +181,8 @@ export interface Pipeline {
   readonly notices: readonly string[];
   /** What a rehearsal proves (jobs/rehearsal.ts asRehearsal). @default - none: not a rehearsal */
   readonly rehearsal?: RehearsalFacts;
+  /** `requireRehearsal`: the proof the deploy requires (jobs/rehearsal.ts rehearsalProof). @default - none: not required */
+  readonly requiredRehearsal?: RehearsalProof;
   /**
    * Says which MaxText the tutorial installs and which this pipeline runs, when they differ (recipe
    * `tutorialMaxText`). @default - none: the pipeline runs the tutorial's MaxText

@@ -304,3 +304,40 @@ export function inputHashes(recipe: Recipe): Record<string, string> {
   if (recipe.lineage?.dataset) out[`dataset:${recipe.lineage.dataset.hf}`] = sha256Of(recipe.lineage.dataset);
   return out;
 }
+
+/**
+ * What the real deploy reads to know a passing rehearsal of exactly this combination exists (`requireRehearsal`):
+ * the object the rehearsal's last step writes only when it succeeds (the eval step's `eval.json` next to the export,
+ * else the export's `config.json`, which to_huggingface writes last), at a path that carries the rehearsal's run
+ * identity (jobs/pipeline.ts runIdentity: a key of everything training computes, the image included), so another
+ * image, model, revision or file is another path. `glob` lists every rehearsal export of the pipeline's run name: one
+ * there but not `exact` is a stale rehearsal (another combination).
+ */
+export interface RehearsalProof {
+  readonly pipeline: string;
+  readonly key: string;
+  readonly bucket: string;
+  /** Object name (in the bucket) a passing rehearsal leaves. */
+  readonly exact: string;
+  /** GCS match_glob of any rehearsal's proof object of this pipeline. */
+  readonly glob: string;
+  /** The command that runs the rehearsal. */
+  readonly command: string;
+}
+
+/** The proof a built rehearsal leaves when it passes (see RehearsalProof). */
+export function rehearsalProof(
+  rehearsal: { readonly recipe: Recipe; readonly images: readonly string[]; readonly paths: { readonly hfExportDir: string }; readonly eval?: { readonly evalJson: string } },
+  pipeline: string,
+  bucket: string,
+): RehearsalProof {
+  const prefix = `gs://${bucket}/`;
+  const full = rehearsal.eval ? rehearsal.eval.evalJson : `${rehearsal.paths.hfExportDir}config.json`;
+  const exact = full.startsWith(prefix) ? full.slice(prefix.length) : full;
+  // <model>/hf-trained/<run name>/<export key>/<file>: any run name of this rehearsal's prefix, any export key.
+  const parts = exact.split('/');
+  const runName = String(rehearsal.recipe.train.args['run_name'] ?? '');
+  const runPrefix = runName.replace(/-[0-9a-f]{12}$/, '');
+  const glob = [...parts.slice(0, -3), `${runPrefix}-*`, '*', parts[parts.length - 1]].join('/');
+  return { pipeline, key: rehearsalKey(rehearsal.recipe, rehearsal.images), bucket, exact, glob, command: `npm run deploy -- ${rehearsalName(pipeline)}` };
+}

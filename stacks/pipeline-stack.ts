@@ -16,6 +16,7 @@ import { Manifest } from '@cdktf/provider-kubernetes/lib/manifest';
 import { ITerraformDependable } from 'cdktf';
 import { JobSetStep } from '../constructs/jobset-step';
 import { PipelinePreflight, PlaceholderGuard, PlaceholderRef } from '../constructs/preflight';
+import { RehearsalCheck } from '../constructs/rehearsal-check';
 import { TUTORIAL_MAXTEXT_OUTPUT } from '../jobs/names';
 import { EVAL_OUTPUT, gateText } from '../jobs/eval';
 import type { Pipeline } from '../jobs/pipeline';
@@ -63,6 +64,8 @@ export class PipelineStack extends TerraformStack {
       precondition: preflight.precondition,
       secretCommand: platform.hfTokenSecretCommand,
     });
+    // requireRehearsal: the plan fails without the proof of a passing rehearsal of exactly this combination.
+    if (pipeline.requiredRehearsal) new RehearsalCheck(this, 'rehearsal-check', { proof: pipeline.requiredRehearsal, precondition: preflight.precondition });
     // infra's cluster, found through a data source (GkeCluster.fromClusterAttributes): the same endpoint rule as infra.
     const cluster = GkeCluster.fromClusterAttributes(this, 'cluster', {
       name: platform.clusterName,
