@@ -8,10 +8,8 @@ import { Construct } from 'constructs';
 import { TerraformOutput } from 'cdktf';
 import type { Precondition } from 'cdktf';
 import { DataGoogleStorageBucketObjects } from '@cdktf/provider-google/lib/data-google-storage-bucket-objects';
-import type { RehearsalProof } from '../jobs/rehearsal';
+import { REHEARSAL_OUTPUT, RehearsalProof } from '../jobs/rehearsal';
 
-/** Output of a pipeline stack that requires a rehearsal: `passed`, `stale: ...` or `none: ...`. */
-export const REHEARSAL_OUTPUT = 'rehearsal';
 
 export interface RehearsalCheckProps {
   readonly proof: RehearsalProof;

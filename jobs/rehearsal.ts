@@ -325,6 +325,9 @@ export interface RehearsalProof {
   readonly command: string;
 }
 
+/** Output of a pipeline stack that requires a rehearsal (constructs/rehearsal-check.ts): `passed`, `stale: ...` or `none: ...`. */
+export const REHEARSAL_OUTPUT = 'rehearsal';
+
 /** The proof a built rehearsal leaves when it passes (see RehearsalProof). */
 export function rehearsalProof(
   rehearsal: { readonly recipe: Recipe; readonly images: readonly string[]; readonly paths: { readonly hfExportDir: string }; readonly eval?: { readonly evalJson: string } },

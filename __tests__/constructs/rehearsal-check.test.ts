@@ -13,6 +13,7 @@ import { ConfigError } from '../../config/load';
 import { buildApp } from '../../stacks/app';
 import { Testing, TerraformStack } from 'cdktf';
 import { terraformTest } from '../ci-env';
+import { extractStack } from '../../review/model';
 
 const ROOT = path.join(__dirname, '..', '..');
 const ONE_HOST = { SINGLE_HOST_RESERVATION: 'my-v6e-8-reservation' };
@@ -102,5 +103,17 @@ describe('requireRehearsal: true', () => {
     expect(r.ok).toBe(false);
     expect(r.output).toContain(`stale: a rehearsal of rl-qwen3 exists for another combination`);
     expect(r.output).toContain('npm run deploy -- rehearse-rl-qwen3');
+  });
+});
+
+describe('the plan review says the pipeline requires a rehearsal, naming the proof and key', () => {
+  test('a line under the pipeline; none without requireRehearsal', () => {
+    const d = loadDeployment({ env: ONE_HOST, file: requiring() });
+    const proof = d.pipelines.find((p) => p.name === 'rl-qwen3')!.requiredRehearsal!;
+    const p = extractStack('rl-qwen3', synth(ONE_HOST, requiring())).pipeline!;
+    expect(p.rehearsalRequired).toBe(
+      `the plan fails unless a passing rehearsal of this combination (key ${proof.key}) left ${proof.exact} in the bucket; the \`rehearsal\` output says passed, stale or none`,
+    );
+    expect(extractStack('rl-qwen3', synth(ONE_HOST, configFile(() => undefined))).pipeline!.rehearsalRequired).toBeUndefined();
   });
 });
