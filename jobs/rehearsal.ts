@@ -47,7 +47,9 @@ export const REHEARSAL_JOBSET_PREFIX = 'rh-';
 
 /**
  * Decoder layers of the cut model: 6 covers one whole attention cycle of the Gemma 3/4 models (five sliding-window
- * layers then one global one) and more than one MoE layer; small enough that every model of the table fits one v6e host.
+ * layers then one global one: maxtext-v0.2.4 src/maxtext/models/gemma3.py:37-43 GEMMA3_ATTENTION_PATTERN,
+ * models/gemma4.py:42-49 GEMMA4_ATTENTION_PATTERN, taken per layer as `layer_id % 6`) and more than one MoE layer;
+ * small enough that every model of the table fits one v6e-8 host.
  */
 export const REHEARSAL_LAYERS = 6;
 /**
