@@ -30,6 +30,9 @@
  * process and its children) of `npm run review` and of `npm run review -- --base HEAD`, min of 3 each; targets half of
  * what issue 35 measured: review <= 0.9 s, --base <= 4.5 s.
  *
+ * Rehearsals (`npm run bench -- rehearsals` runs only this, bench/rehearsals.ts): per preset and example, the wall
+ * minutes and v6e chip-hours of its rehearsal's steps (one attempt each); targets < 60 min and < 4 chip-hours.
+ *
  * Hostile inputs (`npm run bench -- hostile` runs only this; also part of the full run):
  *   - review of a 50 MB plan (4,000 updated resources with 6 KB values each side, one 5 MB value; `--max-plan-mb 64`
  *     over the 16 MiB default): CPU and wall time, peak RSS, report size, CPU as a ratio to the floor (5x the target);
@@ -44,6 +47,7 @@ import * as path from 'path';
 import { allPipelinesWorld, manyPodsWorld, runCli, runCliOn, startFakeApi, startSilentServer, writeKubeconfig } from './fake-kube-api';
 import { printFaultRows } from './faults';
 import { reviewCpuBench } from './review-cpu';
+import { rehearsalChecks } from './rehearsals';
 
 const RUNS = 5;
 const ROOT = path.join(__dirname, '..', '..');
@@ -158,6 +162,10 @@ async function main(): Promise<void> {
     report(await statusBench());
     return;
   }
+  if (step === 'rehearsals') {
+    report(rehearsalChecks());
+    return;
+  }
   if (step === 'review') {
     report(reviewCpuBench(ROOT));
     return;
@@ -167,9 +175,10 @@ async function main(): Promise<void> {
     report(await hostileBench(floor));
     return;
   }
-  if (step !== undefined) throw new Error(`bench: the step must be faults, status, hostile or review, got '${step}'`);
+  if (step !== undefined) throw new Error(`bench: the step must be faults, status, hostile, review or rehearsals, got '${step}'`);
   synthBench(floor);
   printFaultRows();
+  report(rehearsalChecks());
   report(await statusBench());
   report(await hostileBench(floor));
   report(reviewCpuBench(ROOT));

@@ -62,6 +62,13 @@ export const PIPELINES_ENV = 'PIPELINES';
  * stack deploys without `serve.enabled` in the file.
  */
 export const SERVE_ENV = 'SERVE';
+/**
+ * REHEARSE=rl-qwen3 adds the stack `rehearse-rl-qwen3` (jobs/rehearsal.ts): `npm run deploy -- rehearse-rl-qwen3` (and
+ * synth, diff, destroy) sets it from the stack names it is given (scripts/cdktf.mjs), as SERVE does for serve stacks.
+ */
+export const REHEARSE_ENV = 'REHEARSE';
+/** The source of a rehearsal asked for by REHEARSE. */
+export const REHEARSE_SOURCE = `${REHEARSE_ENV} (env)`;
 /** The source of a serve stack turned on by SERVE. */
 export const SERVE_SOURCE = `${SERVE_ENV} (env)`;
 
@@ -166,6 +173,8 @@ export interface LoadedConfig {
   readonly placeholders: readonly Placeholder[];
   /** True when PIPELINES chose the pipelines: exactly those, each must fit. */
   readonly pipelinesSelected: boolean;
+  /** The pipelines REHEARSE names, each synthesized as `rehearse-<name>` (jobs/rehearsal.ts). @default - none */
+  readonly rehearse?: readonly string[];
   /** Every leaf of the resolved config (an array is one value) -> where it came from (`sourceOf`). */
   readonly provenance: Readonly<Record<string, string>>;
   /** The config file and the variables this deployment was built from (`originOf`). */
@@ -426,6 +435,7 @@ export function loadConfig(options: LoadOptions = {}): LoadedConfig {
     notices,
     placeholders,
     pipelinesSelected: selection !== undefined,
+    ...rehearseOf(given(REHEARSE_ENV)),
     provenance: provenanceOf(result.data, loadedBase),
     origin: originOf(file, env.CONFIG_FILE !== undefined && env.CONFIG_FILE !== '' && options.file === undefined, sources),
   };
@@ -534,6 +544,12 @@ export function misspelledVariables(env: Readonly<Record<string, string | undefi
     if (near.length > 0) notes.push(`${name} is set but not read by this program: did you mean ${near.join(' or ')}? (its value was not read)`);
   }
   return notes;
+}
+
+/** REHEARSE: the names it lists, each once (config/pipelines.ts checks and builds them). */
+function rehearseOf(value: string | undefined): { rehearse?: string[] } {
+  const names = [...new Set((value ?? '').split(',').map((s) => s.trim()).filter((s) => s !== ''))];
+  return names.length > 0 ? { rehearse: names } : {};
 }
 
 /** SERVE: `serve.enabled` on for each named pipeline, a preset or an entry of the file; any other name is a problem. */

@@ -10,12 +10,15 @@ import { pipelineNameProblem } from '../jobs/names';
 import { findTpuGroup, Platform } from '../jobs/platform';
 import { CONFIGMAP_MAX_BYTES } from '../jobs/recipe-files';
 import { RECIPES } from '../jobs/recipes';
-import { serveNames } from '../jobs/serve';
+import { asRehearsal, rehearsalName, rehearsalOf, rehearsalProof } from '../jobs/rehearsal';
+import { imageMaxTextVersion } from '../jobs/recipes/common';
+import { LM_EVAL_VERSION } from '../jobs/eval';
+import { SERVE_STACK_PREFIX, serveNames } from '../jobs/serve';
 import type { Recipe } from '../jobs/recipes/types';
 import { didYouMean, isPlainEntry, PipelineSpec, resolveSpec, SpecFile } from '../jobs/spec';
 import { sha256Of } from '../jobs/spec-key';
 import { sliceShapeName, tpuSlice, TpuSlice } from '../jobs/tpu';
-import { ConfigError, LoadedConfig, SERVE_SOURCE, sourceOf } from './load';
+import { ConfigError, LoadedConfig, REHEARSE_SOURCE, SERVE_SOURCE, sourceOf } from './load';
 import { parsePython } from './python';
 import { platformFromConfig } from './platform';
 import { PipelineConfig, SINGLE_HOST_SLICE } from './schema';
@@ -285,7 +288,13 @@ export function selectAndBuildPipelines(
     problems.push(`${SERVE_SOURCE}: ${serveNames(name).stack} serves the export of ${name}, which this config does not build: ${why}`);
   }
   const pipelines: Pipeline[] = [];
-  for (const name of selection.names) collect(() => void pipelines.push(buildPipeline(recipes[name], platform, pipelineOptions(loaded, name))));
+  for (const name of selection.names) collect(() => void pipelines.push(withRequiredRehearsal(loaded, name, recipes[name], platform, buildPipeline(recipes[name], platform, pipelineOptions(loaded, name)))));
+  // Rehearsals asked for by REHEARSE (`npm run deploy -- rehearse-<name>`): each a pipeline built from its own's recipe.
+  for (const name of loaded.rehearse ?? []) {
+    const why = rehearsalRefusal(loaded, name, recipes, selection.names);
+    if (why) problems.push(why);
+    else collect(() => void pipelines.push(buildRehearsal(loaded, name, recipes[name], platform)));
+  }
   // No pipeline may write into another's training run or export.
   if (problems.length === 0) collect(() => checkRunOutputs(pipelines));
   if (problems.length > 0) throw new ConfigError(problems);
@@ -293,6 +302,50 @@ export function selectAndBuildPipelines(
     pipelines,
     notices: [...selection.notices, ...selection.names.flatMap((n) => specNotices[n] ?? []), ...pipelines.flatMap((p) => p.notices)],
   };
+}
+
+/** Why `rehearse-<name>` cannot be built: a serve stack, a pipeline the config does not have or does not build. */
+function rehearsalRefusal(loaded: LoadedConfig, name: string, recipes: Record<string, Recipe>, built: readonly string[]): string | undefined {
+  const stack = rehearsalName(name);
+  if (name.startsWith(SERVE_STACK_PREFIX) && !recipes[name]) {
+    return `${REHEARSE_SOURCE}: ${stack} names the serve stack '${name}': a serve stack has no training to rehearse; rehearse its pipeline (rehearse-${name.slice(SERVE_STACK_PREFIX.length)})`;
+  }
+  if (!recipes[name]) {
+    const known = Object.keys(recipes);
+    return `${REHEARSE_SOURCE}: ${stack}: no pipeline named '${name}'${didYouMean(name, known)}; pipelines: ${known.join(', ')}`;
+  }
+  if (!built.includes(name)) {
+    const why = isEnabled(loaded, name)
+      ? 'it is left out: infra has no slice of its shape (the note above says which variables add it)'
+      : `${sourceOf(loaded, `pipelines.${name}.enabled`)} turns it off`;
+    return `${REHEARSE_SOURCE}: ${stack} rehearses ${name}, which this config does not build: ${why}`;
+  }
+  return undefined;
+}
+
+/** The pipeline of `rehearse-<name>`: the rehearsal (jobs/rehearsal.ts) of the pipeline's recipe and options, built. */
+function buildRehearsal(loaded: LoadedConfig, name: string, recipe: Recipe, platform: Platform): Pipeline {
+  const source = `${REHEARSE_SOURCE} ${rehearsalName(name)}`;
+  const r = rehearsalOf(recipe, pipelineOptions(loaded, name), platform, source);
+  const built = buildPipeline(r.recipe, platform, r.options);
+  return asRehearsal(built, name, { ...(imageMaxTextVersion(built.image) ? { maxtext: imageMaxTextVersion(built.image) } : {}), lmEval: LM_EVAL_VERSION });
+}
+
+/**
+ * `requireRehearsal: true`: the pipeline carries the proof its deploy requires, from its rehearsal built here (the
+ * same code as `rehearse-<name>`); a pipeline that cannot be rehearsed on this infra is refused, saying why.
+ */
+function withRequiredRehearsal(loaded: LoadedConfig, name: string, recipe: Recipe, platform: Platform, built: Pipeline): Pipeline {
+  if (loaded.config.pipelines[name]?.requireRehearsal !== true) return built;
+  const source = sourceOf(loaded, `pipelines.${name}.requireRehearsal`);
+  let rehearsal: Pipeline;
+  try {
+    const r = rehearsalOf(recipe, pipelineOptions(loaded, name), platform, source);
+    rehearsal = buildPipeline(r.recipe, platform, r.options);
+  } catch (err) {
+    throw new ConfigError([`${source}: ${name} requires a passing rehearsal, and it cannot be rehearsed on this infra: ${(err as Error).message}`]);
+  }
+  return { ...built, requiredRehearsal: rehearsalProof(rehearsal, name, platform.bucket) };
 }
 
 /** The selected pipelines alone (selectAndBuildPipelines without the notices; the deployment holds both). */

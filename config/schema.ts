@@ -276,6 +276,11 @@ const pipeline = z
     eval: evalConfig.optional(),
     /** The opt-in serve-<pipeline> stack (config/eval-schema.ts). @default - none */
     serve: serveConfig.optional(),
+    /**
+     * Refuse the deploy (at plan) unless a passing `rehearse-<pipeline>` of exactly this combination left its proof in
+     * the bucket (jobs/rehearsal.ts rehearsalProof). @default false
+     */
+    requireRehearsal: z.boolean().optional(),
   })
   .strict();
 

@@ -191,6 +191,17 @@ export function modelSize(name: string): ModelSize | undefined {
   return MODELS[name];
 }
 
+/**
+ * The size of a model cut to `layers` decoder layers (MaxText `override_model_config=true base_num_decoder_layers=N`,
+ * jobs/rehearsal.ts): the embedding (and, untied, the output projection) stays whole, the decoder layers scale.
+ */
+export function cutModelSize(size: ModelSize, layers: number): ModelSize {
+  if (layers >= size.layers) return size;
+  const embedding = size.vocab * size.hidden * (size.tiedEmbedding ? 1 : 2);
+  const scale = (total: number) => embedding + ((total - embedding) / size.layers) * layers;
+  return { ...size, params: scale(size.params), ...(size.activeParams !== undefined ? { activeParams: scale(size.activeParams) } : {}), layers };
+}
+
 /** The table row of a model key, or undefined. */
 export function modelRow(key: string): ModelRow | undefined {
   return Object.prototype.hasOwnProperty.call(MODELS, key) ? MODELS[key] : undefined;

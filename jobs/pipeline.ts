@@ -52,6 +52,7 @@ import { ContainerResources, JsonValue, MaxTextArgs, Recipe, RECIPE_STEP_NAMES, 
 import { buildFilesConfigMap, CONFIGMAP_MAX_BYTES, configMapBytes, filesVolume } from './recipe-files';
 import { EvalOptions, evalJobSet, EvalPlan, planEval } from './eval';
 import { planServe, ServeOptions, ServePlan } from './serve';
+import type { RehearsalFacts, RehearsalProof } from './rehearsal';
 import { buildSecretProviderClass } from './secrets';
 import { TpuSlice, tpuSlice } from './tpu';
 import { targetGroup, validateRecipe } from './validate';
@@ -113,6 +114,8 @@ export interface PipelineOptions {
   readonly eval?: EvalOptions;
   /** The opt-in `serve-<pipeline>` stack (jobs/serve.ts). @default - none */
   readonly serve?: ServeOptions;
+  /** What JobSet names start with (a rehearsal's short `rh-<pipeline>`, jobs/rehearsal.ts). @default - the recipe name */
+  readonly jobSetPrefix?: string;
 }
 
 /** One step: one JobSet. */
@@ -187,6 +190,10 @@ export interface Pipeline {
   readonly serve?: ServePlan;
   /** Warnings for the user (a tight HBM fit), printed once by main.ts. */
   readonly notices: readonly string[];
+  /** What a rehearsal proves (jobs/rehearsal.ts asRehearsal). @default - none: not a rehearsal */
+  readonly rehearsal?: RehearsalFacts;
+  /** `requireRehearsal`: the proof the deploy requires (jobs/rehearsal.ts rehearsalProof). @default - none: not required */
+  readonly requiredRehearsal?: RehearsalProof;
   /**
    * Says which MaxText the tutorial installs and which this pipeline runs, when they differ (recipe
    * `tutorialMaxText`). @default - none: the pipeline runs the tutorial's MaxText
@@ -578,7 +585,7 @@ function commonOf(plan: PipelinePlan, platform: Platform, options: PipelineOptio
     labels: { ...plan.baseLabels, [PIPELINE_LABELS.step]: step, [QUEUE_LABEL]: platform.localQueue },
   };
   return {
-    name: jobSetName(plan.resolved.name, options.runId, step),
+    name: jobSetName(options.jobSetPrefix ?? plan.resolved.name, options.runId, step),
     namespace: platform.namespace,
     pod,
     maxRestarts: limits.restarts(step),
@@ -815,7 +822,7 @@ export function buildPipeline(recipe: Recipe, platform: Platform, options: Pipel
   const built = builtSteps(plan, platform, options);
   if (runIdOk) {
     const shapes = built.map(({ name, built: b }) => ({ step: name, replicatedJobs: b.replicatedJobs, coordinator: b.coordinator }));
-    collect(problems, () => checkJobSetNames(plan.resolved.name, options.runId, shapes, source, runIdSource));
+    collect(problems, () => checkJobSetNames(options.jobSetPrefix ?? plan.resolved.name, options.runId, shapes, source, runIdSource));
   }
   const steps = pipelineSteps(plan, platform, options, built);
   problems.push(...flexStartProblems(plan, steps));

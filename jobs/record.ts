@@ -17,6 +17,7 @@ import { PATHWAYS_IMAGES } from './jobset';
 import type { CapacityType } from './capacity';
 import { lineageLine } from './lineage';
 import type { TrainKind } from './methods';
+import type { RehearsalFacts } from './rehearsal';
 
 /** Version of the record's shape; a record of another version is read as "not understood" (status says so). */
 export const RECORD_VERSION = 1;
@@ -90,6 +91,8 @@ export interface PipelineRecord {
   readonly steps: readonly RecordedStep[];
   /** The last step's spec hash: equal hashes, equal deployed manifests. */
   readonly deploymentHash: string;
+  /** A rehearsal's facts: the combination it proves (jobs/rehearsal.ts). @default - none: not a rehearsal */
+  readonly rehearsal?: RehearsalFacts;
 }
 
 /** Where a step writes (the path the user reads once it completed). */
@@ -178,6 +181,7 @@ export function pipelineRecord(pipeline: Pipeline, platform: Platform): Pipeline
     exportPath: pipeline.paths.hfExportDir,
     steps,
     deploymentHash: steps[steps.length - 1]?.specHash ?? '',
+    ...(pipeline.rehearsal ? { rehearsal: pipeline.rehearsal } : {}),
   };
 }
 

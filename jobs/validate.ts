@@ -12,7 +12,7 @@ import { dtypeBytes, HbmEstimate, StepDevices } from './hbm';
 import { estimateHbm, rolloutSettings, rowOf } from './methods';
 import { imageReferenceProblem } from './image-ref';
 import { DCN_AXIS_KEYS, ICI_AXIS_KEYS, meshDefault, RL_DEFAULTS } from './maxtext-defaults';
-import { hfRepoProblem, modelSize } from './models';
+import { cutModelSize, hfRepoProblem, modelSize } from './models';
 import { GENERATIONS, sliceShapeName, slicesForAcceleratorType, supportedTopologies, tpuSlice, TpuMachineType, TpuSlice } from './tpu';
 import { RECIPES } from './recipes';
 
@@ -331,8 +331,12 @@ function stepDevices(recipe: Recipe, slice: TpuSlice, slices: number): StepDevic
 }
 
 function estimateOn(recipe: Recipe, slice: TpuSlice, slices: number): HbmEstimate | undefined {
-  const size = modelSize(recipe.model.name);
-  if (!size) return undefined;
+  const full = modelSize(recipe.model.name);
+  if (!full) return undefined;
+  // A cut model (a rehearsal, jobs/rehearsal.ts): MaxText builds base_num_decoder_layers layers when
+  // override_model_config lets the CLI replace the model YAML's (maxtext-v0.2.4 configs/pyconfig.py:479-486).
+  const cut = recipe.train.args['base_num_decoder_layers'];
+  const size = recipe.train.args['override_model_config'] === true && typeof cut === 'number' ? cutModelSize(full, cut) : full;
   return estimateHbm({
     model: recipe.model.name,
     size,

@@ -9,6 +9,7 @@ import type { TerraformJson } from './load';
 import { dependencyMap, Pipeline, pipelineOf } from './pipeline-graph';
 import { TUTORIAL_MAXTEXT_OUTPUT } from '../jobs/names';
 import { EVAL_OUTPUT } from '../jobs/eval';
+import { REHEARSAL_OUTPUT } from '../jobs/rehearsal';
 import { PLACEHOLDERS_LOCAL } from '../jobs/platform';
 import type { ControlPlane } from './resources/container-cluster';
 import type { CpuPool, TpuPool } from './resources/container-node-pool';
@@ -100,7 +101,14 @@ function withMaxTextDifference(pipeline: Pipeline | undefined, json: TerraformJs
   const note = json.output?.[TUTORIAL_MAXTEXT_OUTPUT]?.value;
   const gate = json.output?.[EVAL_OUTPUT]?.value;
   const withNote = pipeline && typeof note === 'string' ? { ...pipeline, maxtextDifference: note } : pipeline;
-  return withNote && typeof gate === 'string' ? { ...withNote, evalGate: gate } : withNote;
+  const withGate = withNote && typeof gate === 'string' ? { ...withNote, evalGate: gate } : withNote;
+  // requireRehearsal (constructs/rehearsal-check.ts): the output's expression holds the proof object and the key.
+  const rehearsal = json.output?.[REHEARSAL_OUTPUT]?.value;
+  const proof = typeof rehearsal === 'string' ? /"([^"]+)"\)/.exec(rehearsal)?.[1] : undefined;
+  const key = typeof rehearsal === 'string' ? /passed \(key ([0-9a-f]+)\)/.exec(rehearsal)?.[1] : undefined;
+  return withGate && proof && key
+    ? { ...withGate, rehearsalRequired: `the plan fails unless a passing rehearsal of this combination (key ${key}) left ${proof} in the bucket; the \`${REHEARSAL_OUTPUT}\` output says passed, stale or none` }
+    : withGate;
 }
 
 /** Extracts the domain model of one stack. */

@@ -22,6 +22,11 @@ export interface Pipeline {
   readonly maxtextDifference?: string;
   /** The stack's eval step and its gate (`eval_gate` output, jobs/eval.ts gateText). @default - no eval step */
   readonly evalGate?: string;
+  /**
+   * `requireRehearsal`: what the plan checks (the `rehearsal` output's expression names the proof object and key;
+   * constructs/rehearsal-check.ts), and the verdict once planned. @default - no rehearsal required
+   */
+  readonly rehearsalRequired?: string;
 }
 
 const KIND_ORDER: Record<StepKind, number> = { conversion: 0, training: 1, other: 2, export: 3, evaluation: 4 };

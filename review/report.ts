@@ -237,6 +237,7 @@ function pipelinesSection(models: readonly StackModel[]): string {
       `images ${p.images.map(code).join(', ')}.\n`);
     if (p.maxtextDifference) out.push(`MaxText version: ${inert(p.maxtextDifference)}.\n`);
     if (p.evalGate) out.push(`Eval step: ${inert(p.evalGate)}.\n`);
+    if (p.rehearsalRequired) out.push(`Requires a rehearsal: ${inert(p.rehearsalRequired)}.\n`);
     const evaluation = evaluationLine(p);
     if (evaluation) out.push(evaluation);
     out.push(mermaid(p) + '\n');

@@ -4,7 +4,8 @@
 // The one thing it adds: a stack named `serve-<pipeline>` turns that pipeline's serve stack on for this command (the
 // SERVE variable, config/load.ts SERVE_ENV), so `npm run deploy -- serve-rl-qwen3` deploys it without
 // `pipelines.rl-qwen3.serve.enabled` in the config, and `npm run destroy -- serve-rl-qwen3` removes it again. cdktf runs
-// the app (cdktf.json) with this environment, so the check and the synthesis see the same stacks.
+// the app (cdktf.json) with this environment, so the check and the synthesis see the same stacks. A stack named
+// `rehearse-<pipeline>` does the same for that pipeline's rehearsal (the REHEARSE variable, config/load.ts REHEARSE_ENV).
 //
 // Each environment (project + cluster) synthesizes and runs Terraform in its own folder: the check prints the
 // environment's output folder (`cdktf.out.<project>.<cluster>`, stacks/backend.ts environmentOutdir) and this script
@@ -23,12 +24,23 @@ import * as path from 'node:path';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const SERVE_PREFIX = 'serve-';
+const REHEARSE_PREFIX = 'rehearse-';
+
+/** The names after `prefix` in the stack arguments, joined with the variable's own (order kept, each once). */
+function prefixedList(prefix, args, current) {
+  const named = args.filter((a) => a.startsWith(prefix) && a.length > prefix.length).map((a) => a.slice(prefix.length));
+  const given = current.split(',').map((s) => s.trim()).filter((s) => s !== '');
+  return [...new Set([...given, ...named])].join(',');
+}
 
 /** The pipelines whose serve stack the arguments name, joined with SERVE's own (order kept, each once). */
 export function serveList(args, current = '') {
-  const named = args.filter((a) => a.startsWith(SERVE_PREFIX) && a.length > SERVE_PREFIX.length).map((a) => a.slice(SERVE_PREFIX.length));
-  const given = current.split(',').map((s) => s.trim()).filter((s) => s !== '');
-  return [...new Set([...given, ...named])].join(',');
+  return prefixedList(SERVE_PREFIX, args, current);
+}
+
+/** The pipelines whose rehearsal (`rehearse-<pipeline>`) the arguments name, joined with REHEARSE's own. */
+export function rehearseList(args, current = '') {
+  return prefixedList(REHEARSE_PREFIX, args, current);
 }
 
 /** cdktf.json's app (`node <flags> dist/main.js`) without its `node`: the check runs the app as cdktf does. */
@@ -54,7 +66,8 @@ function main(argv) {
     return 2;
   }
   const serve = serveList(args, process.env.SERVE);
-  const env = { ...process.env, CHECKPOINT_DISABLE: '1', ...(serve ? { SERVE: serve } : {}) };
+  const rehearse = rehearseList(args, process.env.REHEARSE);
+  const env = { ...process.env, CHECKPOINT_DISABLE: '1', ...(serve ? { SERVE: serve } : {}), ...(rehearse ? { REHEARSE: rehearse } : {}) };
   const check = spawnSync(process.execPath, [...appArgs(), '--check', '--print-environment'], { cwd: ROOT, env, stdio: ['inherit', 'pipe', 'inherit'], encoding: 'utf8' });
   const checked = exitOf(check);
   if (checked !== 0) {

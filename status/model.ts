@@ -27,6 +27,7 @@
 import { EngineView, engineView, pipelineWorkflowOf, WorkflowObject } from './workflow';
 import { LOG_TIMESTAMP } from '../jobs/run-log';
 import { methodRow, TrainKind } from '../jobs/methods';
+import { RehearsalVerdict, rehearsalLines, rehearsalVerdict } from './rehearsal';
 import { ChipPrice, duration, Evaluation, evaluationOf, Stall, STALL_FACTOR, STALL_FLOOR_SECONDS, stallOf, StepPoint, stepPoints, Usage, usage } from './metrics';
 import { hfTokenSecretIdOf } from '../jobs/platform';
 import type { PipelineRecord, RecordedStep } from '../jobs/record';
@@ -202,6 +203,8 @@ export interface PipelineStatus {
   readonly cost?: { readonly cost: RunCost; readonly text: string };
   /** Where the pipeline's Workflow and each step's tasks stand (status/workflow.ts). @default - no Workflow found or read */
   readonly engine?: EngineView;
+  /** A rehearsal's verdict and its lines (status/rehearsal.ts). @default - not a rehearsal */
+  readonly rehearsal?: { readonly verdict: RehearsalVerdict; readonly lines: readonly string[] };
 }
 
 // ---- helpers ----------------------------------------------------------------------------------------------------
@@ -867,7 +870,14 @@ export function pipelineStatus(pipeline: PipelineRecord, snapshot: Snapshot, log
   const ended = steps.some((s) => s.state === 'failed') || steps.every((s) => s.state === 'completed');
   const wf = snapshot.workflows ? pipelineWorkflowOf(snapshot.workflows, pipeline.name) : undefined;
   const engine = wf ? engineView(wf, pipeline.steps.map((s) => s.name)) : undefined;
-  return { name: pipeline.name, steps, ...(cost && rates ? { cost: { cost, text: runCostLine(cost, rates, ended) } } : {}), ...(engine ? { engine } : {}) };
+  const verdict = pipeline.rehearsal ? rehearsalVerdict(pipeline.rehearsal, steps) : undefined;
+  return {
+    name: pipeline.name,
+    steps,
+    ...(cost && rates ? { cost: { cost, text: runCostLine(cost, rates, ended) } } : {}),
+    ...(engine ? { engine } : {}),
+    ...(verdict && pipeline.rehearsal ? { rehearsal: { verdict, lines: rehearsalLines(pipeline.rehearsal, verdict) } } : {}),
+  };
 }
 
 /** Exit status: 1 when any step failed, 0 when every step completed, else 3 (still running, stalled, queued, pending or not created). */

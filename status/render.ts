@@ -51,6 +51,7 @@ export function renderText(pipelines: readonly PipelineStatus[]): string {
       for (const d of [...s.details, ...(s.run ? runLines(s.run) : [])]) lines.push(`      ${d}`);
     }
     if (p.cost) lines.push(`  ${p.cost.text}`);
+    for (const l of p.rehearsal?.lines ?? []) lines.push(`  ${l}`);
   }
   return lines.join('\n') + '\n';
 }
@@ -147,6 +148,7 @@ export function toJson(pipelines: readonly PipelineStatus[]): { pipelines: unkno
       })),
       ...(p.cost ? { cost: costJson(p.cost.cost) } : {}),
       ...(p.engine ? { engine: p.engine } : {}),
+      ...(p.rehearsal ? { rehearsal: p.rehearsal.verdict } : {}),
     })),
   };
 }

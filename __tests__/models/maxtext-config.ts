@@ -27,7 +27,7 @@ export const FIELDS: Readonly<Record<'MaxTextConfig' | 'RLConfig', Readonly<Reco
     skip_jax_distributed_system: 'DevelopmentAndDebugging', use_multimodal: 'MultimodalGeneral', weight_dtype: 'DataTypes',
     dataset_type: 'DatasetGeneral', per_device_batch_size: 'DatasetGeneral', train_data_columns: 'DatasetGeneral',
     hf_path: 'HfDataset', hf_name: 'HfDataset', train_split: 'TfdsDataset', profiler: 'Profiling', steps: 'TrainingLoop',
-    tokenizer_path: 'Tokenizer',
+    tokenizer_path: 'Tokenizer', override_model_config: 'RunInfo', base_num_decoder_layers: 'ModelArchitecture',
     'lora.enable_lora': 'LoRA', 'lora.lora_rank': 'LoRA', 'lora.lora_alpha': 'LoRA', 'lora.lora_module_path': 'LoRA', 'lora.lora_restore_path': 'LoRA',
     // train_dpo (pyconfig.py l.54: post_train/dpo.yml over base.yml, MaxTextConfig): the DPO block and the eval interval.
     eval_interval: 'TrainingLoop', hf_eval_split: 'HfDataset', eval_data_columns: 'DatasetGeneral', packing: 'DatasetGeneral',
@@ -49,6 +49,7 @@ export const FIELDS: Readonly<Record<'MaxTextConfig' | 'RLConfig', Readonly<Reco
     ici_expert_parallelism: 'IciParallelism', ici_fsdp_parallelism: 'IciParallelism', ici_tensor_parallelism: 'IciParallelism',
     ragged_gather_reduce_fallback: 'MoEGeneral', remat_policy: 'RematAndOffload',
     reward_functions: 'RLReward', reward_functions_path: 'RLReward', dataset_processor_path: 'RLDataset',
+    override_model_config: 'RunInfo', base_num_decoder_layers: 'ModelArchitecture',
     'rl.loss_algo': 'RL', 'rl.num_generations': 'RL', 'rl.reshard_chunk_size': 'RL',
   },
 };
@@ -68,6 +69,9 @@ export const CONSTRAINTS: Readonly<Record<string, (v: string) => boolean>> = {
   'dpo.dpo_label_smoothing': (v) => Number(v) >= 0 && Number(v) <= 1,
   'dpo.max_prompt_length': (v) => /^[1-9]\d*$/.test(v),
 };
+
+/** Model-YAML keys this project may set on the command line (a rehearsal's cut, jobs/rehearsal.ts). */
+export const MODEL_YAML_KEYS = ['base_num_decoder_layers'] as const;
 
 /** argparse (to_maxtext.py) / absl (to_huggingface.py) flags of the conversions. */
 export const CONVERSION_FLAGS: Readonly<Record<string, readonly string[]>> = {
@@ -89,6 +93,13 @@ export function configProblems(call: { module: string; args: Record<string, stri
     const ok = CONSTRAINTS[key];
     if (ok && !ok(value.replace(/^'|'$/g, ''))) out.push(`${key}=${value} violates types.py`);
   }
+  // A key every model YAML sets (configs/models/<model>.yml `base_num_decoder_layers`) given on the command line: pyconfig
+  // raises unless override_model_config=true (maxtext-v0.2.4 configs/pyconfig.py:479-486 and 128
+  // validate_no_keys_overridden_twice; base.yml:24). The value must be a whole number >= 1 (types.py:521, int).
+  for (const key of MODEL_YAML_KEYS) {
+    if (key in call.args && call.args.override_model_config !== 'True') out.push(`${key} is set by the model YAML: pass override_model_config=True (pyconfig.py:479-486)`);
+  }
+  if ('base_num_decoder_layers' in call.args && !/^[1-9]\d*$/.test(call.args.base_num_decoder_layers)) out.push('base_num_decoder_layers must be an int >= 1 (types.py:521)');
   if (call.args.dataset_type === 'hf' && !call.args.hf_path) out.push("hf_path can't be empty when dataset_type=hf");
   if (call.args['lora.enable_lora'] === 'True' && !(Number(call.args['lora.lora_rank']) > 0)) out.push('lora_rank must be > 0 with enable_lora');
   if (call.module === 'maxtext.trainers.post_train.dpo.train_dpo') out.push(...dpoProblems(call.args));

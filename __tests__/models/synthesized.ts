@@ -24,6 +24,13 @@ export const CONFIGURATIONS: Readonly<Record<string, Record<string, string>>> = 
   'example lora-sft-gemma3-12b': { CONFIG_FILE: 'config/examples/lora-sft-gemma3-12b.json' },
   'example dpo-llama3-8b': { CONFIG_FILE: 'config/examples/dpo-llama3-8b.json' },
   'example grpo-own-data': { CONFIG_FILE: 'config/examples/grpo-own-data.json' },
+  // Rehearsals (jobs/rehearsal.ts) of the four presets on the single-host pool, and of each example on its v6e-8.
+  'rehearsals of the presets': { SINGLE_HOST_RESERVATION: 'my-v6e-8-reservation', REHEARSE: 'rl-qwen3,rl-gemma4,sft-gemma4,rl-llama3' },
+  'rehearsal sft-llama3-8b': { CONFIG_FILE: 'config/examples/sft-llama3-8b.json', REHEARSE: 'sft-llama3-support' },
+  'rehearsal grpo-qwen3-8b': { CONFIG_FILE: 'config/examples/grpo-qwen3-8b.json', REHEARSE: 'grpo-qwen3-math' },
+  'rehearsal lora-sft-gemma3-12b': { CONFIG_FILE: 'config/examples/lora-sft-gemma3-12b.json', REHEARSE: 'lora-gemma3-support' },
+  'rehearsal dpo-llama3-8b': { CONFIG_FILE: 'config/examples/dpo-llama3-8b.json', REHEARSE: 'dpo-llama3-orca' },
+  'rehearsal grpo-own-data': { CONFIG_FILE: 'config/examples/grpo-own-data.json', REHEARSE: 'grpo-qwen3-metamath' },
 };
 
 export interface NodePoolModel {

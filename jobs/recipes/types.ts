@@ -47,6 +47,10 @@ export interface ToMaxTextArgs {
   readonly checkpoint_storage_use_zarr3: 0 | 1;
   readonly checkpoint_storage_use_ocdbt: 0 | 1;
   readonly hardware: 'cpu' | 'tpu' | 'gpu';
+  /** Let the CLI set model-YAML keys (a rehearsal's cut model, jobs/rehearsal.ts). @default - not passed (false) */
+  readonly override_model_config?: boolean;
+  /** Decoder layers of the model (a rehearsal's cut). @default - not passed (the model YAML's) */
+  readonly base_num_decoder_layers?: number;
 }
 
 /** argparse flags of to_maxtext (`--flag=value`). */
@@ -65,6 +69,10 @@ export interface ToHfArgs {
   readonly scan_layers: boolean;
   readonly use_multimodal: boolean;
   readonly weight_dtype: 'bfloat16' | 'float32';
+  /** Let the CLI set model-YAML keys (a rehearsal's cut model, jobs/rehearsal.ts). @default - not passed (false) */
+  readonly override_model_config?: boolean;
+  /** Decoder layers of the model (a rehearsal's cut). @default - not passed (the model YAML's) */
+  readonly base_num_decoder_layers?: number;
 }
 
 /** Step settings shared by the two conversions. */
