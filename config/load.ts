@@ -7,6 +7,7 @@
  * Step 1a of the data flow (config/deployment.ts `loadDeployment` is config/'s one entry and says the rest): the
  * `LoadedConfig` this returns stays inside config/; only the `Deployment` built from it leaves.
  */
+import { editDistance } from '../util/edit-distance';
 import * as fs from 'fs';
 import * as path from 'path';
 import { printParseErrorCode, visit } from 'jsonc-parser';
@@ -517,18 +518,6 @@ function resolveIdentity(input: IdentityInput, raw: Record<string, unknown>, sou
   }
 }
 
-/** Edit distance with adjacent transpositions (optimal string alignment): `TPU_CAPACTIY` is 1 from `TPU_CAPACITY`. */
-export function editDistance(a: string, b: string): number {
-  const d: number[][] = Array.from({ length: a.length + 1 }, (_, i) => Array.from({ length: b.length + 1 }, (_, j) => (i === 0 ? j : j === 0 ? i : 0)));
-  for (let i = 1; i <= a.length; i++) {
-    for (let j = 1; j <= b.length; j++) {
-      const cost = a[i - 1] === b[j - 1] ? 0 : 1;
-      d[i]![j] = Math.min(d[i - 1]![j]! + 1, d[i]![j - 1]! + 1, d[i - 1]![j - 1]! + cost);
-      if (i > 1 && j > 1 && a[i - 1] === b[j - 2] && a[i - 2] === b[j - 1]) d[i]![j] = Math.min(d[i]![j]!, d[i - 2]![j - 2]! + cost);
-    }
-  }
-  return d[a.length]![b.length]!;
-}
 
 /**
  * One note per set variable that this program does not read but whose name is close to one it does (one edit for a

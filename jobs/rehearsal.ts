@@ -24,6 +24,7 @@
  *   the pipeline uses it; conversions stay on the CPU pool).
  * What it cannot show: REHEARSAL_CANNOT_SHOW (docs/pipelines.md "Rehearse before a slice").
  */
+import { rowOf } from './methods';
 import type { PipelineOptions } from './pipeline';
 import type { Platform, TpuPoolGroup } from './platform';
 import type { JsonValue, MaxTextArgs, Recipe } from './recipes/types';
@@ -149,7 +150,9 @@ function rehearsalTrainArgs(recipe: Recipe, layers: number, chips: number): MaxT
     base_num_decoder_layers: layers,
     scan_layers: false,
   };
-  if (recipe.train.kind === 'sft') return { ...shrinkMesh(base, ['ici_tensor_parallelism', 'ici_expert_parallelism', 'ici_fsdp_parallelism'], chips), steps: REHEARSAL_STEPS };
+  // A trainer without a rollout (SFT, DPO: jobs/methods/) shrinks its mesh and trains its steps key; RL also cuts the sampler.
+  const row = rowOf(recipe);
+  if (!row.rollout) return { ...shrinkMesh(base, ['ici_tensor_parallelism', 'ici_expert_parallelism', 'ici_fsdp_parallelism'], chips), [row.stepsKey]: REHEARSAL_STEPS };
   const test: MaxTextArgs = typeof args['num_test_batches'] === 'number' && args['num_test_batches'] > 0 ? { num_test_batches: 1 } : {};
   return cutSampler(oneHostRl({ ...base, num_batches: REHEARSAL_STEPS, ...test }, chips), layers);
 }
@@ -203,7 +206,7 @@ export function rehearsalOf(recipe: Recipe, options: PipelineOptions, platform: 
     toMaxText: { ...recipe.toMaxText, args: { ...recipe.toMaxText.args, ...unscanned }, reuseExisting: false },
     train: { ...recipe.train, args: rehearsalTrainArgs(recipe, layers, g.slice.chips) } as Recipe['train'],
     toHf: { ...recipe.toHf, args: { ...recipe.toHf.args, ...unscanned }, overrideModelArchitecture: true },
-    ...(recipe.train.kind === 'rl' && recipe.tpuVmEnv ? { tpuVmEnv: g.slice.vms === 1 } : {}),
+    ...(rowOf(recipe).rollout && recipe.tpuVmEnv ? { tpuVmEnv: g.slice.vms === 1 } : {}),
   };
   const o = options;
   const eval_ = o.eval?.enabled === false ? { enabled: false } : { ...(o.eval?.tasks ? { tasks: o.eval.tasks } : {}), samples: REHEARSAL_EVAL_SAMPLES, timeoutMinutes: REHEARSAL_TIMEOUTS.eval };

@@ -3,6 +3,7 @@
  * sha256 over it. `specKey` names directories by their inputs (jobs/maxtext.ts conversionKey, trainKey); chainHash
  * (jobs/pipeline.ts) chains whole manifests. Pure; no cdktf.
  */
+import { ExactNumber } from '../util/exact-number';
 import { createHash } from 'crypto';
 
 /**
@@ -11,6 +12,8 @@ import { createHash } from 'crypto';
  * review's comparisons of plan values (review/values.ts `canonical`).
  */
 export function canonicalJson(value: unknown): string {
+  // A plan number a double cannot hold (the review's reader keeps it as written): compared as written.
+  if (value instanceof ExactNumber) return value.text;
   if (Array.isArray(value)) return `[${value.map((v) => canonicalJson(v === undefined ? null : v)).join(',')}]`;
   if (value !== null && typeof value === 'object') {
     const obj = value as Record<string, unknown>;

@@ -23,6 +23,7 @@
  *   lora_module_path.yml by model prefix).
  * No dataset revision key exists at that version: a dataset `revision` is recorded in the run record only.
  */
+import { editDistance } from '../util/edit-distance';
 import { checkpointPeriod } from './maxtext';
 import { exportNameOf, hasStandaloneVllmMapping, hfRepoProblem, MODEL_KEYS, modelRow, STANDALONE_VLLM_PREFIXES } from './models';
 import { CONFIGMAP_KEY, CONFIGMAP_MAX_BYTES, configMapBytes, RECIPE_FILES_DIR } from './recipe-files';
@@ -110,24 +111,10 @@ export function isPlainEntry(spec: PipelineSpec): boolean {
   );
 }
 
-/** Edit distance, for "did you mean". */
-function distance(a: string, b: string): number {
-  const row = Array.from({ length: b.length + 1 }, (_, i) => i);
-  for (let i = 1; i <= a.length; i++) {
-    let prev = row[0];
-    row[0] = i;
-    for (let j = 1; j <= b.length; j++) {
-      const keep = row[j];
-      row[j] = Math.min(row[j] + 1, row[j - 1] + 1, prev + (a[i - 1] === b[j - 1] ? 0 : 1));
-      prev = keep;
-    }
-  }
-  return row[b.length];
-}
 
 /** ` (did you mean 'x'?)` for the closest candidate within a third of the word's length, else ''. */
 export function didYouMean(word: string, candidates: readonly string[]): string {
-  const scored = candidates.map((c) => ({ c, d: distance(word.toLowerCase(), c.toLowerCase()) })).sort((x, y) => x.d - y.d);
+  const scored = candidates.map((c) => ({ c, d: editDistance(word.toLowerCase(), c.toLowerCase()) })).sort((x, y) => x.d - y.d);
   const best = scored[0];
   return best && best.d <= Math.max(2, Math.ceil(word.length / 3)) ? ` (did you mean '${best.c}'?)` : '';
 }

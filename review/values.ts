@@ -32,13 +32,8 @@ export function isObj(value: unknown): value is Obj {
   return typeof value === 'object' && value !== null && !Array.isArray(value) && !(value instanceof ExactNumber);
 }
 
-/** A JSON text of `value` with object keys sorted: equal for equal values whatever their key order; exact numbers as written. */
-export function canonical(value: unknown): string {
-  if (Array.isArray(value)) return `[${value.map(canonical).join(',')}]`;
-  if (value instanceof ExactNumber) return value.text;
-  if (isObj(value)) return `{${Object.keys(value).sort().map((k) => `${JSON.stringify(k)}:${canonical(value[k])}`).join(',')}}`;
-  return JSON.stringify(value ?? null);
-}
+/** The program's one canonical JSON (jobs/spec-key.ts canonicalJson): keys sorted, exact numbers as written. */
+export { canonicalJson as canonical } from '../jobs/spec-key';
 
 /** Terraform JSON renders a single nested block as an object, sometimes as a one-element list. */
 export function block(value: unknown): Obj | undefined {

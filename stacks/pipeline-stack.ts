@@ -19,7 +19,7 @@ import { LEGACY_LOGICAL_IDS, LegacyStepWaits } from '../constructs/legacy-step-w
 import { argoUiCommand, pipelineWorkflow, workflowName } from '../jobs/argo';
 import { SYSTEM_POOL_NAME } from '../jobs/platform';
 import { PipelinePreflight, PlaceholderGuard, PlaceholderRef } from '../constructs/preflight';
-import { RehearsalCheck } from '../constructs/rehearsal-check';
+import type * as RehearsalCheckModule from '../constructs/rehearsal-check';
 import { TUTORIAL_MAXTEXT_OUTPUT } from '../jobs/names';
 import { EVAL_OUTPUT, gateText } from '../jobs/eval';
 import type { Pipeline } from '../jobs/pipeline';
@@ -70,7 +70,8 @@ export class PipelineStack extends ProjectStack {
       secretCommand: platform.hfTokenSecretCommand,
     });
     // requireRehearsal: the plan fails without the proof of a passing rehearsal of exactly this combination.
-    if (pipeline.requiredRehearsal) new RehearsalCheck(this, 'rehearsal-check', { proof: pipeline.requiredRehearsal, precondition: preflight.precondition });
+    // Loaded only when required: its data source is no other stack's (main.test.ts: a synth loads only what it uses).
+    if (pipeline.requiredRehearsal) new (require('../constructs/rehearsal-check') as typeof RehearsalCheckModule).RehearsalCheck(this, 'rehearsal-check', { proof: pipeline.requiredRehearsal, precondition: preflight.precondition });
     // infra's cluster, found through a data source (GkeCluster.fromClusterAttributes): the same endpoint rule as infra.
     const cluster = GkeCluster.fromClusterAttributes(this, 'cluster', {
       name: platform.clusterName,

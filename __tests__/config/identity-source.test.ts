@@ -4,7 +4,8 @@
  * stops with both sources named, unless IDENTITY_FROM says which wins; every synth names the config file and the
  * variables it was built from; a misspelled variable gets a "did you mean" note.
  */
-import { ConfigError, editDistance, loadConfig, misspelledVariables } from '../../config/load';
+import { ConfigError, loadConfig, misspelledVariables } from '../../config/load';
+import { editDistance } from '../../util/edit-distance';
 import { loadDeployment } from '../../config/deployment';
 import { pipelineNameProblem } from '../../jobs/names';
 import { configFile } from '../util';

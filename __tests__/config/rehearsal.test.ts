@@ -185,7 +185,8 @@ describe('scripts/cdktf.mjs: npm run deploy -- rehearse-<pipeline>', () => {
       });
     const r = run(['deploy', 'rehearse-rl-qwen3'], ONE_HOST);
     expect(r.status).toBe(0);
-    expect(JSON.parse(fs.readFileSync(record, 'utf8'))).toEqual({ args: ['deploy', 'rehearse-rl-qwen3'], rehearse: 'rl-qwen3' });
+    // cdktf also gets the environment's own output folder (scripts/cdktf.mjs --output, two environments).
+    expect(JSON.parse(fs.readFileSync(record, 'utf8'))).toEqual({ args: ['deploy', 'rehearse-rl-qwen3', '--output', 'cdktf.out.my-tpu-project.tpu-post-train'], rehearse: 'rl-qwen3' });
     expect(fs.readdirSync(path.join(outdir, 'stacks'))).toContain('rehearse-rl-qwen3');
     fs.rmSync(record);
     const bad = run(['destroy', 'rehearse-serve-rl-qwen3'], ONE_HOST);

@@ -6,7 +6,7 @@
  */
 import { loadDeployment } from '../../config/deployment';
 import { extractStack } from '../../review/model';
-import { loadPrices } from '../../review/prices';
+import { loadPrices } from '../../jobs/prices';
 import { renderReport } from '../../review/report';
 import { review } from '../../review/findings';
 import { rehearsalBudget, REHEARSAL_TARGETS } from '../../jobs/rehearsal';

@@ -4,7 +4,7 @@
  */
 import { hfIdProblem } from '../hf-id';
 import { CONVERSION_MAX_RESTARTS, CONVERSION_TIMEOUT_MINUTES, TUTORIAL_IMAGE } from '../recipes/common';
-import type { JsonValue, MaxTextArgs } from '../recipes/types';
+import type { MaxTextArgs } from '../recipes/types';
 import type { DatasetSpec } from './types';
 
 /**
@@ -38,10 +38,8 @@ export const TO_HF_ARGS = { skip_jax_distributed_system: true, hardware: 'cpu', 
 export const optional = (key: string, value: string | undefined): MaxTextArgs => (value !== undefined ? { [key]: value } : {});
 
 /** A number argument, or `fallback` when the recipe does not pass it. */
-export function numArg(args: MaxTextArgs, key: string, fallback: number): number {
-  const value: JsonValue | undefined = args[key];
-  return typeof value === 'number' ? value : fallback;
-}
+/** A number argument or its default: recipes/types.ts numberArg (one home), under the name the rows use. */
+export { numberArg as numArg } from '../recipes/types';
 
 /** `hf` is required by every method. */
 export function hfProblem(d: DatasetSpec, at: string, example: string): string[] {
