@@ -149,7 +149,7 @@ const tpuPool = z
     capacity: capacity.optional(),
     /** Reservation name or `projects/<p>/reservations/<r>`, required for capacity 'reservation' (RESERVATION). */
     reservation: z.string().max(256).optional(),
-    /** Flex-start: the longest a node may live, hours. @default 24 */
+    /** Flex-start: the longest a node may live, hours. @default 72 (every attempt of a step shares one slice: the flex-start default of 4 restarts x 12 h of training is 60 h) */
     flexStartMaxRunHours,
   })
   .strict();
@@ -162,7 +162,7 @@ const singleHostPool = z
     capacity: capacity.optional(),
     /** Reservation of the single-host pool (SINGLE_HOST_RESERVATION). */
     reservation: z.string().max(256).optional(),
-    /** @default 24 */
+    /** @default 72 */
     flexStartMaxRunHours,
   })
   .strict();

@@ -19,8 +19,10 @@ export interface NotificationsProps {
 /**
  * Email notifications of pipeline steps (NOTIFY_EMAIL): one Cloud Monitoring email channel per address, one
  * log-match alert policy per event class of jobs/notifications.ts (failed, restarted, completed, evicted by Kueue),
- * and for stalls a log-based counter of training step lines and a PromQL policy (jobs/notifications.ts stallQuery):
- * a running training container without a step line. Each notification names
+ * for stalls a log-based counter of training step lines and a PromQL policy (jobs/notifications.ts stallQuery):
+ * a running training container without a step line past its first step line's due time; and for steps whose pods
+ * never start a log-based counter of Kueue's Admitted/EvictedDueTo* Workload events and a PromQL policy
+ * (neverStartedQuery): admitted, not evicted, and no container of the JobSet ran. Each notification names
  * the pipeline, the step and the JobSet (label extractors; one incident per JobSet and reason).
  *
  * Provider facts (hashicorp/terraform-provider-google v6.50.0 website/docs/r/monitoring_alert_policy.html.markdown):
@@ -42,6 +44,7 @@ export class Notifications extends Construct {
   public readonly channels: MonitoringNotificationChannel[];
   public readonly policies: MonitoringAlertPolicy[] = [];
   public readonly stepLines: LoggingMetric;
+  public readonly workloadEvents: LoggingMetric;
 
   constructor(scope: Construct, id: string, props: NotificationsProps) {
     super(scope, id);
@@ -119,6 +122,46 @@ export class Notifications extends Construct {
         notificationChannels: channels,
         dependsOn: [this.stepLines],
         documentation: { mimeType: 'text/markdown', subject: literal(plan.stall.subject), content: literal(plan.stall.content) },
+      }),
+    );
+
+    const events = plan.workloadEvents;
+    this.workloadEvents = new LoggingMetric(this, 'workload-events', {
+      name: events.name,
+      description: "Kueue's Admitted and EvictedDueTo* events on the pipeline steps' Workloads",
+      filter: events.filter,
+      metricDescriptor: {
+        metricKind: 'DELTA',
+        valueType: 'INT64',
+        unit: '1',
+        labels: [
+          { key: 'jobset', valueType: 'STRING', description: 'JobSet of the step' },
+          { key: 'reason', valueType: 'STRING', description: 'event reason: Admitted or EvictedDueTo<reason>' },
+        ],
+      },
+      labelExtractors: { ...events.labelExtractors },
+    });
+    this.policies.push(
+      new MonitoringAlertPolicy(this, 'never-started', {
+        displayName: `tpu-post-training ${plan.clusterName}: step pods never started`,
+        combiner: 'OR',
+        severity: 'ERROR',
+        conditions: [
+          {
+            displayName: `step admitted ${plan.neverStarted.minutes} min ago, no container ran`,
+            conditionPrometheusQueryLanguage: {
+              query: plan.neverStarted.query,
+              duration: '0s',
+              evaluationInterval: '60s',
+              // Created in the same apply as the metric (see the stall policy).
+              disableMetricValidation: true,
+            },
+          },
+        ],
+        alertStrategy: { autoClose: '1800s' },
+        notificationChannels: channels,
+        dependsOn: [this.workloadEvents],
+        documentation: { mimeType: 'text/markdown', subject: literal(plan.neverStarted.subject), content: literal(plan.neverStarted.content) },
       }),
     );
   }

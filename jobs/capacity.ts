@@ -32,7 +32,7 @@ export type Capacity =
 export const DEFAULT_TRAIN_MAX_RESTARTS: Readonly<Record<CapacityType, number>> = { reservation: 2, 'flex-start': 4, spot: 6 };
 
 /** Flex-start: the longest a node may live, hours (GKE allows up to 7 days). */
-export const FLEX_START_MAX_RUN_HOURS = { default: 24, min: 1, max: 168 } as const;
+export const FLEX_START_MAX_RUN_HOURS = { default: 72, min: 1, max: 168 } as const;
 
 /**
  * GKE queued provisioning (flex-start with queued provisioning), the way GKE documents flex-start with Kueue: the pool

@@ -39,6 +39,8 @@ import { METHOD_ROWS, methodRow, TrainKind } from './methods';
 import { STEP_NAMES } from './recipes/types';
 import { JOBSET_POD_LABELS } from './jobset';
 import type { Pipeline } from './pipeline';
+import { modelSize } from './models';
+import { COMPILE_MINUTES, weightBytes, WEIGHT_READ_BYTES_PER_SECOND } from './vllm';
 
 /** The Cloud Monitoring incident severities this project uses. */
 export type Severity = 'CRITICAL' | 'ERROR' | 'WARNING';
@@ -130,6 +132,10 @@ export interface NotificationPlan {
   readonly stepLines: { readonly name: string; readonly filter: string; readonly labelExtractors: Readonly<Record<string, string>> };
   /** The stall alert: a PromQL condition (stallQuery) and its message. */
   readonly stall: { readonly minutes: number; readonly query: string; readonly subject: string; readonly content: string };
+  /** The log-based metric of Kueue's `Admitted` and `EvictedDueTo*` events on the steps' Workloads (labels jobset, reason). */
+  readonly workloadEvents: { readonly name: string; readonly filter: string; readonly labelExtractors: Readonly<Record<string, string>> };
+  /** The never-started alert: a step admitted NEVER_STARTED_MINUTES ago whose pods never ran a container (neverStartedQuery). */
+  readonly neverStarted: { readonly minutes: number; readonly query: string; readonly subject: string; readonly content: string };
 }
 
 /**
@@ -149,6 +155,8 @@ export function notificationPlan(scope: NotificationScope, container: string, st
     })),
     stepLines: stepLineMetric(scope, container),
     stall: { minutes: stallMinutes, query: stallQuery(scope, container, stallMinutes), ...stallMessage(stallMinutes) },
+    workloadEvents: workloadEventMetric(scope),
+    neverStarted: { minutes: NEVER_STARTED_MINUTES, query: neverStartedQuery(scope), ...neverStartedMessage(NEVER_STARTED_MINUTES) },
   };
 }
 
@@ -162,12 +170,36 @@ export interface NotifiedPipeline {
   readonly kind: TrainKind;
   /** The replicated job of the training step's main pod (`slice`, or `pathways-head`). */
   readonly trainMainReplicatedJob: string;
+  /**
+   * Minutes after the training container starts by which its first step line is due (trainStartMinutes): until then
+   * no step line is not a stall. @default - no start-up budget: the stall threshold alone
+   */
+  readonly firstStepDueMinutes?: number;
 }
 
-/** What notifications need of a pipeline: its name, the step lines it prints, its training main pod's replicated job. */
+/**
+ * The training container's start-up budget, minutes: read the model's bf16 weights from Cloud Storage at the planning
+ * rate (jobs/vllm.ts WEIGHT_READ_BYTES_PER_SECOND) and compile (COMPILE_MINUTES), once for the trainer and once more
+ * for the rollout engine of a method with rollouts (RL: vLLM loads the same weights and compiles its own graphs). The
+ * same planning figures as the eval and serve start windows; only a real slice measures them.
+ */
+export function trainStartMinutes(modelName: string, rollout: boolean): number | undefined {
+  const size = modelSize(modelName);
+  if (!size) return undefined;
+  const once = weightBytes(size) / WEIGHT_READ_BYTES_PER_SECOND / 60 + COMPILE_MINUTES;
+  return Math.ceil((rollout ? 2 : 1) * once);
+}
+
+/** What notifications need of a pipeline: its name, the step lines it prints, its training main pod's replicated job, its start-up budget. */
 export function notifiedPipeline(p: Pipeline): NotifiedPipeline {
   const train = p.steps.find((s) => s.name === 'train')!;
-  return { name: p.name, kind: p.recipe.train.kind, trainMainReplicatedJob: train.mainPodSelector[JOBSET_POD_LABELS.replicatedJob] };
+  const due = trainStartMinutes(p.recipe.model.name, methodRow(p.recipe.train.kind).rollout);
+  return {
+    name: p.name,
+    kind: p.recipe.train.kind,
+    trainMainReplicatedJob: train.mainPodSelector[JOBSET_POD_LABELS.replicatedJob],
+    ...(due !== undefined ? { firstStepDueMinutes: due } : {}),
+  };
 }
 
 /** Where the events come from. */
@@ -265,23 +297,99 @@ export function promqlMetricName(metricType: string): string {
 }
 
 /**
- * The stall condition, PromQL: a training main container that has been running longer than `minutes`
- * (`kubernetes.io/container/uptime`, a GKE system metric reported while the container runs) and printed no step line
- * in the last `minutes` (the step-line metric, no sample in the window). One series per pod: a completed, failed or
- * deleted pod has no running container, a restart's pending pods none yet, so none of them fires; each restart's new
- * pods are new series, so a second stall of the same JobSet opens a new incident (a notification) even while the
- * first is open. Log-based metric points exist only for intervals with matching entries, so `count_over_time` is
- * used, not `increase`.
+ * The stall condition, PromQL, per group of pipelines with one first-step due time D (NotifiedPipeline
+ * firstStepDueMinutes; at least `minutes`): a training main container (`kubernetes.io/container/uptime`, a GKE system
+ * metric reported while the container runs) that printed no step line in the last `minutes` (the step-line metric, no
+ * sample in the window) AND either has run longer than D (its first step line is overdue, or its lines stopped), or
+ * has run longer than `minutes` and printed a step line in the last D (it had started stepping, then stopped). So a
+ * container still loading and compiling before its first step line never fires, one that stepped and went silent
+ * fires after `minutes`. One series per pod: a completed, failed or deleted pod has no running container, a
+ * restart's pending pods none yet, so none of them fires (a step whose pods never start: neverStartedQuery); each
+ * restart's new pods are new series. Log-based metric points exist only for intervals with matching entries, so
+ * `count_over_time` is used, not `increase`. `and`/`unless` bind tighter than `or` (Prometheus operator precedence);
+ * every clause is parenthesized anyway.
  */
 export function stallQuery(scope: NotificationScope, container: string, minutes: number): string {
   const where = `monitored_resource="k8s_container",cluster_name="${scope.clusterName}",namespace_name="${scope.namespace}"`;
-  const uptime = `${promqlMetricName('kubernetes.io/container/uptime')}{${where},container_name="${container}",pod_name=~"${trainMainPodRe2(scope)}"}`;
   const lines = `${promqlMetricName(`logging.googleapis.com/user/${stepLineMetricName(scope.clusterName)}`)}{${where}}`;
+  const by = 'on (namespace_name, pod_name)';
+  const linesIn = (m: number) => `(count by (namespace_name, pod_name) (count_over_time(${lines}[${m}m])))`;
+  const groups = new Map<number, NotifiedPipeline[]>();
+  for (const p of scope.pipelines) {
+    const due = Math.max(minutes, p.firstStepDueMinutes ?? minutes);
+    groups.set(due, [...(groups.get(due) ?? []), p]);
+  }
+  const clauses = [...groups.entries()]
+    .sort(([a], [b]) => a - b)
+    .map(([due, ps]) => {
+      const pods = trainMainPodRe2({ ...scope, pipelines: ps });
+      const up = `(max by (namespace_name, pod_name) (${promqlMetricName('kubernetes.io/container/uptime')}{${where},container_name="${container}",pod_name=~"${pods}"}))`;
+      if (due === minutes) return `(${up} > ${minutes * 60})`;
+      return `((${up} > ${due * 60})\nor\n((${up} > ${minutes * 60}) and ${by} ${linesIn(due)}))`;
+    });
+  const running = clauses.length === 0 ? '(vector(0) > 1)' : clauses.length === 1 ? clauses[0] : `(${clauses.join('\nor\n')})`;
+  return `${running}\nunless ${by}\n${linesIn(minutes)}`;
+}
+
+/**
+ * Minutes from a step's admission by Kueue until its pods must have run a container: the nodes exist at admission
+ * (a reservation's are up; a flex-start slice is provisioned before its ProvisioningRequest admission check passes,
+ * kubernetes-sigs/kueue v0.19.2 pkg/controller/admissionchecks/provisioning/controller.go), so what remains is
+ * scheduling and pulling the step's images (the MaxText and Pathways images, tens of GB unpacked). A planning figure.
+ */
+export const NEVER_STARTED_MINUTES = 30;
+/** Minutes the never-started condition holds for one admission (how long it looks back past NEVER_STARTED_MINUTES). */
+export const NEVER_STARTED_WINDOW_MINUTES = 10;
+
+/** The log-based metric of Kueue's admission and eviction events on the steps' Workloads. */
+export function workloadEventMetric(scope: NotificationScope): { name: string; filter: string; labelExtractors: Record<string, string> } {
+  const name = 'jsonPayload.involvedObject.name';
+  return {
+    name: `tpu-post-training/${scope.clusterName}/workload-events`,
+    filter: [
+      'log_id("events")',
+      `resource.labels.cluster_name="${scope.clusterName}"`,
+      `jsonPayload.involvedObject.namespace="${scope.namespace}"`,
+      'jsonPayload.involvedObject.kind="Workload"',
+      `jsonPayload.involvedObject.name=~"^jobset-${jobSetNameRe2(scope)}-[0-9a-f]{5}$"`,
+      'jsonPayload.reason=~"^(Admitted|EvictedDueTo.*)$"',
+    ].join('\n'),
+    labelExtractors: { jobset: `REGEXP_EXTRACT(${name}, "^jobset-(.+)-[0-9a-f]{5}$")`, reason: 'EXTRACT(jsonPayload.reason)' },
+  };
+}
+
+/**
+ * The never-started condition, PromQL, one series per JobSet: Kueue admitted the step's Workload (its `Admitted`
+ * event, kubernetes-sigs/kueue v0.19.2 pkg/scheduler/scheduler.go recordWorkloadAdmissionEvents without admission
+ * checks, pkg/controller/core/workload_controller.go once they pass) between T = NEVER_STARTED_MINUTES and
+ * T + NEVER_STARTED_WINDOW_MINUTES ago, no eviction since (an evicted step's pods are stopped on purpose), and no
+ * container of any pod of that JobSet ran in that time (`kubernetes.io/container/uptime`, pod names start with the
+ * JobSet's, label_replace maps them to it). Every step, not only training: a conversion whose pods never start too.
+ */
+export function neverStartedQuery(scope: NotificationScope): string {
+  const t = NEVER_STARTED_MINUTES;
+  const span = t + NEVER_STARTED_WINDOW_MINUTES;
+  const events = `${promqlMetricName(`logging.googleapis.com/user/${workloadEventMetric(scope).name}`)}{monitored_resource="k8s_cluster",cluster_name="${scope.clusterName}"`;
+  const where = `monitored_resource="k8s_container",cluster_name="${scope.clusterName}",namespace_name="${scope.namespace}"`;
+  const jobsets = jobSetNameRe2(scope);
+  const uptime = `count_over_time(${promqlMetricName('kubernetes.io/container/uptime')}{${where},pod_name=~"${jobsets}-.+"}[${span}m])`;
   return (
-    `(max by (namespace_name, pod_name) (${uptime}) > ${minutes * 60})\n` +
-    `unless on (namespace_name, pod_name)\n` +
-    `(count by (namespace_name, pod_name) (count_over_time(${lines}[${minutes}m])))`
+    `(count by (jobset) (count_over_time(${events},reason="Admitted"}[${NEVER_STARTED_WINDOW_MINUTES}m] offset ${t}m)))\n` +
+    `unless on (jobset)\n(count by (jobset) (count_over_time(${events},reason=~"EvictedDueTo.*"}[${span}m])))\n` +
+    `unless on (jobset)\n(count by (jobset) (label_replace(${uptime}, "jobset", "$1", "pod_name", "^(${jobsets})-.+$")))`
   );
+}
+
+/** The never-started notification: the incident names the JobSet (the query's `jobset` label). */
+export function neverStartedMessage(minutes: number): { subject: string; content: string } {
+  return {
+    subject: `tpu-post-training: a step's pods never started (admitted ${minutes} min ago, no container ran)`,
+    content:
+      `Kueue admitted a pipeline step (its JobSet is named in this incident: \`<pipeline>-<run>-<step>\`) ${minutes} minutes ago ` +
+      `and none of its pods has run a container since: pods unschedulable, an image that does not pull, or nodes that never came up.\n\n` +
+      `\`npm run status -- <pipeline>\` (the step and its pods' reasons) and \`kubectl -n <namespace> describe pods -l jobset.sigs.k8s.io/jobset-name=<jobset>\`. ` +
+      `An evicted step (requeued by Kueue) does not fire this alert; its next admission is watched anew.`,
+  };
 }
 
 /** The log-based metric of training step lines: one count per line of a training step's main container. */
@@ -315,9 +423,9 @@ export function stallMessage(minutes: number): { subject: string; content: strin
   return {
     subject: `tpu-post-training: a training step stalled (running, no step line for ${minutes} min)`,
     content:
-      `A training main container (its pod is named in this incident: \`<pipeline>-<run>-train-...\`) has been running for more ` +
-      `than ${minutes} minutes and printed no training step line in the last ${minutes} minutes.\n\n` +
+      `A training main container (its pod is named in this incident: \`<pipeline>-<run>-train-...\`) printed no training step line ` +
+      `in the last ${minutes} minutes, past its first step line's due time (its model's start-up budget: weights read and compile).\n\n` +
       `\`npm run status -- <pipeline>\` (state \`stalled\`, the last step and how long ago) and \`npm run logs -- <pipeline> train\`. ` +
-      `A completed, failed or deleted step, and a restart whose pods are not running yet, never fire this alert.`,
+      `A container still loading its model before its first step line is due, a completed, failed or deleted step, and a restart whose pods are not running yet, never fire this alert (pods that never start: the never-started alert).`,
   };
 }

@@ -748,21 +748,28 @@ function pipelineSteps(plan: PipelinePlan, platform: Platform, options: Pipeline
 }
 
 /**
- * Flex-start nodes live at most maxRunDuration (GKE deletes them then, and the pool's autoscaler provisions new ones
- * for the restarted pods): an attempt longer than that would always be cut short. A cut-short attempt restarts and
- * resumes from its newest checkpoint, so only one attempt, not all of them, has to fit.
+ * Flex-start nodes live at most maxRunDuration from their creation (GKE deletes them then). A JobSet restart recreates
+ * the step's pods on the same slice (its nodes stay: Kueue keeps the workload admitted and its ProvisioningRequest
+ * consumed, kubernetes-sigs/kueue v0.19.2 pkg/controller/admissionchecks/provisioning/controller.go), so every attempt
+ * of the step (maxRestarts + 1, each up to timeoutMinutes) shares one slice's life: all of them must fit in it, or a
+ * late restart is cut short with no time left (a 39-hour run with one restart at hour 25 on 36-hour nodes).
  */
 function flexStartProblems(plan: PipelinePlan, steps: readonly PipelineStep[]): string[] {
   return steps
     .filter((s) => s.runsOn === 'tpu')
     .flatMap((step) => {
       const capacity = step.name === 'eval' && plan.evaluation.plan ? plan.evaluation.plan.group.capacity : plan.target.group.capacity;
-      if (capacity.type !== 'flex-start' || step.timeoutMinutes <= capacity.maxRunDurationSeconds / 60) return [];
+      const attempts = step.maxRestarts + 1;
+      const allMinutes = attempts * step.timeoutMinutes;
+      if (capacity.type !== 'flex-start' || allMinutes <= capacity.maxRunDurationSeconds / 60) return [];
       const lifetimeMinutes = capacity.maxRunDurationSeconds / 60;
+      const timeoutKey = step.name === 'eval' ? 'eval.timeoutMinutes' : `timeoutMinutes.${step.name}`;
+      const restartsKey = step.name === 'eval' ? 'eval.maxRestarts' : 'maxRestarts';
       return [
-        `${plan.source}: step ${step.name} may run timeoutMinutes ${step.timeoutMinutes} minutes per attempt on flex-start nodes ` +
-          `that live at most ${lifetimeMinutes} minutes (flexStartMaxRunHours); ` +
-          `raise flexStartMaxRunHours to at least ${Math.ceil(step.timeoutMinutes / 60)} or lower ${step.name === 'eval' ? 'eval.timeoutMinutes' : `timeoutMinutes.${step.name}`}`,
+        `${plan.source}: step ${step.name} may run ${attempts} attempts (maxRestarts ${step.maxRestarts} + 1) of timeoutMinutes ` +
+          `${step.timeoutMinutes} minutes, ${allMinutes} minutes in all, on one flex-start slice whose nodes live at most ` +
+          `${lifetimeMinutes} minutes (flexStartMaxRunHours); every attempt shares the slice's life: raise flexStartMaxRunHours ` +
+          `to at least ${Math.ceil(allMinutes / 60)}, or lower ${timeoutKey} or ${restartsKey}`,
       ];
     });
 }

@@ -15,6 +15,14 @@
 // `deploy <stack> --migrate-state` runs the state move of that stack first (`node dist/main.js --migrate-state <stack>`, stacks/state-migration.ts: copies
 // the state from the key before the upgrade to this environment's key, or refuses), then deploys without the flag.
 //
+// After a deploy that succeeded, for the pipeline stacks it named, the deploy waits a few minutes more, outside
+// Terraform: `npm run status -- <pipelines> --until-started <UNTIL_STARTED_SECONDS>` polls until each pipeline's first
+// step is admitted or queued by Kueue, prints where it stands and the `npm run status` command to follow it. Outside
+// Terraform on purpose: the state lock is already released, nothing in the state waits (a `kubernetes_manifest` wait
+// that times out taints the Workflow, so the next deploy would replace a running pipeline; a `terraform_data` waiter
+// would hold the lock and be re-run on every apply), and a wait that times out or is interrupted (Ctrl-C, a closed
+// laptop) changes nothing in the cluster or the state. Its result never changes the deploy's exit status.
+//
 // Exit status: the check's when it fails, else cdktf's (128 + the signal number when a signal ended it).
 import { spawnSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
@@ -84,7 +92,49 @@ function main(argv) {
     const moved = exitOf(spawnSync(process.execPath, [...appArgs(), '--migrate-state', ...stacks], { cwd: ROOT, env, stdio: 'inherit' }));
     if (moved !== 0) return moved;
   }
-  return exitOf(spawnSync('cdktf', [command, ...cdktfArgs], { cwd: ROOT, env, stdio: 'inherit' }));
+  const deployed = exitOf(spawnSync('cdktf', [command, ...cdktfArgs], { cwd: ROOT, env, stdio: 'inherit' }));
+  const pipelines = command === 'deploy' && deployed === 0 ? pipelineStacks(cdktfArgs) : [];
+  if (pipelines.length > 0) {
+    process.stdout.write(`\nWaiting up to ${UNTIL_STARTED_SECONDS / 60} minutes for the first step of ${pipelines.join(', ')} to be admitted or queued (Ctrl-C stops only this wait):\n`);
+    spawnSync(process.execPath, untilStartedArgs(pipelines), { cwd: ROOT, env, stdio: 'inherit' });
+    process.stdout.write(`\nThe pipeline runs in the cluster; follow it with: ${followCommand(pipelines)}\n`);
+  }
+  return deployed;
+}
+
+/** How long the deploy waits for the first steps after the apply, seconds. */
+export const UNTIL_STARTED_SECONDS = 300;
+
+/** Stacks that are not pipelines: the cluster's and the serve stacks. */
+const NOT_PIPELINES = /^(infra|serve-.+)$/;
+
+/**
+ * The pipeline stacks a deploy's arguments name: the positional stack names, without the value of a flag that takes
+ * one (`--output <dir>`, `-o <dir>`, `--var-file <f>` ...: cdktf's flags given as `--flag value`), `infra`, serve
+ * stacks and glob patterns (`'*'`: the wait is for named pipelines).
+ */
+export function pipelineStacks(args) {
+  const withValue = new Set(['-o', '--output', '--var', '--var-file', '--parallelism', '--app', '-a']);
+  const out = [];
+  for (let i = 0; i < args.length; i++) {
+    const a = args[i];
+    if (a.startsWith('-')) {
+      if (withValue.has(a)) i += 1;
+      continue;
+    }
+    if (!NOT_PIPELINES.test(a) && !/[*?]/.test(a)) out.push(a);
+  }
+  return [...new Set(out)];
+}
+
+/** The status command the deploy runs after the apply (node, the built status CLI, the pipelines, the bounded wait). */
+export function untilStartedArgs(pipelines) {
+  return [path.join(ROOT, 'dist', 'status', 'cli.js'), 'status', ...pipelines, '--until-started', String(UNTIL_STARTED_SECONDS), '--interval', '15'];
+}
+
+/** What to run to follow the pipelines. */
+export function followCommand(pipelines) {
+  return `npm run status -- ${pipelines.join(' ')} --watch`;
 }
 
 const MIGRATE_FLAG = '--migrate-state';

@@ -59,7 +59,7 @@ export const MAX_BACKOFF_SECONDS = 300;
 /** Where `--report` writes by default, under the repository root (ignored by git: .gitignore `reports/`). */
 export const REPORTS_DIR = 'reports/runs';
 
-const STATUS_USAGE = `usage: npm run status [-- <pipeline>...] [--watch] [--interval <seconds>] [--json] [--lineage]
+const STATUS_USAGE = `usage: npm run status [-- <pipeline>...] [--watch | --until-started <seconds>] [--interval <seconds>] [--json] [--lineage]
        npm run status -- <pipeline> --report [--out <file>]
        npm run status -- serve-<pipeline>... [--json]
 
@@ -77,7 +77,10 @@ cost at the review's price table against the review's estimate, the loss trend, 
   --namespace <ns>    read the records (and the pipelines) of this namespace only (default: every namespace the
                       credentials can list, else the local config's)
   -w, --watch         redraw until every named pipeline completed or failed
-  --interval <s>      seconds between polls with --watch (default ${DEFAULT_INTERVAL_SECONDS})
+  --until-started <s> poll until every named pipeline's first step is admitted or queued by Kueue (or further, or
+                      failed), at most <s> seconds (1-3600); what \`npm run deploy\` runs after a pipeline's apply:
+                      exit 3 when the time ran out first
+  --interval <s>      seconds between polls with --watch or --until-started (default ${DEFAULT_INTERVAL_SECONDS})
   --json              {"pipelines":[{"name","steps":[{"name","jobset","state","reason"?,"message"?,"progress"?,
                       "stall"?,"run"?}],"cost"?}]} (one document per line with --watch); run: chips, admittedAt, endedAt?,
                       chipHours, cost?, currency?, rate?, estimate {chipHours, cost?}, loss [[step, loss]], evaluation?;
@@ -508,6 +511,30 @@ async function serveCommand(io: Io, cluster: Cluster, s: Setup, pipelines: reado
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
+/** The longest `--until-started` allows, seconds: the deploy's short wait, not a watch. */
+export const MAX_UNTIL_STARTED_SECONDS = 3600;
+
+/** `--until-started <s>`: whole seconds, 1 to MAX_UNTIL_STARTED_SECONDS, not with --watch or --report. @default - not given */
+export function untilStartedSeconds(value: string | undefined, withWatchOrReport: boolean): number | undefined {
+  if (value === undefined) return undefined;
+  const n = Number(value);
+  if (!(Number.isInteger(n) && n >= 1 && n <= MAX_UNTIL_STARTED_SECONDS)) {
+    throw new UsageError(`--until-started must be a whole number of seconds from 1 to ${MAX_UNTIL_STARTED_SECONDS}, got '${value}'`);
+  }
+  if (withWatchOrReport) throw new UsageError('--until-started waits for the first step only: leave out --watch and --report');
+  return n;
+}
+
+/**
+ * A pipeline whose first step Kueue has admitted or queued: the first step's JobSet exists and is past `not-created`
+ * (queued, pending, running, stalled, completed), or the pipeline ended (a step failed, or its Workflow ended before
+ * creating one).
+ */
+export function firstStepStarted(p: PipelineStatus): boolean {
+  if (isDone(p) || p.engine?.phase === 'Failed' || p.engine?.phase === 'Error') return true;
+  return p.steps.length > 0 && p.steps[0]!.state !== 'not-created';
+}
+
 async function status(argv: string[], io: Io): Promise<number> {
   const { values, positionals } = parse(argv, {
     watch: { type: 'boolean', short: 'w' },
@@ -516,6 +543,7 @@ async function status(argv: string[], io: Io): Promise<number> {
     timeout: { type: 'string' },
     report: { type: 'boolean' },
     lineage: { type: 'boolean' },
+    'until-started': { type: 'string' },
     out: { type: 'string' },
     context: { type: 'string' },
     namespace: { type: 'string' },
@@ -529,9 +557,12 @@ async function status(argv: string[], io: Io): Promise<number> {
   if (values.interval !== undefined) {
     const n = Number(values.interval);
     if (!(Number.isInteger(n) && n >= 1)) throw new UsageError(`--interval must be a whole number of seconds >= 1, got '${String(values.interval)}'`);
-    if (!values.watch) throw new UsageError('--interval only applies with --watch');
+    if (!values.watch && values['until-started'] === undefined) throw new UsageError('--interval only applies with --watch or --until-started');
     intervalSeconds = n;
   }
+  const untilStarted = untilStartedSeconds(values['until-started'], Boolean(values.watch || values.report));
+  const polling = Boolean(values.watch) || untilStarted !== undefined;
+  const deadline = untilStarted !== undefined ? Date.now() + untilStarted * 1000 : Infinity;
   if (values.out !== undefined && !values.report) throw new UsageError('--out only applies with --report');
   if (values.report && (values.watch || values.json)) throw new UsageError('--report writes a file once: leave out --watch and --json');
   if (values.report && positionals.length !== 1) {
@@ -569,7 +600,7 @@ async function status(argv: string[], io: Io): Promise<number> {
     } catch (err) {
       const e = err as ClusterError;
       // The first poll decides whether the cluster can be read at all: its failure ends the command (exit 4).
-      if (lastOk === undefined || !values.watch) throw noAnswer(e, context, server, s);
+      if (lastOk === undefined || !polling) throw noAnswer(e, context, server, s);
       // --watch: keep the last view, mark it stale, retry with backoff; only a terminal state or Ctrl-C ends it.
       failures += 1;
       const wait = Math.min(intervalSeconds * 2 ** (failures - 1), Math.max(intervalSeconds, MAX_BACKOFF_SECONDS));
@@ -595,7 +626,13 @@ async function status(argv: string[], io: Io): Promise<number> {
       if (values.watch) io.stdout.write(`${lastOk}\n`);
       io.stdout.write(renderText(statuses));
     }
-    if (!values.watch || statuses.every(isDone)) return exitCode(statuses);
+    if (untilStarted !== undefined) {
+      if (statuses.every(firstStepStarted)) return exitCode(statuses);
+      if (Date.now() + intervalSeconds * 1000 > deadline) {
+        io.stdout.write(`not admitted or queued yet after ${untilStarted}s: ${statuses.filter((p) => !firstStepStarted(p)).map((p) => p.name).join(', ')}\n`);
+        return EXIT.inProgress;
+      }
+    } else if (!values.watch || statuses.every(isDone)) return exitCode(statuses);
     await sleep(intervalSeconds * 1000);
   }
 }

@@ -258,7 +258,7 @@ describe('platform from config', () => {
   test('flex-start carries its maximum run duration', () => {
     // TPU_CAPACITY replaces the file's capacity and reservation as a unit (env over file).
     const platform = platformFromConfig(loadConfig({ env: { TPU_CAPACITY: 'flex-start' } }));
-    expect(platform.tpuGroups[0].capacity).toEqual({ type: 'flex-start', maxRunDurationSeconds: 24 * 3600 });
+    expect(platform.tpuGroups[0].capacity).toEqual({ type: 'flex-start', maxRunDurationSeconds: 72 * 3600 });
   });
 });
 

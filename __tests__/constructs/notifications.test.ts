@@ -2,7 +2,8 @@
 import { Testing, TerraformStack } from 'cdktf';
 import { NOTIFICATION_RESOURCE_TYPES, Notifications } from '../../constructs/notifications';
 import { APIS_OF_OPTIONAL_RESOURCE } from '../../constructs/project-apis';
-import { DEFAULT_STALL_ALERT_MINUTES, EVENT_CLASSES, notificationPlan } from '../../jobs/notifications';
+import { DEFAULT_STALL_ALERT_MINUTES, EVENT_CLASSES, NEVER_STARTED_MINUTES, notificationPlan, trainStartMinutes } from '../../jobs/notifications';
+import { modelSize } from '../../jobs/models';
 import { MAIN_CONTAINER } from '../../jobs/jobset';
 import { ConfigError } from '../../config/load';
 import { exampleConfig, resources, synthStack, WITH_SINGLE_HOST } from '../util';
@@ -54,10 +55,10 @@ describe('NOTIFY_EMAIL set', () => {
   });
 
   test('stall: a log-based counter of step lines and a PromQL condition of the default 30 minutes, valid before the metric exists', () => {
-    const metric = Object.values(resources(infra, 'google_logging_metric'))[0] as any;
+    const metric = Object.values(resources(infra, 'google_logging_metric')).find((m: any) => /training-step-lines$/.test(m.name)) as any;
     expect(metric.metric_descriptor).toMatchObject({ metric_kind: 'DELTA', value_type: 'INT64' });
     expect(metric.filter).toContain(`resource.labels.container_name="${MAIN_CONTAINER}"`);
-    const stall = policies.find((p) => p.conditions[0].condition_prometheus_query_language)!;
+    const stall = policies.find((p) => /training stalled$/.test(p.display_name))!;
     const promql = stall.conditions[0].condition_prometheus_query_language;
     expect(promql).toMatchObject({ duration: '0s', evaluation_interval: '60s', disable_metric_validation: true });
     expect(promql.query).toContain(`> ${DEFAULT_STALL_ALERT_MINUTES * 60})`);
@@ -67,6 +68,20 @@ describe('NOTIFY_EMAIL set', () => {
     expect(stall.depends_on).toEqual(expect.arrayContaining([expect.stringMatching(/^google_logging_metric\./)]));
     expect(policies.filter((p) => p.conditions[0].condition_absent)).toEqual([]);
     expect(stall.documentation.content.replace(/\$\$\{/g, '')).not.toContain('${');
+  });
+
+  test('never started: a log-based counter of Kueue Workload events and a PromQL condition 30 minutes after admission', () => {
+    const metric = Object.values(resources(infra, 'google_logging_metric')).find((m: any) => /workload-events$/.test(m.name)) as any;
+    expect(metric.metric_descriptor).toMatchObject({ metric_kind: 'DELTA', value_type: 'INT64' });
+    expect(metric.label_extractors).toEqual({ jobset: expect.stringContaining('REGEXP_EXTRACT'), reason: 'EXTRACT(jsonPayload.reason)' });
+    const policy = policies.find((p) => /step pods never started$/.test(p.display_name))!;
+    const promql = policy.conditions[0].condition_prometheus_query_language;
+    expect(promql).toMatchObject({ duration: '0s', evaluation_interval: '60s', disable_metric_validation: true });
+    expect(promql.query).toContain(`offset ${NEVER_STARTED_MINUTES}m`);
+    expect(promql.query).toContain(`logging_googleapis_com:user_${metric.name.replace(/[^A-Za-z0-9_]/g, '_')}{`);
+    expect(policy.severity).toBe('ERROR');
+    expect(policy.depends_on).toEqual(expect.arrayContaining([expect.stringMatching(/^google_logging_metric\..*workload-events/)]));
+    expect(policy.documentation.content.replace(/\$\$\{/g, '')).not.toContain('${');
   });
 });
 
@@ -83,10 +98,31 @@ test('override: the stall threshold (notify.stallMinutes) and the rate limit', (
   });
   const json = JSON.parse(Testing.synth(stack));
   const policies = Object.values(json.resource.google_monitoring_alert_policy) as any[];
-  const query = policies.find((p) => p.conditions[0].condition_prometheus_query_language).conditions[0].condition_prometheus_query_language.query;
+  const query = policies.find((p) => /training stalled$/.test(p.display_name)).conditions[0].condition_prometheus_query_language.query;
   expect(query).toContain('> 2700)');
   expect(query).toContain('[45m]');
+  // A pipeline without a start-up budget (firstStepDueMinutes) is the window alone: no due clause.
+  expect(query).not.toContain(' or\n');
+  expect(query).not.toMatch(/\nor\n/);
   expect(policies.find((p) => p.conditions[0].condition_matched_log).alert_strategy.notification_rate_limit.period).toBe('60s');
+});
+
+test('override: a start-up budget past the window delays a silent first step line to its due time, a shorter one changes nothing', () => {
+  const scope = (due: number) => ({ clusterName: 'c', namespace: 'ns', pipelines: [{ name: 'sft-gemma4', kind: 'sft' as const, trainMainReplicatedJob: 'slice', firstStepDueMinutes: due }] });
+  const late = notificationPlan(scope(80), MAIN_CONTAINER, 30).stall.query;
+  expect(late).toContain('> 4800)\nor\n');
+  expect(late).toContain('[80m]');
+  expect(notificationPlan(scope(20), MAIN_CONTAINER, 30).stall.query).toBe(
+    notificationPlan({ ...scope(0), pipelines: [{ name: 'sft-gemma4', kind: 'sft', trainMainReplicatedJob: 'slice' }] }, MAIN_CONTAINER, 30).stall.query,
+  );
+});
+
+test('default: a pipeline whose model has a row gets its start-up budget; one without gets none', () => {
+  // Weights in bf16 read at 50 MB/s, then 30 minutes of compile; twice with a rollout engine (RL).
+  const qwen = modelSize('qwen3-30b-a3b')!;
+  expect(trainStartMinutes('qwen3-30b-a3b', true)).toBe(Math.ceil(2 * ((qwen.params * 2) / 50e6 / 60 + 30)));
+  expect(trainStartMinutes('qwen3-30b-a3b', false)).toBe(Math.ceil((qwen.params * 2) / 50e6 / 60 + 30));
+  expect(trainStartMinutes('no-such-model', false)).toBeUndefined();
 });
 
 test('error: an address that is not one names NOTIFY_EMAIL and the value', () => {

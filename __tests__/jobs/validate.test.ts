@@ -227,16 +227,21 @@ test('memory quantities must use binary units: 190G is not the tutorial\'s 190G'
   expect(run(conversion)).toThrow("rl-qwen3: toHf.resources.limits.memory must use a binary unit (Ki, Mi, Gi, Ti), got '200000M'");
 });
 
-test('a TPU step whose one attempt outlives its flex-start nodes is refused, naming the fix; restarts need not fit', () => {
+test('a TPU step whose attempts together outlive its flex-start slice is refused, naming the fix: every attempt shares one slice', () => {
   const base = testPlatform();
   const flex = (hours: number) => ({
     ...base,
     tpuGroups: base.tpuGroups.map((g) => ({ ...g, capacity: { type: 'flex-start' as const, maxRunDurationSeconds: hours * 3600 } })),
   });
-  expect(() => buildPipeline(qwen, flex(6), { runId: 'r1', configSource: 'pipelines.rl-qwen3' })).toThrow(
-    'pipelines.rl-qwen3: step train may run timeoutMinutes 720 minutes per attempt on flex-start nodes that live at most 360 minutes (flexStartMaxRunHours); raise flexStartMaxRunHours to at least 12 or lower timeoutMinutes.train',
+  // One attempt (720 min) fits 24 h, but the flex-start default of 4 restarts makes 5 x 720 = 3600 minutes on one slice.
+  expect(() => buildPipeline(qwen, flex(24), { runId: 'r1', configSource: 'pipelines.rl-qwen3' })).toThrow(
+    'pipelines.rl-qwen3: step train may run 5 attempts (maxRestarts 4 + 1) of timeoutMinutes 720 minutes, 3600 minutes in all, on one flex-start slice whose nodes live at most 1440 minutes (flexStartMaxRunHours); every attempt shares the slice\'s life: raise flexStartMaxRunHours to at least 60, or lower timeoutMinutes.train or maxRestarts',
   );
-  // 5 attempts x 720 minutes > 24 h: a cut-short attempt restarts on new nodes and resumes from its checkpoint.
-  const built = buildPipeline(qwen, flex(24), { runId: 'r1' });
-  expect(built.steps[1].maxRestarts).toBe(4);
+  // The issue's case: a 39-hour run with one restart on 40-hour nodes is refused (2 x 39 h > 40 h) ...
+  expect(() => buildPipeline(qwen, flex(40), { runId: 'r1', maxRestarts: 1, timeoutMinutes: { train: 39 * 60 } })).toThrow(
+    /step train may run 2 attempts \(maxRestarts 1 \+ 1\) of timeoutMinutes 2340 minutes, 4680 minutes in all.*at least 78,/,
+  );
+  // ... and fits once every attempt does.
+  expect(buildPipeline(qwen, flex(78), { runId: 'r1', maxRestarts: 1, timeoutMinutes: { train: 39 * 60 } }).steps[1].maxRestarts).toBe(1);
+  expect(buildPipeline(qwen, flex(60), { runId: 'r1' }).steps[1].maxRestarts).toBe(4);
 });

@@ -7,6 +7,7 @@
  */
 import { jobSet, pipelines, rlLine, sftLine, workloadName } from '../../bench/fake-kube-api';
 import { JOBSET_POD_LABELS } from '../../jobs/jobset';
+import { trainStartMinutes } from '../../jobs/notifications';
 import { resources, synthStack, WITH_SINGLE_HOST } from '../util';
 
 // ---- upstream reasons (the facts under test) ---------------------------------------------------------------------
@@ -178,23 +179,39 @@ test('the step-line metric counts the training main container lines status reads
 
 // ---- the stall condition: a model of the PromQL it is (Prometheus semantics, Cloud Monitoring metric names) ----------
 
+/** A PromQL label-matcher list `{a="x",b=~"re"}` as predicates (PromQL regex matchers are anchored). */
+function matchers(text: string) {
+  return [...text.matchAll(/([a-z_]+)(=~|=)"([^"]*)"/g)].map(([, k, op, v]) => (labels: Record<string, string>) =>
+    op === '=' ? labels[k] === v : new RegExp(`^(?:${v})$`).test(labels[k] ?? ''),
+  );
+}
+const SEL = '([a-z_]+:[a-z0-9_]+)\\{((?:[^}"]|"[^"]*")*)\\}'; // label values are quoted and may hold braces
+const BY_POD = 'on \\(namespace_name, pod_name\\)';
+const UP = `\\(max by \\(namespace_name, pod_name\\) \\(${SEL}\\)\\)`;
+const LINES = `\\(count by \\(namespace_name, pod_name\\) \\(count_over_time\\(${SEL}\\[(\\d+)m\\]\\)\\)\\)`;
+
 /**
- * The synthesized stall query, parsed strictly into its parts (a change of its shape fails here):
- * `(max by (namespace_name, pod_name) (<uptime>{...}) > S) unless on (namespace_name, pod_name)
- *  (count by (namespace_name, pod_name) (count_over_time(<lines>{...}[Mm])))`.
+ * The synthesized stall query, parsed strictly into its parts (a change of its shape fails here): per group of
+ * pipelines either `(UP > S)` (no start-up budget past the window) or `((UP > D)\nor\n((UP > S) and on (..) LINES[Dm]))`,
+ * groups joined by `\nor\n`, then `\nunless on (namespace_name, pod_name)\nLINES[Mm]`.
  */
 function parseStallQuery(q: string) {
-  const sel = '([a-z_]+:[a-z0-9_]+)\\{((?:[^}"]|"[^"]*")*)\\}'; // label values are quoted and may hold braces
-  const m = new RegExp(
-    `^\\(max by \\(namespace_name, pod_name\\) \\(${sel}\\) > (\\d+)\\)\\nunless on \\(namespace_name, pod_name\\)\\n` +
-      `\\(count by \\(namespace_name, pod_name\\) \\(count_over_time\\(${sel}\\[(\\d+)m\\]\\)\\)\\)$`,
-  ).exec(q);
-  if (!m) throw new Error(`stall query of an unexpected shape: ${q}`);
-  const matchers = (text: string) =>
-    [...text.matchAll(/([a-z_]+)(=~|=)"([^"]*)"/g)].map(([, k, op, v]) => (labels: Record<string, string>) =>
-      op === '=' ? labels[k] === v : new RegExp(`^(?:${v})$`).test(labels[k] ?? ''), // PromQL regex matchers are anchored
-    );
-  return { uptime: { name: m[1], match: matchers(m[2]) }, seconds: Number(m[3]), lines: { name: m[4], match: matchers(m[5]) }, minutes: Number(m[6]) };
+  const tail = new RegExp(`\\nunless ${BY_POD}\\n${LINES}$`).exec(q);
+  if (!tail) throw new Error(`stall query of an unexpected shape: ${q}`);
+  let running = q.slice(0, tail.index);
+  const groups: Array<{ uptime: { name: string; match: ReturnType<typeof matchers> }; dueSeconds: number; seconds: number; dueMinutes: number }> = [];
+  const budget = new RegExp(`\\(\\(${UP} > (\\d+)\\)\\nor\\n\\(\\(${UP} > (\\d+)\\) and ${BY_POD} ${LINES}\\)\\)`, 'g');
+  running = running.replace(budget, (...m: string[]) => {
+    if (m[1] !== m[4] || m[2] !== m[5] || m[7] !== tail[1]) throw new Error(`stall clause of an unexpected shape: ${m[0]}`);
+    groups.push({ uptime: { name: m[1], match: matchers(m[2]) }, dueSeconds: Number(m[3]), seconds: Number(m[6]), dueMinutes: Number(m[9]) });
+    return '';
+  });
+  running = running.replace(new RegExp(`\\(${UP} > (\\d+)\\)`, 'g'), (...m: string[]) => {
+    groups.push({ uptime: { name: m[1], match: matchers(m[2]) }, dueSeconds: Number(m[3]), seconds: Number(m[3]), dueMinutes: 0 });
+    return '';
+  });
+  if (!/^[()\nor]*$/.test(running) || groups.length === 0) throw new Error(`stall query of an unexpected shape: ${q}`);
+  return { groups, lines: { name: tail[1], match: matchers(tail[2]) }, minutes: Number(tail[3]) };
 }
 
 interface Sample {
@@ -206,23 +223,30 @@ interface Sample {
 const LOOKBACK_MINUTES = 5;
 function firing(q: ReturnType<typeof parseStallQuery>, samples: readonly Sample[], t: number): Set<string> {
   const key = (l: Record<string, string>) => `${l.namespace_name}/${l.pod_name}`;
-  const up = new Map<string, number>();
-  for (const s of samples) {
-    if (s.name !== q.uptime.name || !q.uptime.match.every((f) => f(s.labels)) || s.minute > t || s.minute <= t - LOOKBACK_MINUTES) continue;
-    const k = key(s.labels);
-    const prev = up.get(k);
-    // The uptime value at a sample is the container's age then (seconds); the newest sample wins; max by pod.
-    const value = Number(s.labels.__value__);
-    if (prev === undefined || value > prev) up.set(k, value);
+  const printedIn = (minutes: number) =>
+    new Set(samples.filter((s) => s.name === q.lines.name && q.lines.match.every((f) => f(s.labels)) && s.minute <= t && s.minute > t - minutes).map((s) => key(s.labels)));
+  const recent = printedIn(q.minutes);
+  const out = new Set<string>();
+  for (const g of q.groups) {
+    const up = new Map<string, number>();
+    for (const s of samples) {
+      if (s.name !== g.uptime.name || !g.uptime.match.every((f) => f(s.labels)) || s.minute > t || s.minute <= t - LOOKBACK_MINUTES) continue;
+      const k = key(s.labels);
+      const prev = up.get(k);
+      // The uptime value at a sample is the container's age then (seconds); the newest sample wins; max by pod.
+      const value = Number(s.labels.__value__);
+      if (prev === undefined || value > prev) up.set(k, value);
+    }
+    const started = printedIn(g.dueMinutes);
+    for (const [k, v] of up) if ((v > g.dueSeconds || (v > g.seconds && started.has(k))) && !recent.has(k)) out.add(k);
   }
-  const printed = new Set(samples.filter((s) => s.name === q.lines.name && q.lines.match.every((f) => f(s.labels)) && s.minute <= t && s.minute > t - q.minutes).map((s) => key(s.labels)));
-  return new Set([...up].filter(([k, v]) => v > q.seconds && !printed.has(k)).map(([k]) => k));
+  return out;
 }
 
 describe('the stall alert fires on a running silent trainer only (PromQL model over the synthesized query)', () => {
-  const stall = policies.find((p) => p.conditions[0].condition_prometheus_query_language)!;
+  const stall = policies.find((p) => /training stalled$/.test(p.display_name))!;
   const q = parseStallQuery(stall.conditions[0].condition_prometheus_query_language.query);
-  const metric = Object.values(resources(infra, 'google_logging_metric'))[0] as any;
+  const metric = Object.values(resources(infra, 'google_logging_metric')).find((m: any) => /training-step-lines$/.test(m.name)) as any;
   const p = pipelines.find((x) => x.name === 'rl-qwen3')!;
   const train = p.steps.find((s) => s.name === 'train')!;
   const podName = (suffix: string) => `${train.jobSetName}-${train.mainPodSelector[JOBSET_POD_LABELS.replicatedJob]}-0-0-${suffix}`;
@@ -233,11 +257,14 @@ describe('the stall alert fires on a running silent trainer only (PromQL model o
     const labels = resource(podName(suffix));
     const up: Sample[] = [];
     // kubernetes.io/container/uptime: sampled every 60 s while the container runs (GKE system metrics).
-    for (let m = from; m < to; m++) up.push({ name: q.uptime.name, labels: { ...labels, __value__: String((m - from) * 60) }, minute: m });
+    for (let m = from; m < to; m++) up.push({ name: q.groups[0].uptime.name, labels: { ...labels, __value__: String((m - from) * 60) }, minute: m });
     const printed = lines.map((m) => ({ name: q.lines.name, labels: { ...labels, pipeline: p.name, jobset: train.jobSetName }, minute: m }));
     return [...up, ...printed];
   }
   const every = (from: number, to: number) => Array.from({ length: to - from }, (_, i) => from + i);
+  const groupOf = (pod: string) => q.groups.find((g) => g.uptime.match.every((f) => f(resource(pod))))!;
+  /** rl-qwen3's first step line is due this many minutes after its trainer starts (the synthesized D). */
+  const due = groupOf(podName('abcde')).dueSeconds / 60;
   /** Incidents opened over [0, until): a series that starts firing opens one (and sends a notification). */
   function incidents(samples: readonly Sample[], until = 400): Array<{ pod: string; at: number }> {
     const out: Array<{ pod: string; at: number }> = [];
@@ -251,13 +278,19 @@ describe('the stall alert fires on a running silent trainer only (PromQL model o
   }
 
   test('the query reads the GKE uptime metric and the step-line metric by their PromQL names, for the main container only', () => {
-    expect(q.uptime.name).toBe('kubernetes_io:container_uptime');
+    const g = groupOf(podName('abcde'));
+    expect(g.uptime.name).toBe('kubernetes_io:container_uptime');
     expect(q.lines.name).toBe(`logging_googleapis_com:user_${String(metric.name).replace(/[^A-Za-z0-9_]/g, '_')}`);
-    expect(q.seconds).toBe(q.minutes * 60);
-    expect(q.uptime.match.every((f) => f(resource(podName('abcde'))))).toBe(true);
-    expect(q.uptime.match.every((f) => f({ ...resource(podName('abcde')), container_name: 'pathways-proxy' }))).toBe(false);
-    expect(q.uptime.match.every((f) => f(resource(podName('abcde').replace('-0-0-', '-0-1-'))))).toBe(false);
-    expect(q.uptime.match.every((f) => f(resource(podName('abcde').replace('-train-', '-to-hf-'))))).toBe(false);
+    expect(g.seconds).toBe(q.minutes * 60);
+    expect(g.uptime.match.every((f) => f({ ...resource(podName('abcde')), container_name: 'pathways-proxy' }))).toBe(false);
+    expect(g.uptime.match.every((f) => f(resource(podName('abcde').replace('-0-0-', '-0-1-'))))).toBe(false);
+    expect(g.uptime.match.every((f) => f(resource(podName('abcde').replace('-train-', '-to-hf-'))))).toBe(false);
+    // Every pipeline's training main pod is in exactly one group.
+    for (const x of pipelines) {
+      const t = x.steps.find((st) => st.name === 'train')!;
+      const name = `${t.jobSetName}-${t.mainPodSelector[JOBSET_POD_LABELS.replicatedJob]}-0-0-abcde`;
+      expect(q.groups.filter((gr) => gr.uptime.match.every((f) => f(resource(name))))).toHaveLength(1);
+    }
   });
 
   test('a running trainer that stops printing: one notification, minutes after the window', () => {
@@ -283,4 +316,117 @@ describe('the stall alert fires on a running silent trainer only (PromQL model o
     const twice = [...pod('aaaaa', 0, 100, every(5, 40)), ...pod('bbbbb', 105, 200, every(110, 120)), ...pod('ccccc', 205, 400, [])];
     expect(incidents(twice).map((i) => i.pod)).toEqual([podName('aaaaa'), podName('bbbbb'), podName('ccccc')]);
   });
+
+  test("the first step line's due time is the model's start-up budget (weights read twice and compiled twice for RL), past the stall window", () => {
+    // qwen3-30b-a3b: 30.5e9 bf16 weights = 61 GB at 50 MB/s = 20.3 min, + 30 min compile, x2 (trainer, vLLM rollout).
+    expect(due).toBe(trainStartMinutes('qwen3-30b-a3b', true));
+    expect(due).toBeGreaterThan(q.minutes);
+    expect(groupOf(podName('abcde')).dueMinutes).toBe(due);
+  });
+
+  test('a first step line later than the stall window but before it is due does not fire (the old query fired at the window)', () => {
+    expect(incidents(pod('aaaaa', 0, 400, every(45, 400)))).toEqual([]);
+    expect(incidents(pod('aaaaa', 0, 400, every(due - 1, 400)))).toEqual([]);
+    // Under the old rule (uptime > window, no line in the window) the same pod was an incident at minute 31.
+    const old = { groups: [{ ...groupOf(podName('abcde')), dueSeconds: q.minutes * 60, dueMinutes: 0 }], lines: q.lines, minutes: q.minutes };
+    expect(firing(old, pod('aaaaa', 0, 400, every(45, 400)), 31).size).toBe(1);
+  });
+
+  test('a trainer that never prints a step line fires once its first line is overdue', () => {
+    expect(incidents(pod('aaaaa', 0, 400, []))).toEqual([{ pod: podName('aaaaa'), at: due + 1 }]);
+  });
 });
+
+// ---- the never-started condition: a model of its PromQL over the synthesized query ----------------------------
+
+/**
+ * `(count by (jobset) (count_over_time(<events>{..,reason="Admitted"}[Wm] offset Tm)))\nunless on (jobset)\n
+ *  (count by (jobset) (count_over_time(<events>{..,reason=~"EvictedDueTo.*"}[Xm])))\nunless on (jobset)\n
+ *  (count by (jobset) (label_replace(count_over_time(<uptime>{..}[Xm]), "jobset", "$1", "pod_name", "<re>")))`.
+ */
+function parseNeverStarted(q: string) {
+  const m = new RegExp(
+    `^\\(count by \\(jobset\\) \\(count_over_time\\(${SEL}\\[(\\d+)m\\] offset (\\d+)m\\)\\)\\)\\nunless on \\(jobset\\)\\n` +
+      `\\(count by \\(jobset\\) \\(count_over_time\\(${SEL}\\[(\\d+)m\\]\\)\\)\\)\\nunless on \\(jobset\\)\\n` +
+      `\\(count by \\(jobset\\) \\(label_replace\\(count_over_time\\(${SEL}\\[(\\d+)m\\]\\), "jobset", "\\$1", "pod_name", "([^"]+)"\\)\\)\\)$`,
+  ).exec(q);
+  if (!m) throw new Error(`never-started query of an unexpected shape: ${q}`);
+  return {
+    admitted: { name: m[1], match: matchers(m[2]), window: Number(m[3]), offset: Number(m[4]) },
+    evicted: { name: m[5], match: matchers(m[6]), window: Number(m[7]) },
+    uptime: { name: m[8], match: matchers(m[9]), window: Number(m[10]), jobset: new RegExp(m[11]) },
+  };
+}
+
+describe('the never-started alert fires for an admitted step whose pods never run (PromQL model over the synthesized query)', () => {
+  const policy = policies.find((p) => /step pods never started$/.test(p.display_name))!;
+  const q = parseNeverStarted(policy.conditions[0].condition_prometheus_query_language.query);
+  const events = Object.values(resources(infra, 'google_logging_metric')).find((m: any) => /workload-events$/.test(m.name)) as any;
+  const p = pipelines.find((x) => x.name === 'rl-qwen3')!;
+  const conv = p.steps.find((s) => s.name === 'to-maxtext')!;
+  const train = p.steps.find((s) => s.name === 'train')!;
+  const event = (jobset: string, reason: string, minute: number): Sample => ({
+    name: q.admitted.name,
+    labels: { monitored_resource: 'k8s_cluster', cluster_name: cluster, jobset, reason },
+    minute,
+  });
+  /** Every container of one pod of `jobset` running [from, to), sampled each minute. */
+  const running = (jobset: string, rjob: string, from: number, to: number): Sample[] =>
+    Array.from({ length: to - from }, (_, i) => ({
+      name: q.uptime.name,
+      labels: { monitored_resource: 'k8s_container', cluster_name: cluster, namespace_name: namespace, container_name: 'any', pod_name: `${jobset}-${rjob}-0-0-x1y2z` },
+      minute: from + i,
+    }));
+  function firingAt(samples: readonly Sample[], t: number): Set<string> {
+    const admitted = samples.filter(
+      (s) => s.name === q.admitted.name && q.admitted.match.every((f) => f(s.labels)) && s.minute <= t - q.admitted.offset && s.minute > t - q.admitted.offset - q.admitted.window,
+    );
+    const evicted = new Set(samples.filter((s) => s.name === q.evicted.name && q.evicted.match.every((f) => f(s.labels)) && s.minute <= t && s.minute > t - q.evicted.window).map((s) => s.labels.jobset));
+    const ran = new Set(
+      samples
+        .filter((s) => s.name === q.uptime.name && q.uptime.match.every((f) => f(s.labels)) && s.minute <= t && s.minute > t - q.uptime.window)
+        .map((s) => q.uptime.jobset.exec(s.labels.pod_name)?.[1]),
+    );
+    return new Set(admitted.map((s) => s.labels.jobset).filter((j) => !evicted.has(j) && !ran.has(j)));
+  }
+  function incidents(samples: readonly Sample[], until = 300): Array<{ jobset: string; at: number }> {
+    const out: Array<{ jobset: string; at: number }> = [];
+    let before = new Set<string>();
+    for (let t = 0; t < until; t++) {
+      const now = firingAt(samples, t);
+      for (const k of now) if (!before.has(k)) out.push({ jobset: k, at: t });
+      before = now;
+    }
+    return out;
+  }
+
+  test("the metric counts Kueue's Admitted and EvictedDueTo* events on the steps' Workloads, labelled by JobSet", () => {
+    expect(q.admitted.name).toBe(`logging_googleapis_com:user_${String(events.name).replace(/[^A-Za-z0-9_]/g, '_')}`);
+    expect(q.evicted.name).toBe(q.admitted.name);
+    const wl = eventEntry('Workload', workloadName(jobSet(train)), 'Admitted');
+    expect(matches(events.filter, wl)).toBe(true);
+    expect(extract(wl, events.label_extractors.jobset)).toBe(train.jobSetName);
+    expect(matches(events.filter, eventEntry('Workload', workloadName(jobSet(train)), 'EvictedDueToPodsReadyTimeout'))).toBe(true);
+    for (const r of ['QuotaReserved', 'Pending', 'Preempted']) expect(matches(events.filter, eventEntry('Workload', workloadName(jobSet(train)), r))).toBe(false);
+    expect(matches(events.filter, eventEntry('JobSet', train.jobSetName, 'Admitted'))).toBe(false);
+    expect(q.uptime.window).toBe(q.admitted.offset + q.admitted.window);
+    expect(q.evicted.window).toBe(q.uptime.window);
+  });
+
+  test('admitted, pods never run: one notification at the bounded time, for any step (a conversion too)', () => {
+    expect(incidents([event(train.jobSetName, 'Admitted', 10)])).toEqual([{ jobset: train.jobSetName, at: 10 + q.admitted.offset }]);
+    expect(incidents([event(conv.jobSetName, 'Admitted', 0)])).toEqual([{ jobset: conv.jobSetName, at: q.admitted.offset }]);
+  });
+
+  test('pods that start (even a step that ends before the bounded time) or an eviction never fire', () => {
+    expect(incidents([event(train.jobSetName, 'Admitted', 10), ...running(train.jobSetName, 'pathways-head', 25, 300)])).toEqual([]);
+    expect(incidents([event(conv.jobSetName, 'Admitted', 0), ...running(conv.jobSetName, 'convert', 3, 9)])).toEqual([]);
+    expect(incidents([event(train.jobSetName, 'Admitted', 10), event(train.jobSetName, 'EvictedDueToPodsReadyTimeout', 30)])).toEqual([]);
+  });
+
+  test('an eviction, then a re-admission whose pods never start: the new admission fires', () => {
+    const s = [event(train.jobSetName, 'Admitted', 0), ...running(train.jobSetName, 'pathways-head', 5, 60), event(train.jobSetName, 'EvictedDueToNodeFailures', 60), event(train.jobSetName, 'Admitted', 150)];
+    expect(incidents(s)).toEqual([{ jobset: train.jobSetName, at: 150 + q.admitted.offset }]);
+  });
+});
+

@@ -78,7 +78,7 @@ describe('infra stack: TPU pools', () => {
     expect(pool).toMatchObject({
       autoscaling: { min_node_count: 0, max_node_count: 8 },
       management: { auto_repair: false },
-      node_config: { flex_start: true, max_run_duration: '86400s', reservation_affinity: { consume_reservation_type: 'NO_RESERVATION' } },
+      node_config: { flex_start: true, max_run_duration: '259200s', reservation_affinity: { consume_reservation_type: 'NO_RESERVATION' } },
       queued_provisioning: { enabled: true },
     });
     expect(pool.node_count).toBeUndefined();

@@ -355,7 +355,7 @@ describe('usage', () => {
   test.each([
     [['status', '--bogus'], "status: Unknown option '--bogus'"],
     [['status', '--interval', '0', '--watch'], "status: --interval must be a whole number of seconds >= 1, got '0'"],
-    [['status', '--interval', '5'], 'status: --interval only applies with --watch'],
+    [['status', '--interval', '5'], 'status: --interval only applies with --watch or --until-started'],
     [['logs'], 'logs: expected <pipeline> [step], got nothing'],
     [['logs', 'rl-qwen3', 'serve'], "logs: step must be one of to-maxtext, train, to-hf, eval, got 'serve'"],
     [['logs', 'rl-qwen3', '--tail'], "logs: Unknown option '--tail'"],
