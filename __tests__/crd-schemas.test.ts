@@ -51,7 +51,21 @@ function loadValidator(kind: string) {
   // metadata is validated by the API server, not the CRD schema: allow what Kubernetes allows there.
   const schema = closeObjects(v.schema.openAPIV3Schema);
   schema.properties.metadata = { type: 'object' };
-  return new Ajv({ strict: false, allErrors: true }).compile(schema);
+  return crdAjv().compile(schema);
+}
+
+/**
+ * Ajv with the OpenAPI formats the CRDs use (int32, int64, byte, date-time), checked as the API server checks them:
+ * without them Ajv ignores each with a console warning (thousands for the Workflow CRD) and checks nothing.
+ */
+function crdAjv(): Ajv {
+  const ajv = new Ajv({ strict: false, allErrors: true });
+  ajv.addFormat('int32', { type: 'number', validate: (n: number) => Number.isInteger(n) && n >= -(2 ** 31) && n < 2 ** 31 });
+  ajv.addFormat('int64', { type: 'number', validate: (n: number) => Number.isSafeInteger(n) });
+  ajv.addFormat('byte', { type: 'string', validate: (s: string) => /^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?$/.test(s) });
+  ajv.addFormat('date-time', { type: 'string', validate: (s: string) => !Number.isNaN(Date.parse(s)) && /^\d{4}-\d{2}-\d{2}T/.test(s) });
+  ajv.addFormat('', true);
+  return ajv;
 }
 
 function objects() {
@@ -120,6 +134,16 @@ suite(`CRD schemas from ${available ? SCHEMAS_DIR : 'CRD_SCHEMAS_DIR or ../share
   test('the closed schema really rejects unknown fields', () => {
     const m = JSON.parse(JSON.stringify(all.find((o) => o.kind === 'JobSet')!.object));
     m.spec.replicatedJobs[0].template.spec.template.spec.containers[0].bogusField = true;
+    expect(validators.JobSet(m)).toBe(false);
+  });
+
+  test('the OpenAPI formats are checked, not ignored: an int32 past 2^31-1 and a fractional int64 are refused', () => {
+    const m = JSON.parse(JSON.stringify(all.find((o) => o.kind === 'JobSet')!.object));
+    expect(validators.JobSet(m)).toBe(true);
+    m.spec.failurePolicy = { ...(m.spec.failurePolicy ?? {}), maxRestarts: 2 ** 31 };
+    expect(validators.JobSet(m)).toBe(false);
+    m.spec.failurePolicy.maxRestarts = 3;
+    m.spec.replicatedJobs[0].template.spec.activeDeadlineSeconds = 1.5;
     expect(validators.JobSet(m)).toBe(false);
   });
 
