@@ -616,7 +616,7 @@ async function status(argv: string[], io: Io): Promise<number> {
     }
     failures = 0;
     lastOk = new Date().toISOString();
-    if (values.json) io.stdout.write(`${JSON.stringify(toJson(statuses))}\n`);
+    if (values.json) io.stdout.write(`${JSON.stringify(toJson(statuses, { cluster: context, server, recordsReadFrom: read, localConfig: s.origin }))}\n`);
     else {
       if (tty && !first) {
         io.stdout.write(TTY.clear);

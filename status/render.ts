@@ -129,7 +129,16 @@ export function costJson(c: RunCost): Record<string, unknown> {
 }
 
 /** The `--json` document (exactly the documented keys). */
-export function toJson(pipelines: readonly PipelineStatus[]): { pipelines: unknown[] } {
+/** Where a status was read from: the cluster, where its records were listed, and the local config it was built with. */
+export interface StatusSource {
+  readonly cluster: string;
+  readonly server: string;
+  readonly recordsReadFrom: string;
+  /** The local config file and environment variables (config/load.ts origin line). */
+  readonly localConfig: string;
+}
+
+export function toJson(pipelines: readonly PipelineStatus[], source?: StatusSource): { pipelines: unknown[]; source?: StatusSource } {
   return {
     pipelines: pipelines.map((p) => ({
       name: p.name,
@@ -150,5 +159,6 @@ export function toJson(pipelines: readonly PipelineStatus[]): { pipelines: unkno
       ...(p.engine ? { engine: p.engine } : {}),
       ...(p.rehearsal ? { rehearsal: p.rehearsal.verdict } : {}),
     })),
+    ...(source ? { source } : {}),
   };
 }

@@ -206,7 +206,9 @@ test('completed: every step shows its GCS output; exit 0', async () => {
     ['completed', `output: ${qwen.paths.hfExportDir}`],
     ['completed', `output: ${qwen.paths.hfExportDir}eval.json`],
   ]);
-  expect(stdout).not.toContain('cluster ');
+  // No text header before the document: stdout is one JSON document (its `source` says where it was read).
+  expect(stdout.startsWith('{"pipelines":')).toBe(true);
+  expect(JSON.parse(stdout).source.recordsReadFrom).toBe('every namespace');
 });
 
 test('a pipeline not yet deployed: every step not-created, with the deploy command', async () => {
@@ -218,7 +220,12 @@ test('a pipeline not yet deployed: every step not-created, with the deploy comma
 
 test('--json has exactly the documented keys', async () => {
   const { doc } = await json(allPipelinesWorld(), []);
-  expect(Object.keys(doc)).toEqual(['pipelines']);
+  expect(Object.keys(doc)).toEqual(['pipelines', 'source']);
+  // Where it was read and what it was built from, as the text header says (issue 33: every status line names them).
+  const source = (doc as any).source;
+  expect(Object.keys(source)).toEqual(['cluster', 'server', 'recordsReadFrom', 'localConfig']);
+  expect(source.recordsReadFrom).toBe('every namespace');
+  expect(source.localConfig).toMatch(/^environment my-tpu-project\.tpu-post-train .*, built from config\/example\.json /);
   for (const p of doc.pipelines) {
     // `cost` (the whole run, status/run-cost.ts) once a step of the pipeline exists: every pipeline of this world has one.
     expect(Object.keys(p)).toEqual(['name', 'steps', 'cost']);
