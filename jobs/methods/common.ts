@@ -37,6 +37,21 @@ export const TO_HF_ARGS = { skip_jax_distributed_system: true, hardware: 'cpu', 
 /** `{ key: value }` when the value is set, else `{}`. */
 export const optional = (key: string, value: string | undefined): MaxTextArgs => (value !== undefined ? { [key]: value } : {});
 
+/**
+ * MaxText's Hugging Face dataset arguments (one home for the trainers that read `dataset_type=hf`: SFT, DPO): the
+ * repository, its config and split, the evaluation split where the method scores one, and the columns.
+ */
+export function hfDatasetArgs(d: DatasetSpec, columns: readonly string[], evalSplit?: string): MaxTextArgs {
+  return {
+    dataset_type: 'hf',
+    hf_path: d.hf ?? '',
+    ...optional('hf_name', d.config),
+    ...optional('train_split', d.split),
+    ...optional('hf_eval_split', evalSplit),
+    train_data_columns: [...columns],
+  };
+}
+
 /** A number argument, or `fallback` when the recipe does not pass it. */
 /** A number argument or its default: recipes/types.ts numberArg (one home), under the name the rows use. */
 export { numberArg as numArg } from '../recipes/types';

@@ -28,7 +28,7 @@
 import { dtypeBytes, HbmEstimate, HbmInput, HbmPart, num, stateGib, str, wholeChipsEstimate } from '../hbm';
 import { DPO_DEFAULTS } from '../maxtext-defaults';
 import { METRIC_LOGGER_LINES } from '../run-log';
-import { BASE_SHAPE, hfProblem, numArg, optional, rlOnlyProblems, TO_HF_ARGS, TO_MAXTEXT_ARGS } from './common';
+import { BASE_SHAPE, hfDatasetArgs, hfProblem, numArg, rlOnlyProblems, TO_HF_ARGS, TO_MAXTEXT_ARGS } from './common';
 import type { DatasetSpec, MethodRow } from './types';
 
 /**
@@ -69,14 +69,7 @@ function dpoDataset(d: DatasetSpec, at: string) {
   const columns = d.columns ?? DPO_DEFAULTS.columns;
   const bad = dpoColumnsProblem(columns, at);
   if (bad) problems.push(bad);
-  const args = {
-    dataset_type: 'hf',
-    hf_path: d.hf ?? '',
-    ...optional('hf_name', d.config),
-    ...optional('train_split', d.split),
-    train_data_columns: [...columns],
-  };
-  return { args, problems };
+  return { args: hfDatasetArgs(d, columns), problems };
 }
 
 /** The steps a new DPO pipeline trains without `steps`. A project choice: dpo.yml's 10 is a smoke test. */

@@ -13,7 +13,7 @@
 import { dtypeBytes, HbmEstimate, HbmInput, HbmPart, loraEnabled, num, stateGib, str, wholeChipsEstimate } from '../hbm';
 import { SFT_DEFAULTS } from '../maxtext-defaults';
 import { METRIC_LOGGER_LINES } from '../run-log';
-import { BASE_SHAPE, columnListProblem, hfProblem, numArg, optional, TO_HF_ARGS, TO_MAXTEXT_ARGS } from './common';
+import { BASE_SHAPE, columnListProblem, hfDatasetArgs, hfProblem, numArg, TO_HF_ARGS, TO_MAXTEXT_ARGS } from './common';
 import type { DatasetSpec, MethodRow } from './types';
 
 /** The chat column(s) SFT trains on when the dataset does not say (sft.yml l.41 `train_data_columns`). */
@@ -72,15 +72,7 @@ function sftDataset(d: DatasetSpec, at: string) {
   const columns = d.columns ?? DEFAULT_SFT_COLUMNS;
   const bad = d.columns !== undefined ? sftColumnsProblem(d.columns, at) : undefined;
   if (bad) problems.push(bad);
-  const args = {
-    dataset_type: 'hf',
-    hf_path: d.hf ?? '',
-    ...optional('hf_name', d.config),
-    ...optional('train_split', d.split),
-    ...optional('hf_eval_split', d.evalSplit),
-    train_data_columns: [...columns],
-  };
-  return { args, problems };
+  return { args: hfDatasetArgs(d, columns, d.evalSplit), problems };
 }
 
 /** The SFT row. */
