@@ -472,12 +472,79 @@ export function pathwaysHeadResources(workload: ContainerResources | undefined):
  * resuming from the newest checkpoint; an application error ends it after maxRestarts + 1 attempts.
  */
 export function pathwaysJobSet(common: JobSetCommon, main: MainContainer, pw: PathwaysInput): BuiltJobSet {
+  const coordinator: CoordinatorShape = { replicatedJob: RJOB.head, jobIndex: 0, podIndex: 0 };
+  const manifest = baseJobSet(common, {
+    coordinator,
+    startupPolicy: { startupPolicyOrder: 'InOrder' },
+    successPolicy: { operator: 'All', targetReplicatedJobs: [RJOB.head] },
+    replicatedJobs: [pathwaysHead(common, main, pw), pathwaysWorkers(common, pw)],
+  });
+  return {
+    manifest,
+    replicatedJobs: [
+      { name: RJOB.head, replicas: 1, parallelism: 1 },
+      { name: RJOB.worker, replicas: pw.slices, parallelism: pw.slice.vms },
+    ],
+    mainReplicatedJob: RJOB.head,
+    coordinator,
+  };
+}
+
+/** Container ports, all TCP. */
+function tcpPorts(...p: number[]): Array<{ containerPort: number; protocol: string }> {
+  return p.map((containerPort) => ({ containerPort, protocol: 'TCP' }));
+}
+
+/** The arguments the proxy and every worker pass to find the resource manager and the scratch bucket. */
+function pathwaysArgs(pw: PathwaysInput): { rmAddress: string; scratch: string } {
+  return { rmAddress: `--resource_manager_address=$(PATHWAYS_HEAD):${PATHWAYS_PORTS.resourceManager}`, scratch: `--gcs_scratch_location=${pw.scratch}` };
+}
+
+/** The head's two native sidecars: the proxy the workload talks to, and the resource manager the workers join. */
+function pathwaysSidecars(pw: PathwaysInput): Obj[] {
   const serverImage = pw.serverImage ?? PATHWAYS_IMAGES.server;
   const proxyImage = pw.proxyImage ?? PATHWAYS_IMAGES.proxy;
-  const ports = (...p: number[]) => p.map((containerPort) => ({ containerPort, protocol: 'TCP' }));
-  const rmAddress = `--resource_manager_address=$(PATHWAYS_HEAD):${PATHWAYS_PORTS.resourceManager}`;
-  const scratch = `--gcs_scratch_location=${pw.scratch}`;
-  const head = replicatedJob(common, {
+  const { rmAddress, scratch } = pathwaysArgs(pw);
+  return [
+    {
+      name: 'pathways-proxy',
+      image: proxyImage,
+      imagePullPolicy: pullPolicy(proxyImage),
+      restartPolicy: 'Always',
+      args: [`--server_port=${PATHWAYS_PORTS.proxy}`, rmAddress, scratch],
+      env: mergeEnv([fieldEnv('PATHWAYS_HEAD', COORDINATOR)], { ...ABSL, ...pw.proxyEnv }),
+      ports: tcpPorts(PATHWAYS_PORTS.proxy),
+      resources: resources(PATHWAYS_DEFAULTS.proxy),
+    },
+    {
+      name: 'pathways-rm',
+      image: serverImage,
+      imagePullPolicy: pullPolicy(serverImage),
+      restartPolicy: 'Always',
+      args: [
+        `--server_port=${PATHWAYS_PORTS.resourceManager}`,
+        scratch,
+        '--node_type=resource_manager',
+        `--instance_count=${pw.slices}`,
+        `--instance_type=${pw.slice.pathwaysInstanceType}`,
+      ],
+      env: mergeEnv(
+        [
+          fieldEnv('REPLICATED_JOB_NAME', "metadata.annotations['jobset.sigs.k8s.io/replicatedjob-name']"),
+          fieldEnv('JOBSET_NAME', "metadata.annotations['jobset.sigs.k8s.io/jobset-name']"),
+          fieldEnv('HOST_ADDRESS', COORDINATOR),
+        ],
+        { TPU_SKIP_MDS_QUERY: 'true', ...ABSL, ...pw.serverEnv },
+      ),
+      ports: tcpPorts(PATHWAYS_PORTS.resourceManager, PATHWAYS_PORTS.resourceManager + 1),
+      resources: resources(PATHWAYS_DEFAULTS.resourceManager),
+    },
+  ];
+}
+
+/** `pathways-head`: one pod on the CPU pool, the sidecars and the workload container (JAX through the proxy). */
+function pathwaysHead(common: JobSetCommon, main: MainContainer, pw: PathwaysInput): Obj {
+  return replicatedJob(common, {
     name: RJOB.head,
     replicas: 1,
     pods: 1,
@@ -488,41 +555,7 @@ export function pathwaysJobSet(common: JobSetCommon, main: MainContainer, pw: Pa
       nodeSelector: { [NODE_POOL_LABEL]: pw.headNodePool },
       hostNetwork: true,
       dnsPolicy: 'ClusterFirstWithHostNet',
-      initContainers: [
-        {
-          name: 'pathways-proxy',
-          image: proxyImage,
-          imagePullPolicy: pullPolicy(proxyImage),
-          restartPolicy: 'Always',
-          args: [`--server_port=${PATHWAYS_PORTS.proxy}`, rmAddress, scratch],
-          env: mergeEnv([fieldEnv('PATHWAYS_HEAD', COORDINATOR)], { ...ABSL, ...pw.proxyEnv }),
-          ports: ports(PATHWAYS_PORTS.proxy),
-          resources: resources(PATHWAYS_DEFAULTS.proxy),
-        },
-        {
-          name: 'pathways-rm',
-          image: serverImage,
-          imagePullPolicy: pullPolicy(serverImage),
-          restartPolicy: 'Always',
-          args: [
-            `--server_port=${PATHWAYS_PORTS.resourceManager}`,
-            scratch,
-            '--node_type=resource_manager',
-            `--instance_count=${pw.slices}`,
-            `--instance_type=${pw.slice.pathwaysInstanceType}`,
-          ],
-          env: mergeEnv(
-            [
-              fieldEnv('REPLICATED_JOB_NAME', "metadata.annotations['jobset.sigs.k8s.io/replicatedjob-name']"),
-              fieldEnv('JOBSET_NAME', "metadata.annotations['jobset.sigs.k8s.io/jobset-name']"),
-              fieldEnv('HOST_ADDRESS', COORDINATOR),
-            ],
-            { TPU_SKIP_MDS_QUERY: 'true', ...ABSL, ...pw.serverEnv },
-          ),
-          ports: ports(PATHWAYS_PORTS.resourceManager, PATHWAYS_PORTS.resourceManager + 1),
-          resources: resources(PATHWAYS_DEFAULTS.resourceManager),
-        },
-      ],
+      initContainers: pathwaysSidecars(pw),
       containers: [
         {
           ...mainContainer(
@@ -540,8 +573,13 @@ export function pathwaysJobSet(common: JobSetCommon, main: MainContainer, pw: Pa
       volumes: [SHARED_TMP, hfTokenVolume(common.pod.pipeline), ...extraVolumes(main)],
     },
   });
-  // Workers have no pod failure policy: they restart in place; the head decides success.
-  const worker = replicatedJob(common, {
+}
+
+/** `worker`: one replicated job per slice, one `pathways-worker` pod per VM; no pod failure policy, they restart in place and the head decides success. */
+function pathwaysWorkers(common: JobSetCommon, pw: PathwaysInput): Obj {
+  const serverImage = pw.serverImage ?? PATHWAYS_IMAGES.server;
+  const { rmAddress, scratch } = pathwaysArgs(pw);
+  return replicatedJob(common, {
     name: RJOB.worker,
     replicas: pw.slices,
     pods: pw.slice.vms,
@@ -568,7 +606,7 @@ export function pathwaysJobSet(common: JobSetCommon, main: MainContainer, pw: Pa
             ],
             { ...ABSL, ...pw.workerEnv },
           ),
-          ports: ports(PATHWAYS_PORTS.worker, PATHWAYS_PORTS.worker + 1, 8471, 8080),
+          ports: tcpPorts(PATHWAYS_PORTS.worker, PATHWAYS_PORTS.worker + 1, 8471, 8080),
           resources: { limits: { ...pw.slice.podResources } },
           volumeMounts: [SHARED_TMP_MOUNT],
         },
@@ -576,22 +614,6 @@ export function pathwaysJobSet(common: JobSetCommon, main: MainContainer, pw: Pa
       volumes: [SHARED_TMP],
     },
   });
-  const coordinator: CoordinatorShape = { replicatedJob: RJOB.head, jobIndex: 0, podIndex: 0 };
-  const manifest = baseJobSet(common, {
-    coordinator,
-    startupPolicy: { startupPolicyOrder: 'InOrder' },
-    successPolicy: { operator: 'All', targetReplicatedJobs: [RJOB.head] },
-    replicatedJobs: [head, worker],
-  });
-  return {
-    manifest,
-    replicatedJobs: [
-      { name: RJOB.head, replicas: 1, parallelism: 1 },
-      { name: RJOB.worker, replicas: pw.slices, parallelism: pw.slice.vms },
-    ],
-    mainReplicatedJob: RJOB.head,
-    coordinator,
-  };
 }
 
 /**

@@ -117,64 +117,70 @@ export function kueueQuota(options: KueueOptions): KueueQuota {
 export function kueueObjects(options: KueueOptions): Record<string, unknown>[] {
   const { platform } = options;
   const quota = kueueQuota(options);
-  const flavor = (name: string, spec: Record<string, unknown>) => ({
-    apiVersion: KUEUE_API_VERSION,
-    kind: 'ResourceFlavor',
-    metadata: { name },
-    spec,
-  });
   const queued = quota.tpuFlavors.filter((f) => queuedProvisioningOf(f.capacity));
   return [
-    ...quota.tpuFlavors.map((f) =>
-      flavor(f.flavor, {
-        nodeLabels: { ...f.slice.nodeSelector },
-        nodeTaints: [{ key: TPU_TAINT.key, value: TPU_TAINT.value, effect: 'NoSchedule' }],
-        ...(queuedProvisioningOf(f.capacity) ? { tolerations: [{ ...QUEUED_TOLERATION }] } : {}),
-      }),
-    ),
-    flavor(platform.cpuFlavor, { nodeLabels: { [NODE_POOL_LABEL]: platform.cpuPool.name } }),
+    ...quota.tpuFlavors.map(tpuFlavor),
+    resourceFlavor(platform.cpuFlavor, { nodeLabels: { [NODE_POOL_LABEL]: platform.cpuPool.name } }),
     ...queued.flatMap((f) => provisioningObjects(f)),
-    {
-      apiVersion: KUEUE_API_VERSION,
-      kind: 'ClusterQueue',
-      metadata: { name: platform.clusterQueue },
-      spec: {
-        namespaceSelector: {},
-        queueingStrategy: 'BestEffortFIFO',
-        preemption: { withinClusterQueue: 'LowerPriority', reclaimWithinCohort: 'Never' },
-        ...(queued.length > 0
-          ? { admissionChecksStrategy: { admissionChecks: queued.map((f) => ({ name: provisioningCheckName(f.flavor), onFlavors: [f.flavor] })) } }
-          : {}),
-        resourceGroups: [
-          {
-            coveredResources: [TPU_RESOURCE, 'cpu', 'memory'],
-            flavors: [
-              ...quota.tpuFlavors.map((f) => ({
-                name: f.flavor,
-                resources: [
-                  { name: TPU_RESOURCE, nominalQuota: f.chips },
-                  { name: 'cpu', nominalQuota: f.cpu },
-                  { name: 'memory', nominalQuota: `${f.memoryGi}Gi` },
-                ],
-              })),
-              {
-                name: platform.cpuFlavor,
-                resources: [
-                  { name: TPU_RESOURCE, nominalQuota: 0 },
-                  { name: 'cpu', nominalQuota: quota.cpuFlavorCpu },
-                  { name: 'memory', nominalQuota: `${quota.cpuFlavorMemoryGi}Gi` },
-                ],
-              },
-            ],
-          },
-        ],
-      },
-    },
+    clusterQueue(platform, quota, queued),
     {
       apiVersion: KUEUE_API_VERSION,
       kind: 'LocalQueue',
       metadata: { name: platform.localQueue, namespace: platform.namespace },
       spec: { clusterQueue: platform.clusterQueue },
+    },
+  ];
+}
+
+function resourceFlavor(name: string, spec: Record<string, unknown>): Record<string, unknown> {
+  return { apiVersion: KUEUE_API_VERSION, kind: 'ResourceFlavor', metadata: { name }, spec };
+}
+
+/** A TPU shape's flavor: its node labels, the TPU taint, and the queued-node toleration when its slices are queued. */
+function tpuFlavor(f: TpuFlavorQuota): Record<string, unknown> {
+  return resourceFlavor(f.flavor, {
+    nodeLabels: { ...f.slice.nodeSelector },
+    nodeTaints: [{ key: TPU_TAINT.key, value: TPU_TAINT.value, effect: 'NoSchedule' }],
+    ...(queuedProvisioningOf(f.capacity) ? { tolerations: [{ ...QUEUED_TOLERATION }] } : {}),
+  });
+}
+
+/** The ClusterQueue: one resource group over TPU chips, CPU and memory, each queued flavor behind its admission check. */
+function clusterQueue(platform: Platform, quota: KueueQuota, queued: readonly TpuFlavorQuota[]): Record<string, unknown> {
+  return {
+    apiVersion: KUEUE_API_VERSION,
+    kind: 'ClusterQueue',
+    metadata: { name: platform.clusterQueue },
+    spec: {
+      namespaceSelector: {},
+      queueingStrategy: 'BestEffortFIFO',
+      preemption: { withinClusterQueue: 'LowerPriority', reclaimWithinCohort: 'Never' },
+      ...(queued.length > 0
+        ? { admissionChecksStrategy: { admissionChecks: queued.map((f) => ({ name: provisioningCheckName(f.flavor), onFlavors: [f.flavor] })) } }
+        : {}),
+      resourceGroups: [{ coveredResources: [TPU_RESOURCE, 'cpu', 'memory'], flavors: flavorQuotas(platform, quota) }],
+    },
+  };
+}
+
+/** Each TPU flavor's chips, CPU and memory (all of its slices), then the CPU flavor's (no chips). */
+function flavorQuotas(platform: Platform, quota: KueueQuota): Array<Record<string, unknown>> {
+  return [
+    ...quota.tpuFlavors.map((f) => ({
+      name: f.flavor,
+      resources: [
+        { name: TPU_RESOURCE, nominalQuota: f.chips },
+        { name: 'cpu', nominalQuota: f.cpu },
+        { name: 'memory', nominalQuota: `${f.memoryGi}Gi` },
+      ],
+    })),
+    {
+      name: platform.cpuFlavor,
+      resources: [
+        { name: TPU_RESOURCE, nominalQuota: 0 },
+        { name: 'cpu', nominalQuota: quota.cpuFlavorCpu },
+        { name: 'memory', nominalQuota: `${quota.cpuFlavorMemoryGi}Gi` },
+      ],
     },
   ];
 }
