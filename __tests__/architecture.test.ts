@@ -131,6 +131,68 @@ describe('the plan review is a top layer: status/, config/ and the layers below 
   });
 });
 
+describe('one copy of each shared helper (issue 38 item 3): JSON paths, duplicate keys and bounded commands come from util/', () => {
+  const text = (rel: string) => fs.readFileSync(path.join(ROOT, rel), 'utf8');
+  /** Every .ts file of the program (main.ts, config/ and the layers below it), relative to ROOT. */
+  const program = (): string[] => {
+    const out: string[] = ['main.ts'];
+    const walk = (dir: string) => {
+      for (const entry of fs.readdirSync(path.join(ROOT, dir), { withFileTypes: true })) {
+        const rel = path.join(dir, entry.name);
+        if (entry.isDirectory()) walk(rel);
+        else if (entry.name.endsWith('.ts')) out.push(rel);
+      }
+    };
+    ['config', 'constructs', 'stacks', 'jobs', 'review', 'status', 'util'].forEach(walk);
+    return out;
+  };
+  // The forms the copies had: `? `[${p}]``, `out += `[${i}]``, `${prefix}[${i}]` (util/json-path.ts jsonPathStep).
+  const PATH_PRINTER = /(?:\?|\+=)\s*`\[\$\{[\w.]+\}\]`|\$\{\w+\}\[\$\{[\w.]+\}\]/;
+  // jsonc-parser's key visitor (config/load.ts's copy) or a `duplicate key` message without the one scanner.
+  const KEY_SCANNER = /onObjectProperty/;
+  const USES_SCANNER = /from\s+['"](?:\.\.\/)+util\/json-scan['"]/;
+  // The asynchronous child_process calls (a deadline and bounded output are util/child-process.ts runBounded's).
+  const ASYNC_CHILD = /import\s*\{[^}]*\b(?:spawn|execFile|exec|fork)\b[^}]*\}\s*from\s*['"](?:node:)?child_process['"]|require\(\s*['"](?:node:)?child_process['"]\s*\)\.(?:spawn|execFile|exec|fork)\b/;
+
+  test('the walk finds the files that held the copies', () => {
+    const files = program();
+    for (const f of ['review/plan.ts', 'review/attributes.ts', 'config/load.ts', 'status/bucket.ts', 'status/exec-credential.ts']) expect(files).toContain(path.join(...f.split('/')));
+  });
+
+  test('one JSON path printer: util/json-path.ts', () => {
+    expect(program().filter((f) => f !== path.join('util', 'json-path.ts') && PATH_PRINTER.test(text(f)))).toEqual([]);
+  });
+
+  test('one duplicate-key scanner: util/json-scan.ts (a file that reports a duplicate key imports it)', () => {
+    const home = path.join('util', 'json-scan.ts');
+    expect(program().filter((f) => f !== home && (KEY_SCANNER.test(text(f)) || (/duplicate key/.test(text(f)) && !USES_SCANNER.test(text(f)))))).toEqual([]);
+    expect(USES_SCANNER.test(text(path.join('config', 'load.ts')))).toBe(true);
+    expect(/from\s+['"]\.\.\/util\/json-scan['"]/.test(text(path.join('review', 'cli.ts')))).toBe(true);
+  });
+
+  test('one bounded runner of helper commands: util/child-process.ts (no other file spawns asynchronously)', () => {
+    expect(program().filter((f) => f !== path.join('util', 'child-process.ts') && ASYNC_CHILD.test(text(f)))).toEqual([]);
+    for (const f of ['status/bucket.ts', 'status/exec-credential.ts']) expect([f, /from\s+['"]\.\.\/util\/child-process['"]/.test(text(f))]).toEqual([f, true]);
+  });
+
+  test('the rules catch each copy that was there (a rule that cannot fail guards nothing)', () => {
+    for (const line of [
+      "return path.map((p, i) => (typeof p === 'number' ? `[${p}]` : i === 0 ? p : `.${p}`)).join('') || '(the entry)';",
+      "if (f.kind === 'array') out += `[${f.index}]`;",
+      'value.forEach((v, i) => flatten(v, `${prefix}[${i}]`, out));',
+      "sensitiveChangePaths(a, b, c, d, typeof k === 'number' ? `${prefix}[${k}]` : prefix ? `${prefix}.${k}` : k)",
+    ]) {
+      expect([line, PATH_PRINTER.test(line)]).toEqual([line, true]);
+    }
+    for (const line of ['`count_over_time(${lines}[${m}m])`', '`serviceAccount:${p}.svc.id.goog[${ns}/${ksa}]`', 'jsonPathStep(prefix, k)']) expect([line, PATH_PRINTER.test(line)]).toEqual([line, false]);
+    expect(KEY_SCANNER.test('onObjectProperty: (name, _offset, _length, line, column, pathSupplier) => {')).toBe(true);
+    for (const line of ["import { execFile } from 'child_process';", "import { spawn } from 'child_process';", "import { spawn, spawnSync } from 'node:child_process';", "const x = require('child_process').execFile;"]) {
+      expect([line, ASYNC_CHILD.test(line)]).toEqual([line, true]);
+    }
+    for (const line of ["import { spawnSync } from 'child_process';", "import { execFileSync } from 'child_process';", "import { runBounded } from '../util/child-process';"]) expect([line, ASYNC_CHILD.test(line)]).toEqual([line, false]);
+  });
+});
+
 describe('one validated model flows down: only the entry points join config/ to the rest', () => {
   const files = layerFiles();
   const text = (rel: string) => fs.readFileSync(path.join(ROOT, rel), 'utf8');

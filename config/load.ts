@@ -20,6 +20,7 @@ import { hfTokenSecretIdOf, PlaceholderRef, regionOfZone } from '../jobs/platfor
 import { secretCommand } from '../jobs/secrets';
 import { bucketDomainNotice, Config, configSchema, isDocumentationRange, SINGLE_HOST_SLICE } from './schema';
 import { redact } from '../util/redact';
+import { jsonProblems } from '../util/json-scan';
 
 /** How an environment variable maps onto the config. */
 interface EnvBinding {
@@ -218,8 +219,8 @@ const JSON_ESCAPES: Readonly<Record<string, string>> = { '\n': '\\n', '\r': '\\r
 
 /**
  * Reads the config file as strict JSON (RFC 8259, UTF-8): refuses a directory, a file over MAX_CONFIG_FILE_BYTES, a
- * byte-order mark, UTF-16, bytes that are not UTF-8, a syntax error (with its line and column) and a duplicate key
- * (JSON.parse would keep the last value silently; jsonc-parser's visitor sees every key).
+ * byte-order mark, UTF-16, bytes that are not UTF-8, a syntax error (jsonc-parser, with its line and column) and a
+ * duplicate key (JSON.parse would keep the last value silently; util/json-scan.ts sees every key), syntax errors first.
  */
 function readConfigFile(absolute: string, label: string): Record<string, unknown> {
   let bytes: Buffer;
@@ -249,20 +250,9 @@ function readConfigFile(absolute: string, label: string): Record<string, unknown
     throw encoding('is not valid UTF-8');
   }
   const problems: string[] = [];
-  const objects: Array<Set<string>> = [];
   visit(
     text,
     {
-      onObjectBegin: () => void objects.push(new Set()),
-      onObjectEnd: () => void objects.pop(),
-      onObjectProperty: (name, _offset, _length, line, column, pathSupplier) => {
-        const keys = objects[objects.length - 1];
-        const dotted = [...pathSupplier(), name].join('.');
-        if (keys.has(name)) {
-          problems.push(`${label}: duplicate key '${dotted}' (line ${line + 1}, column ${column + 1}): JSON keeps only the last one; remove one`);
-        }
-        keys.add(name);
-      },
       onError: (code, _offset, _length, line, column) => {
         problems.push(`${label}: not valid JSON: ${printParseErrorCode(code)} at line ${line + 1}, column ${column + 1}`);
       },
@@ -275,6 +265,11 @@ function readConfigFile(absolute: string, label: string): Record<string, unknown
     raw = JSON.parse(text);
   } catch (err) {
     throw new ConfigError([`${label}: not valid JSON: ${(err as Error).message}`]);
+  }
+  // Duplicate keys at any depth (util/json-scan.ts, the scanner the review uses on plans), with line and column.
+  const duplicates = jsonProblems(text, { maxDepth: Infinity, max: 10 });
+  if (duplicates.length > 0) {
+    throw new ConfigError(duplicates.map((d) => `${label}: duplicate key '${d.path}' (line ${d.line}, column ${d.column}): JSON keeps only the last one; remove one`));
   }
   if (raw === null || typeof raw !== 'object' || Array.isArray(raw)) throw new ConfigError([`${label}: the config file must hold a JSON object`]);
   return raw as Record<string, unknown>;

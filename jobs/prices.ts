@@ -5,6 +5,7 @@
  * come from `jobs/machines.ts`; TPU chips from `jobs/tpu.ts`. The report always names the table, its date and source,
  * and which rate each pool is priced at and why.
  */
+import { jsonPath } from '../util/json-path';
 import { z } from 'zod';
 import type { CapacityType } from './capacity';
 import { MACHINE_SHAPES, MachineShape } from './machines';
@@ -66,7 +67,7 @@ export type PriceTable = z.infer<typeof schema> & {
 export function parsePrices(raw: unknown, origin: string): PriceTable {
   const parsed = schema.safeParse(raw);
   if (!parsed.success) {
-    const issues = parsed.error.issues.map((i) => `${i.path.join('.') || '(top level)'}: ${i.message}`);
+    const issues = parsed.error.issues.map((i) => `${jsonPath(i.path) || '(top level)'}: ${i.message}`);
     throw new Error(`price file ${origin}: ${issues.join('; ')} (see jobs/prices.json for the shape)`);
   }
   return { ...parsed.data, origin };

@@ -1,5 +1,6 @@
 /** Attribute-level differences of two Terraform values (synthesized attributes or plan before/after). Pure. */
 import { ExactNumber, isObj } from './values';
+import { jsonPathStep } from '../util/json-path';
 
 export interface AttributeChange {
   readonly path: string;
@@ -11,11 +12,11 @@ export interface AttributeChange {
 export function flatten(value: unknown, prefix = '', out = new Map<string, string>()): Map<string, string> {
   if (Array.isArray(value)) {
     if (value.length === 0) out.set(prefix, '[]');
-    value.forEach((v, i) => flatten(v, `${prefix}[${i}]`, out));
+    value.forEach((v, i) => flatten(v, jsonPathStep(prefix, i), out));
   } else if (isObj(value)) {
     const entries = Object.entries(value).filter(([k]) => k !== '//');
     if (entries.length === 0) out.set(prefix, '{}');
-    for (const [k, v] of entries) flatten(v, prefix ? `${prefix}.${k}` : k, out);
+    for (const [k, v] of entries) flatten(v, jsonPathStep(prefix, k), out);
   } else if (value !== undefined && value !== null) {
     // An exact number shows as written, unquoted like any number (1e309 as Terraform's digits, never `null`).
     out.set(prefix, value instanceof ExactNumber ? value.text : JSON.stringify(value));

@@ -10,7 +10,8 @@ import { ENVIRONMENT_FILE } from '../jobs/deployment';
 import { diffSyntheses, synthesizeRef } from './diff';
 import { Finding, hasErrors, review } from './findings';
 import { readSynthesis, Synthesis, synthesize } from './load';
-import { parseJsonExact, scanJson } from './json-scan';
+import { parseJsonExact } from './json-scan';
+import { scanJson } from '../util/json-scan';
 import { BoundExceeded, readBounded } from '../util/bounded-read';
 import { planDifferences } from './same-plan';
 import { extractStack, StackModel } from './model';
@@ -243,7 +244,7 @@ function readPlan(file: string, maxMb: number): unknown {
   }
   const problem = scanJson(text);
   if (problem) {
-    throw new Error(`--plan: ${file}: ${problem.message} at ${problem.path} (line ${problem.line}): not a plan Terraform writes; the review cannot tell what it does`);
+    throw new Error(`--plan: ${file}: ${problem.message} at ${problem.path || '(top level)'} (line ${problem.line}): not a plan Terraform writes; the review cannot tell what it does`);
   }
   return parsed;
 }

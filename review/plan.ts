@@ -20,6 +20,7 @@ import { attributeChanges, AttributeChange } from './attributes';
 import { z } from 'zod';
 import { capText, collectStrings, maskSensitive, REDACTED, Redactor } from '../util/redact';
 import { canonical, isObj, KNOWN_AFTER_APPLY } from './values';
+import { jsonPath, jsonPathStep } from '../util/json-path';
 
 export type PlanAction = 'create' | 'update' | 'replace' | 'delete' | 'read' | 'no-op' | 'forget';
 
@@ -173,13 +174,9 @@ const CheckSchema = z
   })
   .passthrough();
 
-/** `issue.path` as `change.actions[0]`. */
-function issuePath(path: ReadonlyArray<string | number>): string {
-  return path.map((p, i) => (typeof p === 'number' ? `[${p}]` : i === 0 ? p : `.${p}`)).join('') || '(the entry)';
-}
 
 function issuesText(error: z.ZodError, max = 4): string {
-  const shown = error.issues.slice(0, max).map((i) => `${issuePath(i.path)}: ${i.message}`);
+  const shown = error.issues.slice(0, max).map((i) => `${jsonPath(i.path) || '(the entry)'}: ${i.message}`);
   return shown.join('; ') + (error.issues.length > max ? `; ${error.issues.length - max} more` : '');
 }
 
@@ -213,10 +210,6 @@ export function planAction(actions: readonly string[]): PlanAction {
   const [first] = actions;
   if (first === 'create' || first === 'update' || first === 'delete' || first === 'read') return first;
   return 'no-op';
-}
-
-function pathText(parts: readonly unknown[]): string {
-  return parts.map((p, i) => (typeof p === 'number' ? `[${p}]` : i === 0 ? String(p) : `.${String(p)}`)).join('');
 }
 
 function hasUnknownMark(marks: unknown): boolean {
@@ -281,7 +274,7 @@ export function sensitiveChangePaths(before: unknown, after: unknown, beforeMark
   const at = (v: unknown, k: string | number) => (Array.isArray(v) && typeof k === 'number' ? v[k] : isObj(v) ? v[String(k)] : undefined);
   const keys = (m: unknown): Array<string | number> => (Array.isArray(m) ? m.map((_, i) => i) : isObj(m) ? Object.keys(m) : []);
   return [...new Set([...keys(beforeMarks), ...keys(afterMarks)])].flatMap((k) =>
-    sensitiveChangePaths(at(before, k), at(after, k), at(beforeMarks, k), at(afterMarks, k), typeof k === 'number' ? `${prefix}[${k}]` : prefix ? `${prefix}.${k}` : k),
+    sensitiveChangePaths(at(before, k), at(after, k), at(beforeMarks, k), at(afterMarks, k), jsonPathStep(prefix, k)),
   );
 }
 
@@ -471,7 +464,7 @@ export function reviewPlan(stack: string, file: string, input: unknown, options:
       deposed: raw.deposed,
       ...(importing !== undefined ? { importing } : {}),
       ...(previousAddress !== undefined ? { previousAddress } : {}),
-      replacePaths: (raw.change.replace_paths ?? []).map(pathText),
+      replacePaths: (raw.change.replace_paths ?? []).map((p) => jsonPath(p)),
       summary,
       attributes: action === 'update' || action === 'replace' ? withSensitiveChanges(planAttributeChanges(before, after), raw) : [],
       before,

@@ -1,12 +1,12 @@
 /**
  * Reads one small object of the checkpoint bucket for `npm run status` (eval.json, status/eval.ts withEvalFiles):
  * Cloud Storage's JSON API, `GET <endpoint>/storage/v1/b/<bucket>/o/<object, URL-encoded>?alt=media` (Cloud Storage
- * "Objects: get"), with the user's own gcloud login (`gcloud auth print-access-token`, run once per command, killed at
- * the request deadline). The endpoint is https://storage.googleapis.com, or STORAGE_EMULATOR_HOST when set (the
- * variable Google's client libraries read for an emulator). Every failure is a reason, never a throw: status still
- * shows everything else.
+ * "Objects: get"), with the user's own gcloud login (`gcloud auth print-access-token`, run once per command through
+ * util/child-process.ts, killed at the request deadline). The endpoint is https://storage.googleapis.com, or
+ * STORAGE_EMULATOR_HOST when set (the variable Google's client libraries read for an emulator). Every failure is a
+ * reason, never a throw: status still shows everything else.
  */
-import { execFile } from 'child_process';
+import { BoundedRun, killedText, runBounded, silentExitText } from '../util/child-process';
 import type { ObjectReader } from './eval';
 
 /** Cloud Storage's endpoint. */
@@ -20,19 +20,24 @@ export function parseGsUrl(url: string): { bucket: string; object: string } | un
   return m ? { bucket: m[1], object: m[2] } : undefined;
 }
 
-/** A token from `gcloud auth print-access-token`, asked once and shared. */
+/** A token from `gcloud auth print-access-token` (util/child-process.ts runBounded, killed at `timeoutMs`), asked once and shared. */
 export function gcloudToken(timeoutMs: number, command = 'gcloud'): () => Promise<string> {
   let token: Promise<string> | undefined;
-  return () =>
-    (token ??= new Promise((resolve, reject) => {
-      execFile(command, ['auth', 'print-access-token'], { timeout: timeoutMs, encoding: 'utf8' }, (err, stdout, stderr) => {
-        if (err) {
-          const missing = (err as NodeJS.ErrnoException).code === 'ENOENT';
-          reject(new Error(missing ? 'gcloud is not installed' : `gcloud auth print-access-token failed: ${(stderr || err.message).trim().split('\n')[0]}`));
-        } else if (!stdout.trim()) reject(new Error('gcloud auth print-access-token printed no token: gcloud auth login'));
-        else resolve(stdout.trim());
-      });
-    }));
+  return () => (token ??= printAccessToken(timeoutMs, command));
+}
+
+async function printAccessToken(timeoutMs: number, command: string): Promise<string> {
+  const what = 'gcloud auth print-access-token';
+  let run: BoundedRun;
+  try {
+    run = await runBounded(command, ['auth', 'print-access-token'], { timeoutMs });
+  } catch (err) {
+    throw new Error((err as NodeJS.ErrnoException).code === 'ENOENT' ? 'gcloud is not installed' : `${what} failed: ${(err as Error).message}`);
+  }
+  if (run.timedOut) throw new Error(`${killedText(what, timeoutMs)}; run it by hand to see what it waits for (a login: gcloud auth login)`);
+  if (run.code !== 0) throw new Error(`${what} failed: ${run.stderr.trim().split('\n')[0] || silentExitText(run.code)}`);
+  if (!run.stdout.trim()) throw new Error(`${what} printed no token: gcloud auth login`);
+  return run.stdout.trim();
 }
 
 /** The reader: the object's text, none on 404, or the reason it could not be read. */

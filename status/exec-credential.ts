@@ -10,7 +10,7 @@
  * stdout is an ExecCredential whose `status.token` (and optional `status.expirationTimestamp`) is the credential; a
  * non-zero exit is a failure whose stderr says why.
  */
-import { spawn } from 'child_process';
+import { killedText, runBounded, silentExitText } from '../util/child-process';
 
 export interface ExecConfig {
   readonly command: string;
@@ -32,41 +32,21 @@ export class PluginError extends Error {
   }
 }
 
-/** Runs the plugin; rejects with PluginError (or the spawn error, e.g. ENOENT) and kills it at `timeoutMs`. */
-export function execToken(exec: ExecConfig, timeoutMs: number): Promise<ExecToken> {
-  return new Promise((resolve, reject) => {
-    const env = { ...process.env };
-    for (const e of exec.env ?? []) env[e.name] = e.value;
-    const child = spawn(exec.command, [...(exec.args ?? [])], { env, stdio: ['ignore', 'pipe', 'pipe'] });
-    let stdout = '';
-    let stderr = '';
-    let done = false;
-    const finish = (f: () => void) => {
-      if (done) return;
-      done = true;
-      clearTimeout(timer);
-      f();
-    };
-    const timer = setTimeout(() => {
-      child.kill('SIGKILL');
-      finish(() => reject(new PluginError(`the credential plugin '${exec.command}' gave no answer within ${timeoutMs / 1000} s (killed); run it by hand to see what it waits for (a login: gcloud auth login)`)));
-    }, timeoutMs);
-    child.stdout.setEncoding('utf8').on('data', (d: string) => (stdout += d.slice(0, 1 << 20)));
-    child.stderr.setEncoding('utf8').on('data', (d: string) => (stderr += d.slice(0, 1 << 16)));
-    child.on('error', (err) => finish(() => reject(err)));
-    child.on('close', (code) =>
-      finish(() => {
-        if (code !== 0) return reject(new PluginError(stderr.trim() || `the credential plugin '${exec.command}' exited with ${code ?? 'a signal'} without a message`));
-        let status: { token?: unknown; expirationTimestamp?: unknown } | undefined;
-        try {
-          status = (JSON.parse(stdout) as { status?: typeof status }).status;
-        } catch {
-          return reject(new PluginError(`the credential plugin '${exec.command}' printed no ExecCredential (not JSON)`));
-        }
-        if (typeof status?.token !== 'string' || !status.token) return reject(new PluginError(`the credential plugin '${exec.command}' printed an ExecCredential without status.token`));
-        const expiresAt = typeof status.expirationTimestamp === 'string' ? Date.parse(status.expirationTimestamp) : NaN;
-        resolve({ token: status.token, ...(Number.isFinite(expiresAt) ? { expiresAt } : {}) });
-      }),
-    );
-  });
+/** Runs the plugin (util/child-process.ts runBounded); rejects with PluginError (or the spawn error, e.g. ENOENT) and kills it at `timeoutMs`. */
+export async function execToken(exec: ExecConfig, timeoutMs: number): Promise<ExecToken> {
+  const env = { ...process.env };
+  for (const e of exec.env ?? []) env[e.name] = e.value;
+  const plugin = `the credential plugin '${exec.command}'`;
+  const run = await runBounded(exec.command, exec.args ?? [], { timeoutMs, env });
+  if (run.timedOut) throw new PluginError(`${killedText(plugin, timeoutMs)}; run it by hand to see what it waits for (a login: gcloud auth login)`);
+  if (run.code !== 0) throw new PluginError(run.stderr.trim() || `${plugin} ${silentExitText(run.code)}`);
+  let status: { token?: unknown; expirationTimestamp?: unknown } | undefined;
+  try {
+    status = (JSON.parse(run.stdout) as { status?: typeof status }).status;
+  } catch {
+    throw new PluginError(`${plugin} printed no ExecCredential (not JSON)`);
+  }
+  if (typeof status?.token !== 'string' || !status.token) throw new PluginError(`${plugin} printed an ExecCredential without status.token`);
+  const expiresAt = typeof status.expirationTimestamp === 'string' ? Date.parse(status.expirationTimestamp) : NaN;
+  return { token: status.token, ...(Number.isFinite(expiresAt) ? { expiresAt } : {}) };
 }

@@ -7,7 +7,7 @@ import * as fs from 'fs';
 import * as path from 'path';
 import { synthesisFromJson } from '../../review/load';
 import { REDACTED } from '../../util/redact';
-import { scanJson } from '../../review/json-scan';
+import { scanJson } from '../../util/json-scan';
 import { review as reviewRules } from '../../review/findings';
 import { reviewPlan, SENSITIVE_CHANGED } from '../../review/plan';
 import { ConfigError } from '../../config/load';
@@ -150,7 +150,7 @@ describe('4. plan reader edges: refused (exit 2), naming the file and the place'
 
   test('scanJson: keys in different objects, escaped quotes and brackets inside strings are no problem', () => {
     expect(scanJson('{"a": {"k": 1}, "b": {"k": "x\\"}{["}, "c": [{"k": 1}, {"k": 2}]}')).toBeUndefined();
-    expect(scanJson('{"a": [{"k": 1}, {"k": 2, "k": 3}]}')).toEqual({ message: 'duplicate key "k"', line: 1, path: 'a[1].k' });
+    expect(scanJson('{"a": [{"k": 1}, {"k": 2, "k": 3}]}')).toEqual({ message: 'duplicate key "k"', line: 1, column: 27, path: 'a[1].k' });
   });
 });
 

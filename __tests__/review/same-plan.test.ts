@@ -1,50 +1,13 @@
 /**
- * review/json-scan.ts and review/same-plan.ts, rule by rule, on real Terraform 1.11.4 plans (fixtures/real-plans) and
- * small texts: what the plan reader refuses, and what makes the plan to apply differ from the reviewed one.
+ * review/same-plan.ts, rule by rule, on real Terraform 1.11.4 plans (fixtures/real-plans) and
+ * small texts: what makes the plan to apply differ from the reviewed one.
  */
 import * as fs from 'fs';
 import * as path from 'path';
-import { MAX_JSON_DEPTH, scanJson } from '../../review/json-scan';
 import { planDifferences } from '../../review/same-plan';
 
 const REAL = path.join(__dirname, 'fixtures', 'real-plans');
 const real = (name: string) => JSON.parse(fs.readFileSync(path.join(REAL, `${name}.json`), 'utf8')) as Record<string, any>;
-
-describe('scanJson', () => {
-  test('every real plan passes', () => {
-    for (const f of fs.readdirSync(REAL).filter((x) => x.endsWith('.json'))) expect([f, scanJson(fs.readFileSync(path.join(REAL, f), 'utf8'))]).toEqual([f, undefined]);
-  });
-
-  test.each([
-    ['{"a": 1, "a": 2}', { message: 'duplicate key "a"', line: 1, path: 'a' }],
-    ['{\n"x": {"a": [1, {"b": 1}]},\n"x": 2}', { message: 'duplicate key "x"', line: 3, path: 'x' }],
-    ['[{"a": 1}, {"a": 1}, {"b": 1, "b": 2}]', { message: 'duplicate key "b"', line: 1, path: '[2].b' }],
-    ['{"a": {"k": 1, "q": [[], {"k": 2, "k": 3}]}}', { message: 'duplicate key "k"', line: 1, path: 'a.q[1].k' }],
-    ['{"a\\"b": 1, "a\\"b": 2}', { message: 'duplicate key "a"b"', line: 1, path: 'a"b' }],
-    [`{"${'k'.repeat(100)}": 1, "${'k'.repeat(100)}": 1}`, { message: `duplicate key "${'k'.repeat(80)}"`, line: 1, path: 'k'.repeat(100) }],
-  ])('%s', (text, problem) => {
-    expect(scanJson(text)).toEqual(problem);
-  });
-
-  test.each([
-    '{"a": "a", "b": "a"}', // a value equal to a key is no key
-    '{"a": "x\\\\", "b": 1}', // an escaped backslash before the closing quote
-    '{"a": "}{,\\"a\\": 1", "b": {"a": 1}}', // brackets, commas and quotes inside a string
-    '[["a", "a"], {"a": 1}]',
-    '{"a": {}, "b": [], "c": [{}, {}]}',
-  ])('no problem: %s', (text) => {
-    expect(scanJson(text)).toBeUndefined();
-  });
-
-  test('the depth limit: exactly MAX_JSON_DEPTH levels pass, one more is refused at its place', () => {
-    const nest = (n: number) => `${'['.repeat(n)}1${']'.repeat(n)}`;
-    expect(scanJson(nest(MAX_JSON_DEPTH))).toBeUndefined();
-    expect(scanJson(`{"a":\n${nest(MAX_JSON_DEPTH)}}`)).toEqual({ message: `nesting deeper than ${MAX_JSON_DEPTH} levels`, line: 2, path: `a${'[0]'.repeat(MAX_JSON_DEPTH - 1)}` });
-    expect(scanJson(nest(3), 2)).toEqual({ message: 'nesting deeper than 2 levels', line: 1, path: '[0][0]' });
-    expect(scanJson('[[', 1)).toEqual({ message: 'nesting deeper than 1 levels', line: 1, path: '[0]' });
-    expect(scanJson('{"a": 1, "b": 2}', 1)).toBeUndefined();
-  });
-});
 
 describe('planDifferences', () => {
   test('a plan against itself, or with keys in another order: no difference', () => {

@@ -81,6 +81,12 @@ describe('gcloudToken', () => {
     await expect(gcloudToken(5000, script('echo "ERROR: not logged in" >&2; exit 1').file)()).rejects.toThrow('gcloud auth print-access-token failed: ERROR: not logged in');
     await expect(gcloudToken(5000, script('true').file)()).rejects.toThrow('gcloud auth print-access-token printed no token: gcloud auth login');
   });
+  test('failing without a message, or killed at the deadline: the same wordings as the credential plugin (util/child-process.ts)', async () => {
+    await expect(gcloudToken(5000, script('exit 4').file)()).rejects.toThrow('gcloud auth print-access-token failed: exited with 4 without a message');
+    await expect(gcloudToken(300, script('exec sleep 600').file)()).rejects.toThrow(
+      'gcloud auth print-access-token gave no answer within 0.3 s (killed); run it by hand to see what it waits for (a login: gcloud auth login)',
+    );
+  });
 });
 
 describe('withEvalFiles', () => {
