@@ -4,7 +4,6 @@
  * synthesizes it unchanged). What stays the pipeline's, what is cut, the budget, and every refusal at synth.
  * (The behavioural models of __tests__/models run over the rehearsals too: CONFIGURATIONS in models/synthesized.ts.)
  */
-import { spawnSync } from 'child_process';
 import * as fs from 'fs';
 import * as os from 'os';
 import * as path from 'path';
@@ -24,8 +23,8 @@ import { vllmImage } from '../../jobs/vllm';
 import { tpuSlice } from '../../jobs/tpu';
 import { composeApp } from '../../stacks/app';
 import { ensureDist } from '../dist';
+import { runWrapper } from '../stand-ins';
 
-const ROOT = path.join(__dirname, '..', '..');
 const ONE_HOST = { SINGLE_HOST_RESERVATION: 'my-v6e-8-reservation' };
 const problems = (env: Record<string, string>, file?: string): readonly string[] => {
   try {
@@ -162,36 +161,14 @@ describe('errors: exit 1 at synth, naming REHEARSE and the key', () => {
 describe('scripts/cdktf.mjs: npm run deploy -- rehearse-<pipeline>', () => {
   beforeAll(ensureDist);
   test('a rehearsal named on the command line sets REHEARSE for the check and cdktf', () => {
-    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'tpt-cdktf-rehearse-'));
-    const bin = path.join(dir, 'bin');
-    fs.mkdirSync(bin);
-    const record = path.join(dir, 'called.json');
-    const outdir = path.join(dir, 'cdktf.out');
-    fs.writeFileSync(
-      path.join(bin, 'cdktf'),
-      [
-        '#!/usr/bin/env node',
-        "const { execSync } = require('child_process');",
-        `require('fs').writeFileSync(${JSON.stringify(record)}, JSON.stringify({ args: process.argv.slice(2), rehearse: process.env.REHEARSE ?? null }));`,
-        `execSync(JSON.parse(require('fs').readFileSync('cdktf.json', 'utf8')).app, { stdio: 'inherit', env: { ...process.env, CDKTF_OUTDIR: ${JSON.stringify(outdir)} } });`,
-      ].join('\n'),
-      { mode: 0o755 },
-    );
-    const run = (args: string[], env: Record<string, string>) =>
-      spawnSync(process.execPath, [path.join(ROOT, 'scripts', 'cdktf.mjs'), ...args], {
-        cwd: ROOT,
-        env: { PATH: `${bin}${path.delimiter}${path.dirname(process.execPath)}${path.delimiter}${process.env.PATH}`, ...env },
-        encoding: 'utf8',
-      });
-    const r = run(['deploy', 'rehearse-rl-qwen3'], ONE_HOST);
+    const r = runWrapper(['deploy', 'rehearse-rl-qwen3'], ONE_HOST, ['REHEARSE']);
     expect(r.status).toBe(0);
     // cdktf also gets the environment's own output folder (scripts/cdktf.mjs --output, two environments).
-    expect(JSON.parse(fs.readFileSync(record, 'utf8'))).toEqual({ args: ['deploy', 'rehearse-rl-qwen3', '--output', 'cdktf.out.my-tpu-project.tpu-post-train'], rehearse: 'rl-qwen3' });
-    expect(fs.readdirSync(path.join(outdir, 'stacks'))).toContain('rehearse-rl-qwen3');
-    fs.rmSync(record);
-    const bad = run(['destroy', 'rehearse-serve-rl-qwen3'], ONE_HOST);
+    expect(r.called).toEqual({ args: ['deploy', 'rehearse-rl-qwen3', '--output', 'cdktf.out.my-tpu-project.tpu-post-train'], env: { REHEARSE: 'rl-qwen3' } });
+    expect(r.stacks).toContain('rehearse-rl-qwen3');
+    const bad = runWrapper(['destroy', 'rehearse-serve-rl-qwen3'], ONE_HOST, ['REHEARSE']);
     expect(bad.status).toBe(1);
     expect(bad.stderr).toContain('a serve stack has no training to rehearse');
-    expect(fs.existsSync(record)).toBe(false);
+    expect(bad.called).toBeUndefined();
   });
 });

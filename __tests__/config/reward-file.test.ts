@@ -7,10 +7,8 @@
  * - its signature checked with Python's own parser (config/python.ts) against how MaxText 0.2.4 and Tunix c4ec573d
  *   call it (jobs/reward.ts): each refusal names `reward`, the file and the line.
  */
-import { spawnSync } from 'child_process';
 import { createHash } from 'crypto';
 import * as fs from 'fs';
-import * as os from 'os';
 import * as path from 'path';
 import { loadDeployment } from '../../config/deployment';
 import { findRepoRoot } from '../../config/load';
@@ -18,6 +16,7 @@ import { readRepoFile } from '../../config/pipelines';
 import { parsePython } from '../../config/python';
 import { rewardFunctions } from '../../jobs/reward';
 import { terraformTest } from '../ci-env';
+import { terraformApply } from '../stand-ins';
 import { configFile, synthStack, WITH_SINGLE_HOST } from '../util';
 
 const ROOT = findRepoRoot();
@@ -48,21 +47,6 @@ function write(name: string, content: string | Buffer): string {
   return rel(name);
 }
 const sha256 = (b: Buffer) => createHash('sha256').update(b).digest('hex');
-
-/** Applies a Terraform JSON configuration with local state (built-in resources only); the outputs, or the errors. */
-function terraformApply(config: unknown): { outputs?: Record<string, { value: unknown }>; errors?: string } {
-  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'tpt-reward-tf-'));
-  fs.writeFileSync(path.join(dir, 'main.tf.json'), JSON.stringify(config));
-  const env = { ...process.env, CHECKPOINT_DISABLE: '1', TF_IN_AUTOMATION: '1' };
-  const run = (args: string[]) => spawnSync('terraform', args, { cwd: dir, env, encoding: 'utf8' });
-  const init = run(['init', '-input=false', '-no-color']);
-  if (init.status !== 0) throw new Error(`terraform init failed: ${init.stderr}`);
-  const apply = run(['apply', '-auto-approve', '-input=false', '-no-color', '-lock=false']);
-  if (apply.status !== 0) return { errors: apply.stderr };
-  const out = run(['output', '-json', '-no-color']);
-  if (out.status !== 0) throw new Error(`terraform output failed: ${out.stderr}`);
-  return { outputs: JSON.parse(out.stdout) };
-}
 
 /** A Terraform configuration holding `value` where the pipeline stack holds the ConfigMap manifest. */
 const holding = (value: unknown) => ({

@@ -4,7 +4,7 @@
  * overrides and errors through loadDeployment; the wrapper end to end, with a stand-in `cdktf` on PATH that runs the
  * app the way cdktf does (cdktf.json's app, with the wrapper's environment) and records what it was given.
  */
-import { execFileSync, spawnSync } from 'child_process';
+import { execFileSync } from 'child_process';
 import * as fs from 'fs';
 import * as os from 'os';
 import * as path from 'path';
@@ -13,6 +13,7 @@ import { ConfigError } from '../../config/load';
 import { modelPathOf } from '../../jobs/serve';
 import { composeApp } from '../../stacks/app';
 import { ensureDist } from '../dist';
+import { runWrapper } from '../stand-ins';
 
 const ROOT = path.join(__dirname, '..', '..');
 const served = (env: Record<string, string>, file?: string) =>
@@ -102,32 +103,11 @@ const EXAMPLE_OUTDIR = 'cdktf.out.my-tpu-project.tpu-post-train';
 
 describe('scripts/cdktf.mjs: npm run deploy -- serve-<pipeline>', () => {
   beforeAll(ensureDist);
-  /** A stand-in cdktf: records its arguments and SERVE, then runs cdktf.json's app into CDKTF_OUTDIR, as cdktf synth does. */
+  /** scripts/cdktf.mjs with the stand-in cdktf (__tests__/stand-ins.ts): what cdktf got, SERVE and CHECKPOINT_DISABLE. */
   function run(args: string[], env: Record<string, string> = {}) {
-    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'tpt-cdktf-wrap-'));
-    const bin = path.join(dir, 'bin');
-    fs.mkdirSync(bin);
-    const record = path.join(dir, 'cdktf-called.json');
-    const outdir = path.join(dir, 'cdktf.out');
-    fs.writeFileSync(
-      path.join(bin, 'cdktf'),
-      [
-        '#!/usr/bin/env node',
-        "const { execSync } = require('child_process');",
-        `require('fs').writeFileSync(${JSON.stringify(record)}, JSON.stringify({ args: process.argv.slice(2), serve: process.env.SERVE ?? null, checkpoint: process.env.CHECKPOINT_DISABLE }));`,
-        `execSync(JSON.parse(require('fs').readFileSync('cdktf.json', 'utf8')).app, { stdio: 'inherit', env: { ...process.env, CDKTF_OUTDIR: ${JSON.stringify(outdir)} } });`,
-        'process.exit(Number(process.env.FAKE_CDKTF_EXIT ?? 0));',
-      ].join('\n'),
-      { mode: 0o755 },
-    );
-    const r = spawnSync(process.execPath, [path.join(ROOT, 'scripts', 'cdktf.mjs'), ...args], {
-      cwd: ROOT,
-      env: { PATH: `${bin}${path.delimiter}${path.dirname(process.execPath)}${path.delimiter}${process.env.PATH}`, ...env },
-      encoding: 'utf8',
-    });
-    const called = fs.existsSync(record) ? JSON.parse(fs.readFileSync(record, 'utf8')) : undefined;
-    const stacks = fs.existsSync(path.join(outdir, 'stacks')) ? fs.readdirSync(path.join(outdir, 'stacks')).sort() : [];
-    return { status: r.status, stderr: r.stderr, called, stacks };
+    const r = runWrapper(args, env, ['SERVE', 'CHECKPOINT_DISABLE']);
+    const called = r.called && { args: r.called.args, serve: r.called.env.SERVE, checkpoint: r.called.env.CHECKPOINT_DISABLE };
+    return { status: r.status, stderr: r.stderr, called, stacks: r.stacks };
   }
 
   test('a serve stack named on the command line is synthesized for cdktf, which gets the same arguments', () => {
@@ -138,7 +118,7 @@ describe('scripts/cdktf.mjs: npm run deploy -- serve-<pipeline>', () => {
   });
   test('without a serve stack named: no SERVE, no serve stack; SERVE already set is kept and joined', () => {
     expect(run(['synth']).called).toEqual({ args: ['synth', '--output', EXAMPLE_OUTDIR], serve: null, checkpoint: '1' });
-    expect(run(['destroy', 'serve-rl-qwen3'], { SERVE: 'rl-gemma4' }).called.serve).toBe('rl-gemma4,rl-qwen3');
+    expect(run(['destroy', 'serve-rl-qwen3'], { SERVE: 'rl-gemma4' }).called?.serve).toBe('rl-gemma4,rl-qwen3');
   });
   test("a bad name: the check fails once, naming SERVE, and cdktf never starts", () => {
     const r = run(['deploy', 'serve-rl-qwen4']);

@@ -7,11 +7,8 @@
  *   holding that result. Needs the `terraform` binary: skipped without it on a developer machine, FAILS under CI
  *   unless TERRAFORM_TESTS=skip says to skip on purpose (__tests__/ci-env.ts; the workflows install Terraform 1.11.4).
  */
-import { spawnSync } from 'child_process';
-import * as fs from 'fs';
-import * as os from 'os';
-import * as path from 'path';
 import { terraformTest } from '../ci-env';
+import { terraformPlan } from '../stand-ins';
 import { synthStack } from '../util';
 import { minMasterVersionOf } from '../../jobs/tpu';
 
@@ -22,17 +19,8 @@ const REAL = {
   AUTHORIZED_CIDR: '198.18.0.0/15',
 };
 
-/** Runs `terraform init` + `plan` on a JSON config; returns the errors' summaries and messages. */
-function plan(config: object): { ok: boolean; output: string } {
-  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'tpt-tf-'));
-  fs.writeFileSync(path.join(dir, 'main.tf.json'), JSON.stringify(config));
-  const env = { ...process.env, TF_IN_AUTOMATION: '1', CHECKPOINT_DISABLE: '1', TF_CLI_CONFIG_FILE: '/dev/null' };
-  const init = spawnSync('terraform', ['init', '-input=false', '-no-color'], { cwd: dir, env, encoding: 'utf8' });
-  if (init.status !== 0) throw new Error(`terraform init failed: ${init.stderr}`);
-  const p = spawnSync('terraform', ['plan', '-input=false', '-no-color', '-lock=false'], { cwd: dir, env, encoding: 'utf8' });
-  fs.rmSync(dir, { recursive: true, force: true });
-  return { ok: p.status === 0, output: `${p.stdout}\n${p.stderr}` };
-}
+/** Runs `terraform init` + `plan` on a JSON config; returns the errors' summaries and messages (__tests__/stand-ins.ts). */
+const plan = terraformPlan;
 
 /** Terraform's verdict on each of a data source's postconditions for one simulated read result. */
 function postconditions(dataSource: any, result: object): { ok: boolean; output: string } {

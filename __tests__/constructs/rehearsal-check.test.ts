@@ -4,7 +4,6 @@
  * `rehearsal` output evaluated by Terraform itself for a simulated read (as __tests__/constructs/preflight.test.ts
  * does): present passes, absent and stale (a rehearsal of another image) fail, each naming the command.
  */
-import { spawnSync } from 'child_process';
 import * as fs from 'fs';
 import * as os from 'os';
 import * as path from 'path';
@@ -13,6 +12,7 @@ import { ConfigError } from '../../config/load';
 import { buildApp } from '../../stacks/app';
 import { Testing, TerraformStack } from 'cdktf';
 import { terraformTest } from '../ci-env';
+import { terraformPlan } from '../stand-ins';
 import { extractStack } from '../../review/model';
 
 const ROOT = path.join(__dirname, '..', '..');
@@ -39,14 +39,8 @@ function evaluate(stack: any, objects: Array<{ name: string }>): { ok: boolean; 
     locals: { read: objects },
     resource: { terraform_data: { post: { lifecycle: { precondition: [{ condition: self(post.condition), error_message: self(post.error_message) }] } } } },
   };
-  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'tpt-tf-rehearsal-'));
-  fs.writeFileSync(path.join(dir, 'main.tf.json'), JSON.stringify(config));
-  const env = { ...process.env, TF_IN_AUTOMATION: '1', CHECKPOINT_DISABLE: '1', TF_CLI_CONFIG_FILE: '/dev/null' };
-  const init = spawnSync('terraform', ['init', '-input=false', '-no-color'], { cwd: dir, env, encoding: 'utf8' });
-  if (init.status !== 0) throw new Error(`terraform init failed: ${init.stderr}`);
-  const p = spawnSync('terraform', ['plan', '-input=false', '-no-color', '-lock=false'], { cwd: dir, env, encoding: 'utf8' });
-  fs.rmSync(dir, { recursive: true, force: true });
-  return { ok: p.status === 0, output: `${p.stdout}\n${p.stderr}`.replace(/\s*│\s*/g, ' ') };
+  const p = terraformPlan(config);
+  return { ok: p.ok, output: p.output.replace(/\s*│\s*/g, ' ') };
 }
 
 describe('requireRehearsal: true', () => {

@@ -3,7 +3,10 @@
  * for init, plan and apply: the JSON API's object list, metadata, media download, multipart upload (with
  * `ifGenerationMatch=0`, the state lock's "does not exist" condition) and delete, and the path-style read
  * (`/<bucket>/<object>`) the client uses for state downloads. Written from the requests Terraform 1.11.4 sends (logged
- * against a catch-all server), not from the API's whole surface. Objects live in memory.
+ * against a catch-all server), not from the API's whole surface. Objects live in memory, by object name (the bucket
+ * is not kept apart). The status CLI's reader (status/bucket.ts: `GET /storage/v1/b/<b>/o/<o>?alt=media` with the
+ * gcloud token, STORAGE_EMULATOR_HOST) reads the same stand-in: the project's one Cloud Storage on loopback. It imports
+ * nothing but Node (state-migration.test.ts runs it in a child process).
  */
 import * as http from 'http';
 import type { AddressInfo } from 'net';
@@ -16,8 +19,10 @@ interface StoredObject {
 export interface FakeGcs {
   /** `http://127.0.0.1:<port>/storage/v1/`: the backend's `storage_custom_endpoint`. */
   readonly endpoint: string;
+  /** `http://127.0.0.1:<port>`: STORAGE_EMULATOR_HOST, as Google's client libraries and status/bucket.ts read it. */
+  readonly url: string;
   readonly objects: Map<string, StoredObject>;
-  /** `METHOD path` of every request. */
+  /** `METHOD path?query` of every request. */
   readonly requests: string[];
   close(): Promise<void>;
 }
@@ -34,21 +39,30 @@ function multipart(body: Buffer, contentType: string): { name: string; data: Buf
   return { name: (JSON.parse(content(parts[0]!)) as { name: string }).name, data: Buffer.from(content(parts[1]!), 'latin1') };
 }
 
-export function startFakeGcs(): Promise<FakeGcs> {
+export interface FakeGcsOptions {
+  /** Objects there from the start, as `gs://<bucket>/<name>` -> text. @default - none */
+  readonly objects?: Readonly<Record<string, string>>;
+  /** The only bearer token answered (401 otherwise). @default - any request is answered */
+  readonly token?: string;
+}
+
+export function startFakeGcs(options: FakeGcsOptions = {}): Promise<FakeGcs> {
   const objects = new Map<string, StoredObject>();
   const requests: string[] = [];
   let generation = 1;
+  for (const [url, text] of Object.entries(options.objects ?? {})) objects.set(url.replace(/^gs:\/\/[^/]+\//, ''), { data: Buffer.from(text), generation: generation++ });
   const server = http.createServer((req, res) => {
     const chunks: Buffer[] = [];
     req.on('data', (c: Buffer) => chunks.push(c));
     req.on('end', () => {
       const body = Buffer.concat(chunks);
       const url = new URL(req.url ?? '/', 'http://127.0.0.1');
-      requests.push(`${req.method} ${url.pathname}`);
+      requests.push(`${req.method} ${req.url}`);
       const json = (code: number, value: unknown) => {
         res.writeHead(code, { 'content-type': 'application/json' });
         res.end(JSON.stringify(value));
       };
+      if (options.token !== undefined && req.headers.authorization !== `Bearer ${options.token}`) return json(401, { error: { code: 401, message: 'Invalid Credentials' } });
       const notFound = () => json(404, { error: { code: 404, message: 'No such object', errors: [{ reason: 'notFound' }] } });
       let m: RegExpExecArray | null;
       if ((m = /^\/storage\/v1\/b\/([^/]+)\/o$/.exec(url.pathname)) && req.method === 'GET') {
@@ -92,7 +106,7 @@ export function startFakeGcs(): Promise<FakeGcs> {
   return new Promise((resolve) =>
     server.listen(0, '127.0.0.1', () => {
       const { port } = server.address() as AddressInfo;
-      resolve({ endpoint: `http://127.0.0.1:${port}/storage/v1/`, objects, requests, close: () => new Promise((r) => server.close(() => r())) });
+      resolve({ endpoint: `http://127.0.0.1:${port}/storage/v1/`, url: `http://127.0.0.1:${port}`, objects, requests, close: () => new Promise((r) => server.close(() => r())) });
     }),
   );
 }

@@ -5,13 +5,13 @@
  */
 import { spawnSync } from 'child_process';
 import * as fs from 'fs';
-import * as os from 'os';
 import * as path from 'path';
 import { APP_NODE_FLAGS } from '../../review/load';
 import { parseArgs, run as review } from '../../review/cli';
 import { terraformTest } from '../ci-env';
 import { ensureDist } from '../dist';
 import { configFile } from '../util';
+import { runWrapper } from '../stand-ins';
 
 const ROOT = path.resolve(__dirname, '..', '..');
 beforeAll(ensureDist);
@@ -21,30 +21,10 @@ const PROD = configFile((c) => {
   c.tpu.reservation = 'acme-prod-v6e-32';
 });
 
-/** Runs scripts/cdktf.mjs with a stand-in cdktf that records its arguments and runs the app into the --output it got. */
+/** scripts/cdktf.mjs with the stand-in cdktf (__tests__/stand-ins.ts), which runs the app into the --output it got. */
 function wrapper(args: string[], env: Record<string, string> = {}) {
-  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'tpt-wrapper-'));
-  const bin = path.join(dir, 'bin');
-  fs.mkdirSync(bin);
-  const record = path.join(dir, 'called.json');
-  fs.writeFileSync(
-    path.join(bin, 'cdktf'),
-    [
-      '#!/usr/bin/env node',
-      "const { execSync } = require('child_process');",
-      'const args = process.argv.slice(2);',
-      `require('fs').writeFileSync(${JSON.stringify(record)}, JSON.stringify(args));`,
-      `const out = require('path').join(${JSON.stringify(dir)}, args[args.indexOf('--output') + 1]);`,
-      "execSync(JSON.parse(require('fs').readFileSync('cdktf.json', 'utf8')).app, { stdio: 'inherit', env: { ...process.env, CDKTF_OUTDIR: out } });",
-    ].join('\n'),
-    { mode: 0o755 },
-  );
-  const r = spawnSync(process.execPath, [path.join(ROOT, 'scripts', 'cdktf.mjs'), ...args], {
-    cwd: ROOT,
-    env: { PATH: `${bin}${path.delimiter}${path.dirname(process.execPath)}${path.delimiter}${process.env.PATH}`, ...env },
-    encoding: 'utf8',
-  });
-  return { ...r, dir, called: fs.existsSync(record) ? (JSON.parse(fs.readFileSync(record, 'utf8')) as string[]) : undefined };
+  const r = runWrapper(args, env);
+  return { ...r, called: r.called?.args };
 }
 
 test("synth: cdktf gets the environment's own folder; the synthesis names the environment and its config, and so does its review", () => {

@@ -8,12 +8,13 @@ import { pipelineRecord } from '../../jobs/record';
 import * as fs from 'fs';
 import * as os from 'os';
 import * as path from 'path';
-import * as http from 'http';
 import { emptyWorld, FakeApi, iso, jobSet, pipeline, platform, pod, runCli, runCliOn, startFakeApi, step, workload, World, writeKubeconfig } from '../../bench/fake-kube-api';
 import { EVAL_RESULT_PREFIX } from '../../jobs/eval';
 import { chipPrices } from '../../status/cli';
 import { evalLines, evalRecordOf } from '../../status/eval';
 import { ensureDist } from '../dist';
+import { startFakeGcs } from '../environments/fake-gcs';
+import { standInGcloud } from '../stand-ins';
 
 let api: FakeApi | undefined;
 const dirs: string[] = [];
@@ -165,27 +166,13 @@ test("the eval step is priced at its own pool's rate, not the training slice's",
 });
 
 describe('eval.json from the bucket when the log has no EVAL_RESULT line (the pod is gone)', () => {
-  /** A fake Cloud Storage JSON API on loopback: GET /storage/v1/b/<bucket>/o/<object>?alt=media with the token. */
-  async function fakeGcs(objects: Record<string, string>, token = 'gcloud-token') {
-    const requests: string[] = [];
-    const server = http.createServer((req, res) => {
-      requests.push(`${req.method} ${req.url} ${req.headers.authorization ?? ''}`);
-      const m = /^\/storage\/v1\/b\/([^/]+)\/o\/([^?]+)\?alt=media$/.exec(req.url ?? '');
-      if (req.headers.authorization !== `Bearer ${token}`) return res.writeHead(401).end('{"error":{"code":401}}');
-      const key = m ? `gs://${decodeURIComponent(m[1])}/${decodeURIComponent(m[2])}` : '';
-      if (objects[key] === undefined) return res.writeHead(404).end('{"error":{"code":404}}');
-      return res.writeHead(200, { 'content-type': 'application/json' }).end(objects[key]);
-    });
-    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-    const url = `http://127.0.0.1:${(server.address() as { port: number }).port}`;
-    return { url, requests, close: () => new Promise<void>((resolve) => server.close(() => resolve())) };
-  }
-  /** A gcloud on PATH that prints the token (and counts its runs). */
-  function fakeGcloud(script = 'echo gcloud-token') {
-    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'tpt-gcloud-'));
-    dirs.push(dir);
-    fs.writeFileSync(path.join(dir, 'gcloud'), `#!/bin/sh\necho run >> ${JSON.stringify(path.join(dir, 'runs'))}\n${script}\n`, { mode: 0o755 });
-    return { bin: dir, runs: () => (fs.existsSync(path.join(dir, 'runs')) ? fs.readFileSync(path.join(dir, 'runs'), 'utf8').split('\n').filter(Boolean).length : 0) };
+  /** The Cloud Storage stand-in on loopback (environments/fake-gcs.ts), answering only the stand-in gcloud's token. */
+  const fakeGcs = (objects: Record<string, string>) => startFakeGcs({ objects, token: 'gcloud-token' });
+  /** A gcloud on PATH that prints the token (and counts its runs): __tests__/stand-ins.ts. */
+  function fakeGcloud(script?: string) {
+    const g = standInGcloud(script);
+    dirs.push(g.bin);
+    return g;
   }
   /** The evaluated world with the eval pod gone (its node scaled away): no log, so no EVAL_RESULT line. */
   function podGone(trained: number): World {
@@ -214,7 +201,8 @@ describe('eval.json from the bucket when the log has no EVAL_RESULT line (the po
       expect(e.run.eval.results[0]).toEqual({ task: 'gsm8k', metric: 'exact_match,strict-match', higherIsBetter: true, base: 0.6, trained: 0.7, delta: 0.7 - 0.6 });
       expect(e.run.eval.gate).toEqual({ metric: 'exact_match,strict-match', minDelta: 0, passed: true });
       const object = llama.eval!.evalJson.replace(/^gs:\/\/[^/]+\//, '');
-      expect(gcs.requests).toEqual([`GET /storage/v1/b/${platform.bucket}/o/${encodeURIComponent(object)}?alt=media Bearer gcloud-token`]);
+      // The only request: the object's media, with the gcloud token (the stand-in answers no other: 401).
+      expect(gcs.requests).toEqual([`GET /storage/v1/b/${platform.bucket}/o/${encodeURIComponent(object)}?alt=media`]);
       expect(gcloud.runs()).toBe(1);
     } finally {
       await gcs.close();

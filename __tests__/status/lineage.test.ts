@@ -4,12 +4,12 @@
  * `--json` as `commits`; a record that cannot be read is one note. Without `--lineage` the bucket is not read.
  */
 import * as fs from 'fs';
-import * as http from 'http';
-import * as os from 'os';
 import * as path from 'path';
 import { emptyWorld, FakeApi, iso, jobSet, pipeline, runCli, startFakeApi, World, writeKubeconfig } from '../../bench/fake-kube-api';
 import { commitsOf } from '../../status/run-record';
 import { ensureDist } from '../dist';
+import { startFakeGcs } from '../environments/fake-gcs';
+import { standInGcloud } from '../stand-ins';
 
 let api: FakeApi | undefined;
 const dirs: string[] = [];
@@ -32,24 +32,9 @@ function world(): World {
   return w;
 }
 
-async function fakeGcs(objects: Record<string, string>) {
-  const requests: string[] = [];
-  const server = http.createServer((req, res) => {
-    requests.push(`${req.url}`);
-    const m = /^\/storage\/v1\/b\/([^/]+)\/o\/([^?]+)\?alt=media$/.exec(req.url ?? '');
-    const key = m ? `gs://${decodeURIComponent(m[1])}/${decodeURIComponent(m[2])}` : '';
-    if (objects[key] === undefined) return res.writeHead(404).end('{"error":{"code":404}}');
-    return res.writeHead(200, { 'content-type': 'application/json' }).end(objects[key]);
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const url = `http://127.0.0.1:${(server.address() as { port: number }).port}`;
-  return { url, requests, close: () => new Promise<void>((resolve) => server.close(() => resolve())) };
-}
-
 async function status(args: string[], gcsUrl: string) {
-  const bin = fs.mkdtempSync(path.join(os.tmpdir(), 'tpt-gcloud-'));
+  const { bin } = standInGcloud();
   dirs.push(bin);
-  fs.writeFileSync(path.join(bin, 'gcloud'), '#!/bin/sh\necho gcloud-token\n', { mode: 0o755 });
   await api?.close();
   api = await startFakeApi(world());
   const { file, dir } = writeKubeconfig(api.url);
@@ -61,10 +46,10 @@ const recordOf = (step: 'to-maxtext' | 'train' | 'to-hf') => qwen.runRecords[ste
 const repo = 'Qwen/Qwen3-30B-A3B-Instruct-2507';
 
 test('the commits each completed step downloaded, from its run record', async () => {
-  const gcs = await fakeGcs({
+  const gcs = await startFakeGcs({ token: 'gcloud-token', objects: {
     [recordOf('to-maxtext')]: JSON.stringify({ hfRepo: repo, hfRevisionDownloaded: A }),
     [recordOf('train')]: JSON.stringify({ hfRepo: repo, hfRevisionDownloaded: A, tokenizer: repo, tokenizerRevisionDownloaded: A }),
-  });
+  } });
   try {
     const text = await status(['--lineage'], gcs.url);
     if (!text.stdout.includes('downloaded')) throw new Error(text.stdout + text.stderr);
@@ -80,7 +65,7 @@ test('the commits each completed step downloaded, from its run record', async ()
 });
 
 test('without --lineage the bucket is not read', async () => {
-  const gcs = await fakeGcs({});
+  const gcs = await startFakeGcs({ token: 'gcloud-token', objects: {} });
   try {
     const r = await status([], gcs.url);
     expect(r.stdout).toContain('to-hf');
