@@ -8,27 +8,18 @@ import { pipelineRecord } from '../../jobs/record';
 import * as fs from 'fs';
 import * as os from 'os';
 import * as path from 'path';
-import { emptyWorld, FakeApi, iso, jobSet, pipeline, platform, pod, runCli, runCliOn, startFakeApi, step, workload, World, writeKubeconfig } from '../../bench/fake-kube-api';
+import { emptyWorld, iso, jobSet, pipeline, platform, pod, runCli, runCliOn, step, workload, World } from '../../bench/fake-kube-api';
 import { EVAL_RESULT_PREFIX } from '../../jobs/eval';
 import { chipPrices } from '../../status/cli';
 import { evalLines, evalRecordOf } from '../../status/eval';
-import { ensureDist } from '../dist';
+import { fake, kubeconfig, removeAfter, useFakeApis } from './fake-api-harness';
 import { startFakeGcs } from '../environments/fake-gcs';
 import { standInGcloud } from '../stand-ins';
 
-let api: FakeApi | undefined;
-const dirs: string[] = [];
-beforeAll(ensureDist);
-afterEach(async () => {
-  await api?.close();
-  api = undefined;
-});
-afterAll(() => dirs.forEach((d) => fs.rmSync(d, { recursive: true, force: true })));
+useFakeApis();
 
 async function run(world: World, args: string[]) {
-  await api?.close();
-  api = await startFakeApi(world);
-  return runCliOn(api.url, args);
+  return runCliOn((await fake(world)).url, args);
 }
 
 const llama = pipeline('rl-llama3');
@@ -118,7 +109,7 @@ test('a failed gate: the eval step failed (exit 1), with the scores and the gate
 
 test('--report: a table of base, trained and delta per task', async () => {
   const out = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'tpt-eval-report-')), 'run.md');
-  dirs.push(path.dirname(out));
+  removeAfter(path.dirname(out));
   const r = await run(evaluated(0.7, 'completed'), ['status', 'rl-llama3', '--report', '--out', out]);
   expect(r.code).toBe(0);
   const md = fs.readFileSync(out, 'utf8');
@@ -171,7 +162,7 @@ describe('eval.json from the bucket when the log has no EVAL_RESULT line (the po
   /** A gcloud on PATH that prints the token (and counts its runs): __tests__/stand-ins.ts. */
   function fakeGcloud(script?: string) {
     const g = standInGcloud(script);
-    dirs.push(g.bin);
+    removeAfter(g.bin);
     return g;
   }
   /** The evaluated world with the eval pod gone (its node scaled away): no log, so no EVAL_RESULT line. */
@@ -183,11 +174,7 @@ describe('eval.json from the bucket when the log has no EVAL_RESULT line (the po
     return w;
   }
   async function runWith(world: World, args: string[], env: Record<string, string>) {
-    await api?.close();
-    api = await startFakeApi(world);
-    const { file, dir } = writeKubeconfig(api.url);
-    dirs.push(dir);
-    return runCli(args, { KUBECONFIG: file, HOME: dir, ...env });
+    return runCli(args, { ...kubeconfig((await fake(world)).url), ...env });
   }
 
   test('status reads eval.json from the bucket with the gcloud login: the same numbers as from the log; gcloud runs once', async () => {

@@ -1,6 +1,6 @@
 /**
- * What the status CLI tests that start fake API servers share (hostile.test.ts, deadlines.test.ts): the compiled CLI
- * built once, every server closed and every temporary folder removed after each test.
+ * What the status CLI tests that start fake API servers share (hostile, deadlines, eval, lineage, run-report, serve,
+ * rehearsal): the compiled CLI built once, every server closed and every temporary folder removed after each test.
  */
 import * as fs from 'fs';
 import { emptyWorld, FakeApi, startFakeApi, writeKubeconfig } from '../../bench/fake-kube-api';

@@ -3,22 +3,14 @@
  * Cloud Storage JSON API on loopback, a stand-in gcloud) and the commits it downloaded are shown under the step, and in
  * `--json` as `commits`; a record that cannot be read is one note. Without `--lineage` the bucket is not read.
  */
-import * as fs from 'fs';
 import * as path from 'path';
-import { emptyWorld, FakeApi, iso, jobSet, pipeline, runCli, startFakeApi, World, writeKubeconfig } from '../../bench/fake-kube-api';
+import { emptyWorld, iso, jobSet, pipeline, runCli, World } from '../../bench/fake-kube-api';
 import { commitsOf } from '../../status/run-record';
-import { ensureDist } from '../dist';
+import { fake, kubeconfig, removeAfter, useFakeApis } from './fake-api-harness';
 import { startFakeGcs } from '../environments/fake-gcs';
 import { standInGcloud } from '../stand-ins';
 
-let api: FakeApi | undefined;
-const dirs: string[] = [];
-beforeAll(ensureDist);
-afterEach(async () => {
-  await api?.close();
-  api = undefined;
-});
-afterAll(() => dirs.forEach((d) => fs.rmSync(d, { recursive: true, force: true })));
+useFakeApis();
 
 const qwen = pipeline('rl-qwen3');
 const A = 'a'.repeat(40);
@@ -34,12 +26,9 @@ function world(): World {
 
 async function status(args: string[], gcsUrl: string) {
   const { bin } = standInGcloud();
-  dirs.push(bin);
-  await api?.close();
-  api = await startFakeApi(world());
-  const { file, dir } = writeKubeconfig(api.url);
-  dirs.push(dir);
-  return runCli(['status', 'rl-qwen3', ...args], { KUBECONFIG: file, HOME: dir, PATH: `${bin}${path.delimiter}${process.env.PATH}`, STORAGE_EMULATOR_HOST: gcsUrl });
+  removeAfter(bin);
+  const api = await fake(world());
+  return runCli(['status', 'rl-qwen3', ...args], { ...kubeconfig(api.url), PATH: `${bin}${path.delimiter}${process.env.PATH}`, STORAGE_EMULATOR_HOST: gcsUrl });
 }
 
 const recordOf = (step: 'to-maxtext' | 'train' | 'to-hf') => qwen.runRecords[step].path;

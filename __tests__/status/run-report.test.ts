@@ -21,26 +21,19 @@ import {
   runCliOn,
   running,
   sftLine,
-  startFakeApi,
   step,
   workload,
   World,
 } from '../../bench/fake-kube-api';
 import { chipPrices } from '../../status/cli';
-import { ensureDist } from '../dist';
+import { fake, removeAfter, useFakeApis } from './fake-api-harness';
 
+useFakeApis();
+/** The last fake API started (its request log). */
 let api: FakeApi | undefined;
-const dirs: string[] = [];
-beforeAll(ensureDist);
-afterEach(async () => {
-  await api?.close();
-  api = undefined;
-});
-afterAll(() => dirs.forEach((d) => fs.rmSync(d, { recursive: true, force: true })));
 
 async function run(world: World, args: string[]) {
-  await api?.close();
-  api = await startFakeApi(world);
+  api = await fake(world);
   return runCliOn(api.url, args);
 }
 
@@ -132,7 +125,7 @@ test('completed training: chip-hours from admission to the end, priced by the re
 
 test('--report: one Markdown file, its path printed; a well-formed SVG of the loss; the numbers of the log; the whole log read', async () => {
   const out = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'tpt-report-')), 'run.md');
-  dirs.push(path.dirname(out));
+  removeAfter(path.dirname(out));
   const r = await run(completedLlama(), ['status', 'rl-llama3', '--report', '--out', out]);
   expect(r.code).toBe(3); // the export step is not created yet
   expect(r.stdout).toBe(`${out}\n`);
