@@ -4,7 +4,7 @@ import * as fs from 'fs';
 import * as os from 'os';
 import * as path from 'path';
 import { Testing, TerraformStack } from 'cdktf';
-import { findRepoRoot, loadConfig, LoadedConfig } from '../config/load';
+import { ConfigError, findRepoRoot, loadConfig, LoadedConfig } from '../config/load';
 import { loadDeployment } from '../config/deployment';
 import { platformFromConfig } from '../config/platform';
 import type { Deployment } from '../jobs/deployment';
@@ -22,6 +22,17 @@ export function configFile(patch: (c: any) => void): string {
   const file = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'tpt-config-')), 'config.json');
   fs.writeFileSync(file, JSON.stringify(copy));
   return file;
+}
+
+/** The problems loading the deployment with `env` (and `file`) is refused with; throws when it is not refused. */
+export function configProblems(env: Record<string, string>, file?: string): readonly string[] {
+  try {
+    loadDeployment({ env, ...(file ? { file } : {}) });
+  } catch (err) {
+    if (err instanceof ConfigError) return err.issues;
+    throw err;
+  }
+  throw new Error('expected a ConfigError');
 }
 
 /** Loads config/example.json with the given env (nothing from the real environment). */

@@ -8,7 +8,6 @@ import * as fs from 'fs';
 import * as os from 'os';
 import * as path from 'path';
 import { loadDeployment } from '../../config/deployment';
-import { ConfigError } from '../../config/load';
 import type { Pipeline } from '../../jobs/pipeline';
 import {
   REHEARSAL_LAYERS,
@@ -24,17 +23,10 @@ import { tpuSlice } from '../../jobs/tpu';
 import { composeApp } from '../../stacks/app';
 import { ensureDist } from '../dist';
 import { runWrapper } from '../stand-ins';
+import { configProblems } from '../util';
 
 const ONE_HOST = { SINGLE_HOST_RESERVATION: 'my-v6e-8-reservation' };
-const problems = (env: Record<string, string>, file?: string): readonly string[] => {
-  try {
-    loadDeployment({ env, ...(file ? { file } : {}) });
-  } catch (err) {
-    if (err instanceof ConfigError) return err.issues;
-    throw err;
-  }
-  throw new Error('expected a ConfigError');
-};
+const problems = configProblems;
 const pair = (env: Record<string, string>, name: string, file?: string): { real: Pipeline; rehearsal: Pipeline } => {
   const d = loadDeployment({ env: { ...env, REHEARSE: name }, ...(file ? { file } : {}) });
   return { real: d.pipelines.find((p) => p.name === name)!, rehearsal: d.pipelines.find((p) => p.name === `rehearse-${name}`)! };

@@ -9,33 +9,18 @@ import * as fs from 'fs';
 import * as os from 'os';
 import * as path from 'path';
 import { loadDeployment } from '../../config/deployment';
-import { ConfigError } from '../../config/load';
 import { modelPathOf } from '../../jobs/serve';
 import { composeApp } from '../../stacks/app';
 import { ensureDist } from '../dist';
 import { runWrapper } from '../stand-ins';
+import { configFile, configProblems } from '../util';
 
 const ROOT = path.join(__dirname, '..', '..');
 const served = (env: Record<string, string>, file?: string) =>
   loadDeployment({ env, ...(file ? { file } : {}) })
     .pipelines.filter((p) => p.serve)
     .map((p) => p.serve!.stack);
-const problems = (env: Record<string, string>, file?: string): readonly string[] => {
-  try {
-    loadDeployment({ env, ...(file ? { file } : {}) });
-  } catch (err) {
-    if (err instanceof ConfigError) return err.issues;
-    throw err;
-  }
-  throw new Error('expected a ConfigError');
-};
-const configFile = (patch: (c: any) => void) => {
-  const c = JSON.parse(fs.readFileSync(path.join(ROOT, 'config', 'example.json'), 'utf8'));
-  patch(c);
-  const file = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'tpt-serve-name-')), 'config.json');
-  fs.writeFileSync(file, JSON.stringify(c));
-  return file;
-};
+const problems = configProblems;
 
 describe('SERVE (what npm run deploy -- serve-<pipeline> sets)', () => {
   test('default: no serve stack unless asked', () => expect(served({})).toEqual([]));
