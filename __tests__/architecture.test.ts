@@ -250,6 +250,12 @@ describe('functions a reader sees at once (issue 38 item 2): under 60 lines in t
     expect(long).toEqual([]);
   });
 
+  test('review/plan.ts: reviewPlan in pieces (issue 38 item 2)', () => {
+    const lengths = functionLengths(fs.readFileSync(path.join(ROOT, 'review', 'plan.ts'), 'utf8'));
+    expect(lengths.map((f) => f.name)).toContain('reviewPlan');
+    expect(lengths.filter((f) => f.lines >= 60)).toEqual([]);
+  });
+
   test('the measure finds a long function (a rule that cannot fail guards nothing)', () => {
     const body = Array.from({ length: 70 }, (_, i) => `  const x${i} = ${i};`).join('\n');
     expect(functionLengths(`export function big() {\n${body}\n}\n`)).toEqual([{ name: 'big', lines: 72 }]);

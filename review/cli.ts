@@ -10,14 +10,14 @@ import { ENVIRONMENT_FILE } from '../jobs/deployment';
 import { diffSyntheses, synthesizeRef } from './diff';
 import { Finding, hasErrors, review } from './findings';
 import { readSynthesis, Synthesis, synthesize } from './load';
-import { parseJsonExact, scanJson } from './json-scan';
+import { parseScanned, scanPlanText } from './json-scan';
 import { BoundExceeded, readBounded } from '../util/bounded-read';
 import { planDifferences } from './same-plan';
 import { extractStack, StackModel } from './model';
 import { identityName, PlanReview, reviewPlan } from './plan';
 import { capText, redactDeep, Redactor } from '../util/redact';
 import { loadPrices, parsePrices, PriceTable } from '../jobs/prices';
-import { renderReport } from './report';
+import { renderReport, reportedPlan } from './report';
 import { stripControls } from '../util/inert';
 import type { ChartReader } from './resources/types';
 
@@ -228,9 +228,12 @@ function readPlan(file: string, maxMb: number): unknown {
     }
     throw new Error(`--plan: cannot read ${file}: ${(error as Error).message}`);
   }
+  // One pass finds a duplicate key, too deep nesting and the numbers a double does not keep (json-scan.ts); the text
+  // must be JSON first, then free of those problems.
+  const { problem, spans } = scanPlanText(text);
   let parsed: unknown;
   try {
-    parsed = parseJsonExact(text);
+    parsed = problem ? JSON.parse(text) : parseScanned(text, spans);
   } catch {
     let why = 'not JSON';
     try {
@@ -241,7 +244,6 @@ function readPlan(file: string, maxMb: number): unknown {
     }
     throw new Error(`--plan: ${file} is not valid JSON (${why}); write it with \`terraform show -json <planfile> > ${file}\``);
   }
-  const problem = scanJson(text);
   if (problem) {
     throw new Error(`--plan: ${file}: ${problem.message} at ${problem.path} (line ${problem.line}): not a plan Terraform writes; the review cannot tell what it does`);
   }
@@ -303,7 +305,7 @@ export function run(
   // shapes): the report then shortens and escapes them, which would leave a cut or escaped secret unmatched.
   const clean = <T>(v: T): T => redactDeep(v, (t) => redactor.text(t));
   const markdown = renderReport({
-    models: clean(models), findings: clean(findings), prices, source: clean(source), diff: clean(diff), plans: clean(plans),
+    models: clean(models), findings: clean(findings), prices, source: clean(source), diff: clean(diff), plans: clean(plans.map(reportedPlan)),
     elapsedSeconds: (Date.now() - started) / 1000,
   });
   // And once more over the whole text, for what the report itself joins; no terminal control survives (stdout).

@@ -52,14 +52,24 @@ export function describeResource(
 
 function describeOnce(type: string, name: string, before: unknown, after: unknown, context?: { before?: TerraformJson; after?: TerraformJson }): string[] | undefined {
   const verb = before === undefined ? 'added' : after === undefined ? 'removed' : undefined;
-  return describerFor(type)?.describe?.({
+  const describe = describerFor(type)?.describe;
+  if (!describe) return undefined;
+  // `b` and `a` (the facts of one resource, read with the stack around it) are built when a describer reads them, once:
+  // the terraform_data and logging-metric describers never do, and a plan has thousands of such changes.
+  let b: StackModel | undefined | null = null;
+  let a: StackModel | undefined | null = null;
+  return describe({
     type,
     name,
     before,
     after,
     verb,
-    b: single(type, name, before, context?.before),
-    a: single(type, name, after, context?.after),
+    get b() {
+      return b === null ? (b = single(type, name, before, context?.before)) : b;
+    },
+    get a() {
+      return a === null ? (a = single(type, name, after, context?.after)) : a;
+    },
     context,
   });
 }

@@ -1,9 +1,10 @@
 /**
  * A linear pass over JSON text for what `JSON.parse` hides or fails on without saying where: a key repeated in one
  * object (JSON.parse keeps the last, so a second `"actions"` could hide a replace: RFC 8259 §4 leaves duplicate names
- * undefined, and Terraform's encoding/json never writes one) and nesting deeper than a plan has. Assumes text that
- * JSON.parse accepts (call it after); reports the first problem with its line and its path (`resource_changes[3].change`).
- * Pure.
+ * undefined, and Terraform's encoding/json never writes one), nesting deeper than a plan has, and the number tokens a
+ * double does not keep as written. Reports the first problem with its line and its path (`resource_changes[3].change`).
+ * One pass serves the plan reader (`scanPlanText`, then `parseScanned`): a 50 MB plan is mostly string bytes, which the
+ * pass skips with `indexOf` rather than character by character. Pure.
  */
 import { ExactNumber } from './values';
 
@@ -27,31 +28,83 @@ function pathOf(stack: readonly Frame[]): string {
   return out || '(top level)';
 }
 
-/** The first duplicate key or too-deep nesting of `text`, or undefined. */
-export function scanJson(text: string, maxDepth = MAX_JSON_DEPTH): JsonProblem | undefined {
+/** The index of the quote closing the string whose opening quote is at `open` (`text.length` when there is none). */
+function stringEnd(text: string, open: number): number {
+  let from = open + 1;
+  for (;;) {
+    const q = text.indexOf('"', from);
+    if (q < 0) return text.length;
+    // Escaped when an odd number of backslashes runs up to it (the run stops at the opening quote at the latest).
+    let b = q - 1;
+    while (text.charCodeAt(b) === 92 /* \ */) b--;
+    if ((q - 1 - b) % 2 === 0) return q;
+    from = q + 1;
+  }
+}
+
+/** Where a number token starting at `i` ends. */
+function numberEnd(text: string, i: number): number {
+  let j = i + 1;
+  for (; j < text.length; j++) {
+    const c = text.charCodeAt(j);
+    if (!((c >= 48 && c <= 57) || c === 46 || c === 101 || c === 69 || c === 43 || c === 45)) break;
+  }
+  return j;
+}
+
+/** Whether a JSON number token reads back as the same text from a double (`31337`, `0.5`; not `9007199254740993`). */
+function roundTrips(token: string): boolean {
+  return String(Number(token)) === token;
+}
+
+/** Short integers always round-trip: only longer tokens, and any with a fraction or exponent, are checked. */
+function inexact(text: string, i: number, j: number): boolean {
+  return (j - i > 15 || text.slice(i, j).search(/[.eE]/) >= 0) && !roundTrips(text.slice(i, j));
+}
+
+/** A key's text with its escapes read (text that is not JSON, which the reader refuses anyway, as it is). */
+function unescapeKey(raw: string): string {
+  try {
+    return JSON.parse(`"${raw}"`) as string;
+  } catch {
+    return raw;
+  }
+}
+
+export interface ScannedJson {
+  /** The first duplicate key or too-deep nesting, or undefined. */
+  readonly problem?: JsonProblem;
+  /** Start and end of every number token a double does not keep as written (up to the problem, when there is one). */
+  readonly spans: ReadonlyArray<readonly [number, number]>;
+}
+
+/** One pass over `text`: the first problem (duplicate key, nesting deeper than `maxDepth`) and the inexact numbers. */
+export function scanPlanText(text: string, maxDepth = MAX_JSON_DEPTH): ScannedJson {
   const stack: Frame[] = [];
+  const spans: Array<[number, number]> = [];
   let line = 1;
   let expectKey = false;
   for (let i = 0; i < text.length; i++) {
     const ch = text.charCodeAt(i);
     if (ch === 10) line++;
     else if (ch === 34 /* " */) {
-      let j = i + 1;
-      while (j < text.length && text.charCodeAt(j) !== 34) j += text.charCodeAt(j) === 92 /* \ */ ? 2 : 1;
+      const j = stringEnd(text, i);
       const top = stack[stack.length - 1];
       if (expectKey && top?.kind === 'object') {
-        const key = JSON.parse(text.slice(i, j + 1)) as string;
-        if (top.keys.has(key)) {
-          top.key = key;
-          return { message: `duplicate key "${key.slice(0, 80)}"`, line, path: pathOf(stack) };
-        }
-        top.keys.add(key);
+        const raw = text.slice(i + 1, j);
+        const key = raw.includes('\\') ? unescapeKey(raw) : raw;
         top.key = key;
+        if (top.keys.has(key)) return { problem: { message: `duplicate key "${key.slice(0, 80)}"`, line, path: pathOf(stack) }, spans };
+        top.keys.add(key);
         expectKey = false;
       }
       i = j;
+    } else if (ch === 45 /* - */ || (ch >= 48 && ch <= 57)) {
+      const j = numberEnd(text, i);
+      if (inexact(text, i, j)) spans.push([i, j]);
+      i = j - 1;
     } else if (ch === 123 /* { */ || ch === 91 /* [ */) {
-      if (stack.length >= maxDepth) return { message: `nesting deeper than ${maxDepth} levels`, line, path: pathOf(stack) };
+      if (stack.length >= maxDepth) return { problem: { message: `nesting deeper than ${maxDepth} levels`, line, path: pathOf(stack) }, spans };
       stack.push(ch === 123 ? { kind: 'object', keys: new Set() } : { kind: 'array', index: 0 });
       expectKey = ch === 123;
     } else if (ch === 125 /* } */ || ch === 93 /* ] */) {
@@ -63,31 +116,23 @@ export function scanJson(text: string, maxDepth = MAX_JSON_DEPTH): JsonProblem |
       else expectKey = true;
     }
   }
-  return undefined;
+  return { spans };
 }
 
-/** Whether a JSON number token reads back as the same text from a double (`31337`, `0.5`; not `9007199254740993`). */
-function roundTrips(token: string): boolean {
-  return String(Number(token)) === token;
+/** The first duplicate key or too-deep nesting of `text` (text JSON.parse accepts), or undefined. */
+export function scanJson(text: string, maxDepth = MAX_JSON_DEPTH): JsonProblem | undefined {
+  return scanPlanText(text, maxDepth).problem;
 }
 
 /** Start and end of every number token of `text` a double does not keep as written (outside strings). */
 export function inexactNumbers(text: string): Array<[number, number]> {
   const out: Array<[number, number]> = [];
-  const n = text.length;
-  for (let i = 0; i < n; i++) {
+  for (let i = 0; i < text.length; i++) {
     const ch = text.charCodeAt(i);
-    if (ch === 34 /* " */) {
-      i++;
-      while (i < n && text.charCodeAt(i) !== 34) i += text.charCodeAt(i) === 92 ? 2 : 1;
-    } else if (ch === 45 /* - */ || (ch >= 48 && ch <= 57)) {
-      let j = i + 1;
-      for (; j < n; j++) {
-        const c = text.charCodeAt(j);
-        if (!((c >= 48 && c <= 57) || c === 46 || c === 101 || c === 69 || c === 43 || c === 45)) break;
-      }
-      // Short integers always round-trip: only longer tokens, and any with a fraction or exponent, are checked.
-      if ((j - i > 15 || text.slice(i, j).search(/[.eE]/) >= 0) && !roundTrips(text.slice(i, j))) out.push([i, j]);
+    if (ch === 34 /* " */) i = stringEnd(text, i);
+    else if (ch === 45 /* - */ || (ch >= 48 && ch <= 57)) {
+      const j = numberEnd(text, i);
+      if (inexact(text, i, j)) out.push([i, j]);
       i = j - 1;
     }
   }
@@ -100,7 +145,11 @@ export function inexactNumbers(text: string): Array<[number, number]> {
  * such as `__proto__` stay own properties, as JSON.parse makes them.
  */
 export function parseJsonExact(text: string): unknown {
-  const spans = inexactNumbers(text);
+  return parseScanned(text, inexactNumbers(text));
+}
+
+/** JSON.parse of `text` with the number tokens at `spans` (scanPlanText, inexactNumbers) kept as ExactNumbers. */
+export function parseScanned(text: string, spans: ReadonlyArray<readonly [number, number]>): unknown {
   if (spans.length === 0) return JSON.parse(text) as unknown;
   const mark = `\u0000exact-${Math.random().toString(36).slice(2)}:`;
   const markJson = JSON.stringify(mark).slice(1, -1);

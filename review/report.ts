@@ -37,6 +37,21 @@ const HOURS_PER_MONTH = 730;
 const MAX_CELL_CHARS = 4 * MAX_VALUE_CHARS;
 /** Rows of a plan's change table before the rest is summed up. */
 export const MAX_PLAN_ROWS = 150;
+/** Attribute changes a plan row shows (whatText). */
+const ROW_ATTRIBUTES = 5;
+
+/**
+ * The part of a plan review the report reads (plansSection): its counts and checks, every change's row fields, and of
+ * the first MAX_PLAN_ROWS changes the describer's lines and the first ROW_ATTRIBUTES attribute changes; never a
+ * change's values. The CLI redacts this part: what is never shown is not walked again (a 50 MB plan's values).
+ */
+export function reportedPlan(plan: PlanReview): PlanReview {
+  return {
+    ...plan,
+    changes: plan.changes.map(({ before: _before, after: _after, ...row }, i) =>
+      i < MAX_PLAN_ROWS ? { ...row, attributes: row.attributes.slice(0, ROW_ATTRIBUTES) } : { ...row, summary: [], attributes: [] }),
+  };
+}
 
 /** A table cell: inert (util/inert.ts; code spans kept), `|` escaped. */
 function cell(text: unknown): string {
@@ -325,7 +340,7 @@ function actionText(x: PlannedChange): string {
 
 /** The what cell: the describer's words, or the attributes that change when it has none (an import's line is not one). */
 function whatText(x: PlannedChange): string {
-  const attrs = x.attributes.slice(0, 5).map((a) => `${a.path}: ${capText(a.before ?? '(absent)', 100)} -> ${capText(a.after ?? '(absent)', 100)}`).join(', ');
+  const attrs = x.attributes.slice(0, ROW_ATTRIBUTES).map((a) => `${a.path}: ${capText(a.before ?? '(absent)', 100)} -> ${capText(a.after ?? '(absent)', 100)}`).join(', ');
   const own = x.summary.length - (x.importing !== undefined ? 1 : 0) - (x.previousAddress !== undefined ? 1 : 0);
   return [x.summary.join('; '), own > 0 ? '' : attrs].filter(Boolean).join('; ');
 }
