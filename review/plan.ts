@@ -107,7 +107,7 @@ const Values = z.record(z.unknown()).nullable().optional();
  * `ResourceChange`, `Change`): what the review reads must have this shape, or the plan is refused (exit 2) rather
  * than read as "no changes".
  */
-const RawChangeSchema = z
+export const RawChangeSchema = z
   .object({
     address: z.string().min(1),
     mode: z.enum(['managed', 'data']),
@@ -419,7 +419,7 @@ const isPathStep = (p: unknown) => typeof p === 'string' || (typeof p === 'numbe
  * 50 MB plan's 4,000 entries pass here without a zod parse each. An entry it does not pass goes to the schema, which
  * decides, and whose issues name the field.
  */
-function plainTerraformChange(entry: unknown): boolean {
+export function plainTerraformChange(entry: unknown): boolean {
   if (!isObj(entry) || !isObj(entry.change)) return false;
   const c = entry.change;
   return (
