@@ -10,6 +10,7 @@ import { ENVIRONMENT_FILE } from '../jobs/deployment';
 import { diffSyntheses, synthesizeRef } from './diff';
 import { Finding, hasErrors, review } from './findings';
 import { readSynthesis, Synthesis, synthesize } from './load';
+import { synthesizeIfChanged } from './synth-cache';
 import { parseScanned, scanPlanText } from './json-scan';
 import { BoundExceeded, readBounded } from '../util/bounded-read';
 import { planDifferences } from './same-plan';
@@ -271,10 +272,11 @@ export function run(
     synthesis = readSynthesis(path.resolve(options.from));
     source = `\`${options.from}\``;
   } else {
+    // Synthesized again only when an input changed since the synthesis there (review/synth-cache.ts).
     const outdir = path.join(repoDir, 'cdktf.out');
-    synthesize(repoDir, outdir);
+    const { reused } = synthesizeIfChanged(repoDir, outdir, synthesize);
     synthesis = readSynthesis(outdir);
-    source = 'a fresh synth of the working tree';
+    source = reused ? 'the synth of the working tree in `cdktf.out`, its inputs unchanged since (review/synth-cache.ts)' : 'a fresh synth of the working tree';
   }
   // Which environment the synthesis is, and the config file and variables it was built from (main.ts writes it).
   const origin = path.join(options.from ? path.resolve(options.from) : path.join(repoDir, 'cdktf.out'), ENVIRONMENT_FILE);
