@@ -1,8 +1,9 @@
 /**
  * `npm run review` synthesizes the working tree into `cdktf.out` (review/load.ts `synthesize`), about three quarters of
  * its CPU. When nothing the synthesis reads has changed since the last one there, that synthesis is reviewed again
- * instead: after each synthesis the review records a fingerprint of its inputs beside it (`review-inputs.txt`), and
- * synthesizes again whenever the fingerprint of the inputs now differs, the record is missing, or the synthesis failed.
+ * instead: after each synthesis the review records a fingerprint of its inputs beside it (`review-inputs.txt`, with a
+ * stamp of every file the synthesis wrote), and synthesizes again whenever the fingerprint of the inputs now differs,
+ * anything in the folder changed (another command synthesized into it), the record is missing, or the synthesis failed.
  *
  * The fingerprint (sha256) covers, as a file's size, modification and change times (ns) and inode (any write changes
  * the change time, which no tool can set back):
@@ -81,19 +82,32 @@ export function inputsFingerprint(repoDir: string, outdir: string, env: NodeJS.P
   return hash.digest('hex');
 }
 
-/** Whether `outdir` holds a synthesis whose recorded inputs have `fingerprint`. */
+/**
+ * What `outdir` holds now: every file in it but the record, by path and stamp. Recorded with the fingerprint, so a
+ * synthesis that another command wrote into the same folder afterwards (`npm run synth -- --output cdktf.out`, from
+ * other inputs: SERVE set by scripts/cdktf.mjs, say), or anything changed there, is not taken for the recorded one.
+ */
+export function outputStamp(outdir: string): string {
+  const hash = createHash('sha256');
+  for (const rel of filesUnder(outdir, '', (r) => r !== INPUTS_RECORD, false).sort()) hash.update(`${rel}\0${stamp(path.join(outdir, rel))}\n`);
+  return hash.digest('hex');
+}
+
+/** Whether `outdir` holds the synthesis recorded with `fingerprint`, unchanged since. */
 export function upToDate(outdir: string, fingerprint: string): boolean {
+  let record: string;
   try {
-    return fs.readFileSync(path.join(outdir, INPUTS_RECORD), 'utf8').trim() === fingerprint && fs.existsSync(path.join(outdir, 'manifest.json'));
+    record = fs.readFileSync(path.join(outdir, INPUTS_RECORD), 'utf8');
   } catch {
     return false;
   }
+  return record === `${fingerprint}\n${outputStamp(outdir)}\n` && fs.existsSync(path.join(outdir, 'manifest.json'));
 }
 
 /**
  * Synthesizes `repoDir` into `outdir` with `synthesize`, unless the synthesis there has the inputs of now (then it is
  * kept: `reused`). The record is removed before a synthesis and written after one succeeds, with the fingerprint taken
- * before it started: an input changed while it ran makes the next review synthesize again.
+ * before it started (an input changed while it ran makes the next review synthesize again) and the stamp of what it wrote.
  */
 export function synthesizeIfChanged(
   repoDir: string,
@@ -105,6 +119,6 @@ export function synthesizeIfChanged(
   if (upToDate(outdir, fingerprint)) return { reused: true };
   fs.rmSync(path.join(outdir, INPUTS_RECORD), { force: true });
   synthesize(repoDir, outdir, env);
-  fs.writeFileSync(path.join(outdir, INPUTS_RECORD), `${fingerprint}\n`);
+  fs.writeFileSync(path.join(outdir, INPUTS_RECORD), `${fingerprint}\n${outputStamp(outdir)}\n`);
   return { reused: false };
 }

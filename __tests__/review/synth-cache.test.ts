@@ -123,6 +123,15 @@ describe('a synthesis is reused only while its inputs are unchanged', () => {
     expect(review()).toEqual({ reused: false, runs: 2 });
   });
 
+  test('a synthesis another command wrote into the folder since (other inputs: SERVE set, say) is not taken for the recorded one', () => {
+    fs.writeFileSync(path.join(outdir, 'manifest.json'), JSON.stringify({ stacks: { 'serve-rl-qwen3': {} } }));
+    expect(review()).toEqual({ reused: false, runs: 2 });
+    expect(review()).toEqual({ reused: true, runs: 2 });
+    fs.mkdirSync(path.join(outdir, 'stacks', 'serve-rl-qwen3'), { recursive: true });
+    fs.writeFileSync(path.join(outdir, 'stacks', 'serve-rl-qwen3', 'cdk.tf.json'), '{}');
+    expect(review()).toEqual({ reused: false, runs: 3 });
+  });
+
   test('a record of other inputs, or a folder without its manifest, is not reused', () => {
     fs.writeFileSync(path.join(outdir, INPUTS_RECORD), 'another fingerprint\n');
     expect(review()).toEqual({ reused: false, runs: 2 });
