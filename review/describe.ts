@@ -37,7 +37,8 @@ export function describeResource(
 ): string[] {
   const lines = describeOnce(type, name, before, after, context);
   if (lines === undefined) return before === undefined || after === undefined ? [`${type}.${name} ${before === undefined ? 'added' : 'removed'}`] : [];
-  if (before === undefined || after === undefined || !hasUnknown(after)) return lines;
+  // Nothing said (terraform_data without its JobSets around it): nothing to mark either.
+  if (lines.length === 0 || before === undefined || after === undefined || !hasUnknown(after)) return lines;
   // A describer reads an unknown value as missing (`chips 32 -> -`, `8 nodes -> ? nodes`, `private nodes yes -> no`).
   // One rule for every describer: describe again with each unknown value as it was before; an `a -> b` part that
   // is not in that second description comes from an unknown value, and its new side is `(known after apply)`.
