@@ -111,7 +111,7 @@ describe('a synthesis is reused only while its inputs are unchanged', () => {
     edit('charts/kueue-queues/templates/queues.yaml', 'kind: ClusterQueue\n');
     expect(review()).toEqual({ reused: false, runs: 3 });
     edit('review-report.md', '# Plan review');
-    edit('docs/notes.md', 'x');
+    edit('notes/today.md', 'x');
     expect(review()).toEqual({ reused: true, runs: 3 });
   });
 
