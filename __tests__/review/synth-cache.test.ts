@@ -10,6 +10,7 @@ import * as fs from 'fs';
 import * as os from 'os';
 import * as path from 'path';
 import { synthesize } from '../../review/load';
+import { parseArgs, run } from '../../review/cli';
 import { INPUTS_RECORD, inputFiles, synthesizeIfChanged } from '../../review/synth-cache';
 import { ensureDist } from '../dist';
 
@@ -138,6 +139,25 @@ describe('a synthesis is reused only while its inputs are unchanged', () => {
     fs.rmSync(path.join(outdir, 'manifest.json'));
     expect(review()).toEqual({ reused: false, runs: 3 });
   });
+});
+
+test('the CLI says which synthesis it reviewed: a fresh one, then the same one again while nothing changed', () => {
+  const repo = tempRepo();
+  try {
+    // A stand-in app that writes a synthesis the review reads: one stack without resources.
+    fs.writeFileSync(path.join(repo, 'dist', 'main.js'), `${APP}
+fs.writeFileSync(path.join(out, 'manifest.json'), JSON.stringify({ stacks: { infra: { name: 'infra', synthesizedStackPath: 'stacks/infra/cdk.tf.json', workingDirectory: 'stacks/infra' } } }));
+fs.mkdirSync(path.join(out, 'stacks', 'infra'), { recursive: true });
+fs.writeFileSync(path.join(out, 'stacks', 'infra', 'cdk.tf.json'), '{}');
+`);
+    const source = () => /\(from (a fresh synth|the synth of the working tree in `cdktf.out`, its inputs unchanged since)/.exec(run(parseArgs(['--quiet']), repo).markdown)?.[1];
+    expect(source()).toBe('a fresh synth');
+    expect(source()).toBe('the synth of the working tree in `cdktf.out`, its inputs unchanged since');
+    fs.writeFileSync(path.join(repo, 'config', 'example.json'), '{"project": "z"}');
+    expect(source()).toBe('a fresh synth');
+  } finally {
+    fs.rmSync(repo, { recursive: true, force: true });
+  }
 });
 
 test('every repository file the real app opens while it synthesizes is one the fingerprint covers', () => {
