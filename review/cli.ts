@@ -1,6 +1,7 @@
 /**
- * `npm run review [-- options]` (= `node scripts/build-if-stale.mjs && node dist/review/cli.js`): synthesizes the app (or
- * reads a synthesized one), reviews every stack, and writes one Markdown report to stdout and to a file.
+ * `npm run review [-- options]` (= `node scripts/review.mjs`: the build check, then `main` below in the same process):
+ * synthesizes the app (or reads a synthesized one, or the one in cdktf.out again while its inputs are unchanged:
+ * synth-cache.ts), reviews every stack, and writes one Markdown report to stdout and to a file.
  * Exits 0 without error findings, 1 with one, 2 on a usage error or a tool failure.
  */
 import * as fs from 'fs';
