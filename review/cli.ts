@@ -1,6 +1,7 @@
 /**
- * `npm run review [-- options]` (= `node scripts/build-if-stale.mjs && node dist/review/cli.js`): synthesizes the app (or
- * reads a synthesized one), reviews every stack, and writes one Markdown report to stdout and to a file.
+ * `npm run review [-- options]` (= `node scripts/review.mjs`: the build check, then `main` below in the same process):
+ * synthesizes the app (or reads a synthesized one, or the one in cdktf.out again while its inputs are unchanged:
+ * synth-cache.ts), reviews every stack, and writes one Markdown report to stdout and to a file.
  * Exits 0 without error findings, 1 with one, 2 on a usage error or a tool failure.
  */
 import * as fs from 'fs';
@@ -10,15 +11,15 @@ import { ENVIRONMENT_FILE } from '../jobs/deployment';
 import { diffSyntheses, synthesizeRef } from './diff';
 import { Finding, hasErrors, review } from './findings';
 import { readSynthesis, Synthesis, synthesize } from './load';
-import { parseJsonExact } from './json-scan';
-import { scanJson } from '../util/json-scan';
+import { synthesizeIfChanged } from './synth-cache';
+import { parseScanned, scanPlanText } from './json-scan';
 import { BoundExceeded, readBounded } from '../util/bounded-read';
 import { planDifferences } from './same-plan';
 import { extractStack, StackModel } from './model';
 import { identityName, PlanReview, reviewPlan } from './plan';
 import { capText, redactDeep, Redactor } from '../util/redact';
 import { loadPrices, parsePrices, PriceTable } from '../jobs/prices';
-import { renderReport } from './report';
+import { renderReport, reportedPlan } from './report';
 import { stripControls } from '../util/inert';
 import type { ChartReader } from './resources/types';
 
@@ -229,9 +230,12 @@ function readPlan(file: string, maxMb: number): unknown {
     }
     throw new Error(`--plan: cannot read ${file}: ${(error as Error).message}`);
   }
+  // One pass finds a duplicate key, too deep nesting and the numbers a double does not keep (json-scan.ts); the text
+  // must be JSON first, then free of those problems.
+  const { problem, spans } = scanPlanText(text);
   let parsed: unknown;
   try {
-    parsed = parseJsonExact(text);
+    parsed = problem ? JSON.parse(text) : parseScanned(text, spans);
   } catch {
     let why = 'not JSON';
     try {
@@ -242,7 +246,6 @@ function readPlan(file: string, maxMb: number): unknown {
     }
     throw new Error(`--plan: ${file} is not valid JSON (${why}); write it with \`terraform show -json <planfile> > ${file}\``);
   }
-  const problem = scanJson(text);
   if (problem) {
     throw new Error(`--plan: ${file}: ${problem.message} at ${problem.path || '(top level)'} (line ${problem.line}): not a plan Terraform writes; the review cannot tell what it does`);
   }
@@ -270,10 +273,11 @@ export function run(
     synthesis = readSynthesis(path.resolve(options.from));
     source = `\`${options.from}\``;
   } else {
+    // Synthesized again only when an input changed since the synthesis there (review/synth-cache.ts).
     const outdir = path.join(repoDir, 'cdktf.out');
-    synthesize(repoDir, outdir);
+    const { reused } = synthesizeIfChanged(repoDir, outdir, synthesize);
     synthesis = readSynthesis(outdir);
-    source = 'a fresh synth of the working tree';
+    source = reused ? 'the synth of the working tree in `cdktf.out`, its inputs unchanged since (review/synth-cache.ts)' : 'a fresh synth of the working tree';
   }
   // Which environment the synthesis is, and the config file and variables it was built from (main.ts writes it).
   const origin = path.join(options.from ? path.resolve(options.from) : path.join(repoDir, 'cdktf.out'), ENVIRONMENT_FILE);
@@ -304,7 +308,7 @@ export function run(
   // shapes): the report then shortens and escapes them, which would leave a cut or escaped secret unmatched.
   const clean = <T>(v: T): T => redactDeep(v, (t) => redactor.text(t));
   const markdown = renderReport({
-    models: clean(models), findings: clean(findings), prices, source: clean(source), diff: clean(diff), plans: clean(plans),
+    models: clean(models), findings: clean(findings), prices, source: clean(source), diff: clean(diff), plans: clean(plans.map(reportedPlan)),
     elapsedSeconds: (Date.now() - started) / 1000,
   });
   // And once more over the whole text, for what the report itself joins; no terminal control survives (stdout).

@@ -37,7 +37,8 @@ export function describeResource(
 ): string[] {
   const lines = describeOnce(type, name, before, after, context);
   if (lines === undefined) return before === undefined || after === undefined ? [`${type}.${name} ${before === undefined ? 'added' : 'removed'}`] : [];
-  if (before === undefined || after === undefined || !hasUnknown(after)) return lines;
+  // Nothing said (terraform_data without its JobSets around it): nothing to mark either.
+  if (lines.length === 0 || before === undefined || after === undefined || !hasUnknown(after)) return lines;
   // A describer reads an unknown value as missing (`chips 32 -> -`, `8 nodes -> ? nodes`, `private nodes yes -> no`).
   // One rule for every describer: describe again with each unknown value as it was before; an `a -> b` part that
   // is not in that second description comes from an unknown value, and its new side is `(known after apply)`.
@@ -52,14 +53,24 @@ export function describeResource(
 
 function describeOnce(type: string, name: string, before: unknown, after: unknown, context?: { before?: TerraformJson; after?: TerraformJson }): string[] | undefined {
   const verb = before === undefined ? 'added' : after === undefined ? 'removed' : undefined;
-  return describerFor(type)?.describe?.({
+  const describe = describerFor(type)?.describe;
+  if (!describe) return undefined;
+  // `b` and `a` (the facts of one resource, read with the stack around it) are built when a describer reads them, once:
+  // the terraform_data and logging-metric describers never do, and a plan has thousands of such changes.
+  let b: StackModel | undefined | null = null;
+  let a: StackModel | undefined | null = null;
+  return describe({
     type,
     name,
     before,
     after,
     verb,
-    b: single(type, name, before, context?.before),
-    a: single(type, name, after, context?.after),
+    get b() {
+      return b === null ? (b = single(type, name, before, context?.before)) : b;
+    },
+    get a() {
+      return a === null ? (a = single(type, name, after, context?.after)) : a;
+    },
     context,
   });
 }

@@ -1,7 +1,9 @@
 /**
  * Exact numbers of a plan's JSON text: the tokens a double does not keep as written, and a JSON.parse that keeps them.
- * The duplicate-key and depth scan the review runs first is util/json-scan.ts (the config reader's too). Pure.
+ * One pass serves the plan reader (`scanPlanText`, then `parseScanned`): the duplicate-key and depth scan of
+ * util/json-scan.ts (the config reader's too) hands over every number token on its way. Pure.
  */
+import { jsonProblems, JsonProblem, MAX_JSON_DEPTH, numberEnd, stringEnd } from '../util/json-scan';
 import { ExactNumber } from './values';
 
 /** Whether a JSON number token reads back as the same text from a double (`31337`, `0.5`; not `9007199254740993`). */
@@ -9,23 +11,37 @@ function roundTrips(token: string): boolean {
   return String(Number(token)) === token;
 }
 
+/** Short integers always round-trip: only longer tokens, and any with a fraction or exponent, are checked. */
+function inexact(text: string, i: number, j: number): boolean {
+  return (j - i > 15 || text.slice(i, j).search(/[.eE]/) >= 0) && !roundTrips(text.slice(i, j));
+}
+
+export interface ScannedJson {
+  /** The first duplicate key or too-deep nesting, or undefined. */
+  readonly problem?: JsonProblem;
+  /** Start and end of every number token a double does not keep as written (up to the problem, when there is one). */
+  readonly spans: ReadonlyArray<readonly [number, number]>;
+}
+
+/** One pass over `text`: the first problem (duplicate key, nesting deeper than `maxDepth`) and the inexact numbers. */
+export function scanPlanText(text: string, maxDepth = MAX_JSON_DEPTH): ScannedJson {
+  const spans: Array<[number, number]> = [];
+  const onNumber = (i: number, j: number) => {
+    if (inexact(text, i, j)) spans.push([i, j]);
+  };
+  const [problem] = jsonProblems(text, { maxDepth, onNumber });
+  return problem ? { problem, spans } : { spans };
+}
+
 /** Start and end of every number token of `text` a double does not keep as written (outside strings). */
 export function inexactNumbers(text: string): Array<[number, number]> {
   const out: Array<[number, number]> = [];
-  const n = text.length;
-  for (let i = 0; i < n; i++) {
+  for (let i = 0; i < text.length; i++) {
     const ch = text.charCodeAt(i);
-    if (ch === 34 /* " */) {
-      i++;
-      while (i < n && text.charCodeAt(i) !== 34) i += text.charCodeAt(i) === 92 ? 2 : 1;
-    } else if (ch === 45 /* - */ || (ch >= 48 && ch <= 57)) {
-      let j = i + 1;
-      for (; j < n; j++) {
-        const c = text.charCodeAt(j);
-        if (!((c >= 48 && c <= 57) || c === 46 || c === 101 || c === 69 || c === 43 || c === 45)) break;
-      }
-      // Short integers always round-trip: only longer tokens, and any with a fraction or exponent, are checked.
-      if ((j - i > 15 || text.slice(i, j).search(/[.eE]/) >= 0) && !roundTrips(text.slice(i, j))) out.push([i, j]);
+    if (ch === 34 /* " */) i = stringEnd(text, i);
+    else if (ch === 45 /* - */ || (ch >= 48 && ch <= 57)) {
+      const j = numberEnd(text, i);
+      if (inexact(text, i, j)) out.push([i, j]);
       i = j - 1;
     }
   }
@@ -38,7 +54,11 @@ export function inexactNumbers(text: string): Array<[number, number]> {
  * such as `__proto__` stay own properties, as JSON.parse makes them.
  */
 export function parseJsonExact(text: string): unknown {
-  const spans = inexactNumbers(text);
+  return parseScanned(text, inexactNumbers(text));
+}
+
+/** JSON.parse of `text` with the number tokens at `spans` (scanPlanText, inexactNumbers) kept as ExactNumbers. */
+export function parseScanned(text: string, spans: ReadonlyArray<readonly [number, number]>): unknown {
   if (spans.length === 0) return JSON.parse(text) as unknown;
   const mark = `\u0000exact-${Math.random().toString(36).slice(2)}:`;
   const markJson = JSON.stringify(mark).slice(1, -1);

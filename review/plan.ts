@@ -16,7 +16,7 @@
  * path of `after_unknown`. Pure.
  */
 import { describeResource } from './describe';
-import { attributeChanges, AttributeChange } from './attributes';
+import { AttributeChange, attributeChangeOf, Leaf, leafChanges, leafText } from './attributes';
 import { z } from 'zod';
 import { capText, collectStrings, maskSensitive, REDACTED, Redactor } from '../util/redact';
 import { canonical, isObj, KNOWN_AFTER_APPLY } from './values';
@@ -98,7 +98,9 @@ export interface PlanReviewOptions {
 }
 
 /** A sensitivity marker (before_sensitive, after_sensitive, sensitive_values): `true`, or an object/array of markers. */
-const Marks: z.ZodType<unknown> = z.lazy(() => z.union([z.boolean(), z.array(Marks), z.record(Marks)]));
+const Marks: z.ZodType<unknown> = z.lazy(() => MarksShapes);
+// Built once: z.lazy calls its getter on every parse, and building the union there made one per value checked.
+const MarksShapes = z.union([z.boolean(), z.array(Marks), z.record(Marks)]);
 const Values = z.record(z.unknown()).nullable().optional();
 
 /**
@@ -106,7 +108,7 @@ const Values = z.record(z.unknown()).nullable().optional();
  * `ResourceChange`, `Change`): what the review reads must have this shape, or the plan is refused (exit 2) rather
  * than read as "no changes".
  */
-const RawChangeSchema = z
+export const RawChangeSchema = z
   .object({
     address: z.string().min(1),
     mode: z.enum(['managed', 'data']),
@@ -151,6 +153,8 @@ const PlanSchema = z
   })
   .passthrough();
 
+type PlanJson = z.infer<typeof PlanSchema>;
+
 /**
  * One `checks` entry (hashicorp/terraform v1.11.4 internal/command/jsonchecks/checks.go `checkResultStatic`, statuses
  * in status.go: pass, fail, error, unknown): the config object (`check` block, resource or output with conditions), its
@@ -181,7 +185,7 @@ function issuesText(error: z.ZodError, max = 4): string {
 }
 
 /** Registers every sensitive value a plan holds outside resource_changes (variables, outputs, state values). */
-function registerPlanSecrets(plan: z.infer<typeof PlanSchema>, redactor: Redactor): void {
+function registerPlanSecrets(plan: PlanJson, redactor: Redactor): void {
   const found = (v: string) => redactor.add(v);
   // `variables` carries a sensitive variable's value in clear text; its sensitivity is in the configuration.
   const configVars = (plan.configuration as { root_module?: { variables?: Record<string, { sensitive?: boolean }> } } | undefined)?.root_module?.variables ?? {};
@@ -256,15 +260,26 @@ function valueAt(value: unknown, path: string): unknown {
  * (`output: {"batch_size":40} -> (known after apply)`), not a removal of everything under it.
  */
 export function planAttributeChanges(before: unknown, after: unknown): AttributeChange[] {
-  const all = attributeChanges(before, after);
-  const unknown = all.filter((c) => c.after === JSON.stringify(KNOWN_AFTER_APPLY)).map((c) => c.path);
+  const all = leafChanges(before, after);
+  const unknownText = JSON.stringify(KNOWN_AFTER_APPLY);
+  const isUnknown = (leaf: Leaf | undefined) => leaf !== undefined && (typeof leaf === 'string' ? leaf === KNOWN_AFTER_APPLY : leafText(leaf) === unknownText);
+  const unknown = all.filter((c) => isUnknown(c.after)).map((c) => c.path);
   const under = (path: string, parent: string) => path.startsWith(`${parent}.`) || path.startsWith(`${parent}[`);
   return all
     .filter((c) => !(c.after === undefined && unknown.some((u) => under(c.path, u))))
-    .map((c) => {
-      if (!unknown.includes(c.path) || c.before !== undefined) return c;
+    .map((c): AttributeChange => {
+      const change = attributeChangeOf(c.path, c.before, c.after);
+      if (!unknown.includes(c.path) || c.before !== undefined) return change;
       const old = valueAt(before, c.path);
-      return old === undefined || old === null ? c : { ...c, before: JSON.stringify(old) };
+      if (old === undefined || old === null) return change;
+      const text = JSON.stringify(old);
+      return {
+        path: c.path,
+        before: text,
+        get after() {
+          return change.after;
+        },
+      };
     });
 }
 
@@ -357,44 +372,68 @@ export function baseAddress(address: string): string {
   return address.replace(/\[[^\]]*\]$/, '');
 }
 
-/**
- * Reviews one stack's plan JSON. Throws naming the file (and the entry) when it is not a Terraform plan or an entry
- * does not have the shape Terraform writes: what cannot be read is never "no changes". Values Terraform marks
- * sensitive are replaced by REDACTED before anything reads them, and their text goes to `options.redactor`.
- */
-export function reviewPlan(stack: string, file: string, input: unknown, options: PlanReviewOptions = {}): PlanReview {
+/** Why `input` is not a Terraform JSON plan of format 1.x (the checks before any part of it is read), or undefined. */
+function notAPlan(file: string, input: unknown): string | undefined {
   if (!isObj(input) || typeof input.format_version !== 'string') {
     const got = Array.isArray(input) ? 'a list' : isObj(input) ? 'an object without format_version' : input === null ? 'null' : `a ${typeof input}`;
-    throw new Error(`${file}: not a Terraform JSON plan (got ${got}, no format_version); produce it with \`terraform show -json <planfile>\``);
+    return `${file}: not a Terraform JSON plan (got ${got}, no format_version); produce it with \`terraform show -json <planfile>\``;
   }
   // `terraform show -json` of a STATE has `values` and no plan parts; a plan always has `planned_values`
   // (hashicorp/terraform v1.11.4 internal/command/jsonplan/plan.go marshals it for every plan, even one without changes).
   if ('values' in input && input.planned_values === undefined && input.resource_changes === undefined) {
-    throw new Error(`${file}: this is Terraform state (\`terraform show -json\` without a plan file), not a plan: produce the plan with \`terraform plan -out=<planfile>\` and \`terraform show -json <planfile>\``);
+    return `${file}: this is Terraform state (\`terraform show -json\` without a plan file), not a plan: produce the plan with \`terraform plan -out=<planfile>\` and \`terraform show -json <planfile>\``;
   }
   if (input.planned_values !== undefined && !isObj(input.planned_values)) {
-    throw new Error(`${file}: planned_values must be an object, got ${input.planned_values === null ? 'null' : Array.isArray(input.planned_values) ? 'a list' : typeof input.planned_values}: not a plan Terraform writes`);
+    return `${file}: planned_values must be an object, got ${input.planned_values === null ? 'null' : Array.isArray(input.planned_values) ? 'a list' : typeof input.planned_values}: not a plan Terraform writes`;
   }
   if (input.planned_values === undefined && input.resource_changes === undefined) {
-    throw new Error(`${file}: not a Terraform JSON plan (neither resource_changes nor planned_values): the review cannot tell what it does; produce it with \`terraform show -json <planfile>\``);
+    return `${file}: not a Terraform JSON plan (neither resource_changes nor planned_values): the review cannot tell what it does; produce it with \`terraform show -json <planfile>\``;
   }
   if (input.resource_changes !== undefined && !Array.isArray(input.resource_changes)) {
-    throw new Error(`${file}: resource_changes must be a list, got ${input.resource_changes === null ? 'null' : typeof input.resource_changes}`);
+    return `${file}: resource_changes must be a list, got ${input.resource_changes === null ? 'null' : typeof input.resource_changes}`;
   }
   // Format 1.x only (jsonplan/plan.go FormatVersion: "1.2" in v1.11.4; a major change is one "that requires changes to
   // a consuming parser"): a format this review does not know is refused, not read as if it were 1.x.
   if (!/^1\.\d+$/.test(input.format_version)) {
-    throw new Error(`${file}: format_version '${capText(input.format_version, 40)}' is not 1.x: this review reads Terraform's JSON plan format 1.x (Terraform 1.x writes 1.0-1.2)`);
+    return `${file}: format_version '${capText(input.format_version, 40)}' is not 1.x: this review reads Terraform's JSON plan format 1.x (Terraform 1.x writes 1.0-1.2)`;
   }
   const top = PlanSchema.safeParse(input);
-  if (!top.success) throw new Error(`${file}: not a plan this review can read: ${issuesText(top.error)}`);
-  const plan = input as z.infer<typeof PlanSchema>; // not zod's copy, which drops `__proto__` keys
-  const redactor = options.redactor ?? new Redactor();
-  registerPlanSecrets(plan, redactor);
-  const entries: RawChange[] = (plan.resource_changes ?? []).map((entry, i) => {
-    const parsed = RawChangeSchema.safeParse(entry);
+  return top.success ? undefined : `${file}: not a plan this review can read: ${issuesText(top.error)}`;
+}
+
+const ACTIONS: ReadonlySet<unknown> = new Set(['no-op', 'create', 'read', 'update', 'delete', 'forget']);
+const optionalString = (v: unknown, min = 0) => v === undefined || (typeof v === 'string' && v.length >= min);
+const isMarks = (m: unknown): boolean => typeof m === 'boolean' || (Array.isArray(m) ? m.every(isMarks) : isObj(m) && Object.values(m).every(isMarks));
+const optionalMarks = (m: unknown) => m === undefined || isMarks(m);
+const isPathStep = (p: unknown) => typeof p === 'string' || (typeof p === 'number' && !Number.isNaN(p));
+
+/**
+ * A quick check that implies RawChangeSchema accepts `entry` (each test is as strict as the schema's, or stricter): a
+ * 50 MB plan's 4,000 entries pass here without a zod parse each. An entry it does not pass goes to the schema, which
+ * decides, and whose issues name the field.
+ */
+export function plainTerraformChange(entry: unknown): boolean {
+  if (!isObj(entry) || !isObj(entry.change)) return false;
+  const c = entry.change;
+  return (
+    typeof entry.address === 'string' && entry.address.length >= 1 && (entry.mode === 'managed' || entry.mode === 'data') &&
+    typeof entry.type === 'string' && entry.type.length >= 1 && typeof entry.name === 'string' &&
+    optionalString(entry.deposed) && optionalString(entry.action_reason) && optionalString(entry.previous_address, 1) &&
+    Array.isArray(c.actions) && c.actions.length >= 1 && c.actions.every((a) => ACTIONS.has(a)) &&
+    [c.before, c.after].every((v) => v === undefined || v === null || isObj(v)) &&
+    optionalMarks(c.after_unknown) && optionalMarks(c.before_sensitive) && optionalMarks(c.after_sensitive) &&
+    (c.replace_paths === undefined || (Array.isArray(c.replace_paths) && c.replace_paths.every((p) => Array.isArray(p) && p.every(isPathStep)))) &&
+    (c.importing === undefined || (isObj(c.importing) && optionalString(c.importing.id) && (c.importing.unknown === undefined || typeof c.importing.unknown === 'boolean')))
+  );
+}
+
+/** Every `resource_changes` entry, each of the shape Terraform writes (else an error naming the entry and the field). */
+function planEntries(file: string, plan: PlanJson): RawChange[] {
+  return (plan.resource_changes ?? []).map((entry, i) => {
     // The entry itself, not zod's copy: zod leaves out keys named `__proto__` (its objects and records skip them), and a
     // sensitivity mark under that key must mask the value under it.
+    if (plainTerraformChange(entry)) return entry as RawChange;
+    const parsed = RawChangeSchema.safeParse(entry);
     if (parsed.success) return entry as RawChange;
     const address = isObj(entry) && typeof entry.address === 'string' ? ` (${capText(entry.address, 120)})` : '';
     throw new Error(
@@ -402,7 +441,11 @@ export function reviewPlan(stack: string, file: string, input: unknown, options:
         'the review cannot tell what this plan does (regenerate it with `terraform show -json <planfile>`)',
     );
   });
-  const checks = (plan.checks ?? []).flatMap((entry, i): PlanCheck[] => {
+}
+
+/** The plan's condition checks that did not pass. */
+function planChecks(file: string, plan: PlanJson): PlanCheck[] {
+  return (plan.checks ?? []).flatMap((entry, i): PlanCheck[] => {
     const parsed = CheckSchema.safeParse(entry);
     if (!parsed.success) throw new Error(`${file}: checks[${i}] is not a check result Terraform writes: ${issuesText(parsed.error)}`);
     const c = parsed.data;
@@ -410,80 +453,134 @@ export function reviewPlan(stack: string, file: string, input: unknown, options:
     const problems = (c.instances ?? []).flatMap((x) => (x.problems ?? []).map((p) => p.message));
     return [{ address: c.address.to_display, status: c.status, problems: [...new Set(problems)] }];
   });
-  const counts: Record<PlanAction | 'deposed' | 'import' | 'move', number> = {
-    create: 0, update: 0, replace: 0, delete: 0, read: 0, 'no-op': 0, forget: 0, deposed: 0, import: 0, move: 0,
-  };
-  const changes: PlannedChange[] = [];
-  const seen = new Set<string>();
+}
+
+/**
+ * Terraform plans a data source as read (or no-op; a data source gone from the configuration just leaves the state):
+ * an entry that says delete or create is not from Terraform, and skipping it as "data" would hide what it claims.
+ */
+function refuseDataWrites(file: string, entries: readonly RawChange[]): void {
   entries.forEach((raw, i) => {
-    // Terraform plans a data source as read (or no-op; a data source gone from the configuration just leaves the state):
-    // an entry that says delete or create is not from Terraform, and skipping it as "data" would hide what it claims.
     if (raw.mode === 'data' && raw.change.actions.some((a) => a !== 'read' && a !== 'no-op')) {
       throw new Error(`${file}: resource_changes[${i}] (${capText(raw.address, 120)}) is a data source with actions [${raw.change.actions.join(', ')}]: Terraform only reads data sources; the review cannot tell what this plan does`);
     }
   });
+}
+
+type Counts = Record<PlanAction | 'deposed' | 'import' | 'move', number>;
+
+/** An entry's import ID and former address, when an `import` or `moved` block changes it. */
+function stateChangeOf(raw: RawChange): { importing?: string; previousAddress?: string } {
+  const importing = raw.change.importing ? (raw.change.importing.id ?? '(an ID known only during apply)') : undefined;
+  const previousAddress = raw.previous_address !== undefined && raw.previous_address !== raw.address ? raw.previous_address : undefined;
+  return { importing, previousAddress };
+}
+
+/** Counts one managed entry (deposed objects apart; a create+forget counts as a create too, imports and moves on top). */
+function countEntry(counts: Counts, raw: RawChange, action: PlanAction): void {
+  const { importing, previousAddress } = stateChangeOf(raw);
+  if (raw.deposed) counts.deposed += 1;
+  else counts[action] += 1;
+  if (raw.change.actions.includes('create') && raw.change.actions.includes('forget')) counts.create += 1;
+  if (importing !== undefined) counts.import += 1;
+  if (previousAddress !== undefined) counts.move += 1;
+}
+
+/** The describer's lines for one change; a value of another shape than its type has is an error naming the change. */
+function changeSummary(file: string, raw: RawChange, action: PlanAction, before: unknown, after: unknown): string[] {
+  const { importing, previousAddress } = stateChangeOf(raw);
+  try {
+    return raw.deposed
+      ? [`deposed object ${raw.deposed} of ${raw.address} (left by a create-before-destroy replacement that did not finish) is deleted`]
+      : [...stateChangeLines(raw.address, importing, previousAddress), ...(action === 'no-op' ? [] : describeResource(raw.type, raw.name, before, after))];
+  } catch (error) {
+    throw new Error(`${file}: ${raw.address}: its values do not have the shape of a ${raw.type} (${(error as Error).message}); the review cannot tell what this change does`);
+  }
+}
+
+/**
+ * One managed entry as a PlannedChange, or undefined when it changes nothing (no-op or read without an import or a
+ * move). Its sensitive values are masked and registered first, for unchanged resources too: their text must not show
+ * up unredacted elsewhere in the report.
+ */
+function plannedChange(file: string, raw: RawChange, action: PlanAction, redactor: Redactor): PlannedChange | undefined {
+  const found = (v: string) => redactor.add(v);
+  const beforeMasked = maskSensitive(raw.change.before ?? undefined, pairedMarks(raw.type, raw.change.before_sensitive), found);
+  const afterMasked = maskSensitive(raw.change.after ?? undefined, pairedMarks(raw.type, raw.change.after_sensitive), found);
+  const { importing, previousAddress } = stateChangeOf(raw);
+  // An import or a move is a change even when Terraform's action is no-op: state adopts or re-addresses an object.
+  if ((action === 'no-op' || action === 'read') && importing === undefined && previousAddress === undefined) return undefined;
+  const actions = raw.change.actions;
+  const before = action === 'create' ? undefined : beforeMasked;
+  const gone = action === 'delete' || (action === 'forget' && !actions.includes('create'));
+  const after = gone ? undefined : withUnknowns(afterMasked, raw.change.after_unknown);
+  return {
+    address: raw.address,
+    type: raw.type,
+    name: raw.name,
+    action,
+    replaceOrder: action === 'replace' ? (actions[0] === 'delete' ? 'delete-first' : 'create-first') : undefined,
+    reason: raw.action_reason,
+    deposed: raw.deposed,
+    ...(importing !== undefined ? { importing } : {}),
+    ...(previousAddress !== undefined ? { previousAddress } : {}),
+    replacePaths: (raw.change.replace_paths ?? []).map((p) => jsonPath(p)),
+    summary: changeSummary(file, raw, action, before, after),
+    attributes: action === 'update' || action === 'replace' ? withSensitiveChanges(planAttributeChanges(before, after), raw) : [],
+    before,
+    after,
+  };
+}
+
+/** The changes of the managed entries, the counts, and the addresses the plan manages outside modules. */
+function plannedChanges(file: string, entries: readonly RawChange[], redactor: Redactor): { changes: PlannedChange[]; counts: Counts; seen: Set<string> } {
+  const counts: Counts = { create: 0, update: 0, replace: 0, delete: 0, read: 0, 'no-op': 0, forget: 0, deposed: 0, import: 0, move: 0 };
+  const changes: PlannedChange[] = [];
+  const seen = new Set<string>();
   for (const raw of entries) {
     if (raw.mode === 'data') continue;
-    const actions = raw.change.actions;
-    const action = planAction(actions);
-    const address = raw.address;
-    if (!address.startsWith('module.')) seen.add(baseAddress(address));
-    if (raw.deposed) counts.deposed += 1;
-    else counts[action] += 1;
-    if (actions.includes('create') && actions.includes('forget')) counts.create += 1;
-    const importing = raw.change.importing ? (raw.change.importing.id ?? '(an ID known only during apply)') : undefined;
-    const previousAddress = raw.previous_address !== undefined && raw.previous_address !== address ? raw.previous_address : undefined;
-    if (importing !== undefined) counts.import += 1;
-    if (previousAddress !== undefined) counts.move += 1;
-    const found = (v: string) => redactor.add(v);
-    // Masked even for unchanged resources: their text must not show up unredacted elsewhere in the report.
-    const beforeMasked = maskSensitive(raw.change.before ?? undefined, pairedMarks(raw.type, raw.change.before_sensitive), found);
-    const afterMasked = maskSensitive(raw.change.after ?? undefined, pairedMarks(raw.type, raw.change.after_sensitive), found);
-    // An import or a move is a change even when Terraform's action is no-op: state adopts or re-addresses an object.
-    if ((action === 'no-op' || action === 'read') && importing === undefined && previousAddress === undefined) continue;
-    const type = raw.type;
-    const name = raw.name;
-    const before = action === 'create' ? undefined : beforeMasked;
-    const gone = action === 'delete' || (action === 'forget' && !actions.includes('create'));
-    const after = gone ? undefined : withUnknowns(afterMasked, raw.change.after_unknown);
-    let summary: string[];
-    try {
-      summary = raw.deposed
-        ? [`deposed object ${raw.deposed} of ${address} (left by a create-before-destroy replacement that did not finish) is deleted`]
-        : [...stateChangeLines(address, importing, previousAddress), ...(action === 'no-op' ? [] : describeResource(type, name, before, after))];
-    } catch (error) {
-      throw new Error(`${file}: ${address}: its values do not have the shape of a ${type} (${(error as Error).message}); the review cannot tell what this change does`);
-    }
-    changes.push({
-      address,
-      type,
-      name,
-      action,
-      replaceOrder: action === 'replace' ? (actions[0] === 'delete' ? 'delete-first' : 'create-first') : undefined,
-      reason: raw.action_reason,
-      deposed: raw.deposed,
-      ...(importing !== undefined ? { importing } : {}),
-      ...(previousAddress !== undefined ? { previousAddress } : {}),
-      replacePaths: (raw.change.replace_paths ?? []).map((p) => jsonPath(p)),
-      summary,
-      attributes: action === 'update' || action === 'replace' ? withSensitiveChanges(planAttributeChanges(before, after), raw) : [],
-      before,
-      after,
-    });
+    const action = planAction(raw.change.actions);
+    if (!raw.address.startsWith('module.')) seen.add(baseAddress(raw.address));
+    countEntry(counts, raw, action);
+    const change = plannedChange(file, raw, action, redactor);
+    if (change) changes.push(change);
   }
-  // Addresses the plan manages that this stack does not declare; deletes of removed resources are expected.
-  let foreign: string[] = [];
-  let likelyStack: string | undefined;
-  const mine = options.stackAddresses?.get(stack);
-  if (mine) {
-    const deleted = new Set(changes.filter((c) => c.action === 'delete').map((c) => baseAddress(c.address)));
-    foreign = [...seen].filter((a) => !mine.has(a) && !deleted.has(a));
-    if (foreign.length) {
-      const score = (set: ReadonlySet<string>) => [...seen].filter((a) => set.has(a)).length;
-      const best = [...options.stackAddresses!.entries()].filter(([s]) => s !== stack).sort((x, y) => score(y[1]) - score(x[1]))[0];
-      if (best && score(best[1]) > score(mine)) likelyStack = best[0];
-    }
-  }
+  return { changes, counts, seen };
+}
+
+/** Addresses the plan manages that `stack` does not declare (deletes of removed resources are expected), and the stack they fit best. */
+function foreignAddresses(
+  stack: string,
+  seen: ReadonlySet<string>,
+  changes: readonly PlannedChange[],
+  stackAddresses: ReadonlyMap<string, ReadonlySet<string>> | undefined,
+): { foreign: string[]; likelyStack?: string } {
+  const mine = stackAddresses?.get(stack);
+  if (!stackAddresses || !mine) return { foreign: [] };
+  const deleted = new Set(changes.filter((c) => c.action === 'delete').map((c) => baseAddress(c.address)));
+  const foreign = [...seen].filter((a) => !mine.has(a) && !deleted.has(a));
+  if (!foreign.length) return { foreign };
+  const score = (set: ReadonlySet<string>) => [...seen].filter((a) => set.has(a)).length;
+  const best = [...stackAddresses.entries()].filter(([s]) => s !== stack).sort((x, y) => score(y[1]) - score(x[1]))[0];
+  return { foreign, likelyStack: best && score(best[1]) > score(mine) ? best[0] : undefined };
+}
+
+/**
+ * Reviews one stack's plan JSON. Throws naming the file (and the entry) when it is not a Terraform plan or an entry
+ * does not have the shape Terraform writes: what cannot be read is never "no changes". Values Terraform marks
+ * sensitive are replaced by REDACTED before anything reads them, and their text goes to `options.redactor`.
+ */
+export function reviewPlan(stack: string, file: string, input: unknown, options: PlanReviewOptions = {}): PlanReview {
+  const refused = notAPlan(file, input);
+  if (refused !== undefined) throw new Error(refused);
+  const plan = input as PlanJson; // not zod's copy, which drops `__proto__` keys
+  const redactor = options.redactor ?? new Redactor();
+  registerPlanSecrets(plan, redactor);
+  const entries = planEntries(file, plan);
+  const checks = planChecks(file, plan);
+  refuseDataWrites(file, entries);
+  const { changes, counts, seen } = plannedChanges(file, entries, redactor);
+  const { foreign, likelyStack } = foreignAddresses(stack, seen, changes, options.stackAddresses);
   const namesOf = options.stackNames ? nameMatch(stack, entries, options.stackNames) : undefined;
   return {
     stack,

@@ -25,7 +25,7 @@ export interface ReportInput {
   /** Where the synthesis came from (`cdktf.out`, or "synthesized from the working tree"). */
   readonly source: string;
   readonly diff?: { readonly base: string; readonly stacks: readonly StackDiff[] };
-  readonly plans?: readonly PlanReview[];
+  readonly plans?: readonly ReportedPlan[];
   /** Seconds the review took, for the footer. */
   readonly elapsedSeconds?: number;
 }
@@ -37,6 +37,25 @@ const HOURS_PER_MONTH = 730;
 const MAX_CELL_CHARS = 4 * MAX_VALUE_CHARS;
 /** Rows of a plan's change table before the rest is summed up. */
 export const MAX_PLAN_ROWS = 150;
+/** Attribute changes a plan row shows (whatText). */
+const ROW_ATTRIBUTES = 5;
+
+/** A plan as the report reads it: `unshown` changes after the rows in `changes` are only counted. */
+export type ReportedPlan = PlanReview & { readonly unshown?: number };
+
+/**
+ * The part of a plan review the report reads (plansSection): its counts and checks, and the first MAX_PLAN_ROWS
+ * changes with the describer's lines and the first ROW_ATTRIBUTES attribute changes, never a change's values; the
+ * other changes only counted. The CLI redacts this part: what is never shown is not walked again (a 50 MB plan's
+ * values, its thousands of rows).
+ */
+export function reportedPlan(plan: PlanReview): ReportedPlan {
+  return {
+    ...plan,
+    changes: plan.changes.slice(0, MAX_PLAN_ROWS).map(({ before: _before, after: _after, ...row }) => ({ ...row, attributes: row.attributes.slice(0, ROW_ATTRIBUTES) })),
+    unshown: Math.max(0, plan.changes.length - MAX_PLAN_ROWS),
+  };
+}
 
 /** A table cell: inert (util/inert.ts; code spans kept), `|` escaped. */
 function cell(text: unknown): string {
@@ -325,19 +344,20 @@ function actionText(x: PlannedChange): string {
 
 /** The what cell: the describer's words, or the attributes that change when it has none (an import's line is not one). */
 function whatText(x: PlannedChange): string {
-  const attrs = x.attributes.slice(0, 5).map((a) => `${a.path}: ${capText(a.before ?? '(absent)', 100)} -> ${capText(a.after ?? '(absent)', 100)}`).join(', ');
+  const attrs = x.attributes.slice(0, ROW_ATTRIBUTES).map((a) => `${a.path}: ${capText(a.before ?? '(absent)', 100)} -> ${capText(a.after ?? '(absent)', 100)}`).join(', ');
   const own = x.summary.length - (x.importing !== undefined ? 1 : 0) - (x.previousAddress !== undefined ? 1 : 0);
   return [x.summary.join('; '), own > 0 ? '' : attrs].filter(Boolean).join('; ');
 }
 
-function plansSection(plans: readonly PlanReview[]): string {
+function plansSection(plans: readonly ReportedPlan[]): string {
   const out: string[] = ['## Terraform plans\n'];
   for (const p of plans) {
     const c = p.counts;
     out.push(`### ${code(p.stack)} (${code(p.file)}${p.terraformVersion ? `, Terraform ${p.terraformVersion}` : ''})\n`);
     if (p.errored) out.push('**This plan errored: Terraform stopped part way, the actions below are incomplete.**\n');
     for (const k of p.checks) out.push(`${k.status === 'unknown' ? '⚠️' : '🛑'} Check ${code(k.address)}: ${k.status}${k.problems.length ? ` (${inert(capText(k.problems.join('; '), MAX_CELL_CHARS))})` : ''}.\n`);
-    if (p.changes.length === 0 && !p.errored) {
+    const total = p.changes.length + (p.unshown ?? 0);
+    if (total === 0 && !p.errored) {
       out.push(`No changes: the infrastructure matches the configuration${c['no-op'] ? ` (${c['no-op']} unchanged)` : ''}.\n`);
       continue;
     }
@@ -347,8 +367,8 @@ function plansSection(plans: readonly PlanReview[]): string {
     out.push(table(['action', 'resource', 'what', 'forced by'],
       shown.map((x) => [actionText(x), code(x.address), whatText(x),
         x.replacePaths.join(', ') || (x.reason ?? '')])));
-    if (p.changes.length > shown.length) {
-      out.push(`\n_... and ${p.changes.length - shown.length} more changes: ${code(`terraform show ${p.workingDir}/plan`)} lists them all._\n`);
+    if (total > shown.length) {
+      out.push(`\n_... and ${total - shown.length} more changes: ${code(`terraform show ${p.workingDir}/plan`)} lists them all._\n`);
     }
   }
   return out.join('\n');

@@ -1,4 +1,4 @@
-// `npm run review|status|logs` build step: runs `tsc -b tsconfig.build.json` only when something it reads is newer
+// `npm run status|logs` build step (and `npm run review`'s, scripts/review.mjs): runs `tsc -b tsconfig.build.json` only when something it reads is newer
 // than its last build (dist/.tsbuildinfo.build): a source file or directory under tsconfig.build.json's `include`
 // (a directory's time changes when a file is added or removed), a tsconfig, package.json or package-lock.json. A no-op
 // `tsc -b` costs about 0.3 s of CPU (it loads the compiler and reads its build info); this check, a few ms of stat.
@@ -43,14 +43,18 @@ export function stale() {
   return Math.max(...inputs) >= built;
 }
 
-if (process.argv[1] && path.resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
-  if (stale()) {
-    const tsc = createRequire(import.meta.url).resolve('typescript/bin/tsc');
-    const r = spawnSync(process.execPath, [tsc, '-b', CONFIG], { cwd: ROOT, stdio: 'inherit' });
-    if (r.status === 0) {
-      const now = new Date();
-      utimesSync(BUILD_INFO, now, now);
-    }
-    process.exitCode = r.status ?? 1;
+/** Builds when stale(); returns tsc's exit status, or 0 when there was nothing to build. */
+export function buildIfStale() {
+  if (!stale()) return 0;
+  const tsc = createRequire(import.meta.url).resolve('typescript/bin/tsc');
+  const r = spawnSync(process.execPath, [tsc, '-b', CONFIG], { cwd: ROOT, stdio: 'inherit' });
+  if (r.status === 0) {
+    const now = new Date();
+    utimesSync(BUILD_INFO, now, now);
   }
+  return r.status ?? 1;
+}
+
+if (process.argv[1] && path.resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
+  process.exitCode = buildIfStale();
 }

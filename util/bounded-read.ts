@@ -32,14 +32,25 @@ export function readBounded(file: string, options: BoundedReadOptions): Buffer {
   const timeoutMs = options.timeoutMs ?? 60_000;
   const fd = fs.openSync(file, fs.constants.O_RDONLY | fs.constants.O_NONBLOCK);
   try {
+    // Read in place: a regular file into one buffer of its size + 1 (the byte that shows it grew), anything else (its
+    // size says nothing) into 1 MiB chunks; a file that grows goes on in chunks. Never more than maxBytes + 1 bytes.
+    const stat = fs.fstatSync(fd);
+    const chunkSize = (remaining: number) => Math.min(remaining, 1 << 20);
     const chunks: Buffer[] = [];
+    let chunk = Buffer.allocUnsafe(stat.isFile() ? Math.min(maxBytes + 1, stat.size + 1) : chunkSize(maxBytes + 1));
+    let filled = 0;
     let total = 0;
     const deadline = Date.now() + timeoutMs;
-    const buf = Buffer.allocUnsafe(Math.min(maxBytes + 1, 1 << 20) || 1);
     for (;;) {
+      if (filled === chunk.length) {
+        chunks.push(chunk);
+        chunk = Buffer.allocUnsafe(chunkSize(maxBytes + 1 - total));
+        filled = 0;
+      }
       let n: number;
       try {
-        n = fs.readSync(fd, buf, 0, Math.min(buf.length, maxBytes + 1 - total), null);
+        // At least one byte: total <= maxBytes here (one more is refused below).
+        n = fs.readSync(fd, chunk, filled, Math.min(chunk.length - filled, maxBytes + 1 - total), null);
       } catch (error) {
         if ((error as NodeJS.ErrnoException).code !== 'EAGAIN') throw error;
         if (Date.now() > deadline) {
@@ -49,13 +60,14 @@ export function readBounded(file: string, options: BoundedReadOptions): Buffer {
         continue;
       }
       if (n === 0) break;
+      filled += n;
       total += n;
       if (total > maxBytes) {
         throw new BoundExceeded(`${file} is over the limit of ${mib(maxBytes)} (${limitName}): refused at the first byte over, rather than read in part`);
       }
-      chunks.push(Buffer.from(buf.subarray(0, n)));
     }
-    return Buffer.concat(chunks, total);
+    chunks.push(chunk.subarray(0, filled));
+    return chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks, total);
   } finally {
     fs.closeSync(fd);
   }

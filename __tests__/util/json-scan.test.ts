@@ -107,3 +107,13 @@ describe('the same places jsonc-parser reports (what config/load.ts showed for a
     expect(jsonProblems(text, { maxDepth: Infinity, max: 10 }).map((p) => `${p.line}:${p.column} ${p.path}`)).toEqual(jsonc(text));
   });
 });
+
+describe('onNumber: the number tokens outside strings, for the plan reader (review/json-scan.ts scanPlanText)', () => {
+  test('each token once, in order, none inside a string or key; the scan stops at the first problem', () => {
+    const text = '{"a1": -1.5e3, "b": "7 8", "c": [0, 9007199254740993], "c": 4}';
+    const seen: string[] = [];
+    const problems = jsonProblems(text, { onNumber: (i, j) => seen.push(text.slice(i, j)) });
+    expect(seen).toEqual(['-1.5e3', '0', '9007199254740993']);
+    expect(problems).toEqual([{ message: 'duplicate key "c"', line: 1, column: 56, path: 'c' }]);
+  });
+});

@@ -1,5 +1,5 @@
 /** `helm_release`: chart and version, and the Kueue ClusterQueue TPU quota (values, `set`, or the local chart). */
-import { parseAllDocuments } from 'yaml';
+import type * as Yaml from 'yaml';
 import { TPU_RESOURCE } from '../../jobs/tpu';
 import { arrow, isObj, list, num, str, TfResource } from '../values';
 import type { ChangeContext, ExtractContext, ResourceDescriber } from './types';
@@ -27,8 +27,21 @@ function tpuQuotaIn(value: unknown): number | undefined {
   return total;
 }
 
+/**
+ * A values text's documents. Synthesized values are JSON (cdktf writes them with JSON.stringify), which YAML 1.2 reads
+ * as JSON does (duplicate keys: the last; big numbers as doubles; `__proto__` an own key): JSON.parse reads them, and
+ * the `yaml` package is loaded only for other text (a chart's values.yaml).
+ */
 function parseYamlValues(text: string): unknown[] {
+  if (/^\s*[{[]/.test(text)) {
+    try {
+      return [JSON.parse(text) as unknown];
+    } catch {
+      // not JSON: YAML below
+    }
+  }
   try {
+    const { parseAllDocuments } = require('yaml') as typeof Yaml;
     return parseAllDocuments(text).map((d) => d.toJS() as unknown);
   } catch {
     return [];
