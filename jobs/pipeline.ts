@@ -56,7 +56,7 @@ import type { RehearsalFacts, RehearsalProof } from './rehearsal';
 import { buildSecretProviderClass } from './secrets';
 import { TpuSlice, tpuSlice } from './tpu';
 import { targetGroup, validateRecipe } from './validate';
-import { rolloutSettings, rowOf } from './methods';
+import { rolloutSettings, rowOf, settingOwning } from './methods';
 import { MAXTEXT_CONFIG_KEYS } from './maxtext-keys';
 import { didYouMean } from './spec';
 
@@ -375,6 +375,26 @@ function addedTrainArgs(recipe: Recipe, overrides: Readonly<Record<string, strin
   return out;
 }
 
+/**
+ * Overrides of keys a typed training setting owns (jobs/methods/ `settings`: `learning_rate` is `training.learningRate`'s):
+ * refused always, naming the override, the setting and the value to give it, so every value that runs has one config key.
+ */
+function ownedOverrideProblems(recipe: Recipe, overrides: Readonly<Record<string, string | number | boolean>>, source: string): string[] {
+  const row = rowOf(recipe);
+  return Object.entries(overrides).flatMap(([key, value]) => {
+    const owner = settingOwning(row, key);
+    if (!owner) return [];
+    const { name, setting } = owner;
+    const given = newValue(value);
+    const moved = typeof given === 'number' && setting.fromArgs ? setting.fromArgs({ ...recipe.train.args, [key]: given }) : given;
+    const also = recipe.trainingKeys?.[key] !== undefined ? ` (${source}.training.${name} is also given)` : '';
+    return [
+      `${source}.overrides.${JSON.stringify(key).slice(1, -1)}: ${key} is owned by the typed setting ${source}.training.${name} ` +
+        `(${setting.doc}; MaxText ${setting.key})${also}; remove the override and set it there: "training": {"${name}": ${JSON.stringify(moved)}}`,
+    ];
+  });
+}
+
 /** Label keys on every object of a pipeline (and `step` on a step's JobSet and pods); `npm run status` selects by them. */
 export const PIPELINE_LABELS = {
   partOf: 'app.kubernetes.io/part-of',
@@ -414,7 +434,7 @@ export function runIdentity(recipe: Recipe, options: PipelineOptions, trainChips
 export function resolveRun(recipe: Recipe, options: PipelineOptions, trainChips: number): { recipe: Recipe; identity: string } {
   const source = options.configSource ?? recipe.name;
   const overrides = options.overrides ?? {};
-  const problems = new Set<string>();
+  const problems = new Set<string>(ownedOverrideProblems(recipe, overrides, source));
   const added = addedTrainArgs(recipe, overrides, source, problems);
   const trainArgs = { ...overrideArgs(recipe.train.args as MaxTextArgs, overrides, source, problems), ...added };
   const resolved: Recipe = {

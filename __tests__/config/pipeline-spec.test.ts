@@ -175,10 +175,20 @@ describe('typed training settings (issue 32 item 1): each sets its MaxText key, 
     expect(errorOf({ mine: { ...GRPO, training: { generationsPerPrompt: 1.5 } } })).toContain('pipelines.mine.training.generationsPerPrompt: must be a whole number >= 1 (MaxText rl.num_generations), got 1.5');
     expect(errorOf({ mine: { ...SFT, training: { schedule: 'linear' } } })).toContain('pipelines.mine.training.schedule: must be one of cosine, wsd (MaxText lr_schedule_type), got "linear"');
     expect(errorOf({ mine: { ...SFT, training: { packing: 'yes' } } })).toContain('pipelines.mine.training.packing: must be true or false (MaxText packing), got "yes"');
-    expect(errorOf({ mine: { ...GRPO, training: { learningRate: 1e-6 }, overrides: { learning_rate: 2e-6 } } })).toContain(
-      'pipelines.mine.overrides.learning_rate: ' ,
+    expect(errorOf({ mine: { ...GRPO, training: { learningRate: 1e-6 }, overrides: { learning_rate: 2e-6 } } })).toMatch(
+      /\S+config\.json: pipelines\.mine\.overrides\.learning_rate: learning_rate is owned by the typed setting \S+config\.json: pipelines\.mine\.training\.learningRate \(peak learning rate; MaxText learning_rate\) \(\S+config\.json: pipelines\.mine\.training\.learningRate is also given\); remove the override and set it there: "training": \{"learningRate": 0\.000002\}/,
     );
-    expect(errorOf({ mine: { ...GRPO, training: { learningRate: 1e-6 }, overrides: { learning_rate: 2e-6 } } })).toContain('pipelines.mine.training.learningRate sets learning_rate; set one of them');
+  });
+  test('an override of a key a typed setting owns is refused even without the setting (new pipeline and preset), nothing written', () => {
+    expect(errorOf({ mine: { ...SFT, overrides: { per_device_batch_size: 2 } } })).toMatch(
+      /pipelines\.mine\.overrides\.per_device_batch_size: per_device_batch_size is owned by the typed setting \S+config\.json: pipelines\.mine\.training\.perDeviceBatch \(sequences per chip per step; MaxText per_device_batch_size\); remove the override and set it there: "training": \{"perDeviceBatch": 2\}/,
+    );
+    expect(errorOf({ 'rl-qwen3': { overrides: { 'rl.num_generations': 8 } } })).toContain(
+      'pipelines.rl-qwen3.overrides.rl.num_generations: rl.num_generations is owned by the typed setting',
+    );
+    expect(errorOf({ 'rl-qwen3': { overrides: { 'rl.num_generations': 8 } } })).toContain('"training": {"generationsPerPrompt": 8}');
+    // The fix said works: the same value through the typed setting.
+    expect(script(deploy({ 'rl-qwen3': { training: { generationsPerPrompt: 8 } } }), 'rl-qwen3', 'train')).toContain('rl.num_generations=8');
   });
   test('a preset takes the block too (rl-llama3: tutorial 002 with 4 generations)', () => {
     const d = deploy({ 'rl-llama3': { training: { generationsPerPrompt: 4 } } });
