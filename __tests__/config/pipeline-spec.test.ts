@@ -296,14 +296,14 @@ describe('extends: a preset as a base', () => {
   test('a release whose architecture facts differ from the key\'s is refused naming the key that fits, or that none does', () => {
     // The original Qwen3-30B-A3B (RoPE theta 1M) under the key built for the 2507 releases (10M): qwen3-30b-a3b-base fits.
     expect(errorOf({ mine: { extends: 'rl-qwen3', model: 'qwen3-30b-a3b', hfModel: 'Qwen/Qwen3-30B-A3B' } })).toContain(
-      "pipelines.mine.hfModel: 'Qwen/Qwen3-30B-A3B' has RoPE theta 1000000 where qwen3-30b-a3b has 10000000 (Qwen/Qwen3-30B-A3B config.json " +
-        "rope_theta, vocab_size, num_hidden_layers; configs/models/qwen3-30b-a3b.yml): converted under qwen3-30b-a3b it would train with wrong " +
+      "pipelines.mine.hfModel: 'Qwen/Qwen3-30B-A3B' has RoPE theta 1000000 where qwen3-30b-a3b has 10000000 (Qwen/Qwen3-30B-A3B config.json, " +
+        "as copied in alibaba/InferSim f2293dab6d23fe2780356eb71e0ffc3b4baf61dd hf_configs/qwen3-30B-A3B_config.json; configs/models/qwen3-30b-a3b.yml): converted under qwen3-30b-a3b it would train with wrong " +
         "positions or shapes; use model 'qwen3-30b-a3b-base'",
     );
     // The original Qwen3-235B-A22B (1M): MaxText 0.2.4 has no key for it.
     expect(errorOf({ mine: { extends: 'rl-qwen3', model: 'qwen3-235b-a22b', hfModel: 'Qwen/Qwen3-235B-A22B' } })).toContain(
-      "pipelines.mine.hfModel: 'Qwen/Qwen3-235B-A22B' has RoPE theta 1000000 where qwen3-235b-a22b has 5000000 (Qwen/Qwen3-235B-A22B config.json " +
-        'rope_theta, vocab_size, num_hidden_layers; configs/models/qwen3-235b-a22b.yml): converted under qwen3-235b-a22b it would train with wrong ' +
+      "pipelines.mine.hfModel: 'Qwen/Qwen3-235B-A22B' has RoPE theta 1000000 where qwen3-235b-a22b has 5000000 (Qwen/Qwen3-235B-A22B config.json, " +
+        'as copied in ayushi-uwc/elo-benchmark-mathematical-reasoning abd47879937fccdf603f9a53d91efe5b5ec4879f litellm_config.py HARD_CODED_CONFIGS; configs/models/qwen3-235b-a22b.yml): converted under qwen3-235b-a22b it would train with wrong ' +
         "positions or shapes; no key of the model table has these facts (nor has MaxText 0.2.4 configs/models): use one of qwen3-235b-a22b's " +
         'repositories (Qwen/Qwen3-235B-A22B-Thinking-2507, Qwen/Qwen3-235B-A22B-Instruct-2507)',
     );
