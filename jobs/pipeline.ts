@@ -58,6 +58,7 @@ import { TpuSlice, tpuSlice } from './tpu';
 import { targetGroup, validateRecipe } from './validate';
 import { rolloutSettings, rowOf, settingOwning } from './methods';
 import { MAXTEXT_CONFIG_KEYS } from './maxtext-keys';
+import { firstCheckpointProblem } from './step-time';
 import { didYouMean } from './spec';
 
 export type { StepName } from './recipes/types';
@@ -534,6 +535,13 @@ function recipeChecks(resolved: Recipe, platform: Platform, options: PipelineOpt
     problems.push(`${source}.overrides.${rowOf(resolved).stepsKey}: ${checkpoints.problem}`);
     return [];
   }
+  const deadline = firstCheckpointProblem(resolved, {
+    slice: target.slice,
+    slices: target.slices,
+    timeoutMinutes: options.timeoutMinutes?.train ?? resolved.timeoutMinutes.train,
+    source,
+  });
+  if (deadline) problems.push(deadline);
   const files = resolved.files ?? [];
   if (configMapBytes(files) > CONFIGMAP_MAX_BYTES) {
     problems.push(`${source}: the pipeline's files (${files.map((f) => f.path).join(', ')}) hold ${configMapBytes(files)} bytes; a ConfigMap holds at most ${CONFIGMAP_MAX_BYTES}`);
