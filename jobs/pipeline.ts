@@ -38,7 +38,7 @@ import {
   MAXTEXT_SRC,
   trainTokenizer,
 } from './maxtext';
-import { recordLine, runRecord, RunRecord, runRecordPath } from './run-record';
+import { EVAL_RUN_RECORD_FILE, evalRunRecord, recordFileLine, recordLine, runRecord, RunRecord, runRecordPath } from './run-record';
 import { listingRevisionPatch, resolveRevisionLines, RevisionSource, tokenizerAtRevisionLines, TOKENIZER_DIR } from './hf-revision';
 import { DEFAULT_TRAIN_MAX_RESTARTS } from './capacity';
 import { sha256Of } from './spec-key';
@@ -50,7 +50,7 @@ import { imagesIn } from './image-ref';
 import { imageMaxTextVersion } from './recipes/common';
 import { ContainerResources, JsonValue, MaxTextArgs, Recipe, RECIPE_STEP_NAMES, RecipeStepName, StepName } from './recipes/types';
 import { buildFilesConfigMap, CONFIGMAP_MAX_BYTES, configMapBytes, filesVolume } from './recipe-files';
-import { EvalOptions, evalJobSet, EvalPlan, planEval } from './eval';
+import { EvalOptions, evalDataset, evalJobSet, EvalPlan, EXPORT_MOUNT, planEval } from './eval';
 import { planServe, ServeOptions, ServePlan } from './serve';
 import type { RehearsalFacts, RehearsalProof } from './rehearsal';
 import { buildSecretProviderClass } from './secrets';
@@ -730,6 +730,29 @@ function evalRevision(plan: PipelinePlan): { lines: string[]; tokenizerDir: stri
   return revisions ? { lines: tokenizerAtRevisionLines(revisions), tokenizerDir: TOKENIZER_DIR } : undefined;
 }
 
+/** The eval step's run record (jobs/run-record.ts evalRunRecord), or none without an eval step. */
+function evalRecordOf(plan: PipelinePlan, options: PipelineOptions): RunRecord | undefined {
+  const evalPlan = plan.evaluation.plan;
+  if (!evalPlan) return undefined;
+  const dataset = evalDataset(evalPlan);
+  return evalRunRecord(plan.resolved, plan.paths, runFactsOf(plan, options), {
+    image: evalPlan.image,
+    tasks: evalPlan.tasks,
+    evalJson: evalPlan.evalJson,
+    tokenizer: revisionSource(plan.resolved, plan.paths)?.tokenizer ?? evalPlan.baseModel,
+    ...(dataset ? { dataset } : {}),
+  });
+}
+
+/** The eval step's record lines: written through its export mount, where eval.json goes. */
+function evalRecordLines(plan: PipelinePlan, options: PipelineOptions): { start: string; end: string } | undefined {
+  const record = evalRecordOf(plan, options);
+  if (!record) return undefined;
+  const file = `${EXPORT_MOUNT}/${EVAL_RUN_RECORD_FILE}`;
+  const shown = runRecordPath(plan.paths, 'eval');
+  return { start: recordFileLine(record, file, shown, 'start', shellQuote), end: recordFileLine(record, file, shown, 'end', shellQuote) };
+}
+
 /** The built JobSets in order. */
 type BuiltStep = { readonly name: StepName; readonly built: BuiltJobSet; readonly runsOn: 'cpu' | 'tpu'; readonly slices: number };
 
@@ -742,7 +765,7 @@ function builtSteps(plan: PipelinePlan, platform: Platform, options: PipelineOpt
     { name: 'to-maxtext', built: toMaxText.built, runsOn: toMaxText.runsOn, slices: 1 },
     { name: 'train', built: trained, runsOn: 'tpu', slices: plan.target.slices },
     { name: 'to-hf', built: toHf.built, runsOn: toHf.runsOn, slices: 1 },
-    ...(evalPlan ? [{ name: 'eval' as const, built: evalJobSet(commonOf(plan, platform, options, 'eval'), evalPlan, platform, plan.resolved.name, evalRevision(plan)), runsOn: 'tpu' as const, slices: 1 }] : []),
+    ...(evalPlan ? [{ name: 'eval' as const, built: evalJobSet(commonOf(plan, platform, options, 'eval'), evalPlan, platform, plan.resolved.name, evalRevision(plan), evalRecordLines(plan, options)), runsOn: 'tpu' as const, slices: 1 }] : []),
   ];
 }
 
@@ -808,6 +831,7 @@ function assemble(plan: PipelinePlan, platform: Platform, options: PipelineOptio
   const files = resolved.files ?? [];
   const difference = maxtextDifference(resolved);
   const runFacts = runFactsOf(plan, options);
+  const evalRecord = evalRecordOf(plan, options);
   return {
     name: resolved.name,
     runId: options.runId,
@@ -828,9 +852,10 @@ function assemble(plan: PipelinePlan, platform: Platform, options: PipelineOptio
     steps,
     secretProviderClass: buildSecretProviderClass(resolved.name, platform, plan.baseLabels),
     ...(files.length > 0 ? { filesConfigMap: buildFilesConfigMap(resolved.name, platform.namespace, plan.baseLabels, files) } : {}),
-    runRecords: Object.fromEntries(
-      RECIPE_STEP_NAMES.map((step) => [step, { path: runRecordPath(paths, step), record: runRecord(resolved, paths, step, runFacts) }]),
-    ) as Record<StepName, { path: string; record: RunRecord }>,
+    runRecords: Object.fromEntries([
+      ...RECIPE_STEP_NAMES.map((step) => [step, { path: runRecordPath(paths, step), record: runRecord(resolved, paths, step, runFacts) }] as const),
+      ...(evalRecord ? [['eval', { path: runRecordPath(paths, 'eval'), record: evalRecord }] as const] : []),
+    ]) as Record<StepName, { path: string; record: RunRecord }>,
     paths,
     labels: plan.baseLabels,
     images: imagesIn(steps.map((s) => s.manifest)),
