@@ -113,7 +113,6 @@ function specOf(loaded: LoadedConfig, name: string, entry: PipelineConfig | unde
     slice: e.slice,
     steps: e.steps,
     training: e.training,
-    overrideKeys: e.overrides ? Object.keys(e.overrides) : undefined,
     defaultSlice: { machineType: loaded.config.tpu.machineType, topology: loaded.config.tpu.topology },
   };
 }

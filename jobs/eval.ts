@@ -23,6 +23,7 @@
  *   - vLLM serving facts: jobs/vllm.ts.
  */
 import { BuiltJobSet, JobSetCommon, singleHostTpuJobSet } from './jobset';
+import { EVAL_DATASET_REVISION_ENV, resolveDatasetLines } from './hf-revision';
 import { HF_TOKEN_ENV, PipelinePaths, shellQuote } from './maxtext';
 import { modelSize, servingOf } from './models';
 import { Platform, TpuPoolGroup } from './platform';
@@ -429,11 +430,28 @@ export function taskUtilsPy(plan: Pick<EvalPlan, 'heldout' | 'reasoning'>): stri
   ].join('\n');
 }
 
+/**
+ * Where a task file's dataset commit goes: the eval script replaces it with EVAL_DATASET_REVISION, resolved once before
+ * lm-eval loads anything (lm-eval passes `dataset_kwargs` to `datasets.load_dataset`), so the run record's
+ * `datasetRevisionDownloaded` is the commit scored.
+ */
+export const DATASET_REVISION_PLACEHOLDER = '@EVAL_DATASET_REVISION@';
+const datasetRevisionLines = ['dataset_kwargs:', `  revision: "${DATASET_REVISION_PLACEHOLDER}"`];
+
+/** The dataset the project's own task reads (heldout: the run's evaluation split; gsm8k_reasoning: GSM8K's test split), or none (lm-eval's built-in tasks read their own). */
+export function evalDataset(plan: Pick<EvalPlan, 'heldout' | 'reasoning'>): { readonly hf: string; readonly config?: string; readonly split: string } | undefined {
+  if (plan.heldout) return { hf: plan.heldout.path, split: plan.heldout.split };
+  return plan.reasoning ? { hf: REASONING_DATASET.path, config: REASONING_DATASET.name, split: REASONING_DATASET.split } : undefined;
+}
+/** GSM8K as the reasoning task reads it (rl.yml dataset_name, hf_subset, eval_split). */
+const REASONING_DATASET = { path: 'openai/gsm8k', name: 'main', split: 'test' } as const;
+
 /** The lm-eval task file of the held-out task: the evaluation split's conversations in the chat template, scored as rolling log-likelihood. */
 export function heldoutTaskYaml(h: { path: string; split: string; column: string }): string {
   return [
     `task: ${HELDOUT_TASK}`,
     `dataset_path: ${JSON.stringify(h.path)}`,
+    ...datasetRevisionLines,
     `test_split: ${JSON.stringify(h.split)}`,
     'output_type: loglikelihood_rolling',
     'process_docs: !function utils.heldout_docs',
@@ -450,9 +468,10 @@ export function heldoutTaskYaml(h: { path: string; split: string; column: string
 export function reasoningTaskYaml(): string {
   return [
     `task: ${REASONING_TASK}`,
-    'dataset_path: openai/gsm8k',
-    'dataset_name: main',
-    'test_split: test',
+    `dataset_path: ${REASONING_DATASET.path}`,
+    `dataset_name: ${REASONING_DATASET.name}`,
+    ...datasetRevisionLines,
+    `test_split: ${REASONING_DATASET.split}`,
     'output_type: generate_until',
     'process_docs: !function utils.reasoning_docs',
     'doc_to_text: "{{prompt}}"',
@@ -568,6 +587,11 @@ export interface EvalScriptInput {
   readonly atRevision?: { readonly lines: readonly string[]; readonly tokenizerDir: string };
   /** Where the export directory is mounted. @default EXPORT_MOUNT */
   readonly exportMount?: string;
+  /**
+   * The step's run record (jobs/run-record.ts evalRunRecord): the start line once the commits are resolved (base model,
+   * tokenizer, the own task's dataset), the end line after the scores are written. @default - no record
+   */
+  readonly record?: { readonly start: string; readonly end: string };
 }
 
 /** Health polls of a starting server: its start window over the poll interval. */
@@ -637,6 +661,7 @@ export function evalScript(plan: EvalPlan, input: EvalScriptInput): string {
   ];
   // At the run's commit (jobs/hf-revision.ts): the tokenizer downloaded at it, the base weights served at it.
   const at = input.atRevision;
+  const dataset = evalDataset(plan);
   const tokenizer = at ? { name: at.tokenizerDir } : { name: plan.baseModel, ...(plan.baseRevision ? { revision: plan.baseRevision } : {}) };
   const baseRevision = at ? '"--revision=$HF_REVISION"' : plan.baseRevision ? `--revision ${shellQuote(plan.baseRevision)}` : undefined;
   return [
@@ -647,14 +672,19 @@ export function evalScript(plan: EvalPlan, input: EvalScriptInput): string {
     `pip install --no-cache-dir ${pkg} || { sleep 30; pip install --no-cache-dir ${pkg}; }`,
     ...(at?.lines ?? []),
     ...(taskFiles.length > 0 ? ['mkdir -p /tmp/eval-tasks', "cat > /tmp/eval-tasks/utils.py <<'UTILS'", taskUtilsPy(plan), 'UTILS', ...taskFiles] : []),
+    // The own task's dataset at one commit, resolved once (jobs/hf-revision.ts), written into its task file.
+    ...(dataset ? [...resolveDatasetLines(dataset.hf), `sed -i "s/${DATASET_REVISION_PLACEHOLDER}/$${EVAL_DATASET_REVISION_ENV}/" /tmp/eval-tasks/*.yaml`] : []),
+    ...(input.record ? [input.record.start] : []),
     ...scoreFunction(plan, tokenizer),
     `score base ${shellQuote(plan.baseModel)}${baseRevision ? ` ${baseRevision}` : ''}`,
     `score trained ${shellQuote(mount)}`,
     `export EVAL_SPEC=${shellQuote(JSON.stringify(spec))}`,
     `export EVAL_JSON_FILE=${shellQuote(`${mount}/eval.json`)}`,
-    `exec python3 - <<'SUMMARY'`,
+    // Not exec: the end of the run record follows a summary that passed (set -e stops at one that did not).
+    `python3 - <<'SUMMARY'`,
     SUMMARISE.trimEnd(),
     'SUMMARY',
+    ...(input.record ? [input.record.end] : []),
   ].join('\n');
 }
 
@@ -675,11 +705,12 @@ export function evalJobSet(
   platform: Platform,
   pipeline: string,
   atRevision?: EvalScriptInput['atRevision'],
+  record?: EvalScriptInput['record'],
 ): BuiltJobSet {
   const withFuse: JobSetCommon = { ...common, pod: { ...common.pod, annotations: { [GCSFUSE_ANNOTATION]: 'true' } } };
   return singleHostTpuJobSet(
     withFuse,
-    { image: plan.image, script: evalScript(plan, { pipeline, ...(atRevision ? { atRevision } : {}) }), resources: { requests: { 'ephemeral-storage': downloadRequest(plan) } } },
+    { image: plan.image, script: evalScript(plan, { pipeline, ...(atRevision ? { atRevision } : {}), ...(record ? { record } : {}) }), resources: { requests: { 'ephemeral-storage': downloadRequest(plan) } } },
     plan.group.slice,
     {
       volumes: [

@@ -53,6 +53,9 @@ const RESOLVE = [
   '        time.sleep(10)',
 ].join('\n');
 
+/** RESOLVE for a dataset repository: the commit `argv[2]` (or the head when empty) of dataset `argv[1]`; 3 tries. */
+const RESOLVE_DATASET = RESOLVE.replace('HfApi().model_info(', 'HfApi().dataset_info(');
+
 /** Python printing `hfRevisionDownloaded` of the run record at `argv[1]`, or exiting with why not. */
 const RECORDED = [
   'import json, sys, gcsfs',
@@ -78,6 +81,14 @@ const set = (name: string, command: string) => [`${name}="$(${command})"`, `expo
 /** The conversion's lines: the weights' commit resolved once (HF_REVISION), before any download. */
 export function resolveRevisionLines(src: RevisionSource): string[] {
   return [...set(HF_REVISION_ENV, py(RESOLVE, shellQuote(src.repo), shellQuote(src.pinned ?? '')))];
+}
+
+/** The variable holding the commit of the dataset the eval step's own task reads. */
+export const EVAL_DATASET_REVISION_ENV = 'EVAL_DATASET_REVISION';
+
+/** The eval step's lines: the commit of the dataset its own task reads, resolved once (EVAL_DATASET_REVISION). */
+export function resolveDatasetLines(repo: string): string[] {
+  return set(EVAL_DATASET_REVISION_ENV, py(RESOLVE_DATASET, shellQuote(repo), "''"));
 }
 
 /** Whether the tokenizer is the weights' repository (then it is read at the weights' commit). */

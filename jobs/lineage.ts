@@ -37,6 +37,11 @@ export function lineageLine(pipeline: Pipeline, step: PipelineStep): string | un
   const data = datasetName(pipeline);
   const reward = pipeline.recipe.lineage?.reward;
   const rewardText = reward ? `, reward ${reward.path} (${reward.sha256.slice(0, 7)})` : '';
+  const scored = record.record.tasks;
+  if (step.name === 'eval') {
+    const own = record.record.dataset ? ` (${record.record.dataset.hf.split('/').pop()} at the commit resolved when it ran)` : '';
+    return `scored ${underModel(pipeline, pipeline.paths.hfExportDir)} against ${repoAt(pipeline)} on ${(scored ?? []).join(', ')}${own}; run record ${record.path}`;
+  }
   const what =
     step.name === 'to-maxtext'
       ? `converted ${underModel(pipeline, pipeline.paths.maxtextDir)} from ${repoAt(pipeline)}`

@@ -103,6 +103,7 @@ const LLAMA31_8B_REPOS = ['meta-llama/Llama-3.1-8B-Instruct', 'meta-llama/Llama-
 export const MODELS: Readonly<Record<string, ModelRow>> = {
   'qwen3-30b-a3b': {
     params: 30.5e9, activeParams: 3.3e9, layers: 48, heads: 32, kvHeads: 4, headDim: 128, hidden: 2048, vocab: 151936, experts: { total: 128, perToken: 8 },
+    // rope_max_timescale: 10_000_000, maxtext-v0.2.4 src/maxtext/configs/models/qwen3-30b-a3b.yml l.37.
     ropeTheta: 10_000_000,
     family: 'Qwen3', hfRepos: ['Qwen/Qwen3-30B-A3B-Thinking-2507', 'Qwen/Qwen3-30B-A3B-Instruct-2507'],
     // The 2507 releases (RoPE theta 10M); the original Qwen3-30B-A3B (1M) is qwen3-30b-a3b-base's.
@@ -111,6 +112,8 @@ export const MODELS: Readonly<Record<string, ModelRow>> = {
   },
   'qwen3-30b-a3b-base': {
     params: 30.5e9, activeParams: 3.3e9, layers: 48, heads: 32, kvHeads: 4, headDim: 128, hidden: 2048, vocab: 151936, experts: { total: 128, perToken: 8 },
+    // rope_max_timescale: 1_000_000, maxtext-v0.2.4 src/maxtext/configs/models/qwen3-30b-a3b-base.yml l.37; the original
+    // Qwen/Qwen3-30B-A3B's config.json has the same (HF_REPO_FACTS, with where it was read).
     ropeTheta: 1_000_000,
     family: 'Qwen3', hfRepos: ['Qwen/Qwen3-30B-A3B-Base', 'Qwen/Qwen3-30B-A3B'],
     // The original release and its base (RoPE theta 1M): MaxText's key for them (HF_IDS: Qwen/Qwen3-30B-A3B-Base).
@@ -119,6 +122,7 @@ export const MODELS: Readonly<Record<string, ModelRow>> = {
   },
   'qwen3-235b-a22b': {
     params: 235e9, activeParams: 22e9, layers: 94, heads: 64, kvHeads: 4, headDim: 128, hidden: 4096, vocab: 151936, experts: { total: 128, perToken: 8 },
+    // rope_max_timescale: 5000000, maxtext-v0.2.4 src/maxtext/configs/models/qwen3-235b-a22b.yml l.38.
     ropeTheta: 5_000_000,
     family: 'Qwen3', hfRepos: ['Qwen/Qwen3-235B-A22B-Thinking-2507', 'Qwen/Qwen3-235B-A22B-Instruct-2507'],
     // The 2507 releases (RoPE theta 5M); MaxText 0.2.4 has no key for the original Qwen3-235B-A22B (1M).
@@ -226,22 +230,39 @@ export interface HfRepoFacts {
   readonly source: string;
 }
 
-const CONFIG_JSON = (repo: string) => `${repo} config.json rope_theta, vocab_size, num_hidden_layers`;
+/** MaxText at maxtext-v0.2.4 (commit 538fe7a3f3376d94cf3f04e77741aa6d7e8efa45): the conversion's HF configs. */
+const HF_CONFIGS = 'AI-Hypercomputer/maxtext maxtext-v0.2.4 (538fe7a3) src/maxtext/checkpoint_conversion/utils/hf_model_configs.py';
 /**
- * Repositories of one name family whose releases differ in architecture facts: each release's `config.json` facts.
- * The 2507 releases of Qwen3 MoE changed RoPE theta (30B-A3B 1M -> 10M, 235B-A22B 1M -> 5M) and kept every shape; the
- * 2507 values are also maxtext-v0.2.4 hf_model_configs.py qwen3_30b_a3b_thinking_2507_config (rope_theta=10000000)
- * and qwen3_235b_a22b_thinking_2507_config (5000000.0), the base's qwen3_30b_a3b_base_config (1000000). The originals'
- * 1M is their config.json's (read from the Hub, which this repository's tests cannot reach: recorded here).
+ * Repositories of one name family whose releases differ in architecture facts: each release's `config.json` facts,
+ * each with where it was read. The 2507 releases of Qwen3 MoE changed RoPE theta (30B-A3B 1M -> 10M, 235B-A22B 1M ->
+ * 5M) and kept every shape. The keys' own values are `rope_max_timescale` of maxtext-v0.2.4
+ * src/maxtext/configs/models/qwen3-30b-a3b.yml l.37 (10_000_000), qwen3-30b-a3b-base.yml l.37 (1_000_000) and
+ * qwen3-235b-a22b.yml l.38 (5000000). The Hub is not reachable from this repository's tests, so the original releases'
+ * config.json values are read from public copies of those files, named beside each (an original release says
+ * `max_position_embeddings: 40960`, a 2507 release 262144).
  */
 export const HF_REPO_FACTS: Readonly<Record<string, HfRepoFacts>> = {
-  'Qwen/Qwen3-30B-A3B': { ropeTheta: 1_000_000, vocab: 151936, layers: 48, source: CONFIG_JSON('Qwen/Qwen3-30B-A3B') },
-  'Qwen/Qwen3-30B-A3B-Base': { ropeTheta: 1_000_000, vocab: 151936, layers: 48, source: 'hf_model_configs.py qwen3_30b_a3b_base_config' },
-  'Qwen/Qwen3-30B-A3B-Instruct-2507': { ropeTheta: 10_000_000, vocab: 151936, layers: 48, source: CONFIG_JSON('Qwen/Qwen3-30B-A3B-Instruct-2507') },
-  'Qwen/Qwen3-30B-A3B-Thinking-2507': { ropeTheta: 10_000_000, vocab: 151936, layers: 48, source: 'hf_model_configs.py qwen3_30b_a3b_thinking_2507_config' },
-  'Qwen/Qwen3-235B-A22B': { ropeTheta: 1_000_000, vocab: 151936, layers: 94, source: CONFIG_JSON('Qwen/Qwen3-235B-A22B') },
-  'Qwen/Qwen3-235B-A22B-Instruct-2507': { ropeTheta: 5_000_000, vocab: 151936, layers: 94, source: CONFIG_JSON('Qwen/Qwen3-235B-A22B-Instruct-2507') },
-  'Qwen/Qwen3-235B-A22B-Thinking-2507': { ropeTheta: 5_000_000, vocab: 151936, layers: 94, source: 'hf_model_configs.py qwen3_235b_a22b_thinking_2507_config' },
+  'Qwen/Qwen3-30B-A3B': {
+    ropeTheta: 1_000_000, vocab: 151936, layers: 48,
+    // rope_theta 1000000.0, vocab_size 151936, num_hidden_layers 48, max_position_embeddings 40960 (the original release).
+    source: 'Qwen/Qwen3-30B-A3B config.json, as copied in alibaba/InferSim f2293dab6d23fe2780356eb71e0ffc3b4baf61dd hf_configs/qwen3-30B-A3B_config.json',
+  },
+  'Qwen/Qwen3-30B-A3B-Base': { ropeTheta: 1_000_000, vocab: 151936, layers: 48, source: `${HF_CONFIGS} l.721-757 qwen3_30b_a3b_base_config ("Matches Qwen/Qwen3-30B-A3B-Base", rope_theta l.748)` },
+  'Qwen/Qwen3-30B-A3B-Instruct-2507': { ropeTheta: 10_000_000, vocab: 151936, layers: 48, source: `${HF_CONFIGS} qwen3_30b_a3b_thinking_2507_config (rope_theta l.712; the Instruct-2507 shares the Thinking-2507 architecture)` },
+  'Qwen/Qwen3-30B-A3B-Thinking-2507': { ropeTheta: 10_000_000, vocab: 151936, layers: 48, source: `${HF_CONFIGS} qwen3_30b_a3b_thinking_2507_config (rope_theta l.712)` },
+  'Qwen/Qwen3-235B-A22B': {
+    ropeTheta: 1_000_000, vocab: 151936, layers: 94,
+    // rope_theta 1000000.0, vocab_size 151936, num_hidden_layers 94, max_position_embeddings 40960 (the original release),
+    // committed 2025-05-16, before the 2507 releases; zyzshishui/slime a29386384f6fa74b4e926a675b40038a91289659
+    // scripts/models/qwen3-235B-A22B.sh converts it with `--rotary-base 1000000`.
+    source:
+      'Qwen/Qwen3-235B-A22B config.json, as copied in ayushi-uwc/elo-benchmark-mathematical-reasoning abd47879937fccdf603f9a53d91efe5b5ec4879f litellm_config.py HARD_CODED_CONFIGS',
+  },
+  'Qwen/Qwen3-235B-A22B-Instruct-2507': {
+    ropeTheta: 5_000_000, vocab: 151936, layers: 94,
+    source: `${HF_CONFIGS} qwen3_235b_a22b_thinking_2507_config (rope_theta l.785); a 2507 config.json (rope_theta 5000000, max_position_embeddings 262144) in alibaba/InferSim f2293da hf_configs/qwen3-235B-A22B_config.json`,
+  },
+  'Qwen/Qwen3-235B-A22B-Thinking-2507': { ropeTheta: 5_000_000, vocab: 151936, layers: 94, source: `${HF_CONFIGS} qwen3_235b_a22b_thinking_2507_config (rope_theta l.785)` },
 };
 
 /** The recorded facts of a repository (case-insensitive name), or undefined. */

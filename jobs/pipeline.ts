@@ -38,7 +38,7 @@ import {
   MAXTEXT_SRC,
   trainTokenizer,
 } from './maxtext';
-import { recordLine, runRecord, RunRecord, runRecordPath } from './run-record';
+import { EVAL_RUN_RECORD_FILE, evalRunRecord, recordFileLine, recordLine, runRecord, RunRecord, runRecordPath } from './run-record';
 import { listingRevisionPatch, resolveRevisionLines, RevisionSource, tokenizerAtRevisionLines, TOKENIZER_DIR } from './hf-revision';
 import { DEFAULT_TRAIN_MAX_RESTARTS } from './capacity';
 import { sha256Of } from './spec-key';
@@ -50,14 +50,15 @@ import { imagesIn } from './image-ref';
 import { imageMaxTextVersion } from './recipes/common';
 import { ContainerResources, JsonValue, MaxTextArgs, Recipe, RECIPE_STEP_NAMES, RecipeStepName, StepName } from './recipes/types';
 import { buildFilesConfigMap, CONFIGMAP_MAX_BYTES, configMapBytes, filesVolume } from './recipe-files';
-import { EvalOptions, evalJobSet, EvalPlan, planEval } from './eval';
+import { EvalOptions, evalDataset, evalJobSet, EvalPlan, EXPORT_MOUNT, planEval } from './eval';
 import { planServe, ServeOptions, ServePlan } from './serve';
 import type { RehearsalFacts, RehearsalProof } from './rehearsal';
 import { buildSecretProviderClass } from './secrets';
 import { TpuSlice, tpuSlice } from './tpu';
 import { targetGroup, validateRecipe } from './validate';
-import { rolloutSettings, rowOf } from './methods';
+import { rolloutSettings, rowOf, settingOwning } from './methods';
 import { MAXTEXT_CONFIG_KEYS } from './maxtext-keys';
+import { firstCheckpointProblem } from './step-time';
 import { didYouMean } from './spec';
 
 export type { StepName } from './recipes/types';
@@ -375,6 +376,26 @@ function addedTrainArgs(recipe: Recipe, overrides: Readonly<Record<string, strin
   return out;
 }
 
+/**
+ * Overrides of keys a typed training setting owns (jobs/methods/ `settings`: `learning_rate` is `training.learningRate`'s):
+ * refused always, naming the override, the setting and the value to give it, so every value that runs has one config key.
+ */
+function ownedOverrideProblems(recipe: Recipe, overrides: Readonly<Record<string, string | number | boolean>>, source: string): string[] {
+  const row = rowOf(recipe);
+  return Object.entries(overrides).flatMap(([key, value]) => {
+    const owner = settingOwning(row, key);
+    if (!owner) return [];
+    const { name, setting } = owner;
+    const given = newValue(value);
+    const moved = typeof given === 'number' && setting.fromArgs ? setting.fromArgs({ ...recipe.train.args, [key]: given }) : given;
+    const also = recipe.trainingKeys?.[key] !== undefined ? ` (${source}.training.${name} is also given)` : '';
+    return [
+      `${source}.overrides.${JSON.stringify(key).slice(1, -1)}: ${key} is owned by the typed setting ${source}.training.${name} ` +
+        `(${setting.doc}; MaxText ${setting.key})${also}; remove the override and set it there: "training": {"${name}": ${JSON.stringify(moved)}}`,
+    ];
+  });
+}
+
 /** Label keys on every object of a pipeline (and `step` on a step's JobSet and pods); `npm run status` selects by them. */
 export const PIPELINE_LABELS = {
   partOf: 'app.kubernetes.io/part-of',
@@ -414,7 +435,7 @@ export function runIdentity(recipe: Recipe, options: PipelineOptions, trainChips
 export function resolveRun(recipe: Recipe, options: PipelineOptions, trainChips: number): { recipe: Recipe; identity: string } {
   const source = options.configSource ?? recipe.name;
   const overrides = options.overrides ?? {};
-  const problems = new Set<string>();
+  const problems = new Set<string>(ownedOverrideProblems(recipe, overrides, source));
   const added = addedTrainArgs(recipe, overrides, source, problems);
   const trainArgs = { ...overrideArgs(recipe.train.args as MaxTextArgs, overrides, source, problems), ...added };
   const resolved: Recipe = {
@@ -514,6 +535,13 @@ function recipeChecks(resolved: Recipe, platform: Platform, options: PipelineOpt
     problems.push(`${source}.overrides.${rowOf(resolved).stepsKey}: ${checkpoints.problem}`);
     return [];
   }
+  const deadline = firstCheckpointProblem(resolved, {
+    slice: target.slice,
+    slices: target.slices,
+    timeoutMinutes: options.timeoutMinutes?.train ?? resolved.timeoutMinutes.train,
+    source,
+  });
+  if (deadline) problems.push(deadline);
   const files = resolved.files ?? [];
   if (configMapBytes(files) > CONFIGMAP_MAX_BYTES) {
     problems.push(`${source}: the pipeline's files (${files.map((f) => f.path).join(', ')}) hold ${configMapBytes(files)} bytes; a ConfigMap holds at most ${CONFIGMAP_MAX_BYTES}`);
@@ -702,6 +730,29 @@ function evalRevision(plan: PipelinePlan): { lines: string[]; tokenizerDir: stri
   return revisions ? { lines: tokenizerAtRevisionLines(revisions), tokenizerDir: TOKENIZER_DIR } : undefined;
 }
 
+/** The eval step's run record (jobs/run-record.ts evalRunRecord), or none without an eval step. */
+function evalRecordOf(plan: PipelinePlan, options: PipelineOptions): RunRecord | undefined {
+  const evalPlan = plan.evaluation.plan;
+  if (!evalPlan) return undefined;
+  const dataset = evalDataset(evalPlan);
+  return evalRunRecord(plan.resolved, plan.paths, runFactsOf(plan, options), {
+    image: evalPlan.image,
+    tasks: evalPlan.tasks,
+    evalJson: evalPlan.evalJson,
+    tokenizer: revisionSource(plan.resolved, plan.paths)?.tokenizer ?? evalPlan.baseModel,
+    ...(dataset ? { dataset } : {}),
+  });
+}
+
+/** The eval step's record lines: written through its export mount, where eval.json goes. */
+function evalRecordLines(plan: PipelinePlan, options: PipelineOptions): { start: string; end: string } | undefined {
+  const record = evalRecordOf(plan, options);
+  if (!record) return undefined;
+  const file = `${EXPORT_MOUNT}/${EVAL_RUN_RECORD_FILE}`;
+  const shown = runRecordPath(plan.paths, 'eval');
+  return { start: recordFileLine(record, file, shown, 'start', shellQuote), end: recordFileLine(record, file, shown, 'end', shellQuote) };
+}
+
 /** The built JobSets in order. */
 type BuiltStep = { readonly name: StepName; readonly built: BuiltJobSet; readonly runsOn: 'cpu' | 'tpu'; readonly slices: number };
 
@@ -714,7 +765,7 @@ function builtSteps(plan: PipelinePlan, platform: Platform, options: PipelineOpt
     { name: 'to-maxtext', built: toMaxText.built, runsOn: toMaxText.runsOn, slices: 1 },
     { name: 'train', built: trained, runsOn: 'tpu', slices: plan.target.slices },
     { name: 'to-hf', built: toHf.built, runsOn: toHf.runsOn, slices: 1 },
-    ...(evalPlan ? [{ name: 'eval' as const, built: evalJobSet(commonOf(plan, platform, options, 'eval'), evalPlan, platform, plan.resolved.name, evalRevision(plan)), runsOn: 'tpu' as const, slices: 1 }] : []),
+    ...(evalPlan ? [{ name: 'eval' as const, built: evalJobSet(commonOf(plan, platform, options, 'eval'), evalPlan, platform, plan.resolved.name, evalRevision(plan), evalRecordLines(plan, options)), runsOn: 'tpu' as const, slices: 1 }] : []),
   ];
 }
 
@@ -780,6 +831,7 @@ function assemble(plan: PipelinePlan, platform: Platform, options: PipelineOptio
   const files = resolved.files ?? [];
   const difference = maxtextDifference(resolved);
   const runFacts = runFactsOf(plan, options);
+  const evalRecord = evalRecordOf(plan, options);
   return {
     name: resolved.name,
     runId: options.runId,
@@ -800,9 +852,10 @@ function assemble(plan: PipelinePlan, platform: Platform, options: PipelineOptio
     steps,
     secretProviderClass: buildSecretProviderClass(resolved.name, platform, plan.baseLabels),
     ...(files.length > 0 ? { filesConfigMap: buildFilesConfigMap(resolved.name, platform.namespace, plan.baseLabels, files) } : {}),
-    runRecords: Object.fromEntries(
-      RECIPE_STEP_NAMES.map((step) => [step, { path: runRecordPath(paths, step), record: runRecord(resolved, paths, step, runFacts) }]),
-    ) as Record<StepName, { path: string; record: RunRecord }>,
+    runRecords: Object.fromEntries([
+      ...RECIPE_STEP_NAMES.map((step) => [step, { path: runRecordPath(paths, step), record: runRecord(resolved, paths, step, runFacts) }] as const),
+      ...(evalRecord ? [['eval', { path: runRecordPath(paths, 'eval'), record: evalRecord }] as const] : []),
+    ]) as Record<StepName, { path: string; record: RunRecord }>,
     paths,
     labels: plan.baseLabels,
     images: imagesIn(steps.map((s) => s.manifest)),

@@ -46,8 +46,11 @@ export interface RunRecord {
   readonly slices?: number;
   /** Training and export only: the last training checkpoint (what the export reads). @default - none */
   readonly checkpoint?: string;
-  /** Export only: the export directory. @default - none */
+  /** Export: the export directory; eval: the export it scores. @default - none */
   readonly export?: string;
+  /** Eval only: the lm-eval tasks scored and the scores file. @default - none */
+  readonly tasks?: readonly string[];
+  readonly evalJson?: string;
 }
 
 /** The output directory of each step, whose sibling the record is. */
@@ -55,9 +58,51 @@ export function stepOutput(paths: PipelinePaths, step: StepName): string {
   return step === 'to-maxtext' ? paths.maxtextDir : step === 'train' ? paths.trainRunDir : paths.hfExportDir;
 }
 
-/** gs:// path of a step's run record. */
+/** The eval step's record file name, beside eval.json in the export directory (the only place its pod writes, by its mount). */
+export const EVAL_RUN_RECORD_FILE = `eval${RUN_RECORD_SUFFIX}`;
+
+/** gs:// path of a step's run record (eval's: in the export directory, beside eval.json). */
 export function runRecordPath(paths: PipelinePaths, step: StepName): string {
+  if (step === 'eval') return `${paths.hfExportDir.replace(/\/?$/, '/')}${EVAL_RUN_RECORD_FILE}`;
   return `${stepOutput(paths, step).replace(/\/$/, '')}${RUN_RECORD_SUFFIX}`;
+}
+
+/** What the eval step reads beside the recipe: its image, tasks, the dataset of its own task and its scores file. */
+export interface EvalRecordInput {
+  readonly image: string;
+  readonly tasks: readonly string[];
+  readonly evalJson: string;
+  /** The tokenizer repository both models are scored with (at TOKENIZER_REVISION when the run reads the Hub). */
+  readonly tokenizer: string;
+  /** The dataset the project's own task reads (heldout, gsm8k_reasoning). @default - none (lm-eval's built-in tasks) */
+  readonly dataset?: { readonly hf: string; readonly config?: string; readonly split?: string };
+}
+
+/**
+ * The eval step's synth-time record: the base model (repository and the revision asked; the step adds the commit it
+ * served, `hfRevisionDownloaded`), the tokenizer (`tokenizerRevisionDownloaded`), the dataset of its own task
+ * (`datasetRevisionDownloaded`), the export it scores, the tasks and the scores file.
+ */
+export function evalRunRecord(recipe: Recipe, paths: PipelinePaths, run: { readonly runId: string; readonly conversionKey: string }, e: EvalRecordInput): RunRecord {
+  const runName = recipe.train.args['run_name'];
+  return {
+    version: 1,
+    pipeline: recipe.name,
+    runId: run.runId,
+    step: 'eval',
+    model: recipe.model.name,
+    hfRepo: recipe.toMaxText.flags.hf_model_path ?? recipe.model.hfRepo,
+    ...(recipe.model.hfRevision !== undefined ? { hfRevision: recipe.model.hfRevision } : {}),
+    ...(e.dataset ? { dataset: e.dataset } : {}),
+    tokenizer: e.tokenizer,
+    conversionKey: run.conversionKey,
+    image: e.image,
+    convertedCheckpoint: paths.maxtextCheckpoint,
+    runName: typeof runName === 'string' ? runName : recipe.train.kind,
+    export: paths.hfExportDir,
+    tasks: [...e.tasks],
+    evalJson: e.evalJson,
+  };
 }
 
 /** The synth-time record of one step. */
@@ -128,6 +173,38 @@ const WRITER = [
   '            r[k] = os.environ[e]',
   'fs.pipe(p, (json.dumps(r, indent=1, sort_keys=True) + chr(10)).encode())',
 ].join('\n');
+
+/**
+ * The eval step's writer: WRITER for a file of the pod's export mount (the eval image reads no bucket by library), also
+ * recording EVAL_DATASET_REVISION (`datasetRevisionDownloaded`). argv as WRITER's, argv[2] a local path.
+ */
+const FILE_WRITER = [
+  'import datetime, json, os, sys',
+  'r, p, phase = json.loads(sys.argv[1]), sys.argv[2], sys.argv[3]',
+  'now = datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds")',
+  'if phase == "end":',
+  '    try:',
+  '        with open(p) as f:',
+  '            r = json.load(f)',
+  '    except Exception:',
+  '        pass',
+  '    r["endedAt"] = now',
+  'else:',
+  '    r["startedAt"] = now',
+  '    for k, e in (("hfRevisionDownloaded", "HF_REVISION"), ("tokenizerRevisionDownloaded", "TOKENIZER_REVISION"), ("datasetRevisionDownloaded", "EVAL_DATASET_REVISION")):',
+  '        if os.environ.get(e):',
+  '            r[k] = os.environ[e]',
+  'with open(p, "w") as f:',
+  '    f.write(json.dumps(r, indent=1, sort_keys=True) + chr(10))',
+].join('\n');
+
+/** One shell line writing the eval step's record to a mounted file (start or end), never failing the step. */
+export function recordFileLine(record: RunRecord, file: string, shownAs: string, phase: 'start' | 'end', quote: (w: string) => string): string {
+  return (
+    `python3 -c ${quote(FILE_WRITER)} ${quote(JSON.stringify(record))} ${quote(file)} ${phase} ` +
+    `|| echo "run record ${shownAs} not written (the step goes on)"`
+  );
+}
 
 /** One shell line writing the record (start or end), never failing the step. */
 export function recordLine(record: RunRecord, path: string, phase: 'start' | 'end', quote: (w: string) => string): string {

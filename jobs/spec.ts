@@ -83,8 +83,6 @@ export interface PipelineSpec {
   readonly reward?: { readonly file: SpecFile; readonly functions?: readonly string[] };
   /** Typed training settings of the method (jobs/methods/ `settings`), by name. @default - none: each setting's default runs */
   readonly training?: Readonly<Record<string, number | string | boolean>>;
-  /** The keys of the entry's `overrides` (an override of a key a given training setting sets is refused). @default - none */
-  readonly overrideKeys?: readonly string[];
   /** SFT only. @default - none (full fine-tune) */
   readonly lora?: { readonly rank: number; readonly alpha?: number; readonly modules?: string };
   /** Cloud TPU accelerator type, e.g. `v6e-8`. @default - the preset's, else `defaultSlice` */
@@ -337,7 +335,8 @@ function settingProblem(setting: TrainingSetting, value: number | string | boole
 
 /**
  * The typed training settings (`training.<name>`): each sets its MaxText key (jobs/methods/ `settings`), in the row's
- * order; a name the method does not have, a value out of range, or an override of the same key is refused.
+ * order; a name the method does not have or a value out of range is refused (an override of a key a setting owns is
+ * refused whether or not the setting is given: jobs/pipeline.ts ownedOverrideProblems).
  */
 function applyTraining(spec: PipelineSpec, recipe: Recipe, problems: Problems): Recipe {
   const given = spec.training;
@@ -359,9 +358,6 @@ function applyTraining(spec: PipelineSpec, recipe: Recipe, problems: Problems): 
       continue;
     }
     const args = setting.toArgs && typeof value === 'number' ? setting.toArgs(value, out.train.args) : { [setting.key]: value };
-    for (const key of Object.keys(args).filter((k) => spec.overrideKeys?.includes(k))) {
-      problems.push(`${spec.source}.overrides.${key}: ${at} sets ${key}; set one of them`);
-    }
     out = { ...withArgs(out, args), trainingKeys: { ...out.trainingKeys, ...Object.fromEntries(Object.keys(args).map((k) => [k, name])) } };
   }
   return out;

@@ -64,6 +64,14 @@ interface GenerationRow {
   /** Where usableHbmGibPerChip comes from. */
   readonly usableHbmSource: string;
   /**
+   * Peak dense bf16 compute of one chip, TFLOP/s (the Cloud TPU page's "Peak compute per chip (bf16)"): no step can run
+   * faster than its FLOPs over this figure times the chips (jobs/step-time.ts). int8/fp8 peaks are at most twice it on
+   * every generation here (v5e 393 TOPs, v6e 1836, tpu7x fp8 4614; v5p fp8 = bf16 459).
+   */
+  readonly peakBf16Tflops: number;
+  /** Where peakBf16Tflops comes from. */
+  readonly peakBf16Source: string;
+  /**
    * The oldest GKE version whose TPU node pools support the generation, or undefined when every version a release
    * channel offers does (the cluster then takes its channel's default). Applied as the cluster's minimum version.
    * @default - none
@@ -116,6 +124,8 @@ export const GENERATIONS = {
     hbmGibPerChip: 16,
     usableHbmGibPerChip: 15.75,
     usableHbmSource: "XLA:TPU out-of-memory reports on v5e/v5litepod: 'Used <n>G of 15.75G hbm'",
+    peakBf16Tflops: 197,
+    peakBf16Source: 'docs.cloud.google.com/tpu/docs/v5e: "Peak compute per chip (bf16) 197 TFLOPs" (Int8 393 TOPs)',
     defaultMachineType: 'ct5lp-hightpu-4t',
     requiresWorkloadPolicy: false,
     bootDiskType: 'pd-balanced',
@@ -136,6 +146,8 @@ export const GENERATIONS = {
     hbmGibPerChip: 96,
     usableHbmGibPerChip: 95.74,
     usableHbmSource: "XLA:TPU out-of-memory reports on v5p: 'Used <n>G of 95.74G hbm' (openxla/xla docs/errors/error_1000.md: 'exceeding available bytes: 95.74G')",
+    peakBf16Tflops: 459,
+    peakBf16Source: 'docs.cloud.google.com/tpu/docs/v5p: "Peak compute per chip (bf16) 459 TFLOPs"; tpu7x page table: v5p BF16 459, FP8 459',
     defaultMachineType: 'ct5p-hightpu-4t',
     requiresWorkloadPolicy: false,
     bootDiskType: 'pd-balanced',
@@ -151,6 +163,8 @@ export const GENERATIONS = {
     hbmGibPerChip: 32,
     usableHbmGibPerChip: 31.25,
     usableHbmSource: "XLA:TPU out-of-memory reports on v6e: 'Ran out of memory in memory space hbm. Used <n>G of 31.25G hbm'",
+    peakBf16Tflops: 918,
+    peakBf16Source: 'docs.cloud.google.com/tpu/docs/v6e: "Peak compute per chip (bf16) 918 TFLOPs" (Int8 1836 TOPs)',
     defaultMachineType: 'ct6e-standard-4t',
     requiresWorkloadPolicy: false,
     bootDiskType: 'hyperdisk-balanced',
@@ -168,6 +182,9 @@ export const GENERATIONS = {
     hbmGibPerChip: 192,
     usableHbmGibPerChip: 189.5,
     usableHbmSource: "XLA:TPU out-of-memory reports on tpu7x: 'Used <n>G of 94.75G hbm' per TensorCore, two TensorCores per chip",
+    // 4614 is the page's FP8 figure; bf16 is half of it.
+    peakBf16Tflops: 2307,
+    peakBf16Source: 'docs.cloud.google.com/tpu/docs/tpu7x: "Peak compute per chip (BF16) (TFLOPs) 2307", "(FP8) 4614"',
     minGkeVersion: '1.34.0-gke.2201000',
     minGkeVersionSource:
       'GKE "Plan TPUs in GKE" (Ironwood: 1.34.0-gke.2201000 or later); Cluster Toolkit v1.95.0 examples/gke-tpu-7x pin version_prefix 1.35.',

@@ -9,7 +9,7 @@ import { findTpuGroup, Platform, TpuPoolGroup } from './platform';
 import { gib, parseBytes } from './quantity';
 import { ContainerResources, JsonValue, MaxTextArgs, numberArg, Recipe } from './recipes/types';
 import { dtypeBytes, HbmEstimate, StepDevices } from './hbm';
-import { estimateHbm, rolloutSettings, rowOf } from './methods';
+import { estimateHbm, rolloutSettings, rowOf, settingOwning } from './methods';
 import { imageReferenceProblem } from './image-ref';
 import { DCN_AXIS_KEYS, ICI_AXIS_KEYS, meshDefault, RL_DEFAULTS } from './maxtext-defaults';
 import { cutModelSize, hfRepoProblem, modelSize } from './models';
@@ -39,8 +39,12 @@ type Rule = (recipe: Recipe, ctx: ValidationContext) => string[];
 
 /** Message prefix: the recipe, plus the config source when one of `keys` was set there. */
 function who(recipe: Recipe, ctx: ValidationContext, ...keys: string[]): string {
-  const fromConfig = ctx.configSource && keys.some((k) => ctx.overridden?.has(k));
-  return fromConfig ? `${recipe.name} (${ctx.configSource}.overrides)` : recipe.name;
+  if (!ctx.configSource) return recipe.name;
+  if (keys.some((k) => ctx.overridden?.has(k))) return `${recipe.name} (${ctx.configSource}.overrides)`;
+  // Keys the entry's typed settings set (jobs/spec.ts applyTraining): the setting when one, else the block.
+  const settings = [...new Set(keys.map((k) => recipe.trainingKeys?.[k]).filter((n): n is string => n !== undefined))];
+  if (settings.length === 0) return recipe.name;
+  return `${recipe.name} (${ctx.configSource}.training${settings.length === 1 ? `.${settings[0]}` : ''})`;
 }
 
 function py(v: JsonValue | undefined): string {
@@ -454,14 +458,14 @@ export function knobs(recipe: Recipe, ctx: ValidationContext, sides: readonly st
 }
 
 /**
- * One advised value as the config spells it: `key=value` for an override, `<setting>=<value>` for a key the entry's typed
- * training setting set (jobs/spec.ts: an override of it would be refused), the value read back from the moved recipe.
+ * One advised value as the config spells it: `key=value` for an override, `<setting>=<value>` for a key a typed training
+ * setting owns (jobs/methods/ `settings`: an override of it is refused, jobs/pipeline.ts), the value read back from the
+ * moved recipe.
  */
 function advisedText(recipe: Recipe, moved: Recipe, key: string, value: JsonValue): { text: string; training: boolean } {
-  const name = recipe.trainingKeys?.[key];
-  const setting = name !== undefined ? rowOf(recipe).settings[name] : undefined;
-  if (!setting || !name) return { text: `${key}=${py(value)}`, training: false };
-  return { text: `${name}=${setting.fromArgs ? setting.fromArgs(moved.train.args) : py(value)}`, training: true };
+  const owner = settingOwning(rowOf(recipe), key);
+  if (!owner) return { text: `${key}=${py(value)}`, training: false };
+  return { text: `${owner.name}=${owner.setting.fromArgs ? owner.setting.fromArgs(moved.train.args) : py(value)}`, training: true };
 }
 
 /** `key=value` (and pairs) that make the step fit this slice, as text; tight fits are marked; `training` when a typed setting is advised. */

@@ -24,6 +24,8 @@ export interface DownloadedCommits {
   readonly weights?: string;
   /** The tokenizer's repository and commit. @default - none recorded (MaxText's default tokenizer) */
   readonly tokenizer?: string;
+  /** The eval step's own task dataset and commit (`datasetRevisionDownloaded`). @default - none recorded */
+  readonly dataset?: string;
 }
 
 const COMMIT = /^[0-9a-f]{40}$/;
@@ -39,12 +41,17 @@ export function commitsOf(text: string): DownloadedCommits | undefined {
   const at = (repo: unknown, sha: unknown) => (typeof repo === 'string' && typeof sha === 'string' && COMMIT.test(sha) ? `${repo}@${sha}` : undefined);
   const weights = at(r.hfRepo, r.hfRevisionDownloaded);
   const tokenizer = at(r.tokenizer, r.tokenizerRevisionDownloaded);
-  return weights || tokenizer ? { ...(weights ? { weights } : {}), ...(tokenizer ? { tokenizer } : {}) } : undefined;
+  const d = r.dataset as { hf?: unknown } | undefined;
+  const dataset = at(d && typeof d === 'object' ? d.hf : undefined, r.datasetRevisionDownloaded);
+  return weights || tokenizer || dataset
+    ? { ...(weights ? { weights } : {}), ...(tokenizer ? { tokenizer } : {}), ...(dataset ? { dataset } : {}) }
+    : undefined;
 }
 
-/** `downloaded Qwen/Qwen3-8B@<sha> (weights), Qwen/Qwen3-8B@<sha> (tokenizer, chat template)`. */
+/** `downloaded Qwen/Qwen3-8B@<sha> (weights), Qwen/Qwen3-8B@<sha> (tokenizer, chat template)[, openai/gsm8k@<sha> (dataset)]`. */
 export function commitsLine(c: DownloadedCommits): string {
-  return `downloaded ${[c.weights && `${c.weights} (weights)`, c.tokenizer && `${c.tokenizer} (tokenizer, chat template)`].filter(Boolean).join(', ')}`;
+  const parts = [c.weights && `${c.weights} (weights)`, c.tokenizer && `${c.tokenizer} (tokenizer, chat template)`, c.dataset && `${c.dataset} (dataset)`];
+  return `downloaded ${parts.filter(Boolean).join(', ')}`;
 }
 
 /**

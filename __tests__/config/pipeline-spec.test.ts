@@ -175,10 +175,20 @@ describe('typed training settings (issue 32 item 1): each sets its MaxText key, 
     expect(errorOf({ mine: { ...GRPO, training: { generationsPerPrompt: 1.5 } } })).toContain('pipelines.mine.training.generationsPerPrompt: must be a whole number >= 1 (MaxText rl.num_generations), got 1.5');
     expect(errorOf({ mine: { ...SFT, training: { schedule: 'linear' } } })).toContain('pipelines.mine.training.schedule: must be one of cosine, wsd (MaxText lr_schedule_type), got "linear"');
     expect(errorOf({ mine: { ...SFT, training: { packing: 'yes' } } })).toContain('pipelines.mine.training.packing: must be true or false (MaxText packing), got "yes"');
-    expect(errorOf({ mine: { ...GRPO, training: { learningRate: 1e-6 }, overrides: { learning_rate: 2e-6 } } })).toContain(
-      'pipelines.mine.overrides.learning_rate: ' ,
+    expect(errorOf({ mine: { ...GRPO, training: { learningRate: 1e-6 }, overrides: { learning_rate: 2e-6 } } })).toMatch(
+      /\S+config\.json: pipelines\.mine\.overrides\.learning_rate: learning_rate is owned by the typed setting \S+config\.json: pipelines\.mine\.training\.learningRate \(peak learning rate; MaxText learning_rate\) \(\S+config\.json: pipelines\.mine\.training\.learningRate is also given\); remove the override and set it there: "training": \{"learningRate": 0\.000002\}/,
     );
-    expect(errorOf({ mine: { ...GRPO, training: { learningRate: 1e-6 }, overrides: { learning_rate: 2e-6 } } })).toContain('pipelines.mine.training.learningRate sets learning_rate; set one of them');
+  });
+  test('an override of a key a typed setting owns is refused even without the setting (new pipeline and preset), nothing written', () => {
+    expect(errorOf({ mine: { ...SFT, overrides: { per_device_batch_size: 2 } } })).toMatch(
+      /pipelines\.mine\.overrides\.per_device_batch_size: per_device_batch_size is owned by the typed setting \S+config\.json: pipelines\.mine\.training\.perDeviceBatch \(sequences per chip per step; MaxText per_device_batch_size\); remove the override and set it there: "training": \{"perDeviceBatch": 2\}/,
+    );
+    expect(errorOf({ 'rl-qwen3': { overrides: { 'rl.num_generations': 8 } } })).toContain(
+      'pipelines.rl-qwen3.overrides.rl.num_generations: rl.num_generations is owned by the typed setting',
+    );
+    expect(errorOf({ 'rl-qwen3': { overrides: { 'rl.num_generations': 8 } } })).toContain('"training": {"generationsPerPrompt": 8}');
+    // The fix said works: the same value through the typed setting.
+    expect(script(deploy({ 'rl-qwen3': { training: { generationsPerPrompt: 8 } } }), 'rl-qwen3', 'train')).toContain('rl.num_generations=8');
   });
   test('a preset takes the block too (rl-llama3: tutorial 002 with 4 generations)', () => {
     const d = deploy({ 'rl-llama3': { training: { generationsPerPrompt: 4 } } });
@@ -286,14 +296,14 @@ describe('extends: a preset as a base', () => {
   test('a release whose architecture facts differ from the key\'s is refused naming the key that fits, or that none does', () => {
     // The original Qwen3-30B-A3B (RoPE theta 1M) under the key built for the 2507 releases (10M): qwen3-30b-a3b-base fits.
     expect(errorOf({ mine: { extends: 'rl-qwen3', model: 'qwen3-30b-a3b', hfModel: 'Qwen/Qwen3-30B-A3B' } })).toContain(
-      "pipelines.mine.hfModel: 'Qwen/Qwen3-30B-A3B' has RoPE theta 1000000 where qwen3-30b-a3b has 10000000 (Qwen/Qwen3-30B-A3B config.json " +
-        "rope_theta, vocab_size, num_hidden_layers; configs/models/qwen3-30b-a3b.yml): converted under qwen3-30b-a3b it would train with wrong " +
+      "pipelines.mine.hfModel: 'Qwen/Qwen3-30B-A3B' has RoPE theta 1000000 where qwen3-30b-a3b has 10000000 (Qwen/Qwen3-30B-A3B config.json, " +
+        "as copied in alibaba/InferSim f2293dab6d23fe2780356eb71e0ffc3b4baf61dd hf_configs/qwen3-30B-A3B_config.json; configs/models/qwen3-30b-a3b.yml): converted under qwen3-30b-a3b it would train with wrong " +
         "positions or shapes; use model 'qwen3-30b-a3b-base'",
     );
     // The original Qwen3-235B-A22B (1M): MaxText 0.2.4 has no key for it.
     expect(errorOf({ mine: { extends: 'rl-qwen3', model: 'qwen3-235b-a22b', hfModel: 'Qwen/Qwen3-235B-A22B' } })).toContain(
-      "pipelines.mine.hfModel: 'Qwen/Qwen3-235B-A22B' has RoPE theta 1000000 where qwen3-235b-a22b has 5000000 (Qwen/Qwen3-235B-A22B config.json " +
-        'rope_theta, vocab_size, num_hidden_layers; configs/models/qwen3-235b-a22b.yml): converted under qwen3-235b-a22b it would train with wrong ' +
+      "pipelines.mine.hfModel: 'Qwen/Qwen3-235B-A22B' has RoPE theta 1000000 where qwen3-235b-a22b has 5000000 (Qwen/Qwen3-235B-A22B config.json, " +
+        'as copied in ayushi-uwc/elo-benchmark-mathematical-reasoning abd47879937fccdf603f9a53d91efe5b5ec4879f litellm_config.py HARD_CODED_CONFIGS; configs/models/qwen3-235b-a22b.yml): converted under qwen3-235b-a22b it would train with wrong ' +
         "positions or shapes; no key of the model table has these facts (nor has MaxText 0.2.4 configs/models): use one of qwen3-235b-a22b's " +
         'repositories (Qwen/Qwen3-235B-A22B-Thinking-2507, Qwen/Qwen3-235B-A22B-Instruct-2507)',
     );

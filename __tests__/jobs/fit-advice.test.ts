@@ -151,7 +151,8 @@ describe('the advice as the error and the warning say it', () => {
     // Each knob's nearest value that fits (micro batch 4 does not, 2 does; 256-token steps down from 8192), then the
     // larger slices: the first that fits tightly, the first with room.
     expect(message.slice(message.indexOf('; to fit: '))).toBe(
-      '; to fit: set cfg.json: pipelines.rl-qwen3.overrides train_micro_batch_size=2 (now 8), or max_target_length=3584 (now 8192); ' +
+      // max_target_length is owned by training.maxCompletionLength (max_target_length - maxPromptLength 256): advised there.
+      '; to fit: set cfg.json: pipelines.rl-qwen3.training maxCompletionLength=3328 (now 7936); or set cfg.json: pipelines.rl-qwen3.overrides train_micro_batch_size=2 (now 8); ' +
         'or train on ct6e-standard-4t 8x8 (v6e-64), which fits tightly, or ct6e-standard-4t 8x16 (v6e-128) or larger ' +
         '(cfg.json: pipelines.rl-qwen3.slice: v6e-64 or v6e-128, with that slice in infra) (estimate: jobs/hbm.ts)',
     );

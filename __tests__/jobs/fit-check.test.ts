@@ -37,10 +37,19 @@ function errorOf(fn: () => unknown): string {
 /** Every override an HBM message advises (`key=value (now ...)`, pairs as `a=x with b=y (now ...)`). */
 function advisedOverrides(message: string): Array<Record<string, number>> {
   const out: Array<Record<string, number>> = [];
-  for (const m of message.matchAll(/((?:[a-z_.]+=[0-9.]+(?: with )?)+) \(now/g)) {
-    out.push(Object.fromEntries([...m[1].matchAll(/([a-z_.]+)=([0-9.]+)/g)].map((p) => [p[1], Number(p[2])])));
+  for (const m of message.matchAll(/((?:[A-Za-z_.]+=[0-9.]+(?: with )?)+) \(now/g)) {
+    out.push(Object.fromEntries([...m[1].matchAll(/([A-Za-z_.]+)=([0-9.]+)/g)].map((p) => [p[1], Number(p[2])])));
   }
   return out;
+}
+/**
+ * `entry` with advised values applied as the config spells them: a typed setting (camelCase, `training.<name>`) under
+ * `training`, a MaxText key (snake_case) under `overrides` (an override of a key a setting owns is refused).
+ */
+function applied(entry: Record<string, any>, advised: Record<string, number>): Record<string, unknown> {
+  const isSetting = (k: string) => /^[a-z]+[A-Z]/.test(k);
+  const pick = (setting: boolean) => Object.fromEntries(Object.entries(advised).filter(([k]) => isSetting(k) === setting));
+  return { ...entry, training: { ...entry.training, ...pick(true) }, overrides: { ...entry.overrides, ...pick(false) } };
 }
 /** Every slice an HBM message advises (`train on <machine> <topology> (...)`, `or <machine> <topology> (...)`). */
 function advisedSlices(message: string): Array<{ machineType: string; topology: string }> {
@@ -112,17 +121,20 @@ describe('attention: the kernel the config selects', () => {
   });
 
   test('rl-qwen3 at max_target_length=8192 is refused (was "tight"); each advised value, applied through config, is accepted', () => {
-    const message = errorOf(() => fromConfig('rl-qwen3', { overrides: { max_target_length: 8192 } }));
+    // max_target_length 8192 = maxPromptLength 256 + maxCompletionLength 7936.
+    const long = { training: { maxCompletionLength: 7936 } };
+    const message = errorOf(() => fromConfig('rl-qwen3', long));
     expect(message).toContain('and activations (42.5 GiB) need 53.2 GiB per chip over 16 trainer chips');
     const overrides = advisedOverrides(message);
-    expect(overrides).toEqual([{ train_micro_batch_size: 2 }, { max_target_length: 3584 }]);
-    for (const o of overrides) expect(() => fromConfig('rl-qwen3', { overrides: { max_target_length: 8192, ...o } })).not.toThrow();
+    // max_target_length 3584 advised as the typed setting that owns it: 3584 - 256.
+    expect(overrides).toEqual([{ maxCompletionLength: 3328 }, { train_micro_batch_size: 2 }]);
+    for (const o of overrides) expect(() => fromConfig('rl-qwen3', applied(long, o))).not.toThrow();
     const slices = advisedSlices(message);
     expect(slices).toEqual([
       { machineType: 'ct6e-standard-4t', topology: '8x8' },
       { machineType: 'ct6e-standard-4t', topology: '8x16' },
     ]);
-    for (const s of slices) expect(() => fromConfig('rl-qwen3', { ...s, overrides: { max_target_length: 8192 } }, s.topology)).not.toThrow();
+    for (const s of slices) expect(() => fromConfig('rl-qwen3', { ...s, ...long }, s.topology)).not.toThrow();
   });
 });
 
@@ -150,30 +162,37 @@ describe('logits, the loss backward and FSDP transients', () => {
 describe('advice works', () => {
   test('rl-gemma4 on a v6e-16 is never advised a trainer fraction the mesh does not divide; what it is advised is accepted', () => {
     // 16 chips, tensor 2 x expert 4 = 8: 0.75 would give 12 trainer chips (not a multiple of 8).
-    for (const overrides of [{ batch_size: 16, train_micro_batch_size: 16 }, { max_target_length: 4096 }, { max_target_length: 8192 }]) {
+    // max_prefill_predict_length 256: completions of 3840 and 7936 tokens make max_target_length 4096 and 8192.
+    const entries: Array<Record<string, any>> = [
+      { training: { promptsPerStep: 16 }, overrides: { train_micro_batch_size: 16 } },
+      { training: { maxCompletionLength: 3840 } },
+      { training: { maxCompletionLength: 7936 } },
+    ];
+    for (const entry of entries) {
       let text: string;
       try {
-        text = fromConfig('rl-gemma4', { topology: '4x4', overrides }, '4x4').notices.join('\n');
+        text = fromConfig('rl-gemma4', { topology: '4x4', ...entry }, '4x4').notices.join('\n');
       } catch (err) {
         text = (err as Error).message;
       }
       expect(text).toMatch(/gemma4-26b (fits|does not fit)/);
       expect(text).not.toMatch(/trainer_devices_fraction/);
       for (const o of advisedOverrides(text)) {
-        expect(o).not.toEqual(expect.objectContaining(overrides));
-        expect(() => fromConfig('rl-gemma4', { topology: '4x4', overrides: { ...overrides, ...o } }, '4x4')).not.toThrow();
+        expect(o).not.toEqual(expect.objectContaining({ ...entry.training, ...entry.overrides }));
+        expect(() => fromConfig('rl-gemma4', { topology: '4x4', ...applied(entry, o) }, '4x4')).not.toThrow();
       }
-      for (const s of advisedSlices(text)) expect(() => fromConfig('rl-gemma4', { ...s, overrides }, s.topology)).not.toThrow();
+      for (const s of advisedSlices(text)) expect(() => fromConfig('rl-gemma4', { ...s, ...entry }, s.topology)).not.toThrow();
     }
   });
 
   test('a trainer fraction is advised where the mesh divides it, and it is accepted', () => {
     // rl-qwen3 on a v6e-32 at 5120 tokens: 0.75 x 32 = 24 trainer chips (3 x 8), 0.25 x 32 = 8 sampler chips.
-    const message = errorOf(() => fromConfig('rl-qwen3', { overrides: { max_target_length: 5120 } }));
+    const long = { training: { maxCompletionLength: 5120 - 256 } };
+    const message = errorOf(() => fromConfig('rl-qwen3', long));
     const overrides = advisedOverrides(message);
-    expect(overrides).toEqual([{ train_micro_batch_size: 4 }, { max_target_length: 3584 }, { trainer_devices_fraction: 0.75, sampler_devices_fraction: 0.25 }]);
-    for (const o of overrides) expect(() => fromConfig('rl-qwen3', { overrides: { max_target_length: 5120, ...o } })).not.toThrow();
-    for (const s of advisedSlices(message)) expect(() => fromConfig('rl-qwen3', { ...s, overrides: { max_target_length: 5120 } }, s.topology)).not.toThrow();
+    expect(overrides).toEqual([{ maxCompletionLength: 3328 }, { train_micro_batch_size: 4 }, { trainer_devices_fraction: 0.75, sampler_devices_fraction: 0.25 }]);
+    for (const o of overrides) expect(() => fromConfig('rl-qwen3', applied(long, o))).not.toThrow();
+    for (const s of advisedSlices(message)) expect(() => fromConfig('rl-qwen3', { ...s, ...long }, s.topology)).not.toThrow();
   });
 });
 

@@ -65,6 +65,8 @@ function trainArg(p: Pipeline, key: string): string | undefined {
 }
 
 /** The value an HBM error advises for `key` (`key=value (now ...)`). */
+/** A build's notices but the one any entry with typed settings gets (no hfRevision pinned: jobs/spec.ts applyModel). */
+const notices = (built: { notices: readonly string[] }) => built.notices.filter((n) => !/: no hfRevision: /.test(n));
 function advised(message: string, key: string): number {
   const m = new RegExp(`\\b${key.replace('.', '\\.')}=([0-9.]+) \\(now`).exec(message);
   if (!m) throw new Error(`no advice for ${key} in: ${message}`);
@@ -217,43 +219,46 @@ describe('accepted: the tutorials and what is known to fit', () => {
 
 describe('refused: what runs out of memory, with advice that can be followed', () => {
   test('sft-gemma4 per_device_batch_size 8 on a v6e-32: logits and activations; lower per_device_batch_size to a value that fits', () => {
-    const message = errorOf(() => fromConfig('sft-gemma4', { overrides: { per_device_batch_size: 8 } }));
-    expect(message).toMatch(/sft-gemma4 \(.*pipelines\.sft-gemma4\.overrides\): gemma4-31b does not fit ct6e-standard-4t 4x8/);
+    const message = errorOf(() => fromConfig('sft-gemma4', { training: { perDeviceBatch: 8 } }));
+    expect(message).toMatch(/sft-gemma4 \(.*pipelines\.sft-gemma4\.training\.perDeviceBatch\): gemma4-31b does not fit ct6e-standard-4t 4x8/);
     expect(message).toMatch(/weights, gradients and AdamW state \(14\.4 GiB, sharded 32 ways\) and activations \(53\.7 GiB\) need 68\.1 GiB per chip over 32 chips, a v6e chip has 31\.25 GiB usable/);
-    expect(message).toMatch(/set .*pipelines\.sft-gemma4\.overrides per_device_batch_size=1 \(now 8\)/);
+    // The typed setting that owns per_device_batch_size (an override of it is refused).
+    expect(message).toMatch(/set .*pipelines\.sft-gemma4\.training perDeviceBatch=1 \(now 8\)/);
     // per_device_batch_size is per chip: no larger slice helps, so none is named; weight_dtype reaches only the export.
     expect(message).not.toMatch(/train on|weight_dtype/);
-    const value = advised(message, 'per_device_batch_size');
+    const value = advised(message, 'perDeviceBatch');
     expect(value).toBeLessThan(8);
-    const followed = fromConfig('sft-gemma4', { overrides: { per_device_batch_size: value } });
-    expect(followed.notices).toEqual([]);
+    const followed = fromConfig('sft-gemma4', { training: { perDeviceBatch: value } });
+    expect(notices(followed)).toEqual([]);
     expect(trainArg(followed.pipelines[0], 'per_device_batch_size')).toBe(String(value));
   });
 
   test('rl-gemma4 max_target_length 32768: trainer logits and attention scores; lower max_target_length (no slice of one generation fits)', () => {
-    const message = errorOf(() => fromConfig('rl-gemma4', { overrides: { max_target_length: 32768 } }));
+    // max_target_length 32768 = maxPromptLength 256 + maxCompletionLength 32512.
+    const message = errorOf(() => fromConfig('rl-gemma4', { training: { maxCompletionLength: 32512 } }));
     expect(message).toMatch(/and activations \(75\.0 GiB\) need 83\.8 GiB per chip over 16 trainer chips/);
-    expect(message).toMatch(/max_target_length=10496 \(now 32768\)/);
+    // max_target_length 10496, advised as the setting that owns it: 10496 - 256.
+    expect(message).toMatch(/training maxCompletionLength=10240 \(now 32512\)/);
     expect(message).not.toMatch(/train on/);
     // One prompt per micro-batch would still put a whole sequence on every chip: not advised.
     expect(message).not.toMatch(/train_micro_batch_size|hbm_utilization_vllm|patches/);
-    const value = advised(message, 'max_target_length');
-    expect(value).toBeLessThan(32768);
-    const followed = fromConfig('rl-gemma4', { overrides: { max_target_length: value } });
-    expect(followed.notices).toEqual([]);
-    expect(trainArg(followed.pipelines[0], 'max_target_length')).toBe(String(value));
+    const value = advised(message, 'maxCompletionLength');
+    expect(value).toBeLessThan(32512);
+    const followed = fromConfig('rl-gemma4', { training: { maxCompletionLength: value } });
+    expect(notices(followed)).toEqual([]);
+    expect(trainArg(followed.pipelines[0], 'max_target_length')).toBe(String(value + 256));
   });
 
   test('rl-qwen3 max_target_length 32768: lower train_micro_batch_size or max_target_length, each to a value that fits', () => {
-    const message = errorOf(() => fromConfig('rl-qwen3', { overrides: { max_target_length: 32768 } }));
+    const message = errorOf(() => fromConfig('rl-qwen3', { training: { maxCompletionLength: 32512 } }));
     expect(message).toMatch(/qwen3-30b-a3b does not fit .* activations \(361\.0 GiB\)/);
     // One prompt per micro-batch still leaves 4 sequences of 32768 tokens of scores per chip: not advised.
     expect(message).not.toMatch(/train_micro_batch_size=/);
-    const value = advised(message, 'max_target_length');
-    expect(value).toBe(3584);
-    const followed = fromConfig('rl-qwen3', { overrides: { max_target_length: value } });
-    expect(trainArg(followed.pipelines[0], 'max_target_length')).toBe(String(value));
-    expect(followed.notices).toEqual([]);
+    const value = advised(message, 'maxCompletionLength');
+    expect(value).toBe(3584 - 256);
+    const followed = fromConfig('rl-qwen3', { training: { maxCompletionLength: value } });
+    expect(trainArg(followed.pipelines[0], 'max_target_length')).toBe('3584');
+    expect(notices(followed)).toEqual([]);
   });
 
   test("vLLM's share too small for its weights: raise hbm_utilization_vllm (not lower), or a larger rollout replica", () => {

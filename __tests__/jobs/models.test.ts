@@ -102,6 +102,18 @@ test('architecture facts: every listed repository with recorded facts has its ke
   expect([MODELS['qwen3-30b-a3b'].ropeTheta, MODELS['qwen3-30b-a3b-base'].ropeTheta, MODELS['qwen3-235b-a22b'].ropeTheta]).toEqual([10_000_000, 1_000_000, 5_000_000]);
 });
 
+test('every recorded repository fact names where it was read: MaxText at the pinned tag, or a public copy of the config.json at a commit', () => {
+  for (const [repo, facts] of Object.entries(HF_REPO_FACTS)) {
+    expect([repo, /maxtext-v0\.2\.4 \(538fe7a3\) src\/maxtext\/checkpoint_conversion\/utils\/hf_model_configs\.py|[0-9a-f]{40} \S+\.(json|py)/.test(facts.source)]).toEqual([repo, true]);
+  }
+  // The original releases (read from public copies of their config.json, max_position_embeddings 40960): RoPE theta 1M,
+  // as the base key's yml; the 2507 releases differ (10M, 5M), so the originals are refused under the 2507 keys.
+  expect([HF_REPO_FACTS['Qwen/Qwen3-30B-A3B'].ropeTheta, HF_REPO_FACTS['Qwen/Qwen3-235B-A22B'].ropeTheta]).toEqual([1_000_000, 1_000_000]);
+  expect(HF_REPO_FACTS['Qwen/Qwen3-30B-A3B'].source).toContain('alibaba/InferSim f2293dab6d23fe2780356eb71e0ffc3b4baf61dd hf_configs/qwen3-30B-A3B_config.json');
+  expect(HF_REPO_FACTS['Qwen/Qwen3-235B-A22B'].source).toContain('ayushi-uwc/elo-benchmark-mathematical-reasoning abd47879937fccdf603f9a53d91efe5b5ec4879f litellm_config.py');
+  expect(hfRepoProblem('qwen3-235b-a22b', 'Qwen/Qwen3-235B-A22B')).toMatch(/^has RoPE theta 1000000 where qwen3-235b-a22b has 5000000 .*no key of the model table has these facts/);
+});
+
 test('a tokenizer is not refused for the weights\' facts (RoPE theta, layers): only its vocabulary and name count', () => {
   expect(hfRepoProblem('qwen3-30b-a3b-base', 'Qwen/Qwen3-30B-A3B-Instruct-2507')).toMatch(/^has RoPE theta 10000000 where qwen3-30b-a3b-base has 1000000/);
   const asTokenizer = hfRepoProblem('qwen3-30b-a3b-base', 'Qwen/Qwen3-30B-A3B-Instruct-2507', undefined, true);

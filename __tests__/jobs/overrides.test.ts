@@ -26,12 +26,12 @@ describe('to a number (the recipe value is a number)', () => {
     ['-1', -1],
     [24, 24],
   ])('%p -> %p', (given, want) => {
-    expect(trainArg({ batch_size: given }, 'batch_size')).toBe(want);
+    expect(trainArg({ train_micro_batch_size: given }, 'train_micro_batch_size')).toBe(want);
   });
 
   test.each(['eight', '', '   ', 'Infinity', 'NaN', true])("%p is refused: 'must be a number'", (given) => {
-    expect(() => resolve({ batch_size: given }, 'pipelines.rl-qwen3')).toThrow(
-      new Error(`pipelines.rl-qwen3.overrides.batch_size must be a number, got '${String(given)}'`),
+    expect(() => resolve({ train_micro_batch_size: given }, 'pipelines.rl-qwen3')).toThrow(
+      new Error(`pipelines.rl-qwen3.overrides.train_micro_batch_size must be a number, got '${String(given)}'`),
     );
   });
 });
@@ -88,12 +88,12 @@ test('JSON text replaces a list value only with a list', () => {
 
 describe('where an override applies', () => {
   test('to every step that has the key (conversion, training and export alike), and to no other', () => {
-    const r = resolve({ scan_layers: 'false', batch_size: '4' });
+    const r = resolve({ scan_layers: 'false', train_micro_batch_size: '4' });
     expect(r.toMaxText.args['scan_layers']).toBe(false);
     expect(r.toHf.args['scan_layers']).toBe(false);
     expect((r.train.args as Record<string, unknown>)['scan_layers']).toBeUndefined();
-    expect((r.train.args as Record<string, unknown>)['batch_size']).toBe(4);
-    expect((r.toMaxText.args as unknown as Record<string, unknown>)['batch_size']).toBeUndefined();
+    expect((r.train.args as Record<string, unknown>)['train_micro_batch_size']).toBe(4);
+    expect((r.toMaxText.args as unknown as Record<string, unknown>)['train_micro_batch_size']).toBeUndefined();
     // a to_maxtext flag is overridable like an argument
     expect(resolve({ lazy_load_tensors: '0' }).toMaxText.flags['lazy_load_tensors']).toBe(false);
     // the recipe itself is not changed
@@ -110,15 +110,53 @@ describe('where an override applies', () => {
   });
 
   test("any key of the trainer's MaxText config class is added to training (issue 32): a number, a boolean, a string", () => {
-    const args = resolve({ 'rl.grpo_beta': '0.04', 'rl.num_iterations': 2, async_checkpointing: 'false', data_shuffle_seed: 7 }).train.args as Record<string, unknown>;
-    expect(args).toMatchObject({ 'rl.grpo_beta': 0.04, 'rl.num_iterations': 2, async_checkpointing: false, data_shuffle_seed: 7 });
-    const sft = resolveRecipe(RECIPES['sft-gemma4'], { runId: 'r1', overrides: { warmup_steps_fraction: 0.05, lr_schedule_type: 'linear' } });
-    expect(sft.train.args).toMatchObject({ warmup_steps_fraction: 0.05, lr_schedule_type: 'linear' });
+    const args = resolve({ 'rl.grpo_epsilon': '0.3', 'rl.off_policy_steps': 2, async_checkpointing: 'false', data_shuffle_seed: 7 }).train.args as Record<string, unknown>;
+    expect(args).toMatchObject({ 'rl.grpo_epsilon': 0.3, 'rl.off_policy_steps': 2, async_checkpointing: false, data_shuffle_seed: 7 });
+    const sft = resolveRecipe(RECIPES['sft-gemma4'], { runId: 'r1', overrides: { adam_b1: 0.95, gradient_clipping_threshold: '0.5' } });
+    expect(sft.train.args).toMatchObject({ adam_b1: 0.95, gradient_clipping_threshold: 0.5 });
   });
 
   test("a key of the other trainer's class is refused (train_sft's MaxTextConfig has no rl.*)", () => {
     expect(() => resolveRecipe(RECIPES['sft-gemma4'], { runId: 'r1', overrides: { 'rl.num_generations': 4 }, configSource: 'pipelines.sft-gemma4' })).toThrow(
       "pipelines.sft-gemma4.overrides.rl.num_generations: not a key sft-gemma4 passes nor a key of MaxText's MaxTextConfig",
+    );
+  });
+
+  test('a key a typed training setting owns is refused always (issue 32 item 1), naming the override, the setting and the value to give it', () => {
+    expect(() => resolve({ learning_rate: 1e-6 }, 'pipelines.rl-qwen3')).toThrow(
+      new Error(
+        'pipelines.rl-qwen3.overrides.learning_rate: learning_rate is owned by the typed setting pipelines.rl-qwen3.training.learningRate ' +
+          '(peak learning rate; MaxText learning_rate); remove the override and set it there: "training": {"learningRate": 0.000001}',
+      ),
+    );
+    // RL's max_target_length is maxPromptLength + maxCompletionLength: the value to give is the completion length.
+    expect(() => resolve({ max_target_length: '8192' }, 'pipelines.rl-qwen3')).toThrow(
+      'pipelines.rl-qwen3.overrides.max_target_length: max_target_length is owned by the typed setting pipelines.rl-qwen3.training.maxCompletionLength ' +
+        '(maximum completion length, tokens: sets max_target_length = maxPromptLength + this; MaxText max_target_length); remove the override and set it there: "training": {"maxCompletionLength": 7936}',
+    );
+    // Every owned key of every method, whether the recipe passes it or not; nothing reaches the arguments.
+    const owned: Array<[string, string, string]> = [
+      ['rl-qwen3', 'batch_size', 'promptsPerStep'], ['rl-qwen3', 'rl.num_generations', 'generationsPerPrompt'], ['rl-qwen3', 'max_prefill_predict_length', 'maxPromptLength'],
+      ['rl-qwen3', 'rl.grpo_beta', 'beta'], ['rl-qwen3', 'rl.num_iterations', 'numIterations'], ['rl-llama3', 'learning_rate', 'learningRate'],
+      ['sft-gemma4', 'per_device_batch_size', 'perDeviceBatch'], ['sft-gemma4', 'lr_schedule_type', 'schedule'], ['sft-gemma4', 'warmup_steps_fraction', 'warmupFraction'],
+      ['sft-gemma4', 'max_target_length', 'maxSeqLen'], ['sft-gemma4', 'packing', 'packing'], ['sft-gemma4', 'learning_rate', 'learningRate'],
+    ];
+    for (const [preset, key, setting] of owned) {
+      expect(() => resolveRecipe(RECIPES[preset], { runId: 'r1', overrides: { [key]: 2 }, configSource: `pipelines.${preset}` })).toThrow(
+        `pipelines.${preset}.overrides.${key}: ${key} is owned by the typed setting pipelines.${preset}.training.${setting} (`,
+      );
+    }
+    // A key no setting owns still passes (train_micro_batch_size is RL's micro batch, not promptsPerStep).
+    expect(trainArg({ train_micro_batch_size: 4 }, 'train_micro_batch_size')).toBe(4);
+  });
+
+  test('an owned key set by the typed setting and overridden: the message names both', () => {
+    const withSetting = { ...qwen, trainingKeys: { learning_rate: 'learningRate' } };
+    expect(() => resolveRecipe(withSetting, { runId: 'r1', overrides: { learning_rate: '2e-6' }, configSource: 'c.json: pipelines.rl-qwen3' })).toThrow(
+      new Error(
+        'c.json: pipelines.rl-qwen3.overrides.learning_rate: learning_rate is owned by the typed setting c.json: pipelines.rl-qwen3.training.learningRate ' +
+          '(peak learning rate; MaxText learning_rate) (c.json: pipelines.rl-qwen3.training.learningRate is also given); remove the override and set it there: "training": {"learningRate": 0.000002}',
+      ),
     );
   });
 

@@ -222,8 +222,8 @@ describe('options', () => {
     expect(container(step(p, 'train').manifest, 'pathways-head', 'pathways-rm').image).toContain('pathways/server');
   });
   test('overrides apply by MaxText key to every step that has it', () => {
-    const p = build('rl-gemma4', { overrides: { batch_size: 8, scan_layers: 'true' } });
-    expect(mainScript(p, 'train')).toContain('batch_size=8');
+    const p = build('rl-gemma4', { overrides: { train_micro_batch_size: 4, scan_layers: 'true' } });
+    expect(mainScript(p, 'train')).toContain('train_micro_batch_size=4');
     for (const s of ['to-maxtext', 'train', 'to-hf']) expect(mainScript(p, s)).toContain('scan_layers=True');
   });
   test('an unknown override key is rejected with "did you mean"', () => {
@@ -232,7 +232,7 @@ describe('options', () => {
     );
   });
   test('an override of the wrong type is rejected', () => {
-    expect(() => build('rl-qwen3', { overrides: { batch_size: 'eight' } })).toThrow("rl-qwen3.overrides.batch_size must be a number, got 'eight'");
+    expect(() => build('rl-qwen3', { overrides: { train_micro_batch_size: 'eight' } })).toThrow("rl-qwen3.overrides.train_micro_batch_size must be a number, got 'eight'");
   });
   test('conversionOn defaults to the CPU pool; tpu runs on the slice with the index-0 guard', () => {
     const cpu = step(build('rl-qwen3'), 'to-maxtext');
@@ -274,7 +274,7 @@ describe('options', () => {
   });
   test('the spec hash chains: a change in train changes train, to-hf and eval, not to-maxtext', () => {
     const a = build('rl-qwen3');
-    const b = build('rl-qwen3', { overrides: { learning_rate: 1e-6 } });
+    const b = build('rl-qwen3', { overrides: { decode_sampling_temperature: 0.7 } });
     expect(b.steps.map((s, i) => s.specHash === a.steps[i].specHash)).toEqual([true, false, false, false]);
     expect(build('rl-qwen3').steps.map((s) => s.specHash)).toEqual(a.steps.map((s) => s.specHash));
   });
@@ -335,7 +335,7 @@ describe('run ids and MaxText run names', () => {
   test('a changed train value, image or conversion trains anew in a new directory; a changed run id or timeout does not change the key', () => {
     const other = (options: any) => buildPipeline(RECIPES['rl-qwen3'], testPlatform(), { runId: 'r1', ...options }).paths;
     const base = other({});
-    for (const changed of [{ overrides: { batch_size: 16 } }, { image: 'example.com/maxtext:1' }, { overrides: { lazy_load_tensors: false } }]) {
+    for (const changed of [{ overrides: { train_micro_batch_size: 4 } }, { image: 'example.com/maxtext:1' }, { overrides: { lazy_load_tensors: false } }]) {
       const p = other(changed);
       expect(p.trainRunDir).not.toBe(base.trainRunDir);
       expect(p.hfExportDir).not.toBe(base.hfExportDir);

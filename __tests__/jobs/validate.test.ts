@@ -60,13 +60,13 @@ test('batch_size must be a multiple of train_micro_batch_size', () => {
 });
 
 test('rl.num_generations must be at least 2', () => {
-  expect(run(qwen, { 'rl.num_generations': 1 })).toThrow(
+  expect(run(withTrainArgs(qwen, { 'rl.num_generations': 1 }))).toThrow(
     'rl-qwen3: rl.num_generations must be at least 2 (GRPO compares generations of one prompt), got 1',
   );
 });
 
 test('max_prefill_predict_length must be below max_target_length', () => {
-  expect(run(qwen, { max_prefill_predict_length: 512 })).toThrow(
+  expect(run(withTrainArgs(qwen, { max_prefill_predict_length: 512 }))).toThrow(
     'rl-qwen3: max_prefill_predict_length must be less than max_target_length (MaxText silently drops longer prompts and generates max_target_length - max_prefill_predict_length tokens), got 512 >= 512',
   );
 });
@@ -120,10 +120,14 @@ test('vllm maxtext_config.model_name must be the trained model', () => {
   );
 });
 
-test('messages name the config source when the value came from config', () => {
-  expect(() =>
-    buildPipeline(qwen, testPlatform(), { runId: 'r1', configSource: 'pipelines.rl-qwen3', overrides: { 'rl.num_generations': 1 } }),
-  ).toThrow('rl-qwen3 (pipelines.rl-qwen3.overrides): rl.num_generations must be at least 2');
+test('messages name the config source when the value came from config: the typed setting that set it', () => {
+  // jobs/spec.ts applyTraining records which setting set a key (trainingKeys); an override of it is refused (jobs/pipeline.ts).
+  const set = { ...withTrainArgs(qwen, { 'rl.num_generations': 1 }), trainingKeys: { 'rl.num_generations': 'generationsPerPrompt' } };
+  expect(() => buildPipeline(set, testPlatform(), { runId: 'r1', configSource: 'pipelines.rl-qwen3' })).toThrow(
+    'rl-qwen3 (pipelines.rl-qwen3.training.generationsPerPrompt): rl.num_generations must be at least 2',
+  );
+  // The preset's own value: the recipe name alone.
+  expect(run(withTrainArgs(qwen, { 'rl.num_generations': 1 }))).toThrow(/(^|\n)rl-qwen3: rl\.num_generations must be at least 2/);
 });
 
 test('tpuVmEnv is single-host only', () => {
@@ -132,7 +136,7 @@ test('tpuVmEnv is single-host only', () => {
 });
 
 test('all violations are reported together', () => {
-  expect(run(qwen, { 'rl.num_generations': 1, train_micro_batch_size: 3 })).toThrow(/batch_size must be a multiple[\s\S]*rl\.num_generations must be at least 2/);
+  expect(run(withTrainArgs(qwen, { 'rl.num_generations': 1 }), { train_micro_batch_size: 3 })).toThrow(/batch_size must be a multiple[\s\S]*rl\.num_generations must be at least 2/);
 });
 
 test('SFT that does not pass scan_layers trains scanned (base.yml): unscanned conversions are rejected', () => {
@@ -203,11 +207,12 @@ describe("ranges MaxText's config schema enforces (types.py)", () => {
     ['batch_size', 7.5, 'a whole number >= 1'],
     ['train_micro_batch_size', 0, 'a whole number >= 1, or -1 (= batch_size)'],
   ])('%s=%p is refused', (key, value, want) => {
-    expect(run(qwen, { [key]: value })).toThrow(`rl-qwen3: ${key} must be ${want} (MaxText's config schema rejects it at start-up), got ${value}`);
+    // Set in the recipe's arguments, as a typed setting or a preset sets them (an override of an owned key is refused before).
+    expect(run(withTrainArgs(qwen, { [key]: value }))).toThrow(`rl-qwen3: ${key} must be ${want} (MaxText's config schema rejects it at start-up), got ${value}`);
   });
 
   test('the boundary values pass', () => {
-    expect(run(qwen, { hbm_utilization_vllm: 0.55, learning_rate: 0 })).not.toThrow();
+    expect(run(withTrainArgs(qwen, { hbm_utilization_vllm: 0.55, learning_rate: 0 }))).not.toThrow();
   });
 });
 

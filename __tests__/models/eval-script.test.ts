@@ -114,7 +114,10 @@ function run(recipe: string, evalOptions: EvalOptions, play: Play) {
   stand('curl', `[ -f ${dir}/alive ] || exit 7; echo x >> ${dir}/curl-calls; n=$(wc -l < ${dir}/curl-calls); [ $(( n % ${(play.unreadyPolls ?? 2) + 1} )) -eq 0 ] || exit 7`);
   stand('lm_eval', lmEvalStandIn(dir, play));
   const script = evalScript(p.eval!, { pipeline: p.name, exportMount: mount }).replace(HF_TOKEN_FILE, path.join(dir, 'token')).split('/tmp/eval').join(path.join(dir, 'eval'));
-  const r = spawnSync('bash', ['-c', script], { env: { ...process.env, PATH: `${bin}:${process.env.PATH}` }, encoding: 'utf8', timeout: 120000 });
+  // The own task's dataset commit (jobs/hf-revision.ts resolveDatasetLines): a stand-in huggingface_hub answers it.
+  fs.mkdirSync(path.join(dir, 'pylib', 'huggingface_hub'), { recursive: true });
+  fs.writeFileSync(path.join(dir, 'pylib', 'huggingface_hub', '__init__.py'), `class HfApi:\n    def dataset_info(self, repo, revision=None):\n        return type("Info", (), {"sha": "${'d'.repeat(40)}"})()\n`);
+  const r = spawnSync('bash', ['-c', script], { env: { ...process.env, PATH: `${bin}:${process.env.PATH}`, PYTHONPATH: path.join(dir, 'pylib') }, encoding: 'utf8', timeout: 120000 });
   const read = (f: string) => (fs.existsSync(f) && fs.statSync(f).isFile() ? fs.readFileSync(f, 'utf8') : undefined);
   const evalJson = read(path.join(mount, 'eval.json'));
   if (process.env.EVAL_DEBUG) process.stderr.write(`rc ${r.status}\n${r.stdout}\n${r.stderr}\n`);

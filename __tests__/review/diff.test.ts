@@ -125,11 +125,11 @@ test('a changed conversion argument re-runs conversion into a new directory, sho
     const app = buildApp(loadDeployment({ env: { PIPELINES: 'rl-qwen3' }, file }), { outdir: Testing.app().outdir });
     return JSON.parse(Testing.synth(app.node.findChild('rl-qwen3')));
   };
-  const [stack] = diffSyntheses(synthesisFromJson({ 'rl-qwen3': synth() }), synthesisFromJson({ 'rl-qwen3': synth({ scan_layers: false, batch_size: 16 }) }));
+  const [stack] = diffSyntheses(synthesisFromJson({ 'rl-qwen3': synth() }), synthesisFromJson({ 'rl-qwen3': synth({ scan_layers: false, train_micro_batch_size: 4 }) }));
   const lines = stack!.resources.flatMap((r) => r.summary);
   const conversion = lines.find((l) => l.startsWith('JobSet rl-qwen3-r1-to-maxtext will be REPLACED'))!;
   expect(conversion).toMatch(/: re-runs conversion into gs:\/\/\S+\/max-text-format\/[0-9a-f]{12}\/ \(conversion arguments changed: scan_layers: True -> False\)$/);
   // the JobSet lines show each changed key, not a cut-off command
   expect(lines.find((l) => l.startsWith('JobSet rl-qwen3-r1-to-hf will be REPLACED'))).toMatch(/scan_layers: True -> False/);
-  expect(lines.find((l) => l.startsWith('JobSet rl-qwen3-r1-train will be REPLACED'))).toMatch(/batch_size: 8 -> 16/);
+  expect(lines.find((l) => l.startsWith('JobSet rl-qwen3-r1-train will be REPLACED'))).toMatch(/train_micro_batch_size: 8 -> 4/);
 });

@@ -96,7 +96,7 @@ test('an unchanged pipeline synthesizes identically; a changed value changes onl
     return wf.manifest.metadata.name as string;
   };
   // A changed value is a new Workflow name (kubernetes_manifest replaces it); the same value, the same name.
-  expect(hashes({ batch_size: 8 })).not.toBe(hashes({}));
+  expect(hashes({ train_micro_batch_size: 4 })).not.toBe(hashes({}));
   expect(hashes({})).toBe(hashes({}));
   expect(hashes({})).toMatch(/^rl-gemma4-r1-[0-9a-f]{10}$/);
 });

@@ -101,6 +101,13 @@ export const DPO: MethodRow = {
   heldoutEval: false,
   exampleDataset: 'Anthropic/hh-rlhf',
   dataset: (d, at) => dpoDataset(d, at),
+  // The chosen and the rejected sequence of each pair in one pass (dpo_trainer.py _prepare_inputs).
+  stepTokens: (args, chips) => {
+    const pdbs = numArg(args, 'per_device_batch_size', DPO_DEFAULTS.per_device_batch_size);
+    const seq = numArg(args, 'max_target_length', DPO_DEFAULTS.max_target_length);
+    return { tokens: 2 * pdbs * chips * seq, label: `per_device_batch_size=${pdbs} x 2 (chosen, rejected) x ${chips} chips x ${seq} tokens` };
+  },
+  stepSettings: ['perDeviceBatch', 'maxSeqLen'],
   settings: {
     learningRate: { key: 'learning_rate', source: 'configs/post_train/dpo.yml l.29', default: 5e-7, kind: 'nonneg', doc: 'peak learning rate' },
     beta: { key: 'dpo.dpo_beta', source: 'configs/post_train/dpo.yml l.8', default: 0.1, kind: 'positive', doc: "DPO's beta: how far the policy may move from the reference" },

@@ -9,7 +9,7 @@ import type { MaxTextArgs, Recipe, RlTrain } from '../recipes/types';
 import { DPO } from './dpo';
 import { RL } from './rl';
 import { SFT } from './sft';
-import type { MethodRow, TrainKind } from './types';
+import type { MethodRow, TrainingSetting, TrainKind } from './types';
 
 export type { DatasetSpec, MethodRow, TrainKind } from './types';
 export { DEFAULT_SFT_COLUMNS } from './sft';
@@ -38,6 +38,16 @@ export function rowOf(recipe: Pick<Recipe, 'train'>): MethodRow {
 /** The row that runs `method`, or undefined for a name not in METHODS. */
 export function rowOfMethod(method: string): MethodRow | undefined {
   return METHOD_ROWS.find((r) => Object.prototype.hasOwnProperty.call(r.methods, method));
+}
+
+/**
+ * The typed training setting of `row` that owns MaxText `key` (the key it sets), with its name, or undefined: an
+ * override of an owned key is refused (jobs/pipeline.ts), whatever the entry's `training` says, so each value that runs
+ * has one config key.
+ */
+export function settingOwning(row: MethodRow, key: string): { readonly name: string; readonly setting: TrainingSetting } | undefined {
+  const found = Object.entries(row.settings).find(([, s]) => s.key === key);
+  return found ? { name: found[0], setting: found[1] } : undefined;
 }
 
 /** The MaxText keys that select `method` within its row (e.g. gspo: `rl.loss_algo=gspo-token`). */

@@ -210,6 +210,16 @@ export const RL: MethodRow = {
   builtInDataset: 'openai/gsm8k',
   exampleDataset: 'openai/gsm8k',
   dataset: (d, at) => rlDataset(d, at),
+  // One optimizer step trains on batch_size prompts x rl.num_generations sequences padded to max_target_length (Tunix
+  // pads prompts to max_prefill_predict_length and completions to the rest). The rollouts are not counted: vLLM stops
+  // a completion at its end-of-sequence token, so their length bounds nothing from below.
+  stepTokens: (args) => {
+    const batch = numArg(args, 'batch_size', RL_DEFAULTS.batch_size);
+    const generations = numArg(args, 'rl.num_generations', RL_DEFAULTS['rl.num_generations']);
+    const seq = numArg(args, 'max_target_length', RL_DEFAULTS.max_target_length);
+    return { tokens: batch * generations * seq, label: `${batch} prompts x ${generations} generations x ${seq} tokens` };
+  },
+  stepSettings: ['promptsPerStep', 'generationsPerPrompt', 'maxCompletionLength'],
   settings: {
     promptsPerStep: { key: 'batch_size', source: 'configs/post_train/rl.yml l.110', default: 1, kind: 'int', doc: 'prompts per training step' },
     generationsPerPrompt: { key: 'rl.num_generations', source: 'configs/post_train/rl.yml l.39', default: 2, kind: 'int', doc: 'completions sampled per prompt (at least 2)' },

@@ -101,6 +101,12 @@ export const SFT: MethodRow = {
   heldoutEval: true,
   exampleDataset: 'HuggingFaceH4/ultrachat_200k',
   dataset: (d, at) => sftDataset(d, at),
+  stepTokens: (args, chips) => {
+    const pdbs = numArg(args, 'per_device_batch_size', SFT_DEFAULTS.per_device_batch_size);
+    const seq = numArg(args, 'max_target_length', SFT_DEFAULTS.max_target_length);
+    return { tokens: pdbs * chips * seq, label: `per_device_batch_size=${pdbs} x ${chips} chips x ${seq} tokens` };
+  },
+  stepSettings: ['perDeviceBatch', 'maxSeqLen'],
   settings: {
     learningRate: { key: 'learning_rate', source: 'configs/post_train/sft.yml l.22', default: 2e-5, kind: 'nonneg', doc: 'peak learning rate' },
     schedule: { key: 'lr_schedule_type', source: 'configs/base.yml l.871 (types.py LearningRateScheduleType)', default: 'cosine', kind: 'enum', values: ['cosine', 'wsd'], doc: 'learning rate schedule' },

@@ -118,6 +118,14 @@ export interface MethodRow {
   readonly exampleDataset: string;
   /** The MaxText arguments of an entry's `dataset`, or its problems (`at`: the key prefix for messages). */
   readonly dataset: (d: DatasetSpec, at: string) => { readonly args: MaxTextArgs; readonly problems: readonly string[] };
+  /**
+   * The tokens one optimizer step trains on, at least (jobs/step-time.ts bounds a step's time from them): MaxText pads
+   * every sequence to `max_target_length`, so batch x sequence length is computed whatever the data holds; with the
+   * arguments' label (`per_device_batch_size=1 x 8 chips x 2048 tokens`).
+   */
+  readonly stepTokens: (args: MaxTextArgs, chips: number) => { readonly tokens: number; readonly label: string };
+  /** The typed settings that size a step (`stepTokens`), named in the deadline advice. */
+  readonly stepSettings: readonly string[];
   /** The typed training settings (`pipelines.<name>.training`), by name. */
   readonly settings: Readonly<Record<string, TrainingSetting>>;
   /** A reward file applies (RL). */
