@@ -57,20 +57,16 @@ test('the eval step\'s record: the base model served, the tokenizer and its own 
   const D = 'd'.repeat(40);
   const evalRecord = qwen.runRecords.eval.path;
   expect(evalRecord).toBe(`${qwen.paths.hfExportDir}eval.run-record.json`);
-  const gcs = await fakeGcs({
+  const gcs = await startFakeGcs({ token: 'gcloud-token', objects: {
     [evalRecord]: JSON.stringify({ ...qwen.runRecords.eval.record, hfRevisionDownloaded: A, tokenizerRevisionDownloaded: T, datasetRevisionDownloaded: D }),
-  });
+  } });
   try {
     const all = world();
     all.jobSets.push(jobSet(qwen.steps.find((x) => x.name === 'eval')!, completed));
-    await api?.close();
-    const bin = fs.mkdtempSync(path.join(os.tmpdir(), 'tpt-gcloud-'));
-    dirs.push(bin);
-    fs.writeFileSync(path.join(bin, 'gcloud'), '#!/bin/sh\necho gcloud-token\n', { mode: 0o755 });
-    api = await startFakeApi(all);
-    const { file, dir } = writeKubeconfig(api.url);
-    dirs.push(dir);
-    const env = { KUBECONFIG: file, HOME: dir, PATH: `${bin}${path.delimiter}${process.env.PATH}`, STORAGE_EMULATOR_HOST: gcs.url };
+    const { bin } = standInGcloud();
+    removeAfter(bin);
+    const api = await fake(all);
+    const env = { ...kubeconfig(api.url), PATH: `${bin}${path.delimiter}${process.env.PATH}`, STORAGE_EMULATOR_HOST: gcs.url };
     const text = await runCli(['status', 'rl-qwen3', '--lineage'], env);
     // The lineage line synthesized for the eval step, then the commits its record holds.
     expect(text.stdout).toContain(`scored ${qwen.paths.hfExportDir.replace(/^gs:\/\/[^/]+\/[^/]+\//, '')} against ${repo} (head when converted) on gsm8k_reasoning (gsm8k at the commit resolved when it ran); run record ${evalRecord}`);
