@@ -24,6 +24,7 @@
  *   the pipeline uses it; conversions stay on the CPU pool).
  * What it cannot show: REHEARSAL_CANNOT_SHOW (docs/pipelines.md "Rehearse before a slice").
  */
+import { Spend, spendOf, stepBudget } from './budget';
 import { rowOf } from './methods';
 import type { PipelineOptions } from './pipeline';
 import type { Platform, TpuPoolGroup } from './platform';
@@ -285,21 +286,14 @@ function withoutRehearsalKeys(overrides: Readonly<Record<string, string | number
 
 /**
  * Budget of a built rehearsal from its steps' timeouts: wall minutes and TPU chip-hours of one attempt of every step
- * (what a rehearsal that passes, or fails at its first error, can spend: a step's own error fails it at once). A step
- * restarts only after its host is lost (jobs/jobset.ts failure policy); `withRestarts` adds those attempts.
+ * (what a rehearsal that passes, or fails at its first error, can spend), or with every restart a lost host allows
+ * (`withRestarts`). The computation is jobs/budget.ts spendOf, the one the plan review's cost lines use.
  */
 export function rehearsalBudget(
   steps: ReadonlyArray<{ timeoutMinutes: number; maxRestarts: number; tpu?: { slice: { chips: number }; slices: number } }>,
   withRestarts = false,
-): { wallMinutes: number; chipHours: number } {
-  let wallMinutes = 0;
-  let chipHours = 0;
-  for (const s of steps) {
-    const minutes = s.timeoutMinutes * (withRestarts ? 1 + s.maxRestarts : 1);
-    wallMinutes += minutes;
-    if (s.tpu) chipHours += (minutes / 60) * s.tpu.slice.chips * s.tpu.slices;
-  }
-  return { wallMinutes, chipHours };
+): Spend {
+  return spendOf(steps.map(stepBudget), withRestarts);
 }
 
 /** sha256 of a recipe's files and dataset, for the rehearsal record. */
