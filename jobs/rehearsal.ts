@@ -324,8 +324,36 @@ export interface RehearsalProof {
   readonly command: string;
 }
 
-/** Output of a pipeline stack that requires a rehearsal (constructs/rehearsal-check.ts): `passed`, `stale: ...` or `none: ...`. */
+/**
+ * What a pipeline's plan checks about its rehearsal: the proof (every pipeline that can be rehearsed on this infra;
+ * `required` with `requireRehearsal: true`: the plan fails without it), or why it cannot be rehearsed here.
+ */
+export type RehearsalCheckPlan = { readonly proof: RehearsalProof; readonly required: boolean } | { readonly unavailable: string };
+
+/** Output of every pipeline stack (constructs/rehearsal-check.ts): `passed (...)`, `stale: ...` or `none: ...`. */
 export const REHEARSAL_OUTPUT = 'rehearsal';
+
+/**
+ * The `rehearsal` output's three answers for one proof. Images are compared as the pipeline names them: by tag (the
+ * images are not pinned by digest yet, issue 34), so a tag that moved since the rehearsal is not detected, and the
+ * texts say so.
+ */
+export function rehearsalVerdictTexts(proof: Pick<RehearsalProof, 'pipeline' | 'key' | 'command'>): { passed: string; stale: string; none: string } {
+  return {
+    passed:
+      `passed (key ${proof.key}): a rehearsal of ${proof.pipeline} passed for exactly this combination ` +
+      '(the same image tags, model, method, revision, dataset and files; a tag moved since is not detected)',
+    stale:
+      `stale: a rehearsal of ${proof.pipeline} exists for another combination (another image tag, model, revision, method or file), ` +
+      `not for this one (key ${proof.key}); run \`${proof.command}\``,
+    none: `none: no passing rehearsal of ${proof.pipeline} for this combination (key ${proof.key}); run \`${proof.command}\``,
+  };
+}
+
+/** The `rehearsal` output of a pipeline that cannot be rehearsed on this infra. */
+export function rehearsalUnavailableText(pipeline: string, why: string): string {
+  return `none: ${pipeline} cannot be rehearsed on this infra: ${why}`;
+}
 
 /** The proof a built rehearsal leaves when it passes (see RehearsalProof). */
 export function rehearsalProof(

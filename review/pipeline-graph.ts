@@ -34,6 +34,11 @@ export interface Pipeline {
    * constructs/rehearsal-check.ts), and the verdict once planned. @default - no rehearsal required
    */
   readonly rehearsalRequired?: string;
+  /**
+   * What the plan says about this pipeline's rehearsal (every pipeline stack: constructs/rehearsal-check.ts), or why it
+   * cannot be rehearsed on this infra. @default - the stack has no `rehearsal` output (a rehearsal stack)
+   */
+  readonly rehearsalCheck?: string;
 }
 
 const KIND_ORDER: Record<StepKind, number> = { conversion: 0, training: 1, other: 2, export: 3, evaluation: 4 };

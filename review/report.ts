@@ -252,6 +252,7 @@ function pipelinesSection(models: readonly StackModel[]): string {
     if (p.maxtextDifference) out.push(`MaxText version: ${inert(p.maxtextDifference)}.\n`);
     if (p.evalGate) out.push(`Eval step: ${inert(p.evalGate)}.\n`);
     if (p.rehearsalRequired) out.push(`Requires a rehearsal: ${inert(p.rehearsalRequired)}.\n`);
+    else if (p.rehearsalCheck) out.push(`Rehearsal: ${inert(p.rehearsalCheck)}.\n`);
     const evaluation = evaluationLine(p);
     if (evaluation) out.push(evaluation);
     out.push(mermaid(p) + '\n');
@@ -350,6 +351,7 @@ function plansSection(plans: readonly PlanReview[]): string {
     const c = p.counts;
     out.push(`### ${code(p.stack)} (${code(p.file)}${p.terraformVersion ? `, Terraform ${p.terraformVersion}` : ''})\n`);
     if (p.errored) out.push('**This plan errored: Terraform stopped part way, the actions below are incomplete.**\n');
+    if (p.rehearsal !== undefined) out.push(`Rehearsal: ${inert(capText(p.rehearsal, MAX_CELL_CHARS))}.\n`);
     for (const k of p.checks) out.push(`${k.status === 'unknown' ? '⚠️' : '🛑'} Check ${code(k.address)}: ${k.status}${k.problems.length ? ` (${inert(capText(k.problems.join('; '), MAX_CELL_CHARS))})` : ''}.\n`);
     if (p.changes.length === 0 && !p.errored) {
       out.push(`No changes: the infrastructure matches the configuration${c['no-op'] ? ` (${c['no-op']} unchanged)` : ''}.\n`);
