@@ -328,7 +328,7 @@ function buildRehearsal(loaded: LoadedConfig, name: string, recipe: Recipe, plat
   const source = `${REHEARSE_SOURCE} ${rehearsalName(name)}`;
   const r = rehearsalOf(recipe, pipelineOptions(loaded, name), platform, source);
   const built = buildPipeline(r.recipe, platform, r.options);
-  return asRehearsal(built, name, { ...(imageMaxTextVersion(built.image) ? { maxtext: imageMaxTextVersion(built.image) } : {}), lmEval: LM_EVAL_VERSION });
+  return asRehearsal(built, name, { ...(imageMaxTextVersion(built.image) ? { maxtext: imageMaxTextVersion(built.image) } : {}), lmEval: LM_EVAL_VERSION }, platform);
 }
 
 /**

@@ -53,6 +53,7 @@ import { buildFilesConfigMap, CONFIGMAP_MAX_BYTES, configMapBytes, filesVolume }
 import { EvalOptions, evalJobSet, EvalPlan, planEval } from './eval';
 import { planServe, ServeOptions, ServePlan } from './serve';
 import type { RehearsalCheckPlan, RehearsalFacts } from './rehearsal';
+import type { VerdictWriter } from './rehearsal-record';
 import { buildSecretProviderClass } from './secrets';
 import { TpuSlice, tpuSlice } from './tpu';
 import { targetGroup, validateRecipe } from './validate';
@@ -192,6 +193,8 @@ export interface Pipeline {
   readonly notices: readonly string[];
   /** What a rehearsal proves (jobs/rehearsal.ts asRehearsal). @default - none: not a rehearsal */
   readonly rehearsal?: RehearsalFacts;
+  /** A rehearsal's verdict writer, run by its Workflow's exit handler (jobs/rehearsal-record.ts). @default - none: not a rehearsal */
+  readonly verdictWriter?: VerdictWriter;
   /**
    * What the plan checks about this pipeline's rehearsal (jobs/rehearsal.ts RehearsalCheckPlan): its proof, and whether
    * `requireRehearsal` makes it a condition of the deploy. @default - none: a rehearsal (or a pipeline built alone)

@@ -25,6 +25,7 @@
  * What it cannot show: REHEARSAL_CANNOT_SHOW (docs/pipelines.md "Rehearse before a slice").
  */
 import { Spend, spendOf, stepBudget } from './budget';
+import { rehearsalRecordPath, VerdictWriter, verdictWriter } from './rehearsal-record';
 import { rowOf } from './methods';
 import type { PipelineOptions } from './pipeline';
 import type { Platform, TpuPoolGroup } from './platform';
@@ -243,8 +244,10 @@ export interface RehearsalFacts {
   /** @default - none: the repository's head at run time (the conversion's run record says which commit it read) */
   readonly revision?: string;
   readonly method: Recipe['train']['kind'];
-  /** Every image the rehearsal's pods pull (tags or digests, as the pipeline names them). */
+  /** Every image the rehearsal's pods pull, as the pipeline names them: by tag today (imagesPinnedBy). */
   readonly images: readonly string[];
+  /** `tag` unless every image names a digest: what the rehearsal key compares (a moved tag is not detected). */
+  readonly imagesPinnedBy: 'tag' | 'digest';
   /** MaxText (the image's tag), vLLM (the eval image) and lm-evaluation-harness versions. */
   readonly versions: { readonly maxtext?: string; readonly vllm?: string; readonly lmEval?: string };
   /** sha256 of the dataset settings and of every file the pods read, by path. */
@@ -253,12 +256,32 @@ export interface RehearsalFacts {
   readonly layers: number;
   readonly steps: number;
   readonly cannotShow: readonly string[];
+  /** Where the Workflow's exit handler writes the verdict record (jobs/rehearsal-record.ts). */
+  readonly recordPath: string;
 }
 
-/** A built rehearsal (named `rehearse-<pipeline>`; its JobSets `rh-<pipeline>-...`) with its facts. */
+/**
+ * A built rehearsal (named `rehearse-<pipeline>`; its JobSets `rh-<pipeline>-...`) with its facts and the verdict
+ * writer its Workflow's exit handler runs (jobs/rehearsal-record.ts).
+ */
 export function asRehearsal<
-  P extends { readonly name: string; readonly recipe: Recipe; readonly images: readonly string[]; readonly eval?: { readonly image: string } },
->(built: P, pipeline: string, versions: RehearsalFacts['versions']): P & { readonly rehearsal: RehearsalFacts } {
+  P extends {
+    readonly name: string;
+    readonly runId: string;
+    readonly namespace: string;
+    readonly image: string;
+    readonly recipe: Recipe;
+    readonly images: readonly string[];
+    readonly steps: ReadonlyArray<{ readonly name: string }>;
+    readonly paths: { readonly hfExportDir: string };
+    readonly eval?: { readonly image: string };
+  },
+>(
+  built: P,
+  pipeline: string,
+  versions: RehearsalFacts['versions'],
+  platform: Pick<Platform, 'serviceAccountName' | 'localQueue' | 'cpuPool'>,
+): P & { readonly rehearsal: RehearsalFacts; readonly verdictWriter: VerdictWriter } {
   const r = built.recipe;
   const layers = r.train.args['base_num_decoder_layers'];
   const rehearsal: RehearsalFacts = {
@@ -269,13 +292,24 @@ export function asRehearsal<
     ...(r.model.hfRevision !== undefined ? { revision: r.model.hfRevision } : {}),
     method: r.train.kind,
     images: [...built.images],
+    imagesPinnedBy: imagesPinnedBy(built.images),
     versions: { ...versions, ...(built.eval ? { vllm: built.eval.image } : {}) },
     hashes: inputHashes(r),
     layers: typeof layers === 'number' ? layers : REHEARSAL_LAYERS,
     steps: REHEARSAL_STEPS,
     cannotShow: [...REHEARSAL_CANNOT_SHOW],
+    recordPath: rehearsalRecordPath(built.paths.hfExportDir),
   };
-  return { ...built, rehearsal };
+  const verdict = verdictWriter(built, rehearsal, `${REHEARSAL_JOBSET_PREFIX}${pipeline}`, built.runId, platform);
+  return { ...built, rehearsal, verdictWriter: verdict };
+}
+
+/**
+ * How the images are pinned: `tag` unless every one names a digest (`@sha256:`). Images are pinned by tag today (a
+ * registry to resolve digests is issue 34), so a tag that moved since the rehearsal is not detected.
+ */
+export function imagesPinnedBy(images: readonly string[]): 'tag' | 'digest' {
+  return images.length > 0 && images.every((i) => i.includes('@sha256:')) ? 'digest' : 'tag';
 }
 
 /** The pipeline's overrides minus the keys the rehearsal sets itself (steps, layers, scan, run name). */

@@ -298,8 +298,12 @@ function workflowJobSets(r: TfResource, ctx: ExtractContext): JobSetStep[] {
   const manifest = block(r.attrs.manifest);
   if (!manifest || manifest.kind !== 'Workflow') return [];
   const templates = list(block(manifest.spec)?.templates).filter(isObj);
+  // The steps are the templates the entry DAG runs: not an exit handler's (a rehearsal's verdict writer, jobs/rehearsal-record.ts).
+  const entry = templates.find((t) => t.name === block(manifest.spec)?.entrypoint);
+  const used = new Set(list(block(entry?.dag)?.tasks).filter(isObj).map((t) => String(t.template)));
   const steps: JobSetStep[] = [];
   for (const t of templates) {
+    if (entry && !used.has(String(t.name))) continue;
     const resource = block(t.resource);
     if (resource?.action !== 'create' || typeof resource.manifest !== 'string') continue;
     let inner: unknown;
