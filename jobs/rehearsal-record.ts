@@ -12,11 +12,11 @@
  *   operator.go:448-457) and `workflow.failures`: every node Failed or Error, as `displayName`, `message`,
  *   `templateName`, `phase`, `podName`, `finishedAt` (operator.go:459-479), JSON-marshalled and then
  *   `strconv.Quote`d (operator.go:479; util/variables/keys/globals.go:60-62: "consumers must JSON-decode twice", the
- *   literal `"null"` when nothing failed). Both are exit-handler variables (docs/variables.md:319-324) and the
+ *   literal `"null"` when nothing failed). Both are exit-handler variables ([AW] variables.md:319-324, in its docs folder) and the
  *   validator knows `workflow.failures` only when an onExit is set (workflow/validate/validate.go:287-296).
  * - Tags in a resource template's manifest are substituted in the JSON-marshalled template (simple tags escaped with
  *   strconv.Quote: util/template/simple_template.go:66-72); an expression tag `{{=...}}` is evaluated by expr with the
- *   sprig functions (util/expr/env/env.go:21-29 `sprig`; docs/variables.md:116) and the validator replaces it by a
+ *   sprig functions (util/expr/env/env.go:21-29 `sprig`; variables.md:116) and the validator replaces it by a
  *   placeholder before checking the manifest is YAML (validate.go:123-138, 947-957). So the failures travel base64
  *   encoded (`sprig.b64enc`): no quote of theirs can break the JobSet's JSON.
  * - An exit handler that fails turns a Succeeded Workflow into Failed (operator.go:527-541); a DAG task with
