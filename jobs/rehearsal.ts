@@ -75,8 +75,9 @@ export const REHEARSAL_CANNOT_SHOW = [
 ] as const;
 
 /**
- * The rehearsal key: a hash of what a rehearsal proves, the same for a pipeline and its rehearsal: every image, the
- * model (key and HF repository), the method, the revision, the dataset and every file the pods read.
+ * The rehearsal key: a hash of what a rehearsal proves, the same for a pipeline and its rehearsal: every image as the
+ * pipeline names it (by tag today: imagesPinnedBy; the same tag pushed again hashes the same), the model (key and HF
+ * repository), the method, the revision, the dataset and every file the pods read.
  */
 export function rehearsalKey(recipe: Recipe, images: readonly string[]): string {
   return specKey({
@@ -356,6 +357,8 @@ export interface RehearsalProof {
   readonly glob: string;
   /** The command that runs the rehearsal. */
   readonly command: string;
+  /** What the key compares the images by (imagesPinnedBy): `tag` today, so a moved tag is not detected. */
+  readonly imagesPinnedBy: 'tag' | 'digest';
 }
 
 /**
@@ -372,13 +375,14 @@ export const REHEARSAL_OUTPUT = 'rehearsal';
  * images are not pinned by digest yet, issue 34), so a tag that moved since the rehearsal is not detected, and the
  * texts say so.
  */
-export function rehearsalVerdictTexts(proof: Pick<RehearsalProof, 'pipeline' | 'key' | 'command'>): { passed: string; stale: string; none: string } {
+export function rehearsalVerdictTexts(proof: Pick<RehearsalProof, 'pipeline' | 'key' | 'command' | 'imagesPinnedBy'>): { passed: string; stale: string; none: string } {
+  const byTag = proof.imagesPinnedBy === 'tag';
   return {
     passed:
       `passed (key ${proof.key}): a rehearsal of ${proof.pipeline} passed for exactly this combination ` +
-      '(the same image tags, model, method, revision, dataset and files; a tag moved since is not detected)',
+      (byTag ? '(the same image tags, model, method, revision, dataset and files; a tag moved since is not detected)' : '(the same image digests, model, method, revision, dataset and files)'),
     stale:
-      `stale: a rehearsal of ${proof.pipeline} exists for another combination (another image tag, model, revision, method or file), ` +
+      `stale: a rehearsal of ${proof.pipeline} exists for another combination (another image ${byTag ? 'tag' : 'digest'}, model, revision, method or file), ` +
       `not for this one (key ${proof.key}); run \`${proof.command}\``,
     none: `none: no passing rehearsal of ${proof.pipeline} for this combination (key ${proof.key}); run \`${proof.command}\``,
   };
@@ -403,5 +407,13 @@ export function rehearsalProof(
   const runName = String(rehearsal.recipe.train.args['run_name'] ?? '');
   const runPrefix = runName.replace(/-[0-9a-f]{12}$/, '');
   const glob = [...parts.slice(0, -3), `${runPrefix}-*`, '*', parts[parts.length - 1]].join('/');
-  return { pipeline, key: rehearsalKey(rehearsal.recipe, rehearsal.images), bucket, exact, glob, command: `npm run deploy -- ${rehearsalName(pipeline)}` };
+  return {
+    pipeline,
+    key: rehearsalKey(rehearsal.recipe, rehearsal.images),
+    bucket,
+    exact,
+    glob,
+    command: `npm run deploy -- ${rehearsalName(pipeline)}`,
+    imagesPinnedBy: imagesPinnedBy(rehearsal.images),
+  };
 }

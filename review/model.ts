@@ -120,7 +120,7 @@ function rehearsalLines(json: TerraformJson): Pick<Pipeline, 'rehearsalCheck' | 
     return (lifecycle?.postcondition ?? []).length > 0;
   });
   return {
-    rehearsalCheck: `the plan lists the bucket's rehearsal proofs: the \`${REHEARSAL_OUTPUT}\` output says passed when a passing rehearsal of this combination (key ${key}; images compared by tag) left ${proof}, else stale or none`,
+    rehearsalCheck: `the plan lists the bucket's rehearsal proofs: the \`${REHEARSAL_OUTPUT}\` output says passed when a passing rehearsal of this combination (key ${key}; images compared by ${/the same image digests/.test(rehearsal) ? 'digest' : 'tag'}) left ${proof}, else stale or none`,
     ...(required ? { rehearsalRequired: `the plan fails unless a passing rehearsal of this combination (key ${key}) left ${proof} in the bucket; the \`${REHEARSAL_OUTPUT}\` output says passed, stale or none` } : {}),
   };
 }
