@@ -367,8 +367,7 @@ export interface RehearsalProof {
  */
 export type RehearsalCheckPlan = { readonly proof: RehearsalProof; readonly required: boolean } | { readonly unavailable: string };
 
-/** Output of every pipeline stack (constructs/rehearsal-check.ts): `passed (...)`, `stale: ...` or `none: ...`. */
-export const REHEARSAL_OUTPUT = 'rehearsal';
+export { REHEARSAL_OUTPUT } from './names';
 
 /**
  * The `rehearsal` output's three answers for one proof. Images are compared as the pipeline names them: by tag (the

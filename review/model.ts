@@ -7,9 +7,8 @@
  */
 import type { TerraformJson } from './load';
 import { dependencyMap, Pipeline, pipelineOf } from './pipeline-graph';
-import { TUTORIAL_MAXTEXT_OUTPUT } from '../jobs/names';
+import { REHEARSAL_OUTPUT, TUTORIAL_MAXTEXT_OUTPUT } from '../jobs/names';
 import { EVAL_OUTPUT } from '../jobs/eval';
-import { REHEARSAL_OUTPUT } from '../jobs/rehearsal';
 import { PLACEHOLDERS_LOCAL } from '../jobs/platform';
 import type { ControlPlane } from './resources/container-cluster';
 import type { CpuPool, TpuPool } from './resources/container-node-pool';

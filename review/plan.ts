@@ -20,7 +20,7 @@ import { attributeChanges, AttributeChange } from './attributes';
 import { z } from 'zod';
 import { capText, collectStrings, maskSensitive, REDACTED, Redactor } from '../util/redact';
 import { canonical, isObj, KNOWN_AFTER_APPLY } from './values';
-import { REHEARSAL_OUTPUT } from '../jobs/rehearsal';
+import { REHEARSAL_OUTPUT } from '../jobs/names';
 
 export type PlanAction = 'create' | 'update' | 'replace' | 'delete' | 'read' | 'no-op' | 'forget';
 
