@@ -98,6 +98,11 @@ function objects() {
       out.push({ label: `${file} ${p.name} Workflow`, kind: 'Workflow', object: pipelineWorkflow(p, { systemPool: 'system' }) });
     }
   }
+  // The rehearsals of the presets: their Workflows carry the exit handler, and its verdict writer is a JobSet too.
+  for (const p of loadDeployment({ env: { SINGLE_HOST_RESERVATION: 'my-v6e-8-reservation', REHEARSE: Object.keys(RECIPES).join(',') } }).pipelines.filter((x) => x.verdictWriter)) {
+    out.push({ label: `${p.name} Workflow with its exit handler`, kind: 'Workflow', object: pipelineWorkflow(p, { systemPool: 'system' }) });
+    out.push({ label: `${p.verdictWriter!.jobSetName} (verdict writer)`, kind: 'JobSet', object: p.verdictWriter!.manifest });
+  }
   return out;
 }
 
@@ -110,6 +115,15 @@ suite(`CRD schemas from ${available ? SCHEMAS_DIR : 'CRD_SCHEMAS_DIR or ../share
     const validate = validators[o.kind];
     const ok = validate(o.object);
     expect(ok ? [] : validate.errors).toEqual([]);
+  });
+
+  test('the rehearsals are among those validated: a Workflow with onExit and its continueOn task, and the verdict JobSet', () => {
+    const wf = all.find((o) => o.label.endsWith('Workflow with its exit handler'))!.object;
+    expect(wf.spec.onExit).toBe('rehearsal-verdict');
+    expect(all.filter((o) => o.label.endsWith('(verdict writer)')).length).toBe(Object.keys(RECIPES).length);
+    const bad = JSON.parse(JSON.stringify(wf));
+    bad.spec.templates.find((t: any) => t.name === 'rehearsal-verdict').dag.tasks[0].continueOn = { failed: 'yes' };
+    expect(validators.Workflow(bad)).toBe(false);
   });
 
   test('flex-start objects are among those validated: a queued-node toleration and a per-flavor admission check', () => {

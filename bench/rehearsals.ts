@@ -1,12 +1,13 @@
 /**
  * What a rehearsal may spend (`npm run bench -- rehearsals`; also part of the full run): for the four presets and each
  * example of config/examples, the rehearsal (jobs/rehearsal.ts) as the app builds it, with its budget from the
- * synthesized steps' attempt deadlines: wall minutes of one attempt of every step (a step's own error fails it at
+ * synthesized steps' attempt deadlines (jobs/budget.ts spendOf, the computation the plan review's cost lines use): wall minutes of one attempt of every step (a step's own error fails it at
  * once; only a lost host restarts one) and TPU chip-hours. Targets (issue 36): under REHEARSAL_TARGETS.wallMinutes and
  * REHEARSAL_TARGETS.chipHours on v6e. Queueing is not counted: it holds no chips. Pure arithmetic; no cluster.
  */
 import { loadDeployment } from '../config/deployment';
-import { rehearsalBudget, REHEARSAL_TARGETS } from '../jobs/rehearsal';
+import { REHEARSAL_TARGETS } from '../jobs/rehearsal';
+import { spendOf, stepBudget } from '../jobs/budget';
 
 /** The rehearsals measured: each preset on the single-host pool, each example on its own v6e-8. */
 export const REHEARSAL_CASES: ReadonlyArray<{ readonly env: Readonly<Record<string, string>>; readonly names: readonly string[] }> = [
@@ -32,8 +33,8 @@ export function rehearsalRows(): RehearsalRow[] {
     const d = loadDeployment({ env: { ...env, REHEARSE: names.join(',') } });
     return names.map((name) => {
       const p = d.pipelines.find((x) => x.name === `rehearse-${name}`)!;
-      const one = rehearsalBudget(p.steps);
-      const worst = rehearsalBudget(p.steps, true);
+      const one = spendOf(p.steps.map(stepBudget));
+      const worst = spendOf(p.steps.map(stepBudget), true);
       return { pipeline: name, host: p.slice.acceleratorType, wallMinutes: one.wallMinutes, chipHours: one.chipHours, worstWallMinutes: worst.wallMinutes, worstChipHours: worst.chipHours };
     });
   });

@@ -287,7 +287,7 @@ export function selectAndBuildPipelines(
     problems.push(`${SERVE_SOURCE}: ${serveNames(name).stack} serves the export of ${name}, which this config does not build: ${why}`);
   }
   const pipelines: Pipeline[] = [];
-  for (const name of selection.names) collect(() => void pipelines.push(withRequiredRehearsal(loaded, name, recipes[name], platform, buildPipeline(recipes[name], platform, pipelineOptions(loaded, name)))));
+  for (const name of selection.names) collect(() => void pipelines.push(withRehearsalCheck(loaded, name, recipes[name], platform, buildPipeline(recipes[name], platform, pipelineOptions(loaded, name)))));
   // Rehearsals asked for by REHEARSE (`npm run deploy -- rehearse-<name>`): each a pipeline built from its own's recipe.
   for (const name of loaded.rehearse ?? []) {
     const why = rehearsalRefusal(loaded, name, recipes, selection.names);
@@ -327,24 +327,27 @@ function buildRehearsal(loaded: LoadedConfig, name: string, recipe: Recipe, plat
   const source = `${REHEARSE_SOURCE} ${rehearsalName(name)}`;
   const r = rehearsalOf(recipe, pipelineOptions(loaded, name), platform, source);
   const built = buildPipeline(r.recipe, platform, r.options);
-  return asRehearsal(built, name, { ...(imageMaxTextVersion(built.image) ? { maxtext: imageMaxTextVersion(built.image) } : {}), lmEval: LM_EVAL_VERSION });
+  return asRehearsal(built, name, { ...(imageMaxTextVersion(built.image) ? { maxtext: imageMaxTextVersion(built.image) } : {}), lmEval: LM_EVAL_VERSION }, platform);
 }
 
 /**
- * `requireRehearsal: true`: the pipeline carries the proof its deploy requires, from its rehearsal built here (the
- * same code as `rehearse-<name>`); a pipeline that cannot be rehearsed on this infra is refused, saying why.
+ * Every pipeline's plan says whether a passing rehearsal of exactly its combination exists (constructs/rehearsal-check.ts):
+ * the pipeline carries its rehearsal's proof, from its rehearsal built here (the same code as `rehearse-<name>`), and
+ * with `requireRehearsal: true` the plan fails without it. A pipeline that cannot be rehearsed on this infra says why
+ * in its `rehearsal` output; one that requires a rehearsal is then refused.
  */
-function withRequiredRehearsal(loaded: LoadedConfig, name: string, recipe: Recipe, platform: Platform, built: Pipeline): Pipeline {
-  if (loaded.config.pipelines[name]?.requireRehearsal !== true) return built;
-  const source = sourceOf(loaded, `pipelines.${name}.requireRehearsal`);
+function withRehearsalCheck(loaded: LoadedConfig, name: string, recipe: Recipe, platform: Platform, built: Pipeline): Pipeline {
+  const required = loaded.config.pipelines[name]?.requireRehearsal === true;
+  const source = required ? sourceOf(loaded, `pipelines.${name}.requireRehearsal`) : `pipelines.${name}`;
   let rehearsal: Pipeline;
   try {
     const r = rehearsalOf(recipe, pipelineOptions(loaded, name), platform, source);
     rehearsal = buildPipeline(r.recipe, platform, r.options);
   } catch (err) {
-    throw new ConfigError([`${source}: ${name} requires a passing rehearsal, and it cannot be rehearsed on this infra: ${(err as Error).message}`]);
+    if (required) throw new ConfigError([`${source}: ${name} requires a passing rehearsal, and it cannot be rehearsed on this infra: ${(err as Error).message}`]);
+    return { ...built, rehearsalCheck: { unavailable: (err as Error).message } };
   }
-  return { ...built, requiredRehearsal: rehearsalProof(rehearsal, name, platform.bucket) };
+  return { ...built, rehearsalCheck: { proof: rehearsalProof(rehearsal, name, platform.bucket), required } };
 }
 
 /** The selected pipelines alone (selectAndBuildPipelines without the notices; the deployment holds both). */

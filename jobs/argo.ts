@@ -30,6 +30,7 @@
  * the JobSet v0.12.0 CRD), so re-applying the original manifest is a change of an immutable spec.
  */
 import type { Pipeline, PipelineStep } from './pipeline';
+import { verdictExitHandler, VERDICT_TEMPLATES } from './rehearsal-record';
 
 /** The pinned engine: Argo Workflows, its images, its CRDs and the Helm chart that installs it. */
 export const ARGO_WORKFLOWS = {
@@ -247,6 +248,8 @@ export function pipelineWorkflow(pipeline: Pipeline, o: WorkflowOptions): Record
   const tags = substitutedTags(pipeline.steps);
   if (tags.length > 0) problems.push(`the workflow engine would substitute these tags inside the JobSets, change them: ${tags.join('; ')}`);
   if (problems.length > 0) throw new Error(`pipeline ${pipeline.name}: ${problems.join('; ')}`);
+  // A rehearsal writes its verdict record from an exit handler (jobs/rehearsal-record.ts); other pipelines have none.
+  const exit = pipeline.verdictWriter ? verdictExitHandler(pipeline.verdictWriter) : undefined;
   return {
     apiVersion: 'argoproj.io/v1alpha1',
     kind: 'Workflow',
@@ -257,13 +260,15 @@ export function pipelineWorkflow(pipeline: Pipeline, o: WorkflowOptions): Record
       serviceAccountName: WORKFLOW_SERVICE_ACCOUNT,
       nodeSelector: { [NODE_POOL_LABEL]: o.systemPool },
       podGC: { strategy: 'OnPodSuccess' },
-      templates: [{ name: 'pipeline', dag: { tasks: dagTasks(pipeline.steps) } }, ...pipeline.steps.flatMap(stepTemplates)],
+      ...(exit ? { onExit: exit.onExit } : {}),
+      templates: [{ name: 'pipeline', dag: { tasks: dagTasks(pipeline.steps) } }, ...pipeline.steps.flatMap(stepTemplates), ...(exit?.templates ?? [])],
     },
   };
 }
 
-/** The JobSet manifests inside a Workflow, in DAG order (what the review and the tests read back). */
+/** The step JobSet manifests inside a Workflow, in DAG order (what the review and the tests read back; not an exit handler's). */
 export function workflowJobSets(workflow: Record<string, unknown>): Record<string, unknown>[] {
-  const templates = ((workflow.spec as { templates?: unknown[] } | undefined)?.templates ?? []) as Array<{ resource?: { action?: string; manifest?: string } }>;
-  return templates.filter((t) => t.resource?.action === 'create' && typeof t.resource.manifest === 'string').map((t) => JSON.parse(t.resource!.manifest!));
+  const templates = ((workflow.spec as { templates?: unknown[] } | undefined)?.templates ?? []) as Array<{ name?: string; resource?: { action?: string; manifest?: string } }>;
+  const steps = templates.filter((t) => t.name !== VERDICT_TEMPLATES.create);
+  return steps.filter((t) => t.resource?.action === 'create' && typeof t.resource.manifest === 'string').map((t) => JSON.parse(t.resource!.manifest!));
 }

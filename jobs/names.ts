@@ -157,3 +157,9 @@ export function checkJobSetNames(
 
 /** Pipeline-stack output carrying a pipeline's `maxtextDifference` (jobs/pipeline.ts); the plan review reads it. */
 export const TUTORIAL_MAXTEXT_OUTPUT = 'tutorial_maxtext';
+
+/**
+ * Output of every pipeline stack (constructs/rehearsal-check.ts): `passed (...)`, `stale: ...` or `none: ...`. Here,
+ * with no import, so the plan review reads it without loading the pipeline builders.
+ */
+export const REHEARSAL_OUTPUT = 'rehearsal';

@@ -52,7 +52,8 @@ import { ContainerResources, JsonValue, MaxTextArgs, Recipe, RECIPE_STEP_NAMES, 
 import { buildFilesConfigMap, CONFIGMAP_MAX_BYTES, configMapBytes, filesVolume } from './recipe-files';
 import { EvalOptions, evalDataset, evalJobSet, EvalPlan, EXPORT_MOUNT, planEval } from './eval';
 import { planServe, ServeOptions, ServePlan } from './serve';
-import type { RehearsalFacts, RehearsalProof } from './rehearsal';
+import type { RehearsalCheckPlan, RehearsalFacts } from './rehearsal';
+import type { VerdictWriter } from './rehearsal-record';
 import { buildSecretProviderClass } from './secrets';
 import { TpuSlice, tpuSlice } from './tpu';
 import { targetGroup, validateRecipe } from './validate';
@@ -193,8 +194,13 @@ export interface Pipeline {
   readonly notices: readonly string[];
   /** What a rehearsal proves (jobs/rehearsal.ts asRehearsal). @default - none: not a rehearsal */
   readonly rehearsal?: RehearsalFacts;
-  /** `requireRehearsal`: the proof the deploy requires (jobs/rehearsal.ts rehearsalProof). @default - none: not required */
-  readonly requiredRehearsal?: RehearsalProof;
+  /** A rehearsal's verdict writer, run by its Workflow's exit handler (jobs/rehearsal-record.ts). @default - none: not a rehearsal */
+  readonly verdictWriter?: VerdictWriter;
+  /**
+   * What the plan checks about this pipeline's rehearsal (jobs/rehearsal.ts RehearsalCheckPlan): its proof, and whether
+   * `requireRehearsal` makes it a condition of the deploy. @default - none: a rehearsal (or a pipeline built alone)
+   */
+  readonly rehearsalCheck?: RehearsalCheckPlan;
   /**
    * Says which MaxText the tutorial installs and which this pipeline runs, when they differ (recipe
    * `tutorialMaxText`). @default - none: the pipeline runs the tutorial's MaxText

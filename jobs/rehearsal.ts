@@ -24,6 +24,8 @@
  *   the pipeline uses it; conversions stay on the CPU pool).
  * What it cannot show: REHEARSAL_CANNOT_SHOW (docs/pipelines.md "Rehearse before a slice").
  */
+import { Spend, spendOf, stepBudget } from './budget';
+import { rehearsalRecordPath, VerdictWriter, verdictWriter } from './rehearsal-record';
 import { rowOf } from './methods';
 import type { PipelineOptions } from './pipeline';
 import type { Platform, TpuPoolGroup } from './platform';
@@ -73,8 +75,9 @@ export const REHEARSAL_CANNOT_SHOW = [
 ] as const;
 
 /**
- * The rehearsal key: a hash of what a rehearsal proves, the same for a pipeline and its rehearsal: every image, the
- * model (key and HF repository), the method, the revision, the dataset and every file the pods read.
+ * The rehearsal key: a hash of what a rehearsal proves, the same for a pipeline and its rehearsal: every image as the
+ * pipeline names it (by tag today: imagesPinnedBy; the same tag pushed again hashes the same), the model (key and HF
+ * repository), the method, the revision, the dataset and every file the pods read.
  */
 export function rehearsalKey(recipe: Recipe, images: readonly string[]): string {
   return specKey({
@@ -242,8 +245,10 @@ export interface RehearsalFacts {
   /** @default - none: the repository's head at run time (the conversion's run record says which commit it read) */
   readonly revision?: string;
   readonly method: Recipe['train']['kind'];
-  /** Every image the rehearsal's pods pull (tags or digests, as the pipeline names them). */
+  /** Every image the rehearsal's pods pull, as the pipeline names them: by tag today (imagesPinnedBy). */
   readonly images: readonly string[];
+  /** `tag` unless every image names a digest: what the rehearsal key compares (a moved tag is not detected). */
+  readonly imagesPinnedBy: 'tag' | 'digest';
   /** MaxText (the image's tag), vLLM (the eval image) and lm-evaluation-harness versions. */
   readonly versions: { readonly maxtext?: string; readonly vllm?: string; readonly lmEval?: string };
   /** sha256 of the dataset settings and of every file the pods read, by path. */
@@ -252,12 +257,32 @@ export interface RehearsalFacts {
   readonly layers: number;
   readonly steps: number;
   readonly cannotShow: readonly string[];
+  /** Where the Workflow's exit handler writes the verdict record (jobs/rehearsal-record.ts). */
+  readonly recordPath: string;
 }
 
-/** A built rehearsal (named `rehearse-<pipeline>`; its JobSets `rh-<pipeline>-...`) with its facts. */
+/**
+ * A built rehearsal (named `rehearse-<pipeline>`; its JobSets `rh-<pipeline>-...`) with its facts and the verdict
+ * writer its Workflow's exit handler runs (jobs/rehearsal-record.ts).
+ */
 export function asRehearsal<
-  P extends { readonly name: string; readonly recipe: Recipe; readonly images: readonly string[]; readonly eval?: { readonly image: string } },
->(built: P, pipeline: string, versions: RehearsalFacts['versions']): P & { readonly rehearsal: RehearsalFacts } {
+  P extends {
+    readonly name: string;
+    readonly runId: string;
+    readonly namespace: string;
+    readonly image: string;
+    readonly recipe: Recipe;
+    readonly images: readonly string[];
+    readonly steps: ReadonlyArray<{ readonly name: string }>;
+    readonly paths: { readonly hfExportDir: string };
+    readonly eval?: { readonly image: string };
+  },
+>(
+  built: P,
+  pipeline: string,
+  versions: RehearsalFacts['versions'],
+  platform: Pick<Platform, 'serviceAccountName' | 'localQueue' | 'cpuPool'>,
+): P & { readonly rehearsal: RehearsalFacts; readonly verdictWriter: VerdictWriter } {
   const r = built.recipe;
   const layers = r.train.args['base_num_decoder_layers'];
   const rehearsal: RehearsalFacts = {
@@ -268,13 +293,24 @@ export function asRehearsal<
     ...(r.model.hfRevision !== undefined ? { revision: r.model.hfRevision } : {}),
     method: r.train.kind,
     images: [...built.images],
+    imagesPinnedBy: imagesPinnedBy(built.images),
     versions: { ...versions, ...(built.eval ? { vllm: built.eval.image } : {}) },
     hashes: inputHashes(r),
     layers: typeof layers === 'number' ? layers : REHEARSAL_LAYERS,
     steps: REHEARSAL_STEPS,
     cannotShow: [...REHEARSAL_CANNOT_SHOW],
+    recordPath: rehearsalRecordPath(built.paths.hfExportDir),
   };
-  return { ...built, rehearsal };
+  const verdict = verdictWriter(built, rehearsal, `${REHEARSAL_JOBSET_PREFIX}${pipeline}`, built.runId, platform);
+  return { ...built, rehearsal, verdictWriter: verdict };
+}
+
+/**
+ * How the images are pinned: `tag` unless every one names a digest (`@sha256:`). Images are pinned by tag today (a
+ * registry to resolve digests is issue 34), so a tag that moved since the rehearsal is not detected.
+ */
+export function imagesPinnedBy(images: readonly string[]): 'tag' | 'digest' {
+  return images.length > 0 && images.every((i) => i.includes('@sha256:')) ? 'digest' : 'tag';
 }
 
 /** The pipeline's overrides minus the keys the rehearsal sets itself (steps, layers, scan, run name). */
@@ -285,21 +321,14 @@ function withoutRehearsalKeys(overrides: Readonly<Record<string, string | number
 
 /**
  * Budget of a built rehearsal from its steps' timeouts: wall minutes and TPU chip-hours of one attempt of every step
- * (what a rehearsal that passes, or fails at its first error, can spend: a step's own error fails it at once). A step
- * restarts only after its host is lost (jobs/jobset.ts failure policy); `withRestarts` adds those attempts.
+ * (what a rehearsal that passes, or fails at its first error, can spend), or with every restart a lost host allows
+ * (`withRestarts`). The computation is jobs/budget.ts spendOf, the one the plan review's cost lines use.
  */
 export function rehearsalBudget(
   steps: ReadonlyArray<{ timeoutMinutes: number; maxRestarts: number; tpu?: { slice: { chips: number }; slices: number } }>,
   withRestarts = false,
-): { wallMinutes: number; chipHours: number } {
-  let wallMinutes = 0;
-  let chipHours = 0;
-  for (const s of steps) {
-    const minutes = s.timeoutMinutes * (withRestarts ? 1 + s.maxRestarts : 1);
-    wallMinutes += minutes;
-    if (s.tpu) chipHours += (minutes / 60) * s.tpu.slice.chips * s.tpu.slices;
-  }
-  return { wallMinutes, chipHours };
+): Spend {
+  return spendOf(steps.map(stepBudget), withRestarts);
 }
 
 /** sha256 of a recipe's files and dataset, for the rehearsal record. */
@@ -328,10 +357,40 @@ export interface RehearsalProof {
   readonly glob: string;
   /** The command that runs the rehearsal. */
   readonly command: string;
+  /** What the key compares the images by (imagesPinnedBy): `tag` today, so a moved tag is not detected. */
+  readonly imagesPinnedBy: 'tag' | 'digest';
 }
 
-/** Output of a pipeline stack that requires a rehearsal (constructs/rehearsal-check.ts): `passed`, `stale: ...` or `none: ...`. */
-export const REHEARSAL_OUTPUT = 'rehearsal';
+/**
+ * What a pipeline's plan checks about its rehearsal: the proof (every pipeline that can be rehearsed on this infra;
+ * `required` with `requireRehearsal: true`: the plan fails without it), or why it cannot be rehearsed here.
+ */
+export type RehearsalCheckPlan = { readonly proof: RehearsalProof; readonly required: boolean } | { readonly unavailable: string };
+
+export { REHEARSAL_OUTPUT } from './names';
+
+/**
+ * The `rehearsal` output's three answers for one proof. Images are compared as the pipeline names them: by tag (the
+ * images are not pinned by digest yet, issue 34), so a tag that moved since the rehearsal is not detected, and the
+ * texts say so.
+ */
+export function rehearsalVerdictTexts(proof: Pick<RehearsalProof, 'pipeline' | 'key' | 'command' | 'imagesPinnedBy'>): { passed: string; stale: string; none: string } {
+  const byTag = proof.imagesPinnedBy === 'tag';
+  return {
+    passed:
+      `passed (key ${proof.key}): a rehearsal of ${proof.pipeline} passed for exactly this combination ` +
+      (byTag ? '(the same image tags, model, method, revision, dataset and files; a tag moved since is not detected)' : '(the same image digests, model, method, revision, dataset and files)'),
+    stale:
+      `stale: a rehearsal of ${proof.pipeline} exists for another combination (another image ${byTag ? 'tag' : 'digest'}, model, revision, method or file), ` +
+      `not for this one (key ${proof.key}); run \`${proof.command}\``,
+    none: `none: no passing rehearsal of ${proof.pipeline} for this combination (key ${proof.key}); run \`${proof.command}\``,
+  };
+}
+
+/** The `rehearsal` output of a pipeline that cannot be rehearsed on this infra. */
+export function rehearsalUnavailableText(pipeline: string, why: string): string {
+  return `none: ${pipeline} cannot be rehearsed on this infra: ${why}`;
+}
 
 /** The proof a built rehearsal leaves when it passes (see RehearsalProof). */
 export function rehearsalProof(
@@ -347,5 +406,13 @@ export function rehearsalProof(
   const runName = String(rehearsal.recipe.train.args['run_name'] ?? '');
   const runPrefix = runName.replace(/-[0-9a-f]{12}$/, '');
   const glob = [...parts.slice(0, -3), `${runPrefix}-*`, '*', parts[parts.length - 1]].join('/');
-  return { pipeline, key: rehearsalKey(rehearsal.recipe, rehearsal.images), bucket, exact, glob, command: `npm run deploy -- ${rehearsalName(pipeline)}` };
+  return {
+    pipeline,
+    key: rehearsalKey(rehearsal.recipe, rehearsal.images),
+    bucket,
+    exact,
+    glob,
+    command: `npm run deploy -- ${rehearsalName(pipeline)}`,
+    imagesPinnedBy: imagesPinnedBy(rehearsal.images),
+  };
 }

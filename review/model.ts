@@ -7,9 +7,8 @@
  */
 import type { TerraformJson } from './load';
 import { dependencyMap, Pipeline, pipelineOf } from './pipeline-graph';
-import { TUTORIAL_MAXTEXT_OUTPUT } from '../jobs/names';
+import { REHEARSAL_OUTPUT, TUTORIAL_MAXTEXT_OUTPUT } from '../jobs/names';
 import { EVAL_OUTPUT } from '../jobs/eval';
-import { REHEARSAL_OUTPUT } from '../jobs/rehearsal';
 import { PLACEHOLDERS_LOCAL } from '../jobs/platform';
 import type { ControlPlane } from './resources/container-cluster';
 import type { CpuPool, TpuPool } from './resources/container-node-pool';
@@ -102,13 +101,27 @@ function withMaxTextDifference(pipeline: Pipeline | undefined, json: TerraformJs
   const gate = json.output?.[EVAL_OUTPUT]?.value;
   const withNote = pipeline && typeof note === 'string' ? { ...pipeline, maxtextDifference: note } : pipeline;
   const withGate = withNote && typeof gate === 'string' ? { ...withNote, evalGate: gate } : withNote;
-  // requireRehearsal (constructs/rehearsal-check.ts): the output's expression holds the proof object and the key.
+  return withGate ? { ...withGate, ...rehearsalLines(json) } : withGate;
+}
+
+/**
+ * The stack's `rehearsal` output (constructs/rehearsal-check.ts): its expression holds the proof object and the key;
+ * a postcondition on the proofs' data source means requireRehearsal; a plain text says why it cannot be rehearsed.
+ */
+function rehearsalLines(json: TerraformJson): Pick<Pipeline, 'rehearsalCheck' | 'rehearsalRequired'> {
   const rehearsal = json.output?.[REHEARSAL_OUTPUT]?.value;
-  const proof = typeof rehearsal === 'string' ? /"([^"]+)"\)/.exec(rehearsal)?.[1] : undefined;
-  const key = typeof rehearsal === 'string' ? /passed \(key ([0-9a-f]+)\)/.exec(rehearsal)?.[1] : undefined;
-  return withGate && proof && key
-    ? { ...withGate, rehearsalRequired: `the plan fails unless a passing rehearsal of this combination (key ${key}) left ${proof} in the bucket; the \`${REHEARSAL_OUTPUT}\` output says passed, stale or none` }
-    : withGate;
+  if (typeof rehearsal !== 'string') return {};
+  const proof = /contains\(\[for o in [^\]]+\], "([^"]+)"\)/.exec(rehearsal)?.[1];
+  const key = /passed \(key ([0-9a-f]+)\)/.exec(rehearsal)?.[1];
+  if (!proof || !key) return { rehearsalCheck: rehearsal };
+  const required = Object.values(json.data?.google_storage_bucket_objects ?? {}).some((d) => {
+    const lifecycle = (d as { lifecycle?: { postcondition?: unknown[] } }).lifecycle;
+    return (lifecycle?.postcondition ?? []).length > 0;
+  });
+  return {
+    rehearsalCheck: `the plan lists the bucket's rehearsal proofs: the \`${REHEARSAL_OUTPUT}\` output says passed when a passing rehearsal of this combination (key ${key}; images compared by ${/the same image digests/.test(rehearsal) ? 'digest' : 'tag'}) left ${proof}, else stale or none`,
+    ...(required ? { rehearsalRequired: `the plan fails unless a passing rehearsal of this combination (key ${key}) left ${proof} in the bucket; the \`${REHEARSAL_OUTPUT}\` output says passed, stale or none` } : {}),
+  };
 }
 
 /** Extracts the domain model of one stack. */

@@ -2,6 +2,7 @@
 import type { TerraformJson } from './load';
 import type { JobSetStep, StepKind } from './resources/kubernetes-manifest';
 import { list } from './values';
+import { SpendRange, spendRange } from '../jobs/budget';
 
 export interface Pipeline {
   readonly stack: string;
@@ -14,8 +15,14 @@ export interface Pipeline {
   readonly tpuTopology?: string;
   readonly tpuChipsPerPod?: number;
   readonly tpuChips: number;
-  /** Sum over TPU steps of chips x timeout hours. */
+  /** Sum over TPU steps of chips x timeout hours (the deploy's window: queue allowance, every attempt, margins). */
   readonly chipHours: number;
+  /**
+   * What the TPU steps spend (jobs/budget.ts, the computation `npm run bench` uses): one attempt of each to its
+   * deadline, and the worst case with every restart its failure policy allows. @default - unknown: a TPU step's
+   * JobSet sets no attempt deadline
+   */
+  readonly spend?: SpendRange;
   readonly gcsRead: readonly string[];
   readonly gcsWritten: readonly string[];
   /** The stack's note that it runs another MaxText than its tutorial installs. @default - none */
@@ -27,6 +34,11 @@ export interface Pipeline {
    * constructs/rehearsal-check.ts), and the verdict once planned. @default - no rehearsal required
    */
   readonly rehearsalRequired?: string;
+  /**
+   * What the plan says about this pipeline's rehearsal (every pipeline stack: constructs/rehearsal-check.ts), or why it
+   * cannot be rehearsed on this infra. @default - the stack has no `rehearsal` output (a rehearsal stack)
+   */
+  readonly rehearsalCheck?: string;
 }
 
 const KIND_ORDER: Record<StepKind, number> = { conversion: 0, training: 1, other: 2, export: 3, evaluation: 4 };
@@ -56,6 +68,12 @@ function upstreamSteps(step: JobSetStep, steps: Map<string, JobSetStep>, deps: M
   };
   visit(step.address);
   return found;
+}
+
+/** The spend of the TPU steps, when each one's JobSet names its attempt deadline. */
+function spendOfSteps(tpuSteps: readonly JobSetStep[]): { spend?: SpendRange } {
+  if (tpuSteps.length === 0 || tpuSteps.some((s) => s.attemptSeconds === undefined)) return {};
+  return { spend: spendRange(tpuSteps.map((s) => ({ attemptMinutes: s.attemptSeconds! / 60, maxRestarts: s.maxRestarts, chips: s.tpuChips }))) };
 }
 
 /** Orders steps by their dependencies (stable on the conversion -> training -> export convention). */
@@ -97,6 +115,7 @@ export function pipelineOf(stack: string, steps: readonly JobSetStep[], deps: Ma
     tpuChipsPerPod: tpuSteps[0]?.tpuChipsPerPod,
     tpuChips: Math.max(0, ...tpuSteps.map((s) => s.tpuChips)),
     chipHours: tpuSteps.reduce((sum, s) => sum + (s.tpuChips * (s.timeoutSeconds ?? 0)) / 3600, 0),
+    ...spendOfSteps(tpuSteps),
     gcsRead: uniq(
       ordered.flatMap((s) => s.gcs.filter((g) => g.access === 'read' || (g.access === 'uses' && !written.includes(g.path))).map((g) => g.path)),
     ),

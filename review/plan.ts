@@ -21,6 +21,7 @@ import { z } from 'zod';
 import { capText, collectStrings, maskSensitive, REDACTED, Redactor } from '../util/redact';
 import { canonical, isObj, KNOWN_AFTER_APPLY } from './values';
 import { jsonPath, jsonPathStep } from '../util/json-path';
+import { REHEARSAL_OUTPUT } from '../jobs/names';
 
 export type PlanAction = 'create' | 'update' | 'replace' | 'delete' | 'read' | 'no-op' | 'forget';
 
@@ -72,6 +73,11 @@ export interface PlanReview {
   readonly workingDir: string;
   /** The plan's condition checks that did not pass (`check` blocks, pre/postconditions): failed, errored or unknown. */
   readonly checks: readonly PlanCheck[];
+  /**
+   * A pipeline stack's `rehearsal` output as planned (constructs/rehearsal-check.ts: `passed (...)`, `stale: ...`,
+   * `none: ...`), or that it is known only after apply. @default - the plan has no such output
+   */
+  readonly rehearsal?: string;
 }
 
 /** A condition check of the plan that did not pass. */
@@ -594,5 +600,21 @@ export function reviewPlan(stack: string, file: string, input: unknown, options:
     likelyStack,
     workingDir: options.workingDir ?? `cdktf.out/stacks/${stack}`,
     checks,
+    ...plannedRehearsal(plan),
   };
+}
+
+/**
+ * The `rehearsal` output's planned value (jobs/rehearsal.ts REHEARSAL_OUTPUT): `planned_values.outputs`, else
+ * `output_changes.<name>.after` (hashicorp/terraform v1.11.4: an output not wholly known has no value in
+ * planned_values, internal/command/jsonplan/values.go:73-89 `marshalPlannedOutputs`, and `after_unknown: true` in
+ * output_changes, plan.go:695-718).
+ */
+function plannedRehearsal(plan: z.infer<typeof PlanSchema>): { rehearsal?: string } {
+  const planned = isObj(plan.planned_values) && isObj(plan.planned_values.outputs) ? plan.planned_values.outputs[REHEARSAL_OUTPUT] : undefined;
+  if (isObj(planned) && typeof planned.value === 'string') return { rehearsal: planned.value };
+  const change = plan.output_changes?.[REHEARSAL_OUTPUT];
+  if (change && typeof change.after === 'string') return { rehearsal: change.after };
+  if (change && change.after_unknown === true) return { rehearsal: 'known only after apply (the proofs could not be listed at plan time)' };
+  return {};
 }

@@ -11,6 +11,7 @@ import { rateText, stackCost } from './cost';
 import type { JobSetStep, Pipeline, StackModel } from './model';
 import type { PlanAction, PlannedChange, PlanReview } from './plan';
 import { capacityText } from './resources/container-node-pool';
+import { humanDuration } from './values';
 import { money, PriceTable, RATE_TEXT, tpuRateFor, tpuRates } from '../jobs/prices';
 import { capText, MAX_VALUE_CHARS } from '../util/redact';
 import { codeSpan, inert } from '../util/inert';
@@ -144,10 +145,23 @@ function pipelineCost(p: Pipeline, models: readonly StackModel[], prices: PriceT
     .find((x) => x.slice && x.slice.topology === p.tpuTopology && (p.tpuChipsPerPod === undefined || x.slice.chipsPerVm === p.tpuChipsPerPod));
   const rate = pool?.slice ? tpuRateFor(pool, prices).rate : undefined;
   const chipHour = pool?.slice && rate ? tpuRates(prices, pool.slice.acceleratorType)?.[rate]?.chipHour : undefined;
-  const price = chipHour === undefined || !rate ? '' : ` (~${money(prices, chipHour * p.chipHours)} at the ${RATE_TEXT[rate]} rate` +
+  const priced = (chipHours: number) => chipHour === undefined || !rate ? '' : ` (~${money(prices, chipHour * chipHours)} at the ${RATE_TEXT[rate]} rate` +
     `${pool!.capacity === 'reservation' ? ', already paid for by the reservation' : ''})`;
-  return `Pipeline holds at most **${round(p.chipHours)} chip-hours**${price}: ` +
-    p.steps.filter((s) => s.tpuChips > 0).map((s) => `${inert(s.name)} ${s.tpuChips} chips x ${s.timeoutText ?? '?'} (timeout)`).join(', ') + '.\n';
+  const tpuSteps = p.steps.filter((s) => s.tpuChips > 0);
+  if (!p.spend) {
+    return `Pipeline holds at most **${round(p.chipHours)} chip-hours**${priced(p.chipHours)}: ` +
+      tpuSteps.map((s) => `${inert(s.name)} ${s.tpuChips} chips x ${s.timeoutText ?? '?'} (timeout)`).join(', ') + '.\n';
+  }
+  const { oneAttempt, worstCase } = p.spend;
+  const attempt = (s: JobSetStep) => humanDuration(s.attemptSeconds) ?? '?';
+  return (
+    `Expected spend, one attempt of every TPU step to its deadline: **${round(oneAttempt.chipHours)} chip-hours**${priced(oneAttempt.chipHours)}, ` +
+    `${humanDuration(Math.round(oneAttempt.wallMinutes) * 60)} of TPU steps: ` +
+    tpuSteps.map((s) => `${inert(s.name)} ${s.tpuChips} chips x ${attempt(s)}`).join(', ') + '.\n' +
+    `Worst case, every restart a lost host allows: **${round(worstCase.chipHours)} chip-hours**${priced(worstCase.chipHours)}: ` +
+    tpuSteps.map((s) => `${inert(s.name)} ${s.maxRestarts + 1} attempt(s)`).join(', ') + '. ' +
+    `Queueing holds no chips; the steps' windows (the timeout column: queue allowance, every attempt, margins) add up to ${round(p.chipHours)} chip-hours.\n`
+  );
 }
 
 function round(n: number): string {
@@ -257,6 +271,7 @@ function pipelinesSection(models: readonly StackModel[]): string {
     if (p.maxtextDifference) out.push(`MaxText version: ${inert(p.maxtextDifference)}.\n`);
     if (p.evalGate) out.push(`Eval step: ${inert(p.evalGate)}.\n`);
     if (p.rehearsalRequired) out.push(`Requires a rehearsal: ${inert(p.rehearsalRequired)}.\n`);
+    else if (p.rehearsalCheck) out.push(`Rehearsal: ${inert(p.rehearsalCheck)}.\n`);
     const evaluation = evaluationLine(p);
     if (evaluation) out.push(evaluation);
     out.push(mermaid(p) + '\n');
@@ -355,6 +370,7 @@ function plansSection(plans: readonly ReportedPlan[]): string {
     const c = p.counts;
     out.push(`### ${code(p.stack)} (${code(p.file)}${p.terraformVersion ? `, Terraform ${p.terraformVersion}` : ''})\n`);
     if (p.errored) out.push('**This plan errored: Terraform stopped part way, the actions below are incomplete.**\n');
+    if (p.rehearsal !== undefined) out.push(`Rehearsal: ${inert(capText(p.rehearsal, MAX_CELL_CHARS))}.\n`);
     for (const k of p.checks) out.push(`${k.status === 'unknown' ? '⚠️' : '🛑'} Check ${code(k.address)}: ${k.status}${k.problems.length ? ` (${inert(capText(k.problems.join('; '), MAX_CELL_CHARS))})` : ''}.\n`);
     const total = p.changes.length + (p.unshown ?? 0);
     if (total === 0 && !p.errored) {

@@ -23,6 +23,9 @@
 // would hold the lock and be re-run on every apply), and a wait that times out or is interrupted (Ctrl-C, a closed
 // laptop) changes nothing in the cluster or the state. Its result never changes the deploy's exit status.
 //
+// Before that wait it prints, for each of those pipelines, whether a passing rehearsal of exactly this combination
+// exists: the stack's `rehearsal` output (`terraform output -raw rehearsal` in its working folder; read-only).
+//
 // Exit status: the check's when it fails, else cdktf's (128 + the signal number when a signal ended it).
 import { spawnSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
@@ -94,12 +97,35 @@ function main(argv) {
   }
   const deployed = exitOf(spawnSync('cdktf', [command, ...cdktfArgs], { cwd: ROOT, env, stdio: 'inherit' }));
   const pipelines = command === 'deploy' && deployed === 0 ? pipelineStacks(cdktfArgs) : [];
+  const outdir = given >= 0 ? cdktfArgs[given + 1] : environment.outdir;
+  for (const line of rehearsalLines(pipelines, outdir)) process.stdout.write(`${line}\n`);
   if (pipelines.length > 0) {
     process.stdout.write(`\nWaiting up to ${UNTIL_STARTED_SECONDS / 60} minutes for the first step of ${pipelines.join(', ')} to be admitted or queued (Ctrl-C stops only this wait):\n`);
     spawnSync(process.execPath, untilStartedArgs(pipelines), { cwd: ROOT, env, stdio: 'inherit' });
     process.stdout.write(`\nThe pipeline runs in the cluster; follow it with: ${followCommand(pipelines)}\n`);
   }
   return deployed;
+}
+
+/** The output every pipeline stack has (jobs/rehearsal.ts REHEARSAL_OUTPUT). */
+export const REHEARSAL_OUTPUT = 'rehearsal';
+
+/**
+ * After a deploy, for each pipeline stack it named (not the rehearsals themselves): whether a passing rehearsal of
+ * exactly this combination exists, the stack's `rehearsal` output (constructs/rehearsal-check.ts) read from the state
+ * just applied with `terraform output -raw rehearsal` in the stack's working folder. Read-only; an output it cannot
+ * read is said, never an error.
+ */
+export function rehearsalLines(pipelines, outdir) {
+  return pipelines
+    .filter((p) => !p.startsWith(REHEARSE_PREFIX))
+    .map((p) => {
+      const dir = path.join(outdir, 'stacks', p);
+      const r = spawnSync('terraform', [`-chdir=${dir}`, 'output', '-no-color', '-raw', REHEARSAL_OUTPUT], { cwd: ROOT, encoding: 'utf8' });
+      const value = r.status === 0 ? (r.stdout ?? '').trim() : '';
+      const why = r.error ? r.error.message : (r.stderr ?? '').trim().split('\n').filter(Boolean).pop() ?? `exit ${r.status}`;
+      return `Rehearsal of ${p}: ${value !== '' ? value : `not known (terraform output ${REHEARSAL_OUTPUT} in ${dir}: ${why})`}`;
+    });
 }
 
 /** How long the deploy waits for the first steps after the apply, seconds. */

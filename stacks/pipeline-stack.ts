@@ -21,6 +21,7 @@ import { SYSTEM_POOL_NAME } from '../jobs/platform';
 import { PipelinePreflight, PlaceholderGuard, PlaceholderRef } from '../constructs/preflight';
 import type * as RehearsalCheckModule from '../constructs/rehearsal-check';
 import { TUTORIAL_MAXTEXT_OUTPUT } from '../jobs/names';
+import { REHEARSAL_OUTPUT, rehearsalUnavailableText } from '../jobs/rehearsal';
 import { EVAL_OUTPUT, gateText } from '../jobs/eval';
 import type { Pipeline } from '../jobs/pipeline';
 import type { Platform } from '../jobs/platform';
@@ -69,9 +70,16 @@ export class PipelineStack extends ProjectStack {
       precondition: preflight.precondition,
       secretCommand: platform.hfTokenSecretCommand,
     });
-    // requireRehearsal: the plan fails without the proof of a passing rehearsal of exactly this combination.
-    // Loaded only when required: its data source is no other stack's (main.test.ts: a synth loads only what it uses).
-    if (pipeline.requiredRehearsal) new (require('../constructs/rehearsal-check') as typeof RehearsalCheckModule).RehearsalCheck(this, 'rehearsal-check', { proof: pipeline.requiredRehearsal, precondition: preflight.precondition });
+    // Whether a passing rehearsal of exactly this combination exists (the `rehearsal` output); with requireRehearsal the
+    // plan fails without it. Loaded only with a proof: its data source is no other stack's (main.test.ts: a synth loads
+    // only what it uses).
+    const rehearsal = pipeline.rehearsalCheck;
+    if (rehearsal && 'proof' in rehearsal) {
+      const { RehearsalCheck } = require('../constructs/rehearsal-check') as typeof RehearsalCheckModule;
+      new RehearsalCheck(this, 'rehearsal-check', { proof: rehearsal.proof, required: rehearsal.required, precondition: preflight.precondition });
+    } else if (rehearsal) {
+      new TerraformOutput(this, REHEARSAL_OUTPUT, { value: rehearsalUnavailableText(pipeline.name, rehearsal.unavailable) });
+    }
     // infra's cluster, found through a data source (GkeCluster.fromClusterAttributes): the same endpoint rule as infra.
     const cluster = GkeCluster.fromClusterAttributes(this, 'cluster', {
       name: platform.clusterName,

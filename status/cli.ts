@@ -42,6 +42,7 @@ import { renderText, toJson } from './render';
 import { renderServe, ServeSnapshot, serveExit, serveStatus } from './serve';
 import { gcloudToken, GCS_ENDPOINT, gcsReader } from './bucket';
 import { ObjectReader, withEvalFiles } from './eval';
+import { withRehearsalRecords } from './rehearsal';
 import { withDownloadedCommits } from './run-record';
 import { SERVE_LABEL, SERVE_STACK_PREFIX as SERVE_PREFIX, serveNames } from '../jobs/serve';
 
@@ -441,9 +442,12 @@ async function poll(
   const evalFiles = new Map(chosen.map((p) => [p.name, p.steps.find((st) => st.name === 'eval')?.output]));
   const { statuses: evaluated, notes } = await withEvalFiles(chosen.map((p) => byName.get(p.name)!), evalFiles, pio.read);
   notes.forEach(pio.note);
-  if (!lineage) return evaluated;
+  // A rehearsal's verdict from the record its Workflow wrote to the bucket, when there (status/rehearsal.ts).
+  const rehearsed = await withRehearsalRecords(evaluated, new Map(chosen.map((p) => [p.name, p.rehearsal])), pio.readOnce);
+  rehearsed.notes.forEach(pio.note);
+  if (!lineage) return rehearsed.statuses;
   // The commits each completed step downloaded, from its run record (status/run-record.ts), read once per command.
-  const downloaded = await withDownloadedCommits(evaluated, new Map(chosen.map((p) => [p.name, p])), pio.readOnce);
+  const downloaded = await withDownloadedCommits(rehearsed.statuses, new Map(chosen.map((p) => [p.name, p])), pio.readOnce);
   downloaded.notes.forEach(pio.note);
   return downloaded.statuses;
 }

@@ -880,11 +880,14 @@ export function pipelineStatus(pipeline: PipelineRecord, snapshot: Snapshot, log
   };
 }
 
-/** Exit status: 1 when any step failed, 0 when every step completed, else 3 (still running, stalled, queued, pending or not created). */
+/**
+ * Exit status: 1 when any step failed, 0 when every step completed, else 3 (still running, stalled, queued, pending or
+ * not created). A rehearsal whose verdict its Workflow's record gives (status/rehearsal.ts) counts as that verdict.
+ */
 export function exitCode(pipelines: readonly PipelineStatus[]): 0 | 1 | 3 {
-  const steps = pipelines.flatMap((p) => p.steps);
-  if (steps.some((s) => s.state === 'failed')) return 1;
-  return steps.every((s) => s.state === 'completed') ? 0 : 3;
+  const verdict = (p: PipelineStatus) => p.rehearsal?.verdict.verdict;
+  if (pipelines.some((p) => verdict(p) === 'failed' || p.steps.some((s) => s.state === 'failed'))) return 1;
+  return pipelines.every((p) => verdict(p) === 'passed' || p.steps.every((s) => s.state === 'completed')) ? 0 : 3;
 }
 
 /** Whether a pipeline has ended (a watch stops when every named one has): all steps completed, or one failed. */

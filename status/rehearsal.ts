@@ -1,21 +1,17 @@
 /**
  * What a rehearsal proved (`npm run status -- rehearse-<pipeline>`): the combination its record names (jobs/rehearsal.ts
- * RehearsalFacts: image digests, MaxText/vLLM/lm-eval versions, model, method, revision, dataset and file hashes), which
- * steps passed, the first failure with its log lines (the failed rule's tail, status/model.ts), and what a rehearsal
- * cannot show. Pure: the record and the step states in, lines out.
+ * RehearsalFacts: image refs, pinned by tag or digest, MaxText/vLLM/lm-eval versions, model, method, revision, dataset
+ * and file hashes), which steps passed, the first failure with its log lines, and what a rehearsal cannot show. The
+ * verdict record the rehearsal's Workflow writes to the bucket at its end (jobs/rehearsal-record.ts) is read when
+ * present; until then, or when it cannot be read, the verdict is computed from the steps' states. Pure but for the
+ * reader it is given.
  */
 import type { RehearsalFacts } from '../jobs/rehearsal';
+import { RehearsalRecord, rehearsalRecordFromJson, RehearsalVerdict } from '../jobs/rehearsal-record';
+import type { ObjectReader } from './eval';
 import type { StepStatus } from './model';
 
-export interface RehearsalVerdict {
-  /** `passed`: every step completed; `failed`: a step failed; `running`: neither yet. */
-  readonly verdict: 'passed' | 'failed' | 'running';
-  readonly key: string;
-  readonly of: string;
-  readonly passed: readonly string[];
-  /** The first failed step, its reason and its last log lines. @default - none failed */
-  readonly firstFailure?: { readonly step: string; readonly reason: string; readonly lines: readonly string[] };
-}
+export type { RehearsalVerdict } from '../jobs/rehearsal-record';
 
 /** The verdict of a rehearsal from its facts and its steps' states. */
 export function rehearsalVerdict(facts: RehearsalFacts, steps: readonly StepStatus[]): RehearsalVerdict {
@@ -33,8 +29,21 @@ export function rehearsalVerdict(facts: RehearsalFacts, steps: readonly StepStat
   };
 }
 
+/** Where the verdict came from: the Workflow's record in the bucket, or the steps' states. */
+export type VerdictSource = { readonly record: string; readonly writtenAt: string } | { readonly computed: string };
+
+/**
+ * The verdict from the Workflow's record: its steps, its first failure, with the log lines status read from the cluster
+ * when the record has none (the engine has no logs) and they are the same step's.
+ */
+export function verdictFromRecord(record: RehearsalRecord, computed: RehearsalVerdict): RehearsalVerdict {
+  const f = record.firstFailure;
+  const lines = f && f.lines.length === 0 && computed.firstFailure?.step === f.step ? computed.firstFailure.lines : f?.lines;
+  return { verdict: record.verdict, key: record.key, of: record.of, passed: [...record.passed], ...(f ? { firstFailure: { ...f, lines: lines ?? [] } } : {}) };
+}
+
 /** The text lines status prints under a rehearsal. */
-export function rehearsalLines(facts: RehearsalFacts, v: RehearsalVerdict): string[] {
+export function rehearsalLines(facts: RehearsalFacts, v: RehearsalVerdict, source?: VerdictSource): string[] {
   const head =
     v.verdict === 'passed'
       ? `rehearsal of ${v.of} PASSED (key ${v.key}): every step ran on the cut model; \`npm run deploy -- ${v.of}\` may spend the slice`
@@ -42,14 +51,49 @@ export function rehearsalLines(facts: RehearsalFacts, v: RehearsalVerdict): stri
         ? `rehearsal of ${v.of} FAILED at ${v.firstFailure!.step} (key ${v.key}): ${v.firstFailure!.reason}`
         : `rehearsal of ${v.of} running (key ${v.key})`;
   const versions = Object.entries(facts.versions).map(([k, x]) => `${k} ${x}`).join(', ');
+  const pinned = facts.imagesPinnedBy === 'digest' ? 'by digest' : 'by tag: a tag moved since the rehearsal is not detected';
+  const from = !source ? [] : 'record' in source ? [`  verdict: written by the rehearsal's Workflow at ${source.writtenAt} (${source.record})`] : [`  verdict: computed from the steps (${source.computed})`];
   return [
     head,
+    ...from,
     `  steps passed: ${v.passed.length > 0 ? v.passed.join(', ') : 'none yet'}`,
     ...(v.firstFailure && v.firstFailure.lines.length > 0 ? [`  first failure, last lines of ${v.firstFailure.step}:`, ...v.firstFailure.lines.map((l) => `    ${l}`)] : []),
     `  combination: ${facts.model} (${facts.hfRepo}@${facts.revision ?? 'head at run time'}), ${facts.method}, cut to ${facts.layers} layers, ${facts.steps} steps`,
-    `  images: ${facts.images.join(', ')}`,
+    `  images (${pinned}): ${facts.images.join(', ')}`,
     `  versions: ${versions}`,
     ...Object.entries(facts.hashes).map(([path, sha]) => `  sha256 ${sha.slice(0, 16)} ${path}`),
     `  cannot show: ${facts.cannotShow.join('; ')}`,
   ];
+}
+
+type WithRehearsal = { readonly name: string; readonly rehearsal?: { readonly verdict: RehearsalVerdict; readonly lines: readonly string[] } };
+
+/**
+ * Replaces each rehearsal's computed verdict by its Workflow's record where the bucket has one for exactly its facts
+ * (same key). Read for every rehearsal that ended by its steps or is still shown running (the record may be there
+ * before the steps' objects are read); a record not there yet, or not readable, keeps the computed verdict and says so.
+ */
+export async function withRehearsalRecords<S extends WithRehearsal>(
+  statuses: readonly S[],
+  facts: ReadonlyMap<string, RehearsalFacts | undefined>,
+  read: ObjectReader,
+): Promise<{ statuses: S[]; notes: string[] }> {
+  const notes: string[] = [];
+  const out = await Promise.all(
+    statuses.map(async (p) => {
+      const f = facts.get(p.name);
+      if (!p.rehearsal || !f?.recordPath) return p;
+      const computed = p.rehearsal.verdict;
+      const got = await read(f.recordPath);
+      const record = got.text !== undefined ? rehearsalRecordFromJson(got.text, f) : undefined;
+      if (record) {
+        const verdict = verdictFromRecord(record, computed);
+        return { ...p, rehearsal: { verdict, lines: rehearsalLines(f, verdict, { record: f.recordPath, writtenAt: record.writtenAt }) } };
+      }
+      const why = got.problem ?? (got.text === undefined ? 'not written yet: the Workflow writes it when it ends' : 'not a record of this rehearsal');
+      if (got.problem || got.text !== undefined) notes.push(`${p.name}: rehearsal record ${f.recordPath} not read (${why}); the verdict is computed from the steps`);
+      return { ...p, rehearsal: { verdict: computed, lines: rehearsalLines(f, computed, { computed: `record ${f.recordPath} ${got.problem ? 'not read' : got.text === undefined ? 'not written yet' : 'not of this rehearsal'}` }) } };
+    }),
+  );
+  return { statuses: out, notes };
 }

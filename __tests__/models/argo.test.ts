@@ -5,7 +5,8 @@
  * inadmissible past its window, a flex-start host lost, the deploy interrupted, the engine's step pod lost (deleted or
  * evicted), the engine's controller restarted; plus a re-deploy with a changed spec and a migrated run.
  * Invariant checked in every scenario: no JobSet is ever created twice by one Workflow, and no step's JobSet is
- * created before the previous step's JobSet completed.
+ * created before the previous step's JobSet completed. A rehearsal's exit handler then writes its verdict record (the
+ * writer's own container run under python3 with a stand-in gcsfs), and never changes the run's outcome.
  */
 import { buildPipeline, Pipeline } from '../../jobs/pipeline';
 import { RECIPES } from '../../jobs/recipes';
@@ -249,5 +250,101 @@ describe('the rules the model applies, at their boundaries', () => {
 
   test('Kueue deletes a deactivated JobSet after DEACTIVATED_RETENTION_MINUTES (objectRetentionPolicies)', () => {
     expect(kueueManagerConfig().objectRetentionPolicies).toEqual({ workloads: { afterDeactivatedByKueue: `${DEACTIVATED_RETENTION_MINUTES}m` } });
+  });
+});
+
+describe("a rehearsal's exit handler writes its verdict record (jobs/rehearsal-record.ts), whatever the run did", () => {
+  const { spawnSync } = require('child_process') as typeof import('child_process');
+  const fs = require('fs') as typeof import('fs');
+  const os = require('os') as typeof import('os');
+  const path = require('path') as typeof import('path');
+  const { loadDeployment } = require('../../config/deployment') as typeof import('../../config/deployment');
+  const { rehearsalRecordFromJson } = require('../../jobs/rehearsal-record') as typeof import('../../jobs/rehearsal-record');
+  const { runExitHandler, workflowFailures } = require('./argo') as typeof import('./argo');
+  const rehearsal = loadDeployment({ env: { SINGLE_HOST_RESERVATION: 'my-v6e-8-reservation', REHEARSE: 'rl-qwen3' } }).pipelines.find((x) => x.name === 'rehearse-rl-qwen3')!;
+  const wf = workflowOf(rehearsal) as any;
+
+  /** Runs the created writer's container (bash -c <script>, its env) with a stand-in gcsfs that writes under a folder; the record read back. */
+  function written(created: any): { record: ReturnType<typeof rehearsalRecordFromJson>; path: string; stdout: string } {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'tpt-verdict-'));
+    fs.writeFileSync(
+      path.join(dir, 'gcsfs.py'),
+      ['import os', 'class GCSFileSystem:', '    def pipe(self, p, data):', '        f = os.path.join(os.environ["FAKE_GCS"], p.replace("gs://", ""))', '        os.makedirs(os.path.dirname(f), exist_ok=True)', '        open(f, "wb").write(data)'].join('\n'),
+    );
+    const c = created.spec.replicatedJobs[0].template.spec.template.spec.containers[0];
+    const env = Object.fromEntries(c.env.filter((e: any) => typeof e.value === 'string').map((e: any) => [e.name, e.value]));
+    const r = spawnSync(c.command[0], c.command.slice(1), { env: { PATH: process.env.PATH, HOME: dir, PYTHONPATH: dir, FAKE_GCS: path.join(dir, 'gcs'), ...env }, encoding: 'utf8' });
+    expect(r.stderr).not.toContain('Traceback');
+    expect(r.status).toBe(0);
+    const file = path.join(dir, 'gcs', rehearsal.verdictWriter!.recordPath.replace('gs://', ''));
+    const text = fs.readFileSync(file, 'utf8');
+    fs.rmSync(dir, { recursive: true, force: true });
+    return { record: rehearsalRecordFromJson(text, rehearsal.rehearsal!), path: file, stdout: r.stdout };
+  }
+
+  const runRehearsal = (over: Partial<Record<string, JobSetScript>> = {}, faults: Fault[] = [], extra: Partial<Parameters<typeof runWorkflow>[0]> = {}) =>
+    runWorkflow({ workflow: wf, scripts: scripts(rehearsal, over), faults, pollSeconds: STATE_CHECK_SECONDS, ...extra });
+
+  test('the Workflow names the exit handler; its one create is the verdict writer, tolerated when it fails', () => {
+    expect(wf.spec.onExit).toBe('rehearsal-verdict');
+    const handler = wf.spec.templates.find((t: any) => t.name === 'rehearsal-verdict');
+    expect(handler.dag.tasks).toEqual([{ name: 'write', template: 'rehearsal-verdict-create', continueOn: { failed: true, error: true } }]);
+    // The entry DAG does not run it: the steps stay the four.
+    expect(wf.spec.templates.find((t: any) => t.name === 'pipeline').dag.tasks.map((t: any) => t.template)).not.toContain('rehearsal-verdict-create');
+    expect(pipelineWorkflow(PIPELINES[0]!, { systemPool: 'system' }).spec).not.toHaveProperty('onExit');
+  });
+
+  test('every step completes: Succeeded, the record says passed with every step, the facts and images by tag', () => {
+    const r = runRehearsal();
+    expect(r.phase).toBe('Succeeded');
+    const exit = runExitHandler(wf, r);
+    expect(exit).toMatchObject({ exitPhase: 'Succeeded', phase: 'Succeeded' });
+    const { record } = written(exit.created[0]!.manifest);
+    expect(record).toMatchObject({ version: 1, verdict: 'passed', workflowStatus: 'Succeeded', passed: ['to-maxtext', 'train', 'to-hf', 'eval'], key: rehearsal.rehearsal!.key, imagesPinnedBy: 'tag' });
+    expect(record!.firstFailure).toBeUndefined();
+    expect(record!.images).toEqual(rehearsal.rehearsal!.images);
+  });
+
+  test('train fails: Failed; the record names train as the first failure with the wait\'s message, to-maxtext passed', () => {
+    const r = runRehearsal({ train: { endsAfter: 600, ends: 'Failed' } });
+    expect(r.phase).toBe('Failed');
+    const exit = runExitHandler(wf, r);
+    expect(exit.phase).toBe('Failed');
+    const { record } = written(exit.created[0]!.manifest);
+    expect(record).toMatchObject({ verdict: 'failed', workflowStatus: 'Failed', passed: ['to-maxtext'] });
+    expect(record!.firstFailure).toEqual({ step: 'train', reason: expect.stringContaining("failure condition 'status.terminalState == Failed' evaluated true"), lines: [] });
+  });
+
+  test('a lost wait pod retried (a failed retry child) and a create that found its JobSet (AlreadyExists): still passed', () => {
+    const first = rehearsal.steps[0]!.jobSetName;
+    const r = runRehearsal({}, [{ kind: 'pod-deleted', task: 'train-wait', at: 2700 }], { existing: [{ name: first, ageSeconds: 60 }] });
+    expect(r.phase).toBe('Succeeded');
+    const failed = workflowFailures(wf, r).map((f) => f.displayName);
+    expect(failed).toEqual(expect.arrayContaining(['to-maxtext', 'train-wait(0)']));
+    expect(written(runExitHandler(wf, r).created[0]!.manifest).record).toMatchObject({ verdict: 'passed', passed: ['to-maxtext', 'train', 'to-hf', 'eval'] });
+  });
+
+  test('an AlreadyExists create before a later failure does not hide it: the first failed wait decides (eval)', () => {
+    const first = rehearsal.steps[0]!.jobSetName;
+    const r = runRehearsal({ eval: { endsAfter: 300, ends: 'Failed' } }, [], { existing: [{ name: first, ageSeconds: 60 }] });
+    expect(r.phase).toBe('Failed');
+    const { record } = written(runExitHandler(wf, r).created[0]!.manifest);
+    expect(record).toMatchObject({ verdict: 'failed', passed: ['to-maxtext', 'train', 'to-hf'], firstFailure: { step: 'eval' } });
+  });
+
+  test('writing the verdict never changes the outcome: a failed create leaves a Succeeded run Succeeded; without continueOn it would not', () => {
+    const r = runRehearsal();
+    expect(runExitHandler(wf, r, { createFails: true })).toMatchObject({ exitPhase: 'Succeeded', phase: 'Succeeded', created: [] });
+    const bare = JSON.parse(JSON.stringify(wf));
+    delete bare.spec.templates.find((t: any) => t.name === 'rehearsal-verdict').dag.tasks[0].continueOn;
+    expect(runExitHandler(bare, r, { createFails: true })).toMatchObject({ exitPhase: 'Failed', phase: 'Failed' });
+  });
+
+  test('the failures travel base64-encoded: a message with quotes and newlines reaches the record intact', () => {
+    const r = runRehearsal({ 'to-hf': { endsAfter: 300, ends: 'Failed' } });
+    const n = r.nodes['to-hf-wait'];
+    n.message = 'main: Error: "quoted" and\nnewline \\ backslash';
+    const created = runExitHandler(wf, r).created[0]!.manifest;
+    expect(written(created).record!.firstFailure!.reason).toContain('main: Error: "quoted" and\nnewline \\ backslash');
   });
 });

@@ -22,6 +22,10 @@
  *   `assessDAGPhase`): the last completed node on the branch, Failed/Error when the leaf was omitted after a failure.
  * - the controller: the only thing that creates pods and advances nodes; while it is down, pods run on and their end is
  *   read when it is back (operator.go `podReconciliation` reads pods, not events).
+ * - the exit handler (`spec.onExit`): run once the entry DAG is fulfilled, with `workflow.status` and
+ *   `workflow.failures` set (operator.go:448-521), its tags substituted in the resource manifest, a DAG task's
+ *   `continueOn` keeping its DAG Succeeded (dag.go:227-235), and a failed exit node failing a Succeeded Workflow
+ *   (operator.go:527-547): `runExitHandler`.
  * Kubernetes: deleting a Workflow with the `foregroundDeletion` finalizer deletes its blockOwnerDeletion dependents
  * (the JobSets, `setOwnerReference`) before it is gone.
  */
@@ -317,4 +321,108 @@ function dagPhase(tasks: any[], nodes: Record<string, NodeState>): Phase {
 /** Deleting a Workflow with foregroundDeletion: its owned JobSets go first (time t), the unowned stay. */
 export function deleteWorkflow(jobSets: Map<string, LiveJobSet>, uid: string, t: number): void {
   for (const js of jobSets.values()) if (js.owner === uid && js.deletedAt === undefined) js.deletedAt = t;
+}
+
+// ---- the exit handler (spec.onExit): what it sees and what it may change ----
+
+/** operator.go:448-457: the entry node's phase as `workflow.status` (Skipped and Omitted count as Succeeded). */
+export function workflowStatusOf(phase: Phase): 'Succeeded' | 'Failed' | 'Error' | 'Running' {
+  if (phase === 'Failed' || phase === 'Error') return phase;
+  return phase === 'Running' || phase === 'Pending' ? 'Running' : 'Succeeded';
+}
+
+export interface FailedNode {
+  readonly displayName: string;
+  readonly message: string;
+  readonly templateName: string;
+  readonly phase: 'Failed' | 'Error';
+}
+
+/**
+ * operator.go:459-479: every node Failed or Error. A task with a retryStrategy is a retry node (its display name the
+ * task's) whose attempts are children `<task>(<n>)` (workflow/controller/operator.go `processNodeRetries` names them
+ * with the attempt index); the entry DAG's node is named after the Workflow. Order is not kept (a Go map).
+ */
+export function workflowFailures(workflow: any, result: RunResult): FailedNode[] {
+  const out: FailedNode[] = [];
+  const tasks: any[] = workflow.spec.templates.find((t: any) => t.name === workflow.spec.entrypoint).dag.tasks;
+  for (const [name, n] of Object.entries(result.nodes)) {
+    const templateName = tasks.find((t) => t.name === name).template;
+    n.attempts.forEach((a, i) => {
+      if (a.phase === 'Failed' || a.phase === 'Error') out.push({ displayName: `${name}(${i})`, message: a.message, templateName, phase: a.phase });
+    });
+    if (n.phase === 'Failed' || n.phase === 'Error') out.push({ displayName: name, message: n.message, templateName, phase: n.phase });
+  }
+  if (result.phase === 'Failed' || result.phase === 'Error') {
+    out.push({ displayName: workflow.metadata.name, message: 'child failed', templateName: workflow.spec.entrypoint, phase: result.phase });
+  }
+  return out;
+}
+
+/**
+ * The value of `workflow.failures`: strconv.Quote(json.Marshal(failures)) (operator.go:479), `"null"` with its quotes
+ * when nothing failed (util/variables/keys/globals.go:60-62). For ASCII JSON, strconv.Quote is JSON.stringify (the
+ * model writes no HTML-escaped `<`, `>`, `&`: json.Marshal would write \u003c; the same string once decoded).
+ */
+export function failuresValue(failures: readonly FailedNode[]): string {
+  return JSON.stringify(JSON.stringify(failures.length > 0 ? failures : null));
+}
+
+/**
+ * A resource manifest's tags as the exit handler's pod gets them: a simple tag replaced by its value (escaped for
+ * the JSON-marshalled template and unescaped with it: util/template/simple_template.go:66-72), `{{=sprig.b64enc(x)}}`
+ * by the base64 of x's value (expr + sprig, util/expr/env/env.go:21-29; a string result is inserted without its
+ * quotes, util/template/expression_template.go:260-275). Any other expression is a model error.
+ */
+export function substituteExitTags(manifest: string, vars: Readonly<Record<string, string>>): string {
+  return manifest.replace(/\{\{\s*(=?)\s*([^}]+?)\s*\}\}/g, (_m, expr: string, body: string) => {
+    if (!expr) {
+      if (!(body in vars)) throw new Error(`tag the model does not know: {{${body}}}`);
+      return vars[body];
+    }
+    const m = /^sprig\.b64enc\(([\w.]+)\)$/.exec(body);
+    if (!m || !(m[1] in vars)) throw new Error(`expression the model does not know: {{=${body}}}`);
+    return Buffer.from(vars[m[1]], 'utf8').toString('base64');
+  });
+}
+
+export interface ExitRun {
+  /** What the exit handler created, as its pod's kubectl got it (tags substituted), by template. */
+  readonly created: ReadonlyArray<{ readonly template: string; readonly manifest: any }>;
+  /** The exit handler node's phase. */
+  readonly exitPhase: Phase;
+  /** The Workflow's phase after the exit handler (operator.go:527-547). */
+  readonly phase: Phase;
+}
+
+/**
+ * Runs `spec.onExit` once the entry DAG ended (operator.go:484-521): a DAG of resource creates (or one resource
+ * create). `createFails` makes every create fail (the API refused it); a DAG task with `continueOn` for that phase does
+ * not fail its DAG (dag.go:227-235). A Succeeded Workflow becomes Failed / Error when its exit node failed; a Failed
+ * or Error one keeps its phase (operator.go:527-547).
+ */
+export function runExitHandler(workflow: any, result: RunResult, o: { readonly createFails?: boolean } = {}): ExitRun {
+  const status = workflowStatusOf(result.phase);
+  const vars = { 'workflow.status': status, 'workflow.failures': failuresValue(workflowFailures(workflow, result)), 'workflow.name': workflow.metadata.name };
+  const templates = new Map<string, any>(workflow.spec.templates.map((t: any) => [t.name, t]));
+  const created: Array<{ template: string; manifest: any }> = [];
+  const create = (name: string): Phase => {
+    const t = templates.get(name);
+    if (t?.resource?.action !== 'create') throw new Error(`exit template the model does not know: ${name}`);
+    if (o.createFails) return 'Failed';
+    created.push({ template: name, manifest: JSON.parse(substituteExitTags(t.resource.manifest, vars)) });
+    return 'Succeeded';
+  };
+  const handler = templates.get(workflow.spec.onExit);
+  let exitPhase: Phase;
+  if (handler?.dag) {
+    exitPhase = 'Succeeded';
+    for (const task of handler.dag.tasks) {
+      const p = create(task.template);
+      const continues = (p === 'Failed' && task.continueOn?.failed) || (p === 'Error' && task.continueOn?.error);
+      if (p !== 'Succeeded' && !continues) exitPhase = p;
+    }
+  } else exitPhase = create(workflow.spec.onExit);
+  const phase = result.phase === 'Succeeded' && (exitPhase === 'Failed' || exitPhase === 'Error') ? exitPhase : result.phase;
+  return { created, exitPhase, phase };
 }

@@ -112,7 +112,8 @@ export function synthesize(env: Record<string, string>): Synthesized {
       if (raw.manifest.kind !== 'Workflow') continue;
       // The pipeline's JobSets are inside its Workflow (jobs/argo.ts): each create template carries one as JSON text.
       const templates = raw.manifest.spec.templates as Obj[];
-      for (const t of templates.filter((x) => x.resource?.action === 'create')) {
+      // Steps only: a create with its wait (a rehearsal's exit handler creates its verdict writer with no wait: argo.test.ts).
+      for (const t of templates.filter((x) => x.resource?.action === 'create' && templates.some((w) => w.name === `${x.name}-wait`))) {
         const wait = templates.find((x) => x.name === `${t.name}-wait`)!;
         const manifest = JSON.parse(String(t.resource.manifest).replace(/\$\$\{/g, '${').replace(/%%\{/g, '%{'));
         jobSets.push({ stack, address: `kubernetes_manifest.${name}#${t.name}`, manifest, raw: t, waitSeconds: wait.activeDeadlineSeconds });

@@ -78,3 +78,92 @@ test('a passing rehearsal: every step passed, the deploy command; exit 0', async
   expect(r.stdout).toContain(`rehearsal of rl-qwen3 PASSED (key ${rec.rehearsal!.key}): every step ran on the cut model; \`npm run deploy -- rl-qwen3\` may spend the slice`);
   expect(r.stdout).toContain('steps passed: to-maxtext, train, to-hf, eval');
 });
+
+describe("the verdict record the rehearsal's Workflow writes to the bucket (jobs/rehearsal-record.ts), read back by status", () => {
+  const { spawnSync } = require('child_process') as typeof import('child_process');
+  const fs = require('fs') as typeof import('fs');
+  const os = require('os') as typeof import('os');
+  const path = require('path') as typeof import('path');
+  const http = require('http') as typeof import('http');
+  const { closeAfter, removeAfter } = require('./fake-api-harness') as typeof import('./fake-api-harness');
+  const writer = rehearsal.verdictWriter!;
+
+  /** The writer's own container run under python3 (a stand-in gcsfs keeps what it writes): the record's text. */
+  function written(status: string, failures: unknown[] | null): string {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'tpt-verdict-status-'));
+    removeAfter(dir);
+    fs.writeFileSync(path.join(dir, 'gcsfs.py'), ['class GCSFileSystem:', '    def pipe(self, p, data):', `        open(${JSON.stringify(path.join(dir, 'out.json'))}, "wb").write(data)`].join('\n'));
+    const c = (writer.manifest as any).spec.replicatedJobs[0].template.spec.template.spec.containers[0];
+    // What the exit handler substitutes: workflow.status, and sprig.b64enc of workflow.failures (strconv.Quote'd JSON).
+    const env = { WORKFLOW_STATUS: status, WORKFLOW_FAILURES_B64: Buffer.from(JSON.stringify(JSON.stringify(failures))).toString('base64') };
+    const r = spawnSync(c.command[0], c.command.slice(1), { env: { PATH: process.env.PATH, HOME: dir, PYTHONPATH: dir, ...env }, encoding: 'utf8' });
+    expect(r.status).toBe(0);
+    return fs.readFileSync(path.join(dir, 'out.json'), 'utf8');
+  }
+
+  async function fakeGcs(objects: Record<string, string>): Promise<string> {
+    const server = http.createServer((req, res) => {
+      const m = /^\/storage\/v1\/b\/([^/]+)\/o\/([^?]+)\?alt=media$/.exec(req.url ?? '');
+      const key = m ? `gs://${decodeURIComponent(m[1]!)}/${decodeURIComponent(m[2]!)}` : '';
+      if (objects[key] === undefined) return res.writeHead(404).end('{"error":{"code":404}}');
+      return res.writeHead(200, { 'content-type': 'application/json' }).end(objects[key]);
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    closeAfter(() => new Promise<void>((resolve) => server.close(() => resolve())));
+    return `http://127.0.0.1:${(server.address() as { port: number }).port}`;
+  }
+  function gcloudBin(): string {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'tpt-gcloud-'));
+    removeAfter(dir);
+    fs.writeFileSync(path.join(dir, 'gcloud'), '#!/bin/sh\necho gcloud-token\n', { mode: 0o755 });
+    return dir;
+  }
+
+  test('the record path is next to the export and in the cluster record; the writer is in the Workflow only of a rehearsal', () => {
+    expect(writer.recordPath).toBe(`${rehearsal.paths.hfExportDir.replace(/\/$/, '')}.rehearsal.json`);
+    expect(rec.rehearsal!.recordPath).toBe(writer.recordPath);
+    expect(rec.rehearsal!.imagesPinnedBy).toBe('tag');
+    expect(real.verdictWriter).toBeUndefined();
+  });
+
+  test("a failed run: status shows the Workflow's verdict, with the log lines it read from the cluster; exit 1", async () => {
+    const text = written('Failed', [
+      { displayName: 'to-maxtext', message: 'main: Error (exit code 64): AlreadyExists', templateName: 'to-maxtext', phase: 'Failed' },
+      { displayName: 'train-wait', message: "main: Error (exit code 64): failure condition 'status.terminalState == Failed' evaluated true", templateName: 'train-wait', phase: 'Failed' },
+    ]);
+    const api = await fake(world('failed'));
+    const env = { ...kubeconfig(api.url), PATH: `${gcloudBin()}${path.delimiter}${process.env.PATH}`, STORAGE_EMULATOR_HOST: await fakeGcs({ [writer.recordPath]: text }) };
+    const json = await runCli(['status', 'rehearse-rl-qwen3', '--json'], env);
+    expect(json.code).toBe(1);
+    expect(JSON.parse(json.stdout).pipelines[0].rehearsal).toEqual({
+      verdict: 'failed',
+      key: rec.rehearsal!.key,
+      of: 'rl-qwen3',
+      passed: ['to-maxtext'],
+      firstFailure: { step: 'train', reason: "main: Error (exit code 64): failure condition 'status.terminalState == Failed' evaluated true", lines: TRACE },
+    });
+    const out = await runCli(['status', 'rehearse-rl-qwen3'], env);
+    expect(out.stdout).toMatch(new RegExp(`verdict: written by the rehearsal's Workflow at \\d{4}-\\d\\d-\\d\\dT[\\d:]+\\+00:00 \\(${writer.recordPath.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&')}\\)`));
+    expect(out.stdout).toContain('images (by tag: a tag moved since the rehearsal is not detected): ');
+  });
+
+  test('the record decides over the steps: a Succeeded Workflow reads passed though the JobSets were already cleaned away', async () => {
+    const api = await fake(Object.assign(emptyWorld(), { configMaps: [recordMap(rec, rehearsal.labels)] }));
+    const env = { ...kubeconfig(api.url), PATH: `${gcloudBin()}${path.delimiter}${process.env.PATH}`, STORAGE_EMULATOR_HOST: await fakeGcs({ [writer.recordPath]: written('Succeeded', null) }) };
+    const json = await runCli(['status', 'rehearse-rl-qwen3', '--json'], env);
+    expect(json.code).toBe(0);
+    expect(JSON.parse(json.stdout).pipelines[0].rehearsal).toMatchObject({ verdict: 'passed', passed: ['to-maxtext', 'train', 'to-hf', 'eval'] });
+  });
+
+  test('no record yet: the verdict is computed from the steps, and says so; a record of another combination is not used', async () => {
+    const api = await fake(world('passed'));
+    const other = written('Failed', null).replace(rec.rehearsal!.key, '000000000000');
+    for (const objects of [{}, { [writer.recordPath]: other }]) {
+      const env = { ...kubeconfig(api.url), PATH: `${gcloudBin()}${path.delimiter}${process.env.PATH}`, STORAGE_EMULATOR_HOST: await fakeGcs(objects) };
+      const r = await runCli(['status', 'rehearse-rl-qwen3'], env);
+      expect(r.code).toBe(0);
+      expect(r.stdout).toContain(`rehearsal of rl-qwen3 PASSED (key ${rec.rehearsal!.key})`);
+      expect(r.stdout).toContain(`verdict: computed from the steps (record ${writer.recordPath} ${Object.keys(objects).length ? 'not of this rehearsal' : 'not written yet'})`);
+    }
+  });
+});

@@ -37,6 +37,13 @@ export interface JobSetStep {
   /** `timeouts.create` in seconds: how long Terraform waits, an upper bound of how long the step holds its slice. */
   readonly timeoutSeconds?: number;
   readonly timeoutText?: string;
+  /**
+   * How long one attempt may run: the longest of its Jobs' `activeDeadlineSeconds` (jobs/jobset.ts). @default - none
+   * set: the review cannot say what one attempt spends
+   */
+  readonly attemptSeconds?: number;
+  /** Restarts the JobSet's failure policy allows (`spec.failurePolicy.maxRestarts`; none set: 0). */
+  readonly maxRestarts: number;
   readonly waits: boolean;
   /** Addresses this step's resource depends on. */
   readonly dependsOn: readonly string[];
@@ -97,15 +104,22 @@ export function commandArgs(texts: readonly string[]): Record<string, string> {
   return out;
 }
 
-function podSpecs(manifest: Obj): Array<{ replicas: number; parallelism: number; spec: Obj; job: string }> {
+function podSpecs(manifest: Obj): Array<{ replicas: number; parallelism: number; spec: Obj; job: string; deadline?: number }> {
   const spec = block(manifest.spec) ?? {};
   return list(spec.replicatedJobs)
     .filter(isObj)
     .map((rj) => {
       const jobSpec = block(block(rj.template)?.spec) ?? {};
       const podSpec = block(block(jobSpec.template)?.spec) ?? {};
-      return { job: String(rj.name ?? ''), replicas: num(rj.replicas) ?? 1, parallelism: num(jobSpec.parallelism) ?? 1, spec: podSpec };
+      return { job: String(rj.name ?? ''), replicas: num(rj.replicas) ?? 1, parallelism: num(jobSpec.parallelism) ?? 1, spec: podSpec, deadline: num(jobSpec.activeDeadlineSeconds) };
     });
+}
+
+/** The attempt deadline (longest Job activeDeadlineSeconds) and the restarts of a JobSet manifest. */
+function attemptOf(manifest: Obj): { attemptSeconds?: number; maxRestarts: number } {
+  const deadlines = podSpecs(manifest).map((p) => p.deadline).filter((d): d is number => d !== undefined);
+  const restarts = num(block(block(manifest.spec)?.failurePolicy)?.maxRestarts) ?? 0;
+  return { ...(deadlines.length > 0 ? { attemptSeconds: Math.max(...deadlines) } : {}), maxRestarts: restarts };
 }
 
 function containersOf(spec: Obj): Obj[] {
@@ -180,6 +194,7 @@ function jobSet(r: TfResource, { stack, json }: ExtractContext): JobSetStep | un
     model: /\bmodel_name[=\s]+["']?([\w.-]+)/.exec(allText)?.[1],
     timeoutSeconds: durationSeconds(timeoutText),
     timeoutText: humanDuration(durationSeconds(timeoutText)) ?? timeoutText,
+    ...attemptOf(manifest),
     waits: r.attrs.wait !== undefined,
     dependsOn: list(r.attrs.depends_on).map((d) => String(d).replace(/^\$\{|\}$/g, '')),
     gcs: gcsUses(texts).map((u) => ({ ...u, path: resolveRefs(u.path, json) })),
@@ -283,8 +298,12 @@ function workflowJobSets(r: TfResource, ctx: ExtractContext): JobSetStep[] {
   const manifest = block(r.attrs.manifest);
   if (!manifest || manifest.kind !== 'Workflow') return [];
   const templates = list(block(manifest.spec)?.templates).filter(isObj);
+  // The steps are the templates the entry DAG runs: not an exit handler's (a rehearsal's verdict writer, jobs/rehearsal-record.ts).
+  const entry = templates.find((t) => t.name === block(manifest.spec)?.entrypoint);
+  const used = new Set(list(block(entry?.dag)?.tasks).filter(isObj).map((t) => String(t.template)));
   const steps: JobSetStep[] = [];
   for (const t of templates) {
+    if (entry && !used.has(String(t.name))) continue;
     const resource = block(t.resource);
     if (resource?.action !== 'create' || typeof resource.manifest !== 'string') continue;
     let inner: unknown;
