@@ -82,12 +82,20 @@ test('with the single-host pool asked for, every stack; unread tutorial variable
   expect(fs.readdirSync(path.join(outdir, 'stacks')).sort()).toEqual(['infra', 'rl-gemma4', 'rl-llama3', 'rl-qwen3', 'sft-gemma4']);
 });
 
-test('a synth loads only the provider modules its stacks use: each loaded resource, data source or provider class is in the output', () => {
+/** The modules a synth of the example config loaded (require.cache at exit) and where it wrote; one child, run once. */
+let synthRun: { loaded: string[]; outdir: string } | undefined;
+function synthModules(): { loaded: string[]; outdir: string } {
+  if (synthRun) return synthRun;
   const outdir = fs.mkdtempSync(path.join(os.tmpdir(), 'tpt-modules-'));
   const code = `require(${JSON.stringify(path.join(ROOT, 'dist', 'main.js'))}); process.on('exit', () => process.stderr.write('\\nMODULES ' + JSON.stringify(Object.keys(require.cache))));`;
   const r = spawnSync(process.execPath, ['-e', code], { cwd: ROOT, env: { PATH: process.env.PATH, CDKTF_OUTDIR: outdir }, encoding: 'utf8' });
   expect(r.status).toBe(0);
-  const loaded = JSON.parse(/MODULES (.*)/.exec(r.stderr)![1]!) as string[];
+  synthRun = { loaded: JSON.parse(/MODULES (.*)/.exec(r.stderr)![1]!) as string[], outdir };
+  return synthRun;
+}
+
+test('a synth loads only the provider modules its stacks use: each loaded resource, data source or provider class is in the output', () => {
+  const { loaded, outdir } = synthModules();
   // @cdktf/provider-google/lib/data-google-storage-bucket/index.js -> data.google_storage_bucket
   const modules = [...new Set(loaded.map((m) => /@cdktf[\\/]provider-(google|kubernetes|helm)[\\/]lib[\\/]([^\\/]+)[\\/]/.exec(m)).filter((m) => m !== null).map((m) => `${m![1]}/${m![2]}`))];
   expect(modules.length).toBeGreaterThan(10);
@@ -104,6 +112,13 @@ test('a synth loads only the provider modules its stacks use: each loaded resour
     return lib.startsWith('data-') ? `data.${lib.slice(5).replace(/-/g, '_')}` : `${provider}_${lib.replace(/-/g, '_')}`;
   };
   expect(modules.filter((m) => !used.has(typeOf(m)))).toEqual([]);
+});
+
+test('a synth never loads the generated modules the program writes lean classes for (data.google_container_cluster: constructs/cluster-data.ts)', () => {
+  const { loaded, outdir } = synthModules();
+  const pipeline = JSON.parse(fs.readFileSync(path.join(outdir, 'stacks', 'rl-qwen3', 'cdk.tf.json'), 'utf8'));
+  expect(Object.keys(pipeline.data.google_container_cluster)).toEqual(['cluster']);
+  expect(loaded.filter((m) => /@cdktf[\\/]provider-google[\\/]lib[\\/]data-google-container-cluster[\\/]/.test(m))).toEqual([]);
 });
 
 test('the synth formats no stack trace while it builds (cdktf records one per token) and restores stacks after', () => {

@@ -1,8 +1,8 @@
 import { ContainerCluster } from '@cdktf/provider-google/lib/container-cluster';
-import { DataGoogleContainerCluster } from '@cdktf/provider-google/lib/data-google-container-cluster';
 import { Fn } from 'cdktf';
 import { Construct } from 'constructs';
 import { BuiltinData } from './builtin-data';
+import { ClusterData } from './cluster-data';
 import { ClusterEndpoint, clusterEndpoint } from './cluster-access';
 import { CpuNodePool, CpuNodePoolProps } from './cpu-pool';
 import { TpuSlicePool, TpuSlicePoolProps } from './tpu-slice-pool';
@@ -88,10 +88,10 @@ export class GkeCluster extends Construct implements IGkeCluster {
   /**
    * The cluster an existing stack finds through a data source (`data.google_container_cluster.<id>`), as
    * aws-eks' `Cluster.fromClusterAttributes`: the pipeline stacks reach infra's cluster this way, with no
-   * cross-stack reference. The data source is created directly in `scope` so its address is `<id>`.
+   * cross-stack reference. The data source (constructs/cluster-data.ts) is created directly in `scope` so its address is `<id>`.
    */
   static fromClusterAttributes(scope: Construct, id: string, attrs: { name: string; location: string; project: string }): IGkeCluster {
-    const data = new DataGoogleContainerCluster(scope, id, attrs);
+    const data = new ClusterData(scope, id, attrs);
     return {
       clusterId: data.id,
       clusterName: attrs.name,
@@ -99,8 +99,8 @@ export class GkeCluster extends Construct implements IGkeCluster {
         clusterEndpoint(
           {
             endpoint: data.endpoint,
-            dnsEndpoint: data.controlPlaneEndpointsConfig.get(0).dnsEndpointConfig.get(0).endpoint,
-            caCertificateBase64: data.masterAuth.get(0).clusterCaCertificate,
+            dnsEndpoint: data.dnsEndpoint,
+            caCertificateBase64: data.clusterCaCertificate,
           },
           dnsEndpoint,
         ),
