@@ -1,0 +1,14 @@
+require('./dist/util/compile-cache.js');
+const cpu = () => { const u = process.cpuUsage(); return (u.user + u.system) / 1000; };
+const out = {}; let t = cpu();
+const mark = (k) => { const n = cpu(); out[k] = +(n - t).toFixed(1); t = n; };
+mark('boot+cache');
+require('cdktf'); mark('cdktf');
+const { loadDeployment } = require('./dist/config/deployment'); mark('config modules');
+const d = loadDeployment(); mark('loadDeployment');
+const stacks = require('./dist/stacks/app'); mark('stacks+providers modules');
+Error.prepareStackTrace = () => '';
+const { app } = stacks.composeApp(d, { outdir: process.env.CDKTF_OUTDIR }); mark('composeApp');
+app.synth(); mark('synth');
+const u = process.resourceUsage(); out.total = (u.userCPUTime + u.systemCPUTime) / 1000;
+console.log(JSON.stringify(out));
