@@ -126,14 +126,17 @@ test('a synth never loads the generated modules the program has lean classes for
   expect(loaded.filter((m) => /@cdktf[\\/]provider-google[\\/]lib[\\/]((data-google-)?container-cluster|provider)[\\/]/.test(m))).toEqual([]);
 });
 
-test('the synth formats no stack trace while it builds (cdktf records one per token) and restores stacks after', () => {
+test('the synth captures and formats no stack trace while it builds (cdktf records one per token) and restores stacks after', () => {
   const outdir = fs.mkdtempSync(path.join(os.tmpdir(), 'tpt-stacks-'));
   const code = [
     `const before = Error.prepareStackTrace; const cdktfTrace = require('cdktf/lib/tokens/private/stack-trace');`,
-    `const capture = cdktfTrace.captureStackTrace; let captured = 0, empty = 0;`,
-    `require.cache[require.resolve('cdktf/lib/tokens/private/stack-trace')].exports.captureStackTrace = (...a) => { const s = capture(...a); captured++; if (s.length === 0) empty++; return s; };`,
+    `const capture = cdktfTrace.captureStackTrace; let captured = 0, empty = 0, uncaptured = 0;`,
+    // An accessor as Error.stackTraceLimit: V8 walks no frames at all (main.ts withoutStackTraces).
+    `const walksNoFrames = () => typeof Object.getOwnPropertyDescriptor(Error, 'stackTraceLimit').get === 'function';`,
+    `require.cache[require.resolve('cdktf/lib/tokens/private/stack-trace')].exports.captureStackTrace = (...a) => { const s = capture(...a); captured++; if (s.length === 0) empty++; if (walksNoFrames()) uncaptured++; return s; };`,
     `require(${JSON.stringify(path.join(ROOT, 'dist', 'main.js'))});`,
-    `process.stdout.write(JSON.stringify({ restored: Error.prepareStackTrace === before && new Error('x').stack.includes('at '), captured, empty }));`,
+    `const limit = Object.getOwnPropertyDescriptor(Error, 'stackTraceLimit');`,
+    `process.stdout.write(JSON.stringify({ restored: Error.prepareStackTrace === before && new Error('x').stack.includes('at ') && limit.writable && limit.value === 10, captured, empty, uncaptured }));`,
   ].join('\n');
   const r = spawnSync(process.execPath, ['-e', code], { cwd: ROOT, env: { PATH: process.env.PATH, CDKTF_OUTDIR: outdir }, encoding: 'utf8' });
   expect(r.status).toBe(0);
@@ -142,6 +145,7 @@ test('the synth formats no stack trace while it builds (cdktf records one per to
   expect(result.captured).toBeGreaterThan(100);
   // All but the few tokens cdktf's own modules make as they load, before the build starts.
   expect(result.captured - result.empty).toBeLessThanOrEqual(5);
+  expect(result.captured - result.uncaptured).toBeLessThanOrEqual(5);
 });
 
 test('--check builds nothing cdktf builds again: it loads no cdktf and no provider module (the stacks are built once, by the app cdktf runs)', () => {
