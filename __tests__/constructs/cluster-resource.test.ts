@@ -1,18 +1,25 @@
 /**
- * constructs/cluster-resource.ts stands in for provider-google's generated ContainerCluster (3.6 MB a synth no longer
- * loads): the same JSON for the cluster's real configurations (constructs/gke-cluster.ts clusterConfig) and for one that
- * sets every kind of value the converter has to get right. The generated class is loaded here, in the test only, as
- * the reference.
+ * constructs/cluster-resource.ts and node-pool-resource.ts (on constructs/configured-resource.ts) stand in for
+ * provider-google's generated ContainerCluster (3.6 MB a synth no longer loads) and ContainerNodePool (1.1 MB): the same
+ * JSON for the cluster's real configurations (constructs/gke-cluster.ts clusterConfig), for the CPU and TPU pools'
+ * (constructs/cpu-pool.ts, tpu-slice-pool.ts), and for a cluster that sets every kind of value the converter has to get
+ * right. The generated classes are loaded here, in the test only, as the reference.
  */
 import { ContainerCluster } from '@cdktf/provider-google/lib/container-cluster';
+import { ContainerNodePool } from '@cdktf/provider-google/lib/container-node-pool';
 import type { ContainerClusterConfig } from '@cdktf/provider-google/lib/container-cluster';
 import { GoogleProvider } from '@cdktf/provider-google/lib/provider';
 import { App, Fn, TerraformOutput, TerraformStack, Testing } from 'cdktf';
 import * as fs from 'fs';
 import * as path from 'path';
 import { BuiltinData } from '../../constructs/builtin-data';
-import { ClusterResource, MAP_ATTRIBUTES } from '../../constructs/cluster-resource';
+import { ClusterResource } from '../../constructs/cluster-resource';
+import { MAP_ATTRIBUTES } from '../../constructs/configured-resource';
+import { NodePoolResource } from '../../constructs/node-pool-resource';
+import { CpuNodePool, CpuNodePoolProps } from '../../constructs/cpu-pool';
+import { TpuSlicePool, TpuSlicePoolProps } from '../../constructs/tpu-slice-pool';
 import { clusterConfig, GkeClusterProps } from '../../constructs/gke-cluster';
+import { tpuSlice } from '../../jobs/tpu';
 
 const BASE: GkeClusterProps = {
   name: 'tpu-post-train',
@@ -93,12 +100,56 @@ test('every kind of value: maps keep their keys, lists of blocks, numbers, token
   expect(cluster.depends_on).toEqual(['terraform_data.start']);
 });
 
+/** The pool built by `make` in a stack, and the same config through the generated class: their resource bodies. */
+function poolBodies(make: (stack: TerraformStack) => { pool: NodePoolResource }): [unknown, unknown] {
+  const stack = new TerraformStack(Testing.app() as App, 'infra');
+  new GoogleProvider(stack, 'google', { project: BASE.project });
+  const { pool } = make(stack);
+  new ContainerNodePool(stack, 'generated', pool.config);
+  const pools = JSON.parse(Testing.synth(stack)).resource.google_container_node_pool as Record<string, Record<string, unknown>>;
+  const body = (id: string) => Object.fromEntries(Object.entries(pools[id]!).filter(([k]) => k !== '//'));
+  const lean = Object.keys(pools).find((id) => id !== 'generated')!;
+  return [body(lean), body('generated')];
+}
+
+const CPU: CpuNodePoolProps = { name: 'cpu-np', cluster: { clusterId: 'c' }, zone: 'us-east5-b', machineType: 'n4-highmem-64', serviceAccountEmail: 'np@p.iam.gserviceaccount.com' };
+test.each<[string, Partial<CpuNodePoolProps>]>([
+  ['autoscaled', { maxNodes: 4 }],
+  ['fixed size', { nodeCount: 1, machineType: 'e2-standard-8' }],
+])("a CPU pool's JSON (%s) is the generated class's", (_, props) => {
+  const [lean, generated] = poolBodies((stack) => new CpuNodePool(stack, 'cpu', { ...CPU, ...props }));
+  expect(lean).toEqual(generated);
+  expect(lean).toMatchObject({ name: 'cpu-np', node_locations: ['us-east5-b'] });
+});
+
+const TPU = (machineType: string, topology: string, capacity: TpuSlicePoolProps['capacity']): TpuSlicePoolProps => ({
+  name: 'tpu-pool',
+  cluster: { clusterId: 'c', clusterName: 'tpu-post-train' },
+  zone: 'us-east5-b',
+  serviceAccountEmail: 'np@p.iam.gserviceaccount.com',
+  slice: tpuSlice(machineType, topology),
+  capacity,
+});
+test.each<[string, TpuSlicePoolProps]>([
+  ['v6e-32 on a reservation', TPU('ct6e-standard-4t', '4x8', { type: 'reservation', reservation: 'r' })],
+  ['v6e-8 single host on spot', TPU('ct6e-standard-8t', '2x4', { type: 'spot' })],
+  ['v6e-32 flex-start, queued', { ...TPU('ct6e-standard-4t', '4x8', { type: 'flex-start', maxRunDurationSeconds: 7200 }), queuedProvisioning: true }],
+  ['tpu7x with its workload policy', TPU('tpu7x-standard-4t', '2x2x2', { type: 'reservation', reservation: 'r' })],
+])("a TPU pool's JSON (%s) is the generated class's", (_, props) => {
+  const [lean, generated] = poolBodies((stack) => new TpuSlicePool(stack, 'tpu', props));
+  expect(lean).toEqual(generated);
+  expect(lean).toMatchObject({ name: 'tpu-pool', node_config: { machine_type: props.slice.machineType } });
+});
+
 test('MAP_ATTRIBUTES names every map-valued attribute of the generated declarations (their keys are not snake_cased)', () => {
-  const dir = path.dirname(require.resolve('@cdktf/provider-google/lib/container-cluster/index.d.ts'));
-  const declarations = [path.join(dir, 'index.d.ts'), ...fs.readdirSync(path.join(dir, 'index-structs')).filter((f) => f.endsWith('.d.ts')).map((f) => path.join(dir, 'index-structs', f))];
   const maps = new Set<string>();
-  for (const file of declarations) {
-    for (const m of fs.readFileSync(file, 'utf8').matchAll(/readonly (\w+)\?: \{\s*\[key: string\]/g)) maps.add(m[1]!);
+  for (const lib of ['container-cluster', 'container-node-pool']) {
+    const dir = path.dirname(require.resolve(`@cdktf/provider-google/lib/${lib}/index.d.ts`));
+    const structs = path.join(dir, 'index-structs');
+    const nested = fs.existsSync(structs) ? fs.readdirSync(structs).filter((f) => f.endsWith('.d.ts')).map((f) => path.join(structs, f)) : [];
+    for (const file of [path.join(dir, 'index.d.ts'), ...nested]) {
+      for (const m of fs.readFileSync(file, 'utf8').matchAll(/readonly (\w+)\?: \{\s*\[key: string\]/g)) maps.add(m[1]!);
+    }
   }
   expect(maps.size).toBeGreaterThanOrEqual(5);
   expect([...maps].filter((m) => !MAP_ATTRIBUTES.has(m))).toEqual([]);
@@ -108,5 +159,5 @@ test('cdktf synth --hcl is refused with the reason, not written without the argu
   const app = Testing.app({ context: { hcl: true } }) as App;
   const stack = new TerraformStack(app, 'infra');
   new ClusterResource(stack, 'cluster', { name: 'c', location: 'us-east5' });
-  expect(() => Testing.synthHcl(stack)).toThrow('infra/cluster: google_container_cluster is synthesized as JSON only (constructs/cluster-resource.ts); run cdktf synth without --hcl');
+  expect(() => Testing.synthHcl(stack)).toThrow('infra/cluster: google_container_cluster is synthesized as JSON only (constructs/configured-resource.ts); run cdktf synth without --hcl');
 });
