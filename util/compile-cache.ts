@@ -74,6 +74,7 @@ function requireOf(Module: CjsLoader, mod: CjsModule): NodeJS.Require {
  * path. A cache that cannot be read or written is skipped: the module compiles as without it.
  */
 export function installCodeCache(dir: string): void {
+  if (!ownFolder(dir)) return;
   const Module = nodeModule as unknown as CjsLoader;
   const original = Module.prototype._compile;
   const pending: Array<readonly [vm.Script, string, string]> = [];
@@ -98,10 +99,23 @@ export function installCodeCache(dir: string): void {
   process.once('exit', () => writeEntries(dir, pending));
 }
 
+/**
+ * Whether the cache folder is this user's alone, or not there yet: code read from the cache runs as this program, so a
+ * folder another user owns or may write to (the default sits in the shared temp folder) is not used at all.
+ */
+export function ownFolder(dir: string): boolean {
+  try {
+    const s = fs.statSync(dir);
+    return s.isDirectory() && (process.getuid === undefined || s.uid === process.getuid()) && (s.mode & 0o022) === 0;
+  } catch {
+    return true;
+  }
+}
+
 function writeEntries(dir: string, pending: ReadonlyArray<readonly [vm.Script, string, string]>): void {
   if (pending.length === 0) return;
   try {
-    fs.mkdirSync(dir, { recursive: true });
+    fs.mkdirSync(dir, { recursive: true, mode: 0o700 });
     for (const [script, file, stamp] of pending) {
       // Written beside and renamed: a synth running at the same time reads a whole entry or none.
       const temp = `${file}.${process.pid}`;

@@ -104,3 +104,22 @@ test('a module that throws, and one that requires relative paths, behave as with
     expect(JSON.parse(node(code, { NODE_COMPILE_CACHE: cacheDir, ...env }).stdout)).toEqual({ dir, b: 42, resolved: path.join(dir, 'b.js'), main: true, err: 'bad module true' });
   }
 });
+
+test('a cache folder another user could write to is not used: nothing read from it, nothing written', () => {
+  if (NODE_HAS_ITS_OWN) return; // Node's own cache decides for itself on 22+.
+  const cacheDir = tmp('tpt-cc-');
+  const { codeCacheDir, ownFolder } = require(CACHE) as typeof import('../../util/compile-cache');
+  const dir = codeCacheDir({ NODE_COMPILE_CACHE: cacheDir });
+  fs.mkdirSync(dir, { recursive: true });
+  fs.chmodSync(dir, 0o777);
+  expect(ownFolder(dir)).toBe(false);
+  const mod = path.join(tmp('tpt-cc-mod-'), 'm.js');
+  fs.writeFileSync(mod, "exports.word = 'one';\n");
+  const code = `require(${JSON.stringify(CACHE)}); process.stdout.write(require(${JSON.stringify(mod)}).word)`;
+  expect(node(code, { NODE_COMPILE_CACHE: cacheDir }).stdout).toBe('one');
+  expect(fs.readdirSync(dir)).toEqual([]);
+  fs.chmodSync(dir, 0o700);
+  expect(ownFolder(dir)).toBe(true);
+  expect(node(code, { NODE_COMPILE_CACHE: cacheDir }).stdout).toBe('one');
+  expect(fs.readdirSync(dir).length).toBeGreaterThan(0);
+});
