@@ -17,7 +17,7 @@ function osaModel(a: string, b: string): number {
   return d[a.length]![b.length]!;
 }
 
-const WORDS = ['', 'a', 'ab', 'ba', 'abc', 'ca', 'abdc', 'ZONE', 'ZONES', 'ZONE_', 'TPU_CAPACITY', 'TPU_CAPACTIY', 'TPU_TOPOLOGY', 'CLUSTER_NAME', 'CLSUTER_NAME', 'PROJECT', 'PROJECT_ID', 'HF_TOKEN', 'HOME'];
+const WORDS = ['', 'a', 'ab', 'ba', 'abc', 'ca', 'abdc', 'acbd', 'badc', 'abcd', 'dcba', 'ZONE', 'ZONES', 'ZONE_', 'OZNE', 'TPU_CAPACITY', 'TPU_CAPACTIY', 'TPU_CAPCAITY', 'TPU_TOPOLOGY', 'CLUSTER_NAME', 'CLSUTER_NAME', 'CLSUTERNAME', 'PROJECT', 'PROJECT_ID', 'PRJOECT_DI', 'HF_TOKEN', 'HOME'];
 
 test('the distance: insertions, deletions, substitutions and adjacent transpositions each count 1', () => {
   expect(editDistance('TPU_CAPACTIY', 'TPU_CAPACITY')).toBe(1);
@@ -30,7 +30,7 @@ test('the distance: insertions, deletions, substitutions and adjacent transposit
   for (const a of WORDS) for (const b of WORDS) expect([a, b, editDistance(a, b)]).toEqual([a, b, osaModel(a, b)]);
 });
 
-test('withinEditDistance is editDistance <= limit for every pair and limit (the length rule only skips the table)', () => {
+test('withinEditDistance is editDistance <= limit for every pair and limit (the length rule, the band and the early stop only skip work)', () => {
   for (const a of WORDS) for (const b of WORDS) for (const limit of [0, 1, 2, 3]) {
     expect([a, b, limit, withinEditDistance(a, b, limit)]).toEqual([a, b, limit, osaModel(a, b) <= limit]);
   }
