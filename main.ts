@@ -40,19 +40,25 @@ const check = process.argv.includes('--check');
 const migrate = process.argv.indexOf('--migrate-state');
 
 /**
- * Runs `build` with error stacks left unformatted. cdktf records a full stack trace for every token and nested block
- * it creates (lib/tokens/private/stack-trace.js sets Error.stackTraceLimit to MAX_SAFE_INTEGER), only to say where a
- * token was made if it fails to resolve; formatting those strings is about a tenth of a synth's CPU. This app prints
- * an error's message, never its stack (below), and App's construct stack traces are off already (stacks/app.ts), so
- * while it builds and synthesizes, stacks format as '' (cdktf then keeps an empty creation stack); restored after.
+ * Runs `build` without error stacks. cdktf records a full stack trace for every token and nested block it creates
+ * (lib/tokens/private/stack-trace.js sets Error.stackTraceLimit to MAX_SAFE_INTEGER and captures), only to say where a
+ * token was made if it fails to resolve: walking and formatting those stacks was about a tenth of a synth's CPU. This
+ * app prints an error's message, never its stack (below), and App's construct stack traces are off already
+ * (stacks/app.ts), so while it builds and synthesizes no stack is captured: V8 reads Error.stackTraceLimit only as a
+ * data property and captures nothing when it is an accessor (v8 src/execution/isolate.cc GetStackTraceLimit:
+ * JSReceiver::GetDataProperty; seen on Node 20.20, 22.23 and 24.22), and the accessor drops cdktf's assignment; stacks that are captured anyway format as ''. cdktf then keeps an empty creation
+ * stack. Both are restored after.
  */
 function withoutStackTraces<T>(build: () => T): T {
   const previous = Error.prepareStackTrace;
+  const limit = Object.getOwnPropertyDescriptor(Error, 'stackTraceLimit');
   Error.prepareStackTrace = () => '';
+  Object.defineProperty(Error, 'stackTraceLimit', { configurable: true, enumerable: limit?.enumerable ?? true, get: () => 0, set: () => undefined });
   try {
     return build();
   } finally {
     Error.prepareStackTrace = previous;
+    if (limit) Object.defineProperty(Error, 'stackTraceLimit', limit);
   }
 }
 try {

@@ -7,7 +7,7 @@
  * Step 1a of the data flow (config/deployment.ts `loadDeployment` is config/'s one entry and says the rest): the
  * `LoadedConfig` this returns stays inside config/; only the `Deployment` built from it leaves.
  */
-import { editDistance } from '../util/edit-distance';
+import { withinEditDistance } from '../util/edit-distance';
 import * as fs from 'fs';
 import * as path from 'path';
 import { printParseErrorCode, visit } from 'jsonc-parser';
@@ -524,7 +524,7 @@ export function misspelledVariables(env: Readonly<Record<string, string | undefi
   for (const name of Object.keys(env).sort()) {
     if (known.includes(name) || !/^[A-Z][A-Z0-9_]{3,}$/.test(name) || env[name] === undefined || env[name] === '') continue;
     const limit = name.length >= 8 ? 2 : 1;
-    const near = known.filter((k) => editDistance(name, k) <= limit);
+    const near = known.filter((k) => withinEditDistance(name, k, limit));
     if (near.length > 0) notes.push(`${name} is set but not read by this program: did you mean ${near.join(' or ')}? (its value was not read)`);
   }
   return notes;

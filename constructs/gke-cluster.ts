@@ -1,8 +1,9 @@
-import { ContainerCluster } from '@cdktf/provider-google/lib/container-cluster';
-import { DataGoogleContainerCluster } from '@cdktf/provider-google/lib/data-google-container-cluster';
+import type { ContainerClusterConfig } from '@cdktf/provider-google/lib/container-cluster';
 import { Fn } from 'cdktf';
 import { Construct } from 'constructs';
 import { BuiltinData } from './builtin-data';
+import { ClusterData } from './cluster-data';
+import { ClusterResource } from './cluster-resource';
 import { ClusterEndpoint, clusterEndpoint } from './cluster-access';
 import { CpuNodePool, CpuNodePoolProps } from './cpu-pool';
 import { TpuSlicePool, TpuSlicePoolProps } from './tpu-slice-pool';
@@ -88,10 +89,10 @@ export class GkeCluster extends Construct implements IGkeCluster {
   /**
    * The cluster an existing stack finds through a data source (`data.google_container_cluster.<id>`), as
    * aws-eks' `Cluster.fromClusterAttributes`: the pipeline stacks reach infra's cluster this way, with no
-   * cross-stack reference. The data source is created directly in `scope` so its address is `<id>`.
+   * cross-stack reference. The data source (constructs/cluster-data.ts) is created directly in `scope` so its address is `<id>`.
    */
   static fromClusterAttributes(scope: Construct, id: string, attrs: { name: string; location: string; project: string }): IGkeCluster {
-    const data = new DataGoogleContainerCluster(scope, id, attrs);
+    const data = new ClusterData(scope, id, attrs);
     return {
       clusterId: data.id,
       clusterName: attrs.name,
@@ -99,15 +100,16 @@ export class GkeCluster extends Construct implements IGkeCluster {
         clusterEndpoint(
           {
             endpoint: data.endpoint,
-            dnsEndpoint: data.controlPlaneEndpointsConfig.get(0).dnsEndpointConfig.get(0).endpoint,
-            caCertificateBase64: data.masterAuth.get(0).clusterCaCertificate,
+            dnsEndpoint: data.dnsEndpoint,
+            caCertificateBase64: data.clusterCaCertificate,
           },
           dnsEndpoint,
         ),
     };
   }
 
-  public readonly cluster: ContainerCluster;
+  /** The cluster resource (constructs/cluster-resource.ts: the generated ContainerCluster's JSON, without loading it). */
+  public readonly cluster: ClusterResource;
   /** The control plane's range: the source of its webhook calls to nodes. */
   public readonly masterCidr: string;
   /** Zone and node identity the pools added through this cluster get. */
@@ -136,66 +138,7 @@ export class GkeCluster extends Construct implements IGkeCluster {
           'set allowPublicAccess (ALLOW_PUBLIC_CONTROL_PLANE=true) to mean it, or use the DNS endpoint',
       );
     }
-    this.cluster = new ContainerCluster(this, 'cluster', {
-      name: props.name,
-      location: props.region,
-      network: props.networkId,
-      subnetwork: props.subnetworkId,
-      deletionProtection: props.deletionProtection ?? DEFAULT_DELETION_PROTECTION,
-      removeDefaultNodePool: true,
-      initialNodeCount: 1,
-      nodeConfig: {
-        serviceAccount: props.defaultPoolServiceAccount,
-        oauthScopes: ['https://www.googleapis.com/auth/cloud-platform'],
-        workloadMetadataConfig: { mode: 'GKE_METADATA' },
-      },
-      networkingMode: 'VPC_NATIVE',
-      ipAllocationPolicy: { clusterSecondaryRangeName: PODS_RANGE, servicesSecondaryRangeName: SERVICES_RANGE },
-      datapathProvider: 'ADVANCED_DATAPATH',
-      privateIpv6GoogleAccess: 'PRIVATE_IPV6_GOOGLE_ACCESS_DISABLED',
-      releaseChannel: { channel: props.releaseChannel ?? DEFAULT_RELEASE_CHANNEL },
-      minMasterVersion: props.minMasterVersion,
-      workloadIdentityConfig: { workloadPool: `${props.project}.svc.id.goog` },
-      privateClusterConfig: {
-        enablePrivateNodes: true,
-        enablePrivateEndpoint: false,
-        masterIpv4CidrBlock: this.masterCidr,
-      },
-      masterAuthorizedNetworksConfig: {
-        gcpPublicCidrsAccessEnabled: false,
-        cidrBlocks: props.authorizedCidrs.map((cidr, i) => ({
-          cidrBlock: cidr,
-          displayName: cidr.endsWith('/0') ? PUBLIC_OPT_IN_NAME : `authorized-${i}`,
-        })),
-      },
-      controlPlaneEndpointsConfig: { dnsEndpointConfig: { allowExternalTraffic: props.dnsEndpoint ?? false } },
-      enableShieldedNodes: true,
-      addonsConfig: {
-        gcsFuseCsiDriverConfig: { enabled: true },
-        gcePersistentDiskCsiDriverConfig: { enabled: true },
-      },
-      secretManagerConfig: { enabled: true },
-      nodePoolDefaults: { nodeConfigDefaults: { gcfsConfig: { enabled: true } } },
-      loggingConfig: { enableComponents: ['SYSTEM_COMPONENTS', 'WORKLOADS'] },
-      // Upgrades recreate nodes, and a multi-host TPU slice only as a whole: a running JobSet loses its slice. Node
-      // and minor upgrades are excluded for upgradeExclusionDays from the first apply (the start is stored once in
-      // terraform_data, so later plans do not move it; renew with -replace on that resource), and other maintenance
-      // happens in weekend night windows. Patch upgrades of the control plane do not touch nodes.
-      maintenancePolicy: {
-        recurringWindow: { ...MAINTENANCE_WINDOW },
-        maintenanceExclusion: exclusionDays > 0
-          ? [
-              {
-                exclusionName: 'no-minor-or-node-upgrades',
-                startTime: exclusionStart!.output,
-                endTime: Fn.timeadd(exclusionStart!.output, `${exclusionDays * 24}h`),
-                exclusionOptions: { scope: 'NO_MINOR_OR_NODE_UPGRADES' },
-              },
-            ]
-          : undefined,
-      },
-      lifecycle: { ignoreChanges: ['node_config'] },
-    });
+    this.cluster = new ClusterResource(this, 'cluster', clusterConfig(props, this.masterCidr, exclusionDays, exclusionStart));
   }
 
   get clusterId(): string {
@@ -207,8 +150,8 @@ export class GkeCluster extends Construct implements IGkeCluster {
     return clusterEndpoint(
       {
         endpoint: this.cluster.endpoint,
-        dnsEndpoint: this.cluster.controlPlaneEndpointsConfig.dnsEndpointConfig.endpoint,
-        caCertificateBase64: this.cluster.masterAuth.clusterCaCertificate,
+        dnsEndpoint: this.cluster.dnsEndpoint,
+        caCertificateBase64: this.cluster.clusterCaCertificate,
       },
       dnsEndpoint,
     );
@@ -238,4 +181,73 @@ export class GkeCluster extends Construct implements IGkeCluster {
     });
   }
 
+}
+
+/**
+ * The cluster's arguments, as GkeCluster sets them (exported for __tests__/constructs/cluster-resource.test.ts, which
+ * synthesizes them through the generated ContainerCluster too). `exclusionStart` holds the first plan's time when
+ * `exclusionDays` > 0.
+ *
+ * Maintenance: upgrades recreate nodes, and a multi-host TPU slice only as a whole: a running JobSet loses its slice.
+ * Node and minor upgrades are excluded for upgradeExclusionDays from the first apply (the start is stored once in
+ * terraform_data, so later plans do not move it; renew with -replace on that resource), and other maintenance happens
+ * in weekend night windows. Patch upgrades of the control plane do not touch nodes.
+ */
+export function clusterConfig(props: GkeClusterProps, masterCidr: string, exclusionDays: number, exclusionStart: BuiltinData | undefined): ContainerClusterConfig {
+  return {
+    name: props.name,
+    location: props.region,
+    network: props.networkId,
+    subnetwork: props.subnetworkId,
+    deletionProtection: props.deletionProtection ?? DEFAULT_DELETION_PROTECTION,
+    removeDefaultNodePool: true,
+    initialNodeCount: 1,
+    nodeConfig: {
+      serviceAccount: props.defaultPoolServiceAccount,
+      oauthScopes: ['https://www.googleapis.com/auth/cloud-platform'],
+      workloadMetadataConfig: { mode: 'GKE_METADATA' },
+    },
+    networkingMode: 'VPC_NATIVE',
+    ipAllocationPolicy: { clusterSecondaryRangeName: PODS_RANGE, servicesSecondaryRangeName: SERVICES_RANGE },
+    datapathProvider: 'ADVANCED_DATAPATH',
+    privateIpv6GoogleAccess: 'PRIVATE_IPV6_GOOGLE_ACCESS_DISABLED',
+    releaseChannel: { channel: props.releaseChannel ?? DEFAULT_RELEASE_CHANNEL },
+    minMasterVersion: props.minMasterVersion,
+    workloadIdentityConfig: { workloadPool: `${props.project}.svc.id.goog` },
+    privateClusterConfig: {
+      enablePrivateNodes: true,
+      enablePrivateEndpoint: false,
+      masterIpv4CidrBlock: masterCidr,
+    },
+    masterAuthorizedNetworksConfig: {
+      gcpPublicCidrsAccessEnabled: false,
+      cidrBlocks: props.authorizedCidrs.map((cidr, i) => ({
+        cidrBlock: cidr,
+        displayName: cidr.endsWith('/0') ? PUBLIC_OPT_IN_NAME : `authorized-${i}`,
+      })),
+    },
+    controlPlaneEndpointsConfig: { dnsEndpointConfig: { allowExternalTraffic: props.dnsEndpoint ?? false } },
+    enableShieldedNodes: true,
+    addonsConfig: {
+      gcsFuseCsiDriverConfig: { enabled: true },
+      gcePersistentDiskCsiDriverConfig: { enabled: true },
+    },
+    secretManagerConfig: { enabled: true },
+    nodePoolDefaults: { nodeConfigDefaults: { gcfsConfig: { enabled: true } } },
+    loggingConfig: { enableComponents: ['SYSTEM_COMPONENTS', 'WORKLOADS'] },
+    maintenancePolicy: {
+      recurringWindow: { ...MAINTENANCE_WINDOW },
+      maintenanceExclusion: exclusionDays > 0
+        ? [
+            {
+              exclusionName: 'no-minor-or-node-upgrades',
+              startTime: exclusionStart!.output,
+              endTime: Fn.timeadd(exclusionStart!.output, `${exclusionDays * 24}h`),
+              exclusionOptions: { scope: 'NO_MINOR_OR_NODE_UPGRADES' },
+            },
+          ]
+        : undefined,
+    },
+    lifecycle: { ignoreChanges: ['node_config'] },
+  };
 }

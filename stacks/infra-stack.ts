@@ -1,4 +1,4 @@
-import { GoogleProvider } from '@cdktf/provider-google/lib/provider';
+import { GoogleProvider } from '../constructs/google-provider';
 import { HelmProvider } from '@cdktf/provider-helm/lib/provider';
 import { KubernetesProvider } from '@cdktf/provider-kubernetes/lib/provider';
 import { TerraformOutput } from 'cdktf';

@@ -9,7 +9,7 @@
  */
 import { Construct } from 'constructs';
 import { TerraformOutput } from 'cdktf';
-import { GoogleProvider } from '@cdktf/provider-google/lib/provider';
+import { GoogleProvider } from '../constructs/google-provider';
 import { kubernetesProviderAccess } from '../constructs/cluster-access';
 import { GkeCluster } from '../constructs/gke-cluster';
 import { KubernetesProvider } from '@cdktf/provider-kubernetes/lib/provider';

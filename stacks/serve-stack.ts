@@ -6,7 +6,7 @@
  */
 import { Construct } from 'constructs';
 import { TerraformOutput } from 'cdktf';
-import { GoogleProvider } from '@cdktf/provider-google/lib/provider';
+import { GoogleProvider } from '../constructs/google-provider';
 import { DataGoogleStorageBucketObject } from '@cdktf/provider-google/lib/data-google-storage-bucket-object';
 import { ServiceAccount } from '@cdktf/provider-google/lib/service-account';
 import { ServiceAccountIamMember } from '@cdktf/provider-google/lib/service-account-iam-member';

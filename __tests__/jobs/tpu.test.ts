@@ -120,6 +120,16 @@ describe('TPU table: one row per generation, everything per slice derived', () =
     expect(supportedTopologies('tpu7x-standard-4t')).toEqual(cubeTopologies(144));
   });
 
+  test('3-D topologies: the bounded loops give exactly xpk\'s whole-grid enumeration, in its order', () => {
+    // xpk generate_tpu_topologies as written: every A <= B <= C multiple of 4 up to 256, kept when the cubes fit.
+    const grid = (maxCubes: number) => {
+      const out = ['2x2x1', '2x2x2', '2x2x4', '2x4x4'];
+      for (let x = 4; x <= 256; x += 4) for (let y = x; y <= 256; y += 4) for (let z = y; z <= 256; z += 4) if ((x / 4) * (y / 4) * (z / 4) <= maxCubes) out.push(`${x}x${y}x${z}`);
+      return out;
+    };
+    for (const maxCubes of [0, 1, 7, 8, 140, 144, 4096, 300000]) expect([maxCubes, cubeTopologies(maxCubes)]).toEqual([maxCubes, grid(maxCubes)]);
+  });
+
   test('shape names: the existing v6e pool names stay (Terraform addresses); 3-D shapes carry their topology', () => {
     expect(sliceShapeName(tpuSlice('ct6e-standard-4t', '4x8'))).toBe('v6e-32');
     expect(sliceShapeName(tpuSlice('ct6e-standard-8t', '2x4'))).toBe('v6e-8-8t');

@@ -1,0 +1,63 @@
+import { stringToHclTerraform, stringToTerraform, TerraformDataSource } from 'cdktf';
+import { Construct } from 'constructs';
+
+/** What finds a cluster: the three arguments of `data.google_container_cluster` this program sets. */
+export interface ClusterDataProps {
+  readonly name: string;
+  readonly location: string;
+  readonly project: string;
+}
+
+/**
+ * Terraform's `data "google_container_cluster"` (hashicorp/google 6.50.0), for the four attributes a pipeline or serve
+ * stack reads of infra's cluster: `id`, `endpoint`, the DNS endpoint and the CA certificate.
+ *
+ * Written against cdktf's TerraformDataSource rather than imported from
+ * `@cdktf/provider-google/lib/data-google-container-cluster` on purpose: that module is 2.2 MB of generated structs (the
+ * data source exposes every attribute of a cluster), loaded by every synth for these four references, and about a
+ * tenth of a synth's CPU. The output is the generated class's: the same type, generator metadata, arguments and
+ * references, in JSON and in HCL (`__tests__/constructs/cluster-data.test.ts` synthesizes both classes and compares;
+ * `__tests__/main.test.ts` checks a synth never loads the generated module).
+ */
+export class ClusterData extends TerraformDataSource {
+  public static readonly tfResourceType = 'google_container_cluster';
+
+  constructor(scope: Construct, id: string, private readonly props: ClusterDataProps) {
+    super(scope, id, {
+      terraformResourceType: ClusterData.tfResourceType,
+      // As the generated class (provider-google 16.12.1 lib/data-google-container-cluster/index.js) declares it.
+      terraformGeneratorMetadata: { providerName: 'google', providerVersion: '6.50.0', providerVersionConstraint: '~> 6.0' },
+    });
+  }
+
+  /** The cluster's id (`projects/<project>/locations/<location>/clusters/<name>`), what a node pool's `cluster` takes. */
+  get id(): string {
+    return this.getStringAttribute('id');
+  }
+
+  /** The control plane's IP endpoint. */
+  get endpoint(): string {
+    return this.getStringAttribute('endpoint');
+  }
+
+  /** The control plane's DNS endpoint (`control_plane_endpoints_config[0].dns_endpoint_config[0].endpoint`). */
+  get dnsEndpoint(): string {
+    return this.getStringAttribute('control_plane_endpoints_config[0].dns_endpoint_config[0].endpoint');
+  }
+
+  /** The cluster CA certificate, base64 (`master_auth[0].cluster_ca_certificate`). */
+  get clusterCaCertificate(): string {
+    return this.getStringAttribute('master_auth[0].cluster_ca_certificate');
+  }
+
+  protected synthesizeAttributes(): Record<string, unknown> {
+    const { location, name, project } = this.props;
+    return { location: stringToTerraform(location), name: stringToTerraform(name), project: stringToTerraform(project) };
+  }
+
+  protected synthesizeHclAttributes(): Record<string, unknown> {
+    const attr = (value: string) => ({ value: stringToHclTerraform(value), isBlock: false, type: 'simple', storageClassType: 'string' });
+    const { location, name, project } = this.props;
+    return { location: attr(location), name: attr(name), project: attr(project) };
+  }
+}
