@@ -56,7 +56,12 @@ const RESOLVE = [
 /** RESOLVE for a dataset repository: the commit `argv[2]` (or the head when empty) of dataset `argv[1]`; 3 tries. */
 const RESOLVE_DATASET = RESOLVE.replace('HfApi().model_info(', 'HfApi().dataset_info(');
 
-/** Python printing `hfRevisionDownloaded` of the run record at `argv[1]`, or exiting with why not. */
+/**
+ * Python printing `hfRevisionDownloaded` of the run record at `argv[1]`, or exiting with why not. Runs in the MaxText
+ * image and in the vLLM image (the eval step): gcsfs is in both; the vLLM TPU image is built by tpu-inference's
+ * `docker/Dockerfile` (l.79-81 installs `requirements.txt`, which pins `gcsfs==2026.1.0`, at 11250b4, the commit our
+ * image tag names).
+ */
 const RECORDED = [
   'import json, sys, gcsfs',
   'try:',
