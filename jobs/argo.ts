@@ -28,6 +28,8 @@
  * controller restarted) re-attach to the same JobSet. `apply` cannot serve as the re-attaching action: once Kueue has
  * admitted a JobSet it has written the flavor's nodeSelector and tolerations into the pod templates (atomic fields in
  * the JobSet v0.12.0 CRD), so re-applying the original manifest is a change of an immutable spec.
+ * A flex-start TPU step has a third task, `<step>-watch` (a `script` template, jobs/lost-host.ts), that re-requests the
+ * step's slice when its pods have had no node for LOST_HOST.minutes.
  */
 import type { Pipeline, PipelineStep } from './pipeline';
 import { LOST_HOST, LOST_HOST_BUDGET_MESSAGE, LOST_HOST_SCRIPT } from './lost-host';
