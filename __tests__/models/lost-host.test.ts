@@ -150,12 +150,21 @@ test('the script carries no {{ (Argo would substitute it) and every pipeline on 
   }
 });
 
-describe.each(PIPELINES.map((p) => [p.name, p] as const))('%s train on flex-start, the real watcher script', (_n, p) => {
+test.each(PIPELINES.map((p) => [p.name, p] as const))('%s: the watch templates carry the step\'s JobSet, name and restart budget', (_n, p) => {
+  for (const s of p.steps.filter((x) => x.runsOn === 'tpu')) expect(envOf(p, s.name)).toMatchObject({ JOBSET: s.jobSetName, NAMESPACE: s.namespace, MAX_RESTARTS: String(s.maxRestarts) });
+});
+
+/**
+ * The script's scenarios run once (rl-qwen3's training step): the watch templates of the other pipelines differ only
+ * in the env checked above, and __tests__/models/argo.test.ts runs the watcher in every flex-start pipeline's Workflow.
+ */
+describe('rl-qwen3 train on flex-start, the real watcher script', () => {
+  const p = PIPELINES[0];
   const env = envOf(p, 'train');
   const maxRestarts = Number(env.MAX_RESTARTS);
 
   test('node loss: after LOST_HOST.minutes without a node the Workload is deactivated, evicted, reactivated, and a fresh ProvisioningRequest is made; the JobSet completes, the watcher ends 0', () => {
-    const r = runScript(env, { restarts: 1, conditions: recovering(60), podsPlaced: false, prs: ['old-pr-1'], completesAfterReadmission: 3600, horizon: 3 * 3600 });
+    const r = runScript(env, { restarts: 1, conditions: recovering(60), podsPlaced: false, prs: ['old-pr-1'], completesAfterReadmission: 600, horizon: 2 * 3600 });
     expect(r.status).toBe(0);
     expect(r.events).toEqual([
       expect.stringMatching(new RegExp(`^patched \\{"metadata":\\{"annotations":\\{"${SLICE_REQUESTS_ANNOTATION}":"1","${REQUEST_IN_FLIGHT_ANNOTATION}":"[0-9T:-]+Z"\\}\\},"spec":\\{"active":false\\}\\}$`)),
