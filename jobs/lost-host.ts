@@ -14,7 +14,7 @@
  * - `spec.active=false`: the workload controller evicts it with reason `Deactivated` (no DeactivationTarget condition:
  *   no `DueTo<cause>` suffix) and, in the same status patch, sets `status.requeueState` to nil (pkg/controller/core/
  *   workload_controller.go:672-731, `prepare`). It does NOT count toward waitForPodsReady's backoffLimitCount: only
- *   `reconcileNotReadyTimeout` calls `UpdateRequeueState` (workload_controller.go:1236-1277); on the contrary the count
+ *   `reconcileNotReadyTimeout` calls `UpdateRequeueState` (workload_controller.go:1229-1277); on the contrary the count
  *   starts again from 0 (the clearing above), so a re-requested slice gets waitForPodsReady's 3 requeues anew: the
  *   watcher's own count (below) is what bounds the re-requests.
  * - The eviction resets every admission check that is not Pending to Pending, keeping a retry count only for a check
@@ -30,6 +30,9 @@
  *   pkg/workload/evict/evict.go:49-53 `IsEvictedDueToDeactivationByKueue`, pkg/controller/jobframework/reconciler.go:
  *   790-792): a workload the watcher deactivated is never deleted under it, and one Kueue deactivated
  *   (RequeuingLimitExceeded, a rejected check) the watcher leaves alone (it only reactivates what it marked in flight).
+ *
+ * - The eviction records Kueue's Normal event `EvictedDueToDeactivated` on the Workload (pkg/workload/evict/evict.go:
+ *   291-295 `reportEvictedWorkload`), which the `evicted` notification mails (jobs/notifications.ts): one mail per re-request.
  *
  * What "no node" means: Kueue v0.19.2 sets the Workload's PodsReady condition False with reason `WaitForRecovery` when
  * pods that were ready stop being ready (pkg/controller/jobframework/reconciler.go:1846-1904 `generatePodsReadyCondition`),
