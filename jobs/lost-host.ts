@@ -17,6 +17,10 @@
  *   `reconcileNotReadyTimeout` calls `UpdateRequeueState` (workload_controller.go:1229-1277); on the contrary the count
  *   starts again from 0 (the clearing above), so a re-requested slice gets waitForPodsReady's 3 requeues anew: the
  *   watcher's own count (below) is what bounds the re-requests.
+ * - The job reconciler then suspends the JobSet (its pods go) and, once the job is no longer active, clears the quota
+ *   reservation (QuotaReserved=False) and sets Requeued=False with the eviction's reason (pkg/controller/jobframework/
+ *   reconciler.go:580-618): the watcher reactivates only after that, so the reactivation finds the state the workload
+ *   controller's `Deactivated` -> `Reactivated` step expects.
  * - The eviction resets every admission check that is not Pending to Pending, keeping a retry count only for a check
  *   in Retry (pkg/workload/evict/evict.go:220-240 `resetChecksOnEviction`), and, with the feature gate
  *   `CleanupProvisioningRequestsOnEviction` (Beta, on by default since 0.19, pkg/features/kube_features.go:893-895), the
