@@ -89,6 +89,12 @@ function objects() {
     for (const o of (kueueObjects({ platform: flex, cpuPoolMaxNodes: 4 }) as any[]).filter((x) => x.kind in FILES)) {
       out.push({ label: `Kueue flex-start ${o.kind} ${o.metadata.name} ${slices} slice(s)`, kind: o.kind, object: o });
     }
+    // Flex-start pipelines: their Workflows carry the lost-host watch task (a script template) on the TPU steps.
+    const flexWeek = testPlatform({ v6e32Slices: slices, capacity: { type: 'flex-start', maxRunDurationSeconds: 7 * 86400 } });
+    for (const recipe of Object.values(RECIPES)) {
+      const p = buildPipeline(recipe, flexWeek, { runId: 'r1' });
+      out.push({ label: `${p.name} flex-start Workflow ${slices} slice(s)`, kind: 'Workflow', object: pipelineWorkflow(p, { systemPool: 'system' }) });
+    }
   }
   // The three example configurations (config/examples/, docs/pipelines.md "Your own pipeline").
   for (const file of EXAMPLE_FILES) {
@@ -143,6 +149,42 @@ suite(`CRD schemas from ${available ? SCHEMAS_DIR : 'CRD_SCHEMAS_DIR or ../share
     const bad = JSON.parse(JSON.stringify(all.find((o) => o.kind === 'Workflow')!.object));
     bad.spec.templates[2].retryStrategy.backoff.maxDurationSeconds = 60;
     expect(validators.Workflow(bad)).toBe(false);
+  });
+
+  test('flex-start Workflows are among those validated, with their watch script templates', () => {
+    const flex = all.filter((o) => o.kind === 'Workflow' && o.label.includes('flex-start'));
+    expect(flex.length).toBeGreaterThan(0);
+    for (const o of flex) expect(o.object.spec.templates.some((t: any) => t.script?.source)).toBe(true);
+    const bad = JSON.parse(JSON.stringify(flex[0].object));
+    bad.spec.templates.find((t: any) => t.script).script.sources = 'x';
+    expect(validators.Workflow(bad)).toBe(false);
+  });
+
+  /**
+   * What hashicorp/kubernetes v2.38.0 (the provider @cdktf/provider-kubernetes 12.1.1 generates from) types a
+   * kubernetes_manifest with: the CRD's openAPIV3Schema, `status` dropped (manifest/provider/resource.go:85-140); a
+   * node tagged `x-kubernetes-preserve-unknown-fields` becomes DynamicPseudoType (manifest/openapi/schema.go:67-79,
+   * 117), where the API server may hand back a different shape than planned ("Provider produced inconsistent result
+   * after apply"). The Workflow must not set any such path (in v4.1.2: dag.tasks[].inline, withItems, plugin, the
+   * same under templateDefaults and steps).
+   */
+  test('no Workflow sets a path the CRD leaves schemaless (x-kubernetes-preserve-unknown-fields): the provider types every value it plans', () => {
+    const crd = parse(fs.readFileSync(path.join(SCHEMAS_DIR, FILES.Workflow.file), 'utf8'));
+    const root = crd.spec.versions.find((x: any) => x.name === FILES.Workflow.version).schema.openAPIV3Schema;
+    const schemaless: string[] = [];
+    const walk = (v: any, sch: any, at: string): void => {
+      if (!sch) return;
+      if (sch['x-kubernetes-preserve-unknown-fields']) schemaless.push(at);
+      if (Array.isArray(v)) v.forEach((x, i) => walk(x, sch.items, `${at}[${i}]`));
+      else if (v && typeof v === 'object') for (const k of Object.keys(v)) walk(v[k], sch.properties?.[k] ?? sch.additionalProperties, `${at}.${k}`);
+    };
+    for (const o of all.filter((x) => x.kind === 'Workflow')) walk(o.object.spec, root.properties.spec, `${o.label}: spec`);
+    expect(schemaless).toEqual([]);
+    // The check sees such a path when one is set.
+    const probe = JSON.parse(JSON.stringify(all.find((o) => o.kind === 'Workflow')!.object));
+    probe.spec.templates[0].dag.tasks[0].withItems = [1];
+    walk(probe.spec, root.properties.spec, 'probe');
+    expect(schemaless).toEqual(['probe.templates[0].dag.tasks[0].withItems']);
   });
 
   test('the closed schema really rejects unknown fields', () => {

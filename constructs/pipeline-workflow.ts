@@ -16,6 +16,17 @@
  *
  * Paths the workflow controller writes (labels `workflows.argoproj.io/phase|completed`, annotations) are computed
  * fields, so its updates never plan a change.
+ *
+ * How hashicorp/kubernetes v2.38.0 (the provider @cdktf/provider-kubernetes 12.1.1 is generated from; read at tag
+ * v2.38.0) plans it: it types the manifest from the Workflow CRD in the cluster (manifest/provider/resource.go
+ * `TFTypeFromOpenAPI`, `lookUpGVKinCRDs`), which infra installs in full (jobs/argo.ts `crds.full: true`, v4.1.2's
+ * 2.8 MB CRD), with `status` dropped from the type; int-or-string fields go out as integers again
+ * (manifest/payload/from_value.go); a path tagged `x-kubernetes-preserve-unknown-fields` would be typed dynamic
+ * (manifest/openapi/schema.go) and could come back from the API in another shape ("inconsistent result after apply"):
+ * the Workflow sets none (__tests__/crd-schemas.test.ts). The controller adds no finalizer to it unless artifact GC is
+ * configured (argo-workflows v4.1.2 workflow/controller/artifact_gc.go). So no `field_manager` override and no
+ * further computed field is needed; plan time and memory against the full CRD, and a refresh after the controller's
+ * writes, can only be seen against a real API server.
  */
 import { Construct } from 'constructs';
 import { ITerraformDependable, TerraformProvider } from 'cdktf';

@@ -28,9 +28,12 @@
  * controller restarted) re-attach to the same JobSet. `apply` cannot serve as the re-attaching action: once Kueue has
  * admitted a JobSet it has written the flavor's nodeSelector and tolerations into the pod templates (atomic fields in
  * the JobSet v0.12.0 CRD), so re-applying the original manifest is a change of an immutable spec.
+ * A flex-start TPU step has a third task, `<step>-watch` (a `script` template, jobs/lost-host.ts), that re-requests the
+ * step's slice when its pods have had no node for LOST_HOST.minutes.
  */
 import type { Pipeline, PipelineStep } from './pipeline';
 import { verdictExitHandler, VERDICT_TEMPLATES } from './rehearsal-record';
+import { LOST_HOST, LOST_HOST_BUDGET_MESSAGE, LOST_HOST_SCRIPT } from './lost-host';
 
 /** The pinned engine: Argo Workflows, its images, its CRDs and the Helm chart that installs it. */
 export const ARGO_WORKFLOWS = {
@@ -62,12 +65,18 @@ export const STATE_CHECK_SECONDS = 30;
 
 /**
  * What a step's pods may do (chart `workflow.rbac.rules`, appended to the Role that already grants workflowtaskresults
- * create/patch): create JobSets (the create task) and get them (the wait task polls with one GET per check). No
- * delete, patch or update: the Workflow never changes a JobSet it made. `workflows/finalizers: update` lets the
- * ownerReference's blockOwnerDeletion pass where OwnerReferencesPermissionEnforcement is on (argoproj/argo-workflows#922).
+ * create/patch), all in the pipelines' namespace (singleNamespace: a Role): create JobSets (the create task) and get
+ * them (the wait task polls with one GET per check). The lost-host watcher of a flex-start step (LOST_HOST) also gets
+ * the step's Kueue Workload (listed by its `kueue.x-k8s.io/job-uid` label) and patches it (`spec.active`, its count
+ * annotations), lists the JobSet's pods (has each a node?), and deletes the JobSet when the step's restart budget is
+ * spent. No patch or update of a JobSet: the Workflow never changes a JobSet it made. `workflows/finalizers: update`
+ * lets the ownerReference's blockOwnerDeletion pass where OwnerReferencesPermissionEnforcement is on
+ * (argoproj/argo-workflows#922).
  */
 export const WORKFLOW_RBAC_RULES: readonly Record<string, readonly string[]>[] = [
-  { apiGroups: ['jobset.x-k8s.io'], resources: ['jobsets'], verbs: ['create', 'get'] },
+  { apiGroups: ['jobset.x-k8s.io'], resources: ['jobsets'], verbs: ['create', 'get', 'delete'] },
+  { apiGroups: ['kueue.x-k8s.io'], resources: ['workloads'], verbs: ['get', 'list', 'patch'] },
+  { apiGroups: [''], resources: ['pods'], verbs: ['list'] },
   { apiGroups: ['argoproj.io'], resources: ['workflows/finalizers'], verbs: ['update'] },
 ];
 
@@ -133,9 +142,9 @@ export function workflowName(pipeline: Pick<Pipeline, 'name' | 'runId' | 'steps'
   return `${pipeline.name}-${pipeline.runId}-${last.specHash.slice(0, WORKFLOW_HASH_LENGTH)}`;
 }
 
-/** The DAG task names of a step: the create and the wait. */
-export function stepTasks(step: string): { readonly create: string; readonly wait: string } {
-  return { create: step, wait: `${step}-wait` };
+/** The DAG task names of a step: the create, the wait and (flex-start steps only) the lost-host watcher. */
+export function stepTasks(step: string): { readonly create: string; readonly wait: string; readonly watch: string } {
+  return { create: step, wait: `${step}-wait`, watch: `${step}-watch` };
 }
 
 /** JobSet v0.12.0 `status.terminalState` (api/jobset/v1alpha2/jobset_types.go): empty until the JobSet ends. */
@@ -169,10 +178,44 @@ export const WAIT_RETRY_LIMIT = 10;
 /** Retries of a create task whose pod errored (lost before or after kubectl ran: a second run then fails AlreadyExists). */
 export const CREATE_RETRY_LIMIT = 3;
 
+/**
+ * The lost-host watcher of a flex-start step (jobs/lost-host.ts): a `script` template beside the step's wait, running
+ * while the JobSet runs (it ends 0 once the JobSet ends or is gone). Retried like the wait (a lost pod, an eviction)
+ * within the step's window, except after its budget-spent message. Its pod deadline is the wait's.
+ */
+export function watchTemplate(step: PipelineStep): Record<string, unknown> {
+  const env = {
+    JOBSET: step.jobSetName,
+    NAMESPACE: step.namespace,
+    STEP: step.name,
+    MAX_RESTARTS: String(step.maxRestarts),
+    LOST_SECONDS: String(LOST_HOST.minutes * 60),
+    POLL_SECONDS: String(LOST_HOST.pollSeconds),
+  };
+  return {
+    name: stepTasks(step.name).watch,
+    activeDeadlineSeconds: step.waitMinutes * 60,
+    retryStrategy: { ...waitRetry(step), expression: `!(lastRetry.message contains ${JSON.stringify(LOST_HOST_BUDGET_MESSAGE)})` },
+    script: {
+      image: LOST_HOST.image,
+      command: ['bash'],
+      source: LOST_HOST_SCRIPT,
+      env: Object.entries(env).map(([name, value]) => ({ name, value })),
+      resources: { requests: { cpu: '10m', memory: '32Mi' }, limits: { memory: '128Mi' } },
+    },
+  };
+}
+
+/** Whether a step gets the lost-host watcher: it holds TPU slices of flex-start capacity (queued provisioning). */
+export function watchesLostHost(step: Pick<PipelineStep, 'tpu'>): boolean {
+  return step.tpu?.capacity === 'flex-start';
+}
+
 function stepTemplates(step: PipelineStep): Record<string, unknown>[] {
   const t = stepTasks(step.name);
   const ref = { apiVersion: step.manifest.apiVersion, kind: step.manifest.kind, metadata: { name: step.jobSetName, namespace: step.namespace } };
   return [
+    ...(watchesLostHost(step) ? [watchTemplate(step)] : []),
     {
       name: t.create,
       retryStrategy: { limit: CREATE_RETRY_LIMIT, retryPolicy: 'OnError', backoff: { duration: '10s', factor: 2 } },
@@ -195,6 +238,7 @@ function dagTasks(steps: readonly PipelineStep[]): Record<string, unknown>[] {
       { name: t.create, template: t.create, ...(previous ? { depends: previous } : {}) },
       // A create that Failed (AlreadyExists: a re-deployed or migrated run) still lets the wait read the JobSet.
       { name: t.wait, template: t.wait, depends: `${t.create}.Succeeded || ${t.create}.Failed` },
+      ...(watchesLostHost(step) ? [{ name: t.watch, template: t.watch, depends: `${t.create}.Succeeded || ${t.create}.Failed` }] : []),
     ];
   });
 }

@@ -274,7 +274,9 @@ export function provisioningObjects(f: Pick<TpuFlavorQuota, 'flavor' | 'slice' |
  *   Every JobSet restart and every in-place worker loss keeps the same Workload, and Kueue never clears
  *   `status.requeueState.count` while it stays active, so with a recovery timeout each slow recovery would spend one
  *   requeue of the whole run (3 x 20 min + backoffs: one outage over ~87 min deactivated the training). A recovery is
- *   bounded instead by the Jobs' own `activeDeadlineSeconds` and the JobSet's `maxRestarts`.
+ *   bounded instead by the Jobs' own `activeDeadlineSeconds` and the JobSet's `maxRestarts`; on flex-start, one whose
+ *   pods have no node (a lost host of a queued slice) is ended by the lost-host watcher (jobs/lost-host.ts), which
+ *   re-requests the slice. recoveryTimeout is one value for the whole manager, so it cannot do that for flex-start only.
  * - backoffLimitCount 3, backoff 60 s doubling (60, 120, 240 s): after 3 requeues the workload is deactivated
  *   (`spec.active=false`, reason `RequeuingLimitExceeded`, pkg/controller/core/workload_controller.go
  *   `triggerDeactivation`) and the JobSet stays suspended; `npm run status` says so and how to retry. Only workloads

@@ -18,6 +18,14 @@
  *     `ReasonWithCause`), e.g. `EvictedDueToPreempted`, `EvictedDueToPodsReadyTimeout`, `EvictedDueToNodeFailures`,
  *     and `EvictedDueToDeactivatedDueTo<cause>` (apis/kueue/v1beta2/workload_types.go). The Workload of a JobSet is
  *     named `jobset-<jobset>-<5 hex>` (pkg/controller/jobframework/workload_names.go).
+ *   - Argo Workflows v4.1.2 (argoproj/argo-workflows 16a52d67) records on the Workflow object (core/v1 Events, source
+ *     component `workflow-controller`, workflow/events/event_recorder_manager.go:73-77): a Warning `WorkflowFailed`
+ *     with the Workflow's message when it ends Failed or Error (workflow/controller/operator.go:2786-2796
+ *     `markWorkflowPhase`, only when `workflowEvents` is enabled: config/workflow_events.go:9-11 makes it on unless set
+ *     false, and argo-helm argo-workflows-1.0.18 renders `workflowEvents.enabled: true` into the controller ConfigMap,
+ *     charts/argo-workflows/values.yaml:463-467, templates/controller/workflow-controller-config-map.yaml:210-211), and a
+ *     Warning `WorkflowTimedOut` when its deadline ends a reconcile or its entry/exit template (operator.go:369, 429,
+ *     514). A Workflow past its `activeDeadlineSeconds` ends Failed, so it sends WorkflowFailed as well.
  *   - Both controllers record through the events.k8s.io API (controller-runtime GetEventRecorder), whose reporting
  *     controller is not the legacy `source.component`, so the filters match the involved object and the reason, not
  *     the source.
@@ -41,17 +49,19 @@ import { JOBSET_POD_LABELS } from './jobset';
 import type { Pipeline } from './pipeline';
 import { modelSize } from './models';
 import { COMPILE_MINUTES, weightBytes, WEIGHT_READ_BYTES_PER_SECOND } from './vllm';
+import { WORKFLOW_HASH_LENGTH } from './argo';
 
 /** The Cloud Monitoring incident severities this project uses. */
 export type Severity = 'CRITICAL' | 'ERROR' | 'WARNING';
 
 /** One class of event that notifies: which object, which reasons (exactly these, or every reason with a prefix). */
 export interface EventClass {
-  /** Construct id and display-name part: `failed`, `restarted`, `completed`, `evicted`. */
-  readonly id: 'failed' | 'restarted' | 'completed' | 'evicted';
+  /** Construct id and display-name part: `failed`, `restarted`, `completed`, `evicted`, `workflow-failed`. */
+  readonly id: 'failed' | 'restarted' | 'completed' | 'evicted' | 'workflow-failed';
   /** What happened, for the message: `failed`. */
   readonly verb: string;
-  readonly kind: 'JobSet' | 'Workload';
+  /** The involved object: a step's JobSet or Kueue Workload, or the pipeline's Workflow (jobs/argo.ts). */
+  readonly kind: 'JobSet' | 'Workload' | 'Workflow';
   /** Exactly these reasons. @default - reasonPrefix */
   readonly reasons?: readonly string[];
   /** Every reason starting with this. @default - reasons */
@@ -98,6 +108,14 @@ export const EVENT_CLASSES: readonly EventClass[] = [
     reasonPrefix: 'EvictedDueTo',
     severity: 'WARNING',
     next: 'Why, and what holds the quota now: `npm run status -- <pipeline>`.',
+  },
+  {
+    id: 'workflow-failed',
+    verb: 'ended Failed or Error, or ran out of time',
+    kind: 'Workflow',
+    reasons: ['WorkflowFailed', 'WorkflowTimedOut'],
+    severity: 'ERROR',
+    next: 'Which step and why: `npm run status -- <pipeline>` (the Workflow\'s DAG and each step); the engine\'s UI: `npm run workflows-ui`.',
   },
 ];
 
@@ -224,8 +242,14 @@ export function jobSetNameRe2(scope: NotificationScope): string {
   return shape;
 }
 
+/** RE2 of every pipeline's Workflow name, whatever the run id: jobs/argo.ts workflowName `<pipeline>-<runId>-<hash>`. */
+export function workflowNameRe2(scope: NotificationScope): string {
+  return `${pipelineAlternation(scope)}-${RUN_ID_RE2}-[0-9a-f]{${WORKFLOW_HASH_LENGTH}}`;
+}
+
 function objectNameRe2(cls: EventClass, scope: NotificationScope): string {
   // Kueue: `jobset-<jobset name>-<5 hex>` (workload_names.go).
+  if (cls.kind === 'Workflow') return `^${workflowNameRe2(scope)}$`;
   return cls.kind === 'Workload' ? `^jobset-${jobSetNameRe2(scope)}-[0-9a-f]{5}$` : `^${jobSetNameRe2(scope)}$`;
 }
 
@@ -252,6 +276,15 @@ export function eventFilter(cls: EventClass, scope: NotificationScope): string {
  */
 export function eventLabelExtractors(cls: EventClass, scope: NotificationScope): Record<string, string> {
   const name = 'jsonPayload.involvedObject.name';
+  if (cls.kind === 'Workflow') {
+    // No step: the Workflow's message names it (`child '<workflow>.<step>-wait' failed`, the DAG's failed task).
+    return {
+      pipeline: `REGEXP_EXTRACT(${name}, "^${pipelineAlternation(scope)}-")`,
+      workflow: `EXTRACT(${name})`,
+      reason: 'EXTRACT(jsonPayload.reason)',
+      message: 'EXTRACT(jsonPayload.message)',
+    };
+  }
   const prefix = cls.kind === 'Workload' ? 'jobset-' : '';
   const suffix = cls.kind === 'Workload' ? '-[0-9a-f]{5}$' : '$';
   return {
@@ -265,6 +298,14 @@ export function eventLabelExtractors(cls: EventClass, scope: NotificationScope):
 /** The notification's subject and Markdown body (Cloud Monitoring expands `${log.extracted_label.*}`). */
 export function eventMessage(cls: EventClass): { subject: string; content: string } {
   const l = (k: string) => `\${log.extracted_label.${k}}`;
+  if (cls.kind === 'Workflow') {
+    return {
+      subject: `tpu-post-training: ${l('pipeline')} Workflow ${cls.id} (${l('reason')})`,
+      content:
+        `Pipeline **${l('pipeline')}**: Workflow ${l('workflow')} ${cls.verb} (reason \`${l('reason')}\`): ${l('message')}\n\n` +
+        `${cls.next.replace(/<pipeline>/g, l('pipeline'))}`,
+    };
+  }
   const what = cls.kind === 'Workload' ? `the Kueue workload of JobSet ${l('jobset')}` : `JobSet ${l('jobset')}`;
   return {
     subject: `tpu-post-training: ${l('pipeline')} ${l('step')} ${cls.id} (${l('reason')})`,

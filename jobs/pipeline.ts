@@ -40,7 +40,7 @@ import {
 } from './maxtext';
 import { EVAL_RUN_RECORD_FILE, evalRunRecord, recordFileLine, recordLine, runRecord, RunRecord, runRecordPath } from './run-record';
 import { listingRevisionPatch, resolveRevisionLines, RevisionSource, tokenizerAtRevisionLines, TOKENIZER_DIR } from './hf-revision';
-import { DEFAULT_TRAIN_MAX_RESTARTS } from './capacity';
+import { CapacityType, DEFAULT_TRAIN_MAX_RESTARTS } from './capacity';
 import { sha256Of } from './spec-key';
 import { cpuQuotaCoresPerNode, podsReadyRequeueMinutes } from './kueue';
 import { parseMillicores } from './quantity';
@@ -146,8 +146,11 @@ export interface PipelineStep {
   readonly statusCommand: string;
   /** Where the step runs. */
   readonly runsOn: 'cpu' | 'tpu';
-  /** The TPU capacity the step holds. @default - none (CPU step) */
-  readonly tpu?: { readonly slice: TpuSlice; readonly slices: number };
+  /**
+   * The TPU capacity the step holds, and the capacity type of its slices (a flex-start step gets the lost-host watcher,
+   * jobs/argo.ts). @default - none (CPU step)
+   */
+  readonly tpu?: { readonly slice: TpuSlice; readonly slices: number; readonly capacity: CapacityType };
   /**
    * sha256 over this step's manifest and the previous step's specHash. A change here means this step (and, through
    * the chain, every later one) must be replaced; constructs/jobset-step.ts turns it into `replace_triggered_by`.
@@ -779,7 +782,6 @@ function builtSteps(plan: PipelinePlan, platform: Platform, options: PipelineOpt
 function pipelineSteps(plan: PipelinePlan, platform: Platform, options: PipelineOptions, built: readonly BuiltStep[]): PipelineStep[] {
   const { runMinutes } = stepLimits(plan, options);
   const queueMinutes = options.queueMinutes ?? DEFAULT_QUEUE_MINUTES;
-  const evalPlan = plan.evaluation.plan;
   let previousHash = '';
   return built.map(({ name, built: b, runsOn, slices: n }) => {
     const c = commonOf(plan, platform, options, name);
@@ -798,10 +800,16 @@ function pipelineSteps(plan: PipelinePlan, platform: Platform, options: Pipeline
       logsCommand: logsCommand(platform.namespace, selector),
       statusCommand: `kubectl get jobset -n ${platform.namespace} ${c.name}`,
       runsOn,
-      ...(runsOn === 'tpu' ? { tpu: { slice: name === 'eval' && evalPlan ? evalPlan.group.slice : plan.target.slice, slices: n } } : {}),
+      ...(runsOn === 'tpu' ? { tpu: { ...tpuGroupOf(plan, name), slices: n } } : {}),
       specHash: previousHash,
     };
   });
+}
+
+/** The slice shape and capacity type a TPU step runs on: eval's own group when it has one, else the training target's. */
+function tpuGroupOf(plan: PipelinePlan, step: StepName): { slice: TpuSlice; capacity: CapacityType } {
+  const evalPlan = plan.evaluation.plan;
+  return step === 'eval' && evalPlan ? { slice: evalPlan.group.slice, capacity: evalPlan.group.capacity.type } : { slice: plan.target.slice, capacity: plan.target.group.capacity.type };
 }
 
 /**
@@ -809,7 +817,10 @@ function pipelineSteps(plan: PipelinePlan, platform: Platform, options: Pipeline
  * the step's pods on the same slice (its nodes stay: Kueue keeps the workload admitted and its ProvisioningRequest
  * consumed, kubernetes-sigs/kueue v0.19.2 pkg/controller/admissionchecks/provisioning/controller.go), so every attempt
  * of the step (maxRestarts + 1, each up to timeoutMinutes) shares one slice's life: all of them must fit in it, or a
- * late restart is cut short with no time left (a 39-hour run with one restart at hour 25 on 36-hour nodes).
+ * late restart is cut short with no time left (a 39-hour run with one restart at hour 25 on 36-hour nodes). A slice the
+ * lost-host watcher re-requests (jobs/argo.ts LOST_HOST) spends one of the same maxRestarts, so the count of attempts
+ * here covers restarts and re-requests together (a re-requested slice's nodes start a new life: counting it in the old
+ * one only errs on the safe side).
  */
 function flexStartProblems(plan: PipelinePlan, steps: readonly PipelineStep[]): string[] {
   return steps

@@ -1,6 +1,7 @@
 /**
  * The engine's view of a pipeline for `npm run status`: the pipeline's Argo Workflow (jobs/argo.ts) and, per step,
- * where its two DAG tasks stand: the create (`<step>`) and the wait (`<step>-wait`), with the wait's retries. Pure.
+ * where its two DAG tasks stand: the create (`<step>`) and the wait (`<step>-wait`), with the wait's retries, and, on a
+ * flex-start TPU step, its lost-host watcher (`<step>-watch`, jobs/lost-host.ts), whose failure explains the step's. Pure.
  *
  * Read from the Workflow's status as argoproj/argo-workflows v4.1.2 writes it (pkg/apis/workflow/v1alpha1/
  * workflow_types.go): `phase` (Pending, Running, Succeeded, Failed, Error), `message`, `nodes` (id -> NodeStatus with
@@ -86,10 +87,13 @@ export function engineView(wf: WorkflowObject, steps: readonly string[]): Engine
     const wait = byTask(t.wait);
     // A create that Failed (AlreadyExists) is how a re-attached or migrated step starts: only the wait's end, or a
     // create that errored (its wait then never runs), is the step's failure.
-    const failing = wait && (wait.phase === 'Failed' || wait.phase === 'Error') ? wait : !wait && create?.phase === 'Error' ? create : undefined;
+    // The watcher that ran out of budget deleted the JobSet: its message says why, the wait's only that it is gone.
+    const watch = byTask(t.watch);
+    const failed = (n?: WorkflowNode) => n !== undefined && (n.phase === 'Failed' || n.phase === 'Error');
+    const failing = failed(watch) ? watch : failed(wait) ? wait : !wait && create?.phase === 'Error' ? create : undefined;
     const attempts = wait?.type === 'Retry' ? (wait.children ?? []).length : wait ? 1 : 0;
-    const lastAttempt = wait?.type === 'Retry' ? nodes[(wait.children ?? [])[attempts - 1] ?? ''] : undefined;
-    const message = failing ? (lastAttempt?.message || failing.message) : undefined;
+    const last = (n?: WorkflowNode) => (n?.type === 'Retry' ? nodes[(n.children ?? [])[(n.children ?? []).length - 1] ?? ''] : undefined);
+    const message = failing ? (last(failing)?.message || failing.message) : undefined;
     return { step, create: create?.phase ?? '', wait: wait?.phase ?? '', waitAttempts: attempts, ...(message ? { message } : {}) };
   });
   return {

@@ -183,9 +183,12 @@ describe('Controllers', () => {
       server: { serviceType: 'ClusterIP', authModes: ['client'], nodeSelector: { 'cloud.google.com/gke-nodepool': 'system' } },
       workflow: { serviceAccount: { create: true, name: 'argo-workflow' } },
     });
-    // The step pods may create and read JobSets, nothing more on them.
+    // The step pods may create, read and (the lost-host watcher, out of budget) delete JobSets, never change one; the
+    // watcher also reads and patches the Kueue Workloads (spec.active, its count) and lists pods (jobs/lost-host.ts).
     expect(values.workflow.rbac.rules).toEqual([
-      { apiGroups: ['jobset.x-k8s.io'], resources: ['jobsets'], verbs: ['create', 'get'] },
+      { apiGroups: ['jobset.x-k8s.io'], resources: ['jobsets'], verbs: ['create', 'get', 'delete'] },
+      { apiGroups: ['kueue.x-k8s.io'], resources: ['workloads'], verbs: ['get', 'list', 'patch'] },
+      { apiGroups: [''], resources: ['pods'], verbs: ['list'] },
       { apiGroups: ['argoproj.io'], resources: ['workflows/finalizers'], verbs: ['update'] },
     ]);
     expect(values.server.ingress).toBeUndefined();

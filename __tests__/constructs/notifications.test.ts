@@ -47,9 +47,11 @@ describe('NOTIFY_EMAIL set', () => {
     for (const p of logMatch) {
       expect(p.alert_strategy.notification_rate_limit.period).toBe('300s');
       expect(p.notification_channels).toHaveLength(2);
-      expect(Object.keys(p.conditions[0].condition_matched_log.label_extractors).sort()).toEqual(['jobset', 'pipeline', 'reason', 'step']);
+      const workflow = p.display_name.endsWith('step workflow-failed');
+      // A step's JobSet or Workload names pipeline and step; the pipeline's Workflow names pipeline, Workflow and its message.
+      expect(Object.keys(p.conditions[0].condition_matched_log.label_extractors).sort()).toEqual(workflow ? ['message', 'pipeline', 'reason', 'workflow'] : ['jobset', 'pipeline', 'reason', 'step']);
       // Cloud Monitoring's variables, escaped from Terraform's own interpolation ($${ is a literal ${).
-      expect(p.documentation.subject).toContain('$${log.extracted_label.pipeline} $${log.extracted_label.step}');
+      expect(p.documentation.subject).toContain(workflow ? '$${log.extracted_label.pipeline} Workflow' : '$${log.extracted_label.pipeline} $${log.extracted_label.step}');
       expect(p.documentation.content.replace(/\$\$\{/g, '')).not.toContain('${');
     }
   });

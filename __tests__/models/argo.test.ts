@@ -10,7 +10,8 @@
  */
 import { buildPipeline, Pipeline } from '../../jobs/pipeline';
 import { RECIPES } from '../../jobs/recipes';
-import { FINAL_WAIT_MESSAGES, pipelineWorkflow, STATE_CHECK_SECONDS, WAIT_RETRY_LIMIT } from '../../jobs/argo';
+import { FINAL_WAIT_MESSAGES, pipelineWorkflow, STATE_CHECK_SECONDS, stepTasks, WAIT_RETRY_LIMIT } from '../../jobs/argo';
+import { LOST_HOST, LOST_HOST_BUDGET_MESSAGE } from '../../jobs/lost-host';
 import { DEACTIVATED_RETENTION_MINUTES, kueueManagerConfig } from '../../jobs/kueue';
 import { testPlatform } from '../jobs/fixtures';
 import { deleteWorkflow, evalExpression, Fault, JobSetScript, matchConditions, runWorkflow, RunResult } from './argo';
@@ -156,6 +157,72 @@ describe.each(PIPELINES.map((p) => [`${p.name} (${p.steps[0].runsOn} conversions
     const toHf = r.creates.find((c) => c.name === stepName(p, 'to-hf').jobSetName)!;
     expect(toHf.at).toBeGreaterThanOrEqual(end + H);
     expect(toHf.at).toBeLessThanOrEqual(end + H + 2 * STATE_CHECK_SECONDS);
+  });
+});
+
+/** Every recipe on flex-start slices (7-day nodes: every attempt fits one slice's life). */
+const FLEX_PIPELINES: Pipeline[] = Object.values(RECIPES).map((r) =>
+  buildPipeline(r, testPlatform({ capacity: { type: 'flex-start', maxRunDurationSeconds: 7 * 86400 } }), { runId: 'r1', conversionOn: 'cpu' }),
+);
+
+describe.each(FLEX_PIPELINES.map((p) => [p.name, p] as const))('%s on flex-start: the lost-host watcher (jobs/lost-host.ts)', (_n, p) => {
+  const train = () => stepName(p, 'train');
+
+  test('only the TPU steps have a watch task, started with the wait and ended within a poll of the JobSet', () => {
+    const r = run(p);
+    expect(r.phase).toBe('Succeeded');
+    for (const s of p.steps) expect(r.nodes[stepTasks(s.name).watch] !== undefined).toBe(s.runsOn === 'tpu');
+    const watch = r.nodes['train-watch'];
+    expect(watch.attempts).toHaveLength(1);
+    expect(watch.attempts[0].start).toBe(r.nodes['train-wait'].attempts[0].start);
+    expect(watch.attempts[0].end! - r.nodes['train-wait'].attempts[0].end!).toBeLessThanOrEqual(STATE_CHECK_SECONDS);
+  });
+
+  test('node loss: after LOST_HOST.minutes without a node the slice is re-requested once (a fresh request), the step completes on the new slice', () => {
+    const lostAfter = Math.floor(trainSeconds(p) / 2 / 30) * 30;
+    const r = run(p, { train: { endsAfter: trainSeconds(p), ends: 'Completed', hostLostAfter: lostAfter } });
+    expect(r.phase).toBe('Succeeded');
+    expectOrderedSingleCreates(p, r);
+    const js = r.jobSets.get(train().jobSetName)!;
+    expect(js.requests).toHaveLength(1);
+    const lostAt = js.createdAt + lostAfter;
+    expect(js.requests![0] - lostAt).toBeGreaterThanOrEqual(LOST_HOST.minutes * 60);
+    expect(js.requests![0] - lostAt).toBeLessThanOrEqual(LOST_HOST.minutes * 60 + STATE_CHECK_SECONDS);
+    expect(r.nodes['train-watch'].attempts.map((a) => a.phase)).toEqual(['Succeeded']);
+  });
+
+  test('a slice that keeps losing hosts: re-requests stop at the restart budget, the JobSet is deleted, the Workflow ends Failed with the budget message', () => {
+    const r = run(p, { train: { endsAfter: trainSeconds(p), ends: 'Completed', hostLostAfter: Math.floor(trainSeconds(p) / 4 / 30) * 30, everySliceLosesHost: true } });
+    expect(r.phase).toBe('Failed');
+    const js = r.jobSets.get(train().jobSetName)!;
+    // Each loss restarted the JobSet once; restarts + re-requests never passed maxRestarts.
+    expect(1 + 2 * js.requests!.length).toBeLessThanOrEqual(train().maxRestarts + 1);
+    expect(js.requests!.length).toBeGreaterThan(0);
+    expect(r.nodes['train-watch'].attempts).toHaveLength(1);
+    expect(r.nodes['train-watch'].message).toContain(LOST_HOST_BUDGET_MESSAGE);
+    expect(r.nodes['train-wait'].message).toContain('has been deleted while its status');
+    expect(r.creates.map((c) => c.name)).not.toContain(stepName(p, 'to-hf').jobSetName);
+  });
+
+  test('the watch pod lost mid-training: a retry watches the same JobSet; nothing is re-requested', () => {
+    const r = run(p, {}, [{ kind: 'pod-deleted', task: 'train-watch', at: 3 * H }]);
+    expect(r.phase).toBe('Succeeded');
+    expect(r.nodes['train-watch'].attempts.map((a) => a.phase)).toEqual(['Error', 'Succeeded']);
+    expect(r.jobSets.get(train().jobSetName)!.requests).toBeUndefined();
+  });
+});
+
+describe('a reservation outage spends nothing', () => {
+  test.each(PIPELINES.map((p) => [p.name, p] as const))('%s: no watch task; a 3-hour recovery is the JobSet\'s own, no re-request, no Kueue requeue', (_n, p) => {
+    const wf = workflowOf(p) as any;
+    expect(wf.spec.templates.filter((t: any) => t.script)).toEqual([]);
+    const r = run(p, { train: { endsAfter: trainSeconds(p) + 3 * H, ends: 'Completed', restarts: 1 } });
+    expect(r.phase).toBe('Succeeded');
+    expect(r.jobSets.get(stepName(p, 'train').jobSetName)!.requests).toBeUndefined();
+  });
+
+  test('Kueue keeps no recovery timeout (waitForPodsReady.recoveryTimeout 0s, manager-wide): a recovery never spends a requeue', () => {
+    expect((kueueManagerConfig() as any).waitForPodsReady.recoveryTimeout).toBe('0s');
   });
 });
 

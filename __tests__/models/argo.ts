@@ -41,6 +41,18 @@ export interface JobSetScript {
   readonly deletedAfter?: number;
   /** JobSet restarts before its end (preemption, a lost host): the JobSet handles them itself. @default 0 */
   readonly restarts?: number;
+  /**
+   * Flex-start: seconds after creation its slice loses a host for good; the JobSet restarts (one of `restarts`) and its
+   * new pods wait with no node, the Workload PodsReady=False (WaitForRecovery) from then (Kueue's recoveryTimeout is 0s:
+   * Kueue never evicts it). Each time the lost-host watcher re-requests the slice, Kueue evicts, requeues and admits
+   * it again with a fresh ProvisioningRequest, and the JobSet runs anew: `endsAfter` counts again from the new slice's
+   * pods starting, `reprovisionSeconds` after the reactivation. @default - never
+   */
+  readonly hostLostAfter?: number;
+  /** Seconds from a reactivation until the new slice's pods run (queue, provisioning, pull). @default 1800 */
+  readonly reprovisionSeconds?: number;
+  /** Whether the new slice loses a host again (every slice of this script does). @default false */
+  readonly everySliceLosesHost?: boolean;
 }
 
 export interface LiveJobSet {
@@ -49,6 +61,10 @@ export interface LiveJobSet {
   readonly owner?: string;
   readonly script: JobSetScript;
   deletedAt?: number;
+  /** When the current slice's pods started (createdAt, or a re-request's new slice). */
+  runsFrom?: number;
+  /** Re-requests the watcher made (its Workload annotation), each a fresh ProvisioningRequest, and when. */
+  requests?: number[];
 }
 
 /** A fault: at `at` seconds, the pod of the running attempt of `task` is lost (deleted) or evicted. */
@@ -137,11 +153,45 @@ export function jobSetObject(js: LiveJobSet | undefined, t: number): Record<stri
   if (!js || (js.deletedAt !== undefined && t >= js.deletedAt)) return undefined;
   const age = t - js.createdAt;
   if (js.script.deletedAfter !== undefined && age >= js.script.deletedAfter) return undefined;
-  const ended = js.script.endsAfter !== undefined && age >= js.script.endsAfter;
+  // Each loss of a host restarts the JobSet once (its pods fail with the node).
+  if (hostLostSince(js, t) !== undefined) return { metadata: { name: js.name }, status: { restarts: 1 + (js.script.everySliceLosesHost ? js.requests?.length ?? 0 : 0) } };
+  const runAge = t - (js.runsFrom ?? js.createdAt);
+  const ended = js.script.endsAfter !== undefined && runAge >= js.script.endsAfter;
   return {
     metadata: { name: js.name, ...(js.owner ? { ownerReferences: [{ uid: js.owner }] } : {}) },
     status: { restarts: ended ? js.script.restarts ?? 0 : 0, ...(ended ? { terminalState: js.script.ends } : {}) },
   };
+}
+
+/** Since when the JobSet's pods have had no node (its current slice lost a host), or undefined. */
+export function hostLostSince(js: LiveJobSet, t: number): number | undefined {
+  const lost = js.script.hostLostAfter;
+  if (lost === undefined) return undefined;
+  const from = js.runsFrom ?? js.createdAt;
+  if (t < from) return t; // between a reactivation and the new slice: no pods to place yet (not lost, not running)
+  if ((js.requests?.length ?? 0) > 0 && !js.script.everySliceLosesHost) return undefined;
+  return t >= from + lost ? from + lost : undefined;
+}
+
+/**
+ * One poll of the lost-host watcher (jobs/lost-host.ts LOST_HOST_SCRIPT; the script itself runs against a fake
+ * cluster in __tests__/models/lost-host.test.ts): 'done' once the JobSet ended or is gone; a re-request when its pods
+ * have had no node for LOST_SECONDS and restarts + re-requests < MAX_RESTARTS; past that the JobSet deleted and the
+ * budget message.
+ */
+export function watchPoll(js: LiveJobSet | undefined, env: Record<string, string>, t: number): { verdict: 'done' | 'poll' | 'failed'; message?: string } {
+  const obj = jobSetObject(js, t) as { status: { terminalState?: string; restarts: number } } | undefined;
+  if (!js || !obj || obj.status.terminalState) return { verdict: 'done' };
+  const since = hostLostSince(js, t);
+  if (since === undefined || t < (js.runsFrom ?? js.createdAt) || t - since < Number(env.LOST_SECONDS)) return { verdict: 'poll' };
+  const requests = js.requests ?? [];
+  if (obj.status.restarts + requests.length >= Number(env.MAX_RESTARTS)) {
+    js.deletedAt = t;
+    return { verdict: 'failed', message: `main: Error (exit code 1): step ${env.STEP}: ... restart budget spent (${obj.status.restarts} JobSet restarts + ${requests.length} re-requested slices of maxRestarts ${env.MAX_RESTARTS}) ...` };
+  }
+  js.requests = [...requests, t];
+  js.runsFrom = t + (js.script.reprovisionSeconds ?? 1800);
+  return { verdict: 'poll' };
 }
 
 // ---- retry expression: the form jobs/argo.ts writes, nothing more ----
@@ -222,6 +272,14 @@ export function runWorkflow(o: RunOptions): RunResult {
   /** One executor step of a running attempt at time t (the pod runs whether or not the controller is up). */
   const runPod = (n: NodeState, a: Attempt, t: number) => {
     const tmpl = templates.get(tasks.find((x) => x.name === n.task).template);
+    if (tmpl.script) {
+      if (t >= a.deadline) return Object.assign(a, { phase: 'Failed', message: 'Pod was active on the node longer than the specified deadline', end: t });
+      const env = Object.fromEntries(tmpl.script.env.map((e: any) => [e.name, e.value]));
+      const v = watchPoll(jobSets.get(env.JOBSET), env, t);
+      if (v.verdict === 'done') return Object.assign(a, { phase: 'Succeeded', end: t });
+      if (v.verdict === 'failed') return Object.assign(a, { phase: 'Failed', message: v.message!, end: t });
+      return a;
+    }
     const r = tmpl.resource;
     const manifest = JSON.parse(r.manifest);
     const name = manifest.metadata.name;

@@ -8,6 +8,7 @@
 import { jobSet, pipelines, rlLine, sftLine, workloadName } from '../../bench/fake-kube-api';
 import { JOBSET_POD_LABELS } from '../../jobs/jobset';
 import { trainStartMinutes } from '../../jobs/notifications';
+import { workflowName } from '../../jobs/argo';
 import { resources, synthStack, WITH_SINGLE_HOST } from '../util';
 
 // ---- upstream reasons (the facts under test) ---------------------------------------------------------------------
@@ -67,7 +68,18 @@ const INTENDED: Readonly<Record<string, string>> = {
   RestartJobFailurePolicyAction: 'restarted',
   RestartJobAndIgnoreMaxRestartsFailurePolicyAction: 'restarted',
   ...Object.fromEntries(KUEUE_EVICTIONS.map((r) => [r, 'evicted'])),
+  WorkflowFailed: 'workflow-failed',
+  WorkflowTimedOut: 'workflow-failed',
 };
+
+/**
+ * Argo Workflows v4.1.2 (16a52d67) reasons on a Workflow: workflow/controller/operator.go `markWorkflowPhase`
+ * (2786-2796, when workflowEvents are enabled: the default, config/workflow_events.go) records WorkflowRunning and
+ * WorkflowSucceeded (Normal) and WorkflowFailed (Warning, for Failed and Error); operator.go:369, 429, 514 record
+ * WorkflowTimedOut (Warning). Node events (`nodeEvents`, operator.go `recordNodePhaseEvent`) are recorded on the
+ * Workflow too, with reasons WorkflowNode<phase>.
+ */
+const ARGO_REASONS = ['WorkflowRunning', 'WorkflowSucceeded', 'WorkflowFailed', 'WorkflowTimedOut', 'WorkflowNodeRunning', 'WorkflowNodeSucceeded', 'WorkflowNodeFailed', 'WorkflowNodeError'];
 
 // ---- a model of the Cloud Logging filter language, for the clauses the policies use ---------------------------
 
@@ -108,7 +120,7 @@ const cluster = infra.resource.google_container_cluster ? Object.values(infra.re
 const namespace = pipelines[0].namespace;
 
 /** A GKE-exported event (log_id("events"), resource k8s_cluster for objects other than pods and nodes). */
-function eventEntry(kind: 'JobSet' | 'Workload', name: string, reason: string, ns = namespace): Entry {
+function eventEntry(kind: 'JobSet' | 'Workload' | 'Workflow', name: string, reason: string, ns = namespace): Entry {
   return {
     logName: 'events',
     resource: { type: 'k8s_cluster', labels: { cluster_name: cluster } },
@@ -118,8 +130,8 @@ function eventEntry(kind: 'JobSet' | 'Workload', name: string, reason: string, n
 
 const steps = pipelines.flatMap((p) => p.steps.map((s) => ({ pipeline: p.name, step: s })));
 
-test('the app synthesizes the four event policies of the cluster', () => {
-  expect(logPolicies.map((p) => p.cls).sort()).toEqual(['completed', 'evicted', 'failed', 'restarted']);
+test('the app synthesizes the five event policies of the cluster', () => {
+  expect(logPolicies.map((p) => p.cls).sort()).toEqual(['completed', 'evicted', 'failed', 'restarted', 'workflow-failed']);
   expect(cluster).toBeDefined();
 });
 
@@ -142,6 +154,58 @@ test.each(steps.map((s) => [s.step.jobSetName, s] as const))('every upstream rea
       }).toEqual({ pipeline, step: step.name, jobset: step.jobSetName, reason });
     }
   }
+});
+
+/**
+ * A Workflow event as the workflow controller records it (core/v1 Event through client-go's recorder,
+ * workflow/events/event_recorder_manager.go:73-77: source component `workflow-controller`) and GKE exports it.
+ */
+function workflowEvent(name: string, reason: string, message: string, ns = namespace): Entry {
+  return {
+    logName: 'events',
+    resource: { type: 'k8s_cluster', labels: { cluster_name: cluster } },
+    jsonPayload: {
+      kind: 'Event',
+      apiVersion: 'v1',
+      type: reason === 'WorkflowFailed' || reason === 'WorkflowTimedOut' || reason.endsWith('Failed') || reason.endsWith('Error') ? 'Warning' : 'Normal',
+      reason,
+      message,
+      involvedObject: { kind: 'Workflow', apiVersion: 'argoproj.io/v1alpha1', name, namespace: ns, uid: '5b0c3e0e-2f43-4f0a-9a57-1f1a6b9c2d11', resourceVersion: '812734' },
+      source: { component: 'workflow-controller' },
+      reportingComponent: '',
+      count: 1,
+    },
+  };
+}
+
+test.each(pipelines.map((p) => [workflowName(p), p] as const))('Workflow %s: WorkflowFailed and WorkflowTimedOut mail once, naming pipeline, Workflow and message; its other events do not', (name, p) => {
+  const message = `child '${name}.train-wait' failed`;
+  for (const reason of ARGO_REASONS) {
+    const entry = workflowEvent(name, reason, message);
+    const hit = logPolicies.filter((x) => matches(x.filter, entry));
+    expect({ reason, hit: hit.map((x) => x.cls) }).toEqual({ reason, hit: INTENDED[reason] ? [INTENDED[reason]] : [] });
+    for (const x of hit) {
+      expect({
+        pipeline: extract(entry, x.label_extractors.pipeline),
+        workflow: extract(entry, x.label_extractors.workflow),
+        reason: extract(entry, x.label_extractors.reason),
+        message: extract(entry, x.label_extractors.message),
+      }).toEqual({ pipeline: p.name, workflow: name, reason, message });
+    }
+  }
+  // Another run id and another hash are the same pipeline's Workflow; another namespace, a prefix or suffix, or a JobSet of the same name are not.
+  expect(logPolicies.filter((x) => matches(x.filter, workflowEvent(name.replace(/-[0-9a-f]{10}$/, '-0123456789'), 'WorkflowFailed', 'm')))).toHaveLength(1);
+  for (const other of [workflowEvent(name, 'WorkflowFailed', 'm', 'other-ns'), workflowEvent(`${name}x`, 'WorkflowFailed', 'm'), workflowEvent(`x${name}`, 'WorkflowFailed', 'm'), eventEntry('JobSet', name, 'WorkflowFailed')]) {
+    expect(logPolicies.filter((x) => matches(x.filter, other))).toEqual([]);
+  }
+});
+
+test('the Workflow policy\'s message names the pipeline, the Workflow, the reason and the engine\'s message', () => {
+  const policy = (Object.values(resources(infra, 'google_monitoring_alert_policy')) as any[]).find((x) => x.display_name.endsWith(': step workflow-failed'));
+  expect(policy.severity).toBe('ERROR');
+  // Synthesized as Terraform literals: `$${` is `${` once Terraform has read it, which Cloud Monitoring expands.
+  expect(policy.documentation.content).toContain('$${log.extracted_label.message}');
+  expect(policy.documentation.content).toContain('npm run status -- $${log.extracted_label.pipeline}');
 });
 
 test('events of other namespaces, other objects and other clusters notify nobody', () => {

@@ -10,13 +10,13 @@ function report(env: Record<string, string>) {
   return { infra, text: renderReport({ models: [infra], findings: [], prices: loadPrices(), source: 'test' }) };
 }
 
-test('NOTIFY_EMAIL: the channels and the six policies are read, and the report names who is notified', () => {
+test('NOTIFY_EMAIL: the channels and the seven policies are read, and the report names who is notified', () => {
   const { infra, text } = report({ NOTIFY_EMAIL: 'ml-team@example.com,oncall@example.org' });
   expect(infra.notificationChannels.map((c) => [c.type, c.target])).toEqual([
     ['email', 'ml-team@example.com'],
     ['email', 'oncall@example.org'],
   ]);
-  expect(infra.alertPolicies.map((p) => p.condition).sort()).toEqual(['PromQL', 'PromQL', 'log match', 'log match', 'log match', 'log match']);
+  expect(infra.alertPolicies.map((p) => p.condition).sort()).toEqual(['PromQL', 'PromQL', 'log match', 'log match', 'log match', 'log match', 'log match']);
   expect(infra.alertPolicies.every((p) => p.channels === 2)).toBe(true);
   expect(text).toContain('## Notifications\n\nNotified: email `ml-team@example.com`, email `oncall@example.org`; on ');
   expect(text).toContain('step failed (log match)');

@@ -36,6 +36,20 @@ test('a failed step: the Workflow Failed, the step marked, the attempt\'s messag
   ]);
 });
 
+test('a flex-start step whose lost-host watcher spent the restart budget: its message, not the wait\'s "deleted", is shown', () => {
+  const budget = 'main: Error (exit code 1): step train: 8 pod(s) of JobSet rl-qwen3-r1-train have had no node for 20 minutes on a flex-start slice, and its restart budget spent (3 JobSet restarts + 1 re-requested slices of maxRestarts 4): JobSet rl-qwen3-r1-train deleted, the step ends Failed; raise maxRestarts or deploy again';
+  const gone = 'main: Error (exit code 64): The resource has been deleted while its status was still being checked. Will not be retried';
+  const v = engineView(wf({
+    a: node('to-maxtext', 'Succeeded'), b: node('to-maxtext-wait', 'Succeeded'),
+    c: node('train', 'Succeeded'), d: node('train-wait', 'Failed', 'Retry', ['d0'], 'x'), d0: node('train-wait(0)', 'Failed', 'Pod', [], gone),
+    e: node('train-watch', 'Failed', 'Retry', ['e0'], 'y'), e0: node('train-watch(0)', 'Failed', 'Pod', [], budget),
+  }, 'Failed'), STEPS);
+  expect(engineLines(v)).toEqual(['engine: Workflow rl-qwen3-r1-0123456789 Failed: to-maxtext ✓ → train ✗ → to-hf · → eval ·', `engine: train: ${budget}`]);
+  // A watcher that is still running or succeeded changes nothing.
+  const running = engineView(wf({ c: node('train', 'Succeeded'), d: node('train-wait', 'Running', 'Retry', ['d0']), d0: node('train-wait(0)', 'Running', 'Pod'), e: node('train-watch', 'Running') }), STEPS);
+  expect(engineLines(running)).toEqual(['engine: Workflow rl-qwen3-r1-0123456789 Running: to-maxtext · → train watching → to-hf · → eval ·']);
+});
+
 test('compressed nodes are inflated; unreadable ones are said to be', () => {
   const nodes = { a: node('to-maxtext', 'Running', 'Retry') };
   const compressed = wf({}, 'Running', { nodes: undefined, compressedNodes: gzipSync(Buffer.from(JSON.stringify(nodes))).toString('base64') });
