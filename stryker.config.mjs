@@ -18,7 +18,7 @@ export default {
   packageManager: 'npm',
   testRunner: 'jest',
   coverageAnalysis: 'perTest',
-  mutate: ['jobs/**/*.ts', 'config/**/*.ts', 'review/**/*.ts', 'util/**/*.ts'],
+  mutate: ['jobs/**/*.ts', 'config/**/*.ts', 'review/**/*.ts', 'util/**/*.ts', 'status/**/*.ts'],
   jest: {
     projectType: 'custom',
     configFile: 'jest.config.js',
