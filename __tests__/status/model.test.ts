@@ -1,7 +1,25 @@
 /** The pure status model: progress lines, ETA, workload ownership, exit codes (in-process, no cluster). */
 import { lastCheckpointStep } from '../../jobs/maxtext';
-import { allPipelinesWorld, deactivatedWorkload, emptyWorld, jobSet, pipeline, platform, record, rlLine, sftLine, step, workload, workloadName } from '../../bench/fake-kube-api';
-import { eta, exitCode, lastLines, parseProgress, pipelineStatus, workloadOf } from '../../status/model';
+import { allPipelinesWorld, deactivatedWorkload, emptyWorld, event, iso, jobSet, pipeline, platform, pod, record, rlLine, running, sftLine, step, workload, workloadName } from '../../bench/fake-kube-api';
+import {
+  admittedAt,
+  chipsHeld,
+  defaultLogStep,
+  eta,
+  exitCode,
+  imageAdvice,
+  isDone,
+  lastLines,
+  logRequests,
+  parseProgress,
+  pipelineStatus,
+  podProblem,
+  quotaHolders,
+  stallText,
+  stepSpans,
+  stepStatus,
+  workloadOf,
+} from '../../status/model';
 import { duration, progressBar } from '../../status/render';
 
 const ctx = { clusterQueue: platform.clusterQueue, now: Date.parse('2026-12-01T08:00:00Z') };
@@ -138,4 +156,279 @@ test('a restarted training step says what the resume repeated: SFT its data from
   const train = (name: string) => pipelineStatus(record(name), snapshot, logs, ctx).steps.find((s) => s.name === 'train')!;
   expect(train('sft-gemma4').message).toContain('2 JobSet restart(s), each resumed from the newest checkpoint (SFT reads its data again from the first example)');
   expect(train('rl-qwen3').message).toContain("(RL's first step samples with the base weights until the next weight sync)");
+});
+
+// ---- what the mutation run (npm run mutate, status/model.ts) found unasserted -----------------------------------------
+
+describe('logRequests: the logs a poll reads', () => {
+  const q = record('rl-qwen3');
+  const p = pipeline('rl-qwen3');
+  const world = () => emptyWorld();
+  const at = (w: ReturnType<typeof emptyWorld>, name: 'to-maxtext' | 'train' | 'eval', rjob: string, status: object, podStatus: object) => {
+    const js = jobSet(step(p, name), status);
+    w.jobSets.push(js);
+    const pd = pod(js, rjob, podStatus);
+    w.pods.push(pd);
+    return pd.metadata.name as string;
+  };
+  const done = { terminalState: 'Completed' };
+  const failed = { terminalState: 'Failed' };
+
+  test('a running training step: the progress window and the head of the log; `full` reads it whole', () => {
+    const w = world();
+    const head = at(w, 'train', 'pathways-head', {}, running(10));
+    expect(logRequests([q], w)).toEqual([{ pod: head, container: 'workload-container', tailLines: 400, purpose: 'progress', headBytes: 1048576 }]);
+    expect(logRequests([q], w, { full: true })).toEqual([{ pod: head, container: 'workload-container', tailLines: 400, purpose: 'progress', headBytes: 1048576, full: true }]);
+    expect(logRequests([q], w, { full: false })[0]).not.toHaveProperty('full');
+  });
+  test('a completed training step is read for its curve; a pending one is not read', () => {
+    const w = world();
+    const head = at(w, 'train', 'pathways-head', done, { phase: 'Succeeded' });
+    expect(logRequests([q], w)).toEqual([{ pod: head, container: 'workload-container', tailLines: 400, purpose: 'progress', headBytes: 1048576 }]);
+    const pending = world();
+    at(pending, 'train', 'pathways-head', {}, { phase: 'Pending' });
+    expect(logRequests([q], pending)).toEqual([]);
+  });
+  test('a failed step: its last 20 lines (a training step also the head); a conversion step has no head', () => {
+    const w = world();
+    const convert = at(w, 'to-maxtext', 'convert', failed, { phase: 'Failed' });
+    const head = at(w, 'train', 'pathways-head', failed, { phase: 'Failed' });
+    expect(logRequests([q], w)).toEqual([
+      { pod: convert, container: 'workload-container', tailLines: 20, purpose: 'failure' },
+      { pod: head, container: 'workload-container', tailLines: 20, purpose: 'failure', headBytes: 1048576 },
+    ]);
+  });
+  test('a completed eval step: its last 20 lines for the EVAL_RESULT line; a running eval or a completed conversion: nothing', () => {
+    const w = world();
+    const ev = at(w, 'eval', 'slice', done, { phase: 'Succeeded' });
+    at(w, 'to-maxtext', 'convert', done, { phase: 'Succeeded' });
+    expect(logRequests([q], w)).toEqual([{ pod: ev, container: 'workload-container', tailLines: 20, purpose: 'progress' }]);
+    const runningEval = world();
+    at(runningEval, 'eval', 'slice', {}, running(5));
+    expect(logRequests([q], runningEval)).toEqual([]);
+  });
+  test('no JobSet, or a JobSet without its main pod: nothing to read', () => {
+    const w = world();
+    w.jobSets.push(jobSet(step(p, 'train'), failed));
+    expect(logRequests([q], w)).toEqual([]);
+    expect(logRequests([q], world())).toEqual([]);
+  });
+});
+
+describe('podProblem: why a pod of an admitted step does not run', () => {
+  const q = record('rl-qwen3');
+  const p = pipeline('rl-qwen3');
+  const train = q.steps[1]!;
+  const js = () => jobSet(step(p, 'train'));
+  test('a crash loop: restarts and the last exit, and the logs command', () => {
+    const pd = pod(js(), 'pathways-head', {
+      phase: 'Running',
+      containerStatuses: [{ name: 'workload-container', restartCount: 4, state: { waiting: { reason: 'CrashLoopBackOff' } }, lastState: { terminated: { exitCode: 137, reason: 'OOMKilled' } } }],
+    });
+    expect(podProblem(pd, [], q, train)).toEqual({
+      reason: 'CrashLoopBackOff',
+      message: `pod ${pd.metadata.name} container workload-container keeps crashing (4 restarts, last exit 137 OOMKilled); its log: npm run logs -- rl-qwen3 train`,
+    });
+    const bare = pod(js(), 'pathways-head', { phase: 'Running', containerStatuses: [{ name: 'workload-container', state: { waiting: { reason: 'CrashLoopBackOff' } }, lastState: { terminated: { exitCode: 1 } } }] });
+    expect(podProblem(bare, [], q, train)!.message).toContain('keeps crashing (0 restarts, last exit 1); its log');
+    const noLast = pod(js(), 'pathways-head', { phase: 'Running', containerStatuses: [{ name: 'workload-container', restartCount: 2, state: { waiting: { reason: 'CrashLoopBackOff' } } }] });
+    expect(podProblem(noLast, [], q, train)!.message).toContain('keeps crashing (2 restarts); its log');
+  });
+  test("an image pull: the image from the pod's spec when the status has none, no message when the kubelet gave none", () => {
+    const pd = pod(js(), 'pathways-head', { phase: 'Pending', containerStatuses: [{ name: 'workload-container', state: { waiting: { reason: 'ErrImagePull' } } }] });
+    const image = pd.spec.containers.find((c: { name: string }) => c.name === 'workload-container').image;
+    expect(podProblem(pd, [], q, train)).toEqual({
+      reason: 'ErrImagePull',
+      message: `pod ${pd.metadata.name} container workload-container cannot pull image ${image}; ${imageAdvice(train, 'workload-container')}`,
+    });
+    const other = pod(js(), 'pathways-head', { phase: 'Pending', containerStatuses: [{ name: 'workload-container', state: { waiting: { reason: 'ContainerCreating' } } }] });
+    expect(podProblem(other, [], q, train)).toBeUndefined();
+  });
+  test('a running or succeeded pod has no problem, whatever its events say', () => {
+    for (const phase of ['Running', 'Succeeded']) {
+      const pd = pod(js(), 'pathways-head', { phase });
+      expect(podProblem(pd, [event(pd, 'FailedMount', 'MountVolume.SetUp failed for volume "hf-token"')], q, train)).toBeUndefined();
+    }
+  });
+  test("a mount of another volume: the kubelet's message as it is", () => {
+    const pd = pod(js(), 'pathways-head', { phase: 'Pending' });
+    expect(podProblem(pd, [event(pd, 'FailedMount', 'MountVolume.SetUp failed for volume "gcs" : denied')], q, train)).toEqual({
+      reason: 'FailedMount',
+      message: `pod ${pd.metadata.name}: MountVolume.SetUp failed for volume "gcs" : denied`,
+    });
+  });
+  test("unschedulable: the newest FailedScheduling event of this pod, else the condition's message, and the node selector", () => {
+    const unschedulable = (message?: string) => ({ phase: 'Pending', conditions: [{ type: 'PodScheduled', status: 'False', reason: 'Unschedulable', ...(message ? { message } : {}) }] });
+    const pd = pod(js(), 'pathways-head', unschedulable('0/3 nodes are available'));
+    const selector = Object.entries(pd.spec.nodeSelector as Record<string, string>).map(([k, v]) => `${k}=${v}`).join(',');
+    expect(selector).not.toBe('');
+    const older = { ...event(pd, 'FailedScheduling', 'old news'), lastTimestamp: iso(1) };
+    const newer = { ...event(pd, 'FailedScheduling', '0/4 nodes: insufficient google.com/tpu'), lastTimestamp: iso(5) };
+    const elsewhere = { ...event(pd, 'FailedScheduling', 'a Job of that name'), lastTimestamp: iso(9), involvedObject: { kind: 'Job', name: pd.metadata.name } };
+    expect(podProblem(pd, [older, newer, elsewhere], q, train)).toEqual({
+      reason: 'Unschedulable',
+      message: `pod ${pd.metadata.name}: 0/4 nodes: insufficient google.com/tpu (node selector ${selector})`,
+    });
+    expect(podProblem(pd, [newer, older], q, train)!.message).toContain('insufficient google.com/tpu');
+    expect(podProblem(pd, [], q, train)!.message).toBe(`pod ${pd.metadata.name}: 0/3 nodes are available (node selector ${selector})`);
+    const bare = { ...pod(js(), 'pathways-head', unschedulable()), spec: {} };
+    expect(podProblem(bare, [], q, train)!.message).toBe(`pod ${bare.metadata.name}: no node fits`);
+    const notYet = pod(js(), 'pathways-head', { phase: 'Pending', conditions: [{ type: 'PodScheduled', status: 'False', reason: 'SchedulingGated' }] });
+    expect(podProblem(notYet, [], q, train)).toBeUndefined();
+  });
+});
+
+describe('what a pipeline or a step has done', () => {
+  const q = record('rl-qwen3');
+  const p = pipeline('rl-qwen3');
+  const s = (...states: string[]) => ({ name: 'x', steps: states.map((state) => ({ name: state, jobset: 'j', state, details: [] })) }) as any;
+  test('isDone: every step completed, or one failed', () => {
+    expect(isDone(s('completed', 'completed'))).toBe(true);
+    expect(isDone(s('completed', 'failed', 'not-created'))).toBe(true);
+    expect(isDone(s('completed', 'running'))).toBe(false);
+    expect(isDone(s('queued'))).toBe(false);
+  });
+  test('defaultLogStep: the running step, else the last one created', () => {
+    const w = emptyWorld();
+    expect(defaultLogStep(q, w)).toBeUndefined();
+    w.jobSets.push(jobSet(step(p, 'to-maxtext'), { terminalState: 'Completed' }));
+    expect(defaultLogStep(q, w)!.name).toBe('to-maxtext');
+    w.jobSets.push(jobSet(step(p, 'train')));
+    w.jobSets.push(jobSet(step(p, 'to-hf'), { terminalState: 'Failed' }));
+    expect(defaultLogStep(q, w)!.name).toBe('train');
+  });
+  test('stallText: the silence, the last step and the threshold, with the per-step rate when known', () => {
+    const lastAt = Date.parse('2026-12-01T06:40:00Z');
+    expect(stallText({ lastStep: 300, lastAt, silentSeconds: 2520, thresholdSeconds: 600, medianSeconds: 65 })).toBe(
+      'no new step for 42m00s (last step 300 at 2026-12-01T06:40:00.000Z; stalled after 10m00s = max(10m00s, 5 x 1m05s per step))',
+    );
+    expect(stallText({ lastStep: 3, lastAt, silentSeconds: 700, thresholdSeconds: 600 })).toBe(
+      'no new step for 11m40s (last step 3 at 2026-12-01T06:40:00.000Z; stalled after 10m00s = max(10m00s))',
+    );
+  });
+  test('admittedAt: the Admitted condition while True, else QuotaReserved; not True: undefined', () => {
+    const t = (type: string, status: string, minute: number) => ({ type, status, lastTransitionTime: iso(minute) });
+    expect(admittedAt({ metadata: {}, status: { conditions: [t('QuotaReserved', 'True', 1), t('Admitted', 'True', 3)] } })).toBe(Date.parse(iso(3)));
+    expect(admittedAt({ metadata: {}, status: { conditions: [t('QuotaReserved', 'True', 1)] } })).toBe(Date.parse(iso(1)));
+    expect(admittedAt({ metadata: {}, status: { conditions: [t('QuotaReserved', 'True', 1), t('Admitted', 'False', 3)] } })).toBeUndefined();
+    expect(admittedAt({ metadata: {} })).toBeUndefined();
+  });
+  test("chipsHeld: the TPU chips of every pod set of the admission; quotaHolders: each other holder's JobSet, namespace and chips, sorted", () => {
+    const train = jobSet(step(p, 'train'));
+    const wl = workload(train, true, { chips: 32 });
+    expect(chipsHeld(wl)).toBe(32);
+    expect(chipsHeld({ metadata: {}, status: { admission: { podSetAssignments: [{ resourceUsage: { 'google.com/tpu': '4' } }, { resourceUsage: { 'google.com/tpu': '8' } }, {}] } } })).toBe(12);
+    expect(chipsHeld({ metadata: {} })).toBe(0);
+    const other = workload(jobSet(step(pipeline('sft-gemma4'), 'train')), true, { chips: 16 });
+    const anonymous = { metadata: { name: 'wl-by-hand' }, status: { conditions: [{ type: 'Admitted', status: 'True' }], admission: { clusterQueue: platform.clusterQueue } } };
+    const me = workload(jobSet(step(p, 'eval')), false);
+    expect(quotaHolders(me, [me, wl, other, anonymous], platform.clusterQueue)).toEqual([
+      `JobSet ${step(p, 'train').jobSetName} in ${p.namespace} (ClusterQueue ${platform.clusterQueue}, 32 google.com/tpu)`,
+      `JobSet ${step(pipeline('sft-gemma4'), 'train').jobSetName} in ${p.namespace} (ClusterQueue ${platform.clusterQueue}, 16 google.com/tpu)`,
+      `workload wl-by-hand in ? (ClusterQueue ${platform.clusterQueue})`,
+    ]);
+    // The same name in another namespace is another workload.
+    const twin = { ...wl, metadata: { ...wl.metadata, namespace: 'elsewhere' } };
+    expect(quotaHolders(twin, [wl], platform.clusterQueue)).toHaveLength(1);
+    expect(quotaHolders(wl, [wl], platform.clusterQueue)).toEqual([]);
+  });
+  test('workloadOf: the newest of the JobSet’s workloads; without a uid, the owner by name', () => {
+    const js = jobSet(step(p, 'train'));
+    const old = workload(js, false);
+    const young = { ...workload(js, true), metadata: { ...workload(js, true).metadata, name: 'young', creationTimestamp: iso(30) } };
+    expect(workloadOf(js, [old, young])!.metadata.name).toBe('young');
+    expect(workloadOf(js, [young, old])!.metadata.name).toBe('young');
+    const noUid = { ...js, metadata: { ...js.metadata, uid: undefined } };
+    expect(workloadOf(noUid, [old])).toBe(old);
+    const otherName = { ...old, metadata: { ...old.metadata, ownerReferences: [{ kind: 'JobSet', name: 'another' }] } };
+    expect(workloadOf(noUid, [otherName])).toBeUndefined();
+    const notJobSet = { ...old, metadata: { ...old.metadata, labels: {}, ownerReferences: [{ kind: 'Job', name: js.metadata.name, uid: js.metadata.uid }] } };
+    expect(workloadOf(js, [notJobSet])).toBeUndefined();
+  });
+  test('stepSpans: from the JobSet’s creation to its end, or to now while it runs; never before its start', () => {
+    const w = emptyWorld();
+    const now = Date.parse(iso(90));
+    w.jobSets.push(jobSet(step(p, 'to-maxtext'), { conditions: [{ type: 'Completed', status: 'True', lastTransitionTime: iso(20) }] }));
+    w.jobSets.push(jobSet(step(p, 'train'), { conditions: [{ type: 'Completed', status: 'False', lastTransitionTime: iso(30) }] }));
+    const ended = jobSet(step(p, 'to-hf'), { conditions: [{ type: 'Failed', status: 'True', lastTransitionTime: iso(-5) }] });
+    w.jobSets.push(ended);
+    const spans = stepSpans(q, w, now);
+    expect([...spans.keys()]).toEqual(['to-maxtext', 'train', 'to-hf']);
+    expect(spans.get('to-maxtext')).toEqual({ from: Date.parse(iso(0)), until: Date.parse(iso(20)) });
+    expect(spans.get('train')).toEqual({ from: Date.parse(iso(0)), until: now });
+    expect(spans.get('to-hf')).toEqual({ from: Date.parse(iso(0)), until: Date.parse(iso(0)) });
+  });
+});
+
+describe('runningRule: stalled, restarted, no progress line yet', () => {
+  const q = record('rl-qwen3');
+  const p = pipeline('rl-qwen3');
+  const world = (restarts = 0) => {
+    const w = emptyWorld();
+    const js = jobSet(step(p, 'train'), { restarts });
+    w.jobSets.push(js);
+    w.workloads.push(workload(js, true, { chips: 32 }));
+    const head = pod(js, 'pathways-head', running(10));
+    w.pods.push(head);
+    return { w, head: head.metadata.name as string };
+  };
+  const at = (now: number) => ({ ...ctx, now });
+  test('no step line for longer than the threshold: stalled, no ETA, the silence and the logs command', () => {
+    const { w, head } = world();
+    const log = [rlLine(10, 1), rlLine(11, 2), rlLine(12, 3)].join('\n');
+    const st = stepStatus(q, 1, w, new Map([[head, log]]), at(Date.parse(iso(60))));
+    expect(st.state).toBe('stalled');
+    expect(st.reason).toBe('Stalled');
+    expect(st.stall).toMatchObject({ lastStep: 3, silentSeconds: 48 * 60 });
+    expect(st.message).toBe(`${stallText(st.stall!)}; its log: npm run logs -- rl-qwen3 train`);
+    expect(st).not.toHaveProperty('etaSeconds');
+    expect(st.progress).toEqual({ step: 3, total: q.steps[1]!.totalSteps });
+  });
+  test('stalled after restarts: both said', () => {
+    const { w, head } = world(2);
+    const st = stepStatus(q, 1, w, new Map([[head, [rlLine(10, 1), rlLine(11, 2)].join('\n')]]), at(Date.parse(iso(60))));
+    expect(st.message).toMatch(/^no new step for .*; 2 JobSet restart\(s\), each resumed from the newest checkpoint \(.*\); its log: npm run logs -- rl-qwen3 train$/);
+  });
+  test('steps still coming: running with the ETA and elapsed time; restarts alone are "Restarted"', () => {
+    const { w, head } = world(1);
+    const st = stepStatus(q, 1, w, new Map([[head, [rlLine(10, 1), rlLine(12, 2)].join('\n')]]), at(Date.parse(iso(13))));
+    expect(st).toMatchObject({ state: 'running', reason: 'Restarted', elapsedSeconds: 180, chips: 32, etaSeconds: (q.steps[1]!.totalSteps! - 2) * 120 });
+    expect(st.message).toMatch(/^1 JobSet restart\(s\), each resumed from the newest checkpoint \(/);
+    expect(st.details).toEqual([]);
+    expect(st.run?.points.map((x) => x.step)).toEqual([1, 2]);
+  });
+  test('no progress line yet: step 0 of the total, and why', () => {
+    const { w, head } = world();
+    const st = stepStatus(q, 1, w, new Map([[head, 'loading the model']]), at(Date.parse(iso(13))));
+    expect(st).toMatchObject({ state: 'running', progress: { step: 0, total: q.steps[1]!.totalSteps }, details: ['no progress line yet (loading the model, compiling)'] });
+    expect(st).not.toHaveProperty('reason');
+    expect(st).not.toHaveProperty('etaSeconds');
+  });
+  test('a running step that is not training: no progress, no details', () => {
+    const w = emptyWorld();
+    const js = jobSet(step(p, 'to-maxtext'));
+    w.jobSets.push(js);
+    w.pods.push(pod(js, 'convert', running(10)));
+    const st = stepStatus(q, 0, w, new Map(), at(Date.parse(iso(12))));
+    expect(st).toEqual({ name: 'to-maxtext', jobset: step(p, 'to-maxtext').jobSetName, state: 'running', elapsedSeconds: 120, details: [] });
+  });
+});
+
+describe('progress and ETA edge cases', () => {
+  test('one progress line: no `first`', () => {
+    expect(parseProgress('rl', rlLine(10, 3))).toEqual({ step: 3, at: Date.parse(iso(10)) });
+    expect(parseProgress('rl', 'nothing here')).toBeUndefined();
+  });
+  test('the rate needs the last line later and further than the first; else the rate since the start', () => {
+    // Same time for both lines: not a rate; from the start (100 s ago for 4 steps), 6 steps left.
+    expect(eta({ step: 4, at: 60_000, first: { step: 2, at: 60_000 } }, 10, 0, 100_000)).toBe(150);
+    expect(eta({ step: 4, at: 60_000, first: { step: 4, at: 0 } }, 10, 0, 100_000)).toBe(150);
+    expect(eta({ step: 4, at: 60_000, first: { step: 2 } }, 10, 0, 100_000)).toBe(150);
+    expect(eta({ step: 4, first: { step: 2, at: 0 } }, 10, 0, 100_000)).toBe(150);
+    expect(eta({ step: 12 }, 10, 0, 1)).toBe(0);
+    expect(eta({ step: 0 }, 10, 0, 100_000)).toBeUndefined();
+  });
+  test('lastLines keeps the last n non-empty lines, timestamps cut', () => {
+    expect(lastLines('2026-12-01T06:00:00Z a\n  \n2026-12-01T06:00:01.5Z b\nc', 2)).toEqual(['b', 'c']);
+  });
 });
