@@ -2,9 +2,22 @@
 import { lastCheckpointStep } from '../../jobs/maxtext';
 import { allPipelinesWorld, deactivatedWorkload, emptyWorld, event, iso, jobSet, pipeline, platform, pod, record, rlLine, running, sftLine, step, workload, workloadName } from '../../bench/fake-kube-api';
 import {
+  admissionCheckRule,
   admittedAt,
   chipsHeld,
+  completedRule,
+  deactivatedRule,
+  deactivationOf,
   defaultLogStep,
+  failedRule,
+  notCreatedRule,
+  notRunningRule,
+  podsReadyTimeoutRule,
+  queuedRule,
+  runSummary,
+  stepFacts,
+  suspendedRule,
+  waitLines,
   eta,
   exitCode,
   imageAdvice,
@@ -430,5 +443,184 @@ describe('progress and ETA edge cases', () => {
   });
   test('lastLines keeps the last n non-empty lines, timestamps cut', () => {
     expect(lastLines('2026-12-01T06:00:00Z a\n  \n2026-12-01T06:00:01.5Z b\nc', 2)).toEqual(['b', 'c']);
+  });
+});
+
+describe('each rule at its edges', () => {
+  const q = record('rl-qwen3');
+  const p = pipeline('rl-qwen3');
+  const facts = (w: ReturnType<typeof emptyWorld>, index = 1, logs = new Map<string, string>(), now = ctx.now) => stepFacts(q, index, w, logs, { ...ctx, now });
+  const withWorkload = (status: object, spec: object = {}, index = 1) => {
+    const w = emptyWorld();
+    const js = jobSet(step(p, q.steps[index]!.name as any));
+    const wl = { ...workload(js, false), status, spec: { ...workload(js, false).spec, ...spec } };
+    w.jobSets.push(js);
+    w.workloads.push(wl);
+    return { w, wl, js };
+  };
+  test('notCreatedRule: a first step not created while a later one is: "not created"', () => {
+    const w = emptyWorld();
+    w.jobSets.push(jobSet(step(p, 'train')));
+    expect(notCreatedRule(facts(w, 0))).toEqual({ state: 'not-created', message: 'not created', details: [] });
+    // The previous step running (not failed): it waits for it.
+    w.jobSets.push(jobSet(step(p, 'to-hf')));
+    expect(notCreatedRule(facts(w, 3))).toEqual({ state: 'not-created', message: 'starts when to-hf completed', details: [] });
+  });
+  test('completedRule: a conversion step has its output and no progress; an eval step without a log has no run', () => {
+    const w = emptyWorld();
+    w.jobSets.push(jobSet(step(p, 'to-maxtext'), { terminalState: 'Completed' }));
+    w.jobSets.push(jobSet(step(p, 'eval'), { terminalState: 'Completed' }));
+    expect(completedRule(facts(w, 0))).toEqual({ state: 'completed', message: `output: ${q.steps[0]!.output}`, details: [] });
+    expect(completedRule(facts(w, 3))).toEqual({ state: 'completed', message: `output: ${q.steps[3]!.output}`, details: [] });
+  });
+  test("failedRule: no Failed condition (terminalState only): the generic reason and message; no log: no lines", () => {
+    const w = emptyWorld();
+    w.jobSets.push(jobSet(step(p, 'to-maxtext'), { terminalState: 'Failed' }));
+    expect(failedRule(facts(w, 0))).toEqual({ state: 'failed', reason: 'Failed', message: 'the JobSet failed', details: [] });
+    w.jobSets[0]!.status.conditions = [{ type: 'Failed', status: 'True', reason: 'FailJobSetFailurePolicyAction' }];
+    expect(failedRule(facts(w, 0))).toMatchObject({ reason: 'FailJobSetFailurePolicyAction', message: 'the JobSet failed' });
+  });
+  test('deactivationOf: the Evicted condition of a deactivation wins over the target; a target not True, or no reason: "Deactivated"', () => {
+    const evicted = { type: 'Evicted', status: 'True', reason: 'DeactivatedDueToAdmissionCheck', message: 'The workload is deactivated due to check x' };
+    const target = { type: 'DeactivationTarget', status: 'True', reason: 'RequeuingLimitExceeded', message: 'exceeding the maximum number of re-queuing retries' };
+    const of = (conditions: object[]) => deactivationOf({ metadata: {}, spec: { active: false }, status: { conditions } as any });
+    expect(of([target, evicted])).toEqual({ cause: 'AdmissionCheck', reason: 'DeactivatedDueToAdmissionCheck', detail: 'check x' });
+    expect(of([{ ...evicted, status: 'False' }, target])).toEqual({ cause: 'RequeuingLimitExceeded', reason: 'RequeuingLimitExceeded', detail: 'exceeding the maximum number of re-queuing retries' });
+    expect(of([{ ...target, status: 'False' }])).toEqual({ reason: 'Deactivated' });
+    expect(of([{ type: 'Evicted', status: 'True', reason: 'Deactivated', message: 'The workload is deactivated' }])).toEqual({ reason: 'Deactivated' });
+    expect(of([{ type: 'DeactivationTarget', status: 'True' }])).toEqual({ reason: 'Deactivated' });
+    expect(of([])).toEqual({ reason: 'Deactivated' });
+    // A reason that only starts like a cause is not that cause.
+    expect(of([{ ...evicted, reason: 'DeactivatedDueToAdmissionCheckX', message: undefined }])).toEqual({ reason: 'DeactivatedDueToAdmissionCheckX' });
+    expect(deactivationOf({ metadata: {} })).toBeUndefined();
+  });
+  test('deactivatedRule: no message from the admission check; no name on the workload', () => {
+    const { w } = withWorkload({ conditions: [{ type: 'DeactivationTarget', status: 'True', reason: 'AdmissionCheck' }] }, { active: false });
+    const v = deactivatedRule(facts(w))!;
+    expect(v.message).toContain('deactivated: an admission check rejected it: no message; no slice is held for it');
+    expect(v.message).toMatch(/when capacity is available, kubectl patch workload -n default \S+ --type=merge/);
+    const { w: nameless } = withWorkload({ conditions: [] }, { active: false });
+    nameless.workloads[0] = { ...nameless.workloads[0], metadata: { ...nameless.workloads[0]!.metadata, name: undefined } };
+    expect(deactivatedRule(facts(nameless))!.message).toBe(
+      `workload <workload> deactivated (Deactivated): not by one of Kueue's limits (spec.active set to false by hand?); to run it again, kubectl patch workload -n default <workload> --type=merge -p '{"spec":{"active":true}}'`,
+    );
+    expect(deactivatedRule(facts(emptyWorld()))).toBeUndefined();
+  });
+  test('podsReadyTimeoutRule: not for an admitted workload, nor an eviction that is not True', () => {
+    const pr = { type: 'Evicted', status: 'True', reason: 'PodsReadyTimeout', message: 'x' };
+    expect(podsReadyTimeoutRule(facts(withWorkload({ conditions: [pr, { type: 'Admitted', status: 'True' }] }).w))).toBeUndefined();
+    expect(podsReadyTimeoutRule(facts(withWorkload({ conditions: [{ ...pr, status: 'False' }] }).w))).toBeUndefined();
+    expect(podsReadyTimeoutRule(facts(emptyWorld()))).toBeUndefined();
+  });
+  test('admissionCheckRule: a check without name, state or message', () => {
+    const { w, wl } = withWorkload({ conditions: [{ type: 'QuotaReserved', status: 'True' }], admissionChecks: [{}] });
+    expect(admissionCheckRule(facts(w))!.message).toBe(
+      `workload ${wl.metadata.name} holds its quota and waits for its admission checks: ? Pending; a flex-start step is admitted once GKE has provisioned its slice (kubectl get provisioningrequests -n default)`,
+    );
+    expect(admissionCheckRule(facts(withWorkload({ conditions: [{ type: 'QuotaReserved', status: 'True' }] }).w))).toBeUndefined();
+  });
+  test("queuedRule: an eviction before the quota's condition, the quota's False before Admitted; none: waiting for Kueue; holders appended", () => {
+    const reservedFalse = { type: 'QuotaReserved', status: 'False', reason: 'Pending', message: 'no quota' };
+    const admittedFalse = { type: 'Admitted', status: 'False', reason: 'NoChecks', message: 'not all checks ready' };
+    const evicted = { type: 'Evicted', status: 'True', reason: 'Preempted', message: 'preempted' };
+    const pick = (conditions: object[]) => queuedRule(facts(withWorkload({ conditions }).w))!;
+    expect(pick([reservedFalse, admittedFalse, evicted])).toMatchObject({ reason: 'Preempted', message: expect.stringMatching(/: preempted$/) });
+    expect(pick([admittedFalse, reservedFalse, { ...evicted, status: 'False' }])).toMatchObject({ reason: 'Pending', message: expect.stringMatching(/: no quota$/) });
+    expect(pick([{ ...reservedFalse, status: 'True' }, admittedFalse])).toMatchObject({ reason: 'NoChecks', message: expect.stringMatching(/: not all checks ready$/) });
+    expect(pick([{ type: 'QuotaReserved', status: 'True', reason: 'QuotaReserved' }])).toMatchObject({ reason: 'QuotaReserved', message: expect.stringMatching(/: waiting for Kueue to evaluate it$/) });
+    const { w, wl } = withWorkload({});
+    expect(queuedRule(facts(w))).toMatchObject({ reason: 'Pending', message: `workload ${wl.metadata.name}: waiting for Kueue to evaluate it` });
+    const holder = workload(jobSet(step(pipeline('sft-gemma4'), 'train')), true, { chips: 32 });
+    w.workloads.push(holder);
+    expect(queuedRule(facts(w))!.message).toBe(
+      `workload ${wl.metadata.name}: waiting for Kueue to evaluate it; quota held by JobSet ${step(pipeline('sft-gemma4'), 'train').jobSetName} in default (ClusterQueue ${platform.clusterQueue}, 32 google.com/tpu)`,
+    );
+    expect(queuedRule(facts(w))!.details).toEqual(waitLines(facts(w)));
+  });
+  test('suspendedRule: its wait lines; a JobSet not suspended is not this rule', () => {
+    const w = emptyWorld();
+    w.jobSets.push(jobSet(step(p, 'train'), { conditions: [{ type: 'Suspended', status: 'True' }] }));
+    expect(suspendedRule(facts(w))).toEqual({ state: 'queued', reason: 'Suspended', message: 'waiting for Kueue to create and admit its workload', details: waitLines(facts(w)) });
+    expect(waitLines(facts(w))).toHaveLength(1);
+    w.jobSets[0]!.status.conditions = [{ type: 'Suspended', status: 'False' }];
+    expect(suspendedRule(facts(w))).toBeUndefined();
+  });
+  test('notRunningRule: the main container’s waiting reason, else PodPending; a pod without phase is Pending; no chips without an admission', () => {
+    const w = emptyWorld();
+    const js = jobSet(step(p, 'train'));
+    w.jobSets.push(js);
+    const head = pod(js, 'pathways-head', { containerStatuses: [{ name: 'workload-container', state: { waiting: { reason: 'ContainerCreating' } } }] });
+    w.pods.push(head);
+    expect(notRunningRule(facts(w))).toEqual({ state: 'pending', reason: 'ContainerCreating', message: `pod ${head.metadata.name} is Pending`, details: waitLines(facts(w)) });
+    head.status = { phase: 'Pending', containerStatuses: [{ name: 'other', state: { waiting: { reason: 'ContainerCreating' } } }] };
+    expect(notRunningRule(facts(w))).toMatchObject({ reason: 'PodPending', message: `pod ${head.metadata.name} is Pending` });
+    head.status = { phase: 'Succeeded' };
+    expect(notRunningRule(facts(w))).toBeUndefined();
+    const none = emptyWorld();
+    none.jobSets.push(js);
+    expect(notRunningRule(facts(none))).toMatchObject({ reason: 'PodsNotCreated', message: 'admitted; waiting for the JobSet controller to create pods' });
+    expect(notRunningRule(facts(none))).not.toHaveProperty('chips');
+  });
+  test('waitLines: exactly at the end of the window the Workflow has ended the run', () => {
+    const w = emptyWorld();
+    w.jobSets.push(jobSet(step(p, 'to-maxtext')));
+    const wait = q.steps[0]!.waitMinutes;
+    expect(waitLines(facts(w, 0, new Map(), Date.parse(iso(wait))))[0]).toContain('past this step\'s window');
+    expect(waitLines(facts(w, 0, new Map(), Date.parse(iso(wait)) - 1000))[0]).toContain('the Workflow waits up to 1s more');
+    // Before the JobSet's creation (a clock behind): waited 0 s.
+    expect(waitLines(facts(w, 0, new Map(), Date.parse(iso(0)) - 60_000))[0]).toMatch(/^waiting 0s since its JobSet was created/);
+  });
+  test('runningRule: a container that starts after now has run 0 s; its start time from the pod when the container has none', () => {
+    const w = emptyWorld();
+    const js = jobSet(step(p, 'to-maxtext'));
+    w.jobSets.push(js);
+    w.pods.push(pod(js, 'convert', { phase: 'Running', startTime: iso(10) }));
+    expect(stepStatus(q, 0, w, new Map(), { ...ctx, now: Date.parse(iso(12)) }).elapsedSeconds).toBe(120);
+    expect(stepStatus(q, 0, w, new Map(), { ...ctx, now: Date.parse(iso(9)) }).elapsedSeconds).toBe(0);
+    w.pods[0]!.status = { phase: 'Running' };
+    expect(stepStatus(q, 0, w, new Map(), ctx)).not.toHaveProperty('elapsedSeconds');
+  });
+});
+
+describe('runSummary: what a training step did', () => {
+  const q = record('rl-qwen3');
+  const p = pipeline('rl-qwen3');
+  test("chip-hours from the admission to the JobSet's end at the workload's chips, else the record's; the step lines of the log", () => {
+    const w = emptyWorld();
+    const js = jobSet(step(p, 'train'), { conditions: [{ type: 'Completed', status: 'True', lastTransitionTime: iso(61) }] });
+    w.jobSets.push(js);
+    const wl = workload(js, true, { chips: 16 });
+    w.workloads.push(wl);
+    const head = pod(js, 'pathways-head', { phase: 'Succeeded' });
+    w.pods.push(head);
+    const log = [rlLine(10, 1), rlLine(20, 2)].join('\n');
+    const f = stepFacts(q, 1, w, new Map([[head.metadata.name, log]]), ctx);
+    const run = runSummary(f)!;
+    // Admitted at minute 1 (the fixture's conditions), ended at minute 61: one hour at 16 chips.
+    expect(run.usage).toMatchObject({ chips: 16, ended: true, chipHours: 16, admittedAt: Date.parse(iso(1)), until: Date.parse(iso(61)) });
+    expect(run.points.map((x) => x.step)).toEqual([1, 2]);
+    expect(run).not.toHaveProperty('evaluation');
+    wl.status.admission.podSetAssignments = [];
+    expect(runSummary(stepFacts(q, 1, w, new Map(), ctx))).toEqual({ usage: expect.objectContaining({ chips: 32, chipHours: 32 }), points: [] });
+  });
+  test('still running: usage until now, not ended; never admitted and no log: nothing', () => {
+    const w = emptyWorld();
+    const js = jobSet(step(p, 'train'));
+    w.jobSets.push(js);
+    w.workloads.push(workload(js, true, { chips: 32 }));
+    const now = Date.parse(iso(31));
+    expect(runSummary(stepFacts(q, 1, w, new Map(), { ...ctx, now }))!.usage).toMatchObject({ ended: false, until: now, chipHours: 16 });
+    const bare = emptyWorld();
+    bare.jobSets.push(js);
+    bare.workloads.push(workload(js, false));
+    expect(runSummary(stepFacts(q, 1, bare, new Map(), ctx))).toBeUndefined();
+  });
+  test("a conversion step's log has no step lines for the summary", () => {
+    const w = emptyWorld();
+    const js = jobSet(step(p, 'to-maxtext'));
+    w.jobSets.push(js);
+    const c = pod(js, 'convert', running(1));
+    w.pods.push(c);
+    expect(runSummary(stepFacts(q, 0, w, new Map([[c.metadata.name, rlLine(10, 1)]]), ctx))).toBeUndefined();
   });
 });
