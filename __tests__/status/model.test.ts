@@ -34,6 +34,7 @@ import {
   workloadOf,
 } from '../../status/model';
 import { duration, progressBar } from '../../status/render';
+import { runCostLine } from '../../status/run-cost';
 
 const ctx = { clusterQueue: platform.clusterQueue, now: Date.parse('2026-12-01T08:00:00Z') };
 
@@ -622,5 +623,95 @@ describe('runSummary: what a training step did', () => {
     const c = pod(js, 'convert', running(1));
     w.pods.push(c);
     expect(runSummary(stepFacts(q, 0, w, new Map([[c.metadata.name, rlLine(10, 1)]]), ctx))).toBeUndefined();
+  });
+});
+
+describe('objects as sparse as the API server may return them, and the whole pipeline', () => {
+  const q = record('rl-qwen3');
+  const p = pipeline('rl-qwen3');
+  test('ETA: at the total with no start is 0; a rate needs the first line; no start and no rate: unknown', () => {
+    expect(eta({ step: 40 }, 40, undefined, 1)).toBe(0);
+    expect(eta({ step: 10, at: 5 }, 40, 100_000, 700_000)).toBe(30 * 60);
+    expect(eta({ step: 5 }, 10, undefined, 1000)).toBeUndefined();
+  });
+  test('workloads, pods and JobSets without status, labels or owners', () => {
+    const js = jobSet(step(p, 'train'));
+    const bare = { metadata: { name: 'w' } };
+    expect(workloadOf(js, [bare])).toBeUndefined();
+    expect(quotaHolders(bare, [bare, { metadata: { name: 'x' } }], platform.clusterQueue)).toEqual([]);
+    expect(chipsHeld(bare)).toBe(0);
+    expect(deactivationOf({ metadata: {}, spec: { active: false } })).toEqual({ reason: 'Deactivated' });
+    const noStatus = { metadata: { name: 'p' } };
+    expect(podProblem(noStatus, [], q, q.steps[1]!)).toBeUndefined();
+    expect(admittedAt(bare)).toBeUndefined();
+    const w = emptyWorld();
+    w.jobSets.push({ ...js, status: undefined });
+    w.pods.push({ metadata: { name: 'unlabelled' } } as any);
+    w.workloads.push({ ...workload(js, false), status: undefined } as any);
+    const st = stepStatus(q, 1, w, new Map(), ctx);
+    expect(st).toMatchObject({ state: 'queued', reason: 'Pending', message: expect.stringMatching(/: waiting for Kueue to evaluate it$/) });
+    expect(stepSpans(q, w, ctx.now).get('train')).toEqual({ from: Date.parse(iso(0)), until: ctx.now });
+    const pending = emptyWorld();
+    pending.jobSets.push({ ...js, status: undefined });
+    pending.workloads.push(workload(js, true, { chips: 32 }));
+    pending.pods.push({ ...pod(js, 'pathways-head', {}), status: undefined, spec: undefined });
+    expect(stepStatus(q, 1, pending, new Map(), ctx)).toMatchObject({ state: 'pending', reason: 'PodPending', message: expect.stringMatching(/ is Pending$/) });
+    // A pod of another JobSet is not this step's.
+    const others = emptyWorld();
+    others.jobSets.push(js);
+    others.workloads.push(workload(js, true, { chips: 32 }));
+    others.pods.push({ ...pod(jobSet(step(p, 'to-maxtext')), 'convert', { phase: 'Pending', containerStatuses: [{ name: 'workload-container', state: { waiting: { reason: 'ErrImagePull' } } }] }) });
+    expect(stepStatus(q, 1, others, new Map(), ctx)).toMatchObject({ state: 'pending', reason: 'PodsNotCreated' });
+  });
+  test('an init container that cannot be pulled: its image from the spec', () => {
+    const js = jobSet(step(p, 'train'));
+    const pd = pod(js, 'pathways-head', { phase: 'Pending', initContainerStatuses: [{ name: 'pathways-proxy', state: { waiting: { reason: 'ImagePullBackOff' } } }] });
+    const proxy = (pd.spec.initContainers ?? []).find((c: { name: string }) => c.name === 'pathways-proxy');
+    expect(proxy?.image).toMatch(/proxy/);
+    expect(podProblem(pd, [], q, q.steps[1]!)!.message).toContain(`container pathways-proxy cannot pull image ${proxy.image};`);
+    for (const reason of ['InvalidImageName', 'ErrImageNeverPull']) {
+      const bad = pod(js, 'pathways-head', { phase: 'Pending', containerStatuses: [{ name: 'workload-container', image: 'x', state: { waiting: { reason } } }] });
+      expect(podProblem(bad, [], q, q.steps[1]!)).toMatchObject({ reason });
+    }
+    const unnamed = { ...pd, metadata: { ...pd.metadata, name: undefined } };
+    expect(podProblem(unnamed, [], q, q.steps[1]!)!.message).toMatch(/^pod \? container pathways-proxy/);
+  });
+  test('an event without a kind is about a pod; one about another pod is not', () => {
+    const js = jobSet(step(p, 'train'));
+    const pd = pod(js, 'pathways-head', { phase: 'Pending' });
+    const kindless = { ...event(pd, 'FailedMount', 'MountVolume.SetUp failed for volume "x"'), involvedObject: { name: pd.metadata.name } };
+    expect(podProblem(pd, [kindless], q, q.steps[1]!)).toMatchObject({ reason: 'FailedMount' });
+    const another = { ...event(pd, 'FailedMount', 'y'), involvedObject: { kind: 'Pod', name: 'another' } };
+    expect(podProblem(pd, [another], q, q.steps[1]!)).toBeUndefined();
+    expect(podProblem(pd, [{ reason: 'FailedMount', message: 'z' }], q, q.steps[1]!)).toBeUndefined();
+  });
+  test('the eval step is summarised too: the chips it held', () => {
+    const w = emptyWorld();
+    const js = jobSet(step(p, 'eval'), { terminalState: 'Completed' });
+    w.jobSets.push(js);
+    w.workloads.push(workload(js, true, { chips: 8 }));
+    expect(stepStatus(q, 3, w, new Map(), ctx).run?.usage).toMatchObject({ chips: 8 });
+  });
+  test("the run's cost line says whether the run ended: all completed, or one failed", () => {
+    const rates = { cpuNodeHour: 1, clusterFeePerHour: 0.1, money: (n: number) => `$${n.toFixed(2)}` };
+    const run = (states: Array<object | undefined>) => {
+      const w = emptyWorld();
+      q.steps.forEach((s, i) => {
+        if (states[i] !== undefined) w.jobSets.push(jobSet(step(p, s.name as any), states[i]));
+      });
+      return pipelineStatus(q, w, new Map(), { ...ctx, costRates: () => rates });
+    };
+    const done = { terminalState: 'Completed', conditions: [{ type: 'Completed', status: 'True', lastTransitionTime: iso(30) }] };
+    const failed = { terminalState: 'Failed', conditions: [{ type: 'Failed', status: 'True', lastTransitionTime: iso(30) }] };
+    const all = run([done, done, done, done]);
+    expect(all.cost!.text).toBe(runCostLine(all.cost!.cost, rates, true));
+    const oneFailed = run([done, failed]);
+    expect(oneFailed.cost!.text).toBe(runCostLine(oneFailed.cost!.cost, rates, true));
+    const going = run([done, {}]);
+    expect(going.cost!.text).toBe(runCostLine(going.cost!.cost, rates, false));
+    expect(runCostLine(going.cost!.cost, rates, false)).not.toBe(runCostLine(going.cost!.cost, rates, true));
+    expect(pipelineStatus(q, emptyWorld(), new Map(), ctx)).not.toHaveProperty('cost');
+    expect(all).not.toHaveProperty('rehearsal');
+    expect(all).not.toHaveProperty('engine');
   });
 });
