@@ -24,6 +24,7 @@ import {
   isDone,
   lastLines,
   logRequests,
+  mainPodOf,
   parseProgress,
   pipelineStatus,
   podProblem,
@@ -713,5 +714,59 @@ describe('objects as sparse as the API server may return them, and the whole pip
     expect(pipelineStatus(q, emptyWorld(), new Map(), ctx)).not.toHaveProperty('cost');
     expect(all).not.toHaveProperty('rehearsal');
     expect(all).not.toHaveProperty('engine');
+  });
+});
+
+describe('the last survivors of the status/model.ts mutation run', () => {
+  const q = record('rl-qwen3');
+  const p = pipeline('rl-qwen3');
+  test('mainPodOf skips unlabelled pods; workloadOf without a uid does not take an unlabelled stranger, and reads every owner', () => {
+    const js = jobSet(step(p, 'train'));
+    const main = pod(js, 'pathways-head', {});
+    expect(mainPodOf(q.steps[1]!, [{ metadata: { name: 'bare' } }, main])).toBe(main);
+    const noUid = { ...js, metadata: { ...js.metadata, uid: undefined } };
+    const stranger = { metadata: { name: 's', ownerReferences: [{ kind: 'JobSet', name: 'another' }] } };
+    expect(workloadOf(noUid, [stranger])).toBeUndefined();
+    const twoOwners = { metadata: { name: 't', ownerReferences: [{ kind: 'Job', name: 'x' }, { kind: 'JobSet', name: js.metadata.name, uid: js.metadata.uid }] } };
+    expect(workloadOf(js, [twoOwners])).toBe(twoOwners);
+  });
+  test('lastLines: a blank line of spaces is empty; a timestamp inside a line stays', () => {
+    expect(lastLines('a\n   \nb', 3)).toEqual(['a', 'b']);
+    expect(lastLines('x 2026-12-01T06:00:00Z y', 1)).toEqual(['x 2026-12-01T06:00:00Z y']);
+  });
+  test("unschedulable: only a FailedScheduling event's message; every node selector entry, comma-separated", () => {
+    const js = jobSet(step(p, 'train'));
+    const base = pod(js, 'pathways-head', { phase: 'Pending', conditions: [{ type: 'PodScheduled', status: 'False', reason: 'Unschedulable', message: 'cond' }] });
+    const pd = { ...base, spec: { ...base.spec, nodeSelector: { a: '1', b: '2' } } };
+    const pulling = { ...event(pd, 'Pulling', 'pulling image'), lastTimestamp: iso(9) };
+    expect(podProblem(pd, [pulling], q, q.steps[1]!)!.message).toBe(`pod ${pd.metadata.name}: cond (node selector a=1,b=2)`);
+  });
+  test('logRequests: pods of a deleted JobSet are not read; a training main pod without status is not read', () => {
+    const w = emptyWorld();
+    const js = jobSet(step(p, 'train'));
+    w.pods.push(pod(js, 'pathways-head', running(1)));
+    expect(logRequests([q], w)).toEqual([]);
+    const bare = emptyWorld();
+    bare.jobSets.push(js);
+    bare.pods.push({ ...pod(js, 'pathways-head', {}), status: undefined });
+    expect(logRequests([q], bare)).toEqual([]);
+  });
+  test("elapsed time: the main container's start, not another container's; else the pod's", () => {
+    const w = emptyWorld();
+    const js = jobSet(step(p, 'to-maxtext'));
+    w.jobSets.push(js);
+    w.pods.push(
+      pod(js, 'convert', {
+        phase: 'Running',
+        startTime: iso(1),
+        containerStatuses: [
+          { name: 'sidecar', state: { running: { startedAt: iso(2) } } },
+          { name: 'workload-container', state: { running: { startedAt: iso(5) } } },
+        ],
+      }),
+    );
+    expect(stepStatus(q, 0, w, new Map(), { ...ctx, now: Date.parse(iso(10)) }).elapsedSeconds).toBe(300);
+    w.pods[0]!.status.containerStatuses = [{ name: 'workload-container', state: { waiting: {} } }];
+    expect(stepStatus(q, 0, w, new Map(), { ...ctx, now: Date.parse(iso(10)) }).elapsedSeconds).toBe(540);
   });
 });
