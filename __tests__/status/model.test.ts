@@ -1,6 +1,6 @@
 /** The pure status model: progress lines, ETA, workload ownership, exit codes (in-process, no cluster). */
 import { lastCheckpointStep } from '../../jobs/maxtext';
-import { allPipelinesWorld, deactivatedWorkload, emptyWorld, event, iso, jobSet, pipeline, platform, pod, record, rlLine, running, sftLine, step, workload, workloadName } from '../../bench/fake-kube-api';
+import { allPipelinesWorld, deactivatedWorkload, emptyWorld, evalLine, event, iso, jobSet, pipeline, platform, pod, record, rlLine, running, sftLine, step, workload, workloadName } from '../../bench/fake-kube-api';
 import {
   admissionCheckRule,
   admittedAt,
@@ -768,5 +768,64 @@ describe('the last survivors of the status/model.ts mutation run', () => {
     expect(stepStatus(q, 0, w, new Map(), { ...ctx, now: Date.parse(iso(10)) }).elapsedSeconds).toBe(300);
     w.pods[0]!.status.containerStatuses = [{ name: 'workload-container', state: { waiting: {} } }];
     expect(stepStatus(q, 0, w, new Map(), { ...ctx, now: Date.parse(iso(10)) }).elapsedSeconds).toBe(540);
+  });
+});
+
+describe('more survivors: whole verdicts, no status, no log', () => {
+  const q = record('rl-qwen3');
+  const p = pipeline('rl-qwen3');
+  test('notCreatedRule after a failed step and deactivatedRule: the whole verdict', () => {
+    const w = emptyWorld();
+    w.jobSets.push(jobSet(step(p, 'to-maxtext'), { terminalState: 'Failed' }));
+    expect(notCreatedRule(stepFacts(q, 1, w, new Map(), ctx))).toEqual({ state: 'not-created', message: 'will not start: to-maxtext failed', details: [] });
+    const d = emptyWorld();
+    const js = jobSet(step(p, 'train'));
+    d.jobSets.push(js);
+    d.workloads.push(deactivatedWorkload(js, 'RequeuingLimitExceeded'));
+    expect(deactivatedRule(stepFacts(q, 1, d, new Map(), ctx))!.details).toEqual([]);
+  });
+  test('a step the record gives no output: no output message', () => {
+    const r = { ...q, steps: q.steps.map((s, i) => (i === 0 ? { ...s, output: undefined } : s)) };
+    const w = emptyWorld();
+    w.jobSets.push(jobSet(step(p, 'to-maxtext'), { terminalState: 'Completed' }));
+    expect(completedRule(stepFacts(r, 0, w, new Map(), ctx))).toEqual({ state: 'completed', details: [] });
+  });
+  test('a JobSet without status and no workload, its main pod running: running, no restarts', () => {
+    const w = emptyWorld();
+    const js = { ...jobSet(step(p, 'to-maxtext')), status: undefined };
+    w.jobSets.push(js);
+    w.pods.push(pod(js, 'convert', running(1)));
+    expect(stepStatus(q, 0, w, new Map(), ctx)).toMatchObject({ state: 'running' });
+    expect(stepStatus(q, 0, w, new Map(), ctx)).not.toHaveProperty('reason');
+  });
+  test('a running training step whose log was not read: step 0, no progress line yet', () => {
+    const w = emptyWorld();
+    const js = jobSet(step(p, 'train'));
+    w.jobSets.push(js);
+    w.pods.push(pod(js, 'pathways-head', running(1)));
+    expect(stepStatus(q, 1, w, new Map(), ctx)).toMatchObject({ state: 'running', progress: { step: 0 }, details: ['no progress line yet (loading the model, compiling)'] });
+  });
+  test("runSummary: step lines without an admission; MaxText's evaluation before and after", () => {
+    const w = emptyWorld();
+    const js = jobSet(step(p, 'train'));
+    w.jobSets.push(js);
+    const head = pod(js, 'pathways-head', running(1));
+    w.pods.push(head);
+    const f = (log: string) => stepFacts(q, 1, w, new Map([[head.metadata.name, log]]), ctx);
+    expect(runSummary(f(rlLine(5, 1)))).toEqual({ points: [expect.objectContaining({ step: 1 })] });
+    const evaluated = runSummary(f([evalLine(2, 'Pre', 60, 100, 0.5), evalLine(50, 'Post', 70, 100, 0.6)].join('\n')))!;
+    expect(evaluated.evaluation).toMatchObject({ before: { correct: 60 }, after: { correct: 70 } });
+  });
+  test('stepSpans: a JobSet without a creation time has no span; cost needs a created step even with rates', () => {
+    const w = emptyWorld();
+    const js = jobSet(step(p, 'to-maxtext'));
+    w.jobSets.push({ ...js, metadata: { ...js.metadata, creationTimestamp: undefined } });
+    expect(stepSpans(q, w, ctx.now).size).toBe(0);
+    const rates = { cpuNodeHour: 1, clusterFeePerHour: 0.1, money: (n: number) => `$${n}` };
+    expect(pipelineStatus(q, emptyWorld(), new Map(), { ...ctx, costRates: () => rates })).not.toHaveProperty('cost');
+  });
+  test('deactivationOf: the head is cut only at the start of the message', () => {
+    const wl = { metadata: {}, spec: { active: false }, status: { conditions: [{ type: 'DeactivationTarget', status: 'True', reason: 'X', message: 'see: The workload is deactivated due to y' }] } };
+    expect(deactivationOf(wl)).toEqual({ reason: 'X', detail: 'see: The workload is deactivated due to y' });
   });
 });
