@@ -500,3 +500,12 @@ describe('errors at their limits, each naming its key', () => {
     expect(ok.plan?.ksaName).toBe('tpu-post-train-rl-qwen3-serve');
   });
 });
+
+test('a training machine type outside the TPU table: the server is sized on v6e', () => {
+  const r = planServe({ ...input(build('rl-qwen3')), trainingMachineType: 'n2-standard-8' }, { enabled: true }, 'pipelines.rl-qwen3');
+  expect(r.problems).toEqual([]);
+  expect(r.plan!.slice.machineType).toBe('ct6e-standard-4t');
+  const flex = planServe(input(build('rl-qwen3')), { enabled: true, capacity: 'flex-start', reservation: 'r1' }, 'pipelines.rl-qwen3');
+  expect(flex.plan).toBeUndefined();
+  expect(flex.problems).toEqual([expect.stringMatching(/^pipelines\.rl-qwen3\.serve\.capacity: capacity 'flex-start' consumes no reservation/)]);
+});
