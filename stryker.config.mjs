@@ -1,4 +1,4 @@
-// Mutation testing (`npm run mutate`, StrykerJS 9): do the tests *assert* what jobs/, config/ and review/ do?
+// Mutation testing (`npm run mutate`, StrykerJS 9): do the tests *assert* what jobs/, config/, review/, util/ and status/ do?
 // Not part of `npm test` (it runs each covered test once per mutant: hours for the whole set on two cores; run it one file at a time).
 //
 // Narrow it to one file: `npm run mutate -- --mutate jobs/jobset.ts`; on a shared machine add `--concurrency 1`.
@@ -18,7 +18,7 @@ export default {
   packageManager: 'npm',
   testRunner: 'jest',
   coverageAnalysis: 'perTest',
-  mutate: ['jobs/**/*.ts', 'config/**/*.ts', 'review/**/*.ts', 'util/**/*.ts'],
+  mutate: ['jobs/**/*.ts', 'config/**/*.ts', 'review/**/*.ts', 'util/**/*.ts', 'status/**/*.ts'],
   jest: {
     projectType: 'custom',
     configFile: 'jest.config.js',

@@ -295,10 +295,94 @@ export function loadConfig(options: LoadOptions = {}): LoadedConfig {
   const file = path.relative(repoRoot, absolute).startsWith('..') ? absolute : path.relative(repoRoot, absolute);
 
   const raw = readConfigFile(absolute, `${file}${env.CONFIG_FILE ? ' (CONFIG_FILE)' : ''}`);
-  const sources: Record<string, string> = {};
+  const layers = layerEnvironment({ env, raw, file, repoRoot, absolute });
+  const { sources, notices, given } = layers;
+  const result = configSchema.safeParse(raw);
+  if (!result.success) {
+    throw new ConfigError(result.error.issues.map((issue) => describeIssue(issue, file, sources, raw)));
+  }
+  const loadedBase = { file, sources };
+  notices.push(...configNotices(result.data, env, loadedBase, layers.tpuVm));
+  const placeholders = findPlaceholders(result.data, repoRoot);
+  notices.push(...placeholderNotices(placeholders, loadedBase));
+  return {
+    config: result.data,
+    file,
+    sources,
+    repoRoot,
+    notices,
+    placeholders,
+    pipelinesSelected: layers.selection !== undefined,
+    ...rehearseOf(given(REHEARSE_ENV)),
+    provenance: provenanceOf(result.data, loadedBase),
+    origin: originOf(file, env.CONFIG_FILE !== undefined && env.CONFIG_FILE !== '' && options.file === undefined, sources),
+  };
+}
+
+/** What `layerEnvironment` reads: the environment, the file's raw object (changed in place) and where it lives. */
+interface LayerInput {
+  readonly env: Readonly<Record<string, string | undefined>>;
+  readonly raw: Record<string, unknown>;
+  /** The config file as LoadedConfig.file names it. */
+  readonly file: string;
+  readonly repoRoot: string;
+  /** The config file's absolute path. */
+  readonly absolute: string;
+}
+
+/** One load in progress: the raw object the environment is laid over, where each value came from, what to tell. */
+interface Layers {
+  readonly raw: Record<string, unknown>;
+  /** Dotted config path -> `VAR (env)` for each value the environment set. */
+  readonly sources: Record<string, string>;
+  readonly problems: string[];
+  readonly notices: string[];
+  /** A variable's value; undefined when unset or empty, and (a problem) when over MAX_ENV_VALUE_LENGTH. */
+  readonly given: (name: string) => string | undefined;
+}
+
+/**
+ * Lays the environment over the file's raw object, in this order (each rule reads what the ones before it set):
+ * capacity pairs, the bindings, the single-host switch, REGION from ZONE, TPU_TYPE, TPU_NAME, PIPELINES, SERVE, the
+ * identity fields. Throws ConfigError with every problem found; returns the layers, TPU_NAME's value when it chose the
+ * TPU pool, and PIPELINES's value.
+ */
+function layerEnvironment(input: LayerInput): Layers & { readonly tpuVm?: string; readonly selection?: string } {
+  const { env, raw } = input;
   const problems: string[] = [];
-  const notices: string[] = [];
-  const given = (name: string): string | undefined => {
+  const layers: Layers = { raw, sources: {}, problems, notices: [], given: givenOf(env, problems) };
+  const { sources, given } = layers;
+  applyCapacityPairs(layers);
+  // The file's own identity values, before the environment is laid over them (resolveIdentity compares).
+  const fileIdentity = new Map(IDENTITY_FIELDS.map((f) => [f.path, getPath(raw, f.path)] as const));
+  applyBindings(layers);
+  // Asking for the single-host pool through its variables turns it on, whatever the file's `enabled` says.
+  const singleHostEnv = ['SINGLE_HOST_RESERVATION', 'SINGLE_HOST_CAPACITY'].find((name) => given(name) !== undefined);
+  if (singleHostEnv) {
+    setPath(raw, 'singleHost.enabled', true);
+    sources['singleHost.enabled'] = `${singleHostEnv} (env)`;
+  }
+  // REGION unset: the region of ZONE (tutorial 002 exports ZONE only).
+  const zone = given('ZONE')?.trim();
+  const derivedRegion = zone !== undefined && given('REGION') === undefined ? regionOfZone(zone) : undefined;
+  if (derivedRegion !== undefined) {
+    setPath(raw, 'region', derivedRegion);
+    sources.region = 'ZONE (env)';
+  }
+  applyTpuType(given(TPU_TYPE_ENV), raw, sources, problems);
+  const tpuVm = applyTpuVm(layers);
+  const selection = applyPipelineSelection(layers);
+  applyServe(given(SERVE_ENV), raw, sources, problems);
+  const identity = { file: input.file, fileIdentity, example: exampleIdentity(input.repoRoot, input.absolute), preference: given(IDENTITY_FROM_ENV) };
+  resolveIdentity(identity, raw, sources, problems, layers.notices);
+  layers.notices.push(...misspelledVariables(env));
+  if (problems.length > 0) throw new ConfigError(problems);
+  return { ...layers, tpuVm, selection };
+}
+
+/** A variable's value, or undefined when unset or empty; a value over MAX_ENV_VALUE_LENGTH is a problem and undefined. */
+function givenOf(env: Readonly<Record<string, string | undefined>>, problems: string[]): (name: string) => string | undefined {
+  return (name) => {
     const value = env[name];
     if (value === undefined || value === '') return undefined;
     if (value.length > MAX_ENV_VALUE_LENGTH) {
@@ -307,8 +391,13 @@ export function loadConfig(options: LoadOptions = {}): LoadedConfig {
     }
     return value;
   };
-  // Env over file for the capacity of a pool as a unit: TPU_CAPACITY=spot replaces the file's reservation, and
-  // RESERVATION replaces the file's spot. Within one layer, a reservation with spot/flex-start is an error (schema).
+}
+
+/**
+ * Env over file for the capacity of a pool as a unit: TPU_CAPACITY=spot replaces the file's reservation, and
+ * RESERVATION replaces the file's spot. Within one layer, a reservation with spot/flex-start is an error (schema).
+ */
+function applyCapacityPairs({ raw, sources, given }: Layers): void {
   for (const [block, capacityEnv, reservationEnv] of [
     ['tpu', 'TPU_CAPACITY', 'RESERVATION'],
     ['singleHost', 'SINGLE_HOST_CAPACITY', 'SINGLE_HOST_RESERVATION'],
@@ -322,8 +411,10 @@ export function loadConfig(options: LoadOptions = {}): LoadedConfig {
       sources[`${block}.capacity`] = sources[`${block}.reservation`] = `${replacing} (env)`;
     }
   }
-  // The file's own identity values, before the environment is laid over them (resolveIdentity compares).
-  const fileIdentity = new Map(IDENTITY_FIELDS.map((f) => [f.path, getPath(raw, f.path)] as const));
+}
+
+/** ENV_BINDINGS, each set variable parsed and written to its path(s); RUN_ID and CLOUD_IMAGE_NAME reach every recipe. */
+function applyBindings({ raw, sources, problems, given }: Layers): void {
   // RUN_ID and CLOUD_IMAGE_NAME apply to every pipeline, also those the file does not list.
   if (ENV_BINDINGS.some((b) => b.path.startsWith('pipelines.*.') && given(b.env) !== undefined)) {
     const pipelines = (raw.pipelines ??= {}) as Record<string, unknown>;
@@ -344,76 +435,74 @@ export function loadConfig(options: LoadOptions = {}): LoadedConfig {
       sources[target] = `${binding.env} (env)`;
     }
   }
-  // Asking for the single-host pool through its variables turns it on, whatever the file's `enabled` says.
-  const singleHostEnv = ['SINGLE_HOST_RESERVATION', 'SINGLE_HOST_CAPACITY'].find((name) => given(name) !== undefined);
-  if (singleHostEnv) {
-    setPath(raw, 'singleHost.enabled', true);
-    sources['singleHost.enabled'] = `${singleHostEnv} (env)`;
-  }
-  // REGION unset: the region of ZONE (tutorial 002 exports ZONE only).
-  const zone = given('ZONE')?.trim();
-  const derivedRegion = zone !== undefined && given('REGION') === undefined ? regionOfZone(zone) : undefined;
-  if (derivedRegion !== undefined) {
-    setPath(raw, 'region', derivedRegion);
-    sources.region = 'ZONE (env)';
-  }
-  applyTpuType(given(TPU_TYPE_ENV), raw, sources, problems);
-  const tpuVm = [TPU_TYPE_ENV, 'COMPUTE_TYPE', 'TOPOLOGY'].every((name) => given(name) === undefined) ? given(TPU_VM_ENV) : undefined;
-  if (tpuVm !== undefined) {
-    for (const [p, v] of [
-      ['tpu.machineType', SINGLE_HOST_SLICE.machineType],
-      ['tpu.topology', SINGLE_HOST_SLICE.topology],
-      ...(given('CLUSTER_NODEPOOL_COUNT') === undefined ? [['tpu.slices', 1] as const] : []),
-    ] as const) {
-      setPath(raw, p, v);
-      sources[p] = `${TPU_VM_ENV} (env)`;
-    }
-    notices.push(
-      `${TPU_VM_ENV} is set (tutorial 002's TPU VM) without TPU_TYPE, COMPUTE_TYPE or TOPOLOGY: the TPU pool is that VM, one ` +
-        `${SINGLE_HOST_SLICE.machineType} ${SINGLE_HOST_SLICE.topology} (v6e-8) on the main capacity (RESERVATION); GKE names the node, ` +
-        `so the value itself is not used. Set TPU_TYPE (e.g. TPU_TYPE=v6e-32) for another shape`,
-    );
-  }
-  const selection = given(PIPELINES_ENV);
-  if (selection !== undefined) {
-    const wanted = selection.trim() === 'none' ? [] : selection.split(',').map((s) => s.trim()).filter((s) => s !== '');
-    const pipelines = (raw.pipelines ??= {}) as Record<string, Record<string, unknown>>;
-    // Exactly the listed pipelines, whatever the file lists: every other recipe is off (enabledPipelines reads
-    // pipelinesSelected), a listed one not in the file gets an entry.
-    for (const name of new Set([...Object.keys(pipelines), ...wanted])) {
-      if (!pipelines[name]) sources[`pipelines.${name}`] = `${PIPELINES_ENV} (env)`;
-      pipelines[name] = { ...(pipelines[name] ?? {}), enabled: wanted.includes(name) };
-      sources[`pipelines.${name}.enabled`] = `${PIPELINES_ENV} (env)`;
-    }
-  }
-  applyServe(given(SERVE_ENV), raw, sources, problems);
-  resolveIdentity({ file, fileIdentity, example: exampleIdentity(repoRoot, absolute), preference: given(IDENTITY_FROM_ENV) }, raw, sources, problems, notices);
-  notices.push(...misspelledVariables(env));
-  if (problems.length > 0) throw new ConfigError(problems);
+}
 
-  const result = configSchema.safeParse(raw);
-  if (!result.success) {
-    throw new ConfigError(result.error.issues.map((issue) => describeIssue(issue, file, sources, raw)));
+/** TPU_NAME without TPU_TYPE, COMPUTE_TYPE or TOPOLOGY: the TPU pool is tutorial 002's one v6e-8 VM. Returns TPU_NAME then. */
+function applyTpuVm({ raw, sources, notices, given }: Layers): string | undefined {
+  const tpuVm = [TPU_TYPE_ENV, 'COMPUTE_TYPE', 'TOPOLOGY'].every((name) => given(name) === undefined) ? given(TPU_VM_ENV) : undefined;
+  if (tpuVm === undefined) return undefined;
+  for (const [p, v] of [
+    ['tpu.machineType', SINGLE_HOST_SLICE.machineType],
+    ['tpu.topology', SINGLE_HOST_SLICE.topology],
+    ...(given('CLUSTER_NODEPOOL_COUNT') === undefined ? [['tpu.slices', 1] as const] : []),
+  ] as const) {
+    setPath(raw, p, v);
+    sources[p] = `${TPU_VM_ENV} (env)`;
   }
+  notices.push(
+    `${TPU_VM_ENV} is set (tutorial 002's TPU VM) without TPU_TYPE, COMPUTE_TYPE or TOPOLOGY: the TPU pool is that VM, one ` +
+      `${SINGLE_HOST_SLICE.machineType} ${SINGLE_HOST_SLICE.topology} (v6e-8) on the main capacity (RESERVATION); GKE names the node, ` +
+      `so the value itself is not used. Set TPU_TYPE (e.g. TPU_TYPE=v6e-32) for another shape`,
+  );
+  return tpuVm;
+}
+
+/** PIPELINES: exactly the listed pipelines are on (`none`: none). Returns PIPELINES's value when set. */
+function applyPipelineSelection({ raw, sources, given }: Layers): string | undefined {
+  const selection = given(PIPELINES_ENV);
+  if (selection === undefined) return undefined;
+  const wanted = selection.trim() === 'none' ? [] : selection.split(',').map((s) => s.trim()).filter((s) => s !== '');
+  const pipelines = (raw.pipelines ??= {}) as Record<string, Record<string, unknown>>;
+  // Exactly the listed pipelines, whatever the file lists: every other recipe is off (enabledPipelines reads
+  // pipelinesSelected), a listed one not in the file gets an entry.
+  for (const name of new Set([...Object.keys(pipelines), ...wanted])) {
+    if (!pipelines[name]) sources[`pipelines.${name}`] = `${PIPELINES_ENV} (env)`;
+    pipelines[name] = { ...(pipelines[name] ?? {}), enabled: wanted.includes(name) };
+    sources[`pipelines.${name}.enabled`] = `${PIPELINES_ENV} (env)`;
+  }
+  return selection;
+}
+
+/** Notices about the valid config: tutorial variables set but not read, the bucket's name, the node pool count. */
+function configNotices(
+  config: Config,
+  env: Readonly<Record<string, string | undefined>>,
+  loaded: Pick<LoadedConfig, 'file' | 'sources'>,
+  tpuVm: string | undefined,
+): string[] {
+  const notices: string[] = [];
   // The HF_TOKEN note gives the command for this config's project and per-cluster secret.
-  const tokenCommand = secretCommand(result.data.project, hfTokenSecretIdOf(result.data.clusterName));
+  const tokenCommand = secretCommand(config.project, hfTokenSecretIdOf(config.clusterName));
   for (const [name, why] of Object.entries(UNREAD_TUTORIAL_VARIABLES)) {
     if (name === TPU_VM_ENV && tpuVm !== undefined) continue;
     if (env[name] !== undefined && env[name] !== '') notices.push(`${name} is set but not read by this program: ${why.replace(HF_TOKEN_COMMAND, tokenCommand)}`);
   }
-  const loadedBase = { file, sources };
-  const bucketNotice = bucketDomainNotice(result.data.bucket, sourceOf(loadedBase, 'bucket'));
+  const bucketNotice = bucketDomainNotice(config.bucket, sourceOf(loaded, 'bucket'));
   if (bucketNotice) notices.push(bucketNotice);
   // system + cpu-np + one pool per slice (+ the single-host pool).
-  const pools = 2 + result.data.tpu.slices + (result.data.singleHost?.enabled ? 1 : 0);
+  const pools = 2 + config.tpu.slices + (config.singleHost?.enabled ? 1 : 0);
   if (pools > GKE_LIMITS.nodePoolsBeforeAutoscalerSlowdown) {
     notices.push(
-      `${sourceOf(loadedBase, 'tpu.slices')}: ${pools} node pools: above ${GKE_LIMITS.nodePoolsBeforeAutoscalerSlowdown} GKE's cluster autoscaler ` +
+      `${sourceOf(loaded, 'tpu.slices')}: ${pools} node pools: above ${GKE_LIMITS.nodePoolsBeforeAutoscalerSlowdown} GKE's cluster autoscaler ` +
         'slows down (GKE "Configure node pool auto-creation"); the CPU pool may take longer to scale',
     );
   }
-  const placeholders = findPlaceholders(result.data, repoRoot);
-  // The example's own values, then (a line of their own) documentation ranges the user set: no "placeholder of the example".
+  return notices;
+}
+
+/** The example's own values in one line, then a line for each documentation range the user set (no "placeholder of the example"). */
+function placeholderNotices(placeholders: readonly Placeholder[], loaded: Pick<LoadedConfig, 'file' | 'sources'>): string[] {
+  const notices: string[] = [];
   const ranges = placeholders.filter((p) => p.description === documentationRangeText(p.path, p.env, p.value));
   const fromExample = placeholders.filter((p) => !ranges.includes(p));
   if (fromExample.length > 0) {
@@ -422,19 +511,8 @@ export function loadConfig(options: LoadOptions = {}): LoadedConfig {
         fromExample.map((p) => p.description).join('; '),
     );
   }
-  for (const p of ranges) notices.push(`${sourceOf(loadedBase, p.path)}: ${p.description}; a plan stops on it, before anything is created`);
-  return {
-    config: result.data,
-    file,
-    sources,
-    repoRoot,
-    notices,
-    placeholders,
-    pipelinesSelected: selection !== undefined,
-    ...rehearseOf(given(REHEARSE_ENV)),
-    provenance: provenanceOf(result.data, loadedBase),
-    origin: originOf(file, env.CONFIG_FILE !== undefined && env.CONFIG_FILE !== '' && options.file === undefined, sources),
-  };
+  for (const p of ranges) notices.push(`${sourceOf(loaded, p.path)}: ${p.description}; a plan stops on it, before anything is created`);
+  return notices;
 }
 
 /** The config file and the variables a deployment was built from: every synth, review and status names them. */

@@ -10,9 +10,28 @@ import * as path from 'path';
 import { Testing } from 'cdktf';
 import { buildPipeline, Pipeline } from '../../jobs/pipeline';
 import { RECIPES } from '../../jobs/recipes';
-import { planServe, servePoolTaint, SERVE_REVISION_LABEL, SERVE_SCHEDULE_MINUTES, ServeOptions, SMOKE_ENDED, SMOKE_REQUEST_SECONDS, SMOKE_RETRY_SECONDS, smokeWindow } from '../../jobs/serve';
+import {
+  exportMissingMessage,
+  modelPathOf,
+  planServe,
+  serveIdentityOf,
+  serveNames,
+  servePoolTaint,
+  SERVE_REVISION_LABEL,
+  SERVE_SCHEDULE_MINUTES,
+  ServeOptions,
+  serveSummary,
+  SMOKE_ENDED,
+  smokeFailureMessage,
+  SMOKE_REQUEST_SECONDS,
+  SMOKE_RETRY_SECONDS,
+  smokeScript,
+  smokeWindow,
+  startupFailureThreshold,
+} from '../../jobs/serve';
+import { reservationProblem } from '../../jobs/capacity';
 import { TPU_TOLERATION } from '../../jobs/tpu';
-import { serverStartSeconds } from '../../jobs/vllm';
+import { fitText, serverStartSeconds } from '../../jobs/vllm';
 import { MODELS, SERVING } from '../../jobs/models';
 import { ServeStack } from '../../stacks/serve-stack';
 import { testPlatform } from './fixtures';
@@ -312,4 +331,181 @@ describe('every model-table row: the export serves on the pinned image, or eval 
       expect(r.problems.join('\n')).toMatch(/does not fit one v6e host/);
     }
   });
+});
+
+// ---- what the mutation run (npm run mutate, jobs/serve.ts) found unasserted -------------------------------------------
+
+describe('the objects field by field (each value a reason: tpu-inference deploy-cpu-offload.yaml, Kubernetes defaults we do not rely on)', () => {
+  const s = build('rl-qwen3').serve!;
+  const d = s.deployment as any;
+  const labels = { 'app.kubernetes.io/part-of': 'tpu-post-training', 'tpu-post-training/pipeline': 'rl-qwen3', 'tpu-post-training/serve': 'rl-qwen3-serve' };
+  test('the Deployment: one replica, Recreate (one host, every chip), selected by the serve label, labelled with its revision', () => {
+    expect(d.apiVersion).toBe('apps/v1');
+    expect(d.kind).toBe('Deployment');
+    expect(d.metadata).toEqual({ name: 'rl-qwen3-serve', namespace: 'default', labels: { ...labels, [SERVE_REVISION_LABEL]: s.revision } });
+    expect(s.revision).toMatch(/^[0-9a-f]{12}$/);
+    expect(d.spec.replicas).toBe(1);
+    expect(d.spec.strategy).toEqual({ type: 'Recreate' });
+    expect(d.spec.selector).toEqual({ matchLabels: { 'tpu-post-training/serve': 'rl-qwen3-serve' } });
+    expect(d.spec.template.metadata.labels).toEqual(labels);
+    expect(d.spec.template.spec.terminationGracePeriodSeconds).toBe(60);
+  });
+  test('the vLLM container: pinned image pulled if not present, the http port, the three probes of the upstream example', () => {
+    const c = d.spec.template.spec.containers[0];
+    expect(d.spec.template.spec.containers).toHaveLength(1);
+    expect(c.name).toBe('vllm');
+    expect(c.imagePullPolicy).toBe('IfNotPresent');
+    expect(c.ports).toEqual([{ name: 'http', containerPort: 8000 }]);
+    const health = { path: '/health', port: 8000 };
+    expect(c.startupProbe).toEqual({ httpGet: health, periodSeconds: 30, timeoutSeconds: 5, failureThreshold: 101 });
+    expect(c.readinessProbe).toEqual({ httpGet: health, periodSeconds: 5, timeoutSeconds: 2, failureThreshold: 3 });
+    expect(c.livenessProbe).toEqual({ httpGet: health, periodSeconds: 10, timeoutSeconds: 5, failureThreshold: 3 });
+    expect(c.volumeMounts).toEqual([
+      { name: 'model', mountPath: '/models/export', readOnly: true },
+      { name: 'dshm', mountPath: '/dev/shm' },
+    ]);
+    expect(d.spec.template.spec.volumes[1]).toEqual({ name: 'dshm', emptyDir: { medium: 'Memory' } });
+  });
+  test('the Service: ClusterIP on 8000 over TCP, selecting the server, no annotation', () => {
+    expect(s.service).toEqual({
+      apiVersion: 'v1',
+      kind: 'Service',
+      metadata: { name: 'rl-qwen3-serve', namespace: 'default', labels },
+      spec: { type: 'ClusterIP', selector: { 'tpu-post-training/serve': 'rl-qwen3-serve' }, ports: [{ name: 'http', port: 8000, targetPort: 8000, protocol: 'TCP' }] },
+    });
+  });
+  test('the smoke Job: never restarted, on the vLLM image (it has curl), one bash script, labelled with the revision', () => {
+    const job = s.smokeJob as any;
+    const jobLabels = { ...labels, [SERVE_REVISION_LABEL]: s.revision };
+    expect(job.apiVersion).toBe('batch/v1');
+    expect(job.kind).toBe('Job');
+    expect(job.metadata).toEqual({ name: s.smokeJobName, namespace: 'default', labels: jobLabels });
+    expect(job.spec.template.metadata).toEqual({ labels: jobLabels });
+    expect(job.spec.template.spec.restartPolicy).toBe('Never');
+    expect(job.spec.template.spec.containers).toEqual([
+      { name: 'smoke', image: s.image, imagePullPolicy: 'IfNotPresent', command: ['/bin/bash', '-c', smokeScript(s.endpoint, 'rl-qwen3', s.smokeAttempts)] },
+    ]);
+  });
+  test('the plan names what the stack, status and review read', () => {
+    expect(s).toMatchObject({
+      stack: 'serve-rl-qwen3',
+      pipeline: 'rl-qwen3',
+      namespace: 'default',
+      name: 'rl-qwen3-serve',
+      poolName: 'serve-rl-qwen3',
+      servedModelName: 'rl-qwen3',
+      image: 'vllm/vllm-tpu:nightly-20260816-11250b4-1d2d83a',
+      maxModelLen: 16384,
+      internalLoadBalancer: false,
+      ksaName: 'tpt-rl-qwen3-serve',
+      smokeDeadlineSeconds: 3770,
+    });
+    expect(s.gsaId).toBe(serveIdentityOf('tpt', 'rl-qwen3').gsaId);
+    const dir = s.modelPath.replace(/^gs:\/\/my-bucket\//, '').replace(/\/$/, '');
+    expect(s.exportConfigObject).toEqual({ bucket: 'my-bucket', name: `${dir}/config.json` });
+    expect(build('rl-qwen3', { enabled: true, internalLoadBalancer: true }).serve!.internalLoadBalancer).toBe(true);
+  });
+});
+
+describe('names, identities, windows', () => {
+  test('serveNames and serveIdentityOf: per pipeline, per cluster; a long id cut with a hash to 30 characters', () => {
+    expect(serveNames('rl-qwen3')).toEqual({ stack: 'serve-rl-qwen3', name: 'rl-qwen3-serve', smokeJobName: 'rl-qwen3-serve-smoke', poolName: 'serve-rl-qwen3' });
+    expect(serveIdentityOf('dev', 'rl-qwen3')).toEqual({ gsaId: 'dev-serve-rl-qwen3', ksaName: 'dev-rl-qwen3-serve' });
+    const long = serveIdentityOf('a-very-long-cluster-name', 'rl-qwen3');
+    expect(long.gsaId).toMatch(/^a-very-long-cluster-nam-[0-9a-f]{6}$/);
+    expect(long.ksaName).toBe('a-very-long-cluster-name-rl-qwen3-serve');
+  });
+  test('startupFailureThreshold rounds the start window up to whole probe periods', () => {
+    expect(startupFailureThreshold(3000)).toBe(100);
+    expect(startupFailureThreshold(3001)).toBe(101);
+  });
+  test('smokeWindow: 10 minutes of scheduling plus the startup window, one request and one retry; attempts cover the window', () => {
+    // 600 + 3000 = 3600 s window; deadline 3600 + 120 + 20; attempts 3600 / 20 + 1; wait ceil(3740 / 60) + 5.
+    expect(smokeWindow(3000)).toEqual({ deadlineSeconds: 3740, attempts: 181, waitMinutes: 68 });
+    expect(smokeWindow(3010)).toEqual({ deadlineSeconds: 3750, attempts: 182, waitMinutes: 68 });
+  });
+  test('modelPathOf reads the export back from the FUSE volume; anything else is undefined', () => {
+    const s = build('rl-qwen3').serve!;
+    expect(modelPathOf(s.deployment)).toBe(s.modelPath);
+    expect(modelPathOf(undefined)).toBeUndefined();
+    expect(modelPathOf({})).toBeUndefined();
+    const volume = (attributes: object, name = 'model') => ({ spec: { template: { spec: { volumes: [{ name, csi: { volumeAttributes: attributes } }] } } } });
+    expect(modelPathOf(volume({ bucketName: 'b', mountOptions: 'only-dir=x/y' }))).toBe('gs://b/x/y/');
+    expect(modelPathOf(volume({ bucketName: 'b', mountOptions: 'implicit-dirs,only-dir=x/y,enable-hns=false' }))).toBe('gs://b/x/y/');
+    expect(modelPathOf(volume({ bucketName: 'b', mountOptions: 'implicit-dirs,not-only-dir=x' }))).toBeUndefined();
+    expect(modelPathOf(volume({ bucketName: 'b', mountOptions: 'implicit-dirs' }))).toBeUndefined();
+    expect(modelPathOf(volume({ mountOptions: 'only-dir=x' }))).toBeUndefined();
+    expect(modelPathOf(volume({ bucketName: 'b' }))).toBeUndefined();
+    expect(modelPathOf(volume({ bucketName: 'b', mountOptions: 'only-dir=x' }, 'dshm'))).toBeUndefined();
+  });
+  test('smokeScript: one chat completion, retried, "choices" required, exit 1 after the last attempt', () => {
+    expect(smokeScript('http://s:8000', 'm', 3)).toBe(
+      [
+        'set -u',
+        'for attempt in $(seq 1 3); do',
+        `  if out="$(curl -fsS -m 120 -H 'Content-Type: application/json' -d '{"model":"m","messages":[{"role":"user","content":"Reply with OK."}],"max_tokens":8}' http://s:8000/v1/chat/completions)" && printf '%s' "$out" | grep -q '"choices"'; then`,
+        '    echo "smoke test passed: $out"; exit 0',
+        '  fi',
+        '  echo "smoke test: attempt $attempt of 3 got no chat completion; retrying in 20s"',
+        '  sleep 20',
+        'done',
+        'echo "smoke test failed: no chat completion from http://s:8000 after 3 attempts"',
+        'exit 1',
+      ].join('\n'),
+    );
+  });
+  test('the messages the deploy and the review print', () => {
+    const s = build('rl-qwen3').serve!;
+    const dir = s.modelPath.replace(/^gs:\/\/my-bucket\//, '').replace(/\/$/, '');
+    expect(exportMissingMessage(s)).toBe(
+      `serve-rl-qwen3: the export ${s.modelPath} has no config.json (gs://my-bucket/${dir}/config.json), so the server would not start; nothing was changed. ` +
+        'Deploy the serve stack after rl-qwen3\'s to-hf step has written it: npm run status -- rl-qwen3',
+    );
+    expect(serveSummary(s)).toBe(`serve-rl-qwen3: vLLM serves ${s.modelPath} on ct6e-standard-4t 2x2 (v6e-4, spot; ${fitText(s.fit)})`);
+    expect(smokeFailureMessage(s)).toContain(`serve-rl-qwen3: the smoke test (Job default/${s.smokeJobName})`);
+  });
+});
+
+describe('errors at their limits, each naming its key', () => {
+  const problems = (options: ServeOptions, patch: object = {}) => planServe({ ...input(build('rl-qwen3')), ...patch }, { enabled: true, ...options }, 'pipelines.rl-qwen3').problems;
+  test('maxModelLen: whole numbers from 256 to 1048576', () => {
+    for (const ok of [256, 1 << 20]) expect(problems({ maxModelLen: ok }).filter((p) => p.startsWith('pipelines.rl-qwen3.serve.maxModelLen'))).toEqual([]);
+    for (const bad of [255, (1 << 20) + 1, 1000.5]) {
+      expect(problems({ maxModelLen: bad })).toContain(`pipelines.rl-qwen3.serve.maxModelLen must be a whole number from 256 to 1048576, got ${bad}`);
+    }
+  });
+  test('sequences: whole numbers from 1 to 1024', () => {
+    for (const ok of [1, 1024]) expect(problems({ sequences: ok }).filter((p) => p.startsWith('pipelines.rl-qwen3.serve.sequences'))).toEqual([]);
+    for (const bad of [1025, 1.5]) expect(problems({ sequences: bad })).toContain(`pipelines.rl-qwen3.serve.sequences must be a whole number from 1 to 1024, got ${bad}`);
+  });
+  test('a reservation that is no reservation name; a reservation with spot, under the key that set the conflict', () => {
+    expect(problems({ capacity: 'reservation', reservation: 'Bad Name' })).toEqual([`pipelines.rl-qwen3.serve.reservation: ${reservationProblem('Bad Name')}`]);
+    expect(problems({ capacity: 'spot', reservation: 'r1' })).toEqual([
+      "pipelines.rl-qwen3.serve.capacity: capacity 'spot' consumes no reservation, but reservation 'r1' is set; drop the reservation to use spot, or drop the capacity setting to use the reservation",
+    ]);
+    expect(problems({ reservation: 'r1' })).toEqual([expect.stringMatching(/^pipelines\.rl-qwen3\.serve\.reservation: capacity 'spot' consumes no reservation/)]);
+    expect(problems({ capacity: 'reservation', reservation: 'r1' })).toEqual([]);
+  });
+  test('a pipeline name that makes the pool name longer than GKE allows (40)', () => {
+    const fits = 'p'.repeat(34); // serve-<34> is 40 characters
+    expect(problems({}, { pipeline: fits }).filter((p) => p.includes('node pool'))).toEqual([]);
+    const name35 = 'p'.repeat(35);
+    expect(problems({}, { pipeline: name35 })).toContain(`pipelines.rl-qwen3.serve: node pool name 'serve-${name35}' is 41 characters, over the 40 GKE allows`);
+  });
+  test('no plan while any problem stands', () => {
+    const r = planServe(input(build('rl-qwen3')), { enabled: true, sequences: 0 }, 'pipelines.rl-qwen3');
+    expect(r.plan).toBeUndefined();
+    const ok = planServe(input(build('rl-qwen3')), { enabled: true }, 'pipelines.rl-qwen3');
+    expect(ok.problems).toEqual([]);
+    expect(ok.plan?.ksaName).toBe('tpu-post-train-rl-qwen3-serve');
+  });
+});
+
+test('a training machine type outside the TPU table: the server is sized on v6e', () => {
+  const r = planServe({ ...input(build('rl-qwen3')), trainingMachineType: 'n2-standard-8' }, { enabled: true }, 'pipelines.rl-qwen3');
+  expect(r.problems).toEqual([]);
+  expect(r.plan!.slice.machineType).toBe('ct6e-standard-4t');
+  const flex = planServe(input(build('rl-qwen3')), { enabled: true, capacity: 'flex-start', reservation: 'r1' }, 'pipelines.rl-qwen3');
+  expect(flex.plan).toBeUndefined();
+  expect(flex.problems).toEqual([expect.stringMatching(/^pipelines\.rl-qwen3\.serve\.capacity: capacity 'flex-start' consumes no reservation/)]);
 });
