@@ -1,5 +1,6 @@
 import { stringToHclTerraform, stringToTerraform, TerraformDataSource } from 'cdktf';
 import { Construct } from 'constructs';
+import { GOOGLE_GENERATOR_METADATA } from './configured-resource';
 
 /** What finds a cluster: the three arguments of `data.google_container_cluster` this program sets. */
 export interface ClusterDataProps {
@@ -7,6 +8,17 @@ export interface ClusterDataProps {
   readonly location: string;
   readonly project: string;
 }
+
+/**
+ * Where the four references the stacks read sit in a `google_container_cluster`, resource and data source alike
+ * (provider 6.50.0 schema): one home for constructs/cluster-data.ts and constructs/cluster-resource.ts.
+ */
+export const CLUSTER_ATTRIBUTES = {
+  id: 'id',
+  endpoint: 'endpoint',
+  dnsEndpoint: 'control_plane_endpoints_config[0].dns_endpoint_config[0].endpoint',
+  clusterCaCertificate: 'master_auth[0].cluster_ca_certificate',
+} as const;
 
 /**
  * Terraform's `data "google_container_cluster"` (hashicorp/google 6.50.0), for the four attributes a pipeline or serve
@@ -25,29 +37,28 @@ export class ClusterData extends TerraformDataSource {
   constructor(scope: Construct, id: string, private readonly props: ClusterDataProps) {
     super(scope, id, {
       terraformResourceType: ClusterData.tfResourceType,
-      // As the generated class (provider-google 16.12.1 lib/data-google-container-cluster/index.js) declares it.
-      terraformGeneratorMetadata: { providerName: 'google', providerVersion: '6.50.0', providerVersionConstraint: '~> 6.0' },
+      terraformGeneratorMetadata: GOOGLE_GENERATOR_METADATA,
     });
   }
 
   /** The cluster's id (`projects/<project>/locations/<location>/clusters/<name>`), what a node pool's `cluster` takes. */
   get id(): string {
-    return this.getStringAttribute('id');
+    return this.getStringAttribute(CLUSTER_ATTRIBUTES.id);
   }
 
   /** The control plane's IP endpoint. */
   get endpoint(): string {
-    return this.getStringAttribute('endpoint');
+    return this.getStringAttribute(CLUSTER_ATTRIBUTES.endpoint);
   }
 
   /** The control plane's DNS endpoint (`control_plane_endpoints_config[0].dns_endpoint_config[0].endpoint`). */
   get dnsEndpoint(): string {
-    return this.getStringAttribute('control_plane_endpoints_config[0].dns_endpoint_config[0].endpoint');
+    return this.getStringAttribute(CLUSTER_ATTRIBUTES.dnsEndpoint);
   }
 
   /** The cluster CA certificate, base64 (`master_auth[0].cluster_ca_certificate`). */
   get clusterCaCertificate(): string {
-    return this.getStringAttribute('master_auth[0].cluster_ca_certificate');
+    return this.getStringAttribute(CLUSTER_ATTRIBUTES.clusterCaCertificate);
   }
 
   protected synthesizeAttributes(): Record<string, unknown> {

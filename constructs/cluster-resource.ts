@@ -1,5 +1,6 @@
 import type { ContainerClusterConfig } from '@cdktf/provider-google/lib/container-cluster';
 import { Construct } from 'constructs';
+import { CLUSTER_ATTRIBUTES } from './cluster-data';
 import { ConfiguredResource } from './configured-resource';
 
 /**
@@ -23,21 +24,21 @@ export class ClusterResource extends ConfiguredResource<ContainerClusterConfig> 
 
   /** `projects/<project>/locations/<location>/clusters/<name>`, what a node pool's `cluster` takes. */
   get id(): string {
-    return this.getStringAttribute('id');
+    return this.getStringAttribute(CLUSTER_ATTRIBUTES.id);
   }
 
   /** The control plane's IP endpoint. */
   get endpoint(): string {
-    return this.getStringAttribute('endpoint');
+    return this.getStringAttribute(CLUSTER_ATTRIBUTES.endpoint);
   }
 
   /** The control plane's DNS endpoint (`control_plane_endpoints_config[0].dns_endpoint_config[0].endpoint`). */
   get dnsEndpoint(): string {
-    return this.getStringAttribute('control_plane_endpoints_config[0].dns_endpoint_config[0].endpoint');
+    return this.getStringAttribute(CLUSTER_ATTRIBUTES.dnsEndpoint);
   }
 
   /** The cluster CA certificate, base64 (`master_auth[0].cluster_ca_certificate`). */
   get clusterCaCertificate(): string {
-    return this.getStringAttribute('master_auth[0].cluster_ca_certificate');
+    return this.getStringAttribute(CLUSTER_ATTRIBUTES.clusterCaCertificate);
   }
 }

@@ -9,6 +9,13 @@ import { Construct } from 'constructs';
  */
 export const MAP_ATTRIBUTES: ReadonlySet<string> = new Set(['labels', 'metadata', 'resourceLabels', 'resourceManagerTags', 'sysctls']);
 
+/**
+ * The generator metadata every generated class of @cdktf/provider-google 16.12.1 writes (`//` of each resource, data
+ * source and provider): hashicorp/google 6.50.0. One home for the thin classes here, in constructs/cluster-data.ts and
+ * constructs/google-provider.ts; their tests compare the JSON with the generated classes'.
+ */
+export const GOOGLE_GENERATOR_METADATA = { providerName: 'google', providerVersion: '6.50.0', providerVersionConstraint: '~> 6.0' } as const;
+
 /** cdktf's meta-arguments (TerraformResource handles them), not attributes of the resource. */
 const META_ARGUMENTS = new Set(['connection', 'count', 'dependsOn', 'forEach', 'lifecycle', 'provider', 'provisioners']);
 
@@ -44,8 +51,7 @@ export abstract class ConfiguredResource<C extends TerraformMetaArguments> exten
   constructor(scope: Construct, id: string, terraformResourceType: string, public readonly config: C) {
     super(scope, id, {
       terraformResourceType,
-      // As the generated classes of provider-google 16.12.1 declare it.
-      terraformGeneratorMetadata: { providerName: 'google', providerVersion: '6.50.0', providerVersionConstraint: '~> 6.0' },
+      terraformGeneratorMetadata: GOOGLE_GENERATOR_METADATA,
       provider: config.provider,
       dependsOn: config.dependsOn,
       count: config.count,

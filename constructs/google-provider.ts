@@ -1,5 +1,6 @@
 import { stringToHclTerraform, stringToTerraform, TerraformProvider } from 'cdktf';
 import { Construct } from 'constructs';
+import { GOOGLE_GENERATOR_METADATA } from './configured-resource';
 
 /** The provider settings every stack of this program sets: the deployment's project and region. */
 export interface GoogleProviderProps {
@@ -23,8 +24,7 @@ export class GoogleProvider extends TerraformProvider {
   constructor(scope: Construct, id: string, private readonly props: GoogleProviderProps) {
     super(scope, id, {
       terraformResourceType: GoogleProvider.tfResourceType,
-      // As the generated class (provider-google 16.12.1 lib/provider/index.js) declares it.
-      terraformGeneratorMetadata: { providerName: 'google', providerVersion: '6.50.0', providerVersionConstraint: '~> 6.0' },
+      terraformGeneratorMetadata: GOOGLE_GENERATOR_METADATA,
       terraformProviderSource: 'google',
     });
   }
