@@ -35,6 +35,22 @@ export function configProblems(env: Record<string, string>, file?: string): read
   throw new Error('expected a ConfigError');
 }
 
+/** The deployment of the example config with `entries` added to its pipelines, and only those built (single-host pool on). */
+export function deployPipelines(entries: Record<string, unknown>): Deployment {
+  const file = configFile((c) => Object.assign(c.pipelines, entries));
+  return loadDeployment({ env: { CONFIG_FILE: file, PIPELINES: Object.keys(entries).join(','), ...WITH_SINGLE_HOST } });
+}
+
+/** The message `deployPipelines(entries)` is refused with; throws when it is not refused. */
+export function pipelinesError(entries: Record<string, unknown>): string {
+  try {
+    deployPipelines(entries);
+  } catch (err) {
+    return (err as Error).message;
+  }
+  throw new Error('expected a config error');
+}
+
 /** Loads config/example.json with the given env (nothing from the real environment). */
 export function exampleConfig(env: Record<string, string> = {}): LoadedConfig {
   return loadConfig({ env });

@@ -3,7 +3,6 @@
  * (AI-Hypercomputer/maxtext maxtext-v0.2.4), and DPO, the row added through the table alone: its command line, data
  * checks, memory model, checkpoint layout, restart semantics, log lines and default eval.
  */
-import { loadDeployment } from '../../config/deployment';
 import type { Deployment } from '../../jobs/deployment';
 import { EVAL_TASKS, HELDOUT_TASK } from '../../jobs/eval';
 import { HbmInput } from '../../jobs/hbm';
@@ -14,7 +13,7 @@ import { MODELS } from '../../jobs/models';
 import { tpuSlice } from '../../jobs/tpu';
 import { parseProgress } from '../../status/model';
 import { stepPoints } from '../../status/metrics';
-import { configFile, WITH_SINGLE_HOST } from '../util';
+import { deployPipelines, pipelinesError } from '../util';
 
 /** pyconfig.py l.51-57 (maxtext-v0.2.4): the config file each post-training module loads when none is given. */
 const PYCONFIG_MODULE_CONFIGS: Readonly<Record<string, string>> = {
@@ -30,18 +29,6 @@ const DPO_ENTRY = {
   dataset: { hf: 'argilla/distilabel-intel-orca-dpo-pairs', split: 'train', columns: ['input', 'chosen', 'rejected'] },
   slice: 'v6e-8',
 };
-function deploy(entries: Record<string, unknown>): Deployment {
-  const file = configFile((c) => Object.assign(c.pipelines, entries));
-  return loadDeployment({ env: { CONFIG_FILE: file, PIPELINES: Object.keys(entries).join(','), ...WITH_SINGLE_HOST } });
-}
-function errorOf(entries: Record<string, unknown>): string {
-  try {
-    deploy(entries);
-  } catch (err) {
-    return (err as Error).message;
-  }
-  throw new Error('expected a config error');
-}
 const trainScript = (d: Deployment, name: string): string =>
   (d.pipelines.find((p) => p.name === name)!.steps.find((s) => s.name === 'train')!.manifest as any).spec.replicatedJobs[0].template.spec.template.spec
     .containers[0].command[2];
@@ -70,7 +57,7 @@ describe('the table', () => {
 
 describe('DPO: one row', () => {
   test('the command line: train_dpo with the dataset, the 3 columns, steps and eval_interval=0; no RL key', () => {
-    const d = deploy({ mine: DPO_ENTRY });
+    const d = deployPipelines({ mine: DPO_ENTRY });
     const train = trainScript(d, 'mine');
     expect(train).toContain('python3 -m maxtext.trainers.post_train.dpo.train_dpo');
     for (const arg of ['hf_path=argilla/distilabel-intel-orca-dpo-pairs', 'train_split=train', `train_data_columns='["input", "chosen", "rejected"]'`, 'steps=1000', 'eval_interval=0', 'checkpoint_period=250']) {
@@ -80,15 +67,15 @@ describe('DPO: one row', () => {
   });
 
   test('checkpoint layout and restart model: the last step is `steps`, no actor/ directory, the data restarts at the first example', () => {
-    const p = deploy({ mine: { ...DPO_ENTRY, steps: 400 } }).pipelines[0];
+    const p = deployPipelines({ mine: { ...DPO_ENTRY, steps: 400 } }).pipelines[0];
     expect(lastCheckpointStep(p.recipe.train)).toBe(400);
     expect(p.paths.trainedCheckpoint).toBe(`${p.paths.trainCheckpointDir}400/model_params/`);
     expect(METHOD_TABLE.dpo.resumeRepeats).toBe('DPO reads its data again from the first example');
   });
 
   test('the default eval step scores truthfulqa_mc2; heldout is refused naming the method', () => {
-    expect(deploy({ mine: DPO_ENTRY }).pipelines[0].eval?.tasks).toEqual(['truthfulqa_mc2']);
-    expect(errorOf({ mine: { ...DPO_ENTRY, eval: { tasks: ['heldout'] } } })).toContain("pipelines.mine.eval.tasks: 'heldout' scores an SFT dataset's evaluation split; mine trains with dpo");
+    expect(deployPipelines({ mine: DPO_ENTRY }).pipelines[0].eval?.tasks).toEqual(['truthfulqa_mc2']);
+    expect(pipelinesError({ mine: { ...DPO_ENTRY, eval: { tasks: ['heldout'] } } })).toContain("pipelines.mine.eval.tasks: 'heldout' scores an SFT dataset's evaluation split; mine trains with dpo");
   });
 
   test('log lines: MaxText\'s metric logger, as SFT (BaseTrainingHooks)', () => {
@@ -105,26 +92,26 @@ describe('DPO: one row', () => {
         `x.columns: DPO reads 2 columns [chosen, rejected] (the shared prefix is the prompt) or 3 [prompt, chosen, rejected], each a different non-empty name (MaxText input_pipeline/dpo_utils.py DPODataFormatting), got ${JSON.stringify(bad)}`,
       );
     }
-    expect(errorOf({ mine: { ...DPO_ENTRY, dataset: { hf: 'x/y', columns: ['messages'] } } })).toContain('pipelines.mine.dataset.columns: DPO reads 2 columns');
+    expect(pipelinesError({ mine: { ...DPO_ENTRY, dataset: { hf: 'x/y', columns: ['messages'] } } })).toContain('pipelines.mine.dataset.columns: DPO reads 2 columns');
   });
 
   test('without columns: dpo.yml\'s [chosen, rejected]', () => {
-    const d = deploy({ mine: { ...DPO_ENTRY, dataset: { hf: 'Anthropic/hh-rlhf' } } });
+    const d = deployPipelines({ mine: { ...DPO_ENTRY, dataset: { hf: 'Anthropic/hh-rlhf' } } });
     expect(trainScript(d, 'mine')).toContain(`train_data_columns='["chosen", "rejected"]'`);
   });
 
   test('refused: a reward file, LoRA, an RL template; each names the key and the method', () => {
-    expect(errorOf({ mine: { ...DPO_ENTRY, reward: 'config/examples/rewards/final_number.py' } })).toContain(
+    expect(pipelinesError({ mine: { ...DPO_ENTRY, reward: 'config/examples/rewards/final_number.py' } })).toContain(
       "pipelines.mine.reward: a reward file is for RL (grpo, gspo); mine trains with dpo, got 'config/examples/rewards/final_number.py'",
     );
-    expect(errorOf({ mine: { ...DPO_ENTRY, lora: { rank: 8 } } })).toContain('pipelines.mine.lora: LoRA is for SFT only: MaxText 0.2.4 train_dpo never applies LoRA');
-    expect(errorOf({ mine: { ...DPO_ENTRY, dataset: { hf: 'x/y', template: 't.json' } } })).toContain(
+    expect(pipelinesError({ mine: { ...DPO_ENTRY, lora: { rank: 8 } } })).toContain('pipelines.mine.lora: LoRA is for SFT only: MaxText 0.2.4 train_dpo never applies LoRA');
+    expect(pipelinesError({ mine: { ...DPO_ENTRY, dataset: { hf: 'x/y', template: 't.json' } } })).toContain(
       'pipelines.mine.dataset: template is for RL (data_template_path, dataset_processor_path, eval_split); DPO reads hf, config, split and columns',
     );
   });
 
   test('a DPO entry cannot extend an SFT or RL preset', () => {
-    expect(errorOf({ mine: { extends: 'sft-gemma4', method: 'dpo' } })).toContain(
+    expect(pipelinesError({ mine: { extends: 'sft-gemma4', method: 'dpo' } })).toContain(
       "pipelines.mine.method: 'dpo' cannot change sft-gemma4's method (sft); extend a preset of the same kind, or leave out extends",
     );
   });

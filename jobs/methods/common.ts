@@ -4,6 +4,7 @@
  */
 import { hfIdProblem } from '../hf-id';
 import { CONVERSION_MAX_RESTARTS, CONVERSION_TIMEOUT_MINUTES, TUTORIAL_IMAGE } from '../recipes/common';
+import { numberArg } from '../recipes/types';
 import type { MaxTextArgs } from '../recipes/types';
 import type { DatasetSpec } from './types';
 
@@ -52,9 +53,24 @@ export function hfDatasetArgs(d: DatasetSpec, columns: readonly string[], evalSp
   };
 }
 
-/** A number argument, or `fallback` when the recipe does not pass it. */
 /** A number argument or its default: recipes/types.ts numberArg (one home), under the name the rows use. */
 export { numberArg as numArg } from '../recipes/types';
+
+/**
+ * Tokens of one step of a trainer that puts `per_device_batch_size` sequences of `max_target_length` on every chip
+ * (jobs/step-time.ts's lower bound): SFT, and DPO with `sequences` 2 (the chosen and the rejected of each pair).
+ */
+export function perDeviceStepTokens(
+  args: MaxTextArgs,
+  chips: number,
+  defaults: { readonly per_device_batch_size: number; readonly max_target_length: number },
+  sequences?: { readonly count: number; readonly what: string },
+): { tokens: number; label: string } {
+  const pdbs = numberArg(args, 'per_device_batch_size', defaults.per_device_batch_size);
+  const seq = numberArg(args, 'max_target_length', defaults.max_target_length);
+  const each = sequences ? ` x ${sequences.count} (${sequences.what})` : '';
+  return { tokens: (sequences?.count ?? 1) * pdbs * chips * seq, label: `per_device_batch_size=${pdbs}${each} x ${chips} chips x ${seq} tokens` };
+}
 
 /** `hf` is required by every method. */
 export function hfProblem(d: DatasetSpec, at: string, example: string): string[] {

@@ -28,7 +28,7 @@
 import { dtypeBytes, HbmEstimate, HbmInput, HbmPart, num, stateGib, str, wholeChipsEstimate } from '../hbm';
 import { DPO_DEFAULTS } from '../maxtext-defaults';
 import { METRIC_LOGGER_LINES } from '../run-log';
-import { BASE_SHAPE, hfDatasetArgs, hfProblem, numArg, rlOnlyProblems, TO_HF_ARGS, TO_MAXTEXT_ARGS } from './common';
+import { BASE_SHAPE, hfDatasetArgs, hfProblem, numArg, perDeviceStepTokens, rlOnlyProblems, TO_HF_ARGS, TO_MAXTEXT_ARGS } from './common';
 import type { DatasetSpec, MethodRow } from './types';
 
 /**
@@ -102,11 +102,7 @@ export const DPO: MethodRow = {
   exampleDataset: 'Anthropic/hh-rlhf',
   dataset: (d, at) => dpoDataset(d, at),
   // The chosen and the rejected sequence of each pair in one pass (dpo_trainer.py _prepare_inputs).
-  stepTokens: (args, chips) => {
-    const pdbs = numArg(args, 'per_device_batch_size', DPO_DEFAULTS.per_device_batch_size);
-    const seq = numArg(args, 'max_target_length', DPO_DEFAULTS.max_target_length);
-    return { tokens: 2 * pdbs * chips * seq, label: `per_device_batch_size=${pdbs} x 2 (chosen, rejected) x ${chips} chips x ${seq} tokens` };
-  },
+  stepTokens: (args, chips) => perDeviceStepTokens(args, chips, DPO_DEFAULTS, { count: 2, what: 'chosen, rejected' }),
   stepSettings: ['perDeviceBatch', 'maxSeqLen'],
   settings: {
     learningRate: { key: 'learning_rate', source: 'configs/post_train/dpo.yml l.29', default: 5e-7, kind: 'nonneg', doc: 'peak learning rate' },

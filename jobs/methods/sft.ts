@@ -13,7 +13,7 @@
 import { dtypeBytes, HbmEstimate, HbmInput, HbmPart, loraEnabled, num, stateGib, str, wholeChipsEstimate } from '../hbm';
 import { SFT_DEFAULTS } from '../maxtext-defaults';
 import { METRIC_LOGGER_LINES } from '../run-log';
-import { BASE_SHAPE, columnListProblem, hfDatasetArgs, hfProblem, numArg, TO_HF_ARGS, TO_MAXTEXT_ARGS } from './common';
+import { BASE_SHAPE, columnListProblem, hfDatasetArgs, hfProblem, numArg, perDeviceStepTokens, TO_HF_ARGS, TO_MAXTEXT_ARGS } from './common';
 import type { DatasetSpec, MethodRow } from './types';
 
 /** The chat column(s) SFT trains on when the dataset does not say (sft.yml l.41 `train_data_columns`). */
@@ -101,11 +101,7 @@ export const SFT: MethodRow = {
   heldoutEval: true,
   exampleDataset: 'HuggingFaceH4/ultrachat_200k',
   dataset: (d, at) => sftDataset(d, at),
-  stepTokens: (args, chips) => {
-    const pdbs = numArg(args, 'per_device_batch_size', SFT_DEFAULTS.per_device_batch_size);
-    const seq = numArg(args, 'max_target_length', SFT_DEFAULTS.max_target_length);
-    return { tokens: pdbs * chips * seq, label: `per_device_batch_size=${pdbs} x ${chips} chips x ${seq} tokens` };
-  },
+  stepTokens: (args, chips) => perDeviceStepTokens(args, chips, SFT_DEFAULTS),
   stepSettings: ['perDeviceBatch', 'maxSeqLen'],
   settings: {
     learningRate: { key: 'learning_rate', source: 'configs/post_train/sft.yml l.22', default: 2e-5, kind: 'nonneg', doc: 'peak learning rate' },
