@@ -287,12 +287,14 @@ export function selectAndBuildPipelines(
     problems.push(`${SERVE_SOURCE}: ${serveNames(name).stack} serves the export of ${name}, which this config does not build: ${why}`);
   }
   const pipelines: Pipeline[] = [];
-  for (const name of selection.names) collect(() => void pipelines.push(withRehearsalCheck(loaded, name, recipes[name], platform, buildPipeline(recipes[name], platform, pipelineOptions(loaded, name)))));
+  // Each pipeline's rehearsal, built once: for its proof (withRehearsalCheck) and, when REHEARSE asks, as a stack.
+  const rehearsals = new Map<string, Pipeline>();
+  for (const name of selection.names) collect(() => void pipelines.push(withRehearsalCheck(loaded, name, recipes[name], platform, buildPipeline(recipes[name], platform, pipelineOptions(loaded, name)), rehearsals)));
   // Rehearsals asked for by REHEARSE (`npm run deploy -- rehearse-<name>`): each a pipeline built from its own's recipe.
   for (const name of loaded.rehearse ?? []) {
     const why = rehearsalRefusal(loaded, name, recipes, selection.names);
     if (why) problems.push(why);
-    else collect(() => void pipelines.push(buildRehearsal(loaded, name, recipes[name], platform)));
+    else collect(() => void pipelines.push(buildRehearsal(loaded, name, recipes[name], platform, rehearsals.get(name))));
   }
   // No pipeline may write into another's training run or export.
   if (problems.length === 0) collect(() => checkRunOutputs(pipelines));
@@ -322,12 +324,19 @@ function rehearsalRefusal(loaded: LoadedConfig, name: string, recipes: Record<st
   return undefined;
 }
 
-/** The pipeline of `rehearse-<name>`: the rehearsal (jobs/rehearsal.ts) of the pipeline's recipe and options, built. */
-function buildRehearsal(loaded: LoadedConfig, name: string, recipe: Recipe, platform: Platform): Pipeline {
-  const source = `${REHEARSE_SOURCE} ${rehearsalName(name)}`;
-  const r = rehearsalOf(recipe, pipelineOptions(loaded, name), platform, source);
-  const built = buildPipeline(r.recipe, platform, r.options);
+/**
+ * The pipeline of `rehearse-<name>`: the rehearsal (jobs/rehearsal.ts) of the pipeline's recipe and options, built, or
+ * `prebuilt` when withRehearsalCheck built it already (the source only names where a refusal comes from).
+ */
+function buildRehearsal(loaded: LoadedConfig, name: string, recipe: Recipe, platform: Platform, prebuilt?: Pipeline): Pipeline {
+  const built = prebuilt ?? buildRehearsalPipeline(loaded, name, recipe, platform, `${REHEARSE_SOURCE} ${rehearsalName(name)}`);
   return asRehearsal(built, name, { ...(imageMaxTextVersion(built.image) ? { maxtext: imageMaxTextVersion(built.image) } : {}), lmEval: LM_EVAL_VERSION }, platform);
+}
+
+/** The rehearsal of `name` (jobs/rehearsal.ts rehearsalOf) built as a pipeline; a refusal names `source`. */
+function buildRehearsalPipeline(loaded: LoadedConfig, name: string, recipe: Recipe, platform: Platform, source: string): Pipeline {
+  const r = rehearsalOf(recipe, pipelineOptions(loaded, name), platform, source);
+  return buildPipeline(r.recipe, platform, r.options);
 }
 
 /**
@@ -336,13 +345,13 @@ function buildRehearsal(loaded: LoadedConfig, name: string, recipe: Recipe, plat
  * with `requireRehearsal: true` the plan fails without it. A pipeline that cannot be rehearsed on this infra says why
  * in its `rehearsal` output; one that requires a rehearsal is then refused.
  */
-function withRehearsalCheck(loaded: LoadedConfig, name: string, recipe: Recipe, platform: Platform, built: Pipeline): Pipeline {
+function withRehearsalCheck(loaded: LoadedConfig, name: string, recipe: Recipe, platform: Platform, built: Pipeline, rehearsals: Map<string, Pipeline>): Pipeline {
   const required = loaded.config.pipelines[name]?.requireRehearsal === true;
   const source = required ? sourceOf(loaded, `pipelines.${name}.requireRehearsal`) : `pipelines.${name}`;
   let rehearsal: Pipeline;
   try {
-    const r = rehearsalOf(recipe, pipelineOptions(loaded, name), platform, source);
-    rehearsal = buildPipeline(r.recipe, platform, r.options);
+    rehearsal = buildRehearsalPipeline(loaded, name, recipe, platform, source);
+    rehearsals.set(name, rehearsal);
   } catch (err) {
     if (required) throw new ConfigError([`${source}: ${name} requires a passing rehearsal, and it cannot be rehearsed on this infra: ${(err as Error).message}`]);
     return { ...built, rehearsalCheck: { unavailable: (err as Error).message } };
