@@ -66,7 +66,9 @@ function vllmStandIn(dir: string, play: Play): string {
     'PY',
     'fi',
     `touch ${dir}/alive; echo $$ > ${dir}/server-pid`,
-    'exec /bin/sleep 30',
+    // Lives until the script kills it (every path of the eval script does), not for a fixed time: a lifetime in seconds
+    // raced the scoring on loaded cores. 600 s only bounds a stand-in a broken script left behind.
+    'exec /bin/sleep 600',
   ].join('\n');
 }
 

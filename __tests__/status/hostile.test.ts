@@ -18,6 +18,7 @@ import {
   runCli,
   startSilentServer,
   step,
+  TOKEN,
   workload,
 } from '../../bench/fake-kube-api';
 import { DEFAULT_TIMEOUT_SECONDS } from '../../status/cli';
@@ -38,16 +39,16 @@ test('the default request timeout keeps a silent endpoint under 30 s (two reques
 });
 
 /**
- * A kubeconfig whose user has a static token. The request deadline also covers the exec credential plugin
- * (status/cluster.ts `call`), which client-node 1.4 starts with an asynchronous spawn (exec_auth.js): on loaded cores a
- * node plugin can take longer than a 0.3 s deadline, which then fires before any connection is made. With a static
- * token nothing asynchronous runs between the deadline's start and the connect (microtasks only), so the connect
- * always comes first.
+ * A kubeconfig whose user has a static token, the one the fake API accepts. The request deadline also covers the exec
+ * credential plugin (status/cluster.ts `call`), which client-node 1.4 starts with an asynchronous spawn (exec_auth.js):
+ * on loaded cores a node plugin can take longer than a 0.3 s deadline, which then fires before any connection is made.
+ * With a static token nothing asynchronous runs between the deadline's start and the connect (microtasks only), so the
+ * connect always comes first.
  */
 function staticTokenKubeconfig(url: string): Record<string, string> {
   const env = kubeconfig(url);
   const config = JSON.parse(fs.readFileSync(env.KUBECONFIG, 'utf8'));
-  config.users = config.users.map((u: { name: string }) => ({ name: u.name, user: { token: 'static-test-token' } }));
+  config.users = config.users.map((u: { name: string }) => ({ name: u.name, user: { token: TOKEN } }));
   fs.writeFileSync(env.KUBECONFIG, JSON.stringify(config));
   return env;
 }
@@ -276,7 +277,8 @@ describe('a log read without -f is bounded in time and in decompressed bytes', (
       res.on('close', () => clearInterval(t));
     });
     try {
-      const r = await runCli(['logs', 'rl-qwen3', 'to-maxtext', '--timeout', '0.3'], kubeconfig(api.url));
+      // A static token: the 0.3 s deadline must start the log read, not race the credential plugin's start.
+      const r = await runCli(['logs', 'rl-qwen3', 'to-maxtext', '--timeout', '0.3'], staticTokenKubeconfig(api.url));
       expect(r.code).toBe(4);
       expect(r.stderr).toContain('the log did not end within 3.6 s (12 x --timeout, the bound of a log read without -f)');
       expect(r.stderr).not.toMatch(/allow-list|no route/); // not blamed on the network
