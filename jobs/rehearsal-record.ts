@@ -24,11 +24,13 @@
  *   whose one task, the verdict JobSet's create, continues on failure and error: writing the verdict never changes
  *   the rehearsal's outcome. The create does not wait for the JobSet; status reads the record once it is there.
  */
-import { cpuPodJobSet, QUEUE_LABEL } from './jobset';
+import { REDACTED, SECRET_PATTERNS } from '../util/redact';
+import { cpuPodJobSet, JOBSET_POD_LABELS, MAIN_CONTAINER, QUEUE_LABEL } from './jobset';
 import { shellQuote } from './maxtext';
 import { PART_OF, PIPELINE_LABELS } from './pipeline';
 import type { Platform } from './platform';
 import type { RehearsalFacts } from './rehearsal';
+import { HF_TOKEN_FILE } from './secrets';
 
 /** Suffix of the record: `<export dir without its trailing slash>.rehearsal.json`, next to the steps' run records. */
 export const REHEARSAL_RECORD_SUFFIX = '.rehearsal.json';
@@ -43,8 +45,14 @@ export const VERDICT_DEADLINE_SECONDS = 900;
 export interface RehearsalFailure {
   readonly step: string;
   readonly reason: string;
-  /** The step's last log lines. Empty in a record the Workflow wrote (the engine has no logs); status adds them. */
+  /** The step's last log lines, redacted and bounded (VERDICT_LOG); empty when they could not be read (linesMissing). */
   readonly lines: readonly string[];
+  /** The pod and container the lines came from, and why that pod. @default - not read */
+  readonly logFrom?: { readonly pod: string; readonly container: string; readonly chosen: string; readonly previous?: boolean };
+  /** Why there are no lines (no cluster, a 403, the pods gone, a timeout). @default - lines were read */
+  readonly linesMissing?: string;
+  /** What the bounds cut (bytes kept, earlier lines left out). @default - nothing cut */
+  readonly linesCut?: string;
 }
 
 /** A rehearsal's verdict: computed by status from the steps, or read from the record. */
@@ -90,20 +98,56 @@ export function rehearsalRecordFromJson(text: string, facts: Pick<RehearsalFacts
   const wellFormed =
     o.version === 1 && o.key === facts.key && (o.verdict === 'passed' || o.verdict === 'failed') && Array.isArray(o.passed) && o.passed.every((s) => typeof s === 'string') &&
     typeof o.workflowStatus === 'string' && typeof o.writtenAt === 'string' &&
-    (failure === undefined || (typeof failure.step === 'string' && typeof failure.reason === 'string' && Array.isArray(failure.lines)));
+    (failure === undefined || (typeof failure.step === 'string' && typeof failure.reason === 'string' && Array.isArray(failure.lines) && failure.lines.every((l) => typeof l === 'string')));
   return wellFormed ? (o as unknown as RehearsalRecord) : undefined;
 }
 
 /**
- * The Python that writes the record: argv[1] the facts JSON, argv[2] its gs:// path, argv[3] the steps in order;
- * WORKFLOW_STATUS and WORKFLOW_FAILURES_B64 from the exit handler. A step failed when its wait task's own node
- * (`<step>-wait`, not a retry's `<step>-wait(n)`) is among the failures; else the first step with any failed node; the
- * steps before it passed. A failure to write is printed and the pod still exits 0. Double quotes only (shell-quoted
- * as one word); no `{{` (the engine would substitute it).
+ * How much of the failed step's log the record carries: the last `lines` lines of its main container, each cut to
+ * `lineChars` characters (its start kept), the last ones kept within `totalChars`; the log read is bounded by
+ * `maxBytes` and `timeoutSeconds` (of which the last `keepBytes` are kept), the pod list by `listBytes`.
+ */
+export const VERDICT_LOG = { lines: 50, lineChars: 500, totalChars: 16_000, keepBytes: 256 * 1024, maxBytes: 16 << 20, listBytes: 8 << 20, timeoutSeconds: 20 } as const;
+/** Where every pod finds its service account's token and the cluster CA (the kubelet's standard mount). */
+export const SERVICE_ACCOUNT_DIR = '/var/run/secrets/kubernetes.io/serviceaccount';
+/**
+ * What the writer's service account may do, and nothing more (a Role in the pipelines' namespace, constructs/identity.ts):
+ * list the failed step's pods by their JobSet label, get one, and read its log.
+ */
+export const VERDICT_WRITER_RBAC_RULES: readonly { readonly apiGroups: readonly string[]; readonly resources: readonly string[]; readonly verbs: readonly string[] }[] = [
+  { apiGroups: [''], resources: ['pods'], verbs: ['get', 'list'] },
+  { apiGroups: [''], resources: ['pods/log'], verbs: ['get'] },
+];
+
+/** A step as the writer reads it: its name, its JobSet, the container whose log it reads, the labels of its main pod. */
+export interface WriterStep {
+  readonly name: string;
+  readonly jobSet: string;
+  readonly container: string;
+  readonly mainPod: Readonly<Record<string, string>>;
+}
+
+/**
+ * The Python that writes the record: argv[1] the facts JSON, argv[2] its gs:// path, argv[3] the steps in order
+ * (WriterStep), argv[4] the log settings (verdictLogConfig); WORKFLOW_STATUS and WORKFLOW_FAILURES_B64 from the exit
+ * handler. A step failed when its wait task's own node (`<step>-wait`, not a retry's `<step>-wait(n)`) is among the
+ * failures; else the first step with any failed node; the steps before it passed.
+ *
+ * The failed step's last log lines: it lists the step's pods from the in-cluster API (`KUBERNETES_SERVICE_HOST`/`_PORT`,
+ * the service account's token and CA under SERVICE_ACCOUNT_DIR, or `$SERVICE_ACCOUNT_DIR`) by the JobSet's label, takes
+ * the pod whose main container exited non-zero first (its previous run's log when it has restarted since), else the
+ * step's main pod, and reads the container's tail (VERDICT_LOG). The pods are still there: JobSet v0.12.0 deletes only the
+ * active Jobs of a finished JobSet, never the failed one (kubernetes-sigs/jobset f22e565a,
+ * pkg/controllers/jobset_controller.go:162-176), and nothing deletes the JobSet before the Workflow. Secrets are redacted
+ * before a line is kept: the HF token's own text (the mounted file) and util/redact.ts SECRET_PATTERNS. A read that
+ * fails (no cluster, 403, 404, no pod, a timeout) leaves `lines` empty and says why in `linesMissing`; it never stops
+ * the record. A failure to write is printed and the pod still exits 0. Double quotes only (shell-quoted as one word);
+ * no `{{` (the engine would substitute it).
  */
 export const VERDICT_WRITER = [
-  'import base64, datetime, json, os, sys',
-  'facts, path, steps = json.loads(sys.argv[1]), sys.argv[2], json.loads(sys.argv[3])',
+  'import base64, datetime, json, os, re, ssl, sys, time, urllib.error, urllib.parse, urllib.request',
+  'facts, path, steps, cfg = json.loads(sys.argv[1]), sys.argv[2], json.loads(sys.argv[3]), json.loads(sys.argv[4])',
+  'order = [s["name"] for s in steps]',
   'status = os.environ.get("WORKFLOW_STATUS", "")',
   'raw = base64.b64decode(os.environ.get("WORKFLOW_FAILURES_B64", "")).decode() or "null"',
   'failures = json.loads(raw)',
@@ -114,19 +158,116 @@ export const VERDICT_WRITER = [
   'def base(n):',
   '    n = n.split("(")[0]',
   '    return n[:-5] if n.endswith("-wait") else n',
-  'record = dict(facts, version=1, workflowStatus=status, passed=list(steps))',
+  'def redact(text):',
+  '    try:',
+  '        token = open(cfg["hfTokenFile"]).read().strip()',
+  '    except OSError:',
+  '        token = ""',
+  '    if len(token) >= 8:',
+  '        text = text.replace(token, cfg["redacted"])',
+  '    for s in cfg["secrets"]:',
+  '        text = re.sub(s["pattern"], lambda m, shown=s["shown"]: shown, text)',
+  '    return text',
+  'def cut(text, n):',
+  '    return text if len(text) <= n else text[:n] + "… (" + str(len(text) - n) + " more characters)"',
+  'class Missing(Exception):',
+  '    pass',
+  'def call(p, query, limit):',
+  '    host = os.environ.get("KUBERNETES_SERVICE_HOST", "")',
+  '    if not host:',
+  '        raise Missing("not run in a cluster (no KUBERNETES_SERVICE_HOST)")',
+  '    url = "https://" + ("[" + host + "]" if ":" in host else host) + ":" + os.environ.get("KUBERNETES_SERVICE_PORT", "443") + p + "?" + urllib.parse.urlencode(query)',
+  '    sa = os.environ.get("SERVICE_ACCOUNT_DIR", cfg["serviceAccountDir"])',
+  '    token = open(sa + "/token").read().strip()',
+  '    request = urllib.request.Request(url, headers=dict(Authorization="Bearer " + token))',
+  '    try:',
+  '        response = urllib.request.urlopen(request, timeout=cfg["timeoutSeconds"], context=ssl.create_default_context(cafile=sa + "/ca.crt"))',
+  '    except urllib.error.HTTPError as e:',
+  '        body = e.read(4096).decode("utf-8", "replace")',
+  '        try:',
+  '            body = str(json.loads(body).get("message", body))',
+  '        except (ValueError, AttributeError):',
+  '            pass',
+  '        raise Missing("HTTP " + str(e.code) + " from " + p + ": " + cut(redact(body), 300))',
+  '    data, read, start, note = b"", 0, time.monotonic(), ""',
+  '    with response:',
+  '        while True:',
+  '            chunk = response.read(65536)',
+  '            if not chunk:',
+  '                break',
+  '            read += len(chunk)',
+  '            data = (data + chunk)[-limit:]',
+  '            if read > cfg["maxBytes"] or time.monotonic() - start > cfg["timeoutSeconds"]:',
+  '                note = "stopped reading after " + str(read) + " bytes and " + str(int(time.monotonic() - start)) + " s"',
+  '                break',
+  '    if read > len(data):',
+  '        note = note or "kept the last " + str(len(data)) + " of " + str(read) + " bytes"',
+  '    return data, note',
+  'def terminated(pod, c):',
+  '    st = next((s for s in (pod.get("status") or dict()).get("containerStatuses") or [] if s.get("name") == c), dict())',
+  '    for key in ("state", "lastState"):',
+  '        t = (st.get(key) or dict()).get("terminated")',
+  '        if t and t.get("exitCode", 0) != 0:',
+  '            return t, key == "lastState"',
+  '    return None, False',
+  'def pick(pods, step):',
+  '    c = step["container"]',
+  '    has = [p for p in pods if any(x.get("name") == c for x in (p.get("spec") or dict()).get("containers") or [])]',
+  '    failed = sorted((str(terminated(p, c)[0].get("finishedAt") or ""), i) for i, p in enumerate(has) if terminated(p, c)[0])',
+  '    if failed:',
+  '        return has[failed[0][1]], terminated(has[failed[0][1]], c)[1], "its " + c + " exited non-zero"',
+  '    labels = lambda p: (p.get("metadata") or dict()).get("labels") or dict()',
+  '    main = [p for p in has if all(labels(p).get(k) == v for k, v in step["mainPod"].items())]',
+  '    return (main + has + [None])[0], False, "its main pod (no " + c + " exited non-zero)"',
+  'def log_lines(step):',
+  '    c, js = step["container"], step["jobSet"]',
+  '    try:',
+  '        pods = json.loads(call("/api/v1/namespaces/" + cfg["namespace"] + "/pods", dict(labelSelector=cfg["jobSetLabel"] + "=" + js), cfg["listBytes"])[0].decode()).get("items") or []',
+  '        if not pods:',
+  '            return dict(linesMissing="no pod of JobSet " + js + " is left to read (deleted, or none was created)")',
+  '        pod, previous, why = pick(pods, step)',
+  '        if pod is None:',
+  '            return dict(linesMissing="no pod of JobSet " + js + " has a container " + c)',
+  '        name = pod["metadata"]["name"]',
+  '        query = dict(container=c, tailLines=str(cfg["lines"]), **(dict(previous="true") if previous else dict()))',
+  '        data, note = call("/api/v1/namespaces/" + cfg["namespace"] + "/pods/" + name + "/log", query, cfg["keepBytes"])',
+  '    except Missing as e:',
+  '        return dict(linesMissing=str(e))',
+  '    except Exception as e:',
+  '        return dict(linesMissing="reading the log failed: " + cut(redact(type(e).__name__ + ": " + str(e)), 300))',
+  '    out = dict(logFrom=dict(pod=name, container=c, chosen=why, **(dict(previous=True) if previous else dict())))',
+  '    lines = [l.rstrip("\\r").split("\\r")[-1] for l in redact(data.decode("utf-8", "replace")).split("\\n")]',
+  '    while lines and lines[-1] == "":',
+  '        lines.pop()',
+  '    lines = [cut(l, cfg["lineChars"]) for l in lines[-cfg["lines"]:]]',
+  '    kept, total = [], 0',
+  '    for l in reversed(lines):',
+  '        total += len(l) + 1',
+  '        if total > cfg["totalChars"]:',
+  '            break',
+  '        kept.insert(0, l)',
+  '    notes = [n for n in (note, (str(len(lines) - len(kept)) + " earlier lines left out (over " + str(cfg["totalChars"]) + " characters)") if len(kept) < len(lines) else "") if n]',
+  '    out["lines"] = kept',
+  '    if notes:',
+  '        out["linesCut"] = "; ".join(notes)',
+  '    if not kept:',
+  '        out["linesMissing"] = "the log of " + name + "/" + c + " is empty"',
+  '    return out',
+  'record = dict(facts, version=1, workflowStatus=status, passed=list(order))',
   'if status == "Succeeded":',
   '    record["verdict"] = "passed"',
   'else:',
   '    record["verdict"] = "failed"',
-  '    at = next((i for i, s in enumerate(steps) if s + "-wait" in names), None)',
+  '    at = next((i for i, s in enumerate(order) if s + "-wait" in names), None)',
   '    if at is None:',
-  '        at = next((i for i, s in enumerate(steps) if any(base(n) == s for n in names)), None)',
-  '    step = steps[at] if at is not None else "workflow"',
+  '        at = next((i for i, s in enumerate(order) if any(base(n) == s for n in names)), None)',
+  '    step = order[at] if at is not None else "workflow"',
   '    own = [f for f in failures if base(str(f.get("displayName", ""))) == step]',
   '    why = "; ".join(sorted(set(str(f.get("message", "")) for f in (own or failures) if f.get("message")))) or status',
-  '    record["passed"] = list(steps[:at]) if at is not None else []',
-  '    record["firstFailure"] = dict(step=step, reason=why, lines=[])',
+  '    record["passed"] = list(order[:at]) if at is not None else []',
+  '    failure = dict(step=step, reason=redact(why), lines=[])',
+  '    failure.update(log_lines(steps[at]) if at is not None else dict(linesMissing="no step failed: the Workflow ended " + status))',
+  '    record["firstFailure"] = failure',
   'record["writtenAt"] = datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds")',
   'text = json.dumps(record, indent=1, sort_keys=True) + chr(10)',
   'print(text)',
@@ -136,6 +277,31 @@ export const VERDICT_WRITER = [
   'except Exception as e:',
   '    print("rehearsal record " + path + " not written: " + repr(e))',
 ].join('\n');
+
+/** What the writer needs of a built step (jobs/pipeline.ts PipelineStep). */
+export interface VerdictStepInput {
+  readonly name: string;
+  readonly jobSetName: string;
+  readonly mainPodSelector: Readonly<Record<string, string>>;
+}
+
+/** A step as the writer reads it: the main container of every step's JobSet (jobs/jobset.ts MAIN_CONTAINER), never a sidecar. */
+export function writerStep(s: VerdictStepInput): WriterStep {
+  return { name: s.name, jobSet: s.jobSetName, container: MAIN_CONTAINER, mainPod: { ...s.mainPodSelector } };
+}
+
+/** The writer's log settings (argv[4]): the bounds, where to read, and what to redact (util/redact.ts's shapes, one home). */
+export function verdictLogConfig(namespace: string): Record<string, unknown> {
+  return {
+    ...VERDICT_LOG,
+    namespace,
+    jobSetLabel: JOBSET_POD_LABELS.jobSetName,
+    serviceAccountDir: SERVICE_ACCOUNT_DIR,
+    hfTokenFile: HF_TOKEN_FILE,
+    redacted: REDACTED,
+    secrets: SECRET_PATTERNS.map((p) => ({ pattern: p.pattern.source, shown: p.shown })),
+  };
+}
 
 /** The verdict writer's JobSet, its name and where it writes. */
 export interface VerdictWriter {
@@ -150,11 +316,11 @@ export const VERDICT_ENV = { WORKFLOW_STATUS: '{{workflow.status}}', WORKFLOW_FA
 
 /**
  * The verdict writer of a built rehearsal: one pod on the CPU pool, as the workload service account (it writes to the
- * bucket as the steps do), in the pipeline's queue, with the MaxText image (python3 and gcsfs, which the steps' run
- * records use), no restart.
+ * bucket as the steps do, and reads the failed step's pods and log with VERDICT_WRITER_RBAC_RULES), in the pipeline's
+ * queue, with the MaxText image (python3 and gcsfs, which the steps' run records use), no restart.
  */
 export function verdictWriter(
-  built: { readonly name: string; readonly image: string; readonly namespace: string; readonly steps: ReadonlyArray<{ readonly name: string }>; readonly paths: { readonly hfExportDir: string } },
+  built: { readonly name: string; readonly image: string; readonly namespace: string; readonly steps: ReadonlyArray<VerdictStepInput>; readonly paths: { readonly hfExportDir: string } },
   facts: RehearsalFacts,
   jobSetPrefix: string,
   runId: string,
@@ -162,7 +328,8 @@ export function verdictWriter(
 ): VerdictWriter {
   const recordPath = rehearsalRecordPath(built.paths.hfExportDir);
   const jobSetName = `${jobSetPrefix}-${runId}-${VERDICT_STEP}`;
-  const script = ['python3', '-c', VERDICT_WRITER, JSON.stringify(facts), recordPath, JSON.stringify(built.steps.map((s) => s.name))].map(shellQuote).join(' ');
+  const args = [JSON.stringify(facts), recordPath, JSON.stringify(built.steps.map(writerStep)), JSON.stringify(verdictLogConfig(built.namespace))];
+  const script = ['python3', '-c', VERDICT_WRITER, ...args].map(shellQuote).join(' ');
   const { manifest } = cpuPodJobSet(
     {
       name: jobSetName,

@@ -25,7 +25,7 @@
  * What it cannot show: REHEARSAL_CANNOT_SHOW (docs/pipelines.md "Rehearse before a slice").
  */
 import { Spend, spendOf, stepBudget } from './budget';
-import { rehearsalRecordPath, VerdictWriter, verdictWriter } from './rehearsal-record';
+import { rehearsalRecordPath, VerdictStepInput, VerdictWriter, verdictWriter } from './rehearsal-record';
 import { rowOf } from './methods';
 import type { PipelineOptions } from './pipeline';
 import type { Platform, TpuPoolGroup } from './platform';
@@ -273,7 +273,7 @@ export function asRehearsal<
     readonly image: string;
     readonly recipe: Recipe;
     readonly images: readonly string[];
-    readonly steps: ReadonlyArray<{ readonly name: string }>;
+    readonly steps: ReadonlyArray<VerdictStepInput>;
     readonly paths: { readonly hfExportDir: string };
     readonly eval?: { readonly image: string };
   },
