@@ -1,10 +1,13 @@
 import { ProjectIamMember } from '@cdktf/provider-google/lib/project-iam-member';
 import { ServiceAccount } from '@cdktf/provider-google/lib/service-account';
 import { ServiceAccountIamMember } from '@cdktf/provider-google/lib/service-account-iam-member';
+import { RoleBindingV1 } from '@cdktf/provider-kubernetes/lib/role-binding-v1';
+import { RoleV1 } from '@cdktf/provider-kubernetes/lib/role-v1';
 import { ServiceAccountV1 } from '@cdktf/provider-kubernetes/lib/service-account-v1';
 import { ITerraformDependable } from 'cdktf';
 import { Construct } from 'constructs';
 import { Platform, workloadIdentityMember } from '../jobs/platform';
+import { VERDICT_WRITER_RBAC_RULES } from '../jobs/rehearsal-record';
 
 /** Project roles of the node service account: logs, metrics, image pulls. Nothing that writes data. */
 export const NODE_ROLES = [
@@ -31,6 +34,10 @@ export interface IdentityProps {
  * The Workload Identity binding and the KSA come with `bindWorkloads({ cluster, nodePool })`, once the cluster and a
  * node pool exist: the identity pool `<project>.svc.id.goog` appears with the first Workload Identity cluster, and the
  * KSA needs the API server. Both are created with those dependencies (props, not assignments afterwards).
+ *
+ * With the KSA comes a Role `<ksa>-pod-logs` bound to it in the same namespace: `get,list` on pods and `get` on
+ * pods/log (jobs/rehearsal-record.ts VERDICT_WRITER_RBAC_RULES), what a rehearsal's verdict writer needs to put the
+ * failed step's last log lines into its record. Nothing else: no secrets, no other namespace, no write.
  */
 
 /** What the workload bindings wait for. */
@@ -40,11 +47,25 @@ export interface WorkloadBindingProps {
   /** A node pool: the API server serves the KSA once one exists. */
   readonly nodePool: ITerraformDependable;
 }
+/** What bindWorkloads creates. */
+export interface WorkloadBindings {
+  readonly workloadIdentityBinding: ServiceAccountIamMember;
+  readonly kubernetesServiceAccount: ServiceAccountV1;
+  /** The KSA's pod and log reads in its namespace (the rehearsal verdict writer's), and their binding. */
+  readonly podLogsRole: RoleV1;
+  readonly podLogsBinding: RoleBindingV1;
+}
+
+/** Name of the Role that lets the workload KSA read pods and their logs in its namespace. */
+export function podLogsRoleName(serviceAccountName: string): string {
+  return `${serviceAccountName}-pod-logs`;
+}
+
 export class Identity extends Construct {
   public readonly nodeServiceAccount: ServiceAccount;
   public readonly workloadServiceAccount: ServiceAccount;
   private readonly platform: Platform;
-  private bindings?: { readonly workloadIdentityBinding: ServiceAccountIamMember; readonly kubernetesServiceAccount: ServiceAccountV1 };
+  private bindings?: WorkloadBindings;
 
   constructor(scope: Construct, id: string, props: IdentityProps) {
     super(scope, id);
@@ -73,7 +94,7 @@ export class Identity extends Construct {
    * version before (`workload-identity`, `ksa`: the per-project principal) are forgotten, not destroyed
    * (LEGACY_FORGOTTEN_ADDRESSES), so pipelines deployed before keep their identity until they are deployed again.
    */
-  bindWorkloads(props: WorkloadBindingProps): { workloadIdentityBinding: ServiceAccountIamMember; kubernetesServiceAccount: ServiceAccountV1 } {
+  bindWorkloads(props: WorkloadBindingProps): WorkloadBindings {
     if (this.bindings) throw new Error(`${this.node.path}: bindWorkloads was already called`);
     const platform = this.platform;
     this.bindings = {
@@ -91,7 +112,25 @@ export class Identity extends Construct {
         },
         dependsOn: [props.nodePool],
       }),
+      ...this.podLogs(props.nodePool),
     };
     return this.bindings;
+  }
+
+  /** The Role and RoleBinding of the KSA's pod and log reads (ids `cluster-ksa-pod-logs`, `cluster-ksa-pod-logs-binding`). */
+  private podLogs(nodePool: ITerraformDependable): { podLogsRole: RoleV1; podLogsBinding: RoleBindingV1 } {
+    const { namespace, serviceAccountName } = this.platform;
+    const name = podLogsRoleName(serviceAccountName);
+    const podLogsRole = new RoleV1(this, 'cluster-ksa-pod-logs', {
+      metadata: { name, namespace },
+      rule: VERDICT_WRITER_RBAC_RULES.map((r) => ({ apiGroups: [...r.apiGroups], resources: [...r.resources], verbs: [...r.verbs] })),
+      dependsOn: [nodePool],
+    });
+    const podLogsBinding = new RoleBindingV1(this, 'cluster-ksa-pod-logs-binding', {
+      metadata: { name, namespace },
+      roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'Role', name: podLogsRole.metadata.name },
+      subject: [{ kind: 'ServiceAccount', name: serviceAccountName, namespace }],
+    });
+    return { podLogsRole, podLogsBinding };
   }
 }

@@ -230,6 +230,29 @@ describe('infra stack: identities and access', () => {
     expect(ksa.metadata.annotations['iam.gke.io/gcp-service-account']).toMatch(/identity_workload-sa_\w+\.email/);
   });
 
+  test("the KSA may read pods and their logs in its namespace, nothing more (a rehearsal's verdict writer reads the failed step's log)", () => {
+    const roles = Object.values(resources(synth, 'kubernetes_role_v1'));
+    expect(roles).toHaveLength(1);
+    expect(roles[0]).toEqual({
+      metadata: { name: 'tpu-post-train-workloads-pod-logs', namespace: 'default' },
+      rule: [
+        { api_groups: [''], resources: ['pods'], verbs: ['get', 'list'] },
+        { api_groups: [''], resources: ['pods/log'], verbs: ['get'] },
+      ],
+      depends_on: [expect.stringMatching(/^google_container_node_pool\./)],
+    });
+    const bindings = Object.values(resources(synth, 'kubernetes_role_binding_v1'));
+    expect(bindings).toEqual([
+      {
+        metadata: { name: 'tpu-post-train-workloads-pod-logs', namespace: 'default' },
+        role_ref: { api_group: 'rbac.authorization.k8s.io', kind: 'Role', name: expect.stringMatching(/^\$\{kubernetes_role_v1\.identity_cluster-ksa-pod-logs_\w+\.metadata\[0\]\.name\}$/) },
+        subject: [{ kind: 'ServiceAccount', name: 'tpu-post-train-workloads', namespace: 'default' }],
+      },
+    ]);
+    // The KSA is the one the verdict writer runs as.
+    expect(Object.values(resources(synth, 'kubernetes_service_account_v1'))[0].metadata.name).toBe(bindings[0].subject[0].name);
+  });
+
   test('the HF token secret is replicated in REGION only (gcp.resourceLocations refuses automatic replication unless global is allowed)', () => {
     expect(Object.values(resources(synth, 'google_secret_manager_secret')).map((s) => s.replication)).toEqual([
       { user_managed: { replicas: [{ location: 'us-east5' }] } },
