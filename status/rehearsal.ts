@@ -33,13 +33,23 @@ export function rehearsalVerdict(facts: RehearsalFacts, steps: readonly StepStat
 export type VerdictSource = { readonly record: string; readonly writtenAt: string } | { readonly computed: string };
 
 /**
- * The verdict from the Workflow's record: its steps, its first failure, with the log lines status read from the cluster
- * when the record has none (the engine has no logs) and they are the same step's.
+ * The verdict from the Workflow's record: its steps, its first failure with the log lines its writer read from the
+ * failed step's pod (kept in the record, so they show after the pods are gone); when the writer could not read them
+ * (linesMissing) and status read the same step's lines from the cluster, those instead.
  */
 export function verdictFromRecord(record: RehearsalRecord, computed: RehearsalVerdict): RehearsalVerdict {
   const f = record.firstFailure;
-  const lines = f && f.lines.length === 0 && computed.firstFailure?.step === f.step ? computed.firstFailure.lines : f?.lines;
-  return { verdict: record.verdict, key: record.key, of: record.of, passed: [...record.passed], ...(f ? { firstFailure: { ...f, lines: lines ?? [] } } : {}) };
+  const base = { verdict: record.verdict, key: record.key, of: record.of, passed: [...record.passed] };
+  if (!f) return base;
+  const fromCluster = f.lines.length === 0 && computed.firstFailure?.step === f.step && computed.firstFailure.lines.length > 0;
+  return { ...base, firstFailure: fromCluster ? { step: f.step, reason: f.reason, lines: computed.firstFailure!.lines } : { ...f, lines: [...f.lines] } };
+}
+
+/** Where a failure's lines came from, or why it has none: the line status prints above them. */
+function failureLogLines(f: NonNullable<RehearsalVerdict['firstFailure']>): string[] {
+  if (f.lines.length === 0) return f.linesMissing ? [`  first failure, no log lines: ${f.linesMissing}`] : [];
+  const from = f.logFrom ? ` (${f.logFrom.pod}/${f.logFrom.container}${f.logFrom.previous ? ', its run before the restart' : ''})` : '';
+  return [`  first failure, last lines of ${f.step}${from}:`, ...(f.linesCut ? [`    (${f.linesCut})`] : []), ...f.lines.map((l) => `    ${l}`)];
 }
 
 /** The text lines status prints under a rehearsal. */
@@ -57,7 +67,7 @@ export function rehearsalLines(facts: RehearsalFacts, v: RehearsalVerdict, sourc
     head,
     ...from,
     `  steps passed: ${v.passed.length > 0 ? v.passed.join(', ') : 'none yet'}`,
-    ...(v.firstFailure && v.firstFailure.lines.length > 0 ? [`  first failure, last lines of ${v.firstFailure.step}:`, ...v.firstFailure.lines.map((l) => `    ${l}`)] : []),
+    ...(v.firstFailure ? failureLogLines(v.firstFailure) : []),
     `  combination: ${facts.model} (${facts.hfRepo}@${facts.revision ?? 'head at run time'}), ${facts.method}, cut to ${facts.layers} layers, ${facts.steps} steps`,
     `  images (${pinned}): ${facts.images.join(', ')}`,
     `  versions: ${versions}`,

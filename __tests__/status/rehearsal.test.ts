@@ -147,6 +147,54 @@ describe("the verdict record the rehearsal's Workflow writes to the bucket (jobs
     expect(out.stdout).toContain('images (by tag: a tag moved since the rehearsal is not detected): ');
   });
 
+  /** The writer's record of a failed train with what its log reading left in it (jobs/rehearsal-record.ts VERDICT_WRITER; the reading itself: __tests__/models/verdict-log.test.ts). */
+  function failedRecord(log: Record<string, unknown>): string {
+    const r = JSON.parse(written('Failed', [{ displayName: 'train-wait', message: 'main: Error (exit code 64): failure condition', templateName: 'train-wait', phase: 'Failed' }]));
+    const { linesMissing: _, ...rest } = r.firstFailure;
+    return JSON.stringify({ ...r, firstFailure: { ...rest, ...log } });
+  }
+  /** train Failed, its pods gone (deleted with its JobSet's Jobs, or cleaned up): status has no lines of its own. */
+  function podsGone() {
+    const w = world('failed');
+    w.pods = [];
+    w.logs = {};
+    return w;
+  }
+
+  test("the record's log lines show when the pods are gone: which pod and container they came from, what the bounds cut", async () => {
+    const head = 'rh-rl-qwen3-r1-train-pathways-head-0-0-x7k2p';
+    const text = failedRecord({ lines: TRACE, logFrom: { pod: head, container: 'workload-container', chosen: 'its workload-container exited non-zero' }, linesCut: '3 earlier lines left out (over 16000 characters)' });
+    const api = await fake(podsGone());
+    const env = { ...kubeconfig(api.url), PATH: `${gcloudBin()}${path.delimiter}${process.env.PATH}`, STORAGE_EMULATOR_HOST: await fakeGcs({ [writer.recordPath]: text }) };
+    const json = await runCli(['status', 'rehearse-rl-qwen3', '--json'], env);
+    expect(json.code).toBe(1);
+    expect(JSON.parse(json.stdout).pipelines[0].rehearsal.firstFailure).toEqual({
+      step: 'train',
+      reason: 'main: Error (exit code 64): failure condition',
+      lines: TRACE,
+      logFrom: { pod: head, container: 'workload-container', chosen: 'its workload-container exited non-zero' },
+      linesCut: '3 earlier lines left out (over 16000 characters)',
+    });
+    const out = await runCli(['status', 'rehearse-rl-qwen3'], env);
+    expect(out.stdout).toMatch(new RegExp(` first failure, last lines of train \\(${head}/workload-container\\):\\n +\\(3 earlier lines left out \\(over 16000 characters\\)\\)\\n +Traceback \\(most recent call last\\):\\n`));
+    expect(out.stdout).toContain("    TypeError: unsupported operand type(s) for +: 'int' and 'str'");
+  });
+
+  test('a record whose writer could not read the log, pods gone: status says why there are no lines', async () => {
+    const text = failedRecord({ lines: [], linesMissing: 'HTTP 403 from /api/v1/namespaces/default/pods/x/log: forbidden' });
+    const api = await fake(podsGone());
+    const env = { ...kubeconfig(api.url), PATH: `${gcloudBin()}${path.delimiter}${process.env.PATH}`, STORAGE_EMULATOR_HOST: await fakeGcs({ [writer.recordPath]: text }) };
+    const out = await runCli(['status', 'rehearse-rl-qwen3'], env);
+    expect(out.code).toBe(1);
+    expect(out.stdout).toContain(' first failure, no log lines: HTTP 403 from /api/v1/namespaces/default/pods/x/log: forbidden');
+  });
+
+  test('a record with lines that are not text is not a record of this rehearsal', () => {
+    const { rehearsalRecordFromJson } = require('../../jobs/rehearsal-record') as typeof import('../../jobs/rehearsal-record');
+    expect(rehearsalRecordFromJson(failedRecord({ lines: TRACE }), rec.rehearsal!)).toBeDefined();
+    expect(rehearsalRecordFromJson(failedRecord({ lines: [1, 2] }), rec.rehearsal!)).toBeUndefined();
+  });
+
   test('the record decides over the steps: a Succeeded Workflow reads passed though the JobSets were already cleaned away', async () => {
     const api = await fake(Object.assign(emptyWorld(), { configMaps: [recordMap(rec, rehearsal.labels)] }));
     const env = { ...kubeconfig(api.url), PATH: `${gcloudBin()}${path.delimiter}${process.env.PATH}`, STORAGE_EMULATOR_HOST: await fakeGcs({ [writer.recordPath]: written('Succeeded', null) }) };
