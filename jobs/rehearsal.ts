@@ -387,6 +387,15 @@ export function rehearsalVerdictTexts(proof: Pick<RehearsalProof, 'pipeline' | '
   };
 }
 
+/**
+ * The `rehearsal` output's answer from the names the proof's listing found: the Terraform expression
+ * constructs/rehearsal-check.ts proofExpressions writes, in TypeScript (what the deploy says before the apply).
+ */
+export function rehearsalVerdictOf(proof: RehearsalProof, names: readonly string[]): string {
+  const t = rehearsalVerdictTexts(proof);
+  return names.includes(proof.exact) ? t.passed : names.length > 0 ? t.stale : t.none;
+}
+
 /** The `rehearsal` output of a pipeline that cannot be rehearsed on this infra. */
 export function rehearsalUnavailableText(pipeline: string, why: string): string {
   return `none: ${pipeline} cannot be rehearsed on this infra: ${why}`;

@@ -23,8 +23,11 @@
 // would hold the lock and be re-run on every apply), and a wait that times out or is interrupted (Ctrl-C, a closed
 // laptop) changes nothing in the cluster or the state. Its result never changes the deploy's exit status.
 //
-// Before that wait it prints, for each of those pipelines, whether a passing rehearsal of exactly this combination
-// exists: the stack's `rehearsal` output (`terraform output -raw rehearsal` in its working folder; read-only).
+// Whether a passing rehearsal of exactly this combination exists, for each pipeline stack a deploy names (not the
+// rehearsals), is said twice: BEFORE cdktf starts (so before anything is spent), from the same bucket listing the plan's
+// data source makes (`node dist/status/cli.js rehearsal-check <pipelines>`: read-only, the user's gcloud login, one
+// list request per pipeline, no second plan), and again after the apply from the stack's `rehearsal` output
+// (`terraform output -raw rehearsal` in its working folder; read-only), which is what the plan itself computed.
 //
 // Exit status: the check's when it fails, else cdktf's (128 + the signal number when a signal ended it).
 import { spawnSync } from 'node:child_process';
@@ -95,8 +98,11 @@ function main(argv) {
     const moved = exitOf(spawnSync(process.execPath, [...appArgs(), '--migrate-state', ...stacks], { cwd: ROOT, env, stdio: 'inherit' }));
     if (moved !== 0) return moved;
   }
+  const named = command === 'deploy' ? pipelineStacks(cdktfArgs) : [];
+  const toCheck = named.filter((p) => !p.startsWith(REHEARSE_PREFIX));
+  if (toCheck.length > 0) spawnSync(process.execPath, rehearsalCheckArgs(toCheck), { cwd: ROOT, env, stdio: 'inherit' });
   const deployed = exitOf(spawnSync('cdktf', [command, ...cdktfArgs], { cwd: ROOT, env, stdio: 'inherit' }));
-  const pipelines = command === 'deploy' && deployed === 0 ? pipelineStacks(cdktfArgs) : [];
+  const pipelines = deployed === 0 ? named : [];
   const outdir = given >= 0 ? cdktfArgs[given + 1] : environment.outdir;
   for (const line of rehearsalLines(pipelines, outdir)) process.stdout.write(`${line}\n`);
   if (pipelines.length > 0) {
@@ -105,6 +111,15 @@ function main(argv) {
     process.stdout.write(`\nThe pipeline runs in the cluster; follow it with: ${followCommand(pipelines)}\n`);
   }
   return deployed;
+}
+
+/**
+ * What the deploy runs before cdktf, for the pipeline stacks it names (not the rehearsals): the status CLI's
+ * `rehearsal-check` (status/rehearsal.ts rehearsalBeforeApply), the same bucket listing the plan's data source makes,
+ * read-only, with the user's gcloud login; its exit status changes nothing.
+ */
+export function rehearsalCheckArgs(pipelines) {
+  return [path.join(ROOT, 'dist', 'status', 'cli.js'), 'rehearsal-check', ...pipelines];
 }
 
 /** The output every pipeline stack has (jobs/rehearsal.ts REHEARSAL_OUTPUT). */

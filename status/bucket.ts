@@ -67,3 +67,44 @@ export function gcsReader(options: { endpoint: string; token: () => Promise<stri
     }
   };
 }
+
+/** Pages of an object listing read at most (1,000 names a page: Cloud Storage "Objects: list" maxResults default). */
+export const MAX_LIST_PAGES = 20;
+
+/** What a listing found: the names, or the reason it could not list. */
+export type ObjectNames = { readonly names: readonly string[] } | { readonly problem: string };
+
+/**
+ * Lists the names of the bucket's objects matching a glob as the pipelines' rehearsal data source does (hashicorp/google
+ * provider `google_storage_bucket_objects`: `GET b/<bucket>/o?matchGlob=<glob>`, following `nextPageToken`; an answer
+ * without `items` is an empty list), at most MAX_LIST_PAGES pages. Read-only; every failure is a reason.
+ */
+export function gcsLister(options: { endpoint: string; token: () => Promise<string>; timeoutMs: number }): (bucket: string, glob: string) => Promise<ObjectNames> {
+  return async (bucket, glob) => {
+    let token: string;
+    try {
+      token = await options.token();
+    } catch (err) {
+      return { problem: (err as Error).message };
+    }
+    const names: string[] = [];
+    let page: string | undefined;
+    try {
+      for (let i = 0; i < MAX_LIST_PAGES; i++) {
+        const query = new URLSearchParams({ matchGlob: glob, fields: 'items(name),nextPageToken', ...(page ? { pageToken: page } : {}) });
+        const res = await fetch(`${options.endpoint.replace(/\/$/, '')}/storage/v1/b/${encodeURIComponent(bucket)}/o?${query}`, { headers: { Authorization: `Bearer ${token}` }, signal: AbortSignal.timeout(options.timeoutMs) });
+        if (res.status === 401 || res.status === 403) return { problem: `HTTP ${res.status}: your gcloud login may not list gs://${bucket} (roles/storage.objectViewer)` };
+        if (res.status === 404) return { problem: `gs://${bucket} does not exist (deploy infra first)` };
+        if (!res.ok) return { problem: `HTTP ${res.status} from Cloud Storage` };
+        const body = (await res.json()) as { items?: Array<{ name?: unknown }>; nextPageToken?: unknown };
+        names.push(...(body.items ?? []).map((o) => o.name).filter((n): n is string => typeof n === 'string'));
+        if (typeof body.nextPageToken !== 'string' || body.nextPageToken === '') return { names };
+        page = body.nextPageToken;
+      }
+      return { problem: `more than ${MAX_LIST_PAGES} pages of objects match ${glob}` };
+    } catch (err) {
+      const e = err as Error;
+      return { problem: e.name === 'TimeoutError' ? `no answer within ${options.timeoutMs / 1000} s` : e.message };
+    }
+  };
+}

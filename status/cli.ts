@@ -40,9 +40,9 @@ import type { Cluster, ClusterError } from './cluster';
 import { defaultLogStep, exitCode, isDone, logRequests, mainPodOf, pipelineStatus, PipelineStatus } from './model';
 import { renderText, toJson } from './render';
 import { renderServe, ServeSnapshot, serveExit, serveStatus } from './serve';
-import { gcloudToken, GCS_ENDPOINT, gcsReader } from './bucket';
+import { gcloudToken, GCS_ENDPOINT, gcsLister, gcsReader } from './bucket';
 import { ObjectReader, withEvalFiles } from './eval';
-import { withRehearsalRecords } from './rehearsal';
+import { rehearsalBeforeApply, withRehearsalRecords } from './rehearsal';
 import { withDownloadedCommits } from './run-record';
 import { SERVE_LABEL, SERVE_STACK_PREFIX as SERVE_PREFIX, serveNames } from '../jobs/serve';
 
@@ -736,6 +736,28 @@ function workflowsUi(io: Io): number {
   return 0;
 }
 
+/**
+ * `rehearsal-check <pipeline>...` (what `npm run deploy` runs before its apply, scripts/cdktf.mjs): one line per
+ * pipeline, whether a passing rehearsal of exactly this combination exists (status/rehearsal.ts rehearsalBeforeApply).
+ * Reads the bucket only (the user's gcloud login), never the cluster. Exit 0 unless the arguments are wrong: the
+ * deploy goes on whatever it says (`requireRehearsal` is the plan's to refuse).
+ */
+async function rehearsalCheck(argv: string[], io: Io): Promise<number> {
+  const { values, positionals } = parse(argv, { timeout: { type: 'string' } });
+  const requestTimeout = timeoutMs(values.timeout);
+  const { pipelines, preflight } = loadDeployment({ env: io.env });
+  if (positionals.length === 0) throw new UsageError('rehearsal-check takes the pipelines to check, got none');
+  for (const n of positionals.filter((x) => !pipelines.some((p) => p.name === x))) io.stdout.write(`Rehearsal of ${n}: not known (not a pipeline this config builds)\n`);
+  const chosen = pipelines.filter((p) => positionals.includes(p.name));
+  if (preflight.placeholders.length > 0) {
+    for (const p of chosen) io.stdout.write(`Rehearsal of ${p.name}: not known before the apply (the config still has placeholders: ${preflight.placeholders.map((x) => x.env).join(', ')})\n`);
+    return EXIT.completed;
+  }
+  const list = gcsLister({ endpoint: io.env.STORAGE_EMULATOR_HOST || GCS_ENDPOINT, token: gcloudToken(requestTimeout), timeoutMs: requestTimeout });
+  for (const line of await rehearsalBeforeApply(chosen, list)) io.stdout.write(`${line}\n`);
+  return EXIT.completed;
+}
+
 /** Runs `status <args>`, `logs <args>` or `workflows-ui`; resolves to the exit status. */
 export async function main(argv: string[], raw: Io = { stdout: process.stdout, stderr: process.stderr, env: process.env }): Promise<number> {
   // Everything status and logs print comes from the cluster (pod messages, events, logs): one redaction on the way out.
@@ -748,7 +770,8 @@ export async function main(argv: string[], raw: Io = { stdout: process.stdout, s
       if (command === 'status') return await status(rest, io);
       if (command === 'logs') return await logs(rest, { ...io, stdout: raw.stdout });
       if (command === 'workflows-ui') return workflowsUi(io);
-      throw new UsageError(`the first argument must be 'status', 'logs' or 'workflows-ui', got '${command ?? ''}'`);
+      if (command === 'rehearsal-check') return await rehearsalCheck(rest, io);
+      throw new UsageError(`the first argument must be 'status', 'logs', 'workflows-ui' or 'rehearsal-check', got '${command ?? ''}'`);
     } catch (err) {
       if (err instanceof UsageError) {
         io.stderr.write(`${name}: ${err.message}\n${name === 'logs' ? LOGS_USAGE : STATUS_USAGE}`);

@@ -6,7 +6,8 @@
  * present; until then, or when it cannot be read, the verdict is computed from the steps' states. Pure but for the
  * reader it is given.
  */
-import type { RehearsalFacts } from '../jobs/rehearsal';
+import { RehearsalCheckPlan, RehearsalFacts, rehearsalUnavailableText, rehearsalVerdictOf } from '../jobs/rehearsal';
+import type { ObjectNames } from './bucket';
 import { RehearsalRecord, rehearsalRecordFromJson, RehearsalVerdict } from '../jobs/rehearsal-record';
 import type { ObjectReader } from './eval';
 import type { StepStatus } from './model';
@@ -106,4 +107,26 @@ export async function withRehearsalRecords<S extends WithRehearsal>(
     }),
   );
   return { statuses: out, notes };
+}
+
+/**
+ * What `npm run deploy -- <pipeline>` says before it applies: whether a passing rehearsal of exactly this combination
+ * exists, from the same listing the plan's data source makes (constructs/rehearsal-check.ts), read once, read-only,
+ * before Terraform runs. A listing that fails says why; the apply's `rehearsal` output still says it after.
+ */
+export async function rehearsalBeforeApply(
+  pipelines: ReadonlyArray<{ readonly name: string; readonly rehearsalCheck?: RehearsalCheckPlan }>,
+  list: (bucket: string, glob: string) => Promise<ObjectNames>,
+): Promise<string[]> {
+  return Promise.all(
+    pipelines.map(async (p) => {
+      const check = p.rehearsalCheck;
+      if (!check) return `Rehearsal of ${p.name} (before the apply): none: not a pipeline that can be rehearsed`;
+      if ('unavailable' in check) return `Rehearsal of ${p.name} (before the apply): ${rehearsalUnavailableText(p.name, check.unavailable)}`;
+      const got = await list(check.proof.bucket, check.proof.glob);
+      if ('problem' in got) return `Rehearsal of ${p.name}: not known before the apply (listing gs://${check.proof.bucket}/${check.proof.glob}: ${got.problem}); the apply's \`rehearsal\` output says it after`;
+      const required = check.required ? '; requireRehearsal: the plan fails without it' : '';
+      return `Rehearsal of ${p.name} (before the apply): ${rehearsalVerdictOf(check.proof, got.names)}${required}`;
+    }),
+  );
 }

@@ -147,6 +147,15 @@ describe('every pipeline: the plan lists the proofs and the output says passed, 
     expect(r.output).toContain('stale: a rehearsal of rl-qwen3 exists for another combination (another image tag,');
   });
 
+  terraformTest("the deploy's line before the apply (jobs/rehearsal.ts rehearsalVerdictOf) is Terraform's own answer for the same listing", () => {
+    const { rehearsalVerdictOf } = require('../../jobs/rehearsal') as typeof import('../../jobs/rehearsal');
+    const other = proofOf(loadDeployment({ env: ONE_HOST, file: requiring('us-docker.pkg.dev/cloud-tpu-images/maxtext-images/tpu_post_training:0.2.3') })).exact;
+    for (const names of [[proof.exact], [other, proof.exact], [other], []]) {
+      const r = evaluate(stack, names.map((name) => ({ name })));
+      expect([names, r.output]).toEqual([names, expect.stringContaining(`rehearsal = ${JSON.stringify(rehearsalVerdictOf(proof, names))}`)]);
+    }
+  });
+
   test('no single-host pool: no data source; the output says why it cannot be rehearsed', () => {
     const none = synth({}, file);
     expect(none.data?.google_storage_bucket_objects).toBeUndefined();

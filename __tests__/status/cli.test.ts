@@ -366,7 +366,7 @@ describe('usage', () => {
     [['logs'], 'logs: expected <pipeline> [step], got nothing'],
     [['logs', 'rl-qwen3', 'serve'], "logs: step must be one of to-maxtext, train, to-hf, eval, got 'serve'"],
     [['logs', 'rl-qwen3', '--tail'], "logs: Unknown option '--tail'"],
-    [[], "status: the first argument must be 'status', 'logs' or 'workflows-ui', got ''"],
+    [[], "status: the first argument must be 'status', 'logs', 'workflows-ui' or 'rehearsal-check', got ''"],
   ])('%j exits 2: %s', async (args, message) => {
     const r = await runCli(args, { HOME: '/nonexistent-home' });
     expect(r.code).toBe(2);
