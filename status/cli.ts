@@ -63,6 +63,8 @@ export const REPORTS_DIR = 'reports/runs';
 const STATUS_USAGE = `usage: npm run status [-- <pipeline>...] [--watch | --until-started <seconds>] [--interval <seconds>] [--json] [--lineage]
        npm run status -- <pipeline> --report [--out <file>]
        npm run status -- serve-<pipeline>... [--json]
+       node dist/status/cli.js rehearsal-check <pipeline>...   (what npm run deploy runs before its apply: whether a
+       passing rehearsal of exactly this combination exists, from the bucket's listing; no cluster)
 
 One line per pipeline step: not-created | queued | pending | running | stalled | completed | failed, with why
 (Kueue's message and what holds the quota; the pod's reason and the fix; progress and ETA; a stall: no new

@@ -367,6 +367,8 @@ describe('usage', () => {
     [['logs', 'rl-qwen3', 'serve'], "logs: step must be one of to-maxtext, train, to-hf, eval, got 'serve'"],
     [['logs', 'rl-qwen3', '--tail'], "logs: Unknown option '--tail'"],
     [[], "status: the first argument must be 'status', 'logs', 'workflows-ui' or 'rehearsal-check', got ''"],
+    [['rehearsal-check'], 'status: rehearsal-check takes the pipelines to check, got none'],
+    [['rehearsal-check', 'rl-qwen3', '--bogus'], "status: Unknown option '--bogus'"],
   ])('%j exits 2: %s', async (args, message) => {
     const r = await runCli(args, { HOME: '/nonexistent-home' });
     expect(r.code).toBe(2);
