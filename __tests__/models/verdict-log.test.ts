@@ -276,3 +276,11 @@ test('a Succeeded rehearsal reads nothing from the cluster', async () => {
   expect(record.verdict).toBe('passed');
   expect(api.requests).toEqual([]);
 });
+
+test('a Workflow that ended Error with no step among the failures (its deadline): no step log to read, said, nothing read', async () => {
+  api.world = failedTrain(TRACE);
+  const { record } = await run(container().command, { WORKFLOW_STATUS: 'Error', WORKFLOW_FAILURES_B64: Buffer.from(JSON.stringify('null')).toString('base64') });
+  expect(record.firstFailure).toEqual({ step: 'workflow', reason: 'Error', lines: [], linesMissing: 'no step failed: the Workflow ended Error' });
+  expect(record.passed).toEqual([]);
+  expect(api.requests).toEqual([]);
+});
