@@ -35,9 +35,13 @@ export interface IdentityProps {
  * node pool exist: the identity pool `<project>.svc.id.goog` appears with the first Workload Identity cluster, and the
  * KSA needs the API server. Both are created with those dependencies (props, not assignments afterwards).
  *
- * With the KSA comes a Role `<ksa>-pod-logs` bound to it in the same namespace: `get,list` on pods and `get` on
- * pods/log (jobs/rehearsal-record.ts VERDICT_WRITER_RBAC_RULES), what a rehearsal's verdict writer needs to put the
- * failed step's last log lines into its record. Nothing else: no secrets, no other namespace, no write.
+ * Beside it, a second KSA `<cluster>-workloads-verdict` (jobs/platform.ts verdictKsaNameOf) that a rehearsal's verdict
+ * writer runs as (jobs/rehearsal-record.ts verdictWriter), bound by Workload Identity to the same workload GSA (it writes
+ * `<export>.rehearsal.json` to the bucket and mounts the HF token, which it redacts, as the steps do), and the only
+ * subject of a Role `<verdict ksa>-pod-logs` in the same namespace: `get,list` on pods and `get` on pods/log
+ * (jobs/rehearsal-record.ts VERDICT_WRITER_RBAC_RULES), what the writer needs to put the failed step's last log lines
+ * into its record. Nothing else: no secrets, no other namespace, no write. The pipeline steps (users' reward code
+ * included) keep running as the workload KSA, which is bound to no Role here.
  */
 
 /** What the workload bindings wait for. */
@@ -51,12 +55,15 @@ export interface WorkloadBindingProps {
 export interface WorkloadBindings {
   readonly workloadIdentityBinding: ServiceAccountIamMember;
   readonly kubernetesServiceAccount: ServiceAccountV1;
-  /** The KSA's pod and log reads in its namespace (the rehearsal verdict writer's), and their binding. */
+  /** The verdict writer's KSA and its Workload Identity binding (to the workload GSA). */
+  readonly verdictIdentityBinding: ServiceAccountIamMember;
+  readonly verdictServiceAccount: ServiceAccountV1;
+  /** The verdict writer's pod and log reads in its namespace, and their binding to its KSA alone. */
   readonly podLogsRole: RoleV1;
   readonly podLogsBinding: RoleBindingV1;
 }
 
-/** Name of the Role that lets the workload KSA read pods and their logs in its namespace. */
+/** Name of the Role that lets the verdict writer's KSA read pods and their logs in its namespace. */
 export function podLogsRoleName(serviceAccountName: string): string {
   return `${serviceAccountName}-pod-logs`;
 }
@@ -104,33 +111,45 @@ export class Identity extends Construct {
         member: workloadIdentityMember(platform.project, platform.namespace, platform.serviceAccountName),
         dependsOn: [props.cluster],
       }),
-      kubernetesServiceAccount: new ServiceAccountV1(this, 'cluster-ksa', {
-        metadata: {
-          name: platform.serviceAccountName,
-          namespace: platform.namespace,
-          annotations: { 'iam.gke.io/gcp-service-account': this.workloadServiceAccount.email },
-        },
-        dependsOn: [props.nodePool],
-      }),
-      ...this.podLogs(props.nodePool),
+      kubernetesServiceAccount: this.workloadKsa('cluster-ksa', platform.serviceAccountName, props.nodePool),
+      ...this.verdictWriter(props),
     };
     return this.bindings;
   }
 
-  /** The Role and RoleBinding of the KSA's pod and log reads (ids `cluster-ksa-pod-logs`, `cluster-ksa-pod-logs-binding`). */
-  private podLogs(nodePool: ITerraformDependable): { podLogsRole: RoleV1; podLogsBinding: RoleBindingV1 } {
-    const { namespace, serviceAccountName } = this.platform;
-    const name = podLogsRoleName(serviceAccountName);
-    const podLogsRole = new RoleV1(this, 'cluster-ksa-pod-logs', {
-      metadata: { name, namespace },
-      rule: VERDICT_WRITER_RBAC_RULES.map((r) => ({ apiGroups: [...r.apiGroups], resources: [...r.resources], verbs: [...r.verbs] })),
+  /** A KSA in the pipelines' namespace that acts as the workload GSA (Workload Identity annotation), after a node pool. */
+  private workloadKsa(id: string, name: string, nodePool: ITerraformDependable): ServiceAccountV1 {
+    return new ServiceAccountV1(this, id, {
+      metadata: { name, namespace: this.platform.namespace, annotations: { 'iam.gke.io/gcp-service-account': this.workloadServiceAccount.email } },
       dependsOn: [nodePool],
     });
-    const podLogsBinding = new RoleBindingV1(this, 'cluster-ksa-pod-logs-binding', {
+  }
+
+  /**
+   * The verdict writer's KSA (`cluster-verdict-ksa`), its Workload Identity binding to the workload GSA
+   * (`cluster-verdict-workload-identity`), and the Role and RoleBinding of its pod and log reads
+   * (`cluster-verdict-pod-logs`, `cluster-verdict-pod-logs-binding`), bound to it alone.
+   */
+  private verdictWriter(props: WorkloadBindingProps): Pick<WorkloadBindings, 'verdictIdentityBinding' | 'verdictServiceAccount' | 'podLogsRole' | 'podLogsBinding'> {
+    const { project, namespace, verdictServiceAccountName } = this.platform;
+    const verdictIdentityBinding = new ServiceAccountIamMember(this, 'cluster-verdict-workload-identity', {
+      serviceAccountId: this.workloadServiceAccount.name,
+      role: 'roles/iam.workloadIdentityUser',
+      member: workloadIdentityMember(project, namespace, verdictServiceAccountName),
+      dependsOn: [props.cluster],
+    });
+    const verdictServiceAccount = this.workloadKsa('cluster-verdict-ksa', verdictServiceAccountName, props.nodePool);
+    const name = podLogsRoleName(verdictServiceAccountName);
+    const podLogsRole = new RoleV1(this, 'cluster-verdict-pod-logs', {
+      metadata: { name, namespace },
+      rule: VERDICT_WRITER_RBAC_RULES.map((r) => ({ apiGroups: [...r.apiGroups], resources: [...r.resources], verbs: [...r.verbs] })),
+      dependsOn: [props.nodePool],
+    });
+    const podLogsBinding = new RoleBindingV1(this, 'cluster-verdict-pod-logs-binding', {
       metadata: { name, namespace },
       roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'Role', name: podLogsRole.metadata.name },
-      subject: [{ kind: 'ServiceAccount', name: serviceAccountName, namespace }],
+      subject: [{ kind: 'ServiceAccount', name: verdictServiceAccountName, namespace }],
     });
-    return { podLogsRole, podLogsBinding };
+    return { verdictIdentityBinding, verdictServiceAccount, podLogsRole, podLogsBinding };
   }
 }

@@ -45,6 +45,11 @@ export interface Platform {
   readonly tpuGroups: readonly TpuPoolGroup[];
   /** Kubernetes service account every pipeline pod runs as, `<cluster>-workloads` (Workload Identity -> workloadGsaEmail). */
   readonly serviceAccountName: string;
+  /**
+   * Kubernetes service account a rehearsal's verdict writer runs as, `<cluster>-workloads-verdict` (verdictKsaNameOf):
+   * the only one that may read the namespace's pods and logs; Workload Identity -> workloadGsaEmail, as the steps.
+   */
+  readonly verdictServiceAccountName: string;
   /** Google service account ids (the part before `@`) and emails. */
   readonly nodeGsaId: string;
   readonly nodeGsaEmail: string;
@@ -118,6 +123,15 @@ export function workloadKsaNameOf(clusterName: string): string {
   return `${clusterName}-workloads`;
 }
 
+/**
+ * The Kubernetes service account a rehearsal's verdict writer runs as: `<cluster>-workloads-verdict`. Its own, so that
+ * the Role that reads the namespace's pods and logs (constructs/identity.ts) is bound to the writer alone, never to the
+ * KSA every pipeline step (users' reward code included) runs as. The cluster in its name, as workloadKsaNameOf says why.
+ */
+export function verdictKsaNameOf(clusterName: string): string {
+  return `${workloadKsaNameOf(clusterName)}-verdict`;
+}
+
 /** Workload Identity's IAM member for a KSA: `serviceAccount:<project>.svc.id.goog[<namespace>/<ksa>]`. */
 export function workloadIdentityMember(project: string, namespace: string, ksa: string): string {
   return `serviceAccount:${project}.svc.id.goog[${namespace}/${ksa}]`;
@@ -141,6 +155,7 @@ export function derivePlatform(input: PlatformInput): Platform {
       poolNames: Array.from({ length: group.count }, (_, i) => `tpu-${sliceShapeName(group.slice)}-${i}`),
     })),
     serviceAccountName: workloadKsaNameOf(input.clusterName),
+    verdictServiceAccountName: verdictKsaNameOf(input.clusterName),
     nodeGsaId,
     nodeGsaEmail: email(nodeGsaId),
     workloadGsaId,

@@ -112,7 +112,8 @@ export const VERDICT_LOG = { lines: 50, lineChars: 500, totalChars: 16_000, keep
 export const SERVICE_ACCOUNT_DIR = '/var/run/secrets/kubernetes.io/serviceaccount';
 /**
  * What the writer's service account may do, and nothing more (a Role in the pipelines' namespace, constructs/identity.ts):
- * list the failed step's pods by their JobSet label, get one, and read its log.
+ * list the failed step's pods by their JobSet label, get one, and read its log. Bound to the writer's own KSA
+ * (Platform.verdictServiceAccountName), never to the one the pipeline steps run as.
  */
 export const VERDICT_WRITER_RBAC_RULES: readonly { readonly apiGroups: readonly string[]; readonly resources: readonly string[]; readonly verbs: readonly string[] }[] = [
   { apiGroups: [''], resources: ['pods'], verbs: ['get', 'list'] },
@@ -315,16 +316,17 @@ export interface VerdictWriter {
 export const VERDICT_ENV = { WORKFLOW_STATUS: '{{workflow.status}}', WORKFLOW_FAILURES_B64: '{{=sprig.b64enc(workflow.failures)}}' } as const;
 
 /**
- * The verdict writer of a built rehearsal: one pod on the CPU pool, as the workload service account (it writes to the
- * bucket as the steps do, and reads the failed step's pods and log with VERDICT_WRITER_RBAC_RULES), in the pipeline's
- * queue, with the MaxText image (python3 and gcsfs, which the steps' run records use), no restart.
+ * The verdict writer of a built rehearsal: one pod on the CPU pool, as its own KSA (Platform.verdictServiceAccountName:
+ * Workload Identity to the workload GSA, so it writes to the bucket and mounts the HF token as the steps do; the only
+ * KSA bound to VERDICT_WRITER_RBAC_RULES, to read the failed step's pods and log), in the pipeline's queue, with the
+ * MaxText image (python3 and gcsfs, which the steps' run records use), no restart.
  */
 export function verdictWriter(
   built: { readonly name: string; readonly image: string; readonly namespace: string; readonly steps: ReadonlyArray<VerdictStepInput>; readonly paths: { readonly hfExportDir: string } },
   facts: RehearsalFacts,
   jobSetPrefix: string,
   runId: string,
-  platform: Pick<Platform, 'serviceAccountName' | 'localQueue' | 'cpuPool'>,
+  platform: Pick<Platform, 'verdictServiceAccountName' | 'localQueue' | 'cpuPool'>,
 ): VerdictWriter {
   const recordPath = rehearsalRecordPath(built.paths.hfExportDir);
   const jobSetName = `${jobSetPrefix}-${runId}-${VERDICT_STEP}`;
@@ -336,7 +338,7 @@ export function verdictWriter(
       namespace: built.namespace,
       pod: {
         pipeline: built.name,
-        serviceAccountName: platform.serviceAccountName,
+        serviceAccountName: platform.verdictServiceAccountName,
         labels: { [PIPELINE_LABELS.partOf]: PART_OF, [PIPELINE_LABELS.step]: VERDICT_STEP, [QUEUE_LABEL]: platform.localQueue },
       },
       maxRestarts: 0,

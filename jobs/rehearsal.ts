@@ -281,7 +281,7 @@ export function asRehearsal<
   built: P,
   pipeline: string,
   versions: RehearsalFacts['versions'],
-  platform: Pick<Platform, 'serviceAccountName' | 'localQueue' | 'cpuPool'>,
+  platform: Pick<Platform, 'verdictServiceAccountName' | 'localQueue' | 'cpuPool'>,
 ): P & { readonly rehearsal: RehearsalFacts; readonly verdictWriter: VerdictWriter } {
   const r = built.recipe;
   const layers = r.train.args['base_num_decoder_layers'];

@@ -107,6 +107,23 @@ describe('REHEARSE (what npm run deploy -- rehearse-<pipeline> sets)', () => {
     const tf = JSON.parse(fs.readFileSync(path.join(outdir, 'stacks', 'rehearse-rl-qwen3', 'cdk.tf.json'), 'utf8'));
     expect(tf.output.train_jobset.value).toBe('rh-rl-qwen3-r1-train');
   });
+
+  test("the synthesized verdict writer's pod runs as the writer's own KSA (the one infra binds the pod-logs Role to); every step's pods as the workload KSA", () => {
+    const d = loadDeployment({ env: { ...ONE_HOST, REHEARSE: 'rl-qwen3' } });
+    const outdir = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'tpt-rehearse-ksa-')), 'out');
+    composeApp(d, { outdir }).app.synth();
+    const tf = JSON.parse(fs.readFileSync(path.join(outdir, 'stacks', 'rehearse-rl-qwen3', 'cdk.tf.json'), 'utf8'));
+    const workflow = Object.values(tf.resource.kubernetes_manifest as Record<string, { manifest: any }>).map((r) => r.manifest).find((m) => m.kind === 'Workflow');
+    const created = workflow.spec.templates.filter((t: any) => t.resource?.action === 'create').map((t: any) => ({ template: t.name, jobSet: JSON.parse(t.resource.manifest) }));
+    const accounts = (js: any): string[] => js.spec.replicatedJobs.map((r: any) => r.template.spec.template.spec.serviceAccountName);
+    const writer = created.find((c: any) => c.template === 'rehearsal-verdict-create');
+    expect(accounts(writer.jobSet)).toEqual([d.platform.verdictServiceAccountName]);
+    expect(d.platform.verdictServiceAccountName).toBe('tpu-post-train-workloads-verdict');
+    const steps = created.filter((c: any) => c !== writer);
+    expect(steps.map((c: any) => c.template)).toEqual(['to-maxtext', 'train', 'to-hf', 'eval']);
+    for (const c of steps) expect(new Set(accounts(c.jobSet))).toEqual(new Set([d.platform.serviceAccountName]));
+    expect(d.platform.serviceAccountName).toBe('tpu-post-train-workloads');
+  });
 });
 
 describe('errors: exit 1 at synth, naming REHEARSE and the key', () => {

@@ -68,16 +68,24 @@ test('Identity.bindWorkloads: the binding waits for the cluster and the KSA for 
   const identity = new Identity(stack, 'identity', { platform: examplePlatform() });
   const cluster = new GkeCluster(stack, 'gke', base);
   const pool = cluster.addCpuPool('system-pool', { name: 'system', machineType: 'e2-standard-8', nodeCount: 1 });
-  const { workloadIdentityBinding, kubernetesServiceAccount } = identity.bindWorkloads({ cluster: cluster.cluster, nodePool: pool.pool });
-  expect(workloadIdentityBinding.node.path).toBe('s/identity/cluster-workload-identity');
-  expect(kubernetesServiceAccount.node.path).toBe('s/identity/cluster-ksa');
+  const b = identity.bindWorkloads({ cluster: cluster.cluster, nodePool: pool.pool });
+  expect(b.workloadIdentityBinding.node.path).toBe('s/identity/cluster-workload-identity');
+  expect(b.kubernetesServiceAccount.node.path).toBe('s/identity/cluster-ksa');
+  // The rehearsal verdict writer's own KSA, its Workload Identity binding, and its pod-logs Role and binding.
+  expect([b.verdictIdentityBinding, b.verdictServiceAccount, b.podLogsRole, b.podLogsBinding].map((c) => c.node.path)).toEqual([
+    's/identity/cluster-verdict-workload-identity',
+    's/identity/cluster-verdict-ksa',
+    's/identity/cluster-verdict-pod-logs',
+    's/identity/cluster-verdict-pod-logs-binding',
+  ]);
   const out = JSON.parse(Testing.synth(stack));
-  expect(Object.values(out.resource.google_service_account_iam_member)[0]).toMatchObject({
-    depends_on: [expect.stringMatching(/^google_container_cluster\.gke_cluster_/)],
-  });
-  expect(Object.values(out.resource.kubernetes_service_account_v1)[0]).toMatchObject({
-    depends_on: [expect.stringMatching(/^google_container_node_pool\.system-pool_/)],
-  });
+  for (const binding of Object.values(out.resource.google_service_account_iam_member)) {
+    expect(binding).toMatchObject({ depends_on: [expect.stringMatching(/^google_container_cluster\.gke_cluster_/)] });
+  }
+  expect(Object.values(out.resource.kubernetes_service_account_v1)).toHaveLength(2);
+  for (const ksa of Object.values(out.resource.kubernetes_service_account_v1)) {
+    expect(ksa).toMatchObject({ depends_on: [expect.stringMatching(/^google_container_node_pool\.system-pool_/)] });
+  }
   expect(() => identity.bindWorkloads({ cluster: cluster.cluster, nodePool: pool.pool })).toThrow('s/identity: bindWorkloads was already called');
 });
 

@@ -219,22 +219,42 @@ describe('infra stack: identities and access', () => {
   });
 
   test('Workload Identity: the KSA is annotated and bound to the workload GSA', () => {
-    const binding = Object.values(resources(synth, 'google_service_account_iam_member'))[0];
+    const byKsa = (name: string) => Object.values(resources(synth, 'google_service_account_iam_member')).find((b) => b.member.endsWith(`/${name}]`));
+    const binding = byKsa('tpu-post-train-workloads');
     expect(binding).toMatchObject({
       role: 'roles/iam.workloadIdentityUser',
       member: 'serviceAccount:my-tpu-project.svc.id.goog[default/tpu-post-train-workloads]',
     });
+    expect(binding.service_account_id).toMatch(/identity_workload-sa_\w+\.name/);
     expect(binding.depends_on).toEqual([expect.stringMatching(/^google_container_cluster\./), 'google_project_service.api-iam']);
-    const ksa = Object.values(resources(synth, 'kubernetes_service_account_v1'))[0];
+    const ksa = Object.values(resources(synth, 'kubernetes_service_account_v1')).find((k) => k.metadata.name === 'tpu-post-train-workloads');
     expect(ksa.metadata).toMatchObject({ name: 'tpu-post-train-workloads', namespace: 'default' });
     expect(ksa.metadata.annotations['iam.gke.io/gcp-service-account']).toMatch(/identity_workload-sa_\w+\.email/);
   });
 
-  test("the KSA may read pods and their logs in its namespace, nothing more (a rehearsal's verdict writer reads the failed step's log)", () => {
+  test("the verdict writer's own KSA: annotated with the workload GSA and bound to it by Workload Identity, as the steps' KSA", () => {
+    const bindings = Object.values(resources(synth, 'google_service_account_iam_member'));
+    expect(bindings.map((b) => b.member).sort()).toEqual([
+      'serviceAccount:my-tpu-project.svc.id.goog[default/tpu-post-train-workloads-verdict]',
+      'serviceAccount:my-tpu-project.svc.id.goog[default/tpu-post-train-workloads]',
+    ]);
+    const verdict = bindings.find((b) => b.member.endsWith('/tpu-post-train-workloads-verdict]'));
+    expect(verdict).toMatchObject({ role: 'roles/iam.workloadIdentityUser', service_account_id: expect.stringMatching(/^\$\{google_service_account\.identity_workload-sa_\w+\.name\}$/) });
+    expect(verdict.depends_on).toEqual([expect.stringMatching(/^google_container_cluster\./), 'google_project_service.api-iam']);
+    const ksas = Object.values(resources(synth, 'kubernetes_service_account_v1'));
+    expect(ksas.map((k) => k.metadata.name).sort()).toEqual(['tpu-post-train-workloads', 'tpu-post-train-workloads-verdict']);
+    const ksa = ksas.find((k) => k.metadata.name === 'tpu-post-train-workloads-verdict');
+    expect(ksa).toEqual({
+      metadata: { name: 'tpu-post-train-workloads-verdict', namespace: 'default', annotations: { 'iam.gke.io/gcp-service-account': expect.stringMatching(/^\$\{google_service_account\.identity_workload-sa_\w+\.email\}$/) } },
+      depends_on: [expect.stringMatching(/^google_container_node_pool\./)],
+    });
+  });
+
+  test("only the verdict writer's KSA may read pods and their logs in its namespace, nothing more; the steps' KSA is bound to no Role", () => {
     const roles = Object.values(resources(synth, 'kubernetes_role_v1'));
     expect(roles).toHaveLength(1);
     expect(roles[0]).toEqual({
-      metadata: { name: 'tpu-post-train-workloads-pod-logs', namespace: 'default' },
+      metadata: { name: 'tpu-post-train-workloads-verdict-pod-logs', namespace: 'default' },
       rule: [
         { api_groups: [''], resources: ['pods'], verbs: ['get', 'list'] },
         { api_groups: [''], resources: ['pods/log'], verbs: ['get'] },
@@ -244,13 +264,14 @@ describe('infra stack: identities and access', () => {
     const bindings = Object.values(resources(synth, 'kubernetes_role_binding_v1'));
     expect(bindings).toEqual([
       {
-        metadata: { name: 'tpu-post-train-workloads-pod-logs', namespace: 'default' },
-        role_ref: { api_group: 'rbac.authorization.k8s.io', kind: 'Role', name: expect.stringMatching(/^\$\{kubernetes_role_v1\.identity_cluster-ksa-pod-logs_\w+\.metadata\[0\]\.name\}$/) },
-        subject: [{ kind: 'ServiceAccount', name: 'tpu-post-train-workloads', namespace: 'default' }],
+        metadata: { name: 'tpu-post-train-workloads-verdict-pod-logs', namespace: 'default' },
+        role_ref: { api_group: 'rbac.authorization.k8s.io', kind: 'Role', name: expect.stringMatching(/^\$\{kubernetes_role_v1\.identity_cluster-verdict-pod-logs_\w+\.metadata\[0\]\.name\}$/) },
+        subject: [{ kind: 'ServiceAccount', name: 'tpu-post-train-workloads-verdict', namespace: 'default' }],
       },
     ]);
-    // The KSA is the one the verdict writer runs as.
-    expect(Object.values(resources(synth, 'kubernetes_service_account_v1'))[0].metadata.name).toBe(bindings[0].subject[0].name);
+    // No binding of any kind names the KSA the pipeline steps run as.
+    const subjects = Object.values({ ...resources(synth, 'kubernetes_role_binding_v1'), ...resources(synth, 'kubernetes_cluster_role_binding_v1') }).flatMap((b) => b.subject);
+    expect(subjects.filter((x) => x.name === 'tpu-post-train-workloads')).toEqual([]);
   });
 
   test('the HF token secret is replicated in REGION only (gcp.resourceLocations refuses automatic replication unless global is allowed)', () => {
