@@ -17,6 +17,7 @@ import { loadDeployment } from '../../config/deployment';
 import { emptyWorld, FakeApi, iso, jobSet, pod, startFakeApi, TOKEN, World } from '../../bench/fake-kube-api';
 import { rehearsalRecordFromJson, RehearsalRecord, VERDICT_LOG, VERDICT_WRITER, verdictLogConfig, writerStep } from '../../jobs/rehearsal-record';
 import { MAIN_CONTAINER } from '../../jobs/jobset';
+import { resources, synthStack } from '../util';
 
 const d = loadDeployment({ env: { SINGLE_HOST_RESERVATION: 'my-v6e-8-reservation', REHEARSE: 'rl-qwen3' } });
 const rehearsal = d.pipelines.find((p) => p.name === 'rehearse-rl-qwen3')!;
@@ -283,4 +284,96 @@ test('a Workflow that ended Error with no step among the failures (its deadline)
   expect(record.firstFailure).toEqual({ step: 'workflow', reason: 'Error', lines: [], linesMissing: 'no step failed: the Workflow ended Error' });
   expect(record.passed).toEqual([]);
   expect(api.requests).toEqual([]);
+});
+
+/**
+ * Kubernetes' RBAC authorizer, as far as a namespaced resource request goes, modelled to check that the requests the
+ * writer makes are granted by what infra binds to the KSA its pod runs as, and to nothing the steps run as. Read at
+ * kubernetes/kubernetes (the program pins no Kubernetes version; GKE's channel picks it; these rules are old and stable):
+ * - request attributes, staging/src/k8s.io/apiserver/pkg/endpoints/request/requestinfo.go `NewRequestInfo`
+ *   (01bb682e): `/api/v1/namespaces/<ns>/<resource>[/<name>[/<subresource>]]`, API group '' under `/api`; GET is
+ *   `get`, and `list` (or `watch` with `watch=true`) when there is no name;
+ * - plugin/pkg/auth/authorizer/rbac/rbac.go `RuleAllows` (01aa0f3f): verb, API group, `<resource>/<subresource>` and
+ *   resource name must each match; pkg/apis/rbac/v1/evaluation_helpers.go (03bf11a3) `VerbMatches`, `APIGroupMatches`,
+ *   `ResourceMatches`, `ResourceNameMatches` (`*` matches all; no resourceNames matches any name);
+ * - the rules a service account has in a namespace: those of every Role bound to it there by a RoleBinding whose subject
+ *   is `{kind: ServiceAccount, name, namespace}`, the namespace defaulting to the binding's (pkg/registry/rbac/validation/
+ *   rule.go `appliesToUser`, 05c351a9); ClusterRoleBindings likewise (infra makes none: asserted).
+ */
+interface Rule { api_groups: string[]; resources: string[]; verbs: string[]; resource_names?: string[] }
+function attributes(r: { method: string; path: string; query: Record<string, string> }) {
+  const m = /^\/api\/v1\/namespaces\/([^/]+)\/([^/]+)(?:\/([^/]+))?(?:\/([^/]+))?$/.exec(r.path);
+  if (!m) throw new Error(`model: not a namespaced core request: ${r.path}`);
+  const [, namespace, resource, name = '', subresource = ''] = m;
+  let verb = ({ GET: 'get', HEAD: 'get', POST: 'create', PUT: 'update', PATCH: 'patch', DELETE: 'delete' } as Record<string, string>)[r.method] ?? '';
+  if (!name && verb === 'get') verb = r.query.watch && !['false', '0'].includes(r.query.watch.toLowerCase()) ? 'watch' : 'list';
+  return { namespace, apiGroup: '', resource, name, subresource, verb };
+}
+function ruleAllows(a: ReturnType<typeof attributes>, rule: Rule): boolean {
+  const combined = a.subresource ? `${a.resource}/${a.subresource}` : a.resource;
+  return (
+    rule.verbs.some((v) => v === '*' || v === a.verb) &&
+    rule.api_groups.some((g) => g === '*' || g === a.apiGroup) &&
+    rule.resources.some((x) => x === '*' || x === combined || (a.subresource !== '' && x === `*/${a.subresource}`)) &&
+    (!rule.resource_names?.length || rule.resource_names.includes(a.name))
+  );
+}
+/** The rules infra's synthesized JSON gives service account `namespace/name` in `namespace`. */
+function rulesOf(infra: any, namespace: string, name: string): Rule[] {
+  const roles = resources(infra, 'kubernetes_role_v1');
+  const roleOf = (ref: string): any => {
+    const byAddress = /^\$\{kubernetes_role_v1\.([^.]+)\.metadata\[0\]\.name\}$/.exec(ref);
+    return byAddress ? roles[byAddress[1]] : Object.values(roles).find((x: any) => x.metadata.name === ref);
+  };
+  return Object.values(resources(infra, 'kubernetes_role_binding_v1'))
+    .filter((b: any) => b.metadata.namespace === namespace && b.subject.some((x: any) => x.kind === 'ServiceAccount' && x.name === name && (x.namespace || namespace) === namespace))
+    .flatMap((b: any) => {
+      expect(b.role_ref.kind).toBe('Role');
+      const role = roleOf(b.role_ref.name);
+      expect(role.metadata.namespace).toBe(namespace);
+      return role.rule as Rule[];
+    });
+}
+const allowed = (infra: any, sa: string, r: { method: string; path: string; query: Record<string, string> }) => {
+  const a = attributes(r);
+  return rulesOf(infra, a.namespace, sa).some((rule) => ruleAllows(a, rule));
+};
+
+describe("RBAC: infra grants the writer's reads to the writer's KSA alone (constructs/identity.ts)", () => {
+  const infra = synthStack('infra', { SINGLE_HOST_RESERVATION: 'my-v6e-8-reservation' });
+  const podSpec = (m: any) => m.spec.replicatedJobs.map((r: any) => r.template.spec.template.spec);
+  const writerKsa = podSpec(writer.manifest)[0].serviceAccountName as string;
+  const stepKsas = [...new Set(rehearsal.steps.flatMap((s) => podSpec(s.manifest).map((p: any) => p.serviceAccountName as string)))];
+
+  test('the writer runs as its own KSA, the steps as the workload KSA; infra creates both and binds no ClusterRole', () => {
+    expect(writerKsa).toBe(d.platform.verdictServiceAccountName);
+    expect(stepKsas).toEqual([d.platform.serviceAccountName]);
+    expect(Object.values(resources(infra, 'kubernetes_service_account_v1')).map((k: any) => k.metadata.name).sort()).toEqual([d.platform.serviceAccountName, writerKsa].sort());
+    expect(resources(infra, 'kubernetes_cluster_role_binding_v1')).toEqual({});
+  });
+
+  test("every request the writer makes for a failed step is allowed for the writer's KSA and refused for the steps' KSA", async () => {
+    api.world = failedTrain(TRACE);
+    const { record } = await asDeployed();
+    expect(record.firstFailure!.lines).toEqual(TRACE);
+    expect(api.requests.map((r) => attributes(r).verb)).toEqual(['list', 'get']);
+    for (const r of api.requests) {
+      expect(allowed(infra, writerKsa, r)).toBe(true);
+      expect(allowed(infra, stepKsas[0]!, r)).toBe(false);
+    }
+  });
+
+  test('the model refuses what the Role does not grant, and would allow the steps under the shape before (the Role bound to the workload KSA)', () => {
+    const ns = rehearsal.namespace;
+    const get = (p: string, query: Record<string, string> = {}) => ({ method: 'GET', path: `/api/v1/namespaces/${ns}/${p}`, query });
+    expect(allowed(infra, writerKsa, get('pods', { watch: 'true' }))).toBe(false);
+    expect(allowed(infra, writerKsa, get('secrets'))).toBe(false);
+    expect(allowed(infra, writerKsa, get('pods/x/exec'))).toBe(false);
+    expect(allowed(infra, writerKsa, { method: 'DELETE', path: `/api/v1/namespaces/${ns}/pods/x`, query: {} })).toBe(false);
+    expect(allowed(infra, writerKsa, { ...get('pods'), path: '/api/v1/namespaces/kube-system/pods' })).toBe(false);
+    const before = JSON.parse(JSON.stringify(infra));
+    for (const b of Object.values(resources(before, 'kubernetes_role_binding_v1')) as any[]) b.subject = [{ kind: 'ServiceAccount', name: stepKsas[0], namespace: ns }];
+    expect(allowed(before, stepKsas[0]!, get('pods'))).toBe(true);
+    expect(allowed(before, stepKsas[0]!, get('pods/x/log'))).toBe(true);
+  });
 });
