@@ -1,6 +1,6 @@
 /**
  * stacks/project-stack.ts writes cdktf 0.21.0's `TerraformStack.toTerraform` JSON with each element's fragment resolved
- * once: the same object as cdktf's own method on every stack of every golden configuration and with overrides that
+ * once: the same object as cdktf's own method on every stack of three golden configurations and with overrides that
  * hold tokens, and a resource block walked by one resolution instead of two.
  */
 import { App, Lazy, TerraformOutput, TerraformResource, TerraformStack, Tokenization } from 'cdktf';
@@ -11,8 +11,12 @@ import { GOLDEN_CONFIGS } from '../golden/configs';
 
 const cdktfToTerraform = (stack: TerraformStack): unknown => TerraformStack.prototype.toTerraform.call(stack);
 
-describe.each(Object.keys(GOLDEN_CONFIGS))('the same JSON as cdktf: %s', (name) => {
-  const { app } = composeApp(loadDeployment({ env: { ...GOLDEN_CONFIGS[name] } }));
+// Three golden configurations: every kind of stack (infra, pipelines, serve, the single-host slice, every optional
+// feature) and the stacks' own overrides; __tests__/golden pins the bytes of all of them.
+describe.each(['example', 'serve', 'features'])('the same JSON as cdktf: %s', (name) => {
+  const env = GOLDEN_CONFIGS[name];
+  if (env === undefined) throw new Error(`no golden configuration '${name}'`);
+  const { app } = composeApp(loadDeployment({ env: { ...env } }));
   const stacks = app.node.children.filter((c): c is ProjectStack => c instanceof ProjectStack);
   test('every stack is a ProjectStack', () => {
     expect(stacks.length).toBe(app.node.children.filter(TerraformStack.isStack).length);
