@@ -176,7 +176,8 @@ describe('model, repository, revision, tokenizer', () => {
     expect(problemsOf({ ...SFT, tokenizer: 'Qwen/Qwen3-8B' })).toEqual([expect.stringMatching(new RegExp(`^${AT}\\.tokenizer: 'Qwen/Qwen3-8B' is qwen3-8b's repository`))]);
   });
   test('a bad hfModel names hfModel; the id syntax is checked first', () => {
-    expect(problemsOf({ ...SFT, hfModel: 'https://huggingface.co/x/y' })).toEqual([expect.stringMatching(new RegExp(`^${AT}\\.hfModel: 'https://huggingface.co/x/y' `))]);
+    expect(problemsOf({ ...SFT, hfModel: 'https://huggingface.co/x/y' })).toEqual([`${AT}.hfModel: 'https://huggingface.co/x/y' is a URL, not a repository id: write 'x/y'`]);
+    expect(problemsOf({ ...SFT, tokenizer: 'https://huggingface.co/x/y' })).toEqual([`${AT}.tokenizer: 'https://huggingface.co/x/y' is a URL, not a repository id: write 'x/y'`]);
   });
   test('an unknown model: that problem alone, with the keys and did-you-mean', () => {
     expect(problemsOf({ ...SFT, model: 'llama3.1-8B' })).toEqual([
@@ -270,6 +271,12 @@ describe('dataset template and processor files', () => {
     ]);
     expect(problemsOf({ ...GRPO, datasetFiles: { processor: file('p.py', REWARD_PY) } })).toEqual([
       `${AT}.dataset.processor: 'files/p.py' defines no top-level 'def process_data(dataset_name, model_tokenizer, template_config, tmvp_config, x)'`,
+    ]);
+    expect(problemsOf({ ...GRPO, datasetFiles: { template: file('t.json', TEMPLATE, { content: undefined }) } })).toEqual([
+      `${AT}.dataset.template: 'files/t.json' could not be read`,
+    ]);
+    expect(problemsOf({ ...GRPO, datasetFiles: { processor: file('p.py', PROCESSOR, { sha256: undefined }) } })).toEqual([
+      `${AT}.dataset.processor: 'files/p.py' could not be read`,
     ]);
     expect(problemsOf({ ...GRPO, datasetFiles: { template: file('t j.json', TEMPLATE) } })).toEqual([
       `${AT}.dataset.template: file name 't j.json' must be letters, digits, '-', '_' or '.' (it becomes a ConfigMap key)`,
@@ -397,5 +404,22 @@ describe('RL shape', () => {
     expect(problemsOf({ ...GRPO, model: 'gemma4-31b', hfModel: 'google/gemma-4-31b-it' })).toEqual([
       expect.stringMatching(new RegExp(`^${AT}\\.model: RL with 'gemma4-31b' needs a sampler weight-sync path`)),
     ]);
+  });
+});
+
+test('RL through the MaxText-on-vLLM sampler refuses a model MaxText converts one way only (no HF_MODEL_CONFIGS entry)', () => {
+  // Every row of today's model table converts both ways; a row that does not stands in for the next one added.
+  jest.isolateModules(() => {
+    jest.doMock('../../jobs/models', () => {
+      const actual = jest.requireActual('../../jobs/models');
+      return { ...actual, modelRow: (key: string) => (key === 'qwen3-30b-a3b-base' ? { ...actual.modelRow(key), convertsBothWays: false } : actual.modelRow(key)) };
+    });
+    const isolated = require('../../jobs/spec') as typeof import('../../jobs/spec');
+    const presets = (require('../../jobs/recipes') as typeof import('../../jobs/recipes')).RECIPES;
+    const r = isolated.resolveSpec(spec({ extends: 'rl-qwen3', model: 'qwen3-30b-a3b-base', hfModel: 'Qwen/Qwen3-30B-A3B' }), presets);
+    expect(r.problems).toEqual([
+      `${AT}.model: 'qwen3-30b-a3b-base' has no HF_MODEL_CONFIGS entry at maxtext-v0.2.4, which the MaxText-on-vLLM sampler reads (TunixMaxTextAdapter); RL cannot run it`,
+    ]);
+    expect(isolated.resolveSpec(spec({ extends: 'rl-qwen3', hfRevision: SHA }), presets).problems).toEqual([]);
   });
 });
