@@ -265,3 +265,52 @@ describe('the MaxText version sentence (maxtextDifference)', () => {
     );
   });
 });
+
+describe('checks of the built recipe', () => {
+  test('the CPU-pool fit check sees the conversions on the CPU pool, and the Pathways head', () => {
+    const small = testPlatform({ cpuMachineType: 'e2-standard-8' });
+    const fit = (step: string, cpu: number, memory: string) =>
+      `rl-llama3: the ${step} pod's requests (cpu ${cpu}, memory ${memory}) do not fit one cpu-np node: memory ${memory} > 26.3Gi allocatable on e2-standard-8; ` +
+      `set cpuPool.machineType (config) to a larger machine from jobs/machines.ts or lower the ${step} pod's resources in the recipe`;
+    expect(problemsOf(() => build('rl-llama3', {}, small))).toEqual([fit('to-maxtext', 16, '128.0Gi'), fit('to-hf', 16, '128.0Gi')]);
+    // Conversions on the slice leave the CPU pool to nothing (McJAX) or to the Pathways head.
+    expect(build('rl-llama3', { conversionOn: 'tpu' }, small).steps[0].runsOn).toBe('tpu');
+    expect(problemsOf(() => build('rl-qwen3', { conversionOn: 'tpu' }, small))).toEqual([
+      "rl-qwen3: the pathways-head pod's requests (cpu 26, memory 322.0Gi) do not fit one cpu-np node: memory 322.0Gi > 26.3Gi allocatable on e2-standard-8; " +
+        "set cpuPool.machineType (config) to a larger machine from jobs/machines.ts or lower the pathways-head pod's resources in the recipe",
+    ]);
+  });
+  test('a step count with no checkpoint period, set through overrides, names the override', () => {
+    expect(problemsOf(() => build('rl-qwen3', { overrides: { num_batches: 211 } }))).toEqual([
+      'rl-qwen3.overrides.num_batches: 211 training steps have no divisor between 11 and 52: checkpointing every quarter of the run and on its last step would ' +
+        'write 211 checkpoints; use a step count such as 210 or 212',
+    ]);
+  });
+  test('a shape the TPU table lacks stops there, naming the topology option', () => {
+    expect(problemsOf(() => build('rl-qwen3', { machineType: 'ct6e-standard-4t', topology: '4x9' }))).toEqual([
+      "rl-qwen3.topology must be one of 2x2, 2x4, 4x4, 4x8, 8x8, 8x16, 16x16 for ct6e-standard-4t, got '4x9'",
+    ]);
+    expect(problemsOf(() => build('rl-qwen3', { machineType: 'ct6e-standard-4t', topology: '4x4' }))).toEqual([
+      expect.stringMatching(/^rl-qwen3: targets a ct6e-standard-4t 4x4 slice, but the infra config has 1x ct6e-standard-4t 4x8, 1x ct6e-standard-8t 2x4/),
+    ]);
+  });
+  test('one pass: a bad override and a bad eval option are reported together', () => {
+    expect(problemsOf(() => build('rl-qwen3', { overrides: { num_batches: 'x' }, eval: { tasks: ['nope'] } }))).toEqual([
+      "rl-qwen3.overrides.num_batches must be a number, got 'x'",
+      expect.stringMatching(/^rl-qwen3\.eval\.tasks: no lm-evaluation-harness task 'nope' here/),
+    ]);
+  });
+  test('weights read from a bucket (hf_model_path gs://): no Hub revision is resolved for any step', () => {
+    const hub = build('rl-qwen3');
+    const script = (p: ReturnType<typeof build>, i: number) => {
+      const m = p.steps[i].manifest as any;
+      return JSON.stringify(m.spec.replicatedJobs.map((r: any) => r.template.spec.template.spec.containers.map((c: any) => c.command)));
+    };
+    expect(script(hub, 0)).toContain('export HF_REVISION');
+    expect(script(hub, 1)).toContain('tokenizer-at-revision');
+    expect(script(hub, 2)).toContain('tokenizer-at-revision');
+    const bucket = build('rl-qwen3', { overrides: { hf_model_path: 'gs://b/qwen' } });
+    expect(script(bucket, 0)).not.toContain('export HF_REVISION');
+    expect(script(bucket, 2)).not.toContain('tokenizer-at-revision');
+  });
+});

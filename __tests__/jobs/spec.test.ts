@@ -177,6 +177,11 @@ describe('model, repository, revision, tokenizer', () => {
   });
   test('a bad hfModel names hfModel; the id syntax is checked first', () => {
     expect(problemsOf({ ...SFT, hfModel: 'https://huggingface.co/x/y' })).toEqual([`${AT}.hfModel: 'https://huggingface.co/x/y' is a URL, not a repository id: write 'x/y'`]);
+    // A tokenizer is checked on its vocabulary, not on the RoPE theta or layers a conversion needs.
+    expect(problemsOf({ extends: 'rl-qwen3', tokenizer: 'Qwen/Qwen3-30B-A3B' })).toEqual([
+      `${AT}.tokenizer: 'Qwen/Qwen3-30B-A3B' is qwen3-30b-a3b-base's repository (Qwen3, Qwen3MoeForCausalLM), not qwen3-30b-a3b's: ` +
+        'qwen3-30b-a3b converts from Qwen/Qwen3-30B-A3B-Thinking-2507, Qwen/Qwen3-30B-A3B-Instruct-2507 (Qwen3MoeForCausalLM)',
+    ]);
     expect(problemsOf({ ...SFT, tokenizer: 'https://huggingface.co/x/y' })).toEqual([`${AT}.tokenizer: 'https://huggingface.co/x/y' is a URL, not a repository id: write 'x/y'`]);
   });
   test('an unknown model: that problem alone, with the keys and did-you-mean', () => {
