@@ -314,3 +314,39 @@ describe('checks of the built recipe', () => {
     expect(script(bucket, 2)).not.toContain('tokenizer-at-revision');
   });
 });
+
+describe('the JobSets a recipe gives', () => {
+  const podSpec = (p: ReturnType<typeof build>, i: number) => (p.steps[i].manifest as any).spec.replicatedJobs[0].template.spec.template.spec;
+  const scriptOfStep = (p: ReturnType<typeof build>, i: number) => podSpec(p, i).containers[0].command[2] as string;
+  test('a conversion on the CPU pool gets the default resources unless the recipe sets its own', () => {
+    const p = build('rl-llama3');
+    expect(podSpec(p, 0).containers[0].resources).toEqual({ requests: { cpu: '16', memory: '128Gi' }, limits: { memory: '200Gi' } });
+    const own = { requests: { cpu: '8', memory: '64Gi' }, limits: { memory: '64Gi' } };
+    const recipe: Recipe = { ...RECIPES['rl-llama3'], toHf: { ...RECIPES['rl-llama3'].toHf, resources: own } };
+    const q = buildPipeline(recipe, testPlatform(), { runId: 'r1' });
+    expect(podSpec(q, 2).containers[0].resources).toEqual(own);
+    expect(podSpec(q, 0).containers[0].resources).toEqual({ requests: { cpu: '16', memory: '128Gi' }, limits: { memory: '200Gi' } });
+  });
+  test('to-maxtext keeps a complete converted checkpoint unless the recipe says to convert again; to-hf always converts', () => {
+    const p = build('rl-llama3');
+    expect(scriptOfStep(p, 0)).toContain(`${p.paths.maxtextDir.replace(/^gs:\/\//, '')}0/commit_success.txt`);
+    expect(scriptOfStep(p, 2)).not.toContain('commit_success.txt');
+    const recipe: Recipe = { ...RECIPES['rl-llama3'], toMaxText: { ...RECIPES['rl-llama3'].toMaxText, reuseExisting: false } };
+    expect(scriptOfStep(buildPipeline(recipe, testPlatform(), { runId: 'r1' }), 0)).not.toContain('commit_success.txt');
+  });
+  test('a TPU-VM recipe (tutorial 002) names the TPU after the host before training; the others do not', () => {
+    expect(scriptOfStep(build('rl-llama3'), 1)).toContain('TPU_NAME="$(hostname)"\nexport TPU_NAME');
+    expect(scriptOfStep(build('sft-gemma4'), 1)).not.toContain('TPU_NAME');
+  });
+  test('recipe files: a ConfigMap named after the pipeline, mounted into training; their size is checked', () => {
+    const files = [{ name: 'r.py', content: 'def r(prompts, completions, **kw):\n  return []\n', sha256: 'a'.repeat(64), path: 'rewards/r.py' }];
+    const p = buildPipeline({ ...RECIPES['rl-llama3'], files }, testPlatform(), { runId: 'r1' });
+    expect(p.filesConfigMap).toMatchObject({ kind: 'ConfigMap', metadata: { name: 'rl-llama3-files', namespace: 'default' } });
+    expect(podSpec(p, 1).volumes).toContainEqual({ name: 'pipeline-files', configMap: { name: 'rl-llama3-files' } });
+    expect(podSpec(build('rl-llama3'), 1).volumes ?? []).not.toContainEqual(expect.objectContaining({ name: 'pipeline-files' }));
+    const big = [{ ...files[0], content: 'x'.repeat(1024 * 1024) }];
+    expect(problemsOf(() => buildPipeline({ ...RECIPES['rl-llama3'], files: big }, testPlatform(), { runId: 'r1' }))).toContain(
+      `rl-llama3: the pipeline's files (rewards/r.py) hold ${1024 * 1024 + 4} bytes; a ConfigMap holds at most ${1024 * 1024}`,
+    );
+  });
+});
