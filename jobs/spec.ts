@@ -189,8 +189,8 @@ function applyModel(spec: PipelineSpec, recipe: Recipe, problems: Problems, noti
   if (spec.hfRevision === undefined && !isPlainEntry(spec)) {
     notices.push(`${spec.source}: no hfRevision: the conversion takes whatever ${hfModel}'s head is when it runs; pin a commit with hfRevision`);
   }
+  // A method's base has no model (name ''), so a new pipeline always counts as changed.
   const repoChanged = changed || hfModel !== recipe.model.hfRepo;
-  const fromBase = recipe.model.name === '';
   let out: Recipe = {
     ...recipe,
     model: { name: key, hfRepo: hfModel, ...(spec.hfRevision !== undefined ? { hfRevision: spec.hfRevision } : {}) },
@@ -200,8 +200,9 @@ function applyModel(spec: PipelineSpec, recipe: Recipe, problems: Problems, noti
     toHf: changed ? { ...recipe.toHf, modelName: exportNameOf(key) === key ? undefined : exportNameOf(key) } : recipe.toHf,
   };
   // The tokenizer the run trains with: without tokenizer_path RLConfig takes HF_IDS[model_name] (types.py RLConfig
-  // validator), which is not the repository trained (e.g. Qwen3-30B-A3B-Thinking-2507 for qwen3-30b-a3b).
-  if (repoChanged || fromBase || spec.tokenizer !== undefined || out.train.args['tokenizer_path'] !== undefined) {
+  // validator), which is not the repository trained (e.g. Qwen3-30B-A3B-Thinking-2507 for qwen3-30b-a3b). With the
+  // repository unchanged a preset keeps its own tokenizer_path (the presets that set one set their repository).
+  if (repoChanged || spec.tokenizer !== undefined) {
     out = withArgs(out, { tokenizer_path: tokenizer });
   }
   const extra = out.train.args['vllm_additional_config'];
