@@ -162,6 +162,14 @@ describe('model, repository, revision, tokenizer', () => {
     expect(recipeOf({ extends: 'rl-qwen3', model: 'qwen3-30b-a3b-base', hfModel: 'Qwen/Qwen3-30B-A3B' }).toHf.modelName).toBeUndefined();
     expect(recipeOf({ extends: 'rl-llama3', hfModel: 'meta-llama/Llama-3.1-8B-Instruct', hfRevision: SHA }).toHf).toEqual(RECIPES['rl-llama3'].toHf);
   });
+  test('a model whose export has another name (llama3.1-8b-Instruct exports as llama3.1-8b); a preset\'s own tokenizer_path stays', () => {
+    expect(recipeOf({ extends: 'sft-gemma4', model: 'llama3.1-8b-Instruct' }).toHf.modelName).toBe('llama3.1-8b');
+    expect(recipeOf({ ...SFT, model: 'llama3.1-8b-Instruct' }).toHf.modelName).toBe('llama3.1-8b');
+    expect(recipeOf({ ...SFT }).toHf.modelName).toBeUndefined();
+    expect(args(recipeOf({ extends: 'rl-qwen3', hfRevision: SHA })).tokenizer_path).toBe('Qwen/Qwen3-30B-A3B-Instruct-2507');
+    // No revision given: the model names none (not even an undefined one).
+    expect(Object.keys(recipeOf({ ...SFT }).model)).toEqual(['name', 'hfRepo']);
+  });
   test('another repository of the same model: hf_model_path and the tokenizer, the model key and export unchanged', () => {
     const r = recipeOf({ extends: 'rl-llama3', hfModel: 'acme/Llama-3.1-8B-Instruct-support' });
     expect(r.model.name).toBe('llama3.1-8b-Instruct');
