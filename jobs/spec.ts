@@ -284,8 +284,8 @@ export function templateProblem(content: string): string | undefined {
   } catch (err) {
     return `is not valid JSON (${(err as Error).message}); MaxText's load_data_template_from_file returns None and train_rl stops`;
   }
-  const o = parsed as Record<string, unknown>;
-  const missing = ['TEMPLATE', 'SYSTEM_PROMPT'].filter((k) => parsed === null || typeof parsed !== 'object' || typeof o[k] !== 'string');
+  // A string, a number, a list or null has no such key either.
+  const missing = ['TEMPLATE', 'SYSTEM_PROMPT'].filter((k) => typeof (parsed as Record<string, unknown> | null)?.[k] !== 'string');
   return missing.length > 0 ? `has no string ${missing.join(' or ')} (rl/utils_rl.py process_data formats both)` : undefined;
 }
 
