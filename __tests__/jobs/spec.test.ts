@@ -8,7 +8,7 @@ import { METHODS } from '../../jobs/methods';
 import { RECIPES } from '../../jobs/recipes';
 import { Recipe } from '../../jobs/recipes/types';
 import { CONFIGMAP_MAX_BYTES, RECIPE_FILES_DIR } from '../../jobs/recipe-files';
-import { didYouMean, isPlainEntry, PipelineSpec, resolveSpec, SpecFile, trainingValues, usesMaxTextOnVllm } from '../../jobs/spec';
+import { definesProcessData, didYouMean, isPlainEntry, PipelineSpec, resolveSpec, SpecFile, templateProblem, trainingValues, usesMaxTextOnVllm } from '../../jobs/spec';
 
 const AT = 'cfg.json: pipelines.mine';
 const SFT = { method: 'sft', model: 'llama3.1-8b', hfModel: 'meta-llama/Llama-3.1-8B-Instruct', dataset: { hf: 'HuggingFaceH4/ultrachat_200k', split: 'train_sft' }, slice: 'v6e-8' };
@@ -32,18 +32,30 @@ const problemsOf = (fields: Partial<PipelineSpec>, name?: string): readonly stri
   return r.problems;
 };
 const args = (r: Recipe) => r.train.args as Record<string, unknown>;
-/** A file as config/ reads it: a .py also parsed by Python's parser. */
+/** A file as config/ reads it: a .py also parsed by Python's parser (its cache key: the content). */
 const file = (name: string, content: string, extra: Partial<SpecFile> = {}): SpecFile => ({
   path: `files/${name}`,
   name,
   content,
   sha256: 'f'.repeat(64),
-  ...(name.endsWith('.py') ? { python: parsePython(Buffer.from(content), 'reward') as any } : {}),
+  ...(name.endsWith('.py') ? { python: parsePython(Buffer.from(content), content) as any } : {}),
   ...extra,
 });
 const REWARD_PY = 'def final_number(prompts, completions, **kwargs):\n    return [0.0 for _ in completions]\n';
 const TEMPLATE = '{"TEMPLATE": "{question}", "SYSTEM_PROMPT": "s"}';
 const PROCESSOR = 'def process_data(dataset_name, model_tokenizer, template_config, tmvp_config, x):\n    return x\n';
+
+test('templateProblem and definesProcessData: what MaxText reads of the dataset files', () => {
+  const none = 'has no string TEMPLATE or SYSTEM_PROMPT (rl/utils_rl.py process_data formats both)';
+  for (const text of ['null', '"TEMPLATE"', '7', '[]', '{}', '{"TEMPLATE": 1, "SYSTEM_PROMPT": null}']) expect(templateProblem(text)).toBe(none);
+  expect(templateProblem('{"TEMPLATE": "t"}')).toBe('has no string SYSTEM_PROMPT (rl/utils_rl.py process_data formats both)');
+  expect(templateProblem('{"SYSTEM_PROMPT": "s"}')).toBe('has no string TEMPLATE (rl/utils_rl.py process_data formats both)');
+  expect(templateProblem(TEMPLATE)).toBeUndefined();
+  expect(definesProcessData('import x\ndef  process_data (a, b, c, d, x):\n    return x\n')).toBe(true);
+  expect(definesProcessData('def process_data_v2(a):\n    return a\n')).toBe(false);
+  expect(definesProcessData('defprocess_data(a):\n    return a\n')).toBe(false);
+  expect(definesProcessData('# def process_data(a):\n')).toBe(false);
+});
 
 describe('didYouMean', () => {
   test('the closest candidate, compared without case', () => {
@@ -250,6 +262,15 @@ describe('the reward file', () => {
     expect(problemsOf({ ...GRPO, reward: { file: file('r.py', big, { python: { ok: true, python: 'python3', names: {} } }) } })).toEqual([
       `${AT}.reward: 'files/r.py' is ${bytes} bytes; a ConfigMap holds at most ${CONFIGMAP_MAX_BYTES} (1 MiB): move data the reward loads into the bucket`,
     ]);
+  });
+  test('a file of exactly a ConfigMap\'s size is shipped', () => {
+    const content = `${REWARD_PY}#${'x'.repeat(CONFIGMAP_MAX_BYTES - REWARD_PY.length - 'r.py'.length - 2)}\n`;
+    const python = parsePython(Buffer.from(REWARD_PY), REWARD_PY) as any;
+    expect(recipeOf({ ...GRPO, reward: { file: file('r.py', content, { python }) } }).files![0].content).toBe(content);
+  });
+  test('every reward function of the file, in order, comma-separated', () => {
+    const two = `${REWARD_PY}\ndef length_penalty(prompts, completions, **kwargs):\n    return [0.0 for _ in completions]\n`;
+    expect(args(recipeOf({ ...GRPO, reward: { file: file('r.py', two) } })).reward_functions).toBe('final_number,length_penalty');
   });
   test('a function that is not there names reward.functions', () => {
     expect(problemsOf({ ...GRPO, reward: { file: file('r.py', REWARD_PY), functions: ['nope'] } })).toEqual([
