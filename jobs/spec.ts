@@ -296,7 +296,7 @@ export const definesProcessData = (content: string): boolean => /^def\s+process_
 function applyDatasetFiles(spec: PipelineSpec, recipe: Recipe, problems: Problems): { recipe: Recipe; files: RecipeFile[] } {
   const given = spec.datasetFiles ?? {};
   const entries = ([['template', 'data_template_path'], ['processor', 'dataset_processor_path']] as const).filter(([k]) => given[k] !== undefined);
-  if (entries.length === 0 || !rowOf(recipe).datasetFiles) return { recipe, files: [] };
+  if (!rowOf(recipe).datasetFiles) return { recipe, files: [] };
   const files: RecipeFile[] = [];
   let out = recipe;
   for (const [kind, key] of entries) {
