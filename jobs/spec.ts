@@ -189,8 +189,8 @@ function applyModel(spec: PipelineSpec, recipe: Recipe, problems: Problems, noti
   if (spec.hfRevision === undefined && !isPlainEntry(spec)) {
     notices.push(`${spec.source}: no hfRevision: the conversion takes whatever ${hfModel}'s head is when it runs; pin a commit with hfRevision`);
   }
+  // A method's base has no model (name ''), so a new pipeline always counts as changed.
   const repoChanged = changed || hfModel !== recipe.model.hfRepo;
-  const fromBase = recipe.model.name === '';
   let out: Recipe = {
     ...recipe,
     model: { name: key, hfRepo: hfModel, ...(spec.hfRevision !== undefined ? { hfRevision: spec.hfRevision } : {}) },
@@ -200,8 +200,9 @@ function applyModel(spec: PipelineSpec, recipe: Recipe, problems: Problems, noti
     toHf: changed ? { ...recipe.toHf, modelName: exportNameOf(key) === key ? undefined : exportNameOf(key) } : recipe.toHf,
   };
   // The tokenizer the run trains with: without tokenizer_path RLConfig takes HF_IDS[model_name] (types.py RLConfig
-  // validator), which is not the repository trained (e.g. Qwen3-30B-A3B-Thinking-2507 for qwen3-30b-a3b).
-  if (repoChanged || fromBase || spec.tokenizer !== undefined || out.train.args['tokenizer_path'] !== undefined) {
+  // validator), which is not the repository trained (e.g. Qwen3-30B-A3B-Thinking-2507 for qwen3-30b-a3b). With the
+  // repository unchanged a preset keeps its own tokenizer_path (the presets that set one set their repository).
+  if (repoChanged || spec.tokenizer !== undefined) {
     out = withArgs(out, { tokenizer_path: tokenizer });
   }
   const extra = out.train.args['vllm_additional_config'];
@@ -283,8 +284,8 @@ export function templateProblem(content: string): string | undefined {
   } catch (err) {
     return `is not valid JSON (${(err as Error).message}); MaxText's load_data_template_from_file returns None and train_rl stops`;
   }
-  const o = parsed as Record<string, unknown>;
-  const missing = ['TEMPLATE', 'SYSTEM_PROMPT'].filter((k) => parsed === null || typeof parsed !== 'object' || typeof o[k] !== 'string');
+  // A string, a number, a list or null has no such key either.
+  const missing = ['TEMPLATE', 'SYSTEM_PROMPT'].filter((k) => typeof (parsed as Record<string, unknown> | null)?.[k] !== 'string');
   return missing.length > 0 ? `has no string ${missing.join(' or ')} (rl/utils_rl.py process_data formats both)` : undefined;
 }
 
@@ -295,7 +296,7 @@ export const definesProcessData = (content: string): boolean => /^def\s+process_
 function applyDatasetFiles(spec: PipelineSpec, recipe: Recipe, problems: Problems): { recipe: Recipe; files: RecipeFile[] } {
   const given = spec.datasetFiles ?? {};
   const entries = ([['template', 'data_template_path'], ['processor', 'dataset_processor_path']] as const).filter(([k]) => given[k] !== undefined);
-  if (entries.length === 0 || !rowOf(recipe).datasetFiles) return { recipe, files: [] };
+  if (!rowOf(recipe).datasetFiles) return { recipe, files: [] };
   const files: RecipeFile[] = [];
   let out = recipe;
   for (const [kind, key] of entries) {

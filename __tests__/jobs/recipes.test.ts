@@ -28,7 +28,11 @@ test('every pipeline runs to-maxtext -> train -> to-hf -> eval with names derive
 });
 
 describe('rl-qwen3 (tutorial 000)', () => {
-  const p = build('rl-qwen3');
+  // Built in each test (beforeEach runs inside it), not at collection: a mutation run then knows which tests cover what.
+  let p: Pipeline;
+  beforeEach(() => {
+    p = build('rl-qwen3');
+  });
   test('to_maxtext flags', () => {
     const s = mainScript(p, 'to-maxtext');
     for (const v of [
@@ -102,7 +106,11 @@ describe('rl-qwen3 (tutorial 000)', () => {
 });
 
 describe('rl-gemma4 (tutorial 001)', () => {
-  const p = build('rl-gemma4');
+  // Built in each test (beforeEach runs inside it), not at collection: a mutation run then knows which tests cover what.
+  let p: Pipeline;
+  beforeEach(() => {
+    p = build('rl-gemma4');
+  });
   test('scan_layers=False in all three steps, and the gemma values', () => {
     for (const s of ['to-maxtext', 'train', 'to-hf']) expect(mainScript(p, s)).toContain('scan_layers=False');
     const s = mainScript(p, 'train');
@@ -119,7 +127,11 @@ describe('rl-gemma4 (tutorial 001)', () => {
 });
 
 describe('sft-gemma4 (tutorial 003)', () => {
-  const p = build('sft-gemma4');
+  // Built in each test (beforeEach runs inside it), not at collection: a mutation run then knows which tests cover what.
+  let p: Pipeline;
+  beforeEach(() => {
+    p = build('sft-gemma4');
+  });
   test('train_sft on 8 indexed pods with TPU selectors, toleration and the tutorial env', () => {
     const m = step(p, 'train').manifest as any;
     const rj = m.spec.replicatedJobs[0];
@@ -146,7 +158,11 @@ describe('sft-gemma4 (tutorial 003)', () => {
 });
 
 describe('rl-llama3 (tutorial 002)', () => {
-  const p = build('rl-llama3');
+  // Built in each test (beforeEach runs inside it), not at collection: a mutation run then knows which tests cover what.
+  let p: Pipeline;
+  beforeEach(() => {
+    p = build('rl-llama3');
+  });
   test('single v6e-8 host, chips_per_vm=8, no Pathways, TPU VM env from the TPU table', () => {
     const m = step(p, 'train').manifest as any;
     expect(m.spec.replicatedJobs.map((r: any) => r.name)).toEqual(['slice']);
@@ -313,8 +329,12 @@ describe('run ids and MaxText run names', () => {
   const runNameOf = (options: any) =>
     buildPipeline(RECIPES['rl-qwen3'], testPlatform(), options).paths.trainedCheckpoint as string;
 
-  const first = buildPipeline(RECIPES['rl-qwen3'], testPlatform(), { runId: 'r1' });
-  const key = trainKey(first.recipe, first.slice.chips * first.slices);
+  let first: Pipeline;
+  let key: string;
+  beforeEach(() => {
+    first = buildPipeline(RECIPES['rl-qwen3'], testPlatform(), { runId: 'r1' });
+    key = trainKey(first.recipe, first.slice.chips * first.slices);
+  });
 
   test('the first run (r1) trains under <tutorial run_name>-<trainKey>', () => {
     expect(key).toMatch(/^[0-9a-f]{12}$/);
