@@ -127,17 +127,21 @@ export const IDENTITY_FIELDS: ReadonlyArray<{ readonly path: string; readonly en
 /** IDENTITY_FROM=env lets the environment's identity values win over the file's, IDENTITY_FROM=file the file's. */
 export const IDENTITY_FROM_ENV = 'IDENTITY_FROM';
 
-/** Every variable the program reads (ENV_BINDINGS and the special ones), for the "did you mean" note. */
+/** Every variable the program reads (ENV_BINDINGS and the special ones), each once, for the "did you mean" note. */
 export function knownVariables(): readonly string[] {
+  // TPU_NAME is both read (TPU_VM_ENV) and noted as unread (UNREAD_TUTORIAL_VARIABLES): listed once.
   return [
-    ...ENV_BINDINGS.map((b) => b.env),
-    PIPELINES_ENV,
-    SERVE_ENV,
-    TPU_TYPE_ENV,
-    TPU_VM_ENV,
-    IDENTITY_FROM_ENV,
-    'CONFIG_FILE',
-    ...Object.keys(UNREAD_TUTORIAL_VARIABLES),
+    ...new Set([
+      ...ENV_BINDINGS.map((b) => b.env),
+      PIPELINES_ENV,
+      SERVE_ENV,
+      REHEARSE_ENV,
+      TPU_TYPE_ENV,
+      TPU_VM_ENV,
+      IDENTITY_FROM_ENV,
+      'CONFIG_FILE',
+      ...Object.keys(UNREAD_TUTORIAL_VARIABLES),
+    ]),
   ];
 }
 
