@@ -782,7 +782,9 @@ function describeIssue(issue: ZodIssue, file: string, sources: Record<string, st
   const related = RELATED_FIELDS[dotted];
   if (related !== undefined) {
     const relatedSource = sourceOf({ file, sources }, related);
-    if (relatedSource !== where) message += ` (${related.split('.').pop()} ${shown(getPath(raw, related))} from ${relatedSource})`;
+    // The file's keys are one place (`file: zone`, `file: region`); each variable is a place of its own.
+    const place = (source: string) => (source.startsWith(`${file}: `) ? file : source);
+    if (place(relatedSource) !== place(where)) message += ` (${related.split('.').pop()} ${shown(getPath(raw, related))} from ${relatedSource})`;
   }
   return `${where}: ${message}`;
 }
