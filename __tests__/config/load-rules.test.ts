@@ -23,7 +23,14 @@ import {
   UNREAD_TUTORIAL_VARIABLES,
 } from '../../config/load';
 import { RECIPES } from '../../jobs/recipes';
-import { configFile } from '../util';
+
+// Not ../util's configFile: that module loads the stacks (cdktf and the providers), seconds per run of this file.
+/** A config file: config/example.json with `patch` applied to a deep copy; returns its path. */
+function configFile(patch: (c: any) => void): string {
+  const copy = JSON.parse(example());
+  patch(copy);
+  return rawFile(JSON.stringify(copy));
+}
 
 /** Real values for the example's placeholders: no placeholder notice. */
 const REAL = { PROJECT: 'acme-tpu-prod', GCS_BUCKET: 'acme-post-train-ckpt', RESERVATION: 'acme-v6e-32', AUTHORIZED_CIDR: '198.18.0.0/15' };
