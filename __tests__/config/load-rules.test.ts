@@ -12,7 +12,6 @@ import {
   ENV_BINDINGS,
   escapeText,
   findRepoRoot,
-  IDENTITY_FIELDS,
   knownVariables,
   loadConfig,
   MAX_CONFIG_FILE_BYTES,
@@ -256,7 +255,10 @@ describe("TPU_NAME: tutorial 002's TPU VM", () => {
     const loaded = loadConfig({ env: { TPU_NAME: 'my-vm' } });
     expect(loaded.config.tpu).toMatchObject({ machineType: 'ct6e-standard-8t', topology: '2x4', slices: 1 });
     for (const p of ['tpu.machineType', 'tpu.topology', 'tpu.slices']) expect(loaded.sources[p]).toBe('TPU_NAME (env)');
-    expect(loaded.notices.filter((n) => n.startsWith('TPU_NAME'))).toEqual([expect.stringMatching(/^TPU_NAME is set \(tutorial 002's TPU VM\) without TPU_TYPE/)]);
+    expect(loaded.notices.filter((n) => n.startsWith('TPU_NAME'))).toEqual([
+      "TPU_NAME is set (tutorial 002's TPU VM) without TPU_TYPE, COMPUTE_TYPE or TOPOLOGY: the TPU pool is that VM, one ct6e-standard-8t 2x4 (v6e-8) " +
+        'on the main capacity (RESERVATION); GKE names the node, so the value itself is not used. Set TPU_TYPE (e.g. TPU_TYPE=v6e-32) for another shape',
+    ]);
   });
 
   test('with CLUSTER_NODEPOOL_COUNT: that many VMs, the count attributed to its own variable', () => {
@@ -270,7 +272,9 @@ describe("TPU_NAME: tutorial 002's TPU VM", () => {
     const loaded = loadConfig({ env: { TPU_NAME: 'my-vm', [name]: value[name] } });
     expect(loaded.config.tpu).toMatchObject({ machineType: 'ct6e-standard-4t', topology: '4x8' });
     expect(loaded.sources['tpu.topology']).not.toBe('TPU_NAME (env)');
-    expect(loaded.notices.filter((n) => n.startsWith('TPU_NAME'))).toEqual([`TPU_NAME is set but not read by this program: ${UNREAD_TUTORIAL_VARIABLES.TPU_NAME}`]);
+    expect(loaded.notices.filter((n) => n.startsWith('TPU_NAME'))).toEqual([
+      'TPU_NAME is set but not read by this program: GKE names the TPU nodes; the single-host pipeline sets TPU_NAME to its pod name',
+    ]);
   });
 });
 
@@ -371,7 +375,7 @@ describe('identity: the file owns it, IDENTITY_FROM says which wins', () => {
   test('IDENTITY_FROM with no conflict: no notice; an invalid value is refused even with the example', () => {
     expect(loadConfig({ env: { IDENTITY_FROM: 'env' }, file: prod() }).notices.filter((n) => n.startsWith('IDENTITY_FROM'))).toEqual([]);
     expect(issuesOf(() => loadConfig({ env: { IDENTITY_FROM: 'ENV' } }))).toEqual([
-      `IDENTITY_FROM (env): must be env or file (which wins when the config file and the environment disagree on ${IDENTITY_FIELDS.map((f) => f.path).join(', ')}), got 'ENV'`,
+      "IDENTITY_FROM (env): must be env or file (which wins when the config file and the environment disagree on project, clusterName, region, bucket, stateBucket), got 'ENV'",
     ]);
   });
 
@@ -395,9 +399,19 @@ describe('identity: the file owns it, IDENTITY_FROM says which wins', () => {
 });
 
 describe('notices', () => {
-  test.each(Object.keys(UNREAD_TUTORIAL_VARIABLES).filter((n) => n !== 'HF_TOKEN'))('%s set: one line saying it is not read and why', (name) => {
+  test.each([
+    ['MODEL_NAME', 'each pipeline recipe names its model; choose pipelines with PIPELINES (e.g. PIPELINES=rl-qwen3)'],
+    ['CLUSTER_TOOLKIT_VERSION', 'no Cluster Toolkit is used: the infra stack builds the cluster'],
+    ['TPU_NAME', 'GKE names the TPU nodes; the single-host pipeline sets TPU_NAME to its pod name'],
+    [
+      'HF_TOKEN',
+      `the token never enters Terraform; store it once with: printf '%s' "$HF_TOKEN" | gcloud secrets versions add tpu-post-train-hf-token --project=acme-tpu-prod --data-file=- (its value was not read)`,
+    ],
+  ])('%s set: one line saying it is not read and why', (name, why) => {
+    // TOPOLOGY: TPU_NAME alone would choose tutorial 002's VM instead.
     const notices = loadConfig({ env: { ...REAL, [name]: 'some-value', TOPOLOGY: '4x8' } }).notices;
-    expect(notices).toEqual([`${name} is set but not read by this program: ${UNREAD_TUTORIAL_VARIABLES[name]}`]);
+    expect(notices).toEqual([`${name} is set but not read by this program: ${why}`]);
+    expect(Object.keys(UNREAD_TUTORIAL_VARIABLES)).toContain(name);
   });
 
   test('a tutorial variable set empty counts as unset: no notice', () => {
@@ -438,7 +452,14 @@ describe('placeholders', () => {
   test('every PLACEHOLDER_FIELDS path of the example is found; none once each is replaced', () => {
     const file = configFile((c) => (c.singleHost.enabled = true));
     const found = loadConfig({ env: {}, file }).placeholders.map((p) => `${p.path} ${p.env}`);
-    expect(found).toEqual(PLACEHOLDER_FIELDS.map((f) => `${f.path} ${f.env}`));
+    expect(found).toEqual([
+      'project PROJECT',
+      'bucket GCS_BUCKET',
+      'tpu.reservation RESERVATION',
+      'singleHost.reservation SINGLE_HOST_RESERVATION',
+      'controlPlane.authorizedCidrs AUTHORIZED_CIDR',
+    ]);
+    expect(PLACEHOLDER_FIELDS).toHaveLength(found.length);
     expect(loadConfig({ env: REAL }).placeholders).toEqual([]);
   });
 
@@ -696,5 +717,85 @@ describe('the repository root and the variables the program knows', () => {
 
   test('a name close to two known names names both', () => {
     expect(misspelledVariables({ TPU_NAPE: 'x' })).toEqual(['TPU_NAPE is set but not read by this program: did you mean TPU_TYPE or TPU_NAME? (its value was not read)']);
+  });
+});
+
+describe('more edges, each a rule a user meets', () => {
+  test('a documentation range the user set: one line of its own, naming where it was set and curl -4', () => {
+    const loaded = loadConfig({ env: { ...REAL, AUTHORIZED_CIDR: '198.51.100.0/24,192.0.2.0/24' } });
+    expect(loaded.notices).toEqual([
+      "AUTHORIZED_CIDR (env): controlPlane.authorizedCidrs '198.51.100.0/24' is a documentation range (RFC 5737), no real address (set AUTHORIZED_CIDR to yours: curl -4 -s ifconfig.me); a plan stops on it, before anything is created",
+      "AUTHORIZED_CIDR (env): controlPlane.authorizedCidrs '192.0.2.0/24' is a documentation range (RFC 5737), no real address (set AUTHORIZED_CIDR to yours: curl -4 -s ifconfig.me); a plan stops on it, before anything is created",
+    ]);
+    expect(loaded.placeholders.map((p) => [p.path, p.env, p.value])).toEqual([
+      ['controlPlane.authorizedCidrs', 'AUTHORIZED_CIDR', '198.51.100.0/24'],
+      ['controlPlane.authorizedCidrs', 'AUTHORIZED_CIDR', '192.0.2.0/24'],
+    ]);
+  });
+
+  test("the example's placeholders and a documentation range together: the example's line, then the range's", () => {
+    const notices = loadConfig({ env: { AUTHORIZED_CIDR: '192.0.2.0/24', GCS_BUCKET: 'acme-ckpt', RESERVATION: 'acme-v6e-32' } }).notices;
+    expect(notices).toEqual([
+      "placeholders of the example config still set (synth works; a plan stops on them, before anything is created): project 'my-tpu-project' (set PROJECT)",
+      expect.stringMatching(/^AUTHORIZED_CIDR \(env\): controlPlane\.authorizedCidrs '192\.0\.2\.0\/24' is a documentation range/),
+    ]);
+  });
+
+  test('a bucket name with dots: one notice naming the variable', () => {
+    expect(loadConfig({ env: { ...REAL, GCS_BUCKET: 'ckpt.example.com' } }).notices).toEqual([
+      "GCS_BUCKET (env): bucket name 'ckpt.example.com' contains dots: Cloud Storage creates it only if you have verified ownership of the domain 'ckpt.example.com' (Search Console); otherwise the deploy fails with 403; use dashes instead (e.g. 'ckpt-example-com')",
+    ]);
+  });
+
+  test('200 node pools: no notice; 201: the notice', () => {
+    expect(loadConfig({ env: { ...REAL, CLUSTER_NODEPOOL_COUNT: '198' } }).notices).toEqual([]);
+    expect(loadConfig({ env: { ...REAL, CLUSTER_NODEPOOL_COUNT: '199' } }).notices).toEqual([expect.stringMatching(/^CLUSTER_NODEPOOL_COUNT \(env\): 201 node pools: above 200/)]);
+  });
+
+  test('the documented limits: 256 KiB of config file, 4096 characters of an environment value', () => {
+    expect(MAX_CONFIG_FILE_BYTES).toBe(262144);
+    expect(MAX_ENV_VALUE_LENGTH).toBe(4096);
+  });
+
+  test('a file holding pipelines as something else than an object, with RUN_ID set: the file key is refused, RUN_ID adds nothing', () => {
+    const file = configFile((c) => (c.pipelines = 'all'));
+    expect(issuesOf(() => loadConfig({ env: { RUN_ID: 'r2' }, file }))).toEqual([`${file}: pipelines: Expected object, received string, got 'all'`]);
+    expect(issuesOf(() => loadConfig({ env: { SERVE: 'rl-qwen3' }, file }))).toEqual([`${file}: pipelines: Expected object, received string, got 'all'`]);
+  });
+
+  test('a value whose quoted form is exactly 200 characters is shown whole; 201 is cut', () => {
+    const at = (n: number) => issuesOf(() => loadConfig({ env: { PROJECT: 'a'.repeat(n) } }))[0];
+    expect(at(198)).toMatch(new RegExp(`, got '${'a'.repeat(198)}'$`));
+    expect(at(199)).toMatch(new RegExp(`, got '${'a'.repeat(199)}\\.\\.\\.$`));
+  });
+
+  test('a boolean where a string belongs is shown as JSON', () => {
+    const file = configFile((c) => (c.namespace = true));
+    expect(issuesOf(() => loadConfig({ env: {}, file }))).toEqual([`${file}: namespace: Expected string, received boolean, got true`]);
+  });
+
+  test("the single-host reservation's error names the main pool's reservation when it came from elsewhere", () => {
+    expect(issuesOf(() => loadConfig({ env: { SINGLE_HOST_CAPACITY: 'reservation' } }))).toEqual([
+      "SINGLE_HOST_CAPACITY (env): capacity 'reservation' needs a reservation name; set it, or choose capacity 'spot' or 'flex-start' (reservation 'my-v6e-32-reservation' from config/example.json: tpu.reservation)",
+    ]);
+  });
+
+  test('CONFIG_FILE with a file passed in: the file passed in is read, and named without CONFIG_FILE', () => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'tpt-rules-'));
+    const missing = path.join(dir, 'none.json');
+    expect(issuesOf(() => loadConfig({ env: { CONFIG_FILE: 'config/example.json' }, file: missing }))).toEqual([`${missing}: cannot read config: file not found`]);
+    const file = configFile(() => undefined);
+    expect(loadConfig({ env: { CONFIG_FILE: 'config/none.json' }, file }).origin.builtFrom).toBe(`${file} and no environment variable`);
+    expect(loadConfig({ env: { CONFIG_FILE: '' } }).origin.builtFrom).toBe('config/example.json (the default: CONFIG_FILE unset) and no environment variable');
+  });
+
+  test('the first bytes alone decide a byte-order mark: 0xbb 0xbf later is only bad UTF-8', () => {
+    const file = rawFile(Buffer.from([0x7b, 0xbb, 0xbf, 0x7d]));
+    expect(issuesOf(() => loadConfig({ env: {}, file }))).toEqual([`${file}: is not valid UTF-8; save the config as UTF-8 without a byte-order mark`]);
+  });
+
+  test('misspelled names: the whole name must look like a variable; a 2-edit name of 8 characters is near, of 7 is not', () => {
+    expect(misspelledVariables({ ZONEs: 'a', xZONE: 'b', 'ZONE-X': 'c' })).toEqual([]);
+    expect(misspelledVariables({ TOPOLOXX: 'a', REGIOXX: 'b' })).toEqual(['TOPOLOXX is set but not read by this program: did you mean TOPOLOGY? (its value was not read)']);
   });
 });
