@@ -116,28 +116,32 @@ export const PLACEHOLDER_FIELDS: ReadonlyArray<{ readonly path: string; readonly
  * docs/configuration.md "Where a value comes from": a config file other than the example owns them; an environment
  * variable that disagrees with the file stops the program, naming both, unless IDENTITY_FROM says which wins.
  */
-export const IDENTITY_FIELDS: ReadonlyArray<{ readonly path: string; readonly env: string }> = [
-  { path: 'project', env: 'PROJECT' },
-  { path: 'clusterName', env: 'CLUSTER_NAME' },
-  { path: 'region', env: 'REGION' },
-  { path: 'bucket', env: 'GCS_BUCKET' },
-  { path: 'stateBucket', env: 'STATE_BUCKET' },
+export const IDENTITY_FIELDS: ReadonlyArray<{ readonly path: string }> = [
+  { path: 'project' },
+  { path: 'clusterName' },
+  { path: 'region' },
+  { path: 'bucket' },
+  { path: 'stateBucket' },
 ];
 
 /** IDENTITY_FROM=env lets the environment's identity values win over the file's, IDENTITY_FROM=file the file's. */
 export const IDENTITY_FROM_ENV = 'IDENTITY_FROM';
 
-/** Every variable the program reads (ENV_BINDINGS and the special ones), for the "did you mean" note. */
+/** Every variable the program reads (ENV_BINDINGS and the special ones), each once, for the "did you mean" note. */
 export function knownVariables(): readonly string[] {
+  // TPU_NAME is both read (TPU_VM_ENV) and noted as unread (UNREAD_TUTORIAL_VARIABLES): listed once.
   return [
-    ...ENV_BINDINGS.map((b) => b.env),
-    PIPELINES_ENV,
-    SERVE_ENV,
-    TPU_TYPE_ENV,
-    TPU_VM_ENV,
-    IDENTITY_FROM_ENV,
-    'CONFIG_FILE',
-    ...Object.keys(UNREAD_TUTORIAL_VARIABLES),
+    ...new Set([
+      ...ENV_BINDINGS.map((b) => b.env),
+      PIPELINES_ENV,
+      SERVE_ENV,
+      REHEARSE_ENV,
+      TPU_TYPE_ENV,
+      TPU_VM_ENV,
+      IDENTITY_FROM_ENV,
+      'CONFIG_FILE',
+      ...Object.keys(UNREAD_TUTORIAL_VARIABLES),
+    ]),
   ];
 }
 
@@ -293,8 +297,10 @@ export function loadConfig(options: LoadOptions = {}): LoadedConfig {
   const fileArg = options.file ?? nonEmpty(env.CONFIG_FILE) ?? DEFAULT_CONFIG_FILE;
   const absolute = path.resolve(repoRoot, fileArg);
   const file = path.relative(repoRoot, absolute).startsWith('..') ? absolute : path.relative(repoRoot, absolute);
+  // The file came from CONFIG_FILE (not from `options.file`): its errors and the origin line say so.
+  const fromConfigFileEnv = options.file === undefined && nonEmpty(env.CONFIG_FILE) !== undefined;
 
-  const raw = readConfigFile(absolute, `${file}${env.CONFIG_FILE ? ' (CONFIG_FILE)' : ''}`);
+  const raw = readConfigFile(absolute, `${file}${fromConfigFileEnv ? ' (CONFIG_FILE)' : ''}`);
   const layers = layerEnvironment({ env, raw, file, repoRoot, absolute });
   const { sources, notices, given } = layers;
   const result = configSchema.safeParse(raw);
@@ -315,7 +321,7 @@ export function loadConfig(options: LoadOptions = {}): LoadedConfig {
     pipelinesSelected: layers.selection !== undefined,
     ...rehearseOf(given(REHEARSE_ENV)),
     provenance: provenanceOf(result.data, loadedBase),
-    origin: originOf(file, env.CONFIG_FILE !== undefined && env.CONFIG_FILE !== '' && options.file === undefined, sources),
+    origin: originOf(file, fromConfigFileEnv, sources),
   };
 }
 
@@ -778,7 +784,9 @@ function describeIssue(issue: ZodIssue, file: string, sources: Record<string, st
   const related = RELATED_FIELDS[dotted];
   if (related !== undefined) {
     const relatedSource = sourceOf({ file, sources }, related);
-    if (relatedSource !== where) message += ` (${related.split('.').pop()} ${shown(getPath(raw, related))} from ${relatedSource})`;
+    // The file's keys are one place (`file: zone`, `file: region`); each variable is a place of its own.
+    const place = (source: string) => (source.startsWith(`${file}: `) ? file : source);
+    if (place(relatedSource) !== place(where)) message += ` (${related.split('.').pop()} ${shown(getPath(raw, related))} from ${relatedSource})`;
   }
   return `${where}: ${message}`;
 }

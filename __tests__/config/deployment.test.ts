@@ -8,7 +8,11 @@ import { DEFAULT_STALL_ALERT_MINUTES } from '../../jobs/notifications';
 import { WITH_SINGLE_HOST } from '../util';
 
 describe('defaults: the example config alone', () => {
-  const d = loadDeployment({ env: {} });
+  // Built before each test, not at module load: a mutation run (stryker.config.mjs) attributes the load to the test.
+  let d: ReturnType<typeof loadDeployment>;
+  beforeEach(() => {
+    d = loadDeployment({ env: {} });
+  });
 
   test('every part is resolved (no undefined setting reaches a stack)', () => {
     expect(d.cluster).toMatchObject({ allowPublicAccess: false, dnsEndpoint: false, releaseChannel: 'REGULAR', deletionProtection: true, upgradeExclusionDays: 30 });

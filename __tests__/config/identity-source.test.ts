@@ -10,9 +10,13 @@ import { loadDeployment } from '../../config/deployment';
 import { pipelineNameProblem } from '../../jobs/names';
 import { configFile } from '../util';
 
-const PROD = configFile((c) => {
-  Object.assign(c, { project: 'acme-prod', clusterName: 'prod-tpu', region: 'us-east5', zone: 'us-east5-b', bucket: 'acme-prod-ckpt', stateBucket: 'acme-prod-tf' });
-  c.tpu.reservation = 'acme-prod-v6e-32';
+/** Prod's config file, written before each test (not at module load, so a mutation run attributes it to the test). */
+let PROD: string;
+beforeEach(() => {
+  PROD = configFile((c) => {
+    Object.assign(c, { project: 'acme-prod', clusterName: 'prod-tpu', region: 'us-east5', zone: 'us-east5-b', bucket: 'acme-prod-ckpt', stateBucket: 'acme-prod-tf' });
+    c.tpu.reservation = 'acme-prod-v6e-32';
+  });
 });
 /** What dev's tutorial block exported. */
 const DEV_EXPORTS = { PROJECT: 'acme-dev', CLUSTER_NAME: 'dev-tpu', GCS_BUCKET: 'acme-dev-ckpt', STATE_BUCKET: 'acme-dev-tf', REGION: 'us-central1', ZONE: 'us-central1-a' };
