@@ -9,7 +9,7 @@
  */
 import { ChildProcess, fork } from 'child_process';
 import * as path from 'path';
-import { Run, setCliRunner } from '../../bench/fake-kube-api';
+import { CliRunner, Run, setCliRunner } from '../../bench/fake-kube-api';
 
 const CHILD = path.join(__dirname, 'cli-host-child.js');
 
@@ -62,12 +62,16 @@ class CliHost {
   }
 }
 
-/** Runs this file's status CLI runs in one host process (started on the first run, ended after the file). */
-export function useCliHost(): void {
+/**
+ * Runs this file's status CLI runs (runCli, runCliOn) in one host process, started on the first run and ended after the
+ * file; returns the runner, for a file that runs the CLI with an environment of its own (exactly `env`).
+ */
+export function useCliHost(): CliRunner {
   const host = new CliHost();
   beforeAll(() => setCliRunner((args, env) => host.run(args, env)));
   afterAll(() => {
     setCliRunner(undefined);
     host.close();
   });
+  return (args, env) => host.run(args, env);
 }
