@@ -507,15 +507,30 @@ export async function runCliOn(server: string, args: string[], kubeconfig: Param
   }
 }
 
-/** Runs the compiled CLI (dist/status/cli.js) in a child process; the fake API keeps answering meanwhile. */
+/** Runs the CLI with these arguments and exactly this environment (what setCliRunner hands in). */
+export type CliRunner = (args: string[], env: Record<string, string>) => Promise<Run>;
+let cliRunner: CliRunner | undefined;
+/**
+ * Where runCli runs the CLI from now on: the tests hand in one process for many runs (__tests__/status/cli-host.ts);
+ * undefined goes back to the default. @default - a fresh child process per run
+ */
+export function setCliRunner(runner: CliRunner | undefined): void {
+  cliRunner = runner;
+}
+
+/** Runs the compiled CLI (dist/status/cli.js) in a child process (or setCliRunner's); the fake API keeps answering meanwhile. */
 export function runCli(args: string[], env: Record<string, string>): Promise<Run> {
+  const runEnv = { PATH: process.env.PATH ?? '', ...FIXTURE_ENV, ...env };
+  if (cliRunner) return cliRunner(args, runEnv);
+  return spawnCli(args, runEnv);
+}
+
+/** The compiled CLI in a fresh child process with exactly `env`. */
+export function spawnCli(args: string[], env: Record<string, string>): Promise<Run> {
   return new Promise((resolve, reject) => {
     const start = process.hrtime.bigint();
     const ms = () => Number(process.hrtime.bigint() - start) / 1e6;
-    const child = spawn(process.execPath, [path.join(ROOT, 'dist', 'status', 'cli.js'), ...args], {
-      cwd: ROOT,
-      env: { PATH: process.env.PATH ?? '', ...FIXTURE_ENV, ...env },
-    });
+    const child = spawn(process.execPath, [path.join(ROOT, 'dist', 'status', 'cli.js'), ...args], { cwd: ROOT, env });
     let stdout = '';
     let stderr = '';
     let firstOutputMs = -1;

@@ -14,6 +14,7 @@ import {
   emptyWorld,
   event,
   FakeApi,
+  FIXTURE_ENV,
   iso,
   jobSet,
   kueueDeactivationMessage,
@@ -25,12 +26,15 @@ import {
   runCli,
   runCliOn,
   running,
+  spawnCli,
   startFakeApi,
   step,
   workload,
   World,
+  writeKubeconfig,
 } from '../../bench/fake-kube-api';
 import { ensureDist } from '../dist';
+import { useCliHost } from './cli-host';
 
 /** The get-credentials advice for the example config: its placeholder project is never printed as the value to use. */
 const ADVICE = "gcloud container clusters get-credentials tpu-post-train --location=us-east5 --project=<your project>   (the local config's project 'my-tpu-project' is the example's placeholder: set PROJECT, or CONFIG_FILE to your environment's config)";
@@ -38,6 +42,7 @@ const ADVICE = "gcloud container clusters get-credentials tpu-post-train --locat
 
 let api: FakeApi | undefined;
 beforeAll(ensureDist);
+useCliHost();
 afterEach(async () => {
   await api?.close();
   api = undefined;
@@ -429,4 +434,18 @@ test('the fixture pods carry the labels the stacks put on them (no hand-typed na
   const head = pod(js, 'pathways-head', running(0));
   expect(head.metadata.labels).toMatchObject({ ...qwen.labels, ...step(qwen, 'train').mainPodSelector });
   expect(iso(0)).toBe('2026-12-01T06:00:00.000Z');
+});
+
+test('the CLI host (cli-host.ts) prints and returns what a spawned CLI does: status, --json, logs, workflows-ui, usage and connection errors', async () => {
+  api = await startFakeApi(emptyWorld());
+  const { file, dir } = writeKubeconfig(api.url);
+  const env = { PATH: process.env.PATH ?? '', ...FIXTURE_ENV, KUBECONFIG: file, HOME: dir };
+  const runs = [['status'], ['status', 'rl-qwen3', '--json'], ['logs', 'rl-qwen3'], ['workflows-ui'], ['status', '--bogus'], ['--help']];
+  for (const args of runs) {
+    const hosted = await runCli(args, env);
+    const spawned = await spawnCli(args, env);
+    expect({ args, code: hosted.code, stdout: hosted.stdout, stderr: hosted.stderr }).toEqual({ args, code: spawned.code, stdout: spawned.stdout, stderr: spawned.stderr });
+  }
+  const nowhere = { ...env, KUBECONFIG: `${dir}/missing` };
+  expect(await runCli(['status'], nowhere)).toMatchObject({ code: (await spawnCli(['status'], nowhere)).code, stderr: (await spawnCli(['status'], nowhere)).stderr });
 });

@@ -13,10 +13,12 @@ import { EVAL_RESULT_PREFIX } from '../../jobs/eval';
 import { chipPrices } from '../../status/cli';
 import { evalLines, evalRecordOf } from '../../status/eval';
 import { fake, kubeconfig, removeAfter, useFakeApis } from './fake-api-harness';
+import { useCliHost } from './cli-host';
 import { startFakeGcs } from '../environments/fake-gcs';
 import { standInGcloud } from '../stand-ins';
 
 useFakeApis();
+useCliHost();
 
 async function run(world: World, args: string[]) {
   return runCliOn((await fake(world)).url, args);

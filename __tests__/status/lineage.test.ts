@@ -7,10 +7,12 @@ import * as path from 'path';
 import { emptyWorld, iso, jobSet, pipeline, runCli, World } from '../../bench/fake-kube-api';
 import { commitsOf } from '../../status/run-record';
 import { fake, kubeconfig, removeAfter, useFakeApis } from './fake-api-harness';
+import { useCliHost } from './cli-host';
 import { startFakeGcs } from '../environments/fake-gcs';
 import { standInGcloud } from '../stand-ins';
 
 useFakeApis();
+useCliHost();
 
 const qwen = pipeline('rl-qwen3');
 const A = 'a'.repeat(40);

@@ -4,7 +4,6 @@
  * disagrees. In process for the record itself; the compiled CLI against the fake API server (bench/fake-kube-api.ts)
  * in a shell with no exports for the rest.
  */
-import { spawn } from 'child_process';
 import * as fs from 'fs';
 import * as os from 'os';
 import * as path from 'path';
@@ -14,8 +13,9 @@ import { loadDeployment } from '../../config/deployment';
 import { lastCheckpointStep } from '../../jobs/maxtext';
 import { parseRecord, pipelineRecord, RECORD_KEY, RECORD_LABEL, recordConfigMap, recordName } from '../../jobs/record';
 import { PATHWAYS_IMAGES } from '../../jobs/jobset';
-import { CONTEXT, emptyWorld, FakeApi, iso, jobSet, pod, record, recordMap, ROOT, rlLine, running, startFakeApi, workload, writeKubeconfig } from '../../bench/fake-kube-api';
+import { CONTEXT, emptyWorld, FakeApi, iso, jobSet, pod, record, recordMap, rlLine, running, startFakeApi, workload, writeKubeconfig } from '../../bench/fake-kube-api';
 import { ensureDist } from '../dist';
+import { useCliHost } from './cli-host';
 import { configFile } from '../util';
 
 /** The get-credentials advice for the example config: its placeholder project is never printed as the value to use. */
@@ -100,17 +100,13 @@ interface Bare {
   stderr: string;
 }
 
-/** The compiled CLI with nothing but PATH, HOME and KUBECONFIG: a new shell, so the local config is config/example.json. */
+/**
+ * The compiled CLI with nothing but PATH, HOME and KUBECONFIG: a new shell, so the local config is config/example.json
+ * (run in the file's CLI host, __tests__/status/cli-host.ts, with exactly that environment).
+ */
+const runCliExactly = useCliHost();
 function runBare(args: string[], env: Record<string, string>): Promise<Bare> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [path.join(ROOT, 'dist', 'status', 'cli.js'), ...args], { cwd: ROOT, env: { PATH: process.env.PATH ?? '', ...env } });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (d) => (stdout += d));
-    child.stderr.on('data', (d) => (stderr += d));
-    child.on('error', reject);
-    child.on('close', (code) => resolve({ code, stdout, stderr }));
-  });
+  return runCliExactly(args, { PATH: process.env.PATH ?? '', ...env });
 }
 
 let api: FakeApi | undefined;

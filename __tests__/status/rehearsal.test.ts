@@ -8,8 +8,10 @@ import { loadDeployment } from '../../config/deployment';
 import { emptyWorld, iso, jobSet, pod, recordMap, runCli, workload } from '../../bench/fake-kube-api';
 import { REHEARSAL_CANNOT_SHOW, rehearsalKey } from '../../jobs/rehearsal';
 import { fake, kubeconfig, useFakeApis } from './fake-api-harness';
+import { useCliHost } from './cli-host';
 
 useFakeApis();
+useCliHost();
 
 const ENV = { SINGLE_HOST_RESERVATION: 'my-v6e-8-reservation', REHEARSE: 'rl-qwen3' };
 const d = loadDeployment({ env: ENV });

@@ -27,8 +27,10 @@ import {
 } from '../../bench/fake-kube-api';
 import { chipPrices } from '../../status/cli';
 import { fake, removeAfter, useFakeApis } from './fake-api-harness';
+import { useCliHost } from './cli-host';
 
 useFakeApis();
+useCliHost();
 /** The last fake API started (its request log). */
 let api: FakeApi | undefined;
 

@@ -6,6 +6,7 @@
  */
 import { FakeApi, emptyWorld, iso, pipeline, platform, runCli, World } from '../../bench/fake-kube-api';
 import { fake, kubeconfig, useFakeApis } from './fake-api-harness';
+import { useCliHost } from './cli-host';
 import { modelPathOf, planServe, ServePlan } from '../../jobs/serve';
 import { RECIPES } from '../../jobs/recipes';
 import { serveExit, serveStatus, ServeSnapshot } from '../../status/serve';
@@ -146,6 +147,7 @@ describe('the model: one state per situation, the model path read from the Deplo
 describe('npm run status -- serve-<pipeline>, the compiled CLI against the fake API', () => {
   let api: FakeApi | undefined;
   useFakeApis();
+  useCliHost();
   async function run(world: World, args: string[]) {
     api = await fake(world);
     return runCli(args, kubeconfig(api.url));

@@ -6,6 +6,7 @@
  */
 import { emptyWorld, FakeApi, jobSet, pipeline, runCliOn, startFakeApi, step } from '../../bench/fake-kube-api';
 import { ensureDist } from '../dist';
+import { useCliHost } from './cli-host';
 import { spawnSync } from 'child_process';
 import * as path from 'path';
 
@@ -19,6 +20,7 @@ function wrapperCall(expr: string): unknown {
 
 let api: FakeApi | undefined;
 beforeAll(ensureDist);
+useCliHost();
 afterEach(async () => {
   await api?.close();
   api = undefined;
