@@ -23,12 +23,12 @@ export interface IdentityProps {
 }
 
 /**
- * The two Google service accounts and the Kubernetes service account pods run as.
+ * The two Google service accounts and the two Kubernetes service accounts pods run as (the steps', the verdict writer's).
  *
  * - node GSA `<cluster>-gke-np-sa`: every node pool's identity, with NODE_ROLES only.
  * - workload GSA `<cluster>-gke-wl-sa`: no project role at all; the bucket and the secret grant it
  *   access on themselves (see TrainingBucket, HfTokenSecret).
- * - KSA `<cluster>-workloads` in the pipelines' namespace, bound to the workload GSA by Workload Identity (the cluster in
+ * - KSA `<cluster>-workloads` in the pipelines' namespace (every step's pods), bound to the workload GSA by Workload Identity (the cluster in
  *   its name makes the principal per cluster: jobs/platform.ts workloadKsaNameOf).
  *
  * The Workload Identity binding and the KSA come with `bindWorkloads({ cluster, nodePool })`, once the cluster and a

@@ -43,7 +43,7 @@ export interface Platform {
   /** Node pool for Pathways heads and conversions. */
   readonly cpuPool: { readonly name: string; readonly machineType: string };
   readonly tpuGroups: readonly TpuPoolGroup[];
-  /** Kubernetes service account every pipeline pod runs as, `<cluster>-workloads` (Workload Identity -> workloadGsaEmail). */
+  /** Kubernetes service account every pipeline step's pod runs as, `<cluster>-workloads` (Workload Identity -> workloadGsaEmail). */
   readonly serviceAccountName: string;
   /**
    * Kubernetes service account a rehearsal's verdict writer runs as, `<cluster>-workloads-verdict` (verdictKsaNameOf):
@@ -110,7 +110,7 @@ export function accountIdOf(name: string): string {
 }
 
 /**
- * The Kubernetes service account every pipeline pod runs as: `<cluster>-workloads`. Workload Identity's principal for
+ * The Kubernetes service account every pipeline step's pod runs as: `<cluster>-workloads`. Workload Identity's principal for
  * it is `serviceAccount:<project>.svc.id.goog[<namespace>/<ksa>]` (workloadIdentityMember): the pool
  * `<project>.svc.id.goog` is one per project, shared by every cluster in it (GKE "Workload Identity Federation for
  * GKE": "identity sameness"), so a KSA name without the cluster would make dev's pods and prod's pods the same

@@ -181,7 +181,9 @@ test("a dev pod's principal, and every account it can act as, holds no role on a
   expect(all.filter((b) => b.env === 'prod' && b.on.startsWith('project:') && devPods.has(b.member))).toEqual([]);
   // The principals themselves differ: no Workload Identity member of dev is one of prod.
   const wi = (env: 'dev' | 'prod') => all.filter((b) => b.env === env && b.role === 'roles/iam.workloadIdentityUser').map((b) => b.member);
-  expect(wi('dev').length).toBe(4);
+  expect(wi('dev').length).toBe(5);
+  // The steps' KSA and the rehearsal verdict writer's own (constructs/identity.ts), both per cluster.
+  expect(wi('dev')).toEqual(expect.arrayContaining([dev.deployment.platform.serviceAccountName, dev.deployment.platform.verdictServiceAccountName].map((k) => `serviceAccount:${PROJECT}.svc.id.goog[default/${k}]`)));
   expect(wi('dev').filter((m) => wi('prod').includes(m))).toEqual([]);
 });
 
