@@ -355,7 +355,8 @@ function newValue(value: string | number | boolean): JsonValue {
   if (typeof value !== 'string') return value;
   const t = value.trim();
   if (/^(true|false)$/i.test(t)) return /^true$/i.test(t);
-  return t !== '' && Number.isFinite(Number(t)) && /^[-+]?[\d.]+(e[-+]?\d+)?$/i.test(t) ? Number(t) : value;
+  // The pattern refuses '' (which Number reads as 0), hex and binary; Number refuses '1.2.3' the pattern lets through.
+  return /^[-+]?[\d.]+(e[-+]?\d+)?$/i.test(t) && Number.isFinite(Number(t)) ? Number(t) : value;
 }
 
 /**
