@@ -555,3 +555,43 @@ describe('checkRunOutputs over any directories', () => {
     expect(() => checkRunOutputs([fake('a', 'gs://b/m/trained/x/', 'gs://b/e/1/'), fake('b', 'gs://c/m/trained/x/', 'gs://b/e/2/')])).not.toThrow();
   });
 });
+
+describe('the recipe checks build on the options', () => {
+  const sft = RECIPES['sft-gemma4'];
+  /** sft-gemma4 on the single-host slice with 4 sequences per chip: gemma4-31b does not fit; only a larger slice would. */
+  const tooBig = { ...sft, slice: { machineType: 'ct6e-standard-8t', topology: '2x4' }, train: { ...sft.train, args: { ...sft.train.args, per_device_batch_size: 4 } } } as Recipe;
+  const advice = (options: Partial<Parameters<typeof buildPipeline>[2]>) =>
+    problemsOf(() => buildPipeline(tooBig, testPlatform(), { runId: 'r1', configSource: 'pipelines.sft-gemma4', ...options }))[0].replace(/^.* which fits tightly \(/, '');
+  test('fit advice names slice, unless machineType or topology retargeted the pipeline (they would win over slice)', () => {
+    expect(advice({})).toBe('pipelines.sft-gemma4.slice: v6e-256, with that slice in infra) (estimate: jobs/hbm.ts)');
+    const retargeted = 'pipelines.sft-gemma4.machineType/topology: ct6e-standard-4t 16x16, with that slice in infra) (estimate: jobs/hbm.ts)';
+    expect(advice({ machineType: 'ct6e-standard-8t', topology: '2x4' })).toBe(retargeted);
+    expect(advice({ machineType: 'ct6e-standard-8t' })).toBe(retargeted);
+    expect(advice({ topology: '2x4' })).toBe(retargeted);
+  });
+  test('a tight fit is a notice of the pipeline (tutorial 002 on one v6e-8)', () => {
+    expect(build('rl-llama3').notices).toEqual([
+      'rl-llama3: llama3.1-8b-Instruct fits ct6e-standard-8t 2x4 (v6e-8-8t) tightly: gradients, optimizer state and activations take 7.9 GiB of the 8.8 GiB ' +
+        'hbm_utilization_vllm=0.72 leaves per chip; an out-of-memory error at start-up is possible (estimate: jobs/hbm.ts)',
+    ]);
+  });
+  test('the first checkpoint must land before training\'s deadline, the options\' deadline when given (the fix said is accepted)', () => {
+    expect(problemsOf(() => build('sft-gemma4', { overrides: { steps: 4_000_000 } }))).toEqual([
+      expect.stringMatching(/^sft-gemma4\.steps: the first checkpoint \(step 1000000 of 4000000: checkpoint_period 1000000, a quarter of the run\) cannot land before training's deadline: .* or raise timeoutMinutes\.train to at least 6967, /),
+    ]);
+    expect(build('sft-gemma4', { overrides: { steps: 4_000_000 }, timeoutMinutes: { train: 6967 } }).steps[1].timeoutMinutes).toBe(6967);
+  });
+  test('recipe files of exactly a ConfigMap\'s size are shipped', () => {
+    const content = 'x'.repeat(1024 * 1024 - 4);
+    const p = buildPipeline({ ...RECIPES['rl-llama3'], files: [{ name: 'r.py', content, sha256: 'a'.repeat(64), path: 'rewards/r.py' }] }, testPlatform(), { runId: 'r1' });
+    expect(p.filesConfigMap).toBeDefined();
+  });
+  test('exit policies: a multi-host training program restarts the JobSet when a host fails; a conversion on the slice (only index 0 converts) fails fast', () => {
+    const failurePolicies = (p: ReturnType<typeof build>, i: number) => (p.steps[i].manifest as any).spec.replicatedJobs.map((r: any) => r.template.spec.podFailurePolicy !== undefined);
+    const p = build('sft-gemma4', { conversionOn: 'tpu' });
+    expect(p.slice.vms).toBe(8);
+    expect(failurePolicies(p, 1)).toEqual([false]);
+    expect(failurePolicies(p, 0)).toEqual([true]);
+    expect(failurePolicies(p, 2)).toEqual([true]);
+  });
+});
