@@ -318,6 +318,8 @@ describe('checks of the built recipe', () => {
     const bucket = build('rl-qwen3', { overrides: { hf_model_path: 'gs://b/qwen' } });
     expect(script(bucket, 0)).not.toContain('export HF_REVISION');
     expect(script(bucket, 2)).not.toContain('tokenizer-at-revision');
+    // Nothing in the prelude: the record line follows the token.
+    for (const i of [0, 2]) expect(JSON.parse(script(bucket, i))[0][0][2]).toMatch(/export HF_TOKEN\npython3 -c /);
   });
 });
 
@@ -350,6 +352,10 @@ describe('the JobSets a recipe gives', () => {
     expect(p.filesConfigMap).toMatchObject({ kind: 'ConfigMap', metadata: { name: 'rl-llama3-files', namespace: 'default' } });
     expect(podSpec(p, 1).volumes).toContainEqual({ name: 'pipeline-files', configMap: { name: 'rl-llama3-files' } });
     expect(podSpec(build('rl-llama3'), 1).volumes ?? []).not.toContainEqual(expect.objectContaining({ name: 'pipeline-files' }));
+    const two = [{ ...files[0], content: 'x'.repeat(600 * 1024) }, { ...files[0], name: 's.py', path: 'rewards/s.py', content: 'y'.repeat(600 * 1024) }];
+    expect(problemsOf(() => buildPipeline({ ...RECIPES['rl-llama3'], files: two }, testPlatform(), { runId: 'r1' }))).toContain(
+      `rl-llama3: the pipeline's files (rewards/r.py, rewards/s.py) hold ${1200 * 1024 + 8} bytes; a ConfigMap holds at most ${1024 * 1024}`,
+    );
     const big = [{ ...files[0], content: 'x'.repeat(1024 * 1024) }];
     expect(problemsOf(() => buildPipeline({ ...RECIPES['rl-llama3'], files: big }, testPlatform(), { runId: 'r1' }))).toContain(
       `rl-llama3: the pipeline's files (rewards/r.py) hold ${1024 * 1024 + 4} bytes; a ConfigMap holds at most ${1024 * 1024}`,
