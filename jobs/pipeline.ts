@@ -355,7 +355,8 @@ function newValue(value: string | number | boolean): JsonValue {
   if (typeof value !== 'string') return value;
   const t = value.trim();
   if (/^(true|false)$/i.test(t)) return /^true$/i.test(t);
-  return t !== '' && Number.isFinite(Number(t)) && /^[-+]?[\d.]+(e[-+]?\d+)?$/i.test(t) ? Number(t) : value;
+  // The pattern refuses '' (which Number reads as 0), hex and binary; Number refuses '1.2.3' the pattern lets through.
+  return /^[-+]?[\d.]+(e[-+]?\d+)?$/i.test(t) && Number.isFinite(Number(t)) ? Number(t) : value;
 }
 
 /**
@@ -892,15 +893,13 @@ export function buildPipeline(recipe: Recipe, platform: Platform, options: Pipel
   const runIdSource = options.runIdSource ?? `${source}.runId`;
   const problems: string[] = [];
   collect(problems, () => checkRunId(options.runId, runIdSource));
-  const runIdOk = problems.length === 0;
   const target = targetOf(recipe, platform, options, source, problems);
   const plan = target ? planPipeline(recipe, platform, options, source, target, problems) : undefined;
+  // Every problem so far, a bad run id among them, stops here: the names below are checked with a valid run id only.
   if (!plan || problems.length > 0) throw new PipelineProblems(problems);
   const built = builtSteps(plan, platform, options);
-  if (runIdOk) {
-    const shapes = built.map(({ name, built: b }) => ({ step: name, replicatedJobs: b.replicatedJobs, coordinator: b.coordinator }));
-    collect(problems, () => checkJobSetNames(options.jobSetPrefix ?? plan.resolved.name, options.runId, shapes, source, runIdSource));
-  }
+  const shapes = built.map(({ name, built: b }) => ({ step: name, replicatedJobs: b.replicatedJobs, coordinator: b.coordinator }));
+  collect(problems, () => checkJobSetNames(options.jobSetPrefix ?? plan.resolved.name, options.runId, shapes, source, runIdSource));
   const steps = pipelineSteps(plan, platform, options, built);
   problems.push(...flexStartProblems(plan, steps));
   if (problems.length > 0) throw new PipelineProblems(problems);

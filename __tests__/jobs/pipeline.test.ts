@@ -4,15 +4,21 @@
  * whole-node resources, the flex-start lifetime rule, the run outputs two pipelines may not share, the longest run id,
  * and the MaxText version sentence. Each error is asserted by its message (the key, the value, what fits).
  */
+import { EXPORT_MOUNT } from '../../jobs/eval';
+import { trainKey } from '../../jobs/maxtext';
+import { EVAL_RUN_RECORD_FILE } from '../../jobs/run-record';
 import { Capacity, derivePlatform, Platform } from '../../jobs/platform';
 import {
   ATTEMPT_MARGIN_MINUTES,
   buildPipeline,
+  chainHash,
   checkRunOutputs,
   DEFAULT_QUEUE_MINUTES,
   maxRunIdLength,
   maxtextDifference,
+  Pipeline,
   PipelineProblems,
+  resolveRun,
   runOutputs,
   waitMinutes,
   wholeNodeHead,
@@ -312,6 +318,8 @@ describe('checks of the built recipe', () => {
     const bucket = build('rl-qwen3', { overrides: { hf_model_path: 'gs://b/qwen' } });
     expect(script(bucket, 0)).not.toContain('export HF_REVISION');
     expect(script(bucket, 2)).not.toContain('tokenizer-at-revision');
+    // Nothing in the prelude: the record line follows the token.
+    for (const i of [0, 2]) expect(JSON.parse(script(bucket, i))[0][0][2]).toMatch(/export HF_TOKEN\npython3 -c /);
   });
 });
 
@@ -344,9 +352,252 @@ describe('the JobSets a recipe gives', () => {
     expect(p.filesConfigMap).toMatchObject({ kind: 'ConfigMap', metadata: { name: 'rl-llama3-files', namespace: 'default' } });
     expect(podSpec(p, 1).volumes).toContainEqual({ name: 'pipeline-files', configMap: { name: 'rl-llama3-files' } });
     expect(podSpec(build('rl-llama3'), 1).volumes ?? []).not.toContainEqual(expect.objectContaining({ name: 'pipeline-files' }));
+    const two = [{ ...files[0], content: 'x'.repeat(600 * 1024) }, { ...files[0], name: 's.py', path: 'rewards/s.py', content: 'y'.repeat(600 * 1024) }];
+    expect(problemsOf(() => buildPipeline({ ...RECIPES['rl-llama3'], files: two }, testPlatform(), { runId: 'r1' }))).toContain(
+      `rl-llama3: the pipeline's files (rewards/r.py, rewards/s.py) hold ${1200 * 1024 + 8} bytes; a ConfigMap holds at most ${1024 * 1024}`,
+    );
     const big = [{ ...files[0], content: 'x'.repeat(1024 * 1024) }];
     expect(problemsOf(() => buildPipeline({ ...RECIPES['rl-llama3'], files: big }, testPlatform(), { runId: 'r1' }))).toContain(
       `rl-llama3: the pipeline's files (rewards/r.py) hold ${1024 * 1024 + 4} bytes; a ConfigMap holds at most ${1024 * 1024}`,
     );
+  });
+});
+
+describe('overrides of keys no step passes: text read as MaxText\'s YAML would (a number, a boolean, else the text)', () => {
+  const added = (value: string | number | boolean) =>
+    (resolveRun(RECIPES['rl-qwen3'], { runId: 'r1', overrides: { data_shuffle_seed: value } }, 32).recipe.train.args as Record<string, unknown>).data_shuffle_seed;
+  test.each([
+    [' 7 ', 7],
+    ['-5', -5],
+    ['+5', 5],
+    ['1.5', 1.5],
+    ['1e5', 1e5],
+    ['1E-3', 1e-3],
+    ['2e10', 2e10],
+    ['1.5e+3', 1500],
+    ['TRUE', true],
+    [' false ', false],
+    [7, 7],
+    [true, true],
+  ])('%p -> %p', (given, want) => {
+    expect(added(given)).toBe(want);
+  });
+  test.each(['', 'abc', '0x10', '0b1', '1.2.3', 'Infinity', '1e', 'xtrue', 'truex', 'false!', '7 days'])('%p stays text', (given) => {
+    expect(added(given)).toBe(given);
+  });
+});
+
+describe('resolveRun', () => {
+  const qwen = RECIPES['rl-qwen3'];
+  test('every key this program derives is refused as an override', () => {
+    for (const key of ['model_name', 'base_output_directory', 'load_parameters_path', 'hf_access_token', 'enable_checkpointing', 'checkpoint_period', 'max_num_checkpoints_to_keep']) {
+      expect(() => resolveRun(qwen, { runId: 'r1', overrides: { [key]: 'x' } }, 32)).toThrow(
+        `rl-qwen3.overrides.${key}: set by this program for every run (the paths, the model key and the checkpoints it derives); remove it`,
+      );
+    }
+  });
+  test('a key of no config class is shown escaped', () => {
+    expect(() => resolveRun(qwen, { runId: 'r1', overrides: { 'bad"key': 1 } }, 32)).toThrow(/^rl-qwen3\.overrides\.bad\\"key: not a key rl-qwen3 passes/);
+  });
+  test('an owned key given as text that is no number: the value to move is the text', () => {
+    expect(() => resolveRun(qwen, { runId: 'r1', overrides: { max_target_length: 'long' } }, 32)).toThrow('"training": {"maxCompletionLength": "long"}');
+  });
+  test('a recipe whose run_name is empty is named by its kind', () => {
+    const unnamed = { ...qwen, train: { ...qwen.train, args: { ...qwen.train.args, run_name: '' } } } as Recipe;
+    expect(resolveRun(unnamed, { runId: 'r1' }, 32).identity).toMatch(/^rl-[0-9a-f]{12}$/);
+  });
+  test('the chips training runs on are part of the run name; options retarget the slice', () => {
+    expect(resolveRun(qwen, { runId: 'r1' }, 32).identity).not.toBe(resolveRun(qwen, { runId: 'r1' }, 64).identity);
+    const two = build('rl-qwen3', {}, testPlatform({ v6e32Slices: 2 }));
+    expect(two.recipe.train.args['run_name']).toBe(`rl-${trainKey(two.recipe, 64)}`);
+    expect(two.runRecords.train.record).toMatchObject({ chips: 64, slices: 2 });
+    expect(resolveRun(qwen, { runId: 'r1', machineType: 'ct6e-standard-8t' }, 8).recipe.slice).toEqual({ machineType: 'ct6e-standard-8t', topology: '4x8' });
+    expect(resolveRun(qwen, { runId: 'r1', topology: '2x4' }, 8).recipe.slice).toEqual({ machineType: 'ct6e-standard-4t', topology: '2x4' });
+  });
+});
+
+describe('where a problem says a value came from', () => {
+  const bad = "image must be a reference such as us-docker.pkg.dev/<project>/<repo>/<image>:<tag> or <image>@sha256:<64 hex digits>, got 'maxtext'";
+  test('the image: its own source, else the config entry\'s image key, else the recipe alone', () => {
+    expect(problemsOf(() => build('rl-qwen3', { image: 'maxtext' }))).toEqual([`rl-qwen3: image: ${bad}`]);
+    expect(problemsOf(() => build('rl-qwen3', { image: 'maxtext', configSource: 'pipelines.rl-qwen3' }))).toEqual([`rl-qwen3 (pipelines.rl-qwen3.image): image: ${bad}`]);
+    expect(problemsOf(() => build('rl-qwen3', { image: 'maxtext', configSource: 'pipelines.rl-qwen3', imageSource: 'CLOUD_IMAGE_NAME (env)' }))).toEqual([
+      `rl-qwen3 (CLOUD_IMAGE_NAME (env)): image: ${bad}`,
+    ]);
+  });
+  test('a bad run id alone: that problem alone (the names are not checked with it)', () => {
+    const err = (() => {
+      try {
+        build('rl-qwen3', { runId: 'R_1' });
+      } catch (e) {
+        return e as PipelineProblems;
+      }
+      throw new Error('expected PipelineProblems');
+    })();
+    expect(err.name).toBe('PipelineProblems');
+    expect(err.problems).toEqual(["rl-qwen3.runId: run id must be lowercase letters, digits and '-', starting and ending with a letter or digit, got 'R_1'"]);
+    expect(err.message).toBe(err.problems.join('\n'));
+  });
+  test('JobSet names are checked with the prefix they are built with: a rehearsal\'s short prefix fits a long pipeline name', () => {
+    const long = { ...RECIPES['rl-qwen3'], name: 'qwen3-math-support' };
+    expect(problemsOf(() => buildPipeline(long, testPlatform(), { runId: 'r1' }))[0]).toMatch(/^qwen3-math-support: pipeline name 'qwen3-math-support' is too long/);
+    expect(buildPipeline(long, testPlatform(), { runId: 'r1', jobSetPrefix: 'rh-q' }).steps.map((s) => s.jobSetName)).toEqual([
+      'rh-q-r1-to-maxtext', 'rh-q-r1-train', 'rh-q-r1-to-hf', 'rh-q-r1-eval',
+    ]);
+  });
+});
+
+describe('each step\'s JobSet, as built', () => {
+  const manifestOf = (p: ReturnType<typeof build>, i: number) => p.steps[i].manifest as any;
+  const scriptAt = (p: ReturnType<typeof build>, i: number) => manifestOf(p, i).spec.replicatedJobs[0].template.spec.template.spec.containers[0].command[2] as string;
+  /** The workload container's script (the Pathways head's, for training on Pathways). */
+  const scriptOfMain = (p: ReturnType<typeof build>, i: number) =>
+    JSON.parse(JSON.stringify(manifestOf(p, i).spec.replicatedJobs[0].template.spec.template.spec.containers.find((c: any) => c.name === 'workload-container').command[2])) as string;
+  test('names, step labels and the queue label on the JobSet and its pods; the hash chain from the first manifest', () => {
+    const p = build('rl-qwen3');
+    let previous = '';
+    for (const [i, s] of p.steps.entries()) {
+      const m = manifestOf(p, i);
+      expect(m.metadata.name).toBe(s.jobSetName);
+      const want = { ...p.labels, 'tpu-post-training/step': s.name, 'kueue.x-k8s.io/queue-name': 'user-queue' };
+      expect(m.metadata.labels).toEqual(want);
+      for (const r of m.spec.replicatedJobs) expect(r.template.spec.template.metadata.labels).toMatchObject(want);
+      expect(s.specHash).toBe(chainHash(previous, s.manifest));
+      previous = s.specHash;
+    }
+    expect(p.steps.map((s) => s.nameShape)).toEqual([
+      { step: 'to-maxtext', replicatedJobs: [{ name: 'convert', replicas: 1, parallelism: 1 }] },
+      {
+        step: 'train',
+        replicatedJobs: [{ name: 'pathways-head', replicas: 1, parallelism: 1 }, { name: 'worker', replicas: 1, parallelism: 8 }],
+        coordinator: { replicatedJob: 'pathways-head', jobIndex: 0, podIndex: 0 },
+      },
+      { step: 'to-hf', replicatedJobs: [{ name: 'convert', replicas: 1, parallelism: 1 }] },
+      { step: 'eval', replicatedJobs: [{ name: 'slice', replicas: 1, parallelism: 1 }] },
+    ]);
+  });
+  test('the McJAX presets train on their slice\'s VMs, not Pathways', () => {
+    for (const name of ['rl-llama3', 'sft-gemma4']) {
+      expect(manifestOf(build(name), 1).spec.replicatedJobs.map((r: any) => r.name)).toEqual(['slice']);
+    }
+  });
+  test('the conversions retry a transient Hub or bucket error once, on the CPU pool and on the slice', () => {
+    for (const conversionOn of ['cpu', 'tpu'] as const) {
+      const p = build('rl-llama3', { conversionOn });
+      for (const i of [0, 2]) expect(scriptAt(p, i)).toContain('retrying once in 60s');
+      expect(scriptAt(p, 1)).not.toContain('retrying once in 60s');
+    }
+  });
+  test('each step writes its own run record at its start and at its end', () => {
+    const p = build('rl-qwen3');
+    for (const [i, step] of (['to-maxtext', 'train', 'to-hf'] as const).entries()) {
+      const at = p.runRecords[step].path;
+      for (const phase of ['start', 'end']) expect(scriptOfMain(p, i)).toContain(`${at} ${phase} || echo "run record ${at} not written (the step goes on)"`);
+    }
+  });
+  test('revisions: the conversion resolves the commit; training and the export read its tokenizer at that commit from the conversion\'s record', () => {
+    const p = build('sft-gemma4');
+    const conversionRecord = p.runRecords['to-maxtext'].path;
+    expect(scriptAt(p, 0)).toContain('export HF_REVISION');
+    expect(scriptAt(p, 2)).toContain(conversionRecord);
+    expect(scriptAt(p, 2)).toContain('tokenizer-at-revision');
+    // SFT training takes its tokenizer from the converted checkpoint's model (no tokenizer_path): no download.
+    expect(scriptAt(p, 1)).not.toContain('tokenizer-at-revision');
+    expect(scriptAt(p, 1)).toMatch(/^set -eu\nHF_TOKEN="\$\(cat \/var\/run\/secrets\/hf\/hf-token\)"\nexport HF_TOKEN\npython3 -c /);
+    // A tokenizer repository of its own is the one training and the eval record name.
+    const recipe = { ...RECIPES['rl-llama3'], train: { ...RECIPES['rl-llama3'].train, args: { ...RECIPES['rl-llama3'].train.args, tokenizer_path: 'meta-llama/Llama-3.1-8B' } } } as Recipe;
+    const own = buildPipeline(recipe, testPlatform(), { runId: 'r1' });
+    expect(scriptAt(own, 1)).toContain('tokenizer and chat template: meta-llama/Llama-3.1-8B at');
+    expect(scriptAt(own, 1)).toContain(own.runRecords['to-maxtext'].path);
+    expect(own.runRecords.eval.record).toMatchObject({ tokenizer: 'meta-llama/Llama-3.1-8B' });
+  });
+  test('eval writes its record beside eval.json through the export mount; weights from a bucket: the eval tokenizer is the base model', () => {
+    const p = build('rl-qwen3');
+    const evalScript = scriptAt(p, 3);
+    expect(evalScript).toContain(p.runRecords.eval.path);
+    for (const phase of ['start', 'end']) {
+      expect(evalScript).toContain(`${EXPORT_MOUNT}/${EVAL_RUN_RECORD_FILE} ${phase} || echo "run record ${p.runRecords.eval.path} not written (the step goes on)"`);
+    }
+    expect(p.runRecords.eval.record).toMatchObject({ step: 'eval', tokenizer: 'Qwen/Qwen3-30B-A3B-Instruct-2507', tasks: ['gsm8k_reasoning'], dataset: { hf: 'openai/gsm8k', config: 'main', split: 'test' } });
+    const bucket = build('rl-qwen3', { overrides: { hf_model_path: 'gs://b/qwen' } });
+    expect(bucket.runRecords.eval.record).toMatchObject({ tokenizer: bucket.eval!.baseModel });
+  });
+});
+
+describe('what the Pipeline reports beside its steps', () => {
+  test('notices: none for a preset that fits; eval left out when infra has no single-host slice, with its steps', () => {
+    expect(build('rl-qwen3').notices).toEqual([]);
+    const noSingle = derivePlatform({
+      project: 'p', region: 'us-east5', zone: 'us-east5-b', clusterName: 't', bucket: 'b', namespace: 'default', cpuMachineType: 'n4-highmem-64',
+      tpuGroups: [{ slice: tpuSlice('ct6e-standard-4t', '4x8'), count: 1, capacity: { type: 'reservation', reservation: 'r' } }],
+    });
+    const p = build('rl-qwen3', {}, noSingle);
+    expect(p.notices).toEqual([expect.stringMatching(/^rl-qwen3: eval step left out: qwen3-30b-a3b needs a single-host ct6e-standard-4t 2x2 \(v6e-4\) or larger/)]);
+    expect(p.steps.map((s) => s.name)).toEqual(['to-maxtext', 'train', 'to-hf']);
+  });
+  test('optional parts are absent, not undefined, when there is nothing to say', () => {
+    const keys = Object.keys(build('rl-qwen3'));
+    for (const k of ['maxtextDifference', 'filesConfigMap', 'serve']) expect(keys).not.toContain(k);
+    expect(Object.keys(build('rl-qwen3').model)).toEqual(['name', 'hfRepo', 'exportName']);
+    expect(Object.keys(build('rl-llama3'))).toContain('maxtextDifference');
+  });
+  test('serve: planned only when enabled, for the pipeline\'s export', () => {
+    const p = build('sft-gemma4', { serve: { enabled: true } });
+    expect(p.serve).toMatchObject({ pipeline: 'sft-gemma4', namespace: 'default', modelPath: p.paths.hfExportDir });
+    expect(build('sft-gemma4', { serve: { enabled: false } }).serve).toBeUndefined();
+  });
+});
+
+describe('checkRunOutputs over any directories', () => {
+  const fake = (name: string, trainRunDir: string, hfExportDir: string) => ({ name, paths: { trainRunDir, hfExportDir } }) as unknown as Pipeline;
+  test('a directory inside another pipeline\'s is refused, naming the outer one, whichever comes first', () => {
+    const outer = fake('a', 'gs://b/m/trained/x/', 'gs://b/m/hf/x/');
+    const inner = fake('b', 'gs://b/m/trained/x/y/', 'gs://b/m/hf/y/');
+    const want = 'would both write gs://b/m/trained/x/; give one another run_name';
+    expect(() => checkRunOutputs([outer, inner])).toThrow(`pipelines a and b ${want} (pipelines.b.overrides.run_name)`);
+    expect(() => checkRunOutputs([inner, outer])).toThrow(`pipelines b and a ${want} (pipelines.a.overrides.run_name)`);
+  });
+  test('directories apart (another bucket, another export) are accepted', () => {
+    expect(() => checkRunOutputs([fake('a', 'gs://b/m/trained/x/', 'gs://b/e/1/'), fake('b', 'gs://c/m/trained/x/', 'gs://b/e/2/')])).not.toThrow();
+  });
+});
+
+describe('the recipe checks build on the options', () => {
+  const sft = RECIPES['sft-gemma4'];
+  /** sft-gemma4 on the single-host slice with 4 sequences per chip: gemma4-31b does not fit; only a larger slice would. */
+  const tooBig = { ...sft, slice: { machineType: 'ct6e-standard-8t', topology: '2x4' }, train: { ...sft.train, args: { ...sft.train.args, per_device_batch_size: 4 } } } as Recipe;
+  const advice = (options: Partial<Parameters<typeof buildPipeline>[2]>) =>
+    problemsOf(() => buildPipeline(tooBig, testPlatform(), { runId: 'r1', configSource: 'pipelines.sft-gemma4', ...options }))[0].replace(/^.* which fits tightly \(/, '');
+  test('fit advice names slice, unless machineType or topology retargeted the pipeline (they would win over slice)', () => {
+    expect(advice({})).toBe('pipelines.sft-gemma4.slice: v6e-256, with that slice in infra) (estimate: jobs/hbm.ts)');
+    const retargeted = 'pipelines.sft-gemma4.machineType/topology: ct6e-standard-4t 16x16, with that slice in infra) (estimate: jobs/hbm.ts)';
+    expect(advice({ machineType: 'ct6e-standard-8t', topology: '2x4' })).toBe(retargeted);
+    expect(advice({ machineType: 'ct6e-standard-8t' })).toBe(retargeted);
+    expect(advice({ topology: '2x4' })).toBe(retargeted);
+  });
+  test('a tight fit is a notice of the pipeline (tutorial 002 on one v6e-8)', () => {
+    expect(build('rl-llama3').notices).toEqual([
+      'rl-llama3: llama3.1-8b-Instruct fits ct6e-standard-8t 2x4 (v6e-8-8t) tightly: gradients, optimizer state and activations take 7.9 GiB of the 8.8 GiB ' +
+        'hbm_utilization_vllm=0.72 leaves per chip; an out-of-memory error at start-up is possible (estimate: jobs/hbm.ts)',
+    ]);
+  });
+  test('the first checkpoint must land before training\'s deadline, the options\' deadline when given (the fix said is accepted)', () => {
+    expect(problemsOf(() => build('sft-gemma4', { overrides: { steps: 4_000_000 } }))).toEqual([
+      expect.stringMatching(/^sft-gemma4\.steps: the first checkpoint \(step 1000000 of 4000000: checkpoint_period 1000000, a quarter of the run\) cannot land before training's deadline: .* or raise timeoutMinutes\.train to at least 6967, /),
+    ]);
+    expect(build('sft-gemma4', { overrides: { steps: 4_000_000 }, timeoutMinutes: { train: 6967 } }).steps[1].timeoutMinutes).toBe(6967);
+  });
+  test('recipe files of exactly a ConfigMap\'s size are shipped', () => {
+    const content = 'x'.repeat(1024 * 1024 - 4);
+    const p = buildPipeline({ ...RECIPES['rl-llama3'], files: [{ name: 'r.py', content, sha256: 'a'.repeat(64), path: 'rewards/r.py' }] }, testPlatform(), { runId: 'r1' });
+    expect(p.filesConfigMap).toBeDefined();
+  });
+  test('exit policies: a multi-host training program restarts the JobSet when a host fails; a conversion on the slice (only index 0 converts) fails fast', () => {
+    const failurePolicies = (p: ReturnType<typeof build>, i: number) => (p.steps[i].manifest as any).spec.replicatedJobs.map((r: any) => r.template.spec.podFailurePolicy !== undefined);
+    const p = build('sft-gemma4', { conversionOn: 'tpu' });
+    expect(p.slice.vms).toBe(8);
+    expect(failurePolicies(p, 1)).toEqual([false]);
+    expect(failurePolicies(p, 0)).toEqual([true]);
+    expect(failurePolicies(p, 2)).toEqual([true]);
   });
 });

@@ -127,6 +127,11 @@ describe('the base: extends, method', () => {
     expect(problemsOf({ ...GRPO, method: 'grpoo' })).toEqual([want]);
     expect(problemsOf({ extends: 'rl-qwen3', method: 'grpoo' })).toEqual([want]);
   });
+  test('a bad method stops the entry there: what the other fields mean depends on it', () => {
+    expect(problemsOf({ extends: 'sft-gemma4', method: 'grpoo', lora: { rank: 0 }, steps: 0 })).toEqual([
+      `${AT}.method: must be one of sft, grpo, gspo, dpo, got 'grpoo' (did you mean 'grpo'?)`,
+    ]);
+  });
   test('a method of another kind than the preset\'s: that problem alone', () => {
     expect(problemsOf({ extends: 'rl-qwen3', method: 'dpo' })).toEqual([
       `${AT}.method: 'dpo' cannot change rl-qwen3's method (grpo); extend a preset of the same kind, or leave out extends`,
@@ -324,6 +329,12 @@ describe('dataset template and processor files', () => {
     const problems = problemsOf({ ...GRPO, reward: { file: file('a.py', `${REWARD_PY}#${'x'.repeat(CONFIGMAP_MAX_BYTES / 2)}\n`) }, datasetFiles: { processor: file('b.py', half) } });
     expect(problems).toEqual([expect.stringMatching(new RegExp(`^${AT}: the reward, template and processor files hold \\d+ bytes; a ConfigMap holds at most ${CONFIGMAP_MAX_BYTES} \\(1 MiB\\)$`))]);
   });
+  test('files that together hold exactly a ConfigMap\'s size are shipped', () => {
+    const a = `${REWARD_PY}#${'x'.repeat(1000)}\n`;
+    const bContent = `${PROCESSOR}#${'y'.repeat(CONFIGMAP_MAX_BYTES - Buffer.byteLength(a) - 'a.py'.length - 'b.py'.length - PROCESSOR.length - 2)}\n`;
+    const r = recipeOf({ ...GRPO, reward: { file: file('a.py', a) }, datasetFiles: { processor: file('b.py', bContent) } });
+    expect(r.files!.reduce((n, f) => n + f.name.length + Buffer.byteLength(f.content), 0)).toBe(CONFIGMAP_MAX_BYTES);
+  });
   test('on a method that reads no such files none is shipped (its dataset check refuses the dataset keys that name them)', () => {
     const r = recipeOf({ ...SFT, datasetFiles: { template: file('t.json', TEMPLATE), processor: file('p.py', PROCESSOR) } });
     expect(r.files).toBeUndefined();
@@ -390,7 +401,8 @@ describe('LoRA', () => {
   test('rank, alpha (the rank by default), modules, and the export', () => {
     const r = recipeOf({ ...SFT, lora: { rank: 8 } });
     expect(args(r)).toMatchObject({ 'lora.enable_lora': true, 'lora.lora_rank': 8, 'lora.lora_alpha': 8 });
-    expect(args(r)['lora.lora_module_path']).toBeUndefined();
+    // No modules given: no key at all (an undefined value would still reach the command line as a key).
+    expect(Object.keys(args(r))).not.toContain('lora.lora_module_path');
     expect(r.toHf.lora).toEqual({ rank: 8, alpha: 8 });
     const m = recipeOf({ ...SFT, lora: { rank: 8, alpha: 16, modules: 'layers/.*/attn' } });
     expect(args(m)).toMatchObject({ 'lora.lora_alpha': 16, 'lora.lora_module_path': 'layers/.*/attn' });
