@@ -520,9 +520,12 @@ export function setCliRunner(runner: CliRunner | undefined): void {
 
 /** Runs the compiled CLI (dist/status/cli.js) in a child process (or setCliRunner's); the fake API keeps answering meanwhile. */
 export function runCli(args: string[], env: Record<string, string>): Promise<Run> {
-  const runEnv = { PATH: process.env.PATH ?? '', ...FIXTURE_ENV, ...env };
-  if (cliRunner) return cliRunner(args, runEnv);
-  return spawnCli(args, runEnv);
+  return (cliRunner ?? spawnCli)(args, cliEnv(env));
+}
+
+/** The environment runCli gives the CLI: PATH, the fixtures' (FIXTURE_ENV), then `env`. */
+export function cliEnv(env: Record<string, string>): Record<string, string> {
+  return { PATH: process.env.PATH ?? '', ...FIXTURE_ENV, ...env };
 }
 
 /** The compiled CLI in a fresh child process with exactly `env`. */

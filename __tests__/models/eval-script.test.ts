@@ -1,6 +1,7 @@
 /**
  * The eval step's container script, run for real in bash with stand-ins for `pip`, `vllm`, `curl`, `sleep` and
- * `lm_eval` on PATH (the real python3 runs the summary). The stand-ins behave as the pinned commits do:
+ * `lm_eval` on PATH (the real python3 runs the summary; the stand-ins' own Python runs with -S, without site-packages,
+ * which halves its start). The stand-ins behave as the pinned commits do:
  *   - `vllm serve` reads the model directory's config.json and builds `architectures[0]` (after `--hf-overrides`) from
  *     the image's registry (jobs/vllm.ts VLLM_IMAGES, tpu-inference 11250b4 model_loader.py); a multimodal class whose
  *     vision weights the export lacks fails as vLLM's loader does; a directory with only adapter files fails as a path
@@ -51,7 +52,7 @@ function vllmStandIn(dir: string, play: Play): string {
     'model="$2"; overrides=""; prev=""',
     'for a in "$@"; do [ "$prev" = --hf-overrides ] && overrides="$a"; prev="$a"; done',
     'if [ -d "$model" ]; then',
-    `  python3 - "$model" "$overrides" <<'PY' || exit 1`,
+    `  python3 -S - "$model" "$overrides" <<'PY' || exit 1`,
     'import json, os, sys',
     'model, overrides = sys.argv[1], sys.argv[2]',
     'if not os.path.exists(os.path.join(model, "config.json")):',
@@ -80,7 +81,7 @@ function lmEvalStandIn(dir: string, play: Play): string {
     'name="${margs#model=}"; name="${name%%,*}"',
     `case " ${loglikelihood} " in *" $task "*) if [ "${play.promptLogprobs === false ? 0 : 1}" = 0 ]; then echo "openai.InternalServerError: Error code: 500" >&2; exit 1; fi;; esac`,
     'mkdir -p "$out/served"',
-    `python3 - "$name" "$task" "$limit" "$out/served/results_1.json" <<'PY'`,
+    `python3 -S - "$name" "$task" "$limit" "$out/served/results_1.json" <<'PY'`,
     'import json, sys',
     'name, task, limit, out = sys.argv[1], sys.argv[2], int(sys.argv[3]), sys.argv[4]',
     `scores = json.load(open(${JSON.stringify(path.join(dir, 'scores.json'))}))`,

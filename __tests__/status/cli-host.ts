@@ -62,16 +62,22 @@ class CliHost {
   }
 }
 
+export interface CliHostOptions {
+  /** Whether runCli and runCliOn run in the host too (false: only through the runner returned). @default true */
+  readonly runCli?: boolean;
+}
+
 /**
  * Runs this file's status CLI runs (runCli, runCliOn) in one host process, started on the first run and ended after the
- * file; returns the runner, for a file that runs the CLI with an environment of its own (exactly `env`).
+ * file; returns the runner, for runs with an environment of their own (exactly `env`).
  */
-export function useCliHost(): CliRunner {
+export function useCliHost(options: CliHostOptions = {}): CliRunner {
   const host = new CliHost();
-  beforeAll(() => setCliRunner((args, env) => host.run(args, env)));
+  const run: CliRunner = (args, env) => host.run(args, env);
+  if (options.runCli ?? true) beforeAll(() => setCliRunner(run));
   afterAll(() => {
     setCliRunner(undefined);
     host.close();
   });
-  return (args, env) => host.run(args, env);
+  return run;
 }

@@ -2,12 +2,14 @@
  * `npm run status` / `npm run logs` against API servers that misbehave: silent (accepts, never answers), slow,
  * 401/403/500, garbage, 10,000 pods; a credential plugin that fails the way gke-gcloud-auth-plugin does; pods whose
  * messages and logs carry secrets. The compiled CLI in a child process, the real @kubernetes/client-node, the fake
- * API server of bench/fake-kube-api.ts. Short request timeouts (--timeout) keep each test fast; the documented
+ * API server of bench/fake-kube-api.ts. A fresh process per run where the process is the point (deadlines that abandon
+ * a request or a plugin, FIFOs); the CLI host (cli-host.ts, `hosted`) where a run is read for its answer only. Short request timeouts (--timeout) keep each test fast; the documented
  * default is asserted separately.
  */
 import * as fs from 'fs';
 import {
   allPipelinesWorld,
+  cliEnv,
   CONTEXT,
   emptyWorld,
   jobSet,
@@ -23,11 +25,15 @@ import {
 } from '../../bench/fake-kube-api';
 import { DEFAULT_TIMEOUT_SECONDS } from '../../status/cli';
 import { closeAfter, fake, kubeconfig, useFakeApis } from './fake-api-harness';
+import { useCliHost } from './cli-host';
 
 const HF = 'hf_' + 'Q1w2E3r4T5y6U7i8O9p0A1s2D3f4';
 const GH = 'ghp_' + 'x'.repeat(36);
 
 useFakeApis();
+const runHosted = useCliHost({ runCli: false });
+/** runCli in the file's CLI host: for runs whose process ends with its answer (no request or plugin left behind). */
+const hosted = (args: string[], env: Record<string, string>) => runHosted(args, cliEnv(env));
 const noSecret = (text: string) => {
   expect(text).not.toContain(HF);
   expect(text).not.toContain(GH);
@@ -105,7 +111,7 @@ describe('the plugin fails the way gke-gcloud-auth-plugin does: the login it nee
     ['no ADC', 'getting google default token failed after multiple retries: cannot construct google default token source: google: could not find default credentials.\n', 'gcloud auth application-default login, then retry'],
   ])('%s', async (_name, stderr, fix) => {
     const api = await fake();
-    const r = await runCli(['status'], kubeconfig(api.url, { plugin: failing(stderr) }));
+    const r = await hosted(['status'], kubeconfig(api.url, { plugin: failing(stderr) }));
     expect(r.code).toBe(4);
     expect(r.stderr).toContain(`no credentials for the cluster at ${api.url} (kubeconfig context ${CONTEXT}): the credential plugin failed:`);
     expect(r.stderr).toContain(fix);
@@ -115,7 +121,7 @@ describe('the plugin fails the way gke-gcloud-auth-plugin does: the login it nee
 
   test('a plugin that prints a token-bearing error: redacted', async () => {
     const api = await fake();
-    const r = await runCli(['status'], kubeconfig(api.url, { plugin: failing(`cached token ya29.${'a'.repeat(40)} is expired; Bearer ${'b'.repeat(30)}\n`) }));
+    const r = await hosted(['status'], kubeconfig(api.url, { plugin: failing(`cached token ya29.${'a'.repeat(40)} is expired; Bearer ${'b'.repeat(30)}\n`) }));
     expect(r.code).toBe(4);
     expect(r.stderr).not.toContain('a'.repeat(40));
     expect(r.stderr).not.toContain('b'.repeat(30));
@@ -126,13 +132,13 @@ describe('the plugin fails the way gke-gcloud-auth-plugin does: the login it nee
 test('403: names the IAM role to ask for; 500: says the server failed; both exit 4', async () => {
   const api = await fake();
   api.misbehave = () => ({ code: 403, body: JSON.stringify({ kind: 'Status', status: 'Failure', reason: 'Forbidden', code: 403, message: 'jobsets.jobset.x-k8s.io is forbidden: User "me@example.com" cannot list resource "jobsets"' }) });
-  const forbidden = await runCli(['status'], kubeconfig(api.url));
+  const forbidden = await hosted(['status'], kubeconfig(api.url));
   expect(forbidden.code).toBe(4);
   expect(forbidden.stderr).toContain('denies the request: the API server refused the request (HTTP 403): jobsets.jobset.x-k8s.io is forbidden');
   expect(forbidden.stderr).toContain(`roles/container.viewer (read-only: enough for status and logs) or roles/container.developer on project ${platform.project}`);
   expect(forbidden.stderr).not.toContain('get-credentials');
   api.misbehave = () => ({ code: 500, body: JSON.stringify({ kind: 'Status', status: 'Failure', code: 500, message: 'etcdserver: request timed out' }) });
-  const failed = await runCli(['status'], kubeconfig(api.url));
+  const failed = await hosted(['status'], kubeconfig(api.url));
   expect(failed.code).toBe(4);
   expect(failed.stderr).toContain('failed: the API server failed (HTTP 500): etcdserver: request timed out');
 });
@@ -144,7 +150,7 @@ test.each([
 ])('garbage (%s): a clear message, exit 4, no stack trace', async (_name, answer) => {
   const api = await fake();
   api.misbehave = () => answer;
-  const r = await runCli(['status'], kubeconfig(api.url));
+  const r = await hosted(['status'], kubeconfig(api.url));
   expect(r.code).toBe(4);
   expect(r.stderr).toMatch(/answered: .*(not a Kubernetes API response|not a Kubernetes list)/);
   expect(r.stderr).not.toMatch(/\n\s+at /);
@@ -199,12 +205,12 @@ test('secrets in pod messages, events and logs are redacted in status and logs',
   ];
   const api = await fake(w);
   const env = kubeconfig(api.url);
-  const status = await runCli(['status', 'rl-qwen3'], env);
+  const status = await hosted(['status', 'rl-qwen3'], env);
   expect(status.code).toBe(1);
   noSecret(status.stdout + status.stderr);
   expect(status.stdout).toContain('hf_…(redacted)');
   for (const args of [['logs', 'rl-qwen3', 'to-maxtext'], ['logs', 'rl-qwen3', 'to-maxtext', '-f']]) {
-    const logs = await runCli(args, env);
+    const logs = await hosted(args, env);
     expect(logs.code).toBe(0);
     noSecret(logs.stdout + logs.stderr);
     expect(logs.stdout).not.toContain('MIIEvQIBADANBgkqhkiG9w0BAQEFAASC');
@@ -214,7 +220,7 @@ test('secrets in pod messages, events and logs are redacted in status and logs',
 
 test('10,000 pods: one answer (its wall time is a target of npm run bench -- hostile, not of a test on loaded cores)', async () => {
   const api = await fake(manyPodsWorld(10_000));
-  const r = await runCli(['status', 'rl-qwen3', '--json'], kubeconfig(api.url));
+  const r = await hosted(['status', 'rl-qwen3', '--json'], kubeconfig(api.url));
   expect(r.code).toBe(3);
   expect(JSON.parse(r.stdout).pipelines[0].steps[1].state).toBeDefined();
   expect(api.requests.filter((q) => q.path.endsWith('/pods'))).toHaveLength(1);
@@ -238,14 +244,14 @@ test('terminal escape sequences in pod messages, events and logs never reach the
   const api = await fake(w);
   const env = kubeconfig(api.url);
   const controls = /[\x00-\x08\x0b-\x1f\x7f-\x9f]/;
-  const status = await runCli(['status', 'rl-qwen3'], env);
+  const status = await hosted(['status', 'rl-qwen3'], env);
   expect(status.code).toBe(1);
   expect(status.stdout + status.stderr).not.toMatch(controls);
   expect(status.stdout).toContain('FailedJobs: job failed'); // the message is shown, whole sequences are dropped
   expect(status.stdout).not.toContain('Y2FuYXJ5');
   expect(status.stdout).toContain('step 1');
   for (const args of [['logs', 'rl-qwen3', 'to-maxtext'], ['logs', 'rl-qwen3', 'to-maxtext', '-f']]) {
-    const logs = await runCli(args, env);
+    const logs = await hosted(args, env);
     expect(logs.code).toBe(0);
     expect(logs.stdout + logs.stderr).not.toMatch(controls);
     expect(logs.stdout).toContain('Traceback: ValueError');
