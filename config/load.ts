@@ -691,11 +691,11 @@ function applyTpuType(value: string | undefined, raw: Record<string, unknown>, s
   }
 }
 
-let examplePlaceholderValues: Map<string, Set<string>> | undefined;
-
-/** The example config's values at PLACEHOLDER_FIELDS (read once): the example file is the one home of the placeholders. */
+/**
+ * The example config's values at PLACEHOLDER_FIELDS, read on each load (a few KB, as exampleIdentity reads it): the
+ * example file is the one home of the placeholders, and no load depends on which load came first in the process.
+ */
 function exampleValues(repoRoot: string): Map<string, Set<string>> {
-  if (examplePlaceholderValues) return examplePlaceholderValues;
   const values = new Map<string, Set<string>>();
   let example: Record<string, unknown> = {};
   try {
@@ -710,7 +710,6 @@ function exampleValues(repoRoot: string): Map<string, Set<string>> {
     for (const item of Array.isArray(v) ? v : v === undefined ? [] : [v]) set.add(String(item));
     values.set(kind(field.path), set);
   }
-  examplePlaceholderValues = values;
   return values;
 }
 

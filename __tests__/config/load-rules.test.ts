@@ -65,7 +65,22 @@ function rawFile(content: Buffer | string, name = 'config.json'): string {
 const example = (): string => fs.readFileSync(path.join(findRepoRoot(), 'config', 'example.json'), 'utf8');
 
 describe('the environment variables, one test per binding kind', () => {
-  test.each(ENV_BINDINGS.filter((b) => b.kind === 'string' && !b.path.startsWith('pipelines.')).map((b) => [b.env, b.path] as const))(
+  // Listed here, not read from ENV_BINDINGS: a test generated from the table would lose the row a change drops.
+  test.each([
+    ['PROJECT', 'project'],
+    ['REGION', 'region'],
+    ['ZONE', 'zone'],
+    ['CLUSTER_NAME', 'clusterName'],
+    ['GCS_BUCKET', 'bucket'],
+    ['STATE_BUCKET', 'stateBucket'],
+    ['BUCKET_ACCESS', 'bucketSettings.access'],
+    ['COMPUTE_TYPE', 'tpu.machineType'],
+    ['TOPOLOGY', 'tpu.topology'],
+    ['TPU_CAPACITY', 'tpu.capacity'],
+    ['RESERVATION', 'tpu.reservation'],
+    ['SINGLE_HOST_CAPACITY', 'singleHost.capacity'],
+    ['SINGLE_HOST_RESERVATION', 'singleHost.reservation'],
+  ])(
     '%s sets %s, trimmed, and is named as its source',
     (env, dotted) => {
       // A value the key's rules accept, so only the layering is tested.
@@ -797,5 +812,90 @@ describe('more edges, each a rule a user meets', () => {
   test('misspelled names: the whole name must look like a variable; a 2-edit name of 8 characters is near, of 7 is not', () => {
     expect(misspelledVariables({ ZONEs: 'a', xZONE: 'b', 'ZONE-X': 'c' })).toEqual([]);
     expect(misspelledVariables({ TOPOLOXX: 'a', REGIOXX: 'b' })).toEqual(['TOPOLOXX is set but not read by this program: did you mean TOPOLOGY? (its value was not read)']);
+  });
+});
+
+describe('edges found by the mutation run', () => {
+  test('a ZONE that names no region leaves the region as it was: only the zone is refused', () => {
+    expect(issuesOf(() => loadConfig({ env: { ZONE: 'nowhere' } }))).toEqual([
+      "ZONE (env): zone must be one of us-east5-a, us-east5-b, us-east5-c (the zones of region us-east5), got 'nowhere' (region 'us-east5' from config/example.json: region)",
+    ]);
+  });
+
+  test('every string variable of ENV_BINDINGS is one of the rows above', () => {
+    expect(ENV_BINDINGS.filter((b) => b.kind === 'string' && !b.path.startsWith('pipelines.')).map((b) => b.env)).toEqual([
+      'PROJECT', 'REGION', 'ZONE', 'CLUSTER_NAME', 'GCS_BUCKET', 'STATE_BUCKET', 'BUCKET_ACCESS', 'COMPUTE_TYPE', 'TOPOLOGY',
+      'TPU_CAPACITY', 'RESERVATION', 'SINGLE_HOST_CAPACITY', 'SINGLE_HOST_RESERVATION',
+    ]);
+  });
+
+  test("PIPELINES keeps the file's other keys of a listed pipeline (its run id)", () => {
+    const file = configFile((c) => (c.pipelines['rl-qwen3'].runId = 'r7'));
+    expect(loadConfig({ env: { PIPELINES: 'rl-qwen3' }, file }).config.pipelines['rl-qwen3']).toMatchObject({ enabled: true, runId: 'r7' });
+  });
+
+  test("TPU_NAME choosing the VM silences only its own note: another tutorial variable's note stays", () => {
+    expect(loadConfig({ env: { TPU_NAME: 'vm', MODEL_NAME: 'm' } }).notices).toContain(
+      'MODEL_NAME is set but not read by this program: each pipeline recipe names its model; choose pipelines with PIPELINES (e.g. PIPELINES=rl-qwen3)',
+    );
+  });
+
+  test("a file without a bucket: GCS_BUCKET fills it (nothing to conflict with)", () => {
+    const file = configFile((c) => {
+      c.project = 'acme-prod';
+      delete c.bucket;
+    });
+    expect(loadConfig({ env: { GCS_BUCKET: 'acme-dev-ckpt' }, file }).config.bucket).toBe('acme-dev-ckpt');
+  });
+
+  test('IDENTITY_FROM=file with two conflicts names both, separated', () => {
+    const file = configFile((c) => Object.assign(c, { project: 'acme-prod', clusterName: 'prod-tpu' }));
+    expect(loadConfig({ env: { PROJECT: 'acme-dev', CLUSTER_NAME: 'dev-tpu', IDENTITY_FROM: 'file' }, file }).notices).toContain(
+      `IDENTITY_FROM=file: ${file} wins over the environment, which is ignored for: PROJECT (env) is 'acme-dev', ${file}: project is 'acme-prod'; CLUSTER_NAME (env) is 'dev-tpu', ${file}: clusterName is 'prod-tpu'`,
+    );
+  });
+
+  test('a file value that is not a string is shown as JSON in a conflict', () => {
+    const file = configFile((c) => Object.assign(c, { project: 'acme-prod', clusterName: ['prod-tpu'] }));
+    expect(issuesOf(() => loadConfig({ env: { CLUSTER_NAME: 'dev-tpu' }, file }))[0]).toMatch(/^CLUSTER_NAME \(env\) is 'dev-tpu', \S+: clusterName is \["prod-tpu"\]: /);
+  });
+
+  test('SERVE with a trailing comma: the empty item is no pipeline name', () => {
+    expect(loadConfig({ env: { SERVE: 'rl-qwen3, ,' } }).config.pipelines['rl-qwen3'].serve).toMatchObject({ enabled: true });
+  });
+
+  test('a number where a string belongs is shown as a number', () => {
+    const file = configFile((c) => (c.namespace = 5));
+    expect(issuesOf(() => loadConfig({ env: {}, file }))).toEqual([`${file}: namespace: Expected string, received number, got 5`]);
+  });
+
+  test('a variable sets a key under a block the file holds as null', () => {
+    const file = configFile((c) => (c.controlPlane = null));
+    expect(loadConfig({ env: { AUTHORIZED_CIDR: '198.18.0.0/15' }, file }).config.controlPlane.authorizedCidrs).toEqual(['198.18.0.0/15']);
+  });
+
+  test.each([
+    ['0xef 0x80 0xbf (a character, not a mark)', [0xef, 0x80, 0xbf, 0x7b, 0x7d], /: not valid JSON: /],
+    ['0x7b 0xfe', [0x7b, 0xfe, 0x7d], /: is not valid UTF-8; /],
+    ['0x7b 0xff', [0x7b, 0xff, 0x7d], /: is not valid UTF-8; /],
+  ])('%s at the start is no byte-order mark', (_what, bytes, message) => {
+    const file = rawFile(Buffer.from(bytes));
+    expect(issuesOf(() => loadConfig({ env: {}, file }))).toEqual([expect.stringMatching(message)]);
+  });
+
+  test('findRepoRoot needs package.json too: a folder with charts/ alone is not the root', () => {
+    const lone = fs.mkdtempSync(path.join(os.tmpdir(), 'tpt-root-'));
+    fs.mkdirSync(path.join(lone, 'charts'));
+    expect(() => findRepoRoot(lone)).toThrow(`cannot find the repository root (package.json + charts/) above ${lone}`);
+  });
+
+  test('a file without a single-host block loads, with its notices', () => {
+    const file = configFile((c) => delete c.singleHost);
+    expect(loadConfig({ env: { ...REAL }, file }).notices).toEqual([]);
+  });
+
+  test('REHEARSE naming no pipeline is refused, naming REHEARSE', () => {
+    const { loadDeployment } = require('../../config/deployment');
+    expect(issuesOf(() => loadDeployment({ env: { REHEARSE: 'nope' } }))[0]).toMatch(/^REHEARSE \(env\): rehearse-nope: no pipeline named 'nope'/);
   });
 });
