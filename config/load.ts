@@ -637,7 +637,9 @@ function applyServe(value: string | undefined, raw: Record<string, unknown>, sou
     const entry = (pipelines[name] ??= {});
     if (entry === null || typeof entry !== 'object' || Array.isArray(entry)) continue;
     const serve = entry.serve;
-    entry.serve = { ...(serve !== null && typeof serve === 'object' && !Array.isArray(serve) ? serve : {}), enabled: true };
+    // A file value that is not an object is left for the schema to refuse under its own key, not replaced.
+    if (serve !== undefined && (serve === null || typeof serve !== 'object' || Array.isArray(serve))) continue;
+    entry.serve = { ...serve, enabled: true };
     sources[`pipelines.${name}.serve.enabled`] = SERVE_SOURCE;
   }
 }

@@ -336,6 +336,25 @@ describe('PIPELINES, SERVE and REHEARSE', () => {
     expect(loaded.sources['pipelines.sft-gemma4.serve.enabled']).toBe('SERVE (env)');
   });
 
+  test.each([
+    ['a string', 'on', "Expected object, received string, got 'on'"],
+    ['an array', ['on'], 'Expected object, received array'],
+    ['a number', 1, 'Expected object, received number'],
+  ])("SERVE naming a pipeline whose file serve is %s: the file's key is refused, not replaced", (_kind, value, message) => {
+    const file = configFile((c) => (c.pipelines['rl-qwen3'].serve = value));
+    const issues = issuesOf(() => loadConfig({ env: { SERVE: 'rl-qwen3' }, file }));
+    expect(issues).toHaveLength(1);
+    expect(issues[0]).toContain(`${file}: pipelines.rl-qwen3.serve: ${message}`);
+    expect(issuesOf(() => loadConfig({ env: {}, file }))).toEqual(issues);
+  });
+
+  test('SERVE naming a pipeline whose file entry is not an object: the file key is refused', () => {
+    const file = configFile((c) => (c.pipelines['rl-qwen3'] = 'on'));
+    const issues = issuesOf(() => loadConfig({ env: { SERVE: 'rl-qwen3' }, file }));
+    expect(issues).toEqual(issuesOf(() => loadConfig({ env: {}, file })));
+    expect(issues.join('\n')).toContain(`${file}: pipelines.rl-qwen3: Expected object, received string, got 'on'`);
+  });
+
   test('SERVE naming a preset the file does not list: its entry is made, serving on', () => {
     const file = configFile((c) => delete c.pipelines);
     expect(loadConfig({ env: { SERVE: 'rl-gemma4' }, file }).config.pipelines['rl-gemma4'].serve).toMatchObject({ enabled: true });
