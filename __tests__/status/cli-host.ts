@@ -39,9 +39,15 @@ class CliHost {
     });
   }
 
-  close(): void {
-    this.child?.kill();
+  /** Ends the host and waits for its exit (so it is reaped: its CPU counts in the run's, and no process outlives the file). */
+  close(): Promise<void> {
+    const child = this.child;
     this.child = undefined;
+    if (!child || child.exitCode !== null || child.signalCode !== null) return Promise.resolve();
+    return new Promise((resolve) => {
+      child.once('exit', () => resolve());
+      child.kill();
+    });
   }
 
   private start(): ChildProcess {
@@ -77,7 +83,7 @@ export function useCliHost(options: CliHostOptions = {}): CliRunner {
   if (options.runCli ?? true) beforeAll(() => setCliRunner(run));
   afterAll(() => {
     setCliRunner(undefined);
-    host.close();
+    return host.close();
   });
   return run;
 }
