@@ -499,6 +499,13 @@ describe('each step\'s JobSet, as built', () => {
     const p = build('sft-gemma4');
     const conversionRecord = p.runRecords['to-maxtext'].path;
     expect(scriptAt(p, 0)).toContain('export HF_REVISION');
+    // Only the conversion resolves the commit (model_info) and patches to_maxtext's listing to it.
+    expect(scriptAt(p, 0)).toContain('HfApi().model_info(');
+    expect(scriptAt(p, 0)).toContain('revision listing patch');
+    for (const i of [1, 2]) {
+      expect(scriptAt(p, i)).not.toContain('HfApi().model_info(');
+      expect(scriptAt(p, i)).not.toContain('revision listing patch');
+    }
     expect(scriptAt(p, 2)).toContain(conversionRecord);
     expect(scriptAt(p, 2)).toContain('tokenizer-at-revision');
     // SFT training takes its tokenizer from the converted checkpoint's model (no tokenizer_path): no download.
