@@ -105,16 +105,21 @@ export class Identity extends Construct {
     if (this.bindings) throw new Error(`${this.node.path}: bindWorkloads was already called`);
     const platform = this.platform;
     this.bindings = {
-      workloadIdentityBinding: new ServiceAccountIamMember(this, 'cluster-workload-identity', {
-        serviceAccountId: this.workloadServiceAccount.name,
-        role: 'roles/iam.workloadIdentityUser',
-        member: workloadIdentityMember(platform.project, platform.namespace, platform.serviceAccountName),
-        dependsOn: [props.cluster],
-      }),
+      workloadIdentityBinding: this.actsAsWorkloadGsa('cluster-workload-identity', platform.serviceAccountName, props.cluster),
       kubernetesServiceAccount: this.workloadKsa('cluster-ksa', platform.serviceAccountName, props.nodePool),
       ...this.verdictWriter(props),
     };
     return this.bindings;
+  }
+
+  /** Lets the KSA `name` of the pipelines' namespace act as the workload GSA (Workload Identity), once the cluster exists. */
+  private actsAsWorkloadGsa(id: string, name: string, cluster: ITerraformDependable): ServiceAccountIamMember {
+    return new ServiceAccountIamMember(this, id, {
+      serviceAccountId: this.workloadServiceAccount.name,
+      role: 'roles/iam.workloadIdentityUser',
+      member: workloadIdentityMember(this.platform.project, this.platform.namespace, name),
+      dependsOn: [cluster],
+    });
   }
 
   /** A KSA in the pipelines' namespace that acts as the workload GSA (Workload Identity annotation), after a node pool. */
@@ -131,13 +136,8 @@ export class Identity extends Construct {
    * (`cluster-verdict-pod-logs`, `cluster-verdict-pod-logs-binding`), bound to it alone.
    */
   private verdictWriter(props: WorkloadBindingProps): Pick<WorkloadBindings, 'verdictIdentityBinding' | 'verdictServiceAccount' | 'podLogsRole' | 'podLogsBinding'> {
-    const { project, namespace, verdictServiceAccountName } = this.platform;
-    const verdictIdentityBinding = new ServiceAccountIamMember(this, 'cluster-verdict-workload-identity', {
-      serviceAccountId: this.workloadServiceAccount.name,
-      role: 'roles/iam.workloadIdentityUser',
-      member: workloadIdentityMember(project, namespace, verdictServiceAccountName),
-      dependsOn: [props.cluster],
-    });
+    const { namespace, verdictServiceAccountName } = this.platform;
+    const verdictIdentityBinding = this.actsAsWorkloadGsa('cluster-verdict-workload-identity', verdictServiceAccountName, props.cluster);
     const verdictServiceAccount = this.workloadKsa('cluster-verdict-ksa', verdictServiceAccountName, props.nodePool);
     const name = podLogsRoleName(verdictServiceAccountName);
     const podLogsRole = new RoleV1(this, 'cluster-verdict-pod-logs', {
