@@ -40,31 +40,57 @@ async function printAccessToken(timeoutMs: number, command: string): Promise<str
   return run.stdout.trim();
 }
 
+/** What a Cloud Storage call needs: the endpoint, the user's token, the deadline of each request. */
+export interface GcsOptions {
+  readonly endpoint: string;
+  readonly token: () => Promise<string>;
+  readonly timeoutMs: number;
+}
+
+/**
+ * What the reader and the lister share: the user's token, then `calls` with an authorized GET of the JSON API (each
+ * request under its own deadline); a token that cannot be had, a refused login (401/403: `may not <verb> gs://<bucket>`)
+ * and a request that fails or times out are reasons, never throws.
+ */
+async function withGcs<T>(
+  options: GcsOptions,
+  access: { readonly verb: 'read' | 'list'; readonly bucket: string },
+  calls: (get: (path: string) => Promise<Response | { problem: string }>) => Promise<T | { problem: string }>,
+): Promise<T | { problem: string }> {
+  let token: string;
+  try {
+    token = await options.token();
+  } catch (err) {
+    return { problem: (err as Error).message };
+  }
+  const get = async (p: string): Promise<Response | { problem: string }> => {
+    const res = await fetch(`${options.endpoint.replace(/\/$/, '')}/storage/v1/${p}`, { headers: { Authorization: `Bearer ${token}` }, signal: AbortSignal.timeout(options.timeoutMs) });
+    const refused = res.status === 401 || res.status === 403;
+    return refused ? { problem: `HTTP ${res.status}: your gcloud login may not ${access.verb} gs://${access.bucket} (roles/storage.objectViewer)` } : res;
+  };
+  try {
+    return await calls(get);
+  } catch (err) {
+    const e = err as Error;
+    return { problem: e.name === 'TimeoutError' ? `no answer within ${options.timeoutMs / 1000} s` : e.message };
+  }
+}
+
 /** The reader: the object's text, none on 404, or the reason it could not be read. */
-export function gcsReader(options: { endpoint: string; token: () => Promise<string>; timeoutMs: number }): ObjectReader {
+export function gcsReader(options: GcsOptions): ObjectReader {
   return async (gsUrl) => {
     const where = parseGsUrl(gsUrl);
     if (!where) return { problem: `not a gs:// object path` };
-    let token: string;
-    try {
-      token = await options.token();
-    } catch (err) {
-      return { problem: (err as Error).message };
-    }
-    const url = `${options.endpoint.replace(/\/$/, '')}/storage/v1/b/${encodeURIComponent(where.bucket)}/o/${encodeURIComponent(where.object)}?alt=media`;
-    try {
-      const res = await fetch(url, { headers: { Authorization: `Bearer ${token}` }, signal: AbortSignal.timeout(options.timeoutMs) });
+    return withGcs(options, { verb: 'read', bucket: where.bucket }, async (get) => {
+      const res = await get(`b/${encodeURIComponent(where.bucket)}/o/${encodeURIComponent(where.object)}?alt=media`);
+      if ('problem' in res) return res;
       if (res.status === 404) return {};
-      if (res.status === 401 || res.status === 403) return { problem: `HTTP ${res.status}: your gcloud login may not read gs://${where.bucket} (roles/storage.objectViewer)` };
       if (!res.ok) return { problem: `HTTP ${res.status} from Cloud Storage` };
       if (Number(res.headers.get('content-length') ?? 0) > MAX_OBJECT_BYTES) return { problem: `larger than ${MAX_OBJECT_BYTES} bytes` };
       const text = await res.text();
       if (text.length > MAX_OBJECT_BYTES) return { problem: `larger than ${MAX_OBJECT_BYTES} bytes` };
       return { text };
-    } catch (err) {
-      const e = err as Error;
-      return { problem: e.name === 'TimeoutError' ? `no answer within ${options.timeoutMs / 1000} s` : e.message };
-    }
+    });
   };
 }
 
@@ -79,21 +105,15 @@ export type ObjectNames = { readonly names: readonly string[] } | { readonly pro
  * provider `google_storage_bucket_objects`: `GET b/<bucket>/o?matchGlob=<glob>`, following `nextPageToken`; an answer
  * without `items` is an empty list), at most MAX_LIST_PAGES pages. Read-only; every failure is a reason.
  */
-export function gcsLister(options: { endpoint: string; token: () => Promise<string>; timeoutMs: number }): (bucket: string, glob: string) => Promise<ObjectNames> {
-  return async (bucket, glob) => {
-    let token: string;
-    try {
-      token = await options.token();
-    } catch (err) {
-      return { problem: (err as Error).message };
-    }
-    const names: string[] = [];
-    let page: string | undefined;
-    try {
+export function gcsLister(options: GcsOptions): (bucket: string, glob: string) => Promise<ObjectNames> {
+  return (bucket, glob) =>
+    withGcs(options, { verb: 'list', bucket }, async (get) => {
+      const names: string[] = [];
+      let page: string | undefined;
       for (let i = 0; i < MAX_LIST_PAGES; i++) {
         const query = new URLSearchParams({ matchGlob: glob, fields: 'items(name),nextPageToken', ...(page ? { pageToken: page } : {}) });
-        const res = await fetch(`${options.endpoint.replace(/\/$/, '')}/storage/v1/b/${encodeURIComponent(bucket)}/o?${query}`, { headers: { Authorization: `Bearer ${token}` }, signal: AbortSignal.timeout(options.timeoutMs) });
-        if (res.status === 401 || res.status === 403) return { problem: `HTTP ${res.status}: your gcloud login may not list gs://${bucket} (roles/storage.objectViewer)` };
+        const res = await get(`b/${encodeURIComponent(bucket)}/o?${query}`);
+        if ('problem' in res) return res;
         if (res.status === 404) return { problem: `gs://${bucket} does not exist (deploy infra first)` };
         if (!res.ok) return { problem: `HTTP ${res.status} from Cloud Storage` };
         const body = (await res.json()) as { items?: Array<{ name?: unknown }>; nextPageToken?: unknown };
@@ -102,9 +122,5 @@ export function gcsLister(options: { endpoint: string; token: () => Promise<stri
         page = body.nextPageToken;
       }
       return { problem: `more than ${MAX_LIST_PAGES} pages of objects match ${glob}` };
-    } catch (err) {
-      const e = err as Error;
-      return { problem: e.name === 'TimeoutError' ? `no answer within ${options.timeoutMs / 1000} s` : e.message };
-    }
-  };
+    });
 }
