@@ -43,9 +43,12 @@ export function resolveCacheFile(env: NodeJS.ProcessEnv = process.env, owner: st
   return path.join(root, 'tpt-resolve', `${crypto.createHash('sha1').update(key).digest('hex')}.json`);
 }
 
-/** Node's flags without the code of `node -e|-p <code>` (the bench's and the tests' children), which resolves nothing. */
+/** The flags whose next argument is code (`node -e|-p <code>`: the bench's and the tests' children), which resolves nothing. */
+const CODE_FLAGS = ['-e', '--eval', '-p', '--print'];
+
+/** Node's flags without those flags and their code. */
 function nodeFlags(execArgv: readonly string[]): string[] {
-  return execArgv.filter((a, i) => !['-e', '--eval', '-p', '--print'].includes(a) && !['-e', '--eval', '-p', '--print'].includes(execArgv[i - 1] ?? ''));
+  return execArgv.filter((a, i) => !CODE_FLAGS.includes(a) && !CODE_FLAGS.includes(execArgv[i - 1] ?? ''));
 }
 
 /** A path's stamp: mtime and size, '' when it is not there. */
