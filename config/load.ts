@@ -116,13 +116,7 @@ export const PLACEHOLDER_FIELDS: ReadonlyArray<{ readonly path: string; readonly
  * docs/configuration.md "Where a value comes from": a config file other than the example owns them; an environment
  * variable that disagrees with the file stops the program, naming both, unless IDENTITY_FROM says which wins.
  */
-export const IDENTITY_FIELDS: ReadonlyArray<{ readonly path: string }> = [
-  { path: 'project' },
-  { path: 'clusterName' },
-  { path: 'region' },
-  { path: 'bucket' },
-  { path: 'stateBucket' },
-];
+export const IDENTITY_FIELDS: readonly string[] = ['project', 'clusterName', 'region', 'bucket', 'stateBucket'];
 
 /** IDENTITY_FROM=env lets the environment's identity values win over the file's, IDENTITY_FROM=file the file's. */
 export const IDENTITY_FROM_ENV = 'IDENTITY_FROM';
@@ -360,7 +354,7 @@ function layerEnvironment(input: LayerInput): Layers & { readonly tpuVm?: string
   const { sources, given } = layers;
   applyCapacityPairs(layers);
   // The file's own identity values, before the environment is laid over them (resolveIdentity compares).
-  const fileIdentity = new Map(IDENTITY_FIELDS.map((f) => [f.path, getPath(raw, f.path)] as const));
+  const fileIdentity = new Map(IDENTITY_FIELDS.map((f) => [f, getPath(raw, f)] as const));
   applyBindings(layers);
   // Asking for the single-host pool through its variables turns it on, whatever the file's `enabled` says.
   const singleHostEnv = ['SINGLE_HOST_RESERVATION', 'SINGLE_HOST_CAPACITY'].find((name) => given(name) !== undefined);
@@ -537,8 +531,8 @@ function exampleIdentity(repoRoot: string, absolute: string): ReadonlyMap<string
   try {
     const values = JSON.parse(fs.readFileSync(example, 'utf8')) as Record<string, unknown>;
     // Only the example's placeholders (project, bucket): its region and cluster name are real defaults a file owns.
-    const placeholders = IDENTITY_FIELDS.filter((f) => PLACEHOLDER_FIELDS.some((p) => p.path === f.path));
-    return new Map(placeholders.map((f) => [f.path, getPath(values, f.path)] as const));
+    const placeholders = IDENTITY_FIELDS.filter((f) => PLACEHOLDER_FIELDS.some((p) => p.path === f));
+    return new Map(placeholders.map((f) => [f, getPath(values, f)] as const));
   } catch {
     return new Map();
   }
@@ -563,19 +557,17 @@ interface IdentityInput {
 function resolveIdentity(input: IdentityInput, raw: Record<string, unknown>, sources: Record<string, string>, problems: string[], notices: string[]): void {
   const preference = input.preference?.trim();
   if (preference !== undefined && preference !== 'env' && preference !== 'file') {
-    problems.push(`${IDENTITY_FROM_ENV} (env): must be env or file (which wins when the config file and the environment disagree on ${IDENTITY_FIELDS.map((f) => f.path).join(', ')}), got '${preference}'`);
+    problems.push(`${IDENTITY_FROM_ENV} (env): must be env or file (which wins when the config file and the environment disagree on ${IDENTITY_FIELDS.join(', ')}), got '${preference}'`);
     return;
   }
   if (input.example === 'is-example') return;
   const example = input.example;
   const conflicts = IDENTITY_FIELDS.filter((f) => {
-    const fileValue = input.fileIdentity.get(f.path);
-    return (
-      sources[f.path]?.endsWith(' (env)') && fileValue !== undefined && fileValue !== example.get(f.path) && fileValue !== getPath(raw, f.path)
-    );
+    const fileValue = input.fileIdentity.get(f);
+    return sources[f]?.endsWith(' (env)') && fileValue !== undefined && fileValue !== example.get(f) && fileValue !== getPath(raw, f);
   });
   if (conflicts.length === 0) return;
-  const both = (f: { path: string }) => `${sources[f.path]} is ${shown(getPath(raw, f.path))}, ${input.file}: ${f.path} is ${shown(input.fileIdentity.get(f.path))}`;
+  const both = (f: string) => `${sources[f]} is ${shown(getPath(raw, f))}, ${input.file}: ${f} is ${shown(input.fileIdentity.get(f))}`;
   if (preference === 'env') {
     notices.push(`${IDENTITY_FROM_ENV}=env: the environment wins over ${input.file}: ${conflicts.map(both).join('; ')}`);
     return;
@@ -583,13 +575,13 @@ function resolveIdentity(input: IdentityInput, raw: Record<string, unknown>, sou
   if (preference === 'file') {
     notices.push(`${IDENTITY_FROM_ENV}=file: ${input.file} wins over the environment, which is ignored for: ${conflicts.map(both).join('; ')}`);
     for (const f of conflicts) {
-      setPath(raw, f.path, input.fileIdentity.get(f.path));
-      delete sources[f.path];
+      setPath(raw, f, input.fileIdentity.get(f));
+      delete sources[f];
     }
     return;
   }
   for (const f of conflicts) {
-    const variable = sources[f.path]!.slice(0, -' (env)'.length);
+    const variable = sources[f]!.slice(0, -' (env)'.length);
     problems.push(
       `${both(f)}: the config file and the environment name different deployments; unset ${variable} to use the file's, or say which wins: ` +
         `${IDENTITY_FROM_ENV}=file (the file's) or ${IDENTITY_FROM_ENV}=env (the environment's)`,
