@@ -78,6 +78,15 @@ export interface CliOptions {
 
 export class UsageError extends Error {}
 
+/** The entries of a stack folder (directories with a trailing `/`), at most 1,000: what Terraform may load there. */
+export function stackFolderEntries(dir: string): string[] {
+  try {
+    return fs.readdirSync(dir, { withFileTypes: true }).slice(0, 1000).map((e) => (e.isDirectory() ? `${e.name}/` : e.name));
+  } catch {
+    return [];
+  }
+}
+
 const OPTIONS = {
   out: { type: 'string' },
   base: { type: 'string' },
@@ -300,7 +309,7 @@ export function run(
     return { stack, file, differences: planDifferences(old, raw.get(stack)) };
   });
   const diff = options.base ? { base: options.base, stacks: diffSyntheses(synthesizeBase(repoDir, options.base), synthesis) } : undefined;
-  const texts = synthesis.stacks.map((s) => ({ stack: s.name, text: s.text, json: s.json }));
+  const texts = synthesis.stacks.map((s) => ({ stack: s.name, text: s.text, json: s.json, files: stackFolderEntries(s.dir) }));
   const findings = review(models, texts, plans, prices, diff?.stacks, options.failedPlans, reviewed, {
     failedSteps: options.failedSteps, planJobFailed: options.planJobFailed, expectedPlans: options.expectedPlans,
   });

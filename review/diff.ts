@@ -12,7 +12,7 @@ import * as os from 'os';
 import * as path from 'path';
 import { attributeChanges, AttributeChange } from './attributes';
 import { describeResource } from './describe';
-import { readSynthesis, synthesize, Synthesis, TerraformJson } from './load';
+import { readSynthesis, SynthesizedStack, synthesize, Synthesis, TerraformJson } from './load';
 import { extractStack } from './model';
 import { isTpuPoolAttrs } from './resources/container-node-pool';
 import { triggeredManifests } from './resources/terraform-data';
@@ -234,6 +234,31 @@ function git(repoDir: string, args: string[]): string {
 }
 
 /**
+ * A base stack's local backend path as it would be had the base been synthesized in this checkout: cdktf writes it
+ * relative to the stack's working directory (jobs/state-names.ts localStatePath), and the base is built in
+ * `<tmp>/src` into `<tmp>/cdktf.out`, so the same state file reads `../../../src/terraform.<...>.tfstate` there and
+ * `../../../terraform.<...>.tfstate` here: compared as text, every stack's state "moved" (issue 45). Each path is
+ * resolved, its temporary root mapped to this checkout's (`roots`: [from, to]), and made relative again.
+ */
+export function asIfHere(stack: SynthesizedStack, roots: ReadonlyArray<readonly [string, string]>): SynthesizedStack {
+  const backend = (stack.json.terraform?.backend ?? {}) as Record<string, unknown>;
+  const local = backend.local as { path?: unknown } | undefined;
+  if (!local || typeof local.path !== 'string' || path.isAbsolute(local.path)) return stack;
+  const map = (p: string) => {
+    for (const [from, to] of roots) {
+      const rel = path.relative(from, p);
+      if (!rel.startsWith('..') && !path.isAbsolute(rel)) return path.join(to, rel);
+    }
+    return p;
+  };
+  const dir = path.resolve(stack.dir);
+  const moved = path.relative(map(dir), map(path.resolve(dir, local.path))).split(path.sep).join('/');
+  if (moved === local.path) return stack;
+  const json = { ...stack.json, terraform: { ...stack.json.terraform, backend: { ...backend, local: { ...local, path: moved } } } };
+  return { ...stack, json };
+}
+
+/**
  * Synthesizes `ref` in a temporary worktree that shares this checkout's node_modules (no install, no network),
  * then removes the worktree. A ref without `main.ts` yields an empty synthesis (everything is "added").
  */
@@ -249,7 +274,8 @@ export function synthesizeRef(repoDir: string, ref: string): Synthesis {
     const outdir = path.join(tmp, 'cdktf.out');
     synthesize(worktree, outdir);
     const synthesis = readSynthesis(outdir);
-    return { ...synthesis, outdir: `${ref} (${commit.slice(0, 10)})` };
+    const stacks = synthesis.stacks.map((st) => asIfHere(st, [[worktree, path.resolve(repoDir)], [outdir, path.resolve(repoDir, 'cdktf.out')]]));
+    return { ...synthesis, stacks, outdir: `${ref} (${commit.slice(0, 10)})` };
   } finally {
     try {
       git(repoDir, ['worktree', 'remove', '--force', worktree]);

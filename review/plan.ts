@@ -22,6 +22,7 @@ import { capText, collectStrings, maskSensitive, REDACTED, Redactor } from '../u
 import { canonical, isObj, KNOWN_AFTER_APPLY } from './values';
 import { jsonPath, jsonPathStep } from '../util/json-path';
 import { REHEARSAL_OUTPUT } from '../jobs/names';
+import { stripControls } from '../util/inert';
 
 export type PlanAction = 'create' | 'update' | 'replace' | 'delete' | 'read' | 'no-op' | 'forget';
 
@@ -78,6 +79,45 @@ export interface PlanReview {
    * `none: ...`), or that it is known only after apply. @default - the plan has no such output
    */
   readonly rehearsal?: string;
+  /**
+   * Changes made outside Terraform since the last apply (`resource_drift`, hashicorp/terraform v1.11.4
+   * internal/command/jsonplan/plan.go l.67, 222, 276: the same ResourceChange shape as resource_changes). @default - none
+   */
+  readonly drift?: readonly DriftEntry[];
+  /** Root module outputs the plan changes (`output_changes`, actions other than no-op). @default - none */
+  readonly outputs?: readonly OutputChange[];
+  /**
+   * Terraform's own verdict (plan.go l.76-78, 245-247): `applyable` false means nothing can be applied, `complete`
+   * false that applying leaves changes for another plan (deferred or targeted). @default - true (older plans omit them)
+   */
+  readonly applyable?: boolean;
+  readonly complete?: boolean;
+  /** `deferred_changes` (plan.go l.69, 294-295, 586-640): changes Terraform could not plan yet, with the reason. @default - none */
+  readonly deferred?: ReadonlyArray<{ readonly address: string; readonly reason: string }>;
+  /**
+   * Provisioners in the plan's configuration (`configuration.*.resources[].provisioners`, jsonconfig/config.go): they run
+   * commands at apply, whatever file of the stack folder declared them (an `*_override.tf.json` too). @default - none
+   */
+  readonly provisioners?: ReadonlyArray<{ readonly address: string; readonly type: string }>;
+}
+
+/** A change Terraform found made outside Terraform (a `resource_drift` entry). */
+export interface DriftEntry {
+  readonly address: string;
+  readonly type: string;
+  readonly action: PlanAction;
+  /** The attribute paths that differ between the last applied state and the object as refreshed (values not shown). */
+  readonly paths: readonly string[];
+}
+
+/** A root output's change. Values are shown cut and redacted; a sensitive one not at all. */
+export interface OutputChange {
+  readonly name: string;
+  readonly action: PlanAction;
+  readonly sensitive: boolean;
+  readonly before?: unknown;
+  readonly after?: unknown;
+  readonly afterUnknown: boolean;
 }
 
 /** A condition check of the plan that did not pass. */
@@ -148,6 +188,10 @@ const PlanSchema = z
     terraform_version: z.string().optional(),
     resource_changes: z.array(z.unknown()).optional(),
     errored: z.boolean().optional(),
+    applyable: z.boolean().optional(),
+    complete: z.boolean().optional(),
+    resource_drift: z.array(z.unknown()).optional(),
+    deferred_changes: z.array(z.object({ reason: z.string(), resource_change: z.object({ address: z.string() }).passthrough() }).passthrough()).optional(),
     variables: z.record(z.object({ value: z.unknown() }).passthrough()).optional(),
     output_changes: z
       .record(z.object({ before: z.unknown(), after: z.unknown(), before_sensitive: Marks.optional(), after_sensitive: Marks.optional() }).passthrough())
@@ -185,8 +229,25 @@ const CheckSchema = z
   .passthrough();
 
 
+/**
+ * zod's issues in words that never quote the input: an invalid enum value is named by the values allowed, not by what
+ * was given (zod's own message echoes it, and a hand-edited plan's value would reach stderr and the CI log raw); the
+ * path's keys come from the input too, so they are cut and stripped of control characters.
+ */
+function issueText(i: z.ZodIssue): string {
+  if (i.code === 'invalid_enum_value') return `must be one of ${i.options.map((o) => `'${String(o)}'`).join(', ')}`;
+  if (i.code === 'invalid_type') return `expected ${i.expected}, got ${i.received}`;
+  if (i.code === 'invalid_literal') return 'not the value Terraform writes';
+  return oneLine(i.message);
+}
+
+/** Text read from a plan, shown on one line: no control characters, no newline (a `::error::` line in a CI log), cut. */
+export function oneLine(text: string, max = 120): string {
+  return capText(stripControls(text).replace(/\s+/g, ' '), max);
+}
+
 function issuesText(error: z.ZodError, max = 4): string {
-  const shown = error.issues.slice(0, max).map((i) => `${jsonPath(i.path) || '(the entry)'}: ${i.message}`);
+  const shown = error.issues.slice(0, max).map((i) => `${oneLine(jsonPath(i.path)) || '(the entry)'}: ${issueText(i)}`);
   return shown.join('; ') + (error.issues.length > max ? `; ${error.issues.length - max} more` : '');
 }
 
@@ -511,8 +572,8 @@ function changeSummary(file: string, raw: RawChange, action: PlanAction, before:
  */
 function plannedChange(file: string, raw: RawChange, action: PlanAction, redactor: Redactor): PlannedChange | undefined {
   const found = (v: string) => redactor.add(v);
-  const beforeMasked = maskSensitive(raw.change.before ?? undefined, pairedMarks(raw.type, raw.change.before_sensitive), found);
-  const afterMasked = maskSensitive(raw.change.after ?? undefined, pairedMarks(raw.type, raw.change.after_sensitive), found);
+  const beforeMasked = maskSensitive(raw.change.before ?? undefined, pairedMarks(raw.type, wholeMarks(raw.change.before, raw.change.before_sensitive)), found);
+  const afterMasked = maskSensitive(raw.change.after ?? undefined, pairedMarks(raw.type, wholeMarks(raw.change.after, raw.change.after_sensitive)), found);
   const { importing, previousAddress } = stateChangeOf(raw);
   // An import or a move is a change even when Terraform's action is no-op: state adopts or re-addresses an object.
   if ((action === 'no-op' || action === 'read') && importing === undefined && previousAddress === undefined) return undefined;
@@ -601,7 +662,68 @@ export function reviewPlan(stack: string, file: string, input: unknown, options:
     workingDir: options.workingDir ?? `cdktf.out/stacks/${stack}`,
     checks,
     ...plannedRehearsal(plan),
+    ...planVerdict(file, plan, redactor),
   };
+}
+
+/** Drift, output changes, Terraform's applyable/complete/deferred verdict and the configuration's provisioners. */
+function planVerdict(file: string, plan: PlanJson, redactor: Redactor): Pick<PlanReview, 'drift' | 'outputs' | 'applyable' | 'complete' | 'deferred' | 'provisioners'> {
+  const drift = (plan.resource_drift ?? []).map((entry, i): DriftEntry => {
+    if (!plainTerraformChange(entry)) {
+      const parsed = RawChangeSchema.safeParse(entry);
+      if (!parsed.success) throw new Error(`${file}: resource_drift[${i}] is not a change Terraform writes: ${issuesText(parsed.error)}`);
+    }
+    const raw = entry as RawChange;
+    const found = (v: string) => redactor.add(v);
+    const before = maskSensitive(raw.change.before ?? undefined, wholeMarks(raw.change.before, raw.change.before_sensitive), found);
+    const after = maskSensitive(raw.change.after ?? undefined, wholeMarks(raw.change.after, raw.change.after_sensitive), found);
+    return { address: raw.address, type: raw.type, action: planAction(raw.change.actions), paths: leafChanges(before, after).map((c) => c.path) };
+  });
+  const outputs = Object.entries(plan.output_changes ?? {}).flatMap(([name, o]): OutputChange[] => {
+    const actions = Array.isArray(o.actions) ? o.actions.map(String) : [];
+    const action = planAction(actions);
+    if (action === 'no-op' || action === 'read') return [];
+    const sensitive = o.before_sensitive === true || o.after_sensitive === true || hasUnknownMark(o.before_sensitive) || hasUnknownMark(o.after_sensitive);
+    return [{ name, action, sensitive, before: sensitive ? REDACTED : o.before, after: sensitive ? REDACTED : o.after, afterUnknown: o.after_unknown === true }];
+  });
+  const deferred = (plan.deferred_changes ?? []).map((d) => ({ address: d.resource_change.address, reason: d.reason }));
+  return {
+    ...(drift.length ? { drift } : {}),
+    ...(outputs.length ? { outputs } : {}),
+    ...(plan.applyable !== undefined ? { applyable: plan.applyable } : {}),
+    ...(plan.complete !== undefined ? { complete: plan.complete } : {}),
+    ...(deferred.length ? { deferred } : {}),
+    ...provisionersOf(plan.configuration),
+  };
+}
+
+/** Every resource of the configuration (root and module calls) that declares a provisioner. */
+function provisionersOf(configuration: unknown): Pick<PlanReview, 'provisioners'> {
+  const out: Array<{ address: string; type: string }> = [];
+  const walk = (module: unknown, prefix: string, depth: number): void => {
+    if (!isObj(module) || depth > 32) return;
+    for (const r of Array.isArray(module.resources) ? module.resources : []) {
+      if (!isObj(r) || !Array.isArray(r.provisioners)) continue;
+      for (const p of r.provisioners) out.push({ address: `${prefix}${String(r.address)}`, type: isObj(p) ? String(p.type) : '?' });
+    }
+    for (const [name, call] of Object.entries(isObj(module.module_calls) ? module.module_calls : {})) {
+      if (isObj(call)) walk(call.module, `${prefix}module.${name}.`, depth + 1);
+    }
+  };
+  walk(isObj(configuration) ? configuration.root_module : undefined, '', 0);
+  return out.length ? { provisioners: out } : {};
+}
+
+/**
+ * Marks for a value: `true` over a whole object (a resource whose every attribute is sensitive, or a hand-written plan)
+ * becomes `true` on each of its keys, so the object keeps its shape (the describers read its keys) and every value
+ * in it is masked.
+ */
+export function wholeMarks(value: unknown, marks: unknown): unknown {
+  if (marks !== true || !isObj(value)) return marks;
+  const out: Record<string, unknown> = {};
+  for (const k of Object.keys(value)) Object.defineProperty(out, k, { value: true, enumerable: true, writable: true, configurable: true });
+  return out;
 }
 
 /**

@@ -144,8 +144,16 @@ export function maskSensitive(value: unknown, marks: Marks, found?: (secret: str
 }
 
 /**
- * Every string (and number) leaf of a sensitive value, and its object keys: a sensitive map's keys are as secret as its
- * values (Terraform marks the elements, and a key is printed wherever the map is).
+ * A key shaped like an attribute name (`name`, `secret_objects`, `hf-token`): the shape of an object, which the report's
+ * own structures share. A sensitive object `{name, value}` must not make `name` a secret: the report's `name` fields
+ * would be renamed by redactDeep and every word `name` blanked (issue 45: the review crashed with exit 2).
+ */
+const SHAPE_KEY = /^[A-Za-z_][A-Za-z0-9_-]{0,63}$/;
+
+/**
+ * Every string (and number) leaf of a sensitive value, and its object keys that are not shaped like attribute names
+ * (SHAPE_KEY): a sensitive map's keys are as secret as its values (Terraform marks the elements, and a key is printed
+ * wherever the map is); a key shaped like a secret (a token) is still redacted by its shape.
  */
 export function collectStrings(value: unknown, found?: (secret: string) => void): void {
   if (!found) return;
@@ -154,7 +162,7 @@ export function collectStrings(value: unknown, found?: (secret: string) => void)
   else if (Array.isArray(value)) value.forEach((v) => collectStrings(v, found));
   else if (isRecord(value)) {
     for (const [k, v] of Object.entries(value)) {
-      found(k);
+      if (!SHAPE_KEY.test(k)) found(k);
       collectStrings(v, found);
     }
   }
@@ -171,7 +179,8 @@ export function redactDeep<T>(value: T, redact: (text: string) => string): T {
     if (Array.isArray(v)) return v.map(walk);
     if (v instanceof Map) return new Map([...v].map(([k, x]) => [walk(k), walk(x)]));
     if (v instanceof Set) return new Set([...v].map(walk));
-    if (isRecord(v)) return Object.fromEntries(Object.entries(v).map(([k, x]) => [redact(k), walk(x)]));
+    // A key shaped like an attribute name is the report's structure: only a secret shape (a token as a key) replaces it.
+    if (isRecord(v)) return Object.fromEntries(Object.entries(v).map(([k, x]) => [SHAPE_KEY.test(k) && !findSecret(k) ? k : redact(k), walk(x)]));
     return v;
   };
   return walk(value) as T;

@@ -25,6 +25,8 @@ export interface StackText {
   readonly stack: string;
   readonly text: string;
   readonly json: unknown;
+  /** The entries of the stack's folder (directories end in `/`), for stack-folder-files. @default - not listed */
+  readonly files?: readonly string[];
 }
 
 export interface ReviewContext {
