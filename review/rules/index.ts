@@ -57,6 +57,18 @@ import { tpuNodeCountUnset } from './tpu-node-count-unset';
 import { tpuOnDemand } from './tpu-on-demand';
 import { tpuPoolAutoscales } from './tpu-pool-autoscales';
 import { tpuSliceUnknown } from './tpu-slice-unknown';
+import { helmValuesRisk } from './helm-values-risk';
+import { iamPrincipalWide } from './iam-principal-wide';
+import { planDrift } from './plan-drift';
+import { planIncomplete } from './plan-incomplete';
+import { planOutputChanges } from './plan-output-changes';
+import { planProvisioner } from './plan-provisioner';
+import { rbacChange } from './rbac-change';
+import { secretCopiedToKubernetes } from './secret-copied-to-kubernetes';
+import { stackFolderFiles } from './stack-folder-files';
+import { tpuStepUnseen } from './tpu-step-unseen';
+import { workflowUpdatedInPlace } from './workflow-updated-in-place';
+import { workloadIdentityWidened } from './workload-identity-widened';
 import type { Rule } from './types';
 
 export const RULES: readonly Rule[] = [
@@ -118,4 +130,16 @@ export const RULES: readonly Rule[] = [
   tpuOnDemand,
   tpuPoolAutoscales,
   tpuSliceUnknown,
+  helmValuesRisk,
+  iamPrincipalWide,
+  planDrift,
+  planIncomplete,
+  planOutputChanges,
+  planProvisioner,
+  rbacChange,
+  secretCopiedToKubernetes,
+  stackFolderFiles,
+  tpuStepUnseen,
+  workflowUpdatedInPlace,
+  workloadIdentityWidened,
 ];
