@@ -235,8 +235,8 @@ const CheckSchema = z
  * path's keys come from the input too, so they are cut and stripped of control characters.
  */
 function issueText(i: z.ZodIssue): string {
-  if (i.code === 'invalid_enum_value') return `must be one of ${i.options.map((o) => `'${String(o)}'`).join(', ')}`;
-  if (i.code === 'invalid_type') return `expected ${i.expected}, got ${i.received}`;
+  if (i.code === 'invalid_enum_value') return `Invalid enum value: must be one of ${i.options.map((o) => `'${String(o)}'`).join(', ')}`;
+  if (i.code === 'invalid_type') return i.received === 'undefined' ? 'Required' : `Expected ${i.expected}, received ${i.received}`;
   if (i.code === 'invalid_literal') return 'not the value Terraform writes';
   return oneLine(i.message);
 }

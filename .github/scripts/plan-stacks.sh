@@ -2,6 +2,8 @@
 # The pull request's saved plans (the plan job): for every stack, `terraform plan -out=plan` in its
 # cdktf.out/stacks/<stack>/ directory (what `cdktf diff` runs there) and `terraform show -json` of that saved plan,
 # into <out-dir>, which the workflow uploads as the `plans` artifact (short retention) for the review and the deploy:
+#   pull-request.txt the pull request's number and base branch (PR_NUMBER, BASE_REF from the workflow's event), one
+#                    line: the deploy takes a run's plans only for the pull request it merged (fetch-reviewed-plans.sh)
 #   stacks.txt       the stacks of this commit's synthesis, one a line, written before any is planned: the review
 #                    errors on each of them that has neither a plan nor a failure marker
 #   <stack>.json     the saved plan as JSON: the review reads exactly this file; the deploy after the merge re-plans
@@ -17,6 +19,7 @@ set -euo pipefail
 out="${1:-plans}"
 rm -rf "$out"
 mkdir -p "$out"
+printf '%s %s\n' "${PR_NUMBER:-none}" "${BASE_REF:-none}" | LC_ALL=C tr -cd 'A-Za-z0-9 ._/\n-' > "${out}/pull-request.txt"
 step="start"
 # Any exit but success outside a stack's plan leaves plan-job.failed naming the step it died in.
 on_exit() {

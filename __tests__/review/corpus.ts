@@ -156,7 +156,7 @@ export function corpus(): CorpusCase[] {
     // Nothing crashes; every value inert and bounded
     { id: 'whole-sensitive', cls: 'crash', plan: wholeSensitive, code: 0, says: /Helm release \(sensitive value\): settings changed/ },
     { id: 'sensitive-name-real', cls: 'crash', plan: sensitiveName, code: 0, says: /terraform_data\.login/, never: /secret-value-123456/ },
-    { id: 'invalid-action', cls: 'crash', plan: badAction, code: 2, says: /resource_changes\[0\].*change\.actions\[0\]: must be one of/, never: /rm -rf|\u001b/ },
+    { id: 'invalid-action', cls: 'crash', plan: badAction, code: 2, says: /resource_changes\[0\].*change\.actions\[0\]: Invalid enum value: must be one of/, never: /rm -rf|\u001b/ },
     { id: 'invalid-drift', cls: 'crash', plan: planOf([], { resource_drift: [{ address: 'x.y', mode: 'managed', type: 'x', name: 'y', change: { actions: ['boom'] } }] }), code: 2, says: /resource_drift\[0\] is not a change Terraform writes/, never: /boom/ },
     { id: 'long-output', cls: 'crash', plan: longOut, code: 0, says: /output big is added: x{80}… \(199920 more characters\)/, never: /x{1000}/ },
     { id: 'output-name-newline', cls: 'crash', plan: badOutName, code: 0, says: /output a ::error::pwned is added/, never: /\n::error::pwned/ },

@@ -129,26 +129,28 @@ describe('plan rules on hand-made plans', () => {
     expect(only(found, 'plan-deletes-secret')).toEqual([expect.objectContaining({ severity: 'warning', address: 'google_secret_manager_secret.hf' })]);
   });
 
-  test('plan-deletes-running-workflow: destroying or changing a running pipeline is an error naming the step; a finished one a warning', () => {
+  test('plan-deletes-running-workflow: from Argo\'s phase label in what provider v2.38.0 stores (never object.status): running or unknown is an error, completed a warning', () => {
     const { pipelineWorkflow } = require('../../jobs/argo');
     const { buildPipeline } = require('../../jobs/pipeline');
     const { RECIPES } = require('../../jobs/recipes');
     const { testPlatform } = require('../jobs/fixtures');
     const manifest = pipelineWorkflow(buildPipeline(RECIPES['rl-qwen3'], testPlatform(), { runId: 'r1' }), { systemPool: 'system' });
-    const live = (phase: string, running?: string) => ({
-      manifest,
-      object: { status: { phase, nodes: running ? { a: { displayName: running, phase: 'Running', type: 'Pod' }, b: { displayName: 'to-maxtext-wait', phase: 'Succeeded' } } : {} } },
-    });
-    const destroyed = review([], [], [plan(change('kubernetes_manifest.workflow', ['delete'], live('Running', 'train-wait'), null))]);
+    // hashicorp/terraform-provider-kubernetes v2.38.0 stores `object` without status (manifest/provider/resource.go
+    // l.119-124, 184-185) and with the cluster's labels (computed_fields default), where Argo v4.1.2 keeps the phase.
+    const live = (labels: Record<string, string>) => ({ manifest, object: { ...manifest, metadata: { ...manifest.metadata, labels: { ...manifest.metadata.labels, ...labels } } } });
+    const running = { 'workflows.argoproj.io/phase': 'Running' };
+    const destroyed = review([], [], [plan(change('kubernetes_manifest.workflow', ['delete'], live(running), null))]);
     expect(only(destroyed, 'plan-deletes-running-workflow')).toEqual([expect.objectContaining({ severity: 'error', address: 'kubernetes_manifest.workflow' })]);
     expect(only(destroyed, 'plan-deletes-running-workflow')[0]!.message).toBe(
-      'the pipeline Workflow is deleted (the pipeline is destroyed) while it runs, step train running: its JobSets rl-qwen3-r1-to-maxtext, rl-qwen3-r1-train, rl-qwen3-r1-to-hf, rl-qwen3-r1-eval are deleted with it, stopping the run',
+      "the pipeline Workflow is deleted (the pipeline is destroyed) while it runs (Argo's phase label at the plan's refresh: Running): its JobSets rl-qwen3-r1-to-maxtext, rl-qwen3-r1-train, rl-qwen3-r1-to-hf, rl-qwen3-r1-eval are deleted with it, stopping the run",
     );
     // Not read as one JobSet deleted
     expect(only(destroyed, 'plan-deletes-jobset')).toEqual([]);
-    const changed = review([], [], [plan(change('kubernetes_manifest.workflow', ['delete', 'create'], live('Running', 'to-hf-wait'), { manifest }))]);
-    expect(only(changed, 'plan-deletes-running-workflow')[0]).toMatchObject({ severity: 'error', message: expect.stringContaining('replaced (its spec changed) while it runs, step to-hf running') });
-    const finished = review([], [], [plan(change('kubernetes_manifest.workflow', ['delete'], live('Succeeded'), null))]);
+    const changed = review([], [], [plan(change('kubernetes_manifest.workflow', ['delete', 'create'], live(running), { manifest }))]);
+    expect(only(changed, 'plan-deletes-running-workflow')[0]).toMatchObject({ severity: 'error', message: expect.stringContaining('replaced (its spec changed) while it runs') });
+    const unknown = review([], [], [plan(change('kubernetes_manifest.workflow', ['delete'], live({}), null))]);
+    expect(only(unknown, 'plan-deletes-running-workflow')[0]).toMatchObject({ severity: 'error', message: expect.stringContaining('cannot tell whether it runs') });
+    const finished = review([], [], [plan(change('kubernetes_manifest.workflow', ['delete'], live({ 'workflows.argoproj.io/phase': 'Succeeded', 'workflows.argoproj.io/completed': 'true' }), null))]);
     expect(only(finished, 'plan-deletes-running-workflow')).toEqual([expect.objectContaining({ severity: 'warning' })]);
     const created = review([], [], [plan(change('kubernetes_manifest.workflow', ['create'], null, { manifest }))]);
     expect(only(created, 'plan-deletes-running-workflow')).toEqual([]);

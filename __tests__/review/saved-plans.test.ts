@@ -96,6 +96,9 @@ case "$1 $2" in
   "api repos/o/r/actions/workflows/"*) echo "$2" >> "$WORK/gh/runs-queries.log"; answer "$WORK/gh/runs.json" ;;
   "api --paginate") answer "$WORK/gh/comments.json" ;;
   "api --method") id="\${4##*/}"; cat > "$WORK/gh/sent-$3-$id.json" ;;
+  "api repos/o/r/actions/runs/"*) id="\${2#repos/o/r/actions/runs/}"; id="\${id%%/*}"; f="$WORK/gh/jobs-$id.json"
+    [ -e "$f" ] || { mkdir -p "$WORK/gh"; echo '{"total_count":2,"jobs":[{"name":"tests","conclusion":"success"},{"name":"plan","conclusion":"success"}]}' > "$f"; }
+    answer "$f" ;;
   "run download") [ -d "$WORK/gh/artifact-$3" ] || { echo "no artifact" >&2; exit 1; }; d="\${@: -1}"; mkdir -p "$d"; cp -r "$WORK/gh/artifact-$3/." "$d/" ;;
   *) echo "gh stand-in: unexpected $*" >&2; exit 64 ;;
 esac`);
@@ -193,6 +196,7 @@ describe('the deploy after the merge applies only the reviewed plan', () => {
     fs.writeFileSync(path.join(gh, 'workflow.json'), JSON.stringify({ id: 5, path: '.github/workflows/plan-review.yml' }));
     runs([run(44, { status: 'in_progress', conclusion: null }), run(43, { conclusion: 'cancelled' }), run(42, { conclusion: 'failure' })]);
     fs.writeFileSync(path.join(gh, 'artifact-42', 'stacks.txt'), `${Object.keys(reviewed).join('\n')}\n`);
+    fs.writeFileSync(path.join(gh, 'artifact-42', 'pull-request.txt'), '7 main\n');
     for (const [stack, fixture] of Object.entries(reviewed)) {
       if (fixture === undefined) fs.writeFileSync(path.join(gh, 'artifact-42', `${stack}.failed`), '');
       else fs.copyFileSync(path.join(REAL, `${fixture}.json`), path.join(gh, 'artifact-42', `${stack}.json`));
@@ -200,14 +204,16 @@ describe('the deploy after the merge applies only the reviewed plan', () => {
   }
   /** The merged pull request #7 (REST `pulls/7`), with `over` replacing fields. */
   const pull = (over: Record<string, unknown> = {}) => ({
-    number: 7, merged: true, merge_commit_sha: 'm1', head: { sha: 'abc' }, base: { ref: 'main', repo: { full_name: 'o/r' } }, ...over,
+    number: 7, merged: true, merge_commit_sha: 'm1', head: { sha: 'abc', ref: 'feature', repo: { full_name: 'o/r' } }, base: { ref: 'main', repo: { full_name: 'o/r' } }, ...over,
   });
   /** A plan-review run (REST workflow_run) of pull request #7 at abc in o/r, completed, with `over` replacing fields. */
   const run = (id: number, over: Record<string, unknown> = {}) => ({
     id, html_url: `https://github.com/o/r/actions/runs/${id}`, workflow_id: 5, path: '.github/workflows/plan-review.yml', event: 'pull_request',
-    head_sha: 'abc', status: 'completed', conclusion: 'success', created_at: `2026-12-01T${String(id % 24).padStart(2, '0')}:00:00Z`,
+    head_sha: 'abc', head_branch: 'feature', status: 'completed', conclusion: 'success', created_at: `2026-12-01T${String(id % 24).padStart(2, '0')}:00:00Z`,
     repository: { full_name: 'o/r' }, head_repository: { full_name: 'o/r' },
-    pull_requests: [{ number: 7, base: { ref: 'main', repo: { name: 'r' } } }], ...over,
+    // What GitHub's REST API returns for a merged pull request's run: `pull_requests` lists open pull requests only
+    // (github/rest-api-description api.github.com.json, components.schemas.workflow-run.pull_requests).
+    pull_requests: [], ...over,
   });
   const runs = (list: unknown[]) => fs.writeFileSync(path.join(tmp, 'gh', 'runs.json'), JSON.stringify({ total_count: list.length, workflow_runs: list }));
   const deploy = () => {
@@ -295,11 +301,11 @@ describe('the deploy takes only a run of this pull request, this repository and 
   function setUp(others: Array<Record<string, unknown>>): void {
     fs.mkdirSync(path.join(tmp, 'gh'), { recursive: true });
     gh('commit-pulls.json', [{ number: 7, merged_at: '2026-12-01T20:00:00Z', merge_commit_sha: 'm1' }]);
-    gh('pull.json', { number: 7, merged: true, merge_commit_sha: 'm1', head: { sha: 'abc' }, base: { ref: 'main', repo: { full_name: 'o/r' } } });
+    gh('pull.json', { number: 7, merged: true, merge_commit_sha: 'm1', head: { sha: 'abc', ref: 'feature', repo: { full_name: 'o/r' } }, base: { ref: 'main', repo: { full_name: 'o/r' } } });
     gh('workflow.json', { id: 5 });
     const base = {
-      workflow_id: 5, path: '.github/workflows/plan-review.yml', event: 'pull_request', head_sha: 'abc', status: 'completed', conclusion: 'failure',
-      repository: { full_name: 'o/r' }, head_repository: { full_name: 'o/r' }, pull_requests: [{ number: 7, base: { ref: 'main', repo: { name: 'r' } } }],
+      workflow_id: 5, path: '.github/workflows/plan-review.yml', event: 'pull_request', head_sha: 'abc', head_branch: 'feature', status: 'completed', conclusion: 'failure',
+      repository: { full_name: 'o/r' }, head_repository: { full_name: 'o/r' }, pull_requests: [],
     };
     const list = [{ ...base, id: 42, html_url: 'u42', created_at: '2026-12-01T10:00:00Z' }, ...others.map((o, i) => ({ ...base, id: 50 + i, html_url: `u${50 + i}`, created_at: `2026-12-01T1${i + 1}:00:00Z`, ...o }))];
     gh('runs.json', { total_count: list.length, workflow_runs: list });
@@ -307,14 +313,17 @@ describe('the deploy takes only a run of this pull request, this repository and 
       const dir = path.join(tmp, 'gh', `artifact-${r.id}`);
       fs.mkdirSync(dir, { recursive: true });
       fs.writeFileSync(path.join(dir, 'stacks.txt'), 'infra\n');
+      fs.writeFileSync(path.join(dir, 'pull-request.txt'), `${String((r as { pr?: string }).pr ?? '7 main')}\n`);
       if (r.id === 42) fs.writeFileSync(path.join(dir, 'infra.failed'), 'plan\n');
       else fs.copyFileSync(path.join(REAL, 'sensitive.json'), path.join(dir, 'infra.json'));
     }
   }
 
   test.each([
-    ['another pull request with the same head commit', { pull_requests: [{ number: 9, base: { ref: 'main', repo: { name: 'r' } } }] }],
-    ['a fork (no pull_requests, another head repository)', { pull_requests: [], head_repository: { full_name: 'mallory/r' } }],
+    ['another pull request with the same head commit (its artifact says #9)', { pr: '9 main' }],
+    ['the same pull request number into another base branch', { pr: '7 dev' }],
+    ['a fork (another head repository)', { head_repository: { full_name: 'mallory/r' } }],
+    ['another head branch', { head_branch: 'other' }],
     ['another workflow file named plan-review', { workflow_id: 6, path: '.github/workflows/evil.yml' }],
     ['another repository', { repository: { full_name: 'mallory/r' } }],
     ['a push, not a pull request', { event: 'push' }],
@@ -356,13 +365,48 @@ describe('the deploy takes only a run of this pull request, this repository and 
     expect(calls()).not.toContain('gh run download');
   });
 
+  test.each([
+    ['skipped (the tests failed)', 'skipped'],
+    ['cancelled', 'cancelled'],
+  ])('the newest run\'s plan job was %s: it made no plan, the older run is taken', (_what, conclusion) => {
+    synthesis();
+    setUp([{ conclusion: 'failure' }]);
+    gh('jobs-50.json', { total_count: 2, jobs: [{ name: 'tests', conclusion: 'failure' }, { name: 'plan', conclusion }] });
+    const r = fetch();
+    expect(r.code).toBe(0);
+    expect(r.out).toContain('from plan-review run 42 (u42)');
+    expect(calls()).not.toContain('gh run download 50');
+  });
+
+  test('every run refused (plan job skipped, another pull request\'s plans): refused, each reason named, no plans left', () => {
+    synthesis();
+    setUp([{ pr: '9 main' }]);
+    gh('jobs-42.json', { total_count: 1, jobs: [{ name: 'plan', conclusion: 'skipped' }] });
+    const r = fetch();
+    expect(r.code).toBe(1);
+    expect(r.out).toContain('run 50: its plans are of pull request 9 into main, not #7 into main');
+    expect(r.out).toContain('run 42: its plan job is skipped (skipped when the tests failed): no plan was made');
+    expect(fs.existsSync(path.join(tmp, 'reviewed-plans'))).toBe(false);
+  });
+
+  test('a pull request from a fork: refused before any run is looked up (a fork\'s run has no plan identity)', () => {
+    synthesis();
+    setUp([]);
+    gh('pull.json', { number: 7, merged: true, merge_commit_sha: 'm1', head: { sha: 'abc', ref: 'feature', repo: { full_name: 'mallory/r' } }, base: { ref: 'main', repo: { full_name: 'o/r' } } });
+    const r = fetch();
+    expect(r.code).toBe(1);
+    expect(r.out).toContain('::error::pull request #7 came from mallory/r, not o/r');
+    expect(calls()).not.toContain('gh run download');
+  });
+
   test('an artifact without stacks.txt (not written by plan-stacks.sh) is refused', () => {
     synthesis();
     setUp([{ conclusion: 'success' }]);
     fs.rmSync(path.join(tmp, 'gh', 'artifact-50', 'stacks.txt'));
+    fs.rmSync(path.join(tmp, 'gh', 'artifact-42', 'stacks.txt'));
     const r = fetch();
     expect(r.code).toBe(1);
-    expect(r.out).toContain('::error::the plans artifact of run 50 has no stacks.txt');
+    expect(r.out).toContain('run 50: the plans artifact has no stacks.txt (not written by plan-stacks.sh)');
   });
 
   test('the reviewed plan job died outside a stack (plan-job.failed): nothing is applied, the step named', () => {
@@ -409,7 +453,7 @@ describe('a plan job that fails before, during or after planning fails the revie
     fs.writeFileSync(path.join(tmp, 'synth.fail'), '');
     const plan = script('plan-stacks.sh', ['plans'], { STATE_BUCKET: 'state' });
     expect(plan.code).not.toBe(0);
-    expect(fs.readdirSync(path.join(tmp, 'plans'))).toEqual(['plan-job.failed']);
+    expect(fs.readdirSync(path.join(tmp, 'plans'))).toEqual(['plan-job.failed', 'pull-request.txt']);
     expect(fs.readFileSync(path.join(tmp, 'plans', 'plan-job.failed'), 'utf8')).toBe('synth\n');
     fs.rmSync(path.join(tmp, 'synth.fail'));
     const { exit, report } = review({ PLAN_JOB_RESULT: 'failure', PLANNED: 'failure' });
