@@ -3,7 +3,8 @@
 # (the plan job's artifact, plan-stacks.sh): every <stack>.json as --plan, every <stack>.failed as
 # --plan-failed <stack>=<step>, every stack of plans/stacks.txt as --expect-plan (an error when it has neither),
 # plans/plan-job.failed as --plan-job-failed <step>. PLAN_JOB_RESULT (the plan job's `needs.plan.result`) catches a
-# plan job that failed without leaving a marker (the upload, the runner): `failure` or `cancelled` is an error too.
+# plan job that failed without leaving a marker (the upload, the runner): `failure` or `cancelled` is an error too,
+# and `skipped` (the tests failed) is one: nothing was planned.
 # Always leaves review-report.md for the comment step; records the review's exit code in the step output `exit_code`
 # instead of failing, so the comment is posted first.
 # PLANNED (the plans step's conclusion) says plans were made: then a missing artifact is an error, not a fork's review.
@@ -39,6 +40,9 @@ case "${PLANNED:-}" in
 esac
 case "${PLAN_JOB_RESULT:-}" in
   failure|cancelled) [ "$markers" = 1 ] || args+=(--plan-job-failed "the plan job (${PLAN_JOB_RESULT}, no marker: see its log)") ;;
+  # Skipped: the tests failed, so nothing was planned. Not a fork's offline review (there the plan job succeeds with
+  # its plans step skipped): the review says no plan was made, and fails.
+  skipped) args+=(--plan-job-failed "the plan job (skipped: the tests failed, nothing was planned)") ;;
 esac
 npm run --silent review -- "${args[@]}"
 code=$?

@@ -84,7 +84,17 @@ describe.each(files)('%s', (file) => {
 
   test('the tests job reads the repository and nothing else, with no secret', () => {
     expect(secretsOf(wf.jobs.tests)).toEqual([]);
-    expect((wf.jobs.tests.steps ?? []).map((s) => s.run).filter(Boolean)).toEqual(['npm ci', 'npm run fetch-schemas -- "$CRD_SCHEMAS_DIR"', 'npm test']);
+    expect((wf.jobs.tests.steps ?? []).map((s) => s.run).filter(Boolean)).toEqual(['.github/scripts/clean-checkout.sh', 'npm ci', 'npm run fetch-schemas -- "$CRD_SCHEMAS_DIR"', 'npm test']);
+  });
+
+  test('every job that runs the repository\'s code starts from a clean checkout: clean-checkout.sh right after the checkout', () => {
+    for (const [name, job] of Object.entries(wf.jobs)) {
+      const steps = job.steps ?? [];
+      const checkout = steps.findIndex((s) => String(s.uses ?? '').startsWith('actions/checkout@'));
+      // The comment job checks out the base branch and runs only post-comment.sh and check-review.sh.
+      if (checkout < 0 || name === 'comment') continue;
+      expect({ name, next: steps[checkout + 1]?.run }).toEqual({ name, next: '.github/scripts/clean-checkout.sh' });
+    }
   });
 
   test('the tests job fetches the CRD schemas and points the CRD suite at them (CI never skips it)', () => {

@@ -496,6 +496,10 @@ describe('a plan job that fails before, during or after planning fails the revie
     const lost = review({ PLAN_JOB_RESULT: 'success', PLANNED: 'success' });
     expect(lost.exit).toBe('exit_code=1\n');
     expect(lost.report).toContain('the plan job failed at downloading the plans artifact (the plans step ran: success)');
+    // The tests failed, so the plan job was skipped: no plan, and the review fails instead of "no errors".
+    const skipped = review({ PLAN_JOB_RESULT: 'skipped' });
+    expect(skipped.exit).toBe('exit_code=1\n');
+    expect(skipped.report).toContain('the plan job (skipped: the tests failed, nothing was planned)');
   });
 
   test('no plan identity (a fork: the plans step skipped): the synthesized review, saying no plan was reviewed', () => {
