@@ -351,7 +351,7 @@ function noAnswer(err: ClusterError, context: string, server: string, s: Setup):
   switch (err.kind) {
     case 'bound':
       // The cluster answered; what it sent is past a bound of this tool (not the network's fault).
-      return new NoCluster(`the log from ${where} was cut: ${err.message}\n`);
+      return new NoCluster(/^the log/.test(err.message) ? `the log from ${where} was cut: ${err.message}\n` : `the cluster at ${where} answered past a bound of this tool: ${err.message}\n`);
     case 'api':
       // The cluster answered, but not as a cluster with this project's controllers would (e.g. 404: no JobSet/Kueue CRD).
       return new NoCluster(`the cluster at ${where} answered: ${err.message}\n${hint}Is infra deployed there (JobSet and Kueue)? npm run deploy -- infra\n`);

@@ -14,7 +14,8 @@
 import type { WorkflowObject } from './workflow';
 import { PassThrough, Writable } from 'stream';
 import { finished } from 'stream/promises';
-import { ApiException, CoreV1Api, CustomObjectsApi, KubeConfig, Log, Observable, RequestContext } from '@kubernetes/client-node';
+import { ApiException, CoreV1Api, createConfiguration, CustomObjectsApi, KubeConfig, Log, Observable, RequestContext, ResponseContext, ServerConfiguration } from '@kubernetes/client-node';
+import fetch from 'node-fetch';
 import { execToken, PluginError } from './exec-credential';
 import { redactLines } from './redact-stream';
 import { JOBSET_API_VERSION } from '../jobs/jobset';
@@ -81,6 +82,14 @@ function describe(err: unknown): ClusterError {
     return new ClusterError(`the kubeconfig's credential plugin '${plugin[1]}' is not installed (gcloud components install gke-gcloud-auth-plugin)`, 'plugin');
   }
   if (e?.name === 'AbortError') return new ClusterError('the request was abandoned', 'timeout');
+  // The server answered, with too much (node-fetch 2.7.0 `size`: FetchError type max-size) or with a body that does not
+  // decompress (a zlib error code): not a connection problem, never "no route".
+  if (e?.name === 'FetchError' && e.type === 'max-size') {
+    return new ClusterError(`the server's answer is over ${MAX_ANSWER_BYTES / 2 ** 20} MiB after decompression (the bound of one answer): not a Kubernetes list of this project's size; the API server or a proxy in front of it is misbehaving`, 'bound');
+  }
+  if (e?.name === 'FetchError' && /^Z_|^ERR_(ZLIB|BROTLI)/.test(String(e.code ?? ''))) {
+    return new ClusterError(`the server's answer does not decompress (${String(e.code)}): not a Kubernetes API response`, 'api');
+  }
   // node-fetch's FetchError carries the system error (`code`/`errno`): no connection.
   if (e?.name === 'FetchError' || typeof e?.code === 'string') {
     return new ClusterError(message.replace(/^request to \S+ failed, reason: /, ''), 'unreachable', e.code);
@@ -125,6 +134,42 @@ function items<T>(list: unknown, what: string): T[] {
   return xs as T[];
 }
 
+/**
+ * The largest answer body read, after decompression (64 MiB: a JobSet list of this project's pipelines is well under
+ * 1 MiB). client-node 1.4's own transport (gen/http/isomorphic-fetch.js) reads with node-fetch 2.7.0 without a size
+ * limit and decompresses gzip as it reads, so a 1 GiB gzip answer grew the process past 2 GB and then failed as a
+ * FetchError, which read as "no route to the control plane". node-fetch's public `size` option bounds the decompressed
+ * body; client-node takes the transport through its public `createConfiguration({ httpApi })`.
+ */
+export const MAX_ANSWER_BYTES = 64 * 2 ** 20;
+
+/** client-node's HttpLibrary (its isomorphic-fetch.js, same request and answer) with the body bounded. */
+class BoundedFetch {
+  constructor(private readonly maxBytes: number) {}
+  send(request: RequestContext): Observable<ResponseContext> {
+    const answer = fetch(request.getUrl(), {
+      method: request.getHttpMethod().toString(),
+      body: request.getBody() as never,
+      headers: request.getHeaders(),
+      signal: request.getSignal() as never,
+      agent: request.getAgent() as never,
+      size: this.maxBytes,
+    }).then((resp) => {
+      const headers: Record<string, string> = {};
+      resp.headers.forEach((value, name) => (headers[name] = value));
+      return new ResponseContext(resp.status, headers, { text: () => resp.text(), binary: () => resp.buffer() });
+    });
+    return new Observable(answer);
+  }
+}
+
+/** An API client of `kc`'s current cluster, as KubeConfig.makeApiClient builds it, reading through BoundedFetch. */
+export function boundedApiClient<T>(kc: KubeConfig, type: new (config: ReturnType<typeof createConfiguration>) => T, maxBytes = MAX_ANSWER_BYTES): T {
+  const cluster = kc.getCurrentCluster();
+  if (!cluster) throw new ClusterError('the kubeconfig has no current cluster', 'unreachable');
+  return new type(createConfiguration({ baseServer: new ServerConfiguration(cluster.server, {}), authMethods: { default: kc }, httpApi: new BoundedFetch(maxBytes) }));
+}
+
 export class Cluster {
   private core: CoreV1Api;
   private custom: CustomObjectsApi;
@@ -136,8 +181,8 @@ export class Cluster {
   private credentialExpiresAt = 0;
 
   constructor(private kc: KubeConfig, options: ClusterOptions) {
-    this.core = kc.makeApiClient(CoreV1Api);
-    this.custom = kc.makeApiClient(CustomObjectsApi);
+    this.core = boundedApiClient(kc, CoreV1Api);
+    this.custom = boundedApiClient(kc, CustomObjectsApi);
     this.timeoutMs = options.requestTimeoutMs;
   }
 
@@ -162,8 +207,8 @@ export class Cluster {
           users: this.kc.users.map((u) => (u.name === user.name ? { name: u.name, token } : u)),
         });
         this.kc = kc;
-        this.core = kc.makeApiClient(CoreV1Api);
-        this.custom = kc.makeApiClient(CustomObjectsApi);
+        this.core = boundedApiClient(kc, CoreV1Api);
+        this.custom = boundedApiClient(kc, CustomObjectsApi);
       },
       (err) => {
         this.credential = undefined;

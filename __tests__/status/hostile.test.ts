@@ -309,6 +309,20 @@ describe('a log read without -f is bounded in time and in decompressed bytes', (
   }, 60_000);
 });
 
+describe('a list answer is bounded in decompressed bytes (issue 45)', () => {
+  test('a gzip bomb as the JobSet list: cut at 64 MiB after decompression, named as the bound, never "no route"', async () => {
+    // 80 MiB of one JSON list inflated from well under 1 MiB: node-fetch 2.7.0's `size` stops reading at MAX_ANSWER_BYTES.
+    const bomb = require('zlib').gzipSync(Buffer.concat([Buffer.from('{"kind":"JobSetList","items":[{"a":"'), Buffer.alloc(80 * 2 ** 20, 'a'), Buffer.from('"}]}')])) as Buffer;
+    expect(bomb.length).toBeLessThan(2 ** 20);
+    const api = await fake(emptyWorld());
+    api.misbehave = (req) => (req.path.endsWith('/jobsets') ? { respond: (res) => { res.writeHead(200, { 'content-type': 'application/json', 'content-encoding': 'gzip' }); res.end(bomb); } } : undefined);
+    const r = await runCli(['status', '--timeout', '5'], kubeconfig(api.url));
+    expect(r.code).toBe(4);
+    expect(r.stderr).toContain("answered past a bound of this tool: the server's answer is over 64 MiB after decompression (the bound of one answer)");
+    expect(r.stderr).not.toMatch(/allow-list|no route/);
+  }, 60_000);
+});
+
 describe('kubeconfig and CA reads are bounded for files, FIFOs and devices', () => {
   /** A FIFO held open for writing by this process (so a reader waits for data that never comes), closed after the test. */
   function heldFifo(dir: string, name: string): string {
