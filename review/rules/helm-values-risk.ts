@@ -5,11 +5,12 @@ import { liveChanges } from './plan-facts';
 import { finding, Rule } from './types';
 
 /** Helm value paths (values documents and `set` names) by the risk a change of them carries. */
-const RISKS: ReadonlyArray<{ readonly what: string; readonly path: RegExp }> = [
+const RISKS: ReadonlyArray<{ readonly what: string; readonly path: RegExp; readonly severity?: 'warning' }> = [
   { what: 'authentication (who may use the service: Argo server auth modes, SSO, passwords, TLS)', path: /auth|sso|oidc|password|token|secure|tls|cert|login/i },
   { what: 'exposure (who can reach it: Service type, LoadBalancer, NodePort, Ingress, host network or ports)', path: /service\.type|servicetype|loadbalancer|nodeport|ingress|gateway|hostnetwork|hostport|externalip|expose|route/i },
   { what: 'RBAC (what its service accounts may do, in which namespaces)', path: /rbac|clusterrole|\brole|serviceaccount|namespaced|clusterscope|singlenamespace|workflownamespaces|managednamespace|createaggregateroles/i },
-  { what: 'images (what code runs in the cluster)', path: /image|repository|registry|\btag\b|digest/i },
+  // An upgrade changes these on purpose: a warning, so a chart upgrade can still deploy; the others are errors.
+  { what: 'images (what code runs in the cluster)', path: /image|repository|registry|\btag\b|digest/i, severity: 'warning' },
   { what: 'pod security (privilege of its pods)', path: /securitycontext|privileged|runasuser|runasnonroot|capabilit|podsecurity|allowprivilegeescalation/i },
 ];
 
@@ -59,7 +60,7 @@ export function helmLeaves(values: unknown): Map<string, string> {
  */
 export const helmValuesRisk: Rule = {
   id: 'helm-values-risk',
-  summary: "a Helm release's values change its authentication, exposure, RBAC, images or pod security",
+  summary: "a Helm release's values change its authentication, exposure, RBAC or pod security (errors) or its images (a warning)",
   check: ({ plans }) =>
     liveChanges(plans).flatMap(({ plan, c }) => {
       if (c.type !== 'helm_release' || (c.action !== 'update' && c.action !== 'replace' && c.action !== 'create')) return [];
@@ -67,15 +68,17 @@ export const helmValuesRisk: Rule = {
       const after = helmLeaves(c.after);
       const changed = [...new Set([...before.keys(), ...after.keys()])].filter((k) => before.get(k) !== after.get(k));
       const shown = (v?: string) => (v === undefined ? '(unset)' : oneLine(v, 60));
+      let severe = false;
       const lines = RISKS.flatMap((r) => {
         // A new release: only its risky values (below); every value of it is new.
         const hits = c.action === 'create' ? [] : changed.filter((k) => r.path.test(k));
+        if (hits.length && r.severity !== 'warning') severe = true;
         return hits.length ? [`${r.what}: ${hits.slice(0, 5).map((k) => `${oneLine(k, 60)} ${shown(before.get(k))} -> ${shown(after.get(k))}`).join(', ')}${hits.length > 5 ? `, ${hits.length - 5} more` : ''}`] : [];
       });
       const risky = changed.flatMap((k) => RISKY_VALUES.filter((x) => x.path.test(k) && x.value.test(String(safeParse(after.get(k))))).map((x) => `${oneLine(k, 60)}: ${x.what}`));
       if (!lines.length && !risky.length) return [];
       const name = typeof (c.after as { name?: unknown })?.name === 'string' ? oneLine(String((c.after as { name: string }).name), 60) : c.address;
-      return [finding('helm-values-risk', risky.length || c.action !== 'create' ? 'error' : 'warning', { stack: plan.stack, address: c.address },
+      return [finding('helm-values-risk', risky.length || severe ? 'error' : 'warning', { stack: plan.stack, address: c.address },
         `Helm release ${name} changes values the chart turns into security settings: ${[...lines, ...risky].join('; ')}`,
         'check each value against the chart at its version (what it renders), and keep auth on, the Service internal, RBAC namespaced and images pinned by digest')];
     }),

@@ -12,10 +12,12 @@ export const planDrift: Rule = {
   check: ({ plans }) =>
     plans.flatMap((p) =>
       (p.drift ?? []).map((d) => {
-        const security = /iam|role|secret|firewall|cluster|node_pool|manifest/.test(d.type);
+        // IAM, RBAC, secrets and firewalls: an error. Node pools and clusters drift by design (GKE auto-upgrades their
+        // versions), so there a warning: an error would block every deploy.
+        const security = /iam|role|secret|firewall/.test(d.type);
         const paths = d.paths.length ? `: ${d.paths.slice(0, 8).map((x) => oneLine(x, 80)).join(', ')}${d.paths.length > 8 ? `, ${d.paths.length - 8} more` : ''}` : '';
         return finding('plan-drift', security ? 'error' : 'warning', { stack: p.stack, address: d.address },
-          `${oneLine(d.address, 120)} was ${d.action === 'delete' ? 'deleted' : 'changed'} outside Terraform since the last apply${paths}; applying this plan ${d.action === 'delete' ? 'creates it again' : 'sets it back to the configuration'}${security ? ' (an IAM, secret or cluster object: find out who changed it and why first)' : ''}`,
+          `${oneLine(d.address, 120)} was ${d.action === 'delete' ? 'deleted' : 'changed'} outside Terraform since the last apply${paths}; applying this plan ${d.action === 'delete' ? 'creates it again' : 'sets it back to the configuration'}${security ? ' (an IAM, RBAC, secret or firewall object: find out who changed it and why first)' : ''}`,
           'find who changed it (Cloud Audit Logs), then put the change into the code or let this plan revert it on purpose');
       }),
     ),
