@@ -45,6 +45,7 @@ npm run --silent review -- --no-synth --plan "${stack}=deploy-plan.json" --revie
 cat review-report.md >> "${GITHUB_STEP_SUMMARY:-/dev/null}" 2>/dev/null || true
 if [ "$code" -ne 0 ]; then
   echo "::error::the plan to apply differs from the reviewed plan or has review errors (exit ${code}); nothing is applied (see the job summary)"
+  echo "If the state moved since the review (another merge deployed, or a queued deploy dropped by the concurrency group): re-run the pull request's plan-review run, and once its review is clean re-run this deploy (docs/ci.md, \"Re-runs, skipped and cancelled jobs, queued merges\")."
   exit 1
 fi
 terraform -chdir="$dir" apply -input=false plan

@@ -88,6 +88,14 @@ test('a token without the claims the condition reads is refused (an evaluation e
   expect(admits({ repository: REPO })).toBe('EvaluationError');
 });
 
+test('the condition documented before issue 45 refused the pipeline deploy (a model of the defect this file fixes)', () => {
+  const OLD = `assertion.repository == '${REPO}' && (('environment' in assertion && assertion.environment == 'infra') ? assertion.ref == 'refs/heads/main' : assertion.event_name == 'pull_request')`;
+  const script = `import { evaluate } from '@marcbachmann/cel-js';
+console.log(JSON.stringify(evaluate(process.argv[1], { assertion: JSON.parse(process.argv[2]) })));`;
+  const r = spawnSync(process.execPath, ['--input-type=module', '-e', script, OLD, JSON.stringify(claims('deploy-pipeline.yml', 'workflow_dispatch', 'refs/heads/main', 'pipelines'))], { cwd: ROOT, encoding: 'utf8' });
+  expect(r.stdout.trim()).toBe('false');
+});
+
 test('docs/ci.md shows this condition, word for word', () => {
   const docs = fs.readFileSync(path.join(ROOT, 'docs', 'ci.md'), 'utf8');
   expect(docs).toContain(fs.readFileSync(path.join(ROOT, '.github', 'wif-attribute-condition.cel'), 'utf8').trim());

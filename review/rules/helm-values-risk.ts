@@ -1,4 +1,5 @@
 import type * as Yaml from 'yaml';
+import { jsonPathStep } from '../../util/json-path';
 import { oneLine } from '../plan';
 import { isObj, KNOWN_AFTER_APPLY } from '../values';
 import { liveChanges } from './plan-facts';
@@ -41,8 +42,8 @@ export function helmLeaves(values: unknown): Map<string, string> {
   if (!isObj(values)) return out;
   const put = (path: string, v: unknown, depth = 0): void => {
     if (out.size > 5000 || depth > 40) return;
-    if (Array.isArray(v)) return v.forEach((x, i) => put(`${path}[${i}]`, x, depth + 1));
-    if (isObj(v)) return Object.entries(v).forEach(([k, x]) => put(path ? `${path}.${k}` : k, x, depth + 1));
+    if (Array.isArray(v)) return v.forEach((x, i) => put(jsonPathStep(path, i), x, depth + 1));
+    if (isObj(v)) return Object.entries(v).forEach(([k, x]) => put(jsonPathStep(path, k), x, depth + 1));
     out.set(path, JSON.stringify(v) ?? 'null');
   };
   const docs = Array.isArray(values.values) ? values.values : [];
