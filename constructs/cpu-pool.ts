@@ -1,6 +1,6 @@
 import { Construct } from 'constructs';
 import { ContainerNodePool } from '@cdktf/provider-google/lib/container-node-pool';
-import type { IGkeCluster } from './gke-cluster';
+import type { IGkeCluster } from './cluster-access';
 
 export interface CpuNodePoolProps {
   readonly name: string;

@@ -3,7 +3,7 @@ import { Fn } from 'cdktf';
 import { Construct } from 'constructs';
 import { BuiltinData } from './builtin-data';
 import { CLUSTER_ATTRIBUTES, ClusterData } from './cluster-data';
-import { ClusterEndpoint, clusterEndpoint } from './cluster-access';
+import { ClusterEndpoint, clusterEndpoint, IGkeCluster } from './cluster-access';
 import { CpuNodePool, CpuNodePoolProps } from './cpu-pool';
 import { TpuSlicePool, TpuSlicePoolProps } from './tpu-slice-pool';
 import { DEFAULT_DELETION_PROTECTION, DEFAULT_RELEASE_CHANNEL, DEFAULT_UPGRADE_EXCLUSION_DAYS, PUBLIC_OPT_IN_NAME } from '../jobs/platform';
@@ -48,18 +48,8 @@ export interface GkeClusterProps {
   readonly nodeZone: string;
 }
 
-/**
- * What node pools and Kubernetes/Helm providers need of a cluster, whether this stack creates it (GkeCluster) or
- * finds it (GkeCluster.fromClusterAttributes): aws-eks' `ICluster` (aws/aws-cdk packages/aws-cdk-lib/aws-eks).
- */
-export interface IGkeCluster {
-  /** `google_container_cluster.id`, what a node pool's `cluster` takes. */
-  readonly clusterId: string;
-  /** The cluster's name: scopes project-wide names of what its pools create (a tpu7x workload policy). */
-  readonly clusterName: string;
-  /** Where the API server is, for the Kubernetes and Helm providers (constructs/cluster-access.ts). */
-  endpoint(dnsEndpoint: boolean): ClusterEndpoint;
-}
+export type { IGkeCluster } from './cluster-access';
+
 
 /** A TPU pool added through the cluster: the cluster, its zone and node identity come from it. */
 export type TpuSlicePoolOptions = Omit<TpuSlicePoolProps, 'cluster' | 'zone' | 'serviceAccountEmail'> &

@@ -2,7 +2,7 @@ import type { ComputeResourcePolicy } from '@cdktf/provider-google/lib/compute-r
 import type { ContainerNodePoolConfig } from '@cdktf/provider-google/lib/container-node-pool';
 import { Construct } from 'constructs';
 import { ContainerNodePool } from '@cdktf/provider-google/lib/container-node-pool';
-import type { IGkeCluster } from './gke-cluster';
+import type { IGkeCluster } from './cluster-access';
 import { queuedProvisioningOf } from '../jobs/capacity';
 import { Capacity, regionOfZone } from '../jobs/platform';
 import { TPU_TAINT, TpuSlice } from '../jobs/tpu';
