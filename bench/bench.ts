@@ -350,7 +350,7 @@ function synthBench(floor: Sample): void {
   const ratio = (a: Sample, b: Sample) => `${(a.cpuMs / b.cpuMs).toFixed(2)}x CPU, ${(a.wallMs / b.wallMs).toFixed(2)}x wall, ${(a.rssMb / b.rssMb).toFixed(2)}x RSS`;
   console.log(`\nstacks synthesized: ${stacks.length} (${stacks.join(', ')})`);
   console.log(`synth / floor:        ${ratio(synth, floor)}`);
-  console.log(`(synth + check) / floor: ${((synth.cpuMs + check.cpuMs) / floor.cpuMs).toFixed(2)}x CPU (what npm run synth runs)`);
+  console.log(`(synth + check) / floor: ${((synth.cpuMs + check.cpuMs) / floor.cpuMs).toFixed(2)}x CPU (what npm run diff|deploy|destroy run before cdktf-cli)`);
   console.log(`root imports / floor: ${ratio(roots, floor)}`);
   console.log(`a root import would add ${(roots.cpuMs - floor.cpuMs).toFixed(0)} ms CPU and ${(roots.rssMb - floor.rssMb).toFixed(0)} MB to every synth`);
   const commands = commandBench(floor, tmp);
