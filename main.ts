@@ -26,7 +26,6 @@
  * the CLI prints both again under "Command output on stdout/stderr". So notes go to stdout (never shown as errors) and
  * errors to stderr; `--check` prints a config error once, before the CLI runs the app (scripts/cdktf.mjs runs it for the npm scripts).
  */
-import './util/compile-cache';
 import * as fs from 'fs';
 import * as path from 'path';
 import { loadDeployment } from './config/deployment';
@@ -38,6 +37,11 @@ import { environmentOutdir } from './jobs/state-names';
 
 const check = process.argv.includes('--check');
 const migrate = process.argv.indexOf('--migrate-state');
+/** `--environment-outdir` (scripts/synth.mjs): synthesize into the environment's own folder, `cdktf.out.<project>.<cluster>`. */
+const ownOutdir = process.argv.includes('--environment-outdir');
+
+/** Where the synthesis of this process wrote (scripts/synth.mjs reads it; its manifest.json names the stacks). */
+export let synthesized: { readonly outdir: string } | undefined;
 
 /**
  * Runs `build` without error stacks. cdktf records a full stack trace for every token and nested block it creates
@@ -75,7 +79,8 @@ try {
     // Loaded after the check: stacks/ pulls in cdktf and the provider classes.
     const { composeApp } = require('./stacks/app') as typeof AppModule;
     withoutStackTraces(() => {
-      const { app, notices } = composeApp(deployment);
+      const { project, clusterName } = deployment.platform;
+      const { app, notices } = composeApp(deployment, ownOutdir ? { outdir: environmentOutdir({ project, clusterName }) } : {});
       // Which environment, built from which config file and variables; then the notices (unread tutorial variables,
       // pipelines left out, placeholders, tight fits): one line each, once.
       process.stdout.write(`${escapeText(deployment.origin.line, true)}\n`);
@@ -83,6 +88,7 @@ try {
       app.synth();
       // Beside manifest.json, for the review of this synthesis (review/cli.ts names it in its report).
       fs.writeFileSync(path.join(app.outdir, ENVIRONMENT_FILE), `${deployment.origin.line}\n`);
+      synthesized = { outdir: app.outdir };
     });
   }
 } catch (err) {

@@ -397,3 +397,39 @@ describe('the whole app', () => {
     }
   });
 });
+
+describe('no import cycle anywhere; the layout of docs/architecture.md is the imports (issue 47)', () => {
+  // scripts/import-graph.cjs: the TypeScript compiler's parser and module resolution over every .ts and .mjs file.
+  // eslint-disable-next-line @typescript-eslint/no-var-requires
+  const graphs = require('../scripts/import-graph.cjs') as {
+    importGraph(root?: string): Map<string, string[]>;
+    cycles(graph: Map<string, string[]>): string[][];
+    documented(root?: string): string;
+  };
+
+  test('no import cycle among the source, tests, bench and scripts (type-only imports count)', () => {
+    const graph = graphs.importGraph();
+    expect(graph.size).toBeGreaterThan(300);
+    // The walk sees the kinds of import this repository uses: a lazy require, a type-only import, a re-export, an .mjs.
+    expect(graph.get('main.ts')).toEqual(expect.arrayContaining(['stacks/app.ts', 'config/deployment.ts']));
+    expect(graph.get('jobs/hbm.ts')).toEqual(expect.arrayContaining(['jobs/methods/kind.ts']));
+    expect(graph.get('jobs/secrets.ts')).toEqual(expect.arrayContaining(['jobs/platform.ts']));
+    expect(graph.get('scripts/synth.mjs')).toEqual(expect.arrayContaining(['scripts/build-if-stale.mjs']));
+    expect(graphs.cycles(graph)).toEqual([]);
+  });
+
+  test('the cycle check finds a cycle, type-only and through a re-export', () => {
+    const root = fs.mkdtempSync(path.join(os.tmpdir(), 'tpt-cycle-'));
+    fs.mkdirSync(path.join(root, 'jobs'));
+    fs.writeFileSync(path.join(root, 'jobs', 'a.ts'), "import type { B } from './b';\nexport type A = B;\n");
+    fs.writeFileSync(path.join(root, 'jobs', 'b.ts'), "export { c } from './c';\nexport type B = string;\n");
+    fs.writeFileSync(path.join(root, 'jobs', 'c.ts'), "import type { A } from './a';\nexport const c = (x: A) => x;\n");
+    fs.writeFileSync(path.join(root, 'jobs', 'd.ts'), "export const d = require('./a');\n");
+    expect(graphs.cycles(graphs.importGraph(root))).toEqual([['jobs/a.ts', 'jobs/b.ts', 'jobs/c.ts']]);
+    fs.rmSync(root, { recursive: true, force: true });
+  });
+
+  test('docs/architecture.md shows the layout the imports make (npm run architecture writes it)', () => {
+    expect(fs.readFileSync(path.join(__dirname, '..', 'docs', 'architecture.md'), 'utf8')).toBe(graphs.documented());
+  });
+});

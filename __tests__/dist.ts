@@ -1,7 +1,7 @@
 /**
  * dist/ for the suites that run the compiled entry points as a user does (`node dist/main.js`, `node
- * dist/status/cli.js`): brought up to date by the project's one build (`tsc -b tsconfig.build.json`, as `npm run
- * status` and `npm run review` do), once per jest run. The run's folder (__tests__/global-setup.js,
+ * dist/status/cli.js`): brought up to date by the project's one build (scripts/build-if-stale.mjs: tsc when a source's
+ * content changed, as every `npm run` command does), once per jest run. The run's folder (__tests__/global-setup.js,
  * TPT_JEST_RUN_DIR) remembers that it was built, and a lock in it keeps two workers from building at once (one
  * builds, the other waits for it). Without that folder (a runner without the globalSetup) every call builds.
  */
@@ -14,8 +14,8 @@ const ROOT = path.resolve(__dirname, '..');
 const WAIT_MS = 10 * 60_000;
 
 function build(): void {
-  const r = spawnSync(process.execPath, [require.resolve('typescript/bin/tsc'), '-b', 'tsconfig.build.json'], { cwd: ROOT, encoding: 'utf8' });
-  if (r.status !== 0) throw new Error(`tsc -b tsconfig.build.json failed:\n${r.stdout}${r.stderr}`);
+  const r = spawnSync(process.execPath, [path.join(ROOT, 'scripts', 'build-if-stale.mjs')], { cwd: ROOT, encoding: 'utf8' });
+  if (r.status !== 0) throw new Error(`scripts/build-if-stale.mjs failed:\n${r.stdout}${r.stderr}`);
 }
 
 const pause = (ms: number) => Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, ms);

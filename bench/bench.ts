@@ -40,11 +40,11 @@
  *   - status against a silent endpoint (accepts TCP, never answers) with the default request timeout: exit 4 in < 30 s;
  *   - status with 10,000 pods in the namespace: <= 10 s.
  */
-import { spawnSync } from 'child_process';
+import { spawn, spawnSync } from 'child_process';
 import * as fs from 'fs';
 import * as os from 'os';
 import * as path from 'path';
-import { allPipelinesWorld, manyPodsWorld, runCli, runCliOn, startFakeApi, startSilentServer, writeKubeconfig } from './fake-kube-api';
+import { allPipelinesWorld, cliEnv, manyPodsWorld, runCli, runCliOn, startFakeApi, startSilentServer, writeKubeconfig } from './fake-kube-api';
 import { printFaultRows } from './faults';
 import { reviewCpuBench } from './review-cpu';
 import { rehearsalChecks } from './rehearsals';
@@ -115,11 +115,25 @@ async function statusBench(): Promise<Check[]> {
       if (r.code !== 1) throw new Error(`status exited ${r.code} (expected 1: rl-llama3 failed):\n${r.stderr}`);
       runs.push({ ...r, cpuMs: childrenCpuMs() - cpuBefore, requests: api.requests.length - before });
     }
+    // The whole `npm run status` (scripts/status.mjs: build check + the CLI in one process), paired with the floor;
+    // spawned asynchronously: the fake API answers from this process meanwhile.
+    const pairs: Array<readonly [number, number]> = [];
+    for (let i = 0; i < RUNS; i++) {
+      const f = run(`require('cdktf')`).wallMs;
+      const r = await npmStatus(['status'], cliEnv({ KUBECONFIG: file, HOME: dir }));
+      if (r.code !== 1) throw new Error(`npm run status exited ${r.code} (expected 1: rl-llama3 failed):\n${r.stderr}`);
+      pairs.push([f, r.totalMs]);
+    }
+    const floorMin = Math.min(...pairs.map(([f]) => f));
+    const npmMin = Math.min(...pairs.map(([, c]) => c));
+    console.log(`${'npm run status, fake API, wall'.padEnd(36)} ${npmMin.toFixed(0).padStart(6)} ms wall, floor ${floorMin.toFixed(0)} ms: ${(npmMin / floorMin).toFixed(2)}x   (min of ${RUNS} pairs)`);
+    console.log(`  pairs (command/floor ms): ${pairs.map(([f, c]) => `${c.toFixed(0)}/${f.toFixed(0)}=${(c / f).toFixed(2)}x`).join(' ')}`);
     const total = Math.min(...runs.map((r) => r.totalMs));
     const first = Math.min(...runs.map((r) => r.firstOutputMs));
     const cpu = Math.min(...runs.map((r) => r.cpuMs));
     console.log(`status, 4 pipelines, fake API         ${cpu.toFixed(0).padStart(6)} ms CPU ${total.toFixed(0).padStart(6)} ms wall, first line ${first.toFixed(0)} ms, ${runs[0].requests} requests   (min of ${RUNS})`);
     return [
+      [`npm run status <= 2x the floor's wall (${(npmMin / floorMin).toFixed(2)}x)`, npmMin <= 2 * floorMin, 'target'],
       [`status total <= 2000 ms (${total.toFixed(0)} ms)`, total <= 2000, 'target'],
       [`status first line <= 1000 ms (${first.toFixed(0)} ms)`, first <= 1000, 'target'],
     ];
@@ -127,6 +141,18 @@ async function statusBench(): Promise<Check[]> {
     await api.close();
     fs.rmSync(dir, { recursive: true, force: true });
   }
+}
+
+/** `npm run --silent <args>` (status: the fake API keeps answering from this process): exit code and wall time. */
+function npmStatus(args: string[], env: Record<string, string>): Promise<{ code: number | null; stderr: string; totalMs: number }> {
+  return new Promise((resolve, reject) => {
+    const start = process.hrtime.bigint();
+    const child = spawn('npm', ['run', '--silent', ...args], { cwd: ROOT, env, stdio: ['ignore', 'ignore', 'pipe'] });
+    let stderr = '';
+    child.stderr.on('data', (d) => (stderr += d));
+    child.on('error', reject);
+    child.on('close', (code) => resolve({ code, stderr, totalMs: Number(process.hrtime.bigint() - start) / 1e6 }));
+  });
 }
 
 /** CPU (the npm process tree's) and wall time of one `npm run review` with extra arguments, in ms. */
@@ -264,6 +290,47 @@ async function hostileBench(floor: Sample): Promise<Check[]> {
   return checks;
 }
 
+/** Wall time (ms) of one `npm run --silent <args>` in the checkout with `env` over this process's, or throws on a bad exit. */
+function npmRun(args: string[], env: NodeJS.ProcessEnv = {}, ok: readonly number[] = [0]): number {
+  const start = process.hrtime.bigint();
+  const child = spawnSync('npm', ['run', '--silent', ...args], { cwd: ROOT, env: { ...process.env, ...env }, encoding: 'utf8' });
+  const wallMs = Number(process.hrtime.bigint() - start) / 1e6;
+  if (!ok.includes(child.status ?? -1)) throw new Error(`npm run ${args.join(' ')} exited ${child.status}:\n${child.stderr}`);
+  return wallMs;
+}
+
+/**
+ * Paired runs (issue 47): each run of a whole `npm run` command next to a run of the floor (`node -e "require('cdktf')"`),
+ * so both see the same load; the ratio is of the mins, and each pair's is printed too.
+ */
+function paired(label: string, floorCode: string, command: () => number): { ratio: number; pairs: string } {
+  const pairs = Array.from({ length: RUNS }, () => {
+    const f = run(floorCode).wallMs;
+    return [f, command()] as const;
+  });
+  const floorMin = Math.min(...pairs.map(([f]) => f));
+  const commandMin = Math.min(...pairs.map(([, c]) => c));
+  const ratio = commandMin / floorMin;
+  console.log(`${label.padEnd(36)} ${commandMin.toFixed(0).padStart(6)} ms wall, floor ${floorMin.toFixed(0)} ms: ${ratio.toFixed(2)}x   (min of ${RUNS} pairs)`);
+  const text = pairs.map(([f, c]) => `${c.toFixed(0)}/${f.toFixed(0)}=${(c / f).toFixed(2)}x`).join(' ');
+  console.log(`  pairs (command/floor ms): ${text}`);
+  return { ratio, pairs: text };
+}
+
+/** The whole `npm run synth` (warm: nothing to build) and `npm run build` (nothing to build) against the floor's wall. */
+function commandBench(floor: Sample, tmp: string): Check[] {
+  let n = 0;
+  npmRun(['build']); // warm: whatever a build there is to do is not the command's
+  const floorCode = `require('cdktf')`;
+  const synth = paired('npm run synth (warm), wall', floorCode, () => npmRun(['synth', '--', '--output', path.join(tmp, `npm-synth-${n++}`)]));
+  const build = paired('npm run build (nothing to build), wall', floorCode, () => npmRun(['build']));
+  void floor;
+  return [
+    [`npm run synth (warm) <= 3x the floor's wall (${synth.ratio.toFixed(2)}x)`, synth.ratio <= 3, 'target'],
+    [`npm run build with nothing to build <= 1.5x the floor's wall (${build.ratio.toFixed(2)}x)`, build.ratio <= 1.5, 'target'],
+  ];
+}
+
 function synthBench(floor: Sample): void {
   if (!fs.existsSync(path.join(ROOT, 'dist', 'main.js'))) throw new Error('dist/main.js is missing: run `npm run build` first');
   const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'tpt-bench-'));
@@ -283,22 +350,10 @@ function synthBench(floor: Sample): void {
   const ratio = (a: Sample, b: Sample) => `${(a.cpuMs / b.cpuMs).toFixed(2)}x CPU, ${(a.wallMs / b.wallMs).toFixed(2)}x wall, ${(a.rssMb / b.rssMb).toFixed(2)}x RSS`;
   console.log(`\nstacks synthesized: ${stacks.length} (${stacks.join(', ')})`);
   console.log(`synth / floor:        ${ratio(synth, floor)}`);
-  console.log(`(synth + check) / floor: ${((synth.cpuMs + check.cpuMs) / floor.cpuMs).toFixed(2)}x CPU (what npm run synth runs)`);
+  console.log(`(synth + check) / floor: ${((synth.cpuMs + check.cpuMs) / floor.cpuMs).toFixed(2)}x CPU (what npm run diff|deploy|destroy run before cdktf-cli)`);
   console.log(`root imports / floor: ${ratio(roots, floor)}`);
   console.log(`a root import would add ${(roots.cpuMs - floor.cpuMs).toFixed(0)} ms CPU and ${(roots.rssMb - floor.rssMb).toFixed(0)} MB to every synth`);
-  // A no-op build (npm run review checks file times instead, scripts/build-if-stale.mjs): `tsc -b` skips an
-  // up-to-date project on its build info; `tsc -p` re-reads every input.
-  const tsc = require.resolve('typescript/bin/tsc');
-  const timed = (args: string[]) => {
-    const start = process.hrtime.bigint();
-    const child = spawnSync(process.execPath, [tsc, ...args], { cwd: ROOT, encoding: 'utf8' });
-    if (child.status !== 0) throw new Error(`tsc ${args.join(' ')} failed:\n${child.stdout}${child.stderr}`);
-    return Number(process.hrtime.bigint() - start) / 1e6;
-  };
-  const buildB = Math.min(...[0, 1, 2].map(() => timed(['-b', 'tsconfig.build.json'])));
-  const buildP = Math.min(...[0, 1, 2].map(() => timed(['-p', 'tsconfig.build.json'])));
-  console.log(`${'no-op build: tsc -b'.padEnd(36)} ${buildB.toFixed(0).padStart(6)} ms wall   (min of 3)`);
-  console.log(`${'no-op build: tsc -p'.padEnd(36)} ${buildP.toFixed(0).padStart(6)} ms wall   (min of 3)`);
+  const commands = commandBench(floor, tmp);
   const reviews = [0, 1, 2].map(() => reviewRun(tmp, []));
   const review = { cpuMs: Math.min(...reviews.map((r) => r.cpuMs)), wallMs: Math.min(...reviews.map((r) => r.wallMs)) };
   console.log(`${'npm run review'.padEnd(36)} ${review.cpuMs.toFixed(0).padStart(6)} ms CPU ${review.wallMs.toFixed(0).padStart(6)} ms wall   (min of 3)`);
@@ -308,6 +363,7 @@ function synthBench(floor: Sample): void {
     [`review <= 3000 ms (${review.wallMs.toFixed(0)} ms)`, review.wallMs <= 3000, 'target'],
     [`review --base <= 15000 ms (${base.wallMs.toFixed(0)} ms)`, base.wallMs <= 15000, 'target'],
     [`synth <= 2x the floor's CPU (${(synth.cpuMs / floor.cpuMs).toFixed(2)}x)`, synth.cpuMs <= 2 * floor.cpuMs, 'target'],
+    ...commands,
     [`synth <= 200 MB RSS (${synth.rssMb.toFixed(0)} MB)`, synth.rssMb <= 200, 'target'],
     [`synth wrote every stack (${stacks.length})`, stacks.length > 0, 'behaviour'],
     ...configErrors.map(([label, ms]): Check => [`config error <= 100 ms: ${label} (${ms.toFixed(1)} ms)`, ms <= 100, 'target']),

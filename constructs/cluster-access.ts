@@ -49,3 +49,16 @@ export function kubernetesProviderAccess(endpoint: ClusterEndpoint): Pick<Kubern
 export function helmProviderAccess(endpoint: ClusterEndpoint): HelmProviderKubernetes {
   return { ...common(endpoint), exec: { ...GKE_AUTH_PLUGIN } };
 }
+
+/**
+ * What node pools and Kubernetes/Helm providers need of a cluster, whether this stack creates it (GkeCluster) or
+ * finds it (GkeCluster.fromClusterAttributes): aws-eks' `ICluster` (aws/aws-cdk packages/aws-cdk-lib/aws-eks). Here, beside the endpoint, so the pools (constructs/cpu-pool.ts, tpu-slice-pool.ts) name it without importing the cluster that adds them.
+ */
+export interface IGkeCluster {
+  /** `google_container_cluster.id`, what a node pool's `cluster` takes. */
+  readonly clusterId: string;
+  /** The cluster's name: scopes project-wide names of what its pools create (a tpu7x workload policy). */
+  readonly clusterName: string;
+  /** Where the API server is, for the Kubernetes and Helm providers (constructs/cluster-access.ts). */
+  endpoint(dnsEndpoint: boolean): ClusterEndpoint;
+}

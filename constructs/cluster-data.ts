@@ -1,6 +1,12 @@
 import { stringToHclTerraform, stringToTerraform, TerraformDataSource } from 'cdktf';
 import { Construct } from 'constructs';
-import { GOOGLE_GENERATOR_METADATA } from './configured-resource';
+
+/**
+ * The generator metadata every generated class of @cdktf/provider-google 16.12.1 writes (`//` of each resource, data
+ * source and provider): hashicorp/google 6.50.0. One home for the two thin classes, constructs/cluster-data.ts and
+ * constructs/google-provider.ts; their tests compare the JSON with the generated classes'.
+ */
+export const GOOGLE_GENERATOR_METADATA = { providerName: 'google', providerVersion: '6.50.0', providerVersionConstraint: '~> 6.0' } as const;
 
 /** What finds a cluster: the three arguments of `data.google_container_cluster` this program sets. */
 export interface ClusterDataProps {
@@ -11,7 +17,7 @@ export interface ClusterDataProps {
 
 /**
  * Where the four references the stacks read sit in a `google_container_cluster`, resource and data source alike
- * (provider 6.50.0 schema): one home for constructs/cluster-data.ts and constructs/cluster-resource.ts.
+ * (provider 6.50.0 schema): one home for constructs/cluster-data.ts and constructs/gke-cluster.ts (the generated ContainerCluster).
  */
 export const CLUSTER_ATTRIBUTES = {
   id: 'id',

@@ -1,6 +1,6 @@
 import { Construct } from 'constructs';
-import { NodePoolResource } from './node-pool-resource';
-import type { IGkeCluster } from './gke-cluster';
+import { ContainerNodePool } from '@cdktf/provider-google/lib/container-node-pool';
+import type { IGkeCluster } from './cluster-access';
 
 export interface CpuNodePoolProps {
   readonly name: string;
@@ -27,14 +27,14 @@ export interface CpuNodePoolProps {
  * GKE metadata server (Workload Identity) and image streaming.
  */
 export class CpuNodePool extends Construct {
-  public readonly pool: NodePoolResource;
+  public readonly pool: ContainerNodePool;
 
   constructor(scope: Construct, id: string, props: CpuNodePoolProps) {
     super(scope, id);
     if ((props.nodeCount === undefined) === (props.maxNodes === undefined)) {
       throw new Error(`node pool ${props.name}: set exactly one of nodeCount and maxNodes`);
     }
-    this.pool = new NodePoolResource(this, 'pool', {
+    this.pool = new ContainerNodePool(this, 'pool', {
       name: props.name,
       cluster: props.cluster.clusterId,
       nodeLocations: [props.zone],

@@ -1,10 +1,9 @@
-import type { ContainerClusterConfig } from '@cdktf/provider-google/lib/container-cluster';
+import { ContainerCluster, ContainerClusterConfig } from '@cdktf/provider-google/lib/container-cluster';
 import { Fn } from 'cdktf';
 import { Construct } from 'constructs';
 import { BuiltinData } from './builtin-data';
-import { ClusterData } from './cluster-data';
-import { ClusterResource } from './cluster-resource';
-import { ClusterEndpoint, clusterEndpoint } from './cluster-access';
+import { CLUSTER_ATTRIBUTES, ClusterData } from './cluster-data';
+import { ClusterEndpoint, clusterEndpoint, IGkeCluster } from './cluster-access';
 import { CpuNodePool, CpuNodePoolProps } from './cpu-pool';
 import { TpuSlicePool, TpuSlicePoolProps } from './tpu-slice-pool';
 import { DEFAULT_DELETION_PROTECTION, DEFAULT_RELEASE_CHANNEL, DEFAULT_UPGRADE_EXCLUSION_DAYS, PUBLIC_OPT_IN_NAME } from '../jobs/platform';
@@ -49,18 +48,8 @@ export interface GkeClusterProps {
   readonly nodeZone: string;
 }
 
-/**
- * What node pools and Kubernetes/Helm providers need of a cluster, whether this stack creates it (GkeCluster) or
- * finds it (GkeCluster.fromClusterAttributes): aws-eks' `ICluster` (aws/aws-cdk packages/aws-cdk-lib/aws-eks).
- */
-export interface IGkeCluster {
-  /** `google_container_cluster.id`, what a node pool's `cluster` takes. */
-  readonly clusterId: string;
-  /** The cluster's name: scopes project-wide names of what its pools create (a tpu7x workload policy). */
-  readonly clusterName: string;
-  /** Where the API server is, for the Kubernetes and Helm providers (constructs/cluster-access.ts). */
-  endpoint(dnsEndpoint: boolean): ClusterEndpoint;
-}
+export type { IGkeCluster } from './cluster-access';
+
 
 /** A TPU pool added through the cluster: the cluster, its zone and node identity come from it. */
 export type TpuSlicePoolOptions = Omit<TpuSlicePoolProps, 'cluster' | 'zone' | 'serviceAccountEmail'> &
@@ -108,8 +97,8 @@ export class GkeCluster extends Construct implements IGkeCluster {
     };
   }
 
-  /** The cluster resource (constructs/cluster-resource.ts: the generated ContainerCluster's JSON, without loading it). */
-  public readonly cluster: ClusterResource;
+  /** The cluster resource (the prebuilt provider class, by deep path). */
+  public readonly cluster: ContainerCluster;
   /** The control plane's range: the source of its webhook calls to nodes. */
   public readonly masterCidr: string;
   /** Zone and node identity the pools added through this cluster get. */
@@ -138,7 +127,7 @@ export class GkeCluster extends Construct implements IGkeCluster {
           'set allowPublicAccess (ALLOW_PUBLIC_CONTROL_PLANE=true) to mean it, or use the DNS endpoint',
       );
     }
-    this.cluster = new ClusterResource(this, 'cluster', clusterConfig(props, this.masterCidr, exclusionDays, exclusionStart));
+    this.cluster = new ContainerCluster(this, 'cluster', clusterConfig(props, this.masterCidr, exclusionDays, exclusionStart));
   }
 
   get clusterId(): string {
@@ -150,8 +139,8 @@ export class GkeCluster extends Construct implements IGkeCluster {
     return clusterEndpoint(
       {
         endpoint: this.cluster.endpoint,
-        dnsEndpoint: this.cluster.dnsEndpoint,
-        caCertificateBase64: this.cluster.clusterCaCertificate,
+        dnsEndpoint: this.cluster.getStringAttribute(CLUSTER_ATTRIBUTES.dnsEndpoint),
+        caCertificateBase64: this.cluster.getStringAttribute(CLUSTER_ATTRIBUTES.clusterCaCertificate),
       },
       dnsEndpoint,
     );
@@ -184,9 +173,7 @@ export class GkeCluster extends Construct implements IGkeCluster {
 }
 
 /**
- * The cluster's arguments, as GkeCluster sets them (exported for __tests__/constructs/cluster-resource.test.ts, which
- * synthesizes them through the generated ContainerCluster too). `exclusionStart` holds the first plan's time when
- * `exclusionDays` > 0.
+ * The cluster's arguments, as GkeCluster sets them. `exclusionStart` holds the first plan's time when `exclusionDays` > 0.
  *
  * Maintenance: upgrades recreate nodes, and a multi-host TPU slice only as a whole: a running JobSet loses its slice.
  * Node and minor upgrades are excluded for upgradeExclusionDays from the first apply (the start is stored once in

@@ -1,6 +1,6 @@
 import { stringToHclTerraform, stringToTerraform, TerraformProvider } from 'cdktf';
 import { Construct } from 'constructs';
-import { GOOGLE_GENERATOR_METADATA } from './configured-resource';
+import { GOOGLE_GENERATOR_METADATA } from './cluster-data';
 
 /** The provider settings every stack of this program sets: the deployment's project and region. */
 export interface GoogleProviderProps {

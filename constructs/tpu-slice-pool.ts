@@ -1,8 +1,8 @@
 import type { ComputeResourcePolicy } from '@cdktf/provider-google/lib/compute-resource-policy';
 import type { ContainerNodePoolConfig } from '@cdktf/provider-google/lib/container-node-pool';
 import { Construct } from 'constructs';
-import { NodePoolResource } from './node-pool-resource';
-import type { IGkeCluster } from './gke-cluster';
+import { ContainerNodePool } from '@cdktf/provider-google/lib/container-node-pool';
+import type { IGkeCluster } from './cluster-access';
 import { queuedProvisioningOf } from '../jobs/capacity';
 import { Capacity, regionOfZone } from '../jobs/platform';
 import { TPU_TAINT, TpuSlice } from '../jobs/tpu';
@@ -76,7 +76,7 @@ export function workloadPolicyName(clusterName: string, poolName: string): strin
  * once the slice exists (jobs/capacity.ts QUEUED_PROVISIONING).
  */
 export class TpuSlicePool extends Construct {
-  public readonly pool: NodePoolResource;
+  public readonly pool: ContainerNodePool;
   /** The GCE workload policy a tpu7x multi-host slice is placed by. @default - none (COMPACT + tpu_topology) */
   public readonly workloadPolicy?: ComputeResourcePolicy;
 
@@ -162,6 +162,6 @@ export class TpuSlicePool extends Construct {
       // Sized to the slice: a create past the provider's 30-minute default taints the pool and the next apply replaces it.
       timeouts: { create: timeout, update: timeout },
     };
-    this.pool = new NodePoolResource(this, 'pool', config);
+    this.pool = new ContainerNodePool(this, 'pool', config);
   }
 }

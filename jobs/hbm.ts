@@ -62,7 +62,7 @@
  * KV cache has room for fewer sequences than a rollout batch, not by a fraction.
  */
 import { DCN_AXIS_KEYS, ICI_AXIS_KEYS, MESH_AXES, MeshAxis, meshDefault, MODEL_DEFAULTS, REPLICA_AXES, RL_DEFAULTS } from './maxtext-defaults';
-import type { TrainerDefaults, TrainKind } from './methods/types';
+import type { TrainerDefaults, TrainKind } from './methods/kind';
 import type { ModelSize } from './models';
 import { numberArg as num, type JsonValue, type MaxTextArgs } from './recipes/types';
 

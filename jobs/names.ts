@@ -163,3 +163,13 @@ export const TUTORIAL_MAXTEXT_OUTPUT = 'tutorial_maxtext';
  * with no import, so the plan review reads it without loading the pipeline builders.
  */
 export const REHEARSAL_OUTPUT = 'rehearsal';
+
+/** Label keys on every object of a pipeline (and `step` on a step's JobSet and pods); `npm run status` selects by them. */
+export const PIPELINE_LABELS = {
+  partOf: 'app.kubernetes.io/part-of',
+  pipeline: 'tpu-post-training/pipeline',
+  runId: 'tpu-post-training/run-id',
+  step: 'tpu-post-training/step',
+} as const;
+/** Value of PIPELINE_LABELS.partOf. */
+export const PART_OF = 'tpu-post-training';

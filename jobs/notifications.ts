@@ -47,8 +47,9 @@ import { METHOD_ROWS, methodRow, TrainKind } from './methods';
 import { STEP_NAMES } from './recipes/types';
 import { JOBSET_POD_LABELS } from './jobset';
 import type { Pipeline } from './pipeline';
-import { modelSize } from './models';
-import { COMPILE_MINUTES, weightBytes, WEIGHT_READ_BYTES_PER_SECOND } from './vllm';
+import { trainStartMinutes } from './vllm';
+
+export { trainStartMinutes } from './vllm';
 import { WORKFLOW_HASH_LENGTH } from './argo';
 
 /** The Cloud Monitoring incident severities this project uses. */
@@ -195,18 +196,6 @@ export interface NotifiedPipeline {
   readonly firstStepDueMinutes?: number;
 }
 
-/**
- * The training container's start-up budget, minutes: read the model's bf16 weights from Cloud Storage at the planning
- * rate (jobs/vllm.ts WEIGHT_READ_BYTES_PER_SECOND) and compile (COMPILE_MINUTES), once for the trainer and once more
- * for the rollout engine of a method with rollouts (RL: vLLM loads the same weights and compiles its own graphs). The
- * same planning figures as the eval and serve start windows; only a real slice measures them.
- */
-export function trainStartMinutes(modelName: string, rollout: boolean): number | undefined {
-  const size = modelSize(modelName);
-  if (!size) return undefined;
-  const once = weightBytes(size) / WEIGHT_READ_BYTES_PER_SECOND / 60 + COMPILE_MINUTES;
-  return Math.ceil((rollout ? 2 : 1) * once);
-}
 
 /** What notifications need of a pipeline: its name, the step lines it prints, its training main pod's replicated job, its start-up budget. */
 export function notifiedPipeline(p: Pipeline): NotifiedPipeline {

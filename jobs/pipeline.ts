@@ -44,14 +44,14 @@ import { CapacityType, DEFAULT_TRAIN_MAX_RESTARTS } from './capacity';
 import { sha256Of } from './spec-key';
 import { cpuQuotaCoresPerNode, podsReadyRequeueMinutes } from './kueue';
 import { parseMillicores } from './quantity';
-import { checkJobSetNames, checkRunId, jobSetName, JobSetNameShape, runIdLimit } from './names';
+import { checkJobSetNames, checkRunId, jobSetName, JobSetNameShape, PART_OF, PIPELINE_LABELS, runIdLimit } from './names';
 import { Platform, TpuPoolGroup } from './platform';
 import { imagesIn } from './image-ref';
 import { imageMaxTextVersion } from './recipes/common';
 import { ContainerResources, JsonValue, MaxTextArgs, Recipe, RECIPE_STEP_NAMES, RecipeStepName, StepName } from './recipes/types';
 import { buildFilesConfigMap, CONFIGMAP_MAX_BYTES, configMapBytes, filesVolume } from './recipe-files';
-import { EvalOptions, evalDataset, evalJobSet, EvalPlan, EXPORT_MOUNT, planEval } from './eval';
-import { planServe, ServeOptions, ServePlan } from './serve';
+import { evalDataset, evalJobSet, EvalPlan, EXPORT_MOUNT, planEval } from './eval';
+import { planServe, ServePlan } from './serve';
 import type { RehearsalCheckPlan, RehearsalFacts } from './rehearsal';
 import type { VerdictWriter } from './rehearsal-record';
 import { buildSecretProviderClass } from './secrets';
@@ -63,6 +63,8 @@ import { firstCheckpointProblem } from './step-time';
 import { didYouMean } from './spec';
 
 export type { StepName } from './recipes/types';
+export type { PipelineOptions } from './pipeline-options';
+import type { PipelineOptions } from './pipeline-options';
 export { STEP_NAMES } from './recipes/types';
 
 /** Resources of a conversion pod on the CPU pool: a 30B model in bf16 is ~62 GB; to_huggingface holds it unsharded. */
@@ -71,54 +73,6 @@ export const DEFAULT_CONVERSION_RESOURCES: ContainerResources = {
   limits: { memory: '200Gi' },
 };
 
-/** Per-pipeline options, filled by config/ from `pipelines.<name>` (+ env). */
-export interface PipelineOptions {
-  /** Part of every JobSet name; change it to re-run a finished pipeline. */
-  readonly runId: string;
-  /** Image of the MaxText steps. @default - the recipe's image (tpu_post_training:0.2.4) */
-  readonly image?: string;
-  /** Where the conversions run: the CPU pool, or the slice as the tutorials do. @default - the recipe's (`cpu`) */
-  readonly conversionOn?: 'cpu' | 'tpu';
-  /**
-   * How long one attempt of each step may run, minutes (every Job's activeDeadlineSeconds; queueing not included).
-   * @default - the recipe's timeoutMinutes
-   */
-  readonly timeoutMinutes?: Partial<Record<StepName, number>>;
-  /** How long a step may wait in Kueue's queue before the deploy stops waiting, minutes. @default DEFAULT_QUEUE_MINUTES */
-  readonly queueMinutes?: number;
-  /**
-   * JobSet restarts after a failure that is not a known application error, for every step.
-   * @default - training: DEFAULT_TRAIN_MAX_RESTARTS of its slice's capacity type (jobs/capacity.ts); conversions: the recipe's
-   */
-  readonly maxRestarts?: number;
-  /** Retarget the training slice (must exist in infra). @default - the recipe's slice */
-  readonly machineType?: string;
-  /** @default - the recipe's slice */
-  readonly topology?: string;
-  /**
-   * Continue this earlier run (its MaxText run_name, the directory under `trained/`) at its newest checkpoint even
-   * though the spec changed (e.g. more steps): training writes there, the export goes to the new spec's own
-   * `hf-trained/<run name>/<export key>/`. @default - the run named by the spec (runIdentity)
-   */
-  readonly resumeRun?: string;
-  /**
-   * Recipe values by MaxText key, applied to every step that has the key; a key no step has is added to training when its
-   * MaxText config class knows it (jobs/maxtext-keys.ts), else an error. @default - none
-   */
-  readonly overrides?: Readonly<Record<string, string | number | boolean>>;
-  /** Where the options came from, e.g. `pipelines.rl-qwen3`; prefixes error messages. @default - the recipe name */
-  readonly configSource?: string;
-  /** Where `runId` came from when not the config file, e.g. `RUN_ID (env)`. @default - `<configSource>.runId` */
-  readonly runIdSource?: string;
-  /** Where `image` came from when not the config file, e.g. `CLOUD_IMAGE_NAME (env)`. @default - `<configSource>.image` */
-  readonly imageSource?: string;
-  /** The eval step after to-hf (jobs/eval.ts). @default - on, with the recipe's default tasks and no gate */
-  readonly eval?: EvalOptions;
-  /** The opt-in `serve-<pipeline>` stack (jobs/serve.ts). @default - none */
-  readonly serve?: ServeOptions;
-  /** What JobSet names start with (a rehearsal's short `rh-<pipeline>`, jobs/rehearsal.ts). @default - the recipe name */
-  readonly jobSetPrefix?: string;
-}
 
 /** One step: one JobSet. */
 export interface PipelineStep {
@@ -406,15 +360,7 @@ function ownedOverrideProblems(recipe: Recipe, overrides: Readonly<Record<string
   });
 }
 
-/** Label keys on every object of a pipeline (and `step` on a step's JobSet and pods); `npm run status` selects by them. */
-export const PIPELINE_LABELS = {
-  partOf: 'app.kubernetes.io/part-of',
-  pipeline: 'tpu-post-training/pipeline',
-  runId: 'tpu-post-training/run-id',
-  step: 'tpu-post-training/step',
-} as const;
-/** Value of PIPELINE_LABELS.partOf. */
-export const PART_OF = 'tpu-post-training';
+export { PART_OF, PIPELINE_LABELS };
 
 /** The run id of a first run: its MaxText run_name is the tutorial's. */
 export const DEFAULT_RUN_ID = 'r1';

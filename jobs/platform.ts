@@ -6,7 +6,6 @@
  */
 import { createHash } from 'crypto';
 import type { Capacity } from './capacity';
-import { secretCommand } from './secrets';
 import { sliceShapeName, TpuSlice } from './tpu';
 
 export type { Capacity } from './capacity';
@@ -242,4 +241,9 @@ export function regionOfZone(zone: string): string | undefined {
 /** `gcloud container clusters get-credentials ...`: writes the kubeconfig context (with the exec plugin) for the cluster. */
 export function credentialsCommand(name: string, region: string, project: string, dnsEndpoint: boolean): string {
   return `gcloud container clusters get-credentials ${name} --location=${region} --project=${project}${dnsEndpoint ? ' --dns-endpoint' : ''}`;
+}
+
+/** The command that stores the token, reading it from the user's shell, never from this program. */
+export function secretCommand(project: string, secretId: string): string {
+  return `printf '%s' "$HF_TOKEN" | gcloud secrets versions add ${secretId} --project=${project} --data-file=-`;
 }

@@ -27,9 +27,9 @@
 import { REDACTED, SECRET_PATTERNS } from '../util/redact';
 import { cpuPodJobSet, JOBSET_POD_LABELS, MAIN_CONTAINER, QUEUE_LABEL } from './jobset';
 import { shellQuote } from './maxtext';
-import { PART_OF, PIPELINE_LABELS } from './pipeline';
+import { PART_OF, PIPELINE_LABELS } from './names';
 import type { Platform } from './platform';
-import type { RehearsalFacts } from './rehearsal';
+import type { Recipe } from './recipes/types';
 import { HF_TOKEN_FILE } from './secrets';
 
 /** Suffix of the record: `<export dir without its trailing slash>.rehearsal.json`, next to the steps' run records. */
@@ -64,6 +64,37 @@ export interface RehearsalVerdict {
   readonly passed: readonly string[];
   /** The first failed step, its reason and its last log lines. @default - none failed */
   readonly firstFailure?: RehearsalFailure;
+}
+
+/**
+ * What a rehearsal proves, known at synth: it goes into the rehearsal's record ConfigMap (jobs/record.ts) next to the
+ * steps' run records in the bucket (jobs/run-record.ts), and `npm run status -- rehearse-<pipeline>` shows it with
+ * which steps passed and the first failure's log lines (status/rehearsal.ts).
+ */
+export interface RehearsalFacts {
+  /** The pipeline rehearsed. */
+  readonly of: string;
+  /** rehearsalKey of the combination: equal for the pipeline and its rehearsal. */
+  readonly key: string;
+  readonly model: string;
+  readonly hfRepo: string;
+  /** @default - none: the repository's head at run time (the conversion's run record says which commit it read) */
+  readonly revision?: string;
+  readonly method: Recipe['train']['kind'];
+  /** Every image the rehearsal's pods pull, as the pipeline names them: by tag today (imagesPinnedBy). */
+  readonly images: readonly string[];
+  /** `tag` unless every image names a digest: what the rehearsal key compares (a moved tag is not detected). */
+  readonly imagesPinnedBy: 'tag' | 'digest';
+  /** MaxText (the image's tag), vLLM (the eval image) and lm-evaluation-harness versions. */
+  readonly versions: { readonly maxtext?: string; readonly vllm?: string; readonly lmEval?: string };
+  /** sha256 of the dataset settings and of every file the pods read, by path. */
+  readonly hashes: Readonly<Record<string, string>>;
+  /** Decoder layers of the cut model, training steps. */
+  readonly layers: number;
+  readonly steps: number;
+  readonly cannotShow: readonly string[];
+  /** Where the Workflow's exit handler writes the verdict record (below). */
+  readonly recordPath: string;
 }
 
 /** The record the exit handler writes: the facts, and the verdict at the Workflow's end. */

@@ -25,9 +25,11 @@
  * What it cannot show: REHEARSAL_CANNOT_SHOW (docs/pipelines.md "Rehearse before a slice").
  */
 import { Spend, spendOf, stepBudget } from './budget';
-import { rehearsalRecordPath, VerdictStepInput, VerdictWriter, verdictWriter } from './rehearsal-record';
+import { RehearsalFacts, rehearsalRecordPath, VerdictStepInput, VerdictWriter, verdictWriter } from './rehearsal-record';
+
+export type { RehearsalFacts } from './rehearsal-record';
 import { rowOf } from './methods';
-import type { PipelineOptions } from './pipeline';
+import type { PipelineOptions } from './pipeline-options';
 import type { Platform, TpuPoolGroup } from './platform';
 import type { JsonValue, MaxTextArgs, Recipe } from './recipes/types';
 import { cutModelSize, modelSize } from './models';
@@ -230,36 +232,6 @@ export function rehearsalOf(recipe: Recipe, options: PipelineOptions, platform: 
   };
 }
 
-/**
- * What a rehearsal proves, known at synth: it goes into the rehearsal's record ConfigMap (jobs/record.ts) next to the
- * steps' run records in the bucket (jobs/run-record.ts), and `npm run status -- rehearse-<pipeline>` shows it with
- * which steps passed and the first failure's log lines (status/rehearsal.ts).
- */
-export interface RehearsalFacts {
-  /** The pipeline rehearsed. */
-  readonly of: string;
-  /** rehearsalKey of the combination: equal for the pipeline and its rehearsal. */
-  readonly key: string;
-  readonly model: string;
-  readonly hfRepo: string;
-  /** @default - none: the repository's head at run time (the conversion's run record says which commit it read) */
-  readonly revision?: string;
-  readonly method: Recipe['train']['kind'];
-  /** Every image the rehearsal's pods pull, as the pipeline names them: by tag today (imagesPinnedBy). */
-  readonly images: readonly string[];
-  /** `tag` unless every image names a digest: what the rehearsal key compares (a moved tag is not detected). */
-  readonly imagesPinnedBy: 'tag' | 'digest';
-  /** MaxText (the image's tag), vLLM (the eval image) and lm-evaluation-harness versions. */
-  readonly versions: { readonly maxtext?: string; readonly vllm?: string; readonly lmEval?: string };
-  /** sha256 of the dataset settings and of every file the pods read, by path. */
-  readonly hashes: Readonly<Record<string, string>>;
-  /** Decoder layers of the cut model, training steps. */
-  readonly layers: number;
-  readonly steps: number;
-  readonly cannotShow: readonly string[];
-  /** Where the Workflow's exit handler writes the verdict record (jobs/rehearsal-record.ts). */
-  readonly recordPath: string;
-}
 
 /**
  * A built rehearsal (named `rehearse-<pipeline>`; its JobSets `rh-<pipeline>-...`) with its facts and the verdict

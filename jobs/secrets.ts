@@ -66,7 +66,5 @@ export function hfTokenVolumeMount(): Record<string, unknown> {
   return { name: HF_TOKEN_VOLUME, mountPath: HF_TOKEN_MOUNT_PATH, readOnly: true };
 }
 
-/** The command that stores the token, reading it from the user's shell, never from this program. */
-export function secretCommand(project: string, secretId: string): string {
-  return `printf '%s' "$HF_TOKEN" | gcloud secrets versions add ${secretId} --project=${project} --data-file=-`;
-}
+/** The command that stores the token (jobs/platform.ts: the platform names it; its home is there, so platform imports no manifest). */
+export { secretCommand } from './platform';

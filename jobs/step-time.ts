@@ -18,7 +18,7 @@
 import { checkpointPeriod, lastCheckpointStep } from './maxtext';
 import { rowOf } from './methods';
 import { modelSize } from './models';
-import { trainStartMinutes } from './notifications';
+import { trainStartMinutes } from './vllm';
 import { numberArg, Recipe } from './recipes/types';
 import { GENERATIONS, TpuSlice } from './tpu';
 

@@ -17,7 +17,7 @@
  *   - Google Cloud "Serve an LLM using TPU Trillium on GKE with vLLM": single-host only (ct6e-standard-8t for Llama 3.1
  *     70B); multi-host vLLM on TPU is not supported on GKE, so a model that needs more than one host is refused.
  */
-import { ModelSize } from './models';
+import { ModelSize, modelSize } from './models';
 import { GENERATIONS, TpuGeneration, TpuSlice, tpuSlice } from './tpu';
 
 /** vLLM's OpenAI-compatible server port and health endpoint (tpu-inference deploy-cpu-offload.yaml). */
@@ -227,4 +227,17 @@ export function smallestServingSlice(modelName: string, model: ModelSize | undef
       `${modelName} does not fit one ${generation} host: ${fitText(largest)}; it needs more than one host, and vLLM on TPU ` +
       `serves from one host only on GKE (lower maxModelLen or sequences, or serve a smaller model)`,
   };
+}
+
+/**
+ * The training container's start-up budget, minutes: read the model's bf16 weights from Cloud Storage at the planning
+ * rate (jobs/vllm.ts WEIGHT_READ_BYTES_PER_SECOND) and compile (COMPILE_MINUTES), once for the trainer and once more
+ * for the rollout engine of a method with rollouts (RL: vLLM loads the same weights and compiles its own graphs). The
+ * same planning figures as the eval and serve start windows; only a real slice measures them.
+ */
+export function trainStartMinutes(modelName: string, rollout: boolean): number | undefined {
+  const size = modelSize(modelName);
+  if (!size) return undefined;
+  const once = weightBytes(size) / WEIGHT_READ_BYTES_PER_SECOND / 60 + COMPILE_MINUTES;
+  return Math.ceil((rollout ? 2 : 1) * once);
 }

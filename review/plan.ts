@@ -572,8 +572,15 @@ function changeSummary(file: string, raw: RawChange, action: PlanAction, before:
  */
 function plannedChange(file: string, raw: RawChange, action: PlanAction, redactor: Redactor): PlannedChange | undefined {
   const found = (v: string) => redactor.add(v);
-  const beforeMasked = maskSensitive(raw.change.before ?? undefined, pairedMarks(raw.type, wholeMarks(raw.change.before, raw.change.before_sensitive)), found);
-  const afterMasked = maskSensitive(raw.change.after ?? undefined, pairedMarks(raw.type, wholeMarks(raw.change.after, raw.change.after_sensitive)), found);
+  // Both sides are masked with the marks of either: a value marked on one side only (a variable newly declared
+  // sensitive, or no longer) is masked on both, so an unchanged one is no change and a changed one reads as changed
+  // (withSensitiveChanges), its clear side never shown. A whole-object mark (`true`) keeps the object's shape.
+  const marks = mergeMarks(
+    pairedMarks(raw.type, wholeMarks(raw.change.before, raw.change.before_sensitive)),
+    pairedMarks(raw.type, wholeMarks(raw.change.after, raw.change.after_sensitive)),
+  );
+  const beforeMasked = maskSensitive(raw.change.before ?? undefined, marks, found);
+  const afterMasked = maskSensitive(raw.change.after ?? undefined, marks, found);
   const { importing, previousAddress } = stateChangeOf(raw);
   // An import or a move is a change even when Terraform's action is no-op: state adopts or re-addresses an object.
   if ((action === 'no-op' || action === 'read') && importing === undefined && previousAddress === undefined) return undefined;

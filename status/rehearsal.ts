@@ -10,12 +10,20 @@ import { RehearsalCheckPlan, RehearsalFacts, rehearsalUnavailableText, rehearsal
 import type { ObjectNames } from './bucket';
 import { RehearsalRecord, rehearsalRecordFromJson, RehearsalVerdict } from '../jobs/rehearsal-record';
 import type { ObjectReader } from './eval';
-import type { StepStatus } from './model';
+
+/** What a verdict reads of a step's status (status/model.ts StepStatus; a shape here, so this module does not import the model that imports it). */
+export interface VerdictStep {
+  readonly name: string;
+  readonly state: string;
+  readonly reason?: string;
+  readonly message?: string;
+  readonly details: readonly string[];
+}
 
 export type { RehearsalVerdict } from '../jobs/rehearsal-record';
 
 /** The verdict of a rehearsal from its facts and its steps' states. */
-export function rehearsalVerdict(facts: RehearsalFacts, steps: readonly StepStatus[]): RehearsalVerdict {
+export function rehearsalVerdict(facts: RehearsalFacts, steps: readonly VerdictStep[]): RehearsalVerdict {
   const passed = steps.filter((s) => s.state === 'completed').map((s) => s.name);
   const failed = steps.find((s) => s.state === 'failed');
   const verdict = failed ? 'failed' : steps.length > 0 && passed.length === steps.length ? 'passed' : 'running';

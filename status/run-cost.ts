@@ -8,7 +8,12 @@
  */
 import type { PipelineRecord } from '../jobs/record';
 import { duration } from './metrics';
-import type { RunSummary } from './model';
+import type { Usage } from './metrics';
+
+/** What a cost reads of a training step's summary (status/model.ts RunSummary; a shape here, so this module does not import the model that imports it). */
+export interface CostSummary {
+  readonly usage?: Usage;
+}
 
 /** The prices a run's cost needs (the CLI fills them from the review's price table). */
 export interface CostRates {
@@ -59,17 +64,17 @@ export interface Span {
 
 /** The whole run's cost from its steps' spans, training's usage and the rates. */
 /** A TPU step's cost from its run summary; reserved when its pool consumes a reservation. */
-function tpuCost(run: RunSummary | undefined, reserved: boolean): TpuStepCost | undefined {
+function tpuCost(run: CostSummary | undefined, reserved: boolean): TpuStepCost | undefined {
   const u = run?.usage;
   return u ? { chipHours: u.chipHours, ...(u.cost !== undefined ? { cost: u.cost } : {}), reserved } : undefined;
 }
 
-export function runCost(
+export function runCost<R extends CostSummary>(
   pipeline: PipelineRecord,
   spans: ReadonlyMap<string, Span>,
-  training: RunSummary | undefined,
+  training: R | undefined,
   rates: CostRates,
-  evaluation?: RunSummary,
+  evaluation?: R,
 ): RunCost | undefined {
   if (spans.size === 0) return undefined;
   const hours = (s: Span) => (s.until - s.from) / 3_600_000;

@@ -6,12 +6,19 @@
  */
 import type { PipelineRecord } from '../jobs/record';
 import type { ObjectReader } from './eval';
-import type { StepStatus } from './model';
 
 export { lineageLine, repoAt, datasetName } from '../jobs/lineage';
 
+/** What the commits read of a step's status (status/model.ts StepStatus; a shape here, so this module does not import the model that imports it). */
+export interface CommitStep {
+  readonly name: string;
+  readonly state: string;
+  readonly commits?: DownloadedCommits;
+  readonly details: readonly string[];
+}
+
 /** The step statuses with the recorded lineage line under every completed step. */
-export function withLineage(pipeline: PipelineRecord, steps: readonly StepStatus[]): StepStatus[] {
+export function withLineage<S extends { readonly state: string; readonly details: readonly string[] }>(pipeline: PipelineRecord, steps: readonly S[]): S[] {
   return steps.map((s, i) => {
     const line = s.state === 'completed' ? pipeline.steps[i]?.lineage : undefined;
     return line === undefined ? s : { ...s, details: [...s.details, line] };
@@ -58,7 +65,7 @@ export function commitsLine(c: DownloadedCommits): string {
  * Adds to every completed step with a run record the commits it downloaded (a `commits` field for --json and a line),
  * read from the bucket; a record that cannot be read is one note, and the step is shown without it.
  */
-export async function withDownloadedCommits<S extends { readonly name: string; readonly steps: readonly StepStatus[] }>(
+export async function withDownloadedCommits<S extends { readonly name: string; readonly steps: readonly CommitStep[] }>(
   statuses: readonly S[],
   records: ReadonlyMap<string, PipelineRecord>,
   read: ObjectReader,

@@ -32,8 +32,10 @@ test('every run of the app passes the same flags: cdktf.json, the npm scripts, t
   const flags = APP_NODE_FLAGS.join(' ');
   expect(JSON.parse(read('cdktf.json')).app).toBe(`node ${flags} dist/main.js`);
   const scripts = JSON.parse(read('package.json')).scripts;
-  // The npm scripts check through scripts/cdktf.mjs, which runs cdktf.json's app with --check.
-  for (const name of ['synth', 'diff', 'deploy', 'destroy']) expect(scripts[name]).toBe(`npm run build --silent && node scripts/cdktf.mjs ${name}`);
+  // diff/deploy/destroy check through scripts/cdktf.mjs, which runs cdktf.json's app with --check; synth runs the app
+  // in its own process (scripts/synth.mjs) with the same flags.
+  for (const name of ['diff', 'deploy', 'destroy']) expect(scripts[name]).toBe(`node scripts/build-if-stale.mjs && node scripts/cdktf.mjs ${name}`);
+  expect(scripts.synth).toBe(`node ${flags} scripts/synth.mjs`);
   expect(read('scripts/cdktf.mjs')).toContain("path.join(ROOT, 'cdktf.json')");
 });
 

@@ -33,8 +33,9 @@ test('transpiled alone, or reusing the working tree\'s build: the same synthesis
     fs.rmSync(path.join(worktree, 'dist'), { recursive: true });
     // A stand-in "working tree" whose build of jobs/tpu.ts is marked: a file with the same source is copied from it.
     const other = path.join(tmp, 'other');
-    fs.mkdirSync(path.join(other, 'dist', 'jobs'), { recursive: true });
-    fs.mkdirSync(path.join(other, 'jobs'), { recursive: true });
+    // (Folders made from the files' own paths: the house move (issue 47) puts jobs/ files one level deeper.)
+    fs.mkdirSync(path.dirname(path.join(other, 'dist', 'jobs', 'tpu.js')), { recursive: true });
+    fs.mkdirSync(path.dirname(path.join(other, 'jobs', 'tpu.ts')), { recursive: true });
     fs.copyFileSync(path.join(worktree, 'jobs', 'tpu.ts'), path.join(other, 'jobs', 'tpu.ts'));
     buildCheckout(worktree, undefined, other); // nothing built there yet: everything transpiled
     const transpiled = fs.readFileSync(path.join(worktree, 'dist', 'jobs', 'tpu.js'), 'utf8');

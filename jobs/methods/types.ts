@@ -5,9 +5,10 @@
  */
 import type { HbmEstimate, HbmInput } from '../hbm';
 import type { MaxTextArgs, Recipe } from '../recipes/types';
+import type { TrainerDefaults, TrainKind } from './kind';
 
-/** The trainer kinds (`Recipe.train.kind`): one row each. */
-export type TrainKind = 'sft' | 'rl' | 'dpo';
+export type { TrainerDefaults, TrainKind } from './kind';
+
 
 /** The dataset of an entry, as the config file spells it. */
 export interface DatasetSpec {
@@ -52,16 +53,6 @@ export interface TrainingSetting {
   readonly fromArgs?: (args: MaxTextArgs) => number;
 }
 
-/** The defaults of the keys the memory model and the start-up checks read, as the trainer's config file sets them. */
-export interface TrainerDefaults {
-  readonly weight_dtype: string;
-  readonly remat_policy: string;
-  readonly decoder_layer_input: string;
-  readonly attention: string;
-  readonly max_target_length: number;
-  /** Trainers whose batch is per device (SFT, DPO). @default - none (RL sizes its batch in prompts) */
-  readonly per_device_batch_size?: number;
-}
 
 /** Which log lines of the training container this project reads (jobs/run-log.ts). */
 export interface MethodLog {

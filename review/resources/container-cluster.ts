@@ -2,6 +2,9 @@
 import { arrow, block, bool, list, nameOf, isObj, resolveRefs, str, TfResource } from '../values';
 import type { ChangeContext, ExtractContext, ResourceDescriber } from './types';
 
+/** The facts this describer adds to a stack's model and reads of a change (review/model.ts StackFacts). */
+type Facts = { readonly controlPlanes: readonly ControlPlane[] };
+
 export interface ControlPlane {
   readonly stack: string;
   readonly address: string;
@@ -49,7 +52,7 @@ function controlPlane(r: TfResource, { stack, json }: ExtractContext): ControlPl
   };
 }
 
-function describe({ b, a, verb }: ChangeContext): string[] | undefined {
+function describe({ b, a, verb }: ChangeContext<Facts>): string[] | undefined {
   const bcp = b?.controlPlanes[0];
   const acp = a?.controlPlanes[0];
   if (!bcp && !acp) return undefined;
@@ -66,7 +69,7 @@ function describe({ b, a, verb }: ChangeContext): string[] | undefined {
   return parts.length ? [`cluster ${p.name}: ${parts.join(', ')}`] : [];
 }
 
-export const containerCluster: ResourceDescriber = {
+export const containerCluster: ResourceDescriber<Facts> = {
   types: ['google_container_cluster'],
   extract: (r, ctx) => ({ controlPlanes: [controlPlane(r, ctx)] }),
   describe,

@@ -19,6 +19,9 @@ import { arrow, block, bool, isObj, list, nameOf, num, resolveRefs, str, TfResou
 import { attributeChanges } from '../attributes';
 import type { ChangeContext, ExtractContext, ResourceDescriber } from './types';
 
+/** The facts this describer adds to a stack's model and reads of a change (review/model.ts StackFacts). */
+type Facts = { readonly tpuPools: readonly TpuPool[]; readonly cpuPools: readonly CpuPool[] };
+
 /** The capacity vocabulary (jobs/capacity.ts), plus what a pool that names none gets. */
 export type TpuCapacityKind = CapacityType | 'on-demand';
 
@@ -191,7 +194,7 @@ export function whatTerraformDoes(before: unknown, after: unknown, pool: TpuPool
   return '';
 }
 
-function describe({ b, a, verb, before, after }: ChangeContext): string[] | undefined {
+function describe({ b, a, verb, before, after }: ChangeContext<Facts>): string[] | undefined {
   const bt = b?.tpuPools[0];
   const at = a?.tpuPools[0];
   if (bt || at) {
@@ -233,7 +236,7 @@ function describe({ b, a, verb, before, after }: ChangeContext): string[] | unde
   return parts.length ? [`CPU pool ${p.name}: ${parts.join(', ')}`] : [];
 }
 
-export const containerNodePool: ResourceDescriber = {
+export const containerNodePool: ResourceDescriber<Facts> = {
   types: ['google_container_node_pool'],
   extract: (r, ctx) => (isTpuPoolAttrs(r.attrs) ? { tpuPools: [tpuPool(r, ctx)] } : { cpuPools: [cpuPool(r, ctx)] }),
   describe,

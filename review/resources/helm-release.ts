@@ -4,6 +4,9 @@ import { TPU_RESOURCE } from '../../jobs/tpu';
 import { arrow, isObj, list, num, str, TfResource } from '../values';
 import type { ChangeContext, ExtractContext, ResourceDescriber } from './types';
 
+/** The facts this describer adds to a stack's model and reads of a change (review/model.ts StackFacts). */
+type Facts = { readonly kueue: readonly KueueQuota[] };
+
 export interface KueueQuota {
   readonly stack: string;
   readonly address: string;
@@ -72,7 +75,7 @@ function kueueQuota(r: TfResource, { stack, readChart }: ExtractContext): KueueQ
   return { stack, address: r.address, tpuChips: tpu };
 }
 
-function describe({ b, a, verb, name, before, after }: ChangeContext): string[] {
+function describe({ b, a, verb, name, before, after }: ChangeContext<Facts>): string[] {
   const release = (v: unknown) => (isObj(v) ? `${String(v.chart ?? '?')}${v.version ? `@${String(v.version)}` : ''}` : '');
   const rname = String((isObj(after) ? after.name : isObj(before) ? before.name : name) ?? name);
   if (verb) return [`Helm release ${rname} ${verb}: ${release(after ?? before)}`];
@@ -83,7 +86,7 @@ function describe({ b, a, verb, name, before, after }: ChangeContext): string[] 
   return [`Helm release ${rname}: ${parts.join(', ') || 'settings changed'}`];
 }
 
-export const helmRelease: ResourceDescriber = {
+export const helmRelease: ResourceDescriber<Facts> = {
   types: ['helm_release'],
   extract: (r, ctx) => {
     const q = kueueQuota(r, ctx);

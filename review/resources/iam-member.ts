@@ -2,6 +2,9 @@
 import { list, resolveRefs, str, TfResource } from '../values';
 import type { ChangeContext, ExtractContext, ResourceDescriber } from './types';
 
+/** The facts this describer adds to a stack's model and reads of a change (review/model.ts StackFacts). */
+type Facts = { readonly grants: readonly IamGrant[] };
+
 export type IamScope = 'project' | 'bucket' | 'secret' | 'service-account' | 'other';
 
 export interface IamGrant {
@@ -43,7 +46,7 @@ function grantText(g: IamGrant): string {
   return `${g.member} ${g.role} on ${g.scope} ${g.target}`;
 }
 
-function describe({ b, a }: ChangeContext): string[] | undefined {
+function describe({ b, a }: ChangeContext<Facts>): string[] | undefined {
   const bg = b?.grants ?? [];
   const ag = a?.grants ?? [];
   if (!bg.length && !ag.length) return undefined;
@@ -56,7 +59,7 @@ function describe({ b, a }: ChangeContext): string[] | undefined {
 }
 
 /** Matches by pattern (every IAM member/binding type), not by a fixed list. */
-export const iamMember: ResourceDescriber & { matches(type: string): boolean } = {
+export const iamMember: ResourceDescriber<Facts> & { matches(type: string): boolean } = {
   types: [],
   matches: (type) => IAM_TYPE.test(type),
   extract: (r, ctx) => ({ grants: grants(r, ctx) }),

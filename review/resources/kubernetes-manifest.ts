@@ -6,6 +6,9 @@ import { TPU_RESOURCE, TPU_TOPOLOGY_LABEL } from '../../jobs/tpu';
 import { arrow, block, durationSeconds, humanDuration, isObj, list, num, Obj, resolveRefs, str, TfResource } from '../values';
 import type { ChangeContext, ExtractContext, ResourceDescriber } from './types';
 
+/** The facts this describer adds to a stack's model and reads of a change (review/model.ts StackFacts). */
+type Facts = { readonly jobsets: readonly JobSetStep[] };
+
 export type GcsAccess = 'read' | 'write' | 'uses';
 
 export interface GcsPathUse {
@@ -245,7 +248,7 @@ function conversionArgs(s: JobSetStep): Record<string, string> {
  * name replaces it and every step runs anew (a conversion may reuse its checkpoint); the same name with other content
  * is an in-place update the engine does not act on.
  */
-function describeWorkflow({ b, a, verb, before, after }: ChangeContext): string[] | undefined {
+function describeWorkflow({ b, a, verb, before, after }: ChangeContext<Facts>): string[] | undefined {
   const isWorkflow = (v: unknown) => block(isObj(v) ? v.manifest : undefined)?.kind === 'Workflow';
   if (!isWorkflow(before) && !isWorkflow(after)) return undefined;
   const nameOf = (v: unknown) => str(block(block(isObj(v) ? v.manifest : undefined)?.metadata)?.name);
@@ -261,7 +264,7 @@ function describeWorkflow({ b, a, verb, before, after }: ChangeContext): string[
   });
 }
 
-function describe(change: ChangeContext): string[] | undefined {
+function describe(change: ChangeContext<Facts>): string[] | undefined {
   const workflow = describeWorkflow(change);
   if (workflow) return workflow;
   const { b, a, verb, name, before, after } = change;
@@ -328,7 +331,7 @@ function workflowJobSets(r: TfResource, ctx: ExtractContext): JobSetStep[] {
   return steps;
 }
 
-export const kubernetesManifest: ResourceDescriber = {
+export const kubernetesManifest: ResourceDescriber<Facts> = {
   types: ['kubernetes_manifest'],
   extract: (r, ctx) => {
     const steps = workflowJobSets(r, ctx);
