@@ -9,11 +9,13 @@
  *   models:   `<hf repo id>@<revision as configured>` -> { commit: <40 hex>, config: {architectures, sizes}, tokenizer }
  *   datasets: `<hf repo id>@<revision as configured>` -> { commit, configs: { <name>: { splits, columns } } }
  *   unresolved: [{ kind, key, why }]: what the lock could not resolve, said honestly.
+ * Messages name a place as util/json-path.ts prints it (`images.registry.k8s.io/kubectl:v1.36.2.digest`: keys as they are).
  * A revision not configured is keyed `@main`, huggingface_hub's DEFAULT_REVISION (constants.py at v1.28.0, b2da2d44), the
  * revision the Hub's API answers for when none is named. Pure; no cdktf, no network, no file access.
  */
 import { z, ZodIssue } from 'zod';
 import { parseImageReference } from './image-ref';
+import { jsonPath } from '../util/json-path';
 import { jsonProblems } from '../util/json-scan';
 
 /** The lock file's name, at the repository root. */
@@ -125,16 +127,9 @@ export function splitHubKey(key: string): { repo: string; revision: string } | u
   return REPO_ID.test(repo) ? { repo, revision: key.slice(at + 1) } : undefined;
 }
 
-/** A place in the lock, entry keys quoted: `images["registry.k8s.io/kubectl:v1.36.2"].digest`. */
+/** A place in the lock, printed as the program prints JSON paths (util/json-path.ts): `images.<ref>.digest`. */
 export function lockPath(parts: ReadonlyArray<string | number>): string {
-  let out = '';
-  parts.forEach((p, i) => {
-    const named = i > 0 && ['images', 'models', 'datasets', 'configs', 'columns'].includes(String(parts[i - 1]));
-    if (typeof p === 'number') out += `[${p}]`;
-    else if (named) out += `[${JSON.stringify(p)}]`;
-    else out += out === '' ? p : `.${p}`;
-  });
-  return out;
+  return jsonPath(parts);
 }
 
 function shown(value: unknown): string {
