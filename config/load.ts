@@ -204,6 +204,8 @@ export interface LoadOptions {
    * learn what to lock. @default 'read'
    */
   readonly lock?: 'read' | 'ignore';
+  /** The lock file (absolute or relative to the repository root). @default post-training.lock.json */
+  readonly lockFile?: string;
 }
 
 /**
@@ -325,7 +327,7 @@ export function loadConfig(options: LoadOptions = {}): LoadedConfig {
     ...rehearseOf(given(REHEARSE_ENV)),
     provenance: provenanceOf(result.data, loadedBase),
     origin: originOf(file, fromConfigFileEnv, sources),
-    ...(options.lock === 'ignore' ? {} : { lock: readLock(repoRoot) }),
+    ...(options.lock === 'ignore' ? {} : { lock: readLock(repoRoot, options.lockFile) }),
   };
 }
 

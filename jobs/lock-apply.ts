@@ -12,10 +12,12 @@
  *   - the model's config.json agrees with its model-table row (architectures, layers, hidden size, KV heads).
  * A thing the lock lacks is a note naming `npm run lock`; with `requireLock` a problem. Pure; no cdktf.
  */
-import { DEFAULT_REVISION, hubKey, Lock, LOCK_COMMAND, LockedDataset, pinnedImage } from './lock';
+import { hubKey, Lock, LOCK_COMMAND, LockedDataset, pinnedImage } from './lock';
 import { rowOf } from './methods';
 import { modelRow } from './models';
 import type { Recipe } from './recipes/types';
+import type { Pipeline } from './pipeline';
+import { watchesLostHost } from './argo';
 import { PATHWAYS_IMAGES } from './jobset';
 import { VLLM_TPU_IMAGE } from './vllm';
 import { LOST_HOST } from './lost-host';
@@ -88,8 +90,21 @@ export interface LockApplied {
   readonly recipe: Recipe;
   /** Refusals (a split or config the dataset lacks, a model that is not its row's; with requireLock, what is unlocked). */
   readonly problems: readonly string[];
-  /** What the lock lacks, when it is not required. */
+  /** The model and dataset the lock lacks, when it is not required (images: lockImageProblems, after the build). */
   readonly unlocked: readonly string[];
+}
+
+/** Every image a built pipeline's pods pull: its JobSets', the serve stack's and the lost-host watcher's. */
+export function pipelineImages(p: Pick<Pipeline, 'images' | 'serve' | 'steps' | 'recipe'>): string[] {
+  const watcher = p.steps.some(watchesLostHost) ? [p.recipe.imagePins?.[LOST_HOST.image] ?? LOST_HOST.image] : [];
+  return [...new Set([...p.images, ...(p.serve ? [p.serve.image] : []), ...watcher])];
+}
+
+/** The images of a built pipeline not pinned by digest: each unlocked (a note), or with requireLock a problem. */
+export function lockImageProblems(p: Pick<Pipeline, 'images' | 'serve' | 'steps' | 'recipe'>, o: { lockFile: string; requireLock: boolean; requireSource: string }): { problems: string[]; unlocked: string[] } {
+  const tags = pipelineImages(p).filter((i) => !i.includes('@sha256:'));
+  if (!o.requireLock) return { problems: [], unlocked: tags.map((i) => `image ${i}`) };
+  return { problems: tags.map((i) => `${o.requireSource}: image ${i} is not in ${o.lockFile} (it would be pulled by tag); run \`${LOCK_COMMAND}\` where the registries and the Hub answer, and commit the lock`), unlocked: [] };
 }
 
 /** Why the locked dataset does not hold what the recipe loads, each naming the MaxText key and what it has. */
@@ -145,13 +160,8 @@ export function applyLock(recipe: Recipe, lock: Lock | undefined, o: { source: s
     if (o.requireLock) problems.push(`${o.requireSource}: ${what} is not in ${o.lockFile} (${why}); run \`${LOCK_COMMAND}\` where the registries and the Hub answer, and commit the lock`);
     else unlocked.push(what);
   };
-  const pin = (ref: string) => {
-    if (!lock?.images[ref] && !ref.includes('@sha256:')) missing(`image ${ref}`, 'it would be pulled by tag');
-    return pinnedImage(ref, lock);
-  };
   const images = [...new Set([...recipeImages(recipe), VLLM_TPU_IMAGE, LOST_HOST.image])];
   const imagePins = Object.fromEntries(images.filter((i) => lock?.images[i]).map((i) => [i, pinnedImage(i, lock)]));
-  images.forEach(pin);
   const modelKey = hubKey(recipe.model.hfRepo, recipe.model.hfRevision);
   const model = lock?.models[modelKey];
   if (!model) missing(`model ${modelKey}`, 'its commit and config would be resolved at run time');
@@ -180,8 +190,8 @@ export function unlockedNote(unlocked: readonly string[], lockFile: string, hasL
   const all = [...new Set(unlocked)].sort();
   if (all.length === 0) return undefined;
   return (
-    `${hasLock ? `${lockFile} lacks` : `no ${lockFile}: unlocked are`} ${all.length} external fact(s): ${all.join('; ')}. Images are pulled by tag ` +
-    `(a moved tag is not detected), revisions resolved at run time, dataset splits and columns unchecked; run \`${LOCK_COMMAND}\` ` +
-    `where the registries and the Hub answer (requireLock: true refuses this; ${DEFAULT_REVISION} is the revision of an unpinned repository)`
+    `${hasLock ? `${lockFile} lacks` : `no ${lockFile}, so unlocked:`} ${all.join(', ')}: images are pulled by tag (a moved tag is not ` +
+    `detected), revisions are resolved at run time, dataset splits and columns are not checked; run \`${LOCK_COMMAND}\` where the ` +
+    `registries and the Hub answer (requireLock: true refuses an unlocked fact)`
   );
 }
