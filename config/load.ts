@@ -136,6 +136,7 @@ export function knownVariables(): readonly string[] {
       TPU_VM_ENV,
       IDENTITY_FROM_ENV,
       'CONFIG_FILE',
+      'LOCK_FILE',
       ...Object.keys(UNREAD_TUTORIAL_VARIABLES),
     ]),
   ];
@@ -204,7 +205,7 @@ export interface LoadOptions {
    * learn what to lock. @default 'read'
    */
   readonly lock?: 'read' | 'ignore';
-  /** The lock file (absolute or relative to the repository root). @default post-training.lock.json */
+  /** The lock file (absolute or relative to the repository root). @default env LOCK_FILE, else post-training.lock.json */
   readonly lockFile?: string;
 }
 
@@ -327,7 +328,7 @@ export function loadConfig(options: LoadOptions = {}): LoadedConfig {
     ...rehearseOf(given(REHEARSE_ENV)),
     provenance: provenanceOf(result.data, loadedBase),
     origin: originOf(file, fromConfigFileEnv, sources),
-    ...(options.lock === 'ignore' ? {} : { lock: readLock(repoRoot, options.lockFile) }),
+    ...(options.lock === 'ignore' ? {} : { lock: readLock(repoRoot, options.lockFile ?? nonEmpty(env.LOCK_FILE)) }),
   };
 }
 
