@@ -52,12 +52,6 @@ test('the example config synthesizes infra and the v6e-32 pipelines; notes on st
       "controlPlane.authorizedCidrs '203.0.113.0/24' (set AUTHORIZED_CIDR)\n" +
       'note: rl-llama3 left out: rl-llama3 trains on ct6e-standard-8t 2x4 (v6e-8-8t), infra has ct6e-standard-4t 4x8; ' +
       'SINGLE_HOST_RESERVATION=<v6e-8 reservation> (or SINGLE_HOST_CAPACITY=spot|flex-start) adds it next to the main slices\n' +
-      // What post-training.lock.json lacks for the stacks built, once (jobs/lock-apply.ts unlockedNote): the shipped lock holds kubectl only.
-      'note: post-training.lock.json lacks dataset HuggingFaceH4/ultrachat_200k@main, dataset openai/gsm8k@main, ' +
-      'image us-docker.pkg.dev/cloud-tpu-images/maxtext-images/tpu_post_training:0.2.4, image us-docker.pkg.dev/cloud-tpu-v2-images/pathways/proxy_server:latest, ' +
-      'image us-docker.pkg.dev/cloud-tpu-v2-images/pathways/server:latest, model Qwen/Qwen3-30B-A3B-Instruct-2507@main, model google/gemma-4-26b-a4b-it@main, ' +
-      'model google/gemma-4-31b-it@main: images are pulled by tag (a moved tag is not detected), revisions are resolved at run time, dataset splits and ' +
-      'columns are not checked; run `npm run lock` where the registries and the Hub answer (requireLock: true refuses an unlocked fact)\n' +
       // Without a single-host slice the eval step (vLLM on one host) has nowhere to run: one line per pipeline.
       ['rl-qwen3: eval step left out: qwen3-30b-a3b needs a single-host ct6e-standard-4t 2x2 (v6e-4)', 'rl-gemma4: eval step left out: gemma4-26b needs a single-host ct6e-standard-4t 2x2 (v6e-4)', 'sft-gemma4: eval step left out: gemma4-31b needs a single-host ct6e-standard-8t 2x4 (v6e-8)']
         .map(
@@ -65,7 +59,13 @@ test('the example config synthesizes infra and the v6e-32 pipelines; notes on st
             `note: ${head} or larger (SINGLE_HOST_RESERVATION=<v6e-8 reservation>, or SINGLE_HOST_CAPACITY=spot|flex-start, adds a v6e-8); infra has no single-host slice; ` +
             `set config/example.json: pipelines.${head.split(':')[0]}.eval.enabled to false to silence this\n`,
         )
-        .join(''),
+        .join('') +
+      // What post-training.lock.json lacks for the stacks built, once (jobs/lock-apply.ts unlockedNote): the shipped lock holds kubectl only.
+      'note: post-training.lock.json lacks dataset HuggingFaceH4/ultrachat_200k@main, dataset openai/gsm8k@main, ' +
+      'image us-docker.pkg.dev/cloud-tpu-images/maxtext-images/tpu_post_training:0.2.4, image us-docker.pkg.dev/cloud-tpu-v2-images/pathways/proxy_server:latest, ' +
+      'image us-docker.pkg.dev/cloud-tpu-v2-images/pathways/server:latest, model Qwen/Qwen3-30B-A3B-Instruct-2507@main, model google/gemma-4-26b-a4b-it@main, ' +
+      'model google/gemma-4-31b-it@main: images are pulled by tag (a moved tag is not detected), revisions are resolved at run time, dataset splits and ' +
+      'columns are not checked; run `npm run lock` where the registries and the Hub answer (requireLock: true refuses an unlocked fact)\n',
   );
   expect(status).toBe(0);
   expect(fs.readdirSync(path.join(outdir, 'stacks')).sort()).toEqual(['infra', 'rl-gemma4', 'rl-qwen3', 'sft-gemma4']);
@@ -80,9 +80,9 @@ test('with the single-host pool asked for, every stack; unread tutorial variable
     expect.stringMatching(/^note: MODEL_NAME is set but not read by this program: /),
     expect.stringMatching(/^note: HF_TOKEN is set but not read by this program: .*its value was not read/),
     expect.stringMatching(/^note: placeholders of the example config still set .*singleHost.reservation 'my-v6e-8-reservation' \(set SINGLE_HOST_RESERVATION\)/),
-    expect.stringMatching(/^note: post-training\.lock\.json lacks dataset .*image vllm\/vllm-tpu:nightly-20260816-11250b4-1d2d83a, model .*: images are pulled by tag/),
     // The single-host RL tutorial shares its chips with vLLM: accepted, with the fit check's tight note (jobs/hbm.ts).
     expect.stringMatching(/^note: rl-llama3: llama3\.1-8b-Instruct fits ct6e-standard-8t 2x4 \(v6e-8-8t\) tightly: /),
+    expect.stringMatching(/^note: post-training\.lock\.json lacks dataset .*image vllm\/vllm-tpu:nightly-20260816-11250b4-1d2d83a, model .*: images are pulled by tag/),
   ]);
   expect(stderr).toBe('');
   expect(stdout + stderr).not.toContain(token);

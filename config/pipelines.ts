@@ -264,7 +264,7 @@ export function pipelineOptions(loaded: LoadedConfig, name: string): PipelineOpt
 export function selectAndBuildPipelines(
   loaded: LoadedConfig,
   platform: Platform = platformFromConfig(loaded),
-): { pipelines: Pipeline[]; notices: string[] } {
+): { pipelines: Pipeline[]; notices: string[]; lockNote?: string } {
   const { recipes: given, problems, notices: specNotices } = pipelineRecipes(loaded);
   const locked = lockedRecipes(loaded, given);
   const recipes = locked.recipes;
@@ -308,7 +308,8 @@ export function selectAndBuildPipelines(
   if (problems.length > 0) throw new ConfigError(problems);
   return {
     pipelines,
-    notices: [...selection.notices, ...lockNote(loaded, [...selection.names.flatMap((n) => locked.unlocked[n] ?? []), ...imageUnlocked]), ...selection.names.flatMap((n) => specNotices[n] ?? []), ...pipelines.flatMap((p) => p.notices)],
+    ...lockNote(loaded, [...selection.names.flatMap((n) => locked.unlocked[n] ?? []), ...imageUnlocked]),
+    notices: [...selection.notices, ...selection.names.flatMap((n) => specNotices[n] ?? []), ...pipelines.flatMap((p) => p.notices)],
   };
 }
 
@@ -344,10 +345,9 @@ function lockedImages(loaded: LoadedConfig, pipelines: readonly Pipeline[], prob
 }
 
 /** The one note of what the lock lacks for the built pipelines. */
-function lockNote(loaded: LoadedConfig, unlocked: readonly string[]): string[] {
-  if (!loaded.lock) return [];
-  const note = unlockedNote(unlocked, loaded.lock.file, loaded.lock.lock !== undefined);
-  return note ? [note] : [];
+function lockNote(loaded: LoadedConfig, unlocked: readonly string[]): { lockNote?: string } {
+  const note = loaded.lock ? unlockedNote(unlocked, loaded.lock.file, loaded.lock.lock !== undefined) : undefined;
+  return note ? { lockNote: note } : {};
 }
 
 /** Why `rehearse-<name>` cannot be built: a serve stack, a pipeline the config does not have or does not build. */

@@ -75,7 +75,7 @@ test('every checked-in config synthesizes from a full lock, offline: every image
   let proofs = 0;
   for (const file of configFiles(ROOT)) {
     const d = loadDeployment({ file, env: { TPU_CAPACITY: 'flex-start' }, lockFile });
-    expect([file, d.notices.filter((n) => n.includes('lock'))]).toEqual([file, []]);
+    expect([file, d.lockNote]).toEqual([file, undefined]);
     for (const p of d.pipelines) {
       expect([p.name, pipelineImages(p).filter((i) => !/@sha256:[0-9a-f]{64}$/.test(i))]).toEqual([p.name, []]);
       expect(p.model.hfRevision).toBe(COMMIT);
@@ -97,14 +97,14 @@ test('the shipped lock: kubectl by digest in a flex-start pipeline, the rest by 
   const p = d.pipelines.find((x) => x.name === 'rl-qwen3')!;
   expect(pipelineImages(p)).toContain('registry.k8s.io/kubectl:v1.36.2@sha256:b0d792e0d8dfb9bb1b922b78b23137e2a34bb6f9667640353a9d2aadd1fd7761');
   expect(pipelineImages(p)).toContain('us-docker.pkg.dev/cloud-tpu-v2-images/pathways/server:latest');
-  expect(d.notices.filter((n) => n.includes('npm run lock'))).toEqual([expect.stringMatching(/^post-training\.lock\.json lacks dataset .*image us-docker\.pkg\.dev\/cloud-tpu-v2-images\/pathways\/server:latest, .*model Qwen\/Qwen3-30B-A3B-Instruct-2507@main.*run `npm run lock`/)]);
+  expect([d.lockNote]).toEqual([expect.stringMatching(/^post-training\.lock\.json lacks dataset .*image us-docker\.pkg\.dev\/cloud-tpu-v2-images\/pathways\/server:latest, .*model Qwen\/Qwen3-30B-A3B-Instruct-2507@main.*run `npm run lock`/)]);
   const sft = loadDeployment({ file: 'config/examples/sft-llama3-8b.json', env: {} }).pipelines[0]!;
   expect(sft.rehearsalCheck && 'proof' in sft.rehearsalCheck && sft.rehearsalCheck.proof.imagesPinnedBy).toBe('tag');
 });
 
 test('no lock file: the note says so', () => {
   const d = loadDeployment({ env: {}, lockFile: path.join(dir, 'absent.json') });
-  expect(d.notices.filter((n) => n.includes('npm run lock'))).toEqual([expect.stringMatching(/^no .*absent\.json, so unlocked: dataset /)]);
+  expect([d.lockNote]).toEqual([expect.stringMatching(/^no .*absent\.json, so unlocked: dataset /)]);
 });
 
 test('requireLock: true refuses each fact the lock lacks, naming requireLock and npm run lock', () => {
