@@ -98,7 +98,8 @@ export function checkLock(old: Lock | undefined, fresh: Lock, targets: LockTarge
       else if (!was && now) out.push(`${kind === 'models' ? 'model' : 'dataset'} ${key} is not in ${LOCK_FILE} (the Hub has ${now}); run \`npm run lock\``);
     }
   }
-  for (const u of fresh.unresolved) out.push(`cannot check ${u.kind} ${u.key}: ${u.why}`);
+  // Each why names its image or repository already (`image <ref>: ...`).
+  for (const u of fresh.unresolved) out.push(`cannot check: ${u.why}`);
   return out;
 }
 

@@ -40,8 +40,8 @@ async function getJson(url: string, what: string, o: HubClientOptions): Promise<
   try {
     res = await fetch(url, { headers: o.token ? { authorization: `Bearer ${o.token}` } : {}, redirect: 'follow', signal: AbortSignal.timeout(o.timeoutMs ?? 30_000) });
   } catch (err) {
-    const e = err as Error & { cause?: { code?: string } };
-    throw new Failure(`${what}: ${new URL(url).host} did not answer (${e.name === 'TimeoutError' ? 'timed out' : e.cause?.code ?? e.message}); check the network or HF_ENDPOINT`);
+    const e = err as Error & { cause?: { code?: string; message?: string } };
+    throw new Failure(`${what}: ${new URL(url).host} did not answer (${e.name === 'TimeoutError' ? 'timed out' : e.cause?.code ?? e.cause?.message ?? e.message}); check the network or HF_ENDPOINT`);
   }
   if (res.ok) {
     try {
