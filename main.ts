@@ -85,6 +85,8 @@ try {
       // pipelines left out, placeholders, tight fits): one line each, once.
       process.stdout.write(`${escapeText(deployment.origin.line, true)}\n`);
       for (const notice of notices) process.stdout.write(`note: ${escapeText(notice, true)}\n`);
+      // What post-training.lock.json lacks (images by tag, revisions at run time): last, one line.
+      if (deployment.lockNote) process.stdout.write(`note: ${escapeText(deployment.lockNote, true)}\n`);
       app.synth();
       // Beside manifest.json, for the review of this synthesis (review/cli.ts names it in its report).
       fs.writeFileSync(path.join(app.outdir, ENVIRONMENT_FILE), `${deployment.origin.line}\n`);

@@ -12,7 +12,7 @@ import { buildApp } from '../stacks/app';
 import { ProjectStack } from '../stacks/project-stack';
 
 const ROOT = path.join(__dirname, '..');
-const SOURCE_DIRS = ['config', 'constructs', 'stacks', 'jobs', 'review', 'bench', 'util', '__tests__'];
+const SOURCE_DIRS = ['config', 'constructs', 'stacks', 'jobs', 'review', 'bench', 'util', 'lock', '__tests__'];
 
 function sourceFiles(): string[] {
   const files: string[] = [path.join(ROOT, 'main.ts')];
@@ -75,7 +75,7 @@ test('only config/ reads the environment (the review and bench CLIs excepted)', 
 });
 
 /** Entry points: the only modules that join config/ to the rest (main.ts, the CLIs, the benchmarks). */
-const ENTRY_POINTS = ['main.ts', path.join('review', 'cli.ts'), path.join('status', 'cli.ts')];
+const ENTRY_POINTS = ['main.ts', path.join('review', 'cli.ts'), path.join('status', 'cli.ts'), path.join('lock', 'cli.ts')];
 const isEntryPoint = (rel: string) => ENTRY_POINTS.includes(rel) || rel.startsWith('bench' + path.sep);
 
 /** Every .ts file of the program below the entry points (stacks, constructs, jobs, review, status), relative to ROOT. */

@@ -59,7 +59,13 @@ test('the example config synthesizes infra and the v6e-32 pipelines; notes on st
             `note: ${head} or larger (SINGLE_HOST_RESERVATION=<v6e-8 reservation>, or SINGLE_HOST_CAPACITY=spot|flex-start, adds a v6e-8); infra has no single-host slice; ` +
             `set config/example.json: pipelines.${head.split(':')[0]}.eval.enabled to false to silence this\n`,
         )
-        .join(''),
+        .join('') +
+      // What post-training.lock.json lacks for the stacks built, once (jobs/lock-apply.ts unlockedNote): the shipped lock holds kubectl only.
+      'note: post-training.lock.json lacks dataset HuggingFaceH4/ultrachat_200k@main, dataset openai/gsm8k@main, ' +
+      'image us-docker.pkg.dev/cloud-tpu-images/maxtext-images/tpu_post_training:0.2.4, image us-docker.pkg.dev/cloud-tpu-v2-images/pathways/proxy_server:latest, ' +
+      'image us-docker.pkg.dev/cloud-tpu-v2-images/pathways/server:latest, model Qwen/Qwen3-30B-A3B-Instruct-2507@main, model google/gemma-4-26b-a4b-it@main, ' +
+      'model google/gemma-4-31b-it@main: images are pulled by tag (a moved tag is not detected), revisions are resolved at run time, dataset splits and ' +
+      'columns are not checked; run `npm run lock` where the registries and the Hub answer (requireLock: true refuses an unlocked fact)\n',
   );
   expect(status).toBe(0);
   expect(fs.readdirSync(path.join(outdir, 'stacks')).sort()).toEqual(['infra', 'rl-gemma4', 'rl-qwen3', 'sft-gemma4']);
@@ -76,6 +82,7 @@ test('with the single-host pool asked for, every stack; unread tutorial variable
     expect.stringMatching(/^note: placeholders of the example config still set .*singleHost.reservation 'my-v6e-8-reservation' \(set SINGLE_HOST_RESERVATION\)/),
     // The single-host RL tutorial shares its chips with vLLM: accepted, with the fit check's tight note (jobs/hbm.ts).
     expect.stringMatching(/^note: rl-llama3: llama3\.1-8b-Instruct fits ct6e-standard-8t 2x4 \(v6e-8-8t\) tightly: /),
+    expect.stringMatching(/^note: post-training\.lock\.json lacks dataset .*image vllm\/vllm-tpu:nightly-20260816-11250b4-1d2d83a, model .*: images are pulled by tag/),
   ]);
   expect(stderr).toBe('');
   expect(stdout + stderr).not.toContain(token);

@@ -83,6 +83,7 @@ export function deploymentOf(loaded: LoadedConfig): Deployment {
     pipelines: built.pipelines,
     records: Object.fromEntries(built.pipelines.map((p) => [p.name, pipelineRecord(p, platform)])),
     notices: [...new Set([...loaded.notices, ...built.notices])],
+    ...(built.lockNote ? { lockNote: built.lockNote } : {}),
     provenance: loaded.provenance,
   });
 }

@@ -21,6 +21,8 @@ import { secretCommand } from '../jobs/secrets';
 import { bucketDomainNotice, Config, configSchema, isDocumentationRange, SINGLE_HOST_SLICE } from './schema';
 import { redact } from '../util/redact';
 import { jsonProblems } from '../util/json-scan';
+import type { LockFacts } from '../jobs/lock';
+import { readLock } from './lock';
 
 /** How an environment variable maps onto the config. */
 interface EnvBinding {
@@ -134,6 +136,7 @@ export function knownVariables(): readonly string[] {
       TPU_VM_ENV,
       IDENTITY_FROM_ENV,
       'CONFIG_FILE',
+      'LOCK_FILE',
       ...Object.keys(UNREAD_TUTORIAL_VARIABLES),
     ]),
   ];
@@ -179,6 +182,8 @@ export interface LoadedConfig {
   readonly provenance: Readonly<Record<string, string>>;
   /** The config file and the variables this deployment was built from (`originOf`). */
   readonly origin: Origin;
+  /** The lock (config/lock.ts readLock); undefined when LoadOptions.lock is `ignore`. */
+  readonly lock?: LockFacts;
 }
 
 /** Which config file and which environment variables a deployment was built from (jobs/deployment.ts EnvironmentOrigin). */
@@ -195,6 +200,13 @@ export interface LoadOptions {
   readonly env?: Readonly<Record<string, string | undefined>>;
   /** Config file path (absolute or relative to the repository root). @default env CONFIG_FILE, else config/example.json */
   readonly file?: string;
+  /**
+   * `ignore`: build without the lock (no pins, no lock checks, requireLock not enforced): what `npm run lock` builds to
+   * learn what to lock. @default 'read'
+   */
+  readonly lock?: 'read' | 'ignore';
+  /** The lock file (absolute or relative to the repository root). @default env LOCK_FILE, else post-training.lock.json */
+  readonly lockFile?: string;
 }
 
 /**
@@ -316,6 +328,7 @@ export function loadConfig(options: LoadOptions = {}): LoadedConfig {
     ...rehearseOf(given(REHEARSE_ENV)),
     provenance: provenanceOf(result.data, loadedBase),
     origin: originOf(file, fromConfigFileEnv, sources),
+    ...(options.lock === 'ignore' ? {} : { lock: readLock(repoRoot, options.lockFile ?? nonEmpty(env.LOCK_FILE)) }),
   };
 }
 

@@ -5,6 +5,8 @@
  */
 import * as fs from 'fs';
 import * as path from 'path';
+import { applyLock, lockImageProblems, unlockedNote } from '../jobs/lock-apply';
+import { pinnedImage } from '../jobs/lock';
 import { buildPipeline, checkRunOutputs, DEFAULT_RUN_ID, Pipeline, PipelineOptions } from '../jobs/pipeline';
 import { pipelineNameProblem } from '../jobs/names';
 import { findTpuGroup, Platform } from '../jobs/platform';
@@ -238,7 +240,7 @@ export function pipelineOptions(loaded: LoadedConfig, name: string): PipelineOpt
   return {
     runId: entry.runId,
     runIdSource: sourceOf(loaded, `pipelines.${name}.runId`),
-    image: entry.image,
+    image: entry.image !== undefined ? pinnedImage(entry.image, loaded.lock?.lock) : undefined,
     imageSource: sourceOf(loaded, `pipelines.${name}.image`),
     conversionOn: entry.conversionOn,
     timeoutMinutes: entry.timeoutMinutes,
@@ -262,8 +264,11 @@ export function pipelineOptions(loaded: LoadedConfig, name: string): PipelineOpt
 export function selectAndBuildPipelines(
   loaded: LoadedConfig,
   platform: Platform = platformFromConfig(loaded),
-): { pipelines: Pipeline[]; notices: string[] } {
-  const { recipes, problems, notices: specNotices } = pipelineRecipes(loaded);
+): { pipelines: Pipeline[]; notices: string[]; lockNote?: string } {
+  const { recipes: given, problems, notices: specNotices } = pipelineRecipes(loaded);
+  const locked = lockedRecipes(loaded, given);
+  const recipes = locked.recipes;
+  problems.push(...locked.problems);
   const collect = (fn: () => void) => {
     try {
       fn();
@@ -296,13 +301,53 @@ export function selectAndBuildPipelines(
     if (why) problems.push(why);
     else collect(() => void pipelines.push(buildRehearsal(loaded, name, recipes[name], platform, rehearsals.get(name))));
   }
+  // The images every built pipeline pulls: pinned by the lock, else a note (with requireLock, a problem).
+  const imageUnlocked = lockedImages(loaded, pipelines, problems);
   // No pipeline may write into another's training run or export.
   if (problems.length === 0) collect(() => checkRunOutputs(pipelines));
   if (problems.length > 0) throw new ConfigError(problems);
   return {
     pipelines,
+    ...lockNote(loaded, [...selection.names.flatMap((n) => locked.unlocked[n] ?? []), ...imageUnlocked]),
     notices: [...selection.notices, ...selection.names.flatMap((n) => specNotices[n] ?? []), ...pipelines.flatMap((p) => p.notices)],
   };
+}
+
+/** Each recipe with the lock applied (jobs/lock-apply.ts): pinned images, locked revisions, the locked facts' problems. */
+function lockedRecipes(loaded: LoadedConfig, given: Record<string, Recipe>): { recipes: Record<string, Recipe>; problems: string[]; unlocked: Record<string, readonly string[]> } {
+  if (!loaded.lock) return { recipes: given, problems: [], unlocked: {} };
+  const requireLock = loaded.config.requireLock;
+  const requireSource = sourceOf(loaded, 'requireLock');
+  const recipes: Record<string, Recipe> = {};
+  const problems: string[] = [];
+  const unlocked: Record<string, readonly string[]> = {};
+  for (const [name, recipe] of Object.entries(given)) {
+    const image = loaded.config.pipelines[name]?.image;
+    const source = `${loaded.file}: pipelines.${name}`;
+    // An image the config names is locked like the recipe's own.
+    const withImage = image !== undefined ? { ...recipe, image } : recipe;
+    const applied = applyLock(withImage, loaded.lock.lock, { source, lockFile: loaded.lock.file, requireLock: requireLock && isEnabled(loaded, name), requireSource: `${requireSource} (${name})` });
+    recipes[name] = applied.recipe;
+    problems.push(...applied.problems);
+    unlocked[name] = applied.unlocked;
+  }
+  return { recipes, problems, unlocked };
+}
+
+/** The images of the built pipelines the lock does not pin: their names (a note), or problems with requireLock. */
+function lockedImages(loaded: LoadedConfig, pipelines: readonly Pipeline[], problems: string[]): string[] {
+  if (!loaded.lock) return [];
+  return pipelines.flatMap((p) => {
+    const r = lockImageProblems(p, { lockFile: loaded.lock!.file, requireLock: loaded.config.requireLock, requireSource: `${sourceOf(loaded, 'requireLock')} (${p.name})` });
+    problems.push(...r.problems);
+    return r.unlocked;
+  });
+}
+
+/** The one note of what the lock lacks for the built pipelines. */
+function lockNote(loaded: LoadedConfig, unlocked: readonly string[]): { lockNote?: string } {
+  const note = loaded.lock ? unlockedNote(unlocked, loaded.lock.file, loaded.lock.lock !== undefined) : undefined;
+  return note ? { lockNote: note } : {};
 }
 
 /** Why `rehearse-<name>` cannot be built: a serve stack, a pipeline the config does not have or does not build. */

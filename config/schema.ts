@@ -315,6 +315,11 @@ export const configSchema = z
     releaseChannel: z.enum(RELEASE_CHANNELS).default(DEFAULT_RELEASE_CHANNEL),
     /** GKE deletion protection; set false (DELETION_PROTECTION=false) and deploy once before destroy. */
     deletionProtection: z.boolean().default(DEFAULT_DELETION_PROTECTION),
+    /**
+     * Refuse synth when post-training.lock.json lacks an image digest, a model or a dataset a pipeline uses (set it in
+     * prod's and CI's config; `npm run lock` writes the lock, docs/configuration.md "The lock"). @default false: a note
+     */
+    requireLock: z.boolean().default(false),
     /** Days from the first deploy during which GKE may not upgrade nodes or the minor version (0: no exclusion). @default 30 */
     upgradeExclusionDays: z.number().int().min(0).max(180).default(DEFAULT_UPGRADE_EXCLUSION_DAYS),
     tpu: tpuPool,

@@ -183,7 +183,7 @@ export const CREATE_RETRY_LIMIT = 3;
  * while the JobSet runs (it ends 0 once the JobSet ends or is gone). Retried like the wait (a lost pod, an eviction)
  * within the step's window, except after its budget-spent message. Its pod deadline is the wait's.
  */
-export function watchTemplate(step: PipelineStep): Record<string, unknown> {
+export function watchTemplate(step: PipelineStep, image: string = LOST_HOST.image): Record<string, unknown> {
   const env = {
     JOBSET: step.jobSetName,
     NAMESPACE: step.namespace,
@@ -197,7 +197,7 @@ export function watchTemplate(step: PipelineStep): Record<string, unknown> {
     activeDeadlineSeconds: step.waitMinutes * 60,
     retryStrategy: { ...waitRetry(step), expression: `!(lastRetry.message contains ${JSON.stringify(LOST_HOST_BUDGET_MESSAGE)})` },
     script: {
-      image: LOST_HOST.image,
+      image,
       command: ['bash'],
       source: LOST_HOST_SCRIPT,
       env: Object.entries(env).map(([name, value]) => ({ name, value })),
@@ -211,11 +211,11 @@ export function watchesLostHost(step: Pick<PipelineStep, 'tpu'>): boolean {
   return step.tpu?.capacity === 'flex-start';
 }
 
-function stepTemplates(step: PipelineStep): Record<string, unknown>[] {
+function stepTemplates(step: PipelineStep, watcherImage: string): Record<string, unknown>[] {
   const t = stepTasks(step.name);
   const ref = { apiVersion: step.manifest.apiVersion, kind: step.manifest.kind, metadata: { name: step.jobSetName, namespace: step.namespace } };
   return [
-    ...(watchesLostHost(step) ? [watchTemplate(step)] : []),
+    ...(watchesLostHost(step) ? [watchTemplate(step, watcherImage)] : []),
     {
       name: t.create,
       retryStrategy: { limit: CREATE_RETRY_LIMIT, retryPolicy: 'OnError', backoff: { duration: '10s', factor: 2 } },
@@ -305,7 +305,7 @@ export function pipelineWorkflow(pipeline: Pipeline, o: WorkflowOptions): Record
       nodeSelector: { [NODE_POOL_LABEL]: o.systemPool },
       podGC: { strategy: 'OnPodSuccess' },
       ...(exit ? { onExit: exit.onExit } : {}),
-      templates: [{ name: 'pipeline', dag: { tasks: dagTasks(pipeline.steps) } }, ...pipeline.steps.flatMap(stepTemplates), ...(exit?.templates ?? [])],
+      templates: [{ name: 'pipeline', dag: { tasks: dagTasks(pipeline.steps) } }, ...pipeline.steps.flatMap((s) => stepTemplates(s, pipeline.recipe.imagePins?.[LOST_HOST.image] ?? LOST_HOST.image)), ...(exit?.templates ?? [])],
     },
   };
 }

@@ -130,6 +130,11 @@ export interface Deployment {
   /** One line each for what the user should know but is not an error; each once. The entry point prints them. */
   readonly notices: readonly string[];
   /**
+   * What post-training.lock.json lacks for the stacks built, one line naming `npm run lock` (jobs/lock-apply.ts
+   * unlockedNote); the entry point prints it after the notices. @default - none: everything is locked
+   */
+  readonly lockNote?: string;
+  /**
    * Where every value of the resolved config came from, by dotted config path (`tpu.topology` ->
    * `TOPOLOGY (env)` or `config/example.json: tpu.topology`): for messages about a value.
    */

@@ -196,6 +196,12 @@ export interface EvalPlan {
   readonly heldout?: { readonly path: string; readonly split: string; readonly column: string };
   /** The GRPO prompt template the reasoning task renders (RL_TEMPLATES). @default - not the reasoning task */
   readonly reasoning?: { readonly templatePath: string; readonly SYSTEM_PROMPT: string; readonly TEMPLATE: string };
+  /**
+   * The base tokenizer's BOS as the lock holds it (tokenizer_config.json `bos_token`, `add_bos_token`): when the
+   * tokenizer adds BOS itself, the prompt text the chat template rendered (which may begin with `{{ bos_token }}`) is
+   * passed without it, so the server's tokenization does not begin with two. @default - not locked: the text as rendered
+   */
+  readonly bos?: { readonly token: string; readonly added: boolean };
   /** pip extras of lm_eval beyond `api`. */
   readonly extras: readonly string[];
 }
@@ -362,7 +368,7 @@ function resolvePlan(recipe: Recipe, paths: PipelinePaths, o: EvalOptions, tasks
     samples,
     limits: Object.fromEntries(tasks.map((t) => [t, Math.ceil(samples / (EVAL_TASKS[t].leafTasks ?? 1))])),
     seed: o.seed ?? DEFAULT_EVAL_SEED,
-    image: vllmImage(recipe.model.name),
+    image: recipe.imagePins?.[vllmImage(recipe.model.name)] ?? vllmImage(recipe.model.name),
     group: placed.group,
     fit: placed.fit,
     maxModelLen,
@@ -379,6 +385,7 @@ function resolvePlan(recipe: Recipe, paths: PipelinePaths, o: EvalOptions, tasks
     ...(tasks.includes(HELDOUT_TASK) ? { heldout: heldoutOf(recipe) } : {}),
     ...(template ? { reasoning: { templatePath: template, ...rlTemplate(recipe)! } } : {}),
     extras: [...new Set(tasks.flatMap((t) => EVAL_TASKS[t].extras ?? []))],
+    ...(recipe.lockedModel?.tokenizer.bosToken ? { bos: { token: recipe.lockedModel.tokenizer.bosToken, added: recipe.lockedModel.tokenizer.addBosToken === true } } : {}),
   };
 }
 
@@ -388,7 +395,9 @@ function resolvePlan(recipe: Recipe, paths: PipelinePaths, o: EvalOptions, tasks
  * scored on the same text. `reasoning_results` reads the last `<answer>` tag (the end tag may be the stop string, which
  * vLLM leaves out) and compares numbers, as MaxText's rewards do (utils_rl.py extract_hash_answer: the text after `####`).
  */
-export function taskUtilsPy(plan: Pick<EvalPlan, 'heldout' | 'reasoning'>): string {
+export function taskUtilsPy(plan: Pick<EvalPlan, 'heldout' | 'reasoning' | 'bos'>): string {
+  const bos = plan.bos?.added ? plan.bos.token : undefined;
+  const unbos = (expr: string) => (bos !== undefined ? `_unbos(${expr})` : expr);
   return [
     'import os, re',
     'from transformers import AutoTokenizer',
@@ -405,15 +414,17 @@ export function taskUtilsPy(plan: Pick<EvalPlan, 'heldout' | 'reasoning'>): stri
     '    if len(columns) == 1:',
     '        return d[columns[0]]',
     '    return [{"role": "user", "content": d[columns[0]]}, {"role": "assistant", "content": d[columns[1]]}]',
+    // The locked tokenizer adds its BOS when the server tokenizes: the rendered text is passed without a leading one.
+    ...(bos !== undefined ? [`BOS = ${JSON.stringify(bos)}`, 'def _unbos(text):', '    return text[len(BOS):] if text.startswith(BOS) else text'] : []),
     'def heldout_docs(dataset):',
-    '    return dataset.map(lambda d: {"text": _tokenizer().apply_chat_template(_conversation(d), tokenize=False)})',
+    `    return dataset.map(lambda d: {"text": ${unbos('_tokenizer().apply_chat_template(_conversation(d), tokenize=False)')}})`,
     `TEMPLATE = ${JSON.stringify(plan.reasoning ? { SYSTEM_PROMPT: plan.reasoning.SYSTEM_PROMPT, TEMPLATE: plan.reasoning.TEMPLATE } : {})}`,
     `TOKENS = ${JSON.stringify(RL_TOKENS)}`,
     'def reasoning_docs(dataset):',
     '    system = TEMPLATE["SYSTEM_PROMPT"].format(**TOKENS)',
     '    def one(d):',
     '        content = TEMPLATE["TEMPLATE"].format(system_prompt=system, question=d["question"])',
-    '        prompt = _tokenizer().apply_chat_template([{"role": "user", "content": content}], tokenize=False, add_generation_prompt=True)',
+    `        prompt = ${unbos('_tokenizer().apply_chat_template([{"role": "user", "content": content}], tokenize=False, add_generation_prompt=True)')}`,
     '        return {"prompt": prompt, "answer_value": d["answer"].split("####")[-1].strip()}',
     '    return dataset.map(one)',
     'def _number(text):',

@@ -47,6 +47,7 @@ import { parseMillicores } from './quantity';
 import { checkJobSetNames, checkRunId, jobSetName, JobSetNameShape, PART_OF, PIPELINE_LABELS, runIdLimit } from './names';
 import { Platform, TpuPoolGroup } from './platform';
 import { imagesIn } from './image-ref';
+import { vllmImage } from './vllm';
 import { imageMaxTextVersion } from './recipes/common';
 import { ContainerResources, JsonValue, MaxTextArgs, Recipe, RECIPE_STEP_NAMES, RecipeStepName, StepName } from './recipes/types';
 import { buildFilesConfigMap, CONFIGMAP_MAX_BYTES, configMapBytes, filesVolume } from './recipe-files';
@@ -532,7 +533,7 @@ function planPipeline(recipe: Recipe, platform: Platform, options: PipelineOptio
   const serving =
     options.serve?.enabled === true
       ? planServe(
-          { pipeline: resolved.name, clusterName: platform.clusterName, namespace: platform.namespace, model: resolved.model.name, modelPath: paths.hfExportDir, trainingMachineType: target.slice.machineType, bucket: platform.bucket, cpuPool: platform.cpuPool.name },
+          { pipeline: resolved.name, clusterName: platform.clusterName, namespace: platform.namespace, model: resolved.model.name, modelPath: paths.hfExportDir, trainingMachineType: target.slice.machineType, bucket: platform.bucket, cpuPool: platform.cpuPool.name, ...(resolved.imagePins?.[vllmImage(resolved.model.name)] ? { image: resolved.imagePins[vllmImage(resolved.model.name)] } : {}) },
           options.serve,
           source,
         )

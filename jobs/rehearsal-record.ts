@@ -81,7 +81,7 @@ export interface RehearsalFacts {
   /** @default - none: the repository's head at run time (the conversion's run record says which commit it read) */
   readonly revision?: string;
   readonly method: Recipe['train']['kind'];
-  /** Every image the rehearsal's pods pull, as the pipeline names them: by tag today (imagesPinnedBy). */
+  /** Every image the rehearsal's pods pull, as the pipeline names them: by digest where the lock pins them (imagesPinnedBy). */
   readonly images: readonly string[];
   /** `tag` unless every image names a digest: what the rehearsal key compares (a moved tag is not detected). */
   readonly imagesPinnedBy: 'tag' | 'digest';

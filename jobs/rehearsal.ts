@@ -78,7 +78,7 @@ export const REHEARSAL_CANNOT_SHOW = [
 
 /**
  * The rehearsal key: a hash of what a rehearsal proves, the same for a pipeline and its rehearsal: every image as the
- * pipeline names it (by tag today: imagesPinnedBy; the same tag pushed again hashes the same), the model (key and HF
+ * pipeline names it (`tag@sha256:...` where post-training.lock.json pins it, else the tag: imagesPinnedBy; a tag pushed again hashes the same), the model (key and HF
  * repository), the method, the revision, the dataset and every file the pods read.
  */
 export function rehearsalKey(recipe: Recipe, images: readonly string[]): string {
@@ -278,8 +278,9 @@ export function asRehearsal<
 }
 
 /**
- * How the images are pinned: `tag` unless every one names a digest (`@sha256:`). Images are pinned by tag today (a
- * registry to resolve digests is issue 34), so a tag that moved since the rehearsal is not detected.
+ * How the images are pinned: `tag` unless every one names a digest (`@sha256:`), which they do once
+ * post-training.lock.json (jobs/lock.ts, `npm run lock`) holds each; by tag, a tag that moved since the rehearsal is
+ * not detected.
  */
 export function imagesPinnedBy(images: readonly string[]): 'tag' | 'digest' {
   return images.length > 0 && images.every((i) => i.includes('@sha256:')) ? 'digest' : 'tag';
@@ -329,7 +330,7 @@ export interface RehearsalProof {
   readonly glob: string;
   /** The command that runs the rehearsal. */
   readonly command: string;
-  /** What the key compares the images by (imagesPinnedBy): `tag` today, so a moved tag is not detected. */
+  /** What the key compares the images by (imagesPinnedBy): `digest` once the lock pins every image; by `tag`, a moved tag is not detected. */
   readonly imagesPinnedBy: 'tag' | 'digest';
 }
 
@@ -342,9 +343,9 @@ export type RehearsalCheckPlan = { readonly proof: RehearsalProof; readonly requ
 export { REHEARSAL_OUTPUT } from './names';
 
 /**
- * The `rehearsal` output's three answers for one proof. Images are compared as the pipeline names them: by tag (the
- * images are not pinned by digest yet, issue 34), so a tag that moved since the rehearsal is not detected, and the
- * texts say so.
+ * The `rehearsal` output's three answers for one proof. Images are compared as the pipeline names them: by digest
+ * where the lock pins every one, else by tag, so a tag that moved since the rehearsal is not detected, and the texts
+ * say which.
  */
 export function rehearsalVerdictTexts(proof: Pick<RehearsalProof, 'pipeline' | 'key' | 'command' | 'imagesPinnedBy'>): { passed: string; stale: string; none: string } {
   const byTag = proof.imagesPinnedBy === 'tag';

@@ -250,6 +250,8 @@ export interface ServeInput {
   readonly trainingMachineType: string;
   readonly bucket: string;
   readonly cpuPool: string;
+  /** The vLLM image as pods pull it (the lock's `tag@sha256:...`, jobs/lock-apply.ts). @default - vllmImage(model), by tag */
+  readonly image?: string;
 }
 
 /** The options' and the model's problems, each naming its key. */
@@ -306,7 +308,7 @@ export function planServe(input: ServeInput, options: ServeOptions, source: stri
       capacity: cap.capacity,
       modelPath,
       servedModelName: input.pipeline,
-      image: vllmImage(input.model),
+      image: input.image ?? vllmImage(input.model),
       maxModelLen,
       endpoint,
       internalLoadBalancer: internal,
@@ -344,7 +346,7 @@ interface Built {
 function deploymentOf(b: Built): Record<string, unknown> {
   const { input, names, fit, labels } = b;
   const slice = fit.slice;
-  const image = vllmImage(input.model);
+  const image = input.image ?? vllmImage(input.model);
   const vllmArgs = servingOf(input.model)?.vllmArgs ?? [];
   return compact({
     apiVersion: 'apps/v1',
@@ -406,7 +408,7 @@ function serviceOf(namespace: string, name: string, labels: Record<string, strin
 }
 
 function smokeJobOf(input: ServeInput, name: string, labels: Record<string, string>, endpoint: string, window: { deadlineSeconds: number; attempts: number }): Record<string, unknown> {
-  const image = vllmImage(input.model);
+  const image = input.image ?? vllmImage(input.model);
   return compact({
     apiVersion: 'batch/v1',
     kind: 'Job',

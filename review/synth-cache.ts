@@ -13,7 +13,8 @@
  *     processors and templates a config names, which config/pipelines.ts accepts only inside the repository and of those
  *     kinds; package.json, cdktf.json), and every file under charts/ (the Kueue queues chart the infra stack copies);
  *     not node_modules/, .git/, dist/ (above), cdktf.out* (the syntheses), coverage/, reports/, .stryker-tmp/, .gen/;
- *   - the config file CONFIG_FILE names, wherever it is;
+ *   - the config file CONFIG_FILE names, and the lock LOCK_FILE names (post-training.lock.json is a repository file),
+ *     wherever they are;
  *   - the environment: every variable but those npm sets for its scripts (`npm_*`, INIT_CWD, NODE, COLOR, EDITOR), the
  *     shell's bookkeeping (`_`, OLDPWD, PWD, SHLVL, COLUMNS, LINES) and the two synthesize() sets itself (CDKTF_OUTDIR,
  *     CHECKPOINT_DISABLE);
@@ -78,6 +79,7 @@ export function inputsFingerprint(repoDir: string, outdir: string, env: NodeJS.P
   }
   // The default config (config/example.json) is a repository file; CONFIG_FILE may name one anywhere.
   if (env.CONFIG_FILE) line('config', path.resolve(repoDir, env.CONFIG_FILE), stamp(path.resolve(repoDir, env.CONFIG_FILE)));
+  if (env.LOCK_FILE) line('lock', path.resolve(repoDir, env.LOCK_FILE), stamp(path.resolve(repoDir, env.LOCK_FILE)));
   for (const rel of inputFiles(repoDir)) line('file', rel, stamp(path.join(repoDir, rel)));
   return hash.digest('hex');
 }

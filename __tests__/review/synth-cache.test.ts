@@ -96,6 +96,22 @@ describe('a synthesis is reused only while its inputs are unchanged', () => {
     }
   });
 
+  test('the lock changed (post-training.lock.json, or LOCK_FILE outside the repository): synthesizes again', () => {
+    edit('post-training.lock.json', '{"version": 1}');
+    expect(review()).toEqual({ reused: false, runs: 2 });
+    const outside = path.join(repo, '..', `${path.basename(repo)}-lock.json`);
+    fs.writeFileSync(outside, '{"version": 1}');
+    try {
+      const withLock = { ...env, LOCK_FILE: outside };
+      expect(review(withLock)).toEqual({ reused: false, runs: 3 });
+      expect(review(withLock)).toEqual({ reused: true, runs: 3 });
+      fs.writeFileSync(outside, '{"version": 1, "images": {}}');
+      expect(review(withLock)).toEqual({ reused: false, runs: 4 });
+    } finally {
+      fs.rmSync(outside, { force: true });
+    }
+  });
+
   test('the program changed (dist/, the installed dependencies): synthesized again', () => {
     edit('dist/main.js', `${APP}\n// rebuilt`);
     expect(review()).toEqual({ reused: false, runs: 2 });

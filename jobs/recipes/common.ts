@@ -9,7 +9,8 @@ export const TUTORIAL_IMAGE = `${POST_TRAINING_IMAGE_REPO}:0.2.4`;
 /** The MaxText version a prebuilt post-training image installs (its tag), or undefined for any other image. */
 export function imageMaxTextVersion(image: string): string | undefined {
   const prefix = `${POST_TRAINING_IMAGE_REPO}:`;
-  const tag = image.startsWith(prefix) ? image.slice(prefix.length) : '';
+  // A locked image (`<tag>@sha256:...`, jobs/lock.ts) installs the MaxText of its tag.
+  const tag = image.startsWith(prefix) ? image.slice(prefix.length).replace(/@sha256:[0-9a-f]{64}$/, '') : '';
   return /^\d+\.\d+\.\d+$/.test(tag) ? tag : undefined;
 }
 

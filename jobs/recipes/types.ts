@@ -212,6 +212,20 @@ export interface Recipe {
   readonly trainingKeys?: Readonly<Record<string, string>>;
   /** What the run is made from beyond the arguments, for its run record (jobs/run-record.ts). @default - none */
   readonly lineage?: RunLineage;
+  /**
+   * Images the lock pins beyond `image` and `pathways`: tag -> `tag@sha256:...` (jobs/lock-apply.ts; the eval and serve
+   * vLLM image, the lost-host watcher's kubectl). @default - none: pulled by tag
+   */
+  readonly imagePins?: Readonly<Record<string, string>>;
+  /**
+   * The model as the lock holds it (jobs/lock.ts): its key, commit and tokenizer facts (the eval's prompts follow its BOS).
+   * @default - not locked
+   */
+  readonly lockedModel?: {
+    readonly key: string;
+    readonly commit: string;
+    readonly tokenizer: { readonly bosToken: string | null; readonly addBosToken: boolean | null; readonly chatTemplate: boolean; readonly chatTemplateSha256?: string | null };
+  };
   /** Slice the training targets (must exist in `infra`). */
   readonly slice: { readonly machineType: TpuMachineType; readonly topology: string };
   /** Container image of every MaxText step. */

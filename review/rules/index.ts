@@ -17,6 +17,7 @@ import { kueueQuotaBelowPools } from './kueue-quota-below-pools';
 import { kueueQuotaNeverAdmits } from './kueue-quota-never-admits';
 import { kueueQuotaOver } from './kueue-quota-over';
 import { legacyAbac } from './legacy-abac';
+import { lockChanged } from './lock-changed';
 import { nodePoolDefaultSa } from './node-pool-default-sa';
 import { pipelinePoolMissing } from './pipeline-pool-missing';
 import { pipelineSliceMissing } from './pipeline-slice-missing';
@@ -90,6 +91,7 @@ export const RULES: readonly Rule[] = [
   kueueQuotaNeverAdmits,
   kueueQuotaOver,
   legacyAbac,
+  lockChanged,
   nodePoolDefaultSa,
   pipelinePoolMissing,
   pipelineSliceMissing,
