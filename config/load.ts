@@ -20,9 +20,9 @@ import { hfTokenSecretIdOf, PlaceholderRef, regionOfZone } from '../jobs/platfor
 import { secretCommand } from '../jobs/secrets';
 import { bucketDomainNotice, Config, configSchema, isDocumentationRange, SINGLE_HOST_SLICE } from './schema';
 import { redact } from '../util/redact';
+import { LOCK_FILE, MAX_LOCK_BYTES, parseLock } from '../jobs/lock';
 import { jsonProblems } from '../util/json-scan';
 import type { LockFacts } from '../jobs/lock';
-import { readLock } from './lock';
 
 /** How an environment variable maps onto the config. */
 interface EnvBinding {
@@ -182,7 +182,7 @@ export interface LoadedConfig {
   readonly provenance: Readonly<Record<string, string>>;
   /** The config file and the variables this deployment was built from (`originOf`). */
   readonly origin: Origin;
-  /** The lock (config/lock.ts readLock); undefined when LoadOptions.lock is `ignore`. */
+  /** The lock (readLock); undefined when LoadOptions.lock is `ignore`. */
   readonly lock?: LockFacts;
 }
 
@@ -846,4 +846,29 @@ function setPath(obj: Record<string, unknown>, dotted: string, value: unknown): 
 
 function nonEmpty(value: string | undefined): string | undefined {
   return value === undefined || value === '' ? undefined : value;
+}
+
+/**
+ * Reads the lock of external facts (jobs/lock.ts), `post-training.lock.json` at the repository root: config/ is the
+ * only layer that reads files. No lock file is no lock (each unlocked fact a note, refused with `requireLock`); a lock
+ * that does not parse or validate is refused, naming each entry and JSON path, whatever `requireLock` says: a
+ * hand-edited or truncated lock must never pin an image silently to something else. Returns `{file}` alone when
+ * there is none; throws ConfigError on a bad lock.
+ */
+export function readLock(repoRoot: string, file: string = LOCK_FILE): LockFacts {
+  const absolute = path.resolve(repoRoot, file);
+  let text: string;
+  try {
+    const stat = fs.statSync(absolute);
+    if (!stat.isFile()) throw new ConfigError([`${file}: is not a regular file; it must be the lock \`npm run lock\` writes`]);
+    if (stat.size > MAX_LOCK_BYTES) throw new ConfigError([`${file}: is ${stat.size} bytes; at most ${MAX_LOCK_BYTES} are read`]);
+    text = fs.readFileSync(absolute, 'utf8');
+  } catch (err) {
+    if (err instanceof ConfigError) throw err;
+    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return { file };
+    throw new ConfigError([`${file}: cannot read the lock: ${(err as Error).message}`]);
+  }
+  const parsed = parseLock(text, file);
+  if (!parsed.lock) throw new ConfigError(parsed.problems);
+  return { lock: parsed.lock, file };
 }

@@ -1,7 +1,7 @@
 /**
  * The lock of external facts, `post-training.lock.json` at the repository root: what the program cannot know offline,
  * resolved once where the registries and the Hugging Face Hub answer (`npm run lock`, lock/cli.ts) and read by every
- * synth, offline (config/lock.ts reads the file; this module parses, validates, writes and looks up). Like a package
+ * synth, offline (config/load.ts readLock reads the file; this module parses, validates, writes and looks up). Like a package
  * lock: sorted keys at every level and one entry per line of a diff, so a change reads as what moved.
  *
  * Shape (version 1; the CPU rehearsal reads `datasets` and `models` directly, in Python and TS, so these names stay):
@@ -221,7 +221,7 @@ export function serializeLock(lock: Lock): string {
   return `${JSON.stringify(sorted({ ...lock, unresolved }), null, 2)}\n`;
 }
 
-/** What synth takes from the lock (config/lock.ts): the lock itself, or none, and where it was read. */
+/** What synth takes from the lock (config/load.ts readLock): the lock itself, or none, and where it was read. */
 export interface LockFacts {
   /** @default - no lock file: every external fact is unlocked (a note each; refused with requireLock) */
   readonly lock?: Lock;

@@ -1,5 +1,5 @@
 /**
- * The lock file (jobs/lock.ts parseLock, serializeLock; config/lock.ts readLock): a bad lock is refused naming the
+ * The lock file (jobs/lock.ts parseLock, serializeLock; config/load.ts readLock): a bad lock is refused naming the
  * entry and the JSON path (hand-edited, truncated, a digest of the wrong length, duplicate keys), a good one reads
  * back byte for byte, and the shipped lock parses and says honestly what it could not resolve.
  */
@@ -7,7 +7,7 @@ import * as fs from 'fs';
 import * as os from 'os';
 import * as path from 'path';
 import { emptyLock, hubKey, parseLock, pinnedImage, serializeLock, splitHubKey, unpinnedImage } from '../../jobs/lock';
-import { readLock } from '../../config/lock';
+import { readLock } from '../../config/load';
 import { ConfigError } from '../../config/load';
 
 const KUBECTL = 'registry.k8s.io/kubectl:v1.36.2';
