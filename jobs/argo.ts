@@ -34,6 +34,7 @@
 import type { Pipeline, PipelineStep } from './pipeline';
 import { verdictExitHandler, VERDICT_TEMPLATES } from './rehearsal-record';
 import { LOST_HOST, LOST_HOST_BUDGET_MESSAGE, LOST_HOST_SCRIPT } from './lost-host';
+import { sha256Of } from './spec-key';
 
 /** The pinned engine: Argo Workflows, its images, its CRDs and the Helm chart that installs it. */
 export const ARGO_WORKFLOWS = {
@@ -128,18 +129,25 @@ export function argoUiCommand(namespace: string): string {
   return `kubectl -n ${namespace} port-forward svc/${ARGO_SERVER.service} ${ARGO_SERVER.port}:${ARGO_SERVER.port}`;
 }
 
-/** Characters of the pipeline's spec hash in the Workflow's name. */
+/** Characters of the Workflow spec's hash in the Workflow's name. */
 export const WORKFLOW_HASH_LENGTH = 10;
 /** Longest Workflow name: it is the value of the label `workflows.argoproj.io/workflow` on every step pod. */
 export const MAX_WORKFLOW_NAME = 63;
 
 /**
- * `<pipeline>-<runId>-<hash>`, hash = the last step's chained spec hash: an unchanged pipeline keeps its Workflow
- * (Terraform plans nothing), a changed spec names a new one (Terraform replaces it).
+ * `<pipeline>-<runId>-<hash>`, hash = sha256 of the Workflow's whole `spec` (canonical JSON, jobs/spec-key.ts): the
+ * JobSets, the step windows (`queueMinutes` goes into each wait's pod deadline and retry `maxDuration`), the Workflow's
+ * own deadline, the service account, the exit handler. An unchanged pipeline keeps its Workflow (Terraform plans
+ * nothing); any change of what the run does names a new Workflow (Terraform replaces it: a new run), never an in-place
+ * update of the live object, which Argo v4.1.2 would act on mid-run or ignore once finished (__tests__/models/
+ * argo-live-update.ts says what it does with each).
  */
-export function workflowName(pipeline: Pick<Pipeline, 'name' | 'runId' | 'steps'>): string {
-  const last = pipeline.steps[pipeline.steps.length - 1];
-  return `${pipeline.name}-${pipeline.runId}-${last.specHash.slice(0, WORKFLOW_HASH_LENGTH)}`;
+export function workflowName(pipeline: Pipeline, o: WorkflowOptions): string {
+  return nameOf(pipeline, workflowSpec(pipeline, o));
+}
+
+function nameOf(pipeline: Pick<Pipeline, 'name' | 'runId'>, spec: Record<string, unknown>): string {
+  return `${pipeline.name}-${pipeline.runId}-${sha256Of(spec).slice(0, WORKFLOW_HASH_LENGTH)}`;
 }
 
 /** The DAG task names of a step: the create, the wait and (flex-start steps only) the lost-host watcher. */
@@ -284,7 +292,8 @@ export interface WorkflowOptions {
  * wait until its JobSets are gone, so a new Workflow never finds the old run's JobSet under the same name.
  */
 export function pipelineWorkflow(pipeline: Pipeline, o: WorkflowOptions): Record<string, unknown> {
-  const name = workflowName(pipeline);
+  const spec = workflowSpec(pipeline, o);
+  const name = nameOf(pipeline, spec);
   const problems: string[] = [];
   if (name.length > MAX_WORKFLOW_NAME) {
     problems.push(`Workflow name '${name}' is ${name.length} characters, over the ${MAX_WORKFLOW_NAME} a label value allows: shorten the pipeline name or runId`);
@@ -292,21 +301,26 @@ export function pipelineWorkflow(pipeline: Pipeline, o: WorkflowOptions): Record
   const tags = substitutedTags(pipeline.steps);
   if (tags.length > 0) problems.push(`the workflow engine would substitute these tags inside the JobSets, change them: ${tags.join('; ')}`);
   if (problems.length > 0) throw new Error(`pipeline ${pipeline.name}: ${problems.join('; ')}`);
-  // A rehearsal writes its verdict record from an exit handler (jobs/rehearsal-record.ts); other pipelines have none.
-  const exit = pipeline.verdictWriter ? verdictExitHandler(pipeline.verdictWriter) : undefined;
   return {
     apiVersion: 'argoproj.io/v1alpha1',
     kind: 'Workflow',
     metadata: { name, namespace: pipeline.namespace, labels: { ...pipeline.labels }, finalizers: ['foregroundDeletion'] },
-    spec: {
-      entrypoint: 'pipeline',
-      activeDeadlineSeconds: workflowDeadlineSeconds(pipeline.steps),
-      serviceAccountName: WORKFLOW_SERVICE_ACCOUNT,
-      nodeSelector: { [NODE_POOL_LABEL]: o.systemPool },
-      podGC: { strategy: 'OnPodSuccess' },
-      ...(exit ? { onExit: exit.onExit } : {}),
-      templates: [{ name: 'pipeline', dag: { tasks: dagTasks(pipeline.steps) } }, ...pipeline.steps.flatMap(stepTemplates), ...(exit?.templates ?? [])],
-    },
+    spec,
+  };
+}
+
+/** The Workflow's spec: everything the run does (its name hashes all of it: workflowName). */
+function workflowSpec(pipeline: Pipeline, o: WorkflowOptions): Record<string, unknown> {
+  // A rehearsal writes its verdict record from an exit handler (jobs/rehearsal-record.ts); other pipelines have none.
+  const exit = pipeline.verdictWriter ? verdictExitHandler(pipeline.verdictWriter) : undefined;
+  return {
+    entrypoint: 'pipeline',
+    activeDeadlineSeconds: workflowDeadlineSeconds(pipeline.steps),
+    serviceAccountName: WORKFLOW_SERVICE_ACCOUNT,
+    nodeSelector: { [NODE_POOL_LABEL]: o.systemPool },
+    podGC: { strategy: 'OnPodSuccess' },
+    ...(exit ? { onExit: exit.onExit } : {}),
+    templates: [{ name: 'pipeline', dag: { tasks: dagTasks(pipeline.steps) } }, ...pipeline.steps.flatMap(stepTemplates), ...(exit?.templates ?? [])],
   };
 }
 
