@@ -3,7 +3,8 @@ import { Release } from '@cdktf/provider-helm/lib/release';
 import { AssetType, ITerraformDependable, TerraformAsset } from 'cdktf';
 import { Construct } from 'constructs';
 import { KUEUE_WEBHOOK_PORT, kueueChartValues } from '../jobs/kueue';
-import { ARGO_RELEASE, ARGO_WORKFLOWS, argoChartValues, ArgoValuesOptions } from '../jobs/argo';
+import { ARGO_NAMESPACE, ARGO_NAMESPACE_LABELS, ARGO_RELEASE, ARGO_WORKFLOWS, argoChartValues, ArgoValuesOptions } from '../jobs/argo';
+import { NamespaceV1 } from '@cdktf/provider-kubernetes/lib/namespace-v1';
 
 /**
  * Ports the API server calls on the controllers' pods: the JobSet webhook (charts/jobset/templates/controller/
@@ -29,7 +30,7 @@ export interface ControllersProps {
   readonly queueObjects: readonly Record<string, unknown>[];
   /** Values of the Kueue chart. @default kueueChartValues() (jobs/kueue.ts: the manager configuration with only the JobSet integration) */
   readonly kueueValues?: Record<string, unknown>;
-  /** Where Argo Workflows runs: the pipelines' namespace (the release's, the only one it watches) and the system pool. */
+  /** Where Argo Workflows runs: the pipelines' namespace (the only one it manages; the release is in ARGO_NAMESPACE) and the system pool. */
   readonly workflows: ArgoValuesOptions;
   /** What must exist before any release installs (the node pools the controllers run on). @default - nothing */
   readonly dependsOn?: ITerraformDependable[];
@@ -50,7 +51,8 @@ export interface ControllersProps {
 
 /**
  * JobSet and Kueue from their upstream OCI Helm charts, then the Kueue queue objects from a local chart, and Argo
- * Workflows (the engine that runs each pipeline's Workflow) from argo-helm, namespaced to the pipelines' namespace.
+ * Workflows (the engine that runs each pipeline's Workflow) from argo-helm, in its own namespace (ARGO_NAMESPACE, Pod
+ * Security `restricted`), managing the pipelines' namespace only.
  * helm_release needs no CRD at plan time, unlike kubernetes_manifest, so all of this plans in the same
  * apply that creates the cluster. The local chart travels with the synthesized stack as a TerraformAsset,
  * so its path resolves wherever Terraform runs.
@@ -59,8 +61,12 @@ export class Controllers extends Construct {
   public readonly jobset: Release;
   public readonly kueue: Release;
   public readonly queues: Release;
-  /** Argo Workflows: the controller (and its UI, ClusterIP only) in the pipelines' namespace (jobs/argo.ts). */
+  /** Argo Workflows: the controller (and its UI, ClusterIP only) in ARGO_NAMESPACE, managing the pipelines' namespace (jobs/argo.ts). */
   public readonly workflows: Release;
+  /** ARGO_NAMESPACE, Pod Security `restricted`. */
+  public readonly argoNamespace: NamespaceV1;
+  /** The pipelines' namespace, unless it is `default` (which every cluster has). */
+  public readonly pipelinesNamespace?: NamespaceV1;
   /** Lets the control plane reach the webhooks on the nodes. */
   public readonly webhookFirewall: ComputeFirewall;
 
@@ -112,18 +118,27 @@ export class Controllers extends Construct {
       // The queue objects are validated by Kueue's webhooks: install them after Kueue is ready.
       dependsOn: [this.kueue],
     });
+    this.argoNamespace = new NamespaceV1(this, 'argo-namespace', {
+      metadata: { name: ARGO_NAMESPACE, labels: { ...ARGO_NAMESPACE_LABELS } },
+      dependsOn: props.dependsOn,
+    });
+    // The pipelines' namespace was created by the Argo release when it lived there (createNamespace); now by infra.
+    this.pipelinesNamespace =
+      props.workflows.namespace === 'default'
+        ? undefined
+        : new NamespaceV1(this, 'pipelines-namespace', { metadata: { name: props.workflows.namespace }, dependsOn: props.dependsOn });
     this.workflows = new Release(this, 'argo-workflows', {
       name: ARGO_RELEASE,
       repository: ARGO_WORKFLOWS.chartRepository,
       chart: ARGO_WORKFLOWS.chart,
       version: ARGO_WORKFLOWS.chartVersion,
-      namespace: props.workflows.namespace,
-      createNamespace: true,
+      namespace: this.argoNamespace.metadata.name,
+      createNamespace: false,
       wait: true,
       timeout,
       values: [JSON.stringify(argoChartValues(props.workflows))],
-      // Its Workflows create JobSets: the JobSet CRD and Kueue's webhooks come first.
-      dependsOn: [this.kueue],
+      // Its Workflows create JobSets: the JobSet CRD and Kueue's webhooks come first; its RBAC goes into the pipelines' namespace.
+      dependsOn: [this.kueue, this.argoNamespace, ...(this.pipelinesNamespace ? [this.pipelinesNamespace] : [])],
     });
   }
 }

@@ -123,7 +123,7 @@ export class PipelineStack extends ProjectStack {
     }
     new TerraformOutput(this, 'workflow_name', { value: `${pipeline.namespace}/${(workflow.metadata as { name: string }).name}` });
     new TerraformOutput(this, 'status_command', { value: `npm run status -- ${pipeline.name}` });
-    new TerraformOutput(this, 'workflows_ui_command', { value: argoUiCommand(pipeline.namespace) });
+    new TerraformOutput(this, 'workflows_ui_command', { value: argoUiCommand() });
     for (const step of pipeline.steps) {
       new TerraformOutput(this, outputId(step.name, 'jobset'), { value: step.jobSetName });
       new TerraformOutput(this, outputId(step.name, 'logs'), { value: step.logsCommand });

@@ -14,7 +14,7 @@ import { liveUpdateEffects } from './argo-live-update';
 const platform = testPlatform();
 const recipe = Object.values(RECIPES)[0];
 const o = { systemPool: 'system' };
-const build = (extra: Parameters<typeof buildPipeline>[2] = {}): Pipeline => buildPipeline(recipe, platform, { runId: 'r1', ...extra });
+const build = (extra: Partial<Parameters<typeof buildPipeline>[2]> = {}): Pipeline => buildPipeline(recipe, platform, { ...extra, runId: 'r1' });
 type Wf = { metadata: { name: string }; spec: Record<string, any> };
 const wf = (p: Pipeline) => pipelineWorkflow(p, o) as unknown as Wf;
 
