@@ -32,6 +32,11 @@ export interface ControllersProps {
   readonly kueueValues?: Record<string, unknown>;
   /** Where Argo Workflows runs: the pipelines' namespace (the only one it manages; the release is in ARGO_NAMESPACE) and the system pool. */
   readonly workflows: ArgoValuesOptions;
+  /**
+   * Cluster-scoped admission objects rendered by the local chart in a release of their own (`jobset-admission` in
+   * kueue-system): the JobSet ValidatingAdmissionPolicy and binding (jobs/admission.ts). @default - none
+   */
+  readonly admissionObjects?: readonly Record<string, unknown>[];
   /** What must exist before any release installs (the node pools the controllers run on). @default - nothing */
   readonly dependsOn?: ITerraformDependable[];
   /** Helm timeout per release, seconds. @default 900 */
@@ -63,6 +68,8 @@ export class Controllers extends Construct {
   public readonly queues: Release;
   /** Argo Workflows: the controller (and its UI, ClusterIP only) in ARGO_NAMESPACE, managing the pipelines' namespace (jobs/argo.ts). */
   public readonly workflows: Release;
+  /** The JobSet admission policy's release (when admissionObjects are given). */
+  public readonly admission?: Release;
   /** ARGO_NAMESPACE, Pod Security `restricted`. */
   public readonly argoNamespace: NamespaceV1;
   /** The pipelines' namespace, unless it is `default` (which every cluster has). */
@@ -140,5 +147,17 @@ export class Controllers extends Construct {
       // Its Workflows create JobSets: the JobSet CRD and Kueue's webhooks come first; its RBAC goes into the pipelines' namespace.
       dependsOn: [this.kueue, this.argoNamespace, ...(this.pipelinesNamespace ? [this.pipelinesNamespace] : [])],
     });
+    if (props.admissionObjects) {
+      this.admission = new Release(this, 'jobset-admission', {
+        name: 'jobset-admission',
+        chart: chart.path,
+        namespace: 'kueue-system',
+        wait: true,
+        timeout,
+        values: [JSON.stringify({ objects: props.admissionObjects })],
+        // Before the first Workflow can create a JobSet: installed with the engine.
+        dependsOn: [this.kueue],
+      });
+    }
   }
 }

@@ -17,6 +17,7 @@ import { TpuSlicePool } from '../constructs/tpu-slice-pool';
 import type { Deployment } from '../jobs/deployment';
 import { clusterVersionFloor, minMasterVersionOf } from '../jobs/tpu';
 import { SYSTEM_POOL_NAME } from '../jobs/platform';
+import { jobSetAdmissionObjects } from '../jobs/admission';
 import { useBackend } from './backend';
 import { ProjectStack } from './project-stack';
 
@@ -139,6 +140,7 @@ export class InfraStack extends ProjectStack {
       queuesChartPath: controllers.queuesChartPath,
       queueObjects: props.queues.objects,
       workflows: { namespace: platform.namespace, systemPool: SYSTEM_POOL_NAME },
+      admissionObjects: jobSetAdmissionObjects(platform),
       dependsOn: [systemPool.pool, cpuPool.pool],
       webhookAccess: {
         namePrefix: platform.clusterName,

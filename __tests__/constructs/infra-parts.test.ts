@@ -221,6 +221,13 @@ describe('Controllers', () => {
     }
     expect(values.server.ingress).toBeUndefined();
   });
+  test('the JobSet admission policy goes in as its own release of the local chart, in kueue-system, after Kueue', () => {
+    const objects = [{ kind: 'ValidatingAdmissionPolicy', metadata: { name: 'p' } }];
+    const out = JSON.parse(Testing.synthScope((s) => new Controllers(s, 'c', { jobsetVersion: '0.12.0', kueueVersion: '0.19.2', queuesChartPath: chart, queueObjects: [], webhookAccess, workflows, admissionObjects: objects })));
+    const r = Object.values(out.resource.helm_release as Record<string, any>).find((x) => x.name === 'jobset-admission');
+    expect(r).toMatchObject({ namespace: 'kueue-system', depends_on: [expect.stringContaining('helm_release.c_kueue')] });
+    expect(JSON.parse(r.values[0])).toEqual({ objects });
+  });
   test('the pipelines\' namespace `default` is not created (every cluster has it)', () => {
     const out = JSON.parse(Testing.synthScope((s) => new Controllers(s, 'c', { jobsetVersion: '0.12.0', kueueVersion: '0.19.2', queuesChartPath: chart, queueObjects: [], webhookAccess, workflows: { ...workflows, namespace: 'default' } })));
     expect((Object.values(out.resource.kubernetes_namespace_v1) as any[]).map((n) => n.metadata.name)).toEqual(['argo']);
