@@ -139,7 +139,7 @@ export class Controllers extends Construct {
       repository: ARGO_WORKFLOWS.chartRepository,
       chart: ARGO_WORKFLOWS.chart,
       version: ARGO_WORKFLOWS.chartVersion,
-      namespace: this.argoNamespace.metadata.name,
+      namespace: ARGO_NAMESPACE,
       createNamespace: false,
       wait: true,
       timeout,

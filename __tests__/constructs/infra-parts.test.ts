@@ -174,7 +174,7 @@ describe('Controllers', () => {
       repository: 'https://argoproj.github.io/argo-helm',
       chart: 'argo-workflows',
       version: '1.0.18',
-      namespace: expect.stringContaining('kubernetes_namespace_v1.c_argo-namespace'),
+      namespace: 'argo',
       create_namespace: false,
     });
     expect(argo.depends_on).toEqual([
