@@ -130,7 +130,7 @@ export const CONTROLLER_MANAGED_RBAC_RULES: readonly Record<string, readonly str
  * argo-server's own Role in ARGO_NAMESPACE (the chart's, `server.rbac.create`, is off): its ConfigMap, events and its
  * namespace's pods and logs. No Secret at all (the chart's Role reads every Secret of its namespace, for SSO, which is
  * off) and no Workflow write: with `authModes: [client]` every call on the pipelines' Workflows is made with the user's
- * own token (argo-workflows v4.1.2 docs/argo-server-auth-mode.md), so argo-server has no Role in the pipelines' namespace.
+ * own token (argo-workflows v4.1.2, its argo-server-auth-mode page under docs), so argo-server has no Role in the pipelines' namespace.
  */
 export const SERVER_RBAC_RULES: readonly Record<string, readonly string[]>[] = [
   { apiGroups: [''], resources: ['configmaps', 'events'], verbs: ['get', 'watch', 'list'] },
@@ -192,7 +192,7 @@ export function argoExtraObjects(o: ArgoValuesOptions): Record<string, unknown>[
 /**
  * Values of the argo-workflows chart (names read at argo-helm argo-workflows-1.0.18 charts/argo-workflows/values.yaml),
  * released into ARGO_NAMESPACE: `singleNamespace` (Roles, `--namespaced`) plus `--managed-namespace <pipelines'
- * namespace>` for the controller and argo-server (argo-workflows v4.1.2 docs/managed-namespace.md; the chart does not
+ * namespace>` for the controller and argo-server (argo-workflows v4.1.2, its managed-namespace page under docs; the chart does not
  * template it: `extraArgs`), the workflow service account and RBAC in the pipelines' namespace (argoExtraObjects; the
  * chart would make them in its own), argo-server as a ClusterIP Service only (reached by port-forward with the user's
  * own token: authModes client) with its narrowed Role, no cluster-scoped templates or aggregate roles, `restricted`
