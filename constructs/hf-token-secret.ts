@@ -13,6 +13,8 @@ export interface HfTokenSecretProps {
   readonly location: string;
   /** Member that reads the token (the workload GSA): gets secretAccessor on this secret only. */
   readonly reader: string;
+  /** Further members that read it (the verdict writer's GSA, which redacts it): `reader-<i>`. @default - none */
+  readonly readers?: readonly string[];
 }
 
 /**
@@ -35,6 +37,9 @@ export class HfTokenSecret extends Construct {
       secretId: this.secret.id,
       role: 'roles/secretmanager.secretAccessor',
       member: props.reader,
+    });
+    (props.readers ?? []).forEach((member, i) => {
+      new SecretManagerSecretIamMember(this, `reader-${i}`, { secretId: this.secret.id, role: 'roles/secretmanager.secretAccessor', member });
     });
   }
 }

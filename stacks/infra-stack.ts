@@ -120,6 +120,7 @@ export class InfraStack extends ProjectStack {
       location: platform.region,
       writer: identity.workloadServiceAccount.member,
       hostNetworkWriter: nodeServiceAccount.member,
+      verdictWriter: identity.verdictServiceAccount.member,
       scratchPrefix: platform.pathwaysScratchPrefix,
       scratchExpiryDays: bucketSettings.scratchExpiryDays,
       forceDestroy: bucketSettings.forceDestroy,
@@ -130,6 +131,7 @@ export class InfraStack extends ProjectStack {
       secretId: platform.hfTokenSecretId,
       location: platform.region,
       reader: identity.workloadServiceAccount.member,
+      readers: [identity.verdictServiceAccount.member],
     });
     // The secret, the KSA and their bindings of the version before per-cluster identities: forgotten, never destroyed.
     this.addOverride('removed', LEGACY_FORGOTTEN_ADDRESSES.map((from) => ({ from, lifecycle: { destroy: false } })));
