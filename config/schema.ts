@@ -355,6 +355,22 @@ export const configSchema = z
       .object({
         jobsetVersion: z.string().regex(/^\d+\.\d+\.\d+$/, 'must be a chart version such as 0.12.0 (no leading v)').default('0.12.0'),
         kueueVersion: z.string().regex(/^\d+\.\d+\.\d+$/, 'must be a chart version such as 0.19.2 (no leading v)').default('0.19.2'),
+        /**
+         * Google accounts (the CI plan identity) that may read the controllers' Helm release Secrets, so their plans
+         * see the releases (constructs/controllers.ts RELEASE_NAMESPACES). @default [] (none)
+         */
+        releaseReaders: z
+          .array(
+            z
+              .string()
+              .max(254)
+              .refine(
+                (a) => z.string().email().safeParse(a).success,
+                (a) => ({ message: `must be a Google account email such as plan@my-project.iam.gserviceaccount.com, got '${a}'` }),
+              ),
+          )
+          .max(8, 'at most 8 accounts')
+          .default([]),
       })
       .strict()
       .default({}),

@@ -5,6 +5,8 @@ import { Construct } from 'constructs';
 import { KUEUE_WEBHOOK_PORT, kueueChartValues } from '../jobs/kueue';
 import { ARGO_NAMESPACE, ARGO_NAMESPACE_LABELS, ARGO_RELEASE, ARGO_WORKFLOWS, argoChartValues, ArgoValuesOptions } from '../jobs/argo';
 import { NamespaceV1 } from '@cdktf/provider-kubernetes/lib/namespace-v1';
+import { RoleBindingV1 } from '@cdktf/provider-kubernetes/lib/role-binding-v1';
+import { RoleV1 } from '@cdktf/provider-kubernetes/lib/role-v1';
 
 /**
  * Ports the API server calls on the controllers' pods: the JobSet webhook (charts/jobset/templates/controller/
@@ -14,6 +16,15 @@ import { NamespaceV1 } from '@cdktf/provider-kubernetes/lib/namespace-v1';
  * without this rule no JobSet (and no Job) could be created.
  */
 export const CONTROLLER_PORTS: readonly number[] = [...new Set([9443, KUEUE_WEBHOOK_PORT, 8082])];
+
+/**
+ * The namespaces that hold this construct's Helm releases (their `sh.helm.release.v1.<name>.v<n>` Secrets):
+ * jobset-system (jobset), kueue-system (kueue, kueue-queues, jobset-admission) and ARGO_NAMESPACE (argo-workflows).
+ * None is the pipelines' namespace.
+ */
+export const RELEASE_NAMESPACES = ['jobset-system', 'kueue-system', ARGO_NAMESPACE] as const;
+/** Name of the Role (and binding) that lets releaseReaders read the release Secrets of a namespace. */
+export const RELEASE_READER_ROLE = 'helm-release-reader';
 
 /** Where the controllers' charts are published (OCI, no `helm repo add` needed). */
 export const JOBSET_CHART_REPOSITORY = 'oci://registry.k8s.io/jobset/charts';
@@ -37,6 +48,11 @@ export interface ControllersProps {
    * kueue-system): the JobSet ValidatingAdmissionPolicy and binding (jobs/admission.ts). @default - none
    */
   readonly admissionObjects?: readonly Record<string, unknown>[];
+  /**
+   * Google accounts (the CI plan identity, by email) that may `get,list` Secrets in each namespace that holds one of
+   * these releases (RELEASE_NAMESPACES), where Helm keeps each release. @default - none
+   */
+  readonly releaseReaders?: readonly string[];
   /** What must exist before any release installs (the node pools the controllers run on). @default - nothing */
   readonly dependsOn?: ITerraformDependable[];
   /** Helm timeout per release, seconds. @default 900 */
@@ -70,6 +86,8 @@ export class Controllers extends Construct {
   public readonly workflows: Release;
   /** The JobSet admission policy's release (when admissionObjects are given). */
   public readonly admission?: Release;
+  /** Per RELEASE_NAMESPACES entry, the releaseReaders' Role and binding (none without readers). */
+  public readonly releaseReaderRoles: RoleV1[] = [];
   /** ARGO_NAMESPACE, Pod Security `restricted`. */
   public readonly argoNamespace: NamespaceV1;
   /** The pipelines' namespace, unless it is `default` (which every cluster has). */
@@ -158,6 +176,35 @@ export class Controllers extends Construct {
         // Before the first Workflow can create a JobSet: installed with the engine.
         dependsOn: [this.kueue],
       });
+    }
+    this.releaseReaders(props.releaseReaders ?? []);
+  }
+
+  /**
+   * Lets the plan identity see the releases: hashicorp/helm v3.1.1 reads a release through Helm's storage driver
+   * (helm/resource_helm_release.go getRelease l.1864-1885: action.Get; helm v3.18.4's Secrets driver `Query` lists the
+   * namespace's Secrets with the label selector name=<release>,owner=helm), and a refused read (403) is not an error
+   * to it: resourceReleaseExists returns false with the error in diagnostics (l.1847-1857) and Read then drops the
+   * release from state without reporting them (l.1018-1022), so every plan would show a create. A label selector cannot
+   * narrow RBAC: `list` on Secrets returns every Secret of the namespace, which is why no release lives in the
+   * pipelines' namespace (docs/ci.md "CI identities" says what each namespace's Secrets are). GKE maps a Google
+   * account to the Kubernetes user named by its email.
+   */
+  private releaseReaders(readers: readonly string[]): void {
+    if (readers.length === 0) return;
+    const created: Record<(typeof RELEASE_NAMESPACES)[number], ITerraformDependable> = { 'jobset-system': this.jobset, 'kueue-system': this.kueue, [ARGO_NAMESPACE]: this.argoNamespace };
+    for (const namespace of RELEASE_NAMESPACES) {
+      const role = new RoleV1(this, `release-reader-${namespace}`, {
+        metadata: { name: RELEASE_READER_ROLE, namespace },
+        rule: [{ apiGroups: [''], resources: ['secrets'], verbs: ['get', 'list'] }],
+        dependsOn: [created[namespace]],
+      });
+      new RoleBindingV1(this, `release-reader-${namespace}-binding`, {
+        metadata: { name: RELEASE_READER_ROLE, namespace },
+        roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'Role', name: role.metadata.name },
+        subject: readers.map((name) => ({ kind: 'User', name, apiGroup: 'rbac.authorization.k8s.io' })),
+      });
+      this.releaseReaderRoles.push(role);
     }
   }
 }

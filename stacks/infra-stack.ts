@@ -143,6 +143,7 @@ export class InfraStack extends ProjectStack {
       queueObjects: props.queues.objects,
       workflows: { namespace: platform.namespace, systemPool: SYSTEM_POOL_NAME },
       admissionObjects: jobSetAdmissionObjects(platform),
+      releaseReaders: controllers.releaseReaders,
       dependsOn: [systemPool.pool, cpuPool.pool],
       webhookAccess: {
         namePrefix: platform.clusterName,

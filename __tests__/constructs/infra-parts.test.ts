@@ -228,6 +228,29 @@ describe('Controllers', () => {
     expect(r).toMatchObject({ namespace: 'kueue-system', depends_on: [expect.stringContaining('helm_release.c_kueue')] });
     expect(JSON.parse(r.values[0])).toEqual({ objects });
   });
+  test('releaseReaders: get,list on Secrets in each release namespace (jobset-system, kueue-system, argo), after it exists, bound to the accounts as Users; none by default', () => {
+    const synth = (releaseReaders?: string[]) =>
+      JSON.parse(Testing.synthScope((s) => new Controllers(s, 'c', { jobsetVersion: '0.12.0', kueueVersion: '0.19.2', queuesChartPath: chart, queueObjects: [], webhookAccess, workflows, releaseReaders })));
+    expect(synth().resource.kubernetes_role_v1).toBeUndefined();
+    expect(synth([]).resource.kubernetes_role_binding_v1).toBeUndefined();
+    const out = synth(['plan@p.iam.gserviceaccount.com']);
+    const roles = Object.values(out.resource.kubernetes_role_v1) as any[];
+    expect(roles.map((r) => [r.metadata.namespace, r.rule, r.depends_on]).sort()).toEqual([
+      ['argo', [{ api_groups: [''], resources: ['secrets'], verbs: ['get', 'list'] }], [expect.stringContaining('kubernetes_namespace_v1.c_argo-namespace')]],
+      ['jobset-system', [{ api_groups: [''], resources: ['secrets'], verbs: ['get', 'list'] }], [expect.stringContaining('helm_release.c_jobset')]],
+      ['kueue-system', [{ api_groups: [''], resources: ['secrets'], verbs: ['get', 'list'] }], [expect.stringContaining('helm_release.c_kueue')]],
+    ]);
+    const bindings = Object.values(out.resource.kubernetes_role_binding_v1) as any[];
+    expect(bindings.map((b) => [b.metadata, b.subject]).sort((a, b) => (a[0].namespace < b[0].namespace ? -1 : 1))).toEqual(
+      ['argo', 'jobset-system', 'kueue-system'].map((namespace) => [
+        { name: 'helm-release-reader', namespace },
+        [{ kind: 'User', name: 'plan@p.iam.gserviceaccount.com', api_group: 'rbac.authorization.k8s.io' }],
+      ]),
+    );
+    // Every release of the construct lives in one of those namespaces, none in the pipelines' namespace.
+    const releases = Object.values(out.resource.helm_release) as any[];
+    expect([...new Set(releases.map((r) => r.namespace))].sort()).toEqual(['argo', 'jobset-system', 'kueue-system']);
+  });
   test('the pipelines\' namespace `default` is not created (every cluster has it)', () => {
     const out = JSON.parse(Testing.synthScope((s) => new Controllers(s, 'c', { jobsetVersion: '0.12.0', kueueVersion: '0.19.2', queuesChartPath: chart, queueObjects: [], webhookAccess, workflows: { ...workflows, namespace: 'default' } })));
     expect((Object.values(out.resource.kubernetes_namespace_v1) as any[]).map((n) => n.metadata.name)).toEqual(['argo']);
