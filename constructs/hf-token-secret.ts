@@ -13,8 +13,8 @@ export interface HfTokenSecretProps {
   readonly location: string;
   /** Member that reads the token (the workload GSA): gets secretAccessor on this secret only. */
   readonly reader: string;
-  /** Further members that read it (the verdict writer's GSA, which redacts it): `reader-<i>`. @default - none */
-  readonly readers?: readonly string[];
+  /** The verdict writer's GSA, which mounts the token to redact it: secretAccessor on this secret only (`verdict-reader`). @default - none */
+  readonly verdictReader?: string;
 }
 
 /**
@@ -38,9 +38,9 @@ export class HfTokenSecret extends Construct {
       role: 'roles/secretmanager.secretAccessor',
       member: props.reader,
     });
-    (props.readers ?? []).forEach((member, i) => {
-      new SecretManagerSecretIamMember(this, `reader-${i}`, { secretId: this.secret.id, role: 'roles/secretmanager.secretAccessor', member });
-    });
+    if (props.verdictReader) {
+      new SecretManagerSecretIamMember(this, 'verdict-reader', { secretId: this.secret.id, role: 'roles/secretmanager.secretAccessor', member: props.verdictReader });
+    }
   }
 }
 

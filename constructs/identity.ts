@@ -38,7 +38,7 @@ export interface IdentityProps {
  * Beside it, a second KSA `<cluster>-workloads-verdict` (jobs/platform.ts verdictKsaNameOf) that a rehearsal's verdict
  * writer runs as (jobs/rehearsal-record.ts verdictWriter), bound by Workload Identity to its own GSA `<cluster>-gke-vw-sa`
  * (verdictServiceAccount), which may write only the bucket's `*.rehearsal.json` objects (TrainingBucket
- * `verdictWriter`, an IAM condition) and read the HF token it mounts to redact it (HfTokenSecret `readers`), and the only
+ * `verdictWriter`, an IAM condition) and read the HF token it mounts to redact it (HfTokenSecret `verdictReader`), and the only
  * subject of a Role `<verdict ksa>-pod-logs` in the same namespace: `get,list` on pods and `get` on pods/log
  * (jobs/rehearsal-record.ts VERDICT_WRITER_RBAC_RULES), what the writer needs to put the failed step's last log lines
  * into its record. Nothing else: no secrets, no other namespace, no write. The pipeline steps (users' reward code

@@ -131,7 +131,7 @@ export class InfraStack extends ProjectStack {
       secretId: platform.hfTokenSecretId,
       location: platform.region,
       reader: identity.workloadServiceAccount.member,
-      readers: [identity.verdictServiceAccount.member],
+      verdictReader: identity.verdictServiceAccount.member,
     });
     // The secret, the KSA and their bindings of the version before per-cluster identities: forgotten, never destroyed.
     this.addOverride('removed', LEGACY_FORGOTTEN_ADDRESSES.map((from) => ({ from, lifecycle: { destroy: false } })));
