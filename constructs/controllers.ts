@@ -3,7 +3,7 @@ import { Release } from '@cdktf/provider-helm/lib/release';
 import { AssetType, ITerraformDependable, TerraformAsset } from 'cdktf';
 import { Construct } from 'constructs';
 import { KUEUE_WEBHOOK_PORT, kueueChartValues } from '../jobs/kueue';
-import { ARGO_NAMESPACE, ARGO_NAMESPACE_LABELS, ARGO_RELEASE, ARGO_WORKFLOWS, argoChartValues, ArgoValuesOptions } from '../jobs/argo';
+import { ARGO_NAMESPACE, ARGO_NAMESPACE_LABELS, ARGO_RELEASE, RELEASE_NAMESPACES, ARGO_WORKFLOWS, argoChartValues, ArgoValuesOptions } from '../jobs/argo';
 import { NamespaceV1 } from '@cdktf/provider-kubernetes/lib/namespace-v1';
 import { RoleBindingV1 } from '@cdktf/provider-kubernetes/lib/role-binding-v1';
 import { RoleV1 } from '@cdktf/provider-kubernetes/lib/role-v1';
@@ -17,12 +17,8 @@ import { RoleV1 } from '@cdktf/provider-kubernetes/lib/role-v1';
  */
 export const CONTROLLER_PORTS: readonly number[] = [...new Set([9443, KUEUE_WEBHOOK_PORT, 8082])];
 
-/**
- * The namespaces that hold this construct's Helm releases (their `sh.helm.release.v1.<name>.v<n>` Secrets):
- * jobset-system (jobset), kueue-system (kueue, kueue-queues, jobset-admission) and ARGO_NAMESPACE (argo-workflows).
- * None is the pipelines' namespace.
- */
-export const RELEASE_NAMESPACES = ['jobset-system', 'kueue-system', ARGO_NAMESPACE] as const;
+/** Where this construct's Helm releases (and their Secrets) live: jobs/argo.ts RELEASE_NAMESPACES. */
+export { RELEASE_NAMESPACES };
 /** Name of the Role (and binding) that lets releaseReaders read the release Secrets of a namespace. */
 export const RELEASE_READER_ROLE = 'helm-release-reader';
 

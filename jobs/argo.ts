@@ -88,6 +88,12 @@ export const WORKFLOW_RBAC_RULES: readonly Record<string, readonly string[]>[] =
  */
 export const ARGO_NAMESPACE = 'argo';
 /**
+ * The namespaces infra's Helm releases live in (constructs/controllers.ts: jobset, kueue and its queues and the JobSet
+ * admission policy, Argo Workflows), and so where Helm keeps their release Secrets: never the pipelines' namespace
+ * (config refuses it there).
+ */
+export const RELEASE_NAMESPACES = ['jobset-system', 'kueue-system', ARGO_NAMESPACE] as const;
+/**
  * Pod Security Admission labels of ARGO_NAMESPACE: `restricted` enforced (and warned, audited) at the cluster's own
  * version (no `-version` label: the API server's). Every pod the chart makes there meets it with argoChartValues'
  * security contexts (__tests__/jobs/argo-pod-security.test.ts).

@@ -361,3 +361,12 @@ describe('controllers.releaseReaders (the plan identity\'s read of the release S
     expect(errorOf(() => loadConfig({ env: {}, file }))).toContain("controllers.releaseReaders.0: must be a Google account email such as plan@my-project.iam.gserviceaccount.com, got 'not an email'");
   });
 });
+
+test.each(['argo', 'kueue-system', 'jobset-system'])('namespace %s (a controllers\' own) is refused, naming the key and the reason', (ns) => {
+  const file = configFile((c) => {
+    c.namespace = ns;
+  });
+  expect(errorOf(() => loadConfig({ env: {}, file }))).toContain(
+    "namespace: is the controllers' own (jobset-system, kueue-system, argo; argo enforces Pod Security restricted, which the TPU steps' host network breaks): use a namespace of your own, such as default",
+  );
+});
