@@ -74,6 +74,7 @@ export function deploymentOf(loaded: LoadedConfig): Deployment {
     controllers: {
       jobsetVersion: config.controllers.jobsetVersion,
       kueueVersion: config.controllers.kueueVersion,
+      releaseReaders: config.controllers.releaseReaders,
       queuesChartPath: path.join(loaded.repoRoot, 'charts', 'kueue-queues'),
     },
     queues: { objects: kueueObjects(queueOptions), tpuChipsByFlavor: Object.fromEntries(kueueQuota(queueOptions).tpuFlavors.map((f) => [f.flavor, f.chips])) },

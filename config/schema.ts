@@ -13,6 +13,7 @@ import { imageReferenceProblem } from '../jobs/image-ref';
 import { MACHINE_SHAPES } from '../jobs/machines';
 import { RUN_ID_PATTERN } from '../jobs/names';
 import { DEFAULT_STALL_ALERT_MINUTES } from '../jobs/notifications';
+import { ARGO_NAMESPACE, RELEASE_NAMESPACES } from '../jobs/argo';
 import { DEFAULT_RUN_ID, MAX_QUEUE_MINUTES, MAX_STEP_TIMEOUT_MINUTES } from '../jobs/pipeline';
 import {
   BUCKET_ACCESS_LEVELS,
@@ -33,6 +34,7 @@ export { CAPACITY_TYPES } from '../jobs/capacity';
 const CLUSTER_NAME = /^[a-z]([-a-z0-9]*[a-z0-9])?$/;
 /** Namespaces Kubernetes creates for itself (system components, public bootstrap data, node heartbeats). */
 export const RESERVED_NAMESPACES = ['kube-system', 'kube-public', 'kube-node-lease'] as const;
+
 const REGION = /^[a-z]+-[a-z]+[0-9]+$/;
 const IPV4_CIDR = /^(\d{1,3})\.(\d{1,3})\.(\d{1,3})\.(\d{1,3})\/(\d{1,2})$/;
 
@@ -299,6 +301,9 @@ export const configSchema = z
       .refine((ns) => !(RESERVED_NAMESPACES as readonly string[]).includes(ns), {
         message: `is reserved for Kubernetes itself (${RESERVED_NAMESPACES.join(', ')}): use a namespace of your own, such as default`,
       })
+      .refine((ns) => !(RELEASE_NAMESPACES as readonly string[]).includes(ns), {
+        message: `is the controllers' own (${RELEASE_NAMESPACES.join(', ')}; ${ARGO_NAMESPACE} enforces Pod Security restricted, which the TPU steps' host network breaks): use a namespace of your own, such as default`,
+      })
       .default('default'),
     /** Terraform state bucket; when set every stack uses a GCS backend with its own prefix (STATE_BUCKET). */
     stateBucket: z.string().optional(),
@@ -360,6 +365,22 @@ export const configSchema = z
       .object({
         jobsetVersion: z.string().regex(/^\d+\.\d+\.\d+$/, 'must be a chart version such as 0.12.0 (no leading v)').default('0.12.0'),
         kueueVersion: z.string().regex(/^\d+\.\d+\.\d+$/, 'must be a chart version such as 0.19.2 (no leading v)').default('0.19.2'),
+        /**
+         * Google accounts (the CI plan identity) that may read the controllers' Helm release Secrets, so their plans
+         * see the releases (jobs/argo.ts RELEASE_NAMESPACES). @default [] (none)
+         */
+        releaseReaders: z
+          .array(
+            z
+              .string()
+              .max(254)
+              .refine(
+                (a) => z.string().email().safeParse(a).success,
+                (a) => ({ message: `must be a Google account email such as plan@my-project.iam.gserviceaccount.com, got '${a}'` }),
+              ),
+          )
+          .max(8, 'at most 8 accounts')
+          .default([]),
       })
       .strict()
       .default({}),

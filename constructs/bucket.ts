@@ -2,6 +2,7 @@ import type { ProjectIamCustomRole } from '@cdktf/provider-google/lib/project-ia
 import { StorageBucket } from '@cdktf/provider-google/lib/storage-bucket';
 import { StorageBucketIamMember } from '@cdktf/provider-google/lib/storage-bucket-iam-member';
 import { Construct } from 'constructs';
+import { REHEARSAL_RECORD_SUFFIX } from '../jobs/rehearsal-record';
 import { BUCKET_OBJECT_PERMISSIONS, BucketAccess, bucketObjectsRoleId, DEFAULT_BUCKET_ACCESS, DEFAULT_SCRATCH_EXPIRY_DAYS, DEFAULT_SOFT_DELETE_DAYS, isValidSoftDeleteDays } from '../jobs/platform';
 
 export interface TrainingBucketProps {
@@ -31,6 +32,29 @@ export interface TrainingBucketProps {
    * which roles/storage.objectAdmin alone lacks (a misleading "bucket not found"). @default - none
    */
   readonly hostNetworkWriter?: string;
+  /**
+   * Member that writes the rehearsal verdict records (the verdict writer's GSA): roles/storage.objectUser on this
+   * bucket under an IAM condition that admits only objects named `*<REHEARSAL_RECORD_SUFFIX>` (verdictRecordCondition).
+   * @default - none
+   */
+  readonly verdictWriter?: string;
+}
+
+/**
+ * The IAM condition of the verdict writer's grant: objects of this bucket whose name ends in the record suffix.
+ * Cloud Storage evaluates object-level conditions on `resource.name` =
+ * `projects/_/buckets/<bucket>/objects/<object>` (Cloud Storage "IAM Conditions"; the client-library sample
+ * storage-add-bucket-conditional-iam-binding sets a `resource.name.startsWith(...)` condition), with uniform
+ * bucket-level access on, as this bucket has. The records sit beside each export (`<model>/hf-trained/<run>/<key>.rehearsal.json`:
+ * jobs/rehearsal-record.ts rehearsalRecordPath), one per model, so the suffix, not one prefix, is what names them all;
+ * bucket-level calls (list) do not match an object name and are refused.
+ */
+export function verdictRecordCondition(bucket: string): { title: string; description: string; expression: string } {
+  return {
+    title: 'rehearsal-records-only',
+    description: `Only objects named *${REHEARSAL_RECORD_SUFFIX} in ${bucket}`,
+    expression: `resource.name.startsWith(${JSON.stringify(`projects/_/buckets/${bucket}/objects/`)}) && resource.name.endsWith(${JSON.stringify(REHEARSAL_RECORD_SUFFIX)})`,
+  };
 }
 
 /**
@@ -80,6 +104,15 @@ export class TrainingBucket extends Construct {
     new StorageBucketIamMember(this, 'writer', { bucket: this.bucket.name, role, member: props.writer });
     if (props.hostNetworkWriter) {
       new StorageBucketIamMember(this, 'host-network-writer', { bucket: this.bucket.name, role, member: props.hostNetworkWriter });
+    }
+    if (props.verdictWriter) {
+      // objectUser: create, and delete for the overwrite of a re-run's record (an overwrite needs storage.objects.delete).
+      new StorageBucketIamMember(this, 'verdict-writer', {
+        bucket: this.bucket.name,
+        role: 'roles/storage.objectUser',
+        member: props.verdictWriter,
+        condition: verdictRecordCondition(props.name),
+      });
     }
   }
 

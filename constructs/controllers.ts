@@ -3,7 +3,10 @@ import { Release } from '@cdktf/provider-helm/lib/release';
 import { AssetType, ITerraformDependable, TerraformAsset } from 'cdktf';
 import { Construct } from 'constructs';
 import { KUEUE_WEBHOOK_PORT, kueueChartValues } from '../jobs/kueue';
-import { ARGO_RELEASE, ARGO_WORKFLOWS, argoChartValues, ArgoValuesOptions } from '../jobs/argo';
+import { ARGO_NAMESPACE, ARGO_NAMESPACE_LABELS, ARGO_RELEASE, RELEASE_NAMESPACES, ARGO_WORKFLOWS, argoChartValues, ArgoValuesOptions } from '../jobs/argo';
+import { NamespaceV1 } from '@cdktf/provider-kubernetes/lib/namespace-v1';
+import { RoleBindingV1 } from '@cdktf/provider-kubernetes/lib/role-binding-v1';
+import { RoleV1 } from '@cdktf/provider-kubernetes/lib/role-v1';
 
 /**
  * Ports the API server calls on the controllers' pods: the JobSet webhook (charts/jobset/templates/controller/
@@ -13,6 +16,11 @@ import { ARGO_RELEASE, ARGO_WORKFLOWS, argoChartValues, ArgoValuesOptions } from
  * without this rule no JobSet (and no Job) could be created.
  */
 export const CONTROLLER_PORTS: readonly number[] = [...new Set([9443, KUEUE_WEBHOOK_PORT, 8082])];
+
+/** Where this construct's Helm releases (and their Secrets) live: jobs/argo.ts RELEASE_NAMESPACES. */
+export { RELEASE_NAMESPACES };
+/** Name of the Role (and binding) that lets releaseReaders read the release Secrets of a namespace. */
+export const RELEASE_READER_ROLE = 'helm-release-reader';
 
 /** Where the controllers' charts are published (OCI, no `helm repo add` needed). */
 export const JOBSET_CHART_REPOSITORY = 'oci://registry.k8s.io/jobset/charts';
@@ -29,8 +37,18 @@ export interface ControllersProps {
   readonly queueObjects: readonly Record<string, unknown>[];
   /** Values of the Kueue chart. @default kueueChartValues() (jobs/kueue.ts: the manager configuration with only the JobSet integration) */
   readonly kueueValues?: Record<string, unknown>;
-  /** Where Argo Workflows runs: the pipelines' namespace (the release's, the only one it watches) and the system pool. */
+  /** Where Argo Workflows runs: the pipelines' namespace (the only one it manages; the release is in ARGO_NAMESPACE) and the system pool. */
   readonly workflows: ArgoValuesOptions;
+  /**
+   * Cluster-scoped admission objects rendered by the local chart in a release of their own (`jobset-admission` in
+   * kueue-system): the JobSet ValidatingAdmissionPolicy and binding (jobs/admission.ts). @default - none
+   */
+  readonly admissionObjects?: readonly Record<string, unknown>[];
+  /**
+   * Google accounts (the CI plan identity, by email) that may `get,list` Secrets in each namespace that holds one of
+   * these releases (RELEASE_NAMESPACES), where Helm keeps each release. @default - none
+   */
+  readonly releaseReaders?: readonly string[];
   /** What must exist before any release installs (the node pools the controllers run on). @default - nothing */
   readonly dependsOn?: ITerraformDependable[];
   /** Helm timeout per release, seconds. @default 900 */
@@ -50,7 +68,8 @@ export interface ControllersProps {
 
 /**
  * JobSet and Kueue from their upstream OCI Helm charts, then the Kueue queue objects from a local chart, and Argo
- * Workflows (the engine that runs each pipeline's Workflow) from argo-helm, namespaced to the pipelines' namespace.
+ * Workflows (the engine that runs each pipeline's Workflow) from argo-helm, in its own namespace (ARGO_NAMESPACE, Pod
+ * Security `restricted`), managing the pipelines' namespace only.
  * helm_release needs no CRD at plan time, unlike kubernetes_manifest, so all of this plans in the same
  * apply that creates the cluster. The local chart travels with the synthesized stack as a TerraformAsset,
  * so its path resolves wherever Terraform runs.
@@ -59,8 +78,16 @@ export class Controllers extends Construct {
   public readonly jobset: Release;
   public readonly kueue: Release;
   public readonly queues: Release;
-  /** Argo Workflows: the controller (and its UI, ClusterIP only) in the pipelines' namespace (jobs/argo.ts). */
+  /** Argo Workflows: the controller (and its UI, ClusterIP only) in ARGO_NAMESPACE, managing the pipelines' namespace (jobs/argo.ts). */
   public readonly workflows: Release;
+  /** The JobSet admission policy's release (when admissionObjects are given). */
+  public readonly admission?: Release;
+  /** Per RELEASE_NAMESPACES entry, the releaseReaders' Role and binding (none without readers). */
+  public readonly releaseReaderRoles: RoleV1[] = [];
+  /** ARGO_NAMESPACE, Pod Security `restricted`. */
+  public readonly argoNamespace: NamespaceV1;
+  /** The pipelines' namespace, unless it is `default` (which every cluster has). */
+  public readonly pipelinesNamespace?: NamespaceV1;
   /** Lets the control plane reach the webhooks on the nodes. */
   public readonly webhookFirewall: ComputeFirewall;
 
@@ -112,18 +139,68 @@ export class Controllers extends Construct {
       // The queue objects are validated by Kueue's webhooks: install them after Kueue is ready.
       dependsOn: [this.kueue],
     });
+    this.argoNamespace = new NamespaceV1(this, 'argo-namespace', {
+      metadata: { name: ARGO_NAMESPACE, labels: { ...ARGO_NAMESPACE_LABELS } },
+      dependsOn: props.dependsOn,
+    });
+    // The pipelines' namespace was created by the Argo release when it lived there (createNamespace); now by infra.
+    this.pipelinesNamespace =
+      props.workflows.namespace === 'default'
+        ? undefined
+        : new NamespaceV1(this, 'pipelines-namespace', { metadata: { name: props.workflows.namespace }, dependsOn: props.dependsOn });
     this.workflows = new Release(this, 'argo-workflows', {
       name: ARGO_RELEASE,
       repository: ARGO_WORKFLOWS.chartRepository,
       chart: ARGO_WORKFLOWS.chart,
       version: ARGO_WORKFLOWS.chartVersion,
-      namespace: props.workflows.namespace,
-      createNamespace: true,
+      namespace: ARGO_NAMESPACE,
+      createNamespace: false,
       wait: true,
       timeout,
       values: [JSON.stringify(argoChartValues(props.workflows))],
-      // Its Workflows create JobSets: the JobSet CRD and Kueue's webhooks come first.
-      dependsOn: [this.kueue],
+      // Its Workflows create JobSets: the JobSet CRD and Kueue's webhooks come first; its RBAC goes into the pipelines' namespace.
+      dependsOn: [this.kueue, this.argoNamespace, ...(this.pipelinesNamespace ? [this.pipelinesNamespace] : [])],
     });
+    if (props.admissionObjects) {
+      this.admission = new Release(this, 'jobset-admission', {
+        name: 'jobset-admission',
+        chart: chart.path,
+        namespace: 'kueue-system',
+        wait: true,
+        timeout,
+        values: [JSON.stringify({ objects: props.admissionObjects })],
+        // Before the first Workflow can create a JobSet: installed with the engine.
+        dependsOn: [this.kueue],
+      });
+    }
+    this.releaseReaders(props.releaseReaders ?? []);
+  }
+
+  /**
+   * Lets the plan identity see the releases: hashicorp/helm v3.1.1 reads a release through Helm's storage driver
+   * (helm/resource_helm_release.go getRelease l.1864-1885: action.Get; helm v3.18.4's Secrets driver `Query` lists the
+   * namespace's Secrets with the label selector name=<release>,owner=helm), and a refused read (403) is not an error
+   * to it: resourceReleaseExists returns false with the error in diagnostics (l.1847-1857) and Read then drops the
+   * release from state without reporting them (l.1018-1022), so every plan would show a create. A label selector cannot
+   * narrow RBAC: `list` on Secrets returns every Secret of the namespace, which is why no release lives in the
+   * pipelines' namespace (docs/ci.md "CI identities" says what each namespace's Secrets are). GKE maps a Google
+   * account to the Kubernetes user named by its email.
+   */
+  private releaseReaders(readers: readonly string[]): void {
+    if (readers.length === 0) return;
+    const created: Record<(typeof RELEASE_NAMESPACES)[number], ITerraformDependable> = { 'jobset-system': this.jobset, 'kueue-system': this.kueue, [ARGO_NAMESPACE]: this.argoNamespace };
+    for (const namespace of RELEASE_NAMESPACES) {
+      const role = new RoleV1(this, `release-reader-${namespace}`, {
+        metadata: { name: RELEASE_READER_ROLE, namespace },
+        rule: [{ apiGroups: [''], resources: ['secrets'], verbs: ['get', 'list'] }],
+        dependsOn: [created[namespace]],
+      });
+      new RoleBindingV1(this, `release-reader-${namespace}-binding`, {
+        metadata: { name: RELEASE_READER_ROLE, namespace },
+        roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'Role', name: role.metadata.name },
+        subject: readers.map((name) => ({ kind: 'User', name, apiGroup: 'rbac.authorization.k8s.io' })),
+      });
+      this.releaseReaderRoles.push(role);
+    }
   }
 }

@@ -13,6 +13,8 @@ export interface HfTokenSecretProps {
   readonly location: string;
   /** Member that reads the token (the workload GSA): gets secretAccessor on this secret only. */
   readonly reader: string;
+  /** The verdict writer's GSA, which mounts the token to redact it: secretAccessor on this secret only (`verdict-reader`). @default - none */
+  readonly verdictReader?: string;
 }
 
 /**
@@ -36,6 +38,9 @@ export class HfTokenSecret extends Construct {
       role: 'roles/secretmanager.secretAccessor',
       member: props.reader,
     });
+    if (props.verdictReader) {
+      new SecretManagerSecretIamMember(this, 'verdict-reader', { secretId: this.secret.id, role: 'roles/secretmanager.secretAccessor', member: props.verdictReader });
+    }
   }
 }
 

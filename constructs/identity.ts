@@ -36,8 +36,9 @@ export interface IdentityProps {
  * KSA needs the API server. Both are created with those dependencies (props, not assignments afterwards).
  *
  * Beside it, a second KSA `<cluster>-workloads-verdict` (jobs/platform.ts verdictKsaNameOf) that a rehearsal's verdict
- * writer runs as (jobs/rehearsal-record.ts verdictWriter), bound by Workload Identity to the same workload GSA (it writes
- * `<export>.rehearsal.json` to the bucket and mounts the HF token, which it redacts, as the steps do), and the only
+ * writer runs as (jobs/rehearsal-record.ts verdictWriter), bound by Workload Identity to its own GSA `<cluster>-gke-vw-sa`
+ * (verdictServiceAccount), which may write only the bucket's `*.rehearsal.json` objects (TrainingBucket
+ * `verdictWriter`, an IAM condition) and read the HF token it mounts to redact it (HfTokenSecret `verdictReader`), and the only
  * subject of a Role `<verdict ksa>-pod-logs` in the same namespace: `get,list` on pods and `get` on pods/log
  * (jobs/rehearsal-record.ts VERDICT_WRITER_RBAC_RULES), what the writer needs to put the failed step's last log lines
  * into its record. Nothing else: no secrets, no other namespace, no write. The pipeline steps (users' reward code
@@ -55,7 +56,7 @@ export interface WorkloadBindingProps {
 export interface WorkloadBindings {
   readonly workloadIdentityBinding: ServiceAccountIamMember;
   readonly kubernetesServiceAccount: ServiceAccountV1;
-  /** The verdict writer's KSA and its Workload Identity binding (to the workload GSA). */
+  /** The verdict writer's KSA and its Workload Identity binding (to the verdict GSA, `<cluster>-gke-vw-sa`). */
   readonly verdictIdentityBinding: ServiceAccountIamMember;
   readonly verdictServiceAccount: ServiceAccountV1;
   /** The verdict writer's pod and log reads in its namespace, and their binding to its KSA alone. */
@@ -71,6 +72,8 @@ export function podLogsRoleName(serviceAccountName: string): string {
 export class Identity extends Construct {
   public readonly nodeServiceAccount: ServiceAccount;
   public readonly workloadServiceAccount: ServiceAccount;
+  /** The verdict writer's GSA `<cluster>-gke-vw-sa`: no project role; the bucket and the secret grant it their part. */
+  public readonly verdictServiceAccount: ServiceAccount;
   private readonly platform: Platform;
   private bindings?: WorkloadBindings;
 
@@ -93,6 +96,10 @@ export class Identity extends Construct {
       accountId: platform.workloadGsaId,
       displayName: `Post-training workloads on ${platform.clusterName}`,
     });
+    this.verdictServiceAccount = new ServiceAccount(this, 'verdict-sa', {
+      accountId: platform.verdictGsaId,
+      displayName: `Rehearsal verdict writer on ${platform.clusterName}`,
+    });
   }
 
   /**
@@ -105,27 +112,27 @@ export class Identity extends Construct {
     if (this.bindings) throw new Error(`${this.node.path}: bindWorkloads was already called`);
     const platform = this.platform;
     this.bindings = {
-      workloadIdentityBinding: this.actsAsWorkloadGsa('cluster-workload-identity', platform.serviceAccountName, props.cluster),
-      kubernetesServiceAccount: this.workloadKsa('cluster-ksa', platform.serviceAccountName, props.nodePool),
+      workloadIdentityBinding: this.actsAs(this.workloadServiceAccount, 'cluster-workload-identity', platform.serviceAccountName, props.cluster),
+      kubernetesServiceAccount: this.ksaActingAs(this.workloadServiceAccount, 'cluster-ksa', platform.serviceAccountName, props.nodePool),
       ...this.verdictWriter(props),
     };
     return this.bindings;
   }
 
-  /** Lets the KSA `name` of the pipelines' namespace act as the workload GSA (Workload Identity), once the cluster exists. */
-  private actsAsWorkloadGsa(id: string, name: string, cluster: ITerraformDependable): ServiceAccountIamMember {
+  /** Lets the KSA `name` of the pipelines' namespace act as `gsa` (Workload Identity), once the cluster exists. */
+  private actsAs(gsa: ServiceAccount, id: string, name: string, cluster: ITerraformDependable): ServiceAccountIamMember {
     return new ServiceAccountIamMember(this, id, {
-      serviceAccountId: this.workloadServiceAccount.name,
+      serviceAccountId: gsa.name,
       role: 'roles/iam.workloadIdentityUser',
       member: workloadIdentityMember(this.platform.project, this.platform.namespace, name),
       dependsOn: [cluster],
     });
   }
 
-  /** A KSA in the pipelines' namespace that acts as the workload GSA (Workload Identity annotation), after a node pool. */
-  private workloadKsa(id: string, name: string, nodePool: ITerraformDependable): ServiceAccountV1 {
+  /** A KSA in the pipelines' namespace that acts as `gsa` (Workload Identity annotation), after a node pool. */
+  private ksaActingAs(gsa: ServiceAccount, id: string, name: string, nodePool: ITerraformDependable): ServiceAccountV1 {
     return new ServiceAccountV1(this, id, {
-      metadata: { name, namespace: this.platform.namespace, annotations: { 'iam.gke.io/gcp-service-account': this.workloadServiceAccount.email } },
+      metadata: { name, namespace: this.platform.namespace, annotations: { 'iam.gke.io/gcp-service-account': gsa.email } },
       dependsOn: [nodePool],
     });
   }
@@ -137,8 +144,8 @@ export class Identity extends Construct {
    */
   private verdictWriter(props: WorkloadBindingProps): Pick<WorkloadBindings, 'verdictIdentityBinding' | 'verdictServiceAccount' | 'podLogsRole' | 'podLogsBinding'> {
     const { namespace, verdictServiceAccountName } = this.platform;
-    const verdictIdentityBinding = this.actsAsWorkloadGsa('cluster-verdict-workload-identity', verdictServiceAccountName, props.cluster);
-    const verdictServiceAccount = this.workloadKsa('cluster-verdict-ksa', verdictServiceAccountName, props.nodePool);
+    const verdictIdentityBinding = this.actsAs(this.verdictServiceAccount, 'cluster-verdict-workload-identity', verdictServiceAccountName, props.cluster);
+    const verdictServiceAccount = this.ksaActingAs(this.verdictServiceAccount, 'cluster-verdict-ksa', verdictServiceAccountName, props.nodePool);
     const name = podLogsRoleName(verdictServiceAccountName);
     const podLogsRole = new RoleV1(this, 'cluster-verdict-pod-logs', {
       metadata: { name, namespace },

@@ -9,7 +9,7 @@
  * one API call: an interrupt lands before it (nothing in the cluster) or after it (the Workflow runs and is in state).
  * Where the run stands is `npm run status` (the stack's `status_command` output).
  *
- * The Workflow's name carries the pipeline's chained spec hash, so a changed spec is a new name, which
+ * The Workflow's name carries a hash of its whole spec (jobs/argo.ts workflowName), so a changed spec is a new name, which
  * kubernetes_manifest plans as a replacement (delete, then create); an unchanged pipeline plans nothing. The Workflow's
  * `foregroundDeletion` finalizer makes the delete end only once the JobSets it owns are gone (the JobSets carry its
  * controller ownerReference, `setOwnerReference`).

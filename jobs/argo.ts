@@ -34,6 +34,7 @@
 import type { Pipeline, PipelineStep } from './pipeline';
 import { verdictExitHandler, VERDICT_TEMPLATES } from './rehearsal-record';
 import { LOST_HOST, LOST_HOST_BUDGET_MESSAGE, LOST_HOST_SCRIPT } from './lost-host';
+import { sha256Of } from './spec-key';
 
 /** The pinned engine: Argo Workflows, its images, its CRDs and the Helm chart that installs it. */
 export const ARGO_WORKFLOWS = {
@@ -43,7 +44,7 @@ export const ARGO_WORKFLOWS = {
   chartRepository: 'https://argoproj.github.io/argo-helm',
   chart: 'argo-workflows',
   /**
-   * argoproj/argo-helm argo-workflows-1.0.18 (af0a9310; appVersion v4.0.6), the newest chart whose values were read:
+   * argoproj/argo-helm argo-workflows-1.0.18 (4f4cc4f9; appVersion v4.0.6), the newest chart whose values were read:
    * `images.tag` runs v4.1.2 with it and `crds.upgradeJob.crdBaseURL` installs v4.1.2's own full CRDs (the CRD the
    * Workflow is validated against). Charts 1.1.x/2.0.x (v4.1.0/v4.1.1) exist, their values were not available.
    */
@@ -80,34 +81,154 @@ export const WORKFLOW_RBAC_RULES: readonly Record<string, readonly string[]>[] =
   { apiGroups: ['argoproj.io'], resources: ['workflows/finalizers'], verbs: ['update'] },
 ];
 
-/** Where the controller and its UI run and how the step pods are sized (the system pool, never a TPU pool). */
+/**
+ * The namespace of Argo Workflows' own components: the controller, argo-server and the chart's CRD Job, and the Helm
+ * release (its Secrets). Pod Security `restricted` (ARGO_NAMESPACE_LABELS). The Workflows, their step pods and their
+ * service account stay in the pipelines' namespace, which the controller manages (`--managed-namespace`).
+ */
+export const ARGO_NAMESPACE = 'argo';
+/**
+ * The namespaces infra's Helm releases live in (constructs/controllers.ts: jobset, kueue and its queues and the JobSet
+ * admission policy, Argo Workflows), and so where Helm keeps their release Secrets: never the pipelines' namespace
+ * (config refuses it there).
+ */
+export const RELEASE_NAMESPACES = ['jobset-system', 'kueue-system', ARGO_NAMESPACE] as const;
+/**
+ * Pod Security Admission labels of ARGO_NAMESPACE: `restricted` enforced (and warned, audited) at the cluster's own
+ * version (no `-version` label: the API server's). Every pod the chart makes there meets it with argoChartValues'
+ * security contexts (__tests__/jobs/argo-pod-security.test.ts).
+ */
+export const ARGO_NAMESPACE_LABELS = {
+  'pod-security.kubernetes.io/enforce': 'restricted',
+  'pod-security.kubernetes.io/warn': 'restricted',
+  'pod-security.kubernetes.io/audit': 'restricted',
+} as const;
+
+/** The service accounts the chart makes in ARGO_NAMESPACE (argo-helm 1.0.18 _helpers.tpl: `<fullname>-workflow-controller`, `<fullname>-server`). */
+export const ARGO_CONTROLLER_SERVICE_ACCOUNT = `${ARGO_RELEASE}-workflow-controller`;
+export const ARGO_SERVER_SERVICE_ACCOUNT = `${ARGO_RELEASE}-server`;
+
+/**
+ * What the controller may do in the pipelines' namespace (a Role there, bound to its service account in
+ * ARGO_NAMESPACE): the workflow-facing rules of the chart's own controller Role (argo-helm argo-workflows-1.0.18
+ * templates/controller/workflow-controller-cluster-roles.yaml l.24-118), without its secrets and leases rules
+ * (those stay in the chart's Role in ARGO_NAMESPACE, where its leader-election Lease and ConfigMap live).
+ */
+export const CONTROLLER_MANAGED_RBAC_RULES: readonly Record<string, readonly string[]>[] = [
+  { apiGroups: [''], resources: ['pods'], verbs: ['create', 'get', 'list', 'watch', 'update', 'patch', 'delete'] },
+  { apiGroups: [''], resources: ['pods/exec'], verbs: ['create'] },
+  { apiGroups: [''], resources: ['configmaps'], verbs: ['get', 'watch', 'list'] },
+  { apiGroups: [''], resources: ['persistentvolumeclaims', 'persistentvolumeclaims/finalizers'], verbs: ['create', 'update', 'delete', 'get'] },
+  {
+    apiGroups: ['argoproj.io'],
+    resources: ['workflows', 'workflows/finalizers', 'workflowtasksets', 'workflowtasksets/finalizers', 'workflowtasksets/status', 'workflowartifactgctasks'],
+    verbs: ['get', 'list', 'watch', 'update', 'patch', 'delete', 'create'],
+  },
+  { apiGroups: ['argoproj.io'], resources: ['workflowtemplates', 'workflowtemplates/finalizers'], verbs: ['get', 'list', 'watch'] },
+  { apiGroups: ['argoproj.io'], resources: ['workflowtaskresults', 'workflowtaskresults/finalizers'], verbs: ['list', 'watch', 'deletecollection'] },
+  { apiGroups: ['argoproj.io'], resources: ['cronworkflows', 'cronworkflows/finalizers'], verbs: ['get', 'list', 'watch', 'update', 'patch', 'delete'] },
+  { apiGroups: [''], resources: ['events'], verbs: ['create', 'patch'] },
+  { apiGroups: [''], resources: ['serviceaccounts'], verbs: ['get', 'list'] },
+  { apiGroups: ['policy'], resources: ['poddisruptionbudgets'], verbs: ['create', 'get', 'delete'] },
+];
+
+/**
+ * argo-server's own Role in ARGO_NAMESPACE (the chart's, `server.rbac.create`, is off): its ConfigMap, events and its
+ * namespace's pods and logs. No Secret at all (the chart's Role reads every Secret of its namespace, for SSO, which is
+ * off) and no Workflow write: with `authModes: [client]` every call on the pipelines' Workflows is made with the user's
+ * own token (argo-workflows v4.1.2, its argo-server-auth-mode page under docs), so argo-server has no Role in the pipelines' namespace.
+ */
+export const SERVER_RBAC_RULES: readonly Record<string, readonly string[]>[] = [
+  { apiGroups: [''], resources: ['configmaps', 'events'], verbs: ['get', 'watch', 'list'] },
+  { apiGroups: [''], resources: ['events'], verbs: ['create', 'patch'] },
+];
+
+/** Where the controller and its UI run and which namespace it manages. */
 export interface ArgoValuesOptions {
-  /** The pipelines' namespace: the release lives there and the controller watches only it. */
+  /** The pipelines' namespace: the only one the controller manages; the Workflows, step pods and their service account live there. */
   readonly namespace: string;
   /** Name of the system node pool. */
   readonly systemPool: string;
 }
 
+/** A restricted pod securityContext (Pod Security Standards `restricted`: runAsNonRoot, seccomp RuntimeDefault). */
+export const RESTRICTED_POD_SECURITY = { runAsNonRoot: true, seccompProfile: { type: 'RuntimeDefault' } } as const;
+/** A restricted container securityContext (no privilege escalation, every capability dropped, non-root, seccomp). */
+export const RESTRICTED_CONTAINER_SECURITY = {
+  runAsNonRoot: true,
+  allowPrivilegeEscalation: false,
+  capabilities: { drop: ['ALL'] },
+  seccompProfile: { type: 'RuntimeDefault' },
+} as const;
+
+const rules = (rs: readonly Record<string, readonly string[]>[]) => rs.map((r) => ({ apiGroups: [...r.apiGroups], resources: [...r.resources], verbs: [...r.verbs] }));
+
 /**
- * Values of the argo-workflows chart (names read at argo-helm argo-workflows-1.0.18 charts/argo-workflows/values.yaml):
- * `singleNamespace` (Roles, `--namespaced`), argo-server as a ClusterIP Service only (reached by port-forward with
- * the user's own token: authModes client), no cluster-scoped templates or aggregate roles, the step pods sized so
- * they are not BestEffort (a lost step pod costs a retry).
+ * The objects the release renders outside ARGO_NAMESPACE (chart `extraObjects`, argo-helm 1.0.18
+ * templates/extra-manifests.yaml), in the pipelines' namespace: the step pods' service account and Role
+ * (WORKFLOW_RBAC_RULES plus the executor's workflowtaskresults create/patch, as the chart's workflow Role has), and
+ * the controller's Role there (CONTROLLER_MANAGED_RBAC_RULES), each with its RoleBinding; and argo-server's own Role
+ * in ARGO_NAMESPACE (SERVER_RBAC_RULES). One release, so an upgrade from the release that lived in the pipelines'
+ * namespace removes the old objects (helm uninstall) before it makes these under the same names.
+ */
+export function argoExtraObjects(o: ArgoValuesOptions): Record<string, unknown>[] {
+  const ns = o.namespace;
+  const role = (name: string, namespace: string, rs: readonly Record<string, readonly string[]>[]) => ({ apiVersion: 'rbac.authorization.k8s.io/v1', kind: 'Role', metadata: { name, namespace }, rules: rules(rs) });
+  const binding = (name: string, namespace: string, sa: { name: string; namespace: string }) => ({
+    apiVersion: 'rbac.authorization.k8s.io/v1',
+    kind: 'RoleBinding',
+    metadata: { name, namespace },
+    roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'Role', name },
+    subjects: [{ kind: 'ServiceAccount', ...sa }],
+  });
+  const workflowRole = `${ARGO_RELEASE}-workflow`;
+  const controllerRole = `${ARGO_RELEASE}-workflow-controller`;
+  const serverRole = `${ARGO_RELEASE}-server`;
+  return [
+    { apiVersion: 'v1', kind: 'ServiceAccount', metadata: { name: WORKFLOW_SERVICE_ACCOUNT, namespace: ns } },
+    role(workflowRole, ns, [{ apiGroups: ['argoproj.io'], resources: ['workflowtaskresults'], verbs: ['create', 'patch'] }, ...WORKFLOW_RBAC_RULES]),
+    binding(workflowRole, ns, { name: WORKFLOW_SERVICE_ACCOUNT, namespace: ns }),
+    role(controllerRole, ns, CONTROLLER_MANAGED_RBAC_RULES),
+    binding(controllerRole, ns, { name: ARGO_CONTROLLER_SERVICE_ACCOUNT, namespace: ARGO_NAMESPACE }),
+    role(serverRole, ARGO_NAMESPACE, SERVER_RBAC_RULES),
+    binding(serverRole, ARGO_NAMESPACE, { name: ARGO_SERVER_SERVICE_ACCOUNT, namespace: ARGO_NAMESPACE }),
+  ];
+}
+
+/**
+ * Values of the argo-workflows chart (names read at argo-helm argo-workflows-1.0.18 charts/argo-workflows/values.yaml),
+ * released into ARGO_NAMESPACE: `singleNamespace` (Roles, `--namespaced`) plus `--managed-namespace <pipelines'
+ * namespace>` for the controller and argo-server (argo-workflows v4.1.2, its managed-namespace page under docs; the chart does not
+ * template it: `extraArgs`), the workflow service account and RBAC in the pipelines' namespace (argoExtraObjects; the
+ * chart would make them in its own), argo-server as a ClusterIP Service only (reached by port-forward with the user's
+ * own token: authModes client) with its narrowed Role, no cluster-scoped templates or aggregate roles, `restricted`
+ * security contexts on every pod the chart makes (the controller's and server's lack seccomp by default, values.yaml
+ * l.176, 219-226, 588, 593-599; the CRD Job's pod context is empty, l.38), the step pods sized so they are not
+ * BestEffort (a lost step pod costs a retry).
  */
 export function argoChartValues(o: ArgoValuesOptions): Record<string, unknown> {
   const onSystem = { [NODE_POOL_LABEL]: o.systemPool };
+  const managed = ['--managed-namespace', o.namespace];
   return {
     images: { tag: ARGO_WORKFLOWS.appVersion },
-    crds: { install: true, keep: true, full: true, upgradeJob: { crdBaseURL: ARGO_WORKFLOWS.crdBaseUrl, nodeSelector: onSystem } },
+    crds: {
+      install: true,
+      keep: true,
+      full: true,
+      upgradeJob: { crdBaseURL: ARGO_WORKFLOWS.crdBaseUrl, nodeSelector: onSystem, podSecurityContext: RESTRICTED_POD_SECURITY, securityContext: { ...RESTRICTED_CONTAINER_SECURITY, readOnlyRootFilesystem: true, runAsUser: 65532, runAsGroup: 65532 } },
+    },
     singleNamespace: true,
     createAggregateRoles: false,
     workflow: {
-      serviceAccount: { create: true, name: WORKFLOW_SERVICE_ACCOUNT },
-      rbac: { create: true, rules: WORKFLOW_RBAC_RULES },
+      serviceAccount: { create: false, name: WORKFLOW_SERVICE_ACCOUNT },
+      rbac: { create: false },
     },
     controller: {
       nodeSelector: onSystem,
+      extraArgs: managed,
       clusterWorkflowTemplates: { enabled: false },
+      podSecurityContext: RESTRICTED_POD_SECURITY,
+      securityContext: { ...RESTRICTED_CONTAINER_SECURITY, readOnlyRootFilesystem: true },
     },
     executor: {
       resources: { requests: { cpu: '50m', memory: '64Mi' }, limits: { memory: '256Mi' } },
@@ -117,29 +238,41 @@ export function argoChartValues(o: ArgoValuesOptions): Record<string, unknown> {
       enabled: true,
       serviceType: 'ClusterIP',
       authModes: ['client'],
+      extraArgs: managed,
       nodeSelector: onSystem,
       clusterWorkflowTemplates: { enabled: false },
+      rbac: { create: false },
+      podSecurityContext: RESTRICTED_POD_SECURITY,
+      securityContext: { ...RESTRICTED_CONTAINER_SECURITY, readOnlyRootFilesystem: false },
     },
+    extraObjects: argoExtraObjects(o),
   };
 }
 
-/** The command that opens the engine's UI on localhost (npm run workflows-ui prints it). */
-export function argoUiCommand(namespace: string): string {
-  return `kubectl -n ${namespace} port-forward svc/${ARGO_SERVER.service} ${ARGO_SERVER.port}:${ARGO_SERVER.port}`;
+/** The command that opens the engine's UI on localhost (npm run workflows-ui prints it): argo-server lives in ARGO_NAMESPACE. */
+export function argoUiCommand(): string {
+  return `kubectl -n ${ARGO_NAMESPACE} port-forward svc/${ARGO_SERVER.service} ${ARGO_SERVER.port}:${ARGO_SERVER.port}`;
 }
 
-/** Characters of the pipeline's spec hash in the Workflow's name. */
+/** Characters of the Workflow spec's hash in the Workflow's name. */
 export const WORKFLOW_HASH_LENGTH = 10;
 /** Longest Workflow name: it is the value of the label `workflows.argoproj.io/workflow` on every step pod. */
 export const MAX_WORKFLOW_NAME = 63;
 
 /**
- * `<pipeline>-<runId>-<hash>`, hash = the last step's chained spec hash: an unchanged pipeline keeps its Workflow
- * (Terraform plans nothing), a changed spec names a new one (Terraform replaces it).
+ * `<pipeline>-<runId>-<hash>`, hash = sha256 of the Workflow's whole `spec` (canonical JSON, jobs/spec-key.ts): the
+ * JobSets, the step windows (`queueMinutes` goes into each wait's pod deadline and retry `maxDuration`), the Workflow's
+ * own deadline, the service account, the exit handler. An unchanged pipeline keeps its Workflow (Terraform plans
+ * nothing); any change of what the run does names a new Workflow (Terraform replaces it: a new run), never an in-place
+ * update of the live object, which Argo v4.1.2 would act on mid-run or ignore once finished (__tests__/models/
+ * argo-live-update.ts says what it does with each).
  */
-export function workflowName(pipeline: Pick<Pipeline, 'name' | 'runId' | 'steps'>): string {
-  const last = pipeline.steps[pipeline.steps.length - 1];
-  return `${pipeline.name}-${pipeline.runId}-${last.specHash.slice(0, WORKFLOW_HASH_LENGTH)}`;
+export function workflowName(pipeline: Pipeline, o: WorkflowOptions): string {
+  return nameOf(pipeline, workflowSpec(pipeline, o));
+}
+
+function nameOf(pipeline: Pick<Pipeline, 'name' | 'runId'>, spec: Record<string, unknown>): string {
+  return `${pipeline.name}-${pipeline.runId}-${sha256Of(spec).slice(0, WORKFLOW_HASH_LENGTH)}`;
 }
 
 /** The DAG task names of a step: the create, the wait and (flex-start steps only) the lost-host watcher. */
@@ -284,7 +417,8 @@ export interface WorkflowOptions {
  * wait until its JobSets are gone, so a new Workflow never finds the old run's JobSet under the same name.
  */
 export function pipelineWorkflow(pipeline: Pipeline, o: WorkflowOptions): Record<string, unknown> {
-  const name = workflowName(pipeline);
+  const spec = workflowSpec(pipeline, o);
+  const name = nameOf(pipeline, spec);
   const problems: string[] = [];
   if (name.length > MAX_WORKFLOW_NAME) {
     problems.push(`Workflow name '${name}' is ${name.length} characters, over the ${MAX_WORKFLOW_NAME} a label value allows: shorten the pipeline name or runId`);
@@ -292,21 +426,26 @@ export function pipelineWorkflow(pipeline: Pipeline, o: WorkflowOptions): Record
   const tags = substitutedTags(pipeline.steps);
   if (tags.length > 0) problems.push(`the workflow engine would substitute these tags inside the JobSets, change them: ${tags.join('; ')}`);
   if (problems.length > 0) throw new Error(`pipeline ${pipeline.name}: ${problems.join('; ')}`);
-  // A rehearsal writes its verdict record from an exit handler (jobs/rehearsal-record.ts); other pipelines have none.
-  const exit = pipeline.verdictWriter ? verdictExitHandler(pipeline.verdictWriter) : undefined;
   return {
     apiVersion: 'argoproj.io/v1alpha1',
     kind: 'Workflow',
     metadata: { name, namespace: pipeline.namespace, labels: { ...pipeline.labels }, finalizers: ['foregroundDeletion'] },
-    spec: {
-      entrypoint: 'pipeline',
-      activeDeadlineSeconds: workflowDeadlineSeconds(pipeline.steps),
-      serviceAccountName: WORKFLOW_SERVICE_ACCOUNT,
-      nodeSelector: { [NODE_POOL_LABEL]: o.systemPool },
-      podGC: { strategy: 'OnPodSuccess' },
-      ...(exit ? { onExit: exit.onExit } : {}),
-      templates: [{ name: 'pipeline', dag: { tasks: dagTasks(pipeline.steps) } }, ...pipeline.steps.flatMap((s) => stepTemplates(s, pipeline.recipe.imagePins?.[LOST_HOST.image] ?? LOST_HOST.image)), ...(exit?.templates ?? [])],
-    },
+    spec,
+  };
+}
+
+/** The Workflow's spec: everything the run does (its name hashes all of it: workflowName). */
+function workflowSpec(pipeline: Pipeline, o: WorkflowOptions): Record<string, unknown> {
+  // A rehearsal writes its verdict record from an exit handler (jobs/rehearsal-record.ts); other pipelines have none.
+  const exit = pipeline.verdictWriter ? verdictExitHandler(pipeline.verdictWriter) : undefined;
+  return {
+    entrypoint: 'pipeline',
+    activeDeadlineSeconds: workflowDeadlineSeconds(pipeline.steps),
+    serviceAccountName: WORKFLOW_SERVICE_ACCOUNT,
+    nodeSelector: { [NODE_POOL_LABEL]: o.systemPool },
+    podGC: { strategy: 'OnPodSuccess' },
+    ...(exit ? { onExit: exit.onExit } : {}),
+    templates: [{ name: 'pipeline', dag: { tasks: dagTasks(pipeline.steps) } }, ...pipeline.steps.flatMap((s) => stepTemplates(s, pipeline.recipe.imagePins?.[LOST_HOST.image] ?? LOST_HOST.image)), ...(exit?.templates ?? [])],
   };
 }
 

@@ -51,6 +51,8 @@ export interface ControllerSettings {
   readonly kueueVersion: string;
   /** Absolute path of charts/kueue-queues. */
   readonly queuesChartPath: string;
+  /** Google accounts that may read the controllers' Helm release Secrets (the CI plan identity). */
+  readonly releaseReaders: readonly string[];
 }
 
 /** The Kueue objects the queues chart renders and the TPU quota they grant (jobs/kueue.ts), derived from the platform. */

@@ -46,7 +46,7 @@ export interface Platform {
   readonly serviceAccountName: string;
   /**
    * Kubernetes service account a rehearsal's verdict writer runs as, `<cluster>-workloads-verdict` (verdictKsaNameOf):
-   * the only one that may read the namespace's pods and logs; Workload Identity -> workloadGsaEmail, as the steps.
+   * the only one that may read the namespace's pods and logs; Workload Identity -> verdictGsaEmail (its own).
    */
   readonly verdictServiceAccountName: string;
   /** Google service account ids (the part before `@`) and emails. */
@@ -54,6 +54,12 @@ export interface Platform {
   readonly nodeGsaEmail: string;
   readonly workloadGsaId: string;
   readonly workloadGsaEmail: string;
+  /**
+   * The verdict writer's Google service account `<cluster>-gke-vw-sa` (its KSA verdictServiceAccountName acts as it):
+   * write on the bucket's `*.rehearsal.json` objects only and the HF token, nothing the steps' account has beyond that.
+   */
+  readonly verdictGsaId: string;
+  readonly verdictGsaEmail: string;
   /** Secret Manager secret that holds the Hugging Face token (created empty by `infra`): `<cluster>-hf-token` (hfTokenSecretIdOf). */
   readonly hfTokenSecretId: string;
   /** The `gcloud secrets versions add` command that stores the token in it (jobs/secrets.ts secretCommand). */
@@ -140,6 +146,7 @@ export function workloadIdentityMember(project: string, namespace: string, ksa: 
 export function derivePlatform(input: PlatformInput): Platform {
   const nodeGsaId = accountIdOf(`${input.clusterName}-gke-np-sa`);
   const workloadGsaId = accountIdOf(`${input.clusterName}-gke-wl-sa`);
+  const verdictGsaId = accountIdOf(`${input.clusterName}-gke-vw-sa`);
   const email = (id: string) => `${id}@${input.project}.iam.gserviceaccount.com`;
   return {
     project: input.project,
@@ -159,6 +166,8 @@ export function derivePlatform(input: PlatformInput): Platform {
     nodeGsaEmail: email(nodeGsaId),
     workloadGsaId,
     workloadGsaEmail: email(workloadGsaId),
+    verdictGsaId,
+    verdictGsaEmail: email(verdictGsaId),
     hfTokenSecretId: hfTokenSecretIdOf(input.clusterName),
     hfTokenSecretCommand: secretCommand(input.project, hfTokenSecretIdOf(input.clusterName)),
     localQueue: 'user-queue',

@@ -348,7 +348,8 @@ export const VERDICT_ENV = { WORKFLOW_STATUS: '{{workflow.status}}', WORKFLOW_FA
 
 /**
  * The verdict writer of a built rehearsal: one pod on the CPU pool, as its own KSA (Platform.verdictServiceAccountName:
- * Workload Identity to the workload GSA, so it writes to the bucket and mounts the HF token as the steps do; the only
+ * Workload Identity to its own GSA `<cluster>-gke-vw-sa`, which may write only the bucket's `*.rehearsal.json` objects
+ * and read the HF token it mounts to redact it: constructs/bucket.ts verdictRecordCondition; the only
  * KSA bound to VERDICT_WRITER_RBAC_RULES, to read the failed step's pods and log), in the pipeline's queue, with the
  * MaxText image (python3 and gcsfs, which the steps' run records use), no restart.
  */

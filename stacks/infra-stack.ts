@@ -17,6 +17,7 @@ import { TpuSlicePool } from '../constructs/tpu-slice-pool';
 import type { Deployment } from '../jobs/deployment';
 import { clusterVersionFloor, minMasterVersionOf } from '../jobs/tpu';
 import { SYSTEM_POOL_NAME } from '../jobs/platform';
+import { jobSetAdmissionObjects } from '../jobs/admission';
 import { useBackend } from './backend';
 import { ProjectStack } from './project-stack';
 
@@ -119,6 +120,7 @@ export class InfraStack extends ProjectStack {
       location: platform.region,
       writer: identity.workloadServiceAccount.member,
       hostNetworkWriter: nodeServiceAccount.member,
+      verdictWriter: identity.verdictServiceAccount.member,
       scratchPrefix: platform.pathwaysScratchPrefix,
       scratchExpiryDays: bucketSettings.scratchExpiryDays,
       forceDestroy: bucketSettings.forceDestroy,
@@ -129,6 +131,7 @@ export class InfraStack extends ProjectStack {
       secretId: platform.hfTokenSecretId,
       location: platform.region,
       reader: identity.workloadServiceAccount.member,
+      verdictReader: identity.verdictServiceAccount.member,
     });
     // The secret, the KSA and their bindings of the version before per-cluster identities: forgotten, never destroyed.
     this.addOverride('removed', LEGACY_FORGOTTEN_ADDRESSES.map((from) => ({ from, lifecycle: { destroy: false } })));
@@ -139,6 +142,8 @@ export class InfraStack extends ProjectStack {
       queuesChartPath: controllers.queuesChartPath,
       queueObjects: props.queues.objects,
       workflows: { namespace: platform.namespace, systemPool: SYSTEM_POOL_NAME },
+      admissionObjects: jobSetAdmissionObjects(platform),
+      releaseReaders: controllers.releaseReaders,
       dependsOn: [systemPool.pool, cpuPool.pool],
       webhookAccess: {
         namePrefix: platform.clusterName,

@@ -16,7 +16,7 @@ import { KubernetesProvider } from '@cdktf/provider-kubernetes/lib/provider';
 import { Manifest } from '@cdktf/provider-kubernetes/lib/manifest';
 import { escapeTemplates, PipelineWorkflow } from '../constructs/pipeline-workflow';
 import { LEGACY_LOGICAL_IDS, LegacyStepWaits } from '../constructs/legacy-step-waits';
-import { argoUiCommand, pipelineWorkflow, workflowName } from '../jobs/argo';
+import { argoUiCommand, pipelineWorkflow } from '../jobs/argo';
 import { SYSTEM_POOL_NAME } from '../jobs/platform';
 import { PipelinePreflight, PlaceholderGuard, PlaceholderRef } from '../constructs/preflight';
 import type * as RehearsalCheckModule from '../constructs/rehearsal-check';
@@ -96,8 +96,9 @@ export class PipelineStack extends ProjectStack {
     if (props.record) new Manifest(this, 'record', { manifest: escapeTemplates(recordConfigMap(props.record, pipeline.labels)) });
     // The reward file (and any other file the recipe ships), mounted read-only by the training pods.
     const files = pipeline.filesConfigMap ? [new Manifest(this, 'files', { manifest: pipeline.filesConfigMap })] : [];
+    const workflow = pipelineWorkflow(pipeline, { systemPool: SYSTEM_POOL_NAME });
     this.workflow = new PipelineWorkflow(this, 'workflow', {
-      workflow: pipelineWorkflow(pipeline, { systemPool: SYSTEM_POOL_NAME }),
+      workflow,
       dependsOn: [spc, ...files],
     });
     // A pipeline deployed with the per-step waits of earlier versions: forget those resources, delete nothing. Every
@@ -120,9 +121,9 @@ export class PipelineStack extends ProjectStack {
     if (pipeline.maxtextDifference !== undefined) {
       new TerraformOutput(this, TUTORIAL_MAXTEXT_OUTPUT, { value: pipeline.maxtextDifference });
     }
-    new TerraformOutput(this, 'workflow_name', { value: `${pipeline.namespace}/${workflowName(pipeline)}` });
+    new TerraformOutput(this, 'workflow_name', { value: `${pipeline.namespace}/${(workflow.metadata as { name: string }).name}` });
     new TerraformOutput(this, 'status_command', { value: `npm run status -- ${pipeline.name}` });
-    new TerraformOutput(this, 'workflows_ui_command', { value: argoUiCommand(pipeline.namespace) });
+    new TerraformOutput(this, 'workflows_ui_command', { value: argoUiCommand() });
     for (const step of pipeline.steps) {
       new TerraformOutput(this, outputId(step.name, 'jobset'), { value: step.jobSetName });
       new TerraformOutput(this, outputId(step.name, 'logs'), { value: step.logsCommand });

@@ -732,7 +732,7 @@ function workflowsUi(io: Io): number {
   io.stdout.write(
     `The Argo Workflows UI of the pipelines (namespace ${platform.namespace}) is not exposed; open it on localhost:\n` +
       `  ${credentialsCommand}\n` +
-      `  ${argoUiCommand(platform.namespace)}\n` +
+      `  ${argoUiCommand()}\n` +
       `then browse http://localhost:${ARGO_SERVER.port} (chart value server.secure false: plain HTTP inside the tunnel) and paste as the token: Bearer $(gcloud auth print-access-token)\n`,
   );
   return 0;

@@ -45,7 +45,7 @@ describe('config defaults (example file, no env)', () => {
     });
     expect(loaded.config.cpuPool).toEqual({ machineType: 'n4-highmem-64', maxNodes: 4 });
     expect(loaded.config.bucketSettings).toEqual({ forceDestroy: false, access: 'admin', scratchExpiryDays: 7, softDeleteDays: 0 });
-    expect(loaded.config.controllers).toEqual({ jobsetVersion: '0.12.0', kueueVersion: '0.19.2' });
+    expect(loaded.config.controllers).toEqual({ jobsetVersion: '0.12.0', kueueVersion: '0.19.2', releaseReaders: [] });
     expect(loaded.config.releaseChannel).toBe('REGULAR');
   });
 });
@@ -343,4 +343,30 @@ describe('bucketSettings.softDeleteDays', () => {
     expect(message).toContain('bucketSettings.softDeleteDays');
     expect(message).toContain('bucketSettings.softDeleteDays: must be 0 (soft delete off) or a whole number of days from 7 to 90, got 5');
   });
+});
+
+describe('controllers.releaseReaders (the plan identity\'s read of the release Secrets)', () => {
+  test('default: none; set: the accounts reach the Controllers construct', () => {
+    expect(loadConfig({ env: {} }).config.controllers.releaseReaders).toEqual([]);
+    const file = configFile((c) => {
+      c.controllers = { releaseReaders: ['plan@my-tpu-project.iam.gserviceaccount.com'] };
+    });
+    expect(loadConfig({ env: {}, file }).config.controllers.releaseReaders).toEqual(['plan@my-tpu-project.iam.gserviceaccount.com']);
+  });
+
+  test('an address that is no email: exit naming the key and the value', () => {
+    const file = configFile((c) => {
+      c.controllers = { releaseReaders: ['not an email'] };
+    });
+    expect(errorOf(() => loadConfig({ env: {}, file }))).toContain("controllers.releaseReaders.0: must be a Google account email such as plan@my-project.iam.gserviceaccount.com, got 'not an email'");
+  });
+});
+
+test.each(['argo', 'kueue-system', 'jobset-system'])('namespace %s (a controllers\' own) is refused, naming the key and the reason', (ns) => {
+  const file = configFile((c) => {
+    c.namespace = ns;
+  });
+  expect(errorOf(() => loadConfig({ env: {}, file }))).toContain(
+    "namespace: is the controllers' own (jobset-system, kueue-system, argo; argo enforces Pod Security restricted, which the TPU steps' host network breaks): use a namespace of your own, such as default",
+  );
 });

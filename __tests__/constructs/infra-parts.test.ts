@@ -162,36 +162,98 @@ describe('Controllers', () => {
     );
     expect(one(out, 'helm_release').timeout).toBe(300);
   });
-  test('Argo Workflows: the pinned chart from argo-helm in the pipelines\' namespace, after Kueue, namespaced, on the system pool, UI ClusterIP only', () => {
+  test('Argo Workflows: the pinned chart from argo-helm in its own restricted namespace, managing the pipelines\' namespace, after Kueue, on the system pool, UI ClusterIP only', () => {
     const out = JSON.parse(Testing.synthScope((s) => new Controllers(s, 'c', { jobsetVersion: '0.12.0', kueueVersion: '0.19.2', queuesChartPath: chart, queueObjects: [], webhookAccess, workflows })));
     const argo = Object.values(out.resource.helm_release).find((r: any) => r.name === 'argo-workflows') as any;
+    const namespaces = Object.values(out.resource.kubernetes_namespace_v1) as any[];
+    expect(namespaces.map((n) => n.metadata)).toEqual([
+      { name: 'argo', labels: { 'pod-security.kubernetes.io/enforce': 'restricted', 'pod-security.kubernetes.io/warn': 'restricted', 'pod-security.kubernetes.io/audit': 'restricted' } },
+      { name: 'pipelines' },
+    ]);
     expect(argo).toMatchObject({
       repository: 'https://argoproj.github.io/argo-helm',
       chart: 'argo-workflows',
       version: '1.0.18',
-      namespace: 'pipelines',
-      create_namespace: true,
-      depends_on: [expect.stringContaining('helm_release.c_kueue')],
+      namespace: 'argo',
+      create_namespace: false,
     });
+    expect(argo.depends_on).toEqual([
+      expect.stringContaining('helm_release.c_kueue'),
+      expect.stringContaining('kubernetes_namespace_v1.c_argo-namespace'),
+      expect.stringContaining('kubernetes_namespace_v1.c_pipelines-namespace'),
+    ]);
     const values = JSON.parse(argo.values[0]);
     expect(values).toMatchObject({
       images: { tag: 'v4.1.2' },
       singleNamespace: true,
       createAggregateRoles: false,
       crds: { full: true, upgradeJob: { crdBaseURL: 'https://raw.githubusercontent.com/argoproj/argo-workflows/v4.1.2/manifests/base/crds/full' } },
-      controller: { nodeSelector: { 'cloud.google.com/gke-nodepool': 'system' }, clusterWorkflowTemplates: { enabled: false } },
-      server: { serviceType: 'ClusterIP', authModes: ['client'], nodeSelector: { 'cloud.google.com/gke-nodepool': 'system' } },
-      workflow: { serviceAccount: { create: true, name: 'argo-workflow' } },
+      controller: { nodeSelector: { 'cloud.google.com/gke-nodepool': 'system' }, clusterWorkflowTemplates: { enabled: false }, extraArgs: ['--managed-namespace', 'pipelines'] },
+      server: { serviceType: 'ClusterIP', authModes: ['client'], nodeSelector: { 'cloud.google.com/gke-nodepool': 'system' }, extraArgs: ['--managed-namespace', 'pipelines'], rbac: { create: false } },
+      workflow: { serviceAccount: { create: false }, rbac: { create: false } },
     });
+    const extra = values.extraObjects as any[];
+    const where = (kind: string, name: string) => extra.filter((o) => o.kind === kind && o.metadata.name === name).map((o) => o.metadata.namespace);
+    expect(where('ServiceAccount', 'argo-workflow')).toEqual(['pipelines']);
     // The step pods may create, read and (the lost-host watcher, out of budget) delete JobSets, never change one; the
     // watcher also reads and patches the Kueue Workloads (spec.active, its count) and lists pods (jobs/lost-host.ts).
-    expect(values.workflow.rbac.rules).toEqual([
-      { apiGroups: ['jobset.x-k8s.io'], resources: ['jobsets'], verbs: ['create', 'get', 'delete'] },
-      { apiGroups: ['kueue.x-k8s.io'], resources: ['workloads'], verbs: ['get', 'list', 'patch'] },
-      { apiGroups: [''], resources: ['pods'], verbs: ['list'] },
-      { apiGroups: ['argoproj.io'], resources: ['workflows/finalizers'], verbs: ['update'] },
-    ]);
+    const workflowRole = extra.find((o) => o.kind === 'Role' && o.metadata.name === 'argo-workflows-workflow');
+    expect(workflowRole).toEqual({
+      apiVersion: 'rbac.authorization.k8s.io/v1',
+      kind: 'Role',
+      metadata: { name: 'argo-workflows-workflow', namespace: 'pipelines' },
+      rules: [
+        { apiGroups: ['argoproj.io'], resources: ['workflowtaskresults'], verbs: ['create', 'patch'] },
+        { apiGroups: ['jobset.x-k8s.io'], resources: ['jobsets'], verbs: ['create', 'get', 'delete'] },
+        { apiGroups: ['kueue.x-k8s.io'], resources: ['workloads'], verbs: ['get', 'list', 'patch'] },
+        { apiGroups: [''], resources: ['pods'], verbs: ['list'] },
+        { apiGroups: ['argoproj.io'], resources: ['workflows/finalizers'], verbs: ['update'] },
+      ],
+    });
+    // The controller's Role in the pipelines' namespace, bound to its account in 'argo'; no Role of either reads a Secret.
+    expect(extra.find((o) => o.kind === 'RoleBinding' && o.metadata.name === 'argo-workflows-workflow-controller')).toMatchObject({
+      metadata: { namespace: 'pipelines' },
+      subjects: [{ kind: 'ServiceAccount', name: 'argo-workflows-workflow-controller', namespace: 'argo' }],
+    });
+    expect(where('Role', 'argo-workflows-server')).toEqual(['argo']);
+    for (const role of extra.filter((o) => o.kind === 'Role')) {
+      expect({ role: role.metadata.name, secrets: role.rules.filter((r: any) => r.resources.includes('secrets')) }).toEqual({ role: role.metadata.name, secrets: [] });
+    }
     expect(values.server.ingress).toBeUndefined();
+  });
+  test('the JobSet admission policy goes in as its own release of the local chart, in kueue-system, after Kueue', () => {
+    const objects = [{ kind: 'ValidatingAdmissionPolicy', metadata: { name: 'p' } }];
+    const out = JSON.parse(Testing.synthScope((s) => new Controllers(s, 'c', { jobsetVersion: '0.12.0', kueueVersion: '0.19.2', queuesChartPath: chart, queueObjects: [], webhookAccess, workflows, admissionObjects: objects })));
+    const r = Object.values(out.resource.helm_release as Record<string, any>).find((x) => x.name === 'jobset-admission');
+    expect(r).toMatchObject({ namespace: 'kueue-system', depends_on: [expect.stringContaining('helm_release.c_kueue')] });
+    expect(JSON.parse(r.values[0])).toEqual({ objects });
+  });
+  test('releaseReaders: get,list on Secrets in each release namespace (jobset-system, kueue-system, argo), after it exists, bound to the accounts as Users; none by default', () => {
+    const synth = (releaseReaders?: string[]) =>
+      JSON.parse(Testing.synthScope((s) => new Controllers(s, 'c', { jobsetVersion: '0.12.0', kueueVersion: '0.19.2', queuesChartPath: chart, queueObjects: [], webhookAccess, workflows, releaseReaders })));
+    expect(synth().resource.kubernetes_role_v1).toBeUndefined();
+    expect(synth([]).resource.kubernetes_role_binding_v1).toBeUndefined();
+    const out = synth(['plan@p.iam.gserviceaccount.com']);
+    const roles = Object.values(out.resource.kubernetes_role_v1) as any[];
+    expect(roles.map((r) => [r.metadata.namespace, r.rule, r.depends_on]).sort()).toEqual([
+      ['argo', [{ api_groups: [''], resources: ['secrets'], verbs: ['get', 'list'] }], [expect.stringContaining('kubernetes_namespace_v1.c_argo-namespace')]],
+      ['jobset-system', [{ api_groups: [''], resources: ['secrets'], verbs: ['get', 'list'] }], [expect.stringContaining('helm_release.c_jobset')]],
+      ['kueue-system', [{ api_groups: [''], resources: ['secrets'], verbs: ['get', 'list'] }], [expect.stringContaining('helm_release.c_kueue')]],
+    ]);
+    const bindings = Object.values(out.resource.kubernetes_role_binding_v1) as any[];
+    expect(bindings.map((b) => [b.metadata, b.subject]).sort((a, b) => (a[0].namespace < b[0].namespace ? -1 : 1))).toEqual(
+      ['argo', 'jobset-system', 'kueue-system'].map((namespace) => [
+        { name: 'helm-release-reader', namespace },
+        [{ kind: 'User', name: 'plan@p.iam.gserviceaccount.com', api_group: 'rbac.authorization.k8s.io' }],
+      ]),
+    );
+    // Every release of the construct lives in one of those namespaces, none in the pipelines' namespace.
+    const releases = Object.values(out.resource.helm_release) as any[];
+    expect([...new Set(releases.map((r) => r.namespace))].sort()).toEqual(['argo', 'jobset-system', 'kueue-system']);
+  });
+  test('the pipelines\' namespace `default` is not created (every cluster has it)', () => {
+    const out = JSON.parse(Testing.synthScope((s) => new Controllers(s, 'c', { jobsetVersion: '0.12.0', kueueVersion: '0.19.2', queuesChartPath: chart, queueObjects: [], webhookAccess, workflows: { ...workflows, namespace: 'default' } })));
+    expect((Object.values(out.resource.kubernetes_namespace_v1) as any[]).map((n) => n.metadata.name)).toEqual(['argo']);
   });
   test('the control plane may reach the webhooks (9443) and the Kueue visibility API (8082) on the nodes, from its range only', () => {
     const out = JSON.parse(Testing.synthScope((s) => new Controllers(s, 'c', { jobsetVersion: '0.12.0', kueueVersion: '0.19.2', queuesChartPath: chart, queueObjects: [], webhookAccess, workflows })));

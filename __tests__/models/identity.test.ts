@@ -105,9 +105,25 @@ describe.each(CONFIGS)('pods act as an identity whose grants cover their step (%
 
   test('the model tells the roles apart: objectAdmin alone cannot get the bucket; the objects setting binds its custom role', () => {
     expect(ROLE_PERMISSIONS['roles/storage.objectAdmin']).not.toContain('storage.buckets.get');
-    const roles = [...new Set(bucketGrants.map((g) => g.role))];
+    const roles = [...new Set(bucketGrants.filter((g) => !g.condition).map((g) => g.role))];
     expect(roles).toEqual([name === 'objects access' ? expect.stringMatching(/^\$\{google_project_iam_custom_role\./) : 'roles/storage.admin']);
     const hostNetworkPods = synth.jobSets.flatMap((js) => podSets(js.manifest)).filter((ps) => ps.pod.hostNetwork);
     expect(hostNetworkPods.length).toBeGreaterThan(0);
+  });
+
+  test('the verdict writer acts as its own GSA: on the bucket only the *.rehearsal.json objects (an IAM condition), and the token; the steps\' GSA is not it', () => {
+    const ksas = Object.values(res.kubernetes_service_account_v1 as Record<string, Obj>).map((k) => k.metadata);
+    const verdictKsa = ksas.find((k) => k.name.endsWith('-workloads-verdict'))!;
+    const verdictGsa = gsaRef(verdictKsa.annotations['iam.gke.io/gcp-service-account'])!;
+    expect(verdictGsa).not.toBe(gsaRef(ksa.annotations['iam.gke.io/gcp-service-account']));
+    expect(wiBindings.filter((b) => b.member.endsWith(`/${verdictKsa.name}]`)).map((b) => gsaRef(b.service_account_id))).toEqual([verdictGsa]);
+    const grants = bucketGrants.filter((g) => gsaRef(g.member) === verdictGsa);
+    expect(grants).toEqual([
+      expect.objectContaining({
+        role: 'roles/storage.objectUser',
+        condition: expect.objectContaining({ expression: expect.stringMatching(/^resource\.name\.startsWith\("projects\/_\/buckets\/[^/]+\/objects\/"\) && resource\.name\.endsWith\("\.rehearsal\.json"\)$/) }),
+      }),
+    ]);
+    expect(secretGrants.filter((g) => gsaRef(g.member) === verdictGsa).map((g) => g.role)).toEqual(['roles/secretmanager.secretAccessor']);
   });
 });

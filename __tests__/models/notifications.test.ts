@@ -9,6 +9,7 @@ import { jobSet, pipelines, rlLine, sftLine, workloadName } from '../../bench/fa
 import { JOBSET_POD_LABELS } from '../../jobs/jobset';
 import { trainStartMinutes } from '../../jobs/notifications';
 import { workflowName } from '../../jobs/argo';
+import { SYSTEM_POOL_NAME } from '../../jobs/platform';
 import { resources, synthStack, WITH_SINGLE_HOST } from '../util';
 
 // ---- upstream reasons (the facts under test) ---------------------------------------------------------------------
@@ -178,7 +179,7 @@ function workflowEvent(name: string, reason: string, message: string, ns = names
   };
 }
 
-test.each(pipelines.map((p) => [workflowName(p), p] as const))('Workflow %s: WorkflowFailed and WorkflowTimedOut mail once, naming pipeline, Workflow and message; its other events do not', (name, p) => {
+test.each(pipelines.map((p) => [workflowName(p, { systemPool: SYSTEM_POOL_NAME }), p] as const))('Workflow %s: WorkflowFailed and WorkflowTimedOut mail once, naming pipeline, Workflow and message; its other events do not', (name, p) => {
   const message = `child '${name}.train-wait' failed`;
   for (const reason of ARGO_REASONS) {
     const entry = workflowEvent(name, reason, message);

@@ -174,9 +174,20 @@ describe('infra stack: identities and access', () => {
     }
   });
 
-  test('storage.admin on the bucket only, to the workload service account and to the node account (host-network pods)', () => {
+  test('storage.admin on the bucket only, to the workload service account and to the node account (host-network pods); the verdict writer objectUser on *.rehearsal.json only', () => {
     expect(Object.values(resources(synth, 'google_storage_bucket_iam_member'))).toEqual([
       expect.objectContaining({ role: 'roles/storage.admin', member: expect.stringMatching(/identity_node-sa_\w+\.member/) }),
+      {
+        bucket: expect.stringMatching(/^\$\{google_storage_bucket\.bucket_\w+\.name\}$/),
+        role: 'roles/storage.objectUser',
+        member: expect.stringMatching(/identity_verdict-sa_\w+\.member/),
+        condition: {
+          title: 'rehearsal-records-only',
+          description: 'Only objects named *.rehearsal.json in my-tpu-project-post-training',
+          expression: 'resource.name.startsWith("projects/_/buckets/my-tpu-project-post-training/objects/") && resource.name.endsWith(".rehearsal.json")',
+        },
+        depends_on: ['google_project_service.api-storage'],
+      },
       expect.objectContaining({ role: 'roles/storage.admin', member: expect.stringMatching(/identity_workload-sa_\w+\.member/) }),
     ]);
   });
@@ -192,6 +203,7 @@ describe('infra stack: identities and access', () => {
     const grants = Object.entries(resources(synth, 'google_storage_bucket_iam_member'));
     expect(grants.map(([id, g]) => [id.replace(/_[0-9A-F]{8}$/, ''), g.role, /identity_(\w+)-sa/.exec(g.member)![1]]).sort()).toEqual([
       ['bucket_host-network-writer', expect.stringMatching(/^\$\{google_project_iam_custom_role\.bucket_objects-role_\w+\.name\}$/), 'node'],
+      ['bucket_verdict-writer', 'roles/storage.objectUser', 'verdict'],
       ['bucket_writer', expect.stringMatching(/^\$\{google_project_iam_custom_role\.bucket_objects-role_\w+\.name\}$/), 'workload'],
     ]);
     expect(resources(synthStack('infra'), 'google_project_iam_custom_role')).toEqual({});
@@ -205,15 +217,17 @@ describe('infra stack: identities and access', () => {
     expect(long).toHaveLength(64);
   });
 
-  test('secretAccessor is granted on the token secret only', () => {
+  test('secretAccessor is granted on the token secret only, to the steps\' and the verdict writer\'s GSAs', () => {
     expect(Object.values(resources(synth, 'google_secret_manager_secret_iam_member'))).toEqual([
       expect.objectContaining({ role: 'roles/secretmanager.secretAccessor', member: expect.stringMatching(/identity_workload-sa/) }),
+      expect.objectContaining({ role: 'roles/secretmanager.secretAccessor', member: expect.stringMatching(/identity_verdict-sa/) }),
     ]);
   });
 
   test('service account ids derive from the cluster name', () => {
     expect(Object.values(resources(synth, 'google_service_account')).map((s) => s.account_id).sort()).toEqual([
       'tpu-post-train-gke-np-sa',
+      'tpu-post-train-gke-vw-sa',
       'tpu-post-train-gke-wl-sa',
     ]);
   });
@@ -232,20 +246,20 @@ describe('infra stack: identities and access', () => {
     expect(ksa.metadata.annotations['iam.gke.io/gcp-service-account']).toMatch(/identity_workload-sa_\w+\.email/);
   });
 
-  test("the verdict writer's own KSA: annotated with the workload GSA and bound to it by Workload Identity, as the steps' KSA", () => {
+  test("the verdict writer's own KSA: annotated with its own GSA (<cluster>-gke-vw-sa) and bound to it by Workload Identity, not to the steps' GSA", () => {
     const bindings = Object.values(resources(synth, 'google_service_account_iam_member'));
     expect(bindings.map((b) => b.member).sort()).toEqual([
       'serviceAccount:my-tpu-project.svc.id.goog[default/tpu-post-train-workloads-verdict]',
       'serviceAccount:my-tpu-project.svc.id.goog[default/tpu-post-train-workloads]',
     ]);
     const verdict = bindings.find((b) => b.member.endsWith('/tpu-post-train-workloads-verdict]'));
-    expect(verdict).toMatchObject({ role: 'roles/iam.workloadIdentityUser', service_account_id: expect.stringMatching(/^\$\{google_service_account\.identity_workload-sa_\w+\.name\}$/) });
+    expect(verdict).toMatchObject({ role: 'roles/iam.workloadIdentityUser', service_account_id: expect.stringMatching(/^\$\{google_service_account\.identity_verdict-sa_\w+\.name\}$/) });
     expect(verdict.depends_on).toEqual([expect.stringMatching(/^google_container_cluster\./), 'google_project_service.api-iam']);
     const ksas = Object.values(resources(synth, 'kubernetes_service_account_v1'));
     expect(ksas.map((k) => k.metadata.name).sort()).toEqual(['tpu-post-train-workloads', 'tpu-post-train-workloads-verdict']);
     const ksa = ksas.find((k) => k.metadata.name === 'tpu-post-train-workloads-verdict');
     expect(ksa).toEqual({
-      metadata: { name: 'tpu-post-train-workloads-verdict', namespace: 'default', annotations: { 'iam.gke.io/gcp-service-account': expect.stringMatching(/^\$\{google_service_account\.identity_workload-sa_\w+\.email\}$/) } },
+      metadata: { name: 'tpu-post-train-workloads-verdict', namespace: 'default', annotations: { 'iam.gke.io/gcp-service-account': expect.stringMatching(/^\$\{google_service_account\.identity_verdict-sa_\w+\.email\}$/) } },
       depends_on: [expect.stringMatching(/^google_container_node_pool\./)],
     });
   });
