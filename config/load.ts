@@ -69,6 +69,12 @@ export const SERVE_ENV = 'SERVE';
  * synth, diff, destroy) sets it from the stack names it is given (scripts/cdktf.mjs), as SERVE does for serve stacks.
  */
 export const REHEARSE_ENV = 'REHEARSE';
+/**
+ * TEARDOWN=serve-rl-qwen3,infra names the stacks a destroy removes (`npm run destroy -- <stacks>` sets it,
+ * scripts/cdktf.mjs): each is synthesized for its teardown (stacks/teardown.ts), so a destroy never reads what may be
+ * gone (the export a serve stack reads, a reservation, a pipeline no longer in the config).
+ */
+export const TEARDOWN_ENV = 'TEARDOWN';
 /** The source of a rehearsal asked for by REHEARSE. */
 export const REHEARSE_SOURCE = `${REHEARSE_ENV} (env)`;
 /** The source of a serve stack turned on by SERVE. */
@@ -130,6 +136,7 @@ export function knownVariables(): readonly string[] {
       PIPELINES_ENV,
       SERVE_ENV,
       REHEARSE_ENV,
+      TEARDOWN_ENV,
       TPU_TYPE_ENV,
       TPU_VM_ENV,
       IDENTITY_FROM_ENV,
@@ -175,6 +182,8 @@ export interface LoadedConfig {
   readonly pipelinesSelected: boolean;
   /** The pipelines REHEARSE names, each synthesized as `rehearse-<name>` (jobs/rehearsal.ts). @default - none */
   readonly rehearse?: readonly string[];
+  /** The stacks TEARDOWN names: synthesized for their destroy (stacks/teardown.ts). @default - none */
+  readonly teardown?: readonly string[];
   /** Every leaf of the resolved config (an array is one value) -> where it came from (`sourceOf`). */
   readonly provenance: Readonly<Record<string, string>>;
   /** The config file and the variables this deployment was built from (`originOf`). */
@@ -314,6 +323,7 @@ export function loadConfig(options: LoadOptions = {}): LoadedConfig {
     placeholders,
     pipelinesSelected: layers.selection !== undefined,
     ...rehearseOf(given(REHEARSE_ENV)),
+    ...teardownOf(given(TEARDOWN_ENV)),
     provenance: provenanceOf(result.data, loadedBase),
     origin: originOf(file, fromConfigFileEnv, sources),
   };
@@ -610,6 +620,25 @@ export function misspelledVariables(env: Readonly<Record<string, string | undefi
 function rehearseOf(value: string | undefined): { rehearse?: string[] } {
   const names = [...new Set((value ?? '').split(',').map((s) => s.trim()).filter((s) => s !== ''))];
   return names.length > 0 ? { rehearse: names } : {};
+}
+
+/** TEARDOWN: the stack names it lists, each once (checked by `teardownProblems`). */
+function teardownOf(value: string | undefined): { teardown?: string[] } {
+  const names = [...new Set((value ?? '').split(',').map((s) => s.trim()).filter((s) => s !== ''))];
+  return names.length > 0 ? { teardown: names } : {};
+}
+
+/**
+ * What is wrong with a stack name a destroy was given: not a stack name at all, or a rehearsal of a serve stack (there
+ * is none). A name this config no longer builds is fine: its teardown stack destroys what its state key holds.
+ */
+export function teardownProblems(names: readonly string[]): string[] {
+  const source = `${TEARDOWN_ENV} (env)`;
+  return names.flatMap((name) => {
+    if (!/^[a-z0-9]([a-z0-9-]*[a-z0-9])?$/.test(name)) return [`${source}: '${escapeText(name)}' is not a stack name (infra, <pipeline>, serve-<pipeline>, rehearse-<pipeline>)`];
+    if (name.startsWith('rehearse-serve-')) return [`${source}: ${name} names the rehearsal of a serve stack: a serve stack has no training to rehearse (rehearse-${name.slice('rehearse-serve-'.length)})`];
+    return [];
+  });
 }
 
 /** SERVE: `serve.enabled` on for each named pipeline, a preset or an entry of the file; any other name is a problem. */

@@ -313,7 +313,7 @@ export const configSchema = z
       })
       .strict(),
     releaseChannel: z.enum(RELEASE_CHANNELS).default(DEFAULT_RELEASE_CHANNEL),
-    /** GKE deletion protection; set false (DELETION_PROTECTION=false) and deploy once before destroy. */
+    /** GKE deletion protection; `npm run destroy -- infra` lifts it (an apply of infra's teardown form) before it destroys. */
     deletionProtection: z.boolean().default(DEFAULT_DELETION_PROTECTION),
     /** Days from the first deploy during which GKE may not upgrade nodes or the minor version (0: no exclusion). @default 30 */
     upgradeExclusionDays: z.number().int().min(0).max(180).default(DEFAULT_UPGRADE_EXCLUSION_DAYS),

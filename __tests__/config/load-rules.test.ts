@@ -726,7 +726,7 @@ describe('the repository root and the variables the program knows', () => {
   test('knownVariables: every binding, the special variables and the tutorial variables noted as unread, each once', () => {
     const known = knownVariables();
     for (const b of ENV_BINDINGS) expect(known).toContain(b.env);
-    for (const name of ['PIPELINES', 'SERVE', 'REHEARSE', 'TPU_TYPE', 'TPU_NAME', 'IDENTITY_FROM', 'CONFIG_FILE', ...Object.keys(UNREAD_TUTORIAL_VARIABLES)]) {
+    for (const name of ['PIPELINES', 'SERVE', 'REHEARSE', 'TEARDOWN', 'TPU_TYPE', 'TPU_NAME', 'IDENTITY_FROM', 'CONFIG_FILE', ...Object.keys(UNREAD_TUTORIAL_VARIABLES)]) {
       expect(known).toContain(name);
     }
     expect(new Set(known).size).toBe(known.length);
