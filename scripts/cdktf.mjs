@@ -125,8 +125,8 @@ function main(argv) {
   for (const line of rehearsalLines(pipelines, outdir)) process.stdout.write(`${line}\n`);
   if (pipelines.length > 0) {
     process.stdout.write(`\nWaiting up to ${UNTIL_STARTED_SECONDS / 60} minutes for the first step of ${pipelines.join(', ')} to be admitted or queued (Ctrl-C stops only this wait):\n`);
-    spawnSync(process.execPath, untilStartedArgs(pipelines), { cwd: ROOT, env, stdio: 'inherit' });
-    process.stdout.write(`\nThe pipeline runs in the cluster; follow it with: ${followCommand(pipelines)}\n`);
+    const waited = spawnSync(process.execPath, untilStartedArgs(pipelines), { cwd: ROOT, env, stdio: 'inherit' });
+    process.stdout.write(`\n${afterWaitLine(waited.error || waited.signal ? undefined : waited.status, pipelines)}\n`);
   }
   return deployed;
 }
@@ -224,6 +224,21 @@ export function pipelineStacks(args) {
 /** The status command the deploy runs after the apply (node, the built status CLI, the pipelines, the bounded wait). */
 export function untilStartedArgs(pipelines) {
   return [path.join(ROOT, 'dist', 'status', 'cli.js'), 'status', ...pipelines, '--until-started', String(UNTIL_STARTED_SECONDS), '--interval', '15'];
+}
+
+/**
+ * The deploy's last line, from the exit status of `status --until-started` (status/cli.ts EXIT): only a first step
+ * admitted or queued (0, 3) says the pipeline runs; a failed one (1), a first step not started in time (5: e.g. the
+ * workflow engine never picked the Workflow up, which the status above says), an unreadable cluster (4) or a wait that
+ * did not end by itself (undefined: Ctrl-C) say so.
+ */
+export function afterWaitLine(status, pipelines) {
+  const follow = followCommand(pipelines);
+  if (status === 0 || status === 3) return `The pipeline runs in the cluster; follow it with: ${follow}`;
+  if (status === 1) return `A step has failed already (above); see it with: npm run status -- ${pipelines.join(' ')}`;
+  if (status === 5) return `Deployed, but not started within ${UNTIL_STARTED_SECONDS / 60} minutes (why: above); follow it with: ${follow}`;
+  if (status === 4) return `Deployed; the cluster could not be read to see it start (above); follow it with: ${follow}`;
+  return `Deployed; whether it started is not known; follow it with: ${follow}`;
 }
 
 /** What to run to follow the pipelines. */

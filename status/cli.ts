@@ -46,7 +46,8 @@ import { rehearsalBeforeApply, withRehearsalRecords } from './rehearsal';
 import { withDownloadedCommits } from './run-record';
 import { SERVE_LABEL, SERVE_STACK_PREFIX as SERVE_PREFIX, serveNames } from '../jobs/serve';
 
-export const EXIT = { completed: 0, failed: 1, usage: 2, inProgress: 3, unreachable: 4 } as const;
+/** notStarted: only `--until-started` whose time ran out before every named pipeline's first step was admitted or queued. */
+export const EXIT = { completed: 0, failed: 1, usage: 2, inProgress: 3, unreachable: 4, notStarted: 5 } as const;
 
 /** Seconds between polls of `--watch`. */
 export const DEFAULT_INTERVAL_SECONDS = 30;
@@ -82,7 +83,7 @@ cost at the review's price table against the review's estimate, the loss trend, 
   -w, --watch         redraw until every named pipeline completed or failed
   --until-started <s> poll until every named pipeline's first step is admitted or queued by Kueue (or further, or
                       failed), at most <s> seconds (1-3600); what \`npm run deploy\` runs after a pipeline's apply:
-                      exit 3 when the time ran out first
+                      exit 5 when the time ran out first
   --interval <s>      seconds between polls with --watch or --until-started (default ${DEFAULT_INTERVAL_SECONDS})
   --json              {"pipelines":[{"name","steps":[{"name","jobset","state","reason"?,"message"?,"progress"?,
                       "stall"?,"run"?}],"cost"?}]} (one document per line with --watch); run: chips, admittedAt, endedAt?,
@@ -636,7 +637,7 @@ async function status(argv: string[], io: Io): Promise<number> {
       if (statuses.every(firstStepStarted)) return exitCode(statuses);
       if (Date.now() + intervalSeconds * 1000 > deadline) {
         io.stdout.write(`not admitted or queued yet after ${untilStarted}s: ${statuses.filter((p) => !firstStepStarted(p)).map((p) => p.name).join(', ')}\n`);
-        return EXIT.inProgress;
+        return EXIT.notStarted;
       }
     } else if (!values.watch || statuses.every(isDone)) return exitCode(statuses);
     await sleep(intervalSeconds * 1000);

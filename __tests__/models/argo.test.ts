@@ -10,11 +10,11 @@
  */
 import { buildPipeline, Pipeline } from '../../jobs/pipeline';
 import { RECIPES } from '../../jobs/recipes';
-import { FINAL_WAIT_MESSAGES, pipelineWorkflow, STATE_CHECK_SECONDS, stepTasks, WAIT_RETRY_LIMIT } from '../../jobs/argo';
+import { CREATE_RETRY_LIMIT, FINAL_CREATE_MESSAGES, FINAL_WAIT_MESSAGES, pipelineWorkflow, STATE_CHECK_SECONDS, stepTasks, WAIT_RETRY_LIMIT } from '../../jobs/argo';
 import { LOST_HOST, LOST_HOST_BUDGET_MESSAGE } from '../../jobs/lost-host';
 import { DEACTIVATED_RETENTION_MINUTES, kueueManagerConfig } from '../../jobs/kueue';
 import { testPlatform } from '../jobs/fixtures';
-import { deleteWorkflow, evalExpression, Fault, JobSetScript, matchConditions, runWorkflow, RunResult } from './argo';
+import { deleteWorkflow, evalExpression, Fault, JobSetScript, matchConditions, runWorkflow, RunResult, webhookRefusal } from './argo';
 
 const H = 3600;
 const platform = testPlatform();
@@ -296,6 +296,68 @@ describe('the model tells the designs apart', () => {
 
   test('the shipped design under the same fault succeeds', () => {
     expect(run(p, {}, [{ kind: 'pod-deleted', task: 'train-wait', at: 5 * H }]).phase).toBe('Succeeded');
+  });
+});
+
+describe('a refused JobSet create (JobSet or Kueue webhook restarting): argoexec exits 64, the node is Failed', () => {
+  const p = PIPELINES.find((x) => x.name === 'rl-qwen3' && x.steps[0].runsOn === 'cpu')!;
+  const trainCreateAt = () => run(p).creates[1].at;
+  /** The shipped Workflow with the create tasks' retry strategy before this version. */
+  const before = () => {
+    const wf = JSON.parse(JSON.stringify(workflowOf(p)));
+    for (const t of wf.spec.templates) if (t.resource?.action === 'create') t.retryStrategy = { limit: 3, retryPolicy: 'OnError', backoff: { duration: '10s', factor: 2 } };
+    return wf;
+  };
+
+  test.each(PIPELINES.map((x) => [`${x.name} (${x.steps[0].runsOn} conversions)`, x] as const))('%s: a webhook down for 3 minutes as train is created: the create is retried with backoff, train created once, the run Succeeds', (_l, x) => {
+    const at = run(x).creates[1].at;
+    const r = run(x, {}, [{ kind: 'webhook-down', from: at, to: at + 180 }]);
+    expect(r.phase).toBe('Succeeded');
+    expectOrderedSingleCreates(x, r);
+    const attempts = r.nodes.train.attempts;
+    expect(attempts.at(-1)!.phase).toBe('Succeeded');
+    expect(attempts.slice(0, -1).map((a) => a.phase).every((ph) => ph === 'Failed')).toBe(true);
+    expect(attempts[0].message).toBe(`main: Error (exit code 64): ${webhookRefusal(stepName(x, 'train').jobSetName)}`);
+    expect(r.creates.find((c) => c.name === stepName(x, 'train').jobSetName)!.at).toBeGreaterThanOrEqual(at + 180);
+  });
+
+  test('before this version (retryPolicy OnError): the same 3 minutes lost the run, and the wait blamed NotFound', () => {
+    const at = trainCreateAt();
+    const r = runWorkflow({ workflow: before(), scripts: scripts(p), faults: [{ kind: 'webhook-down', from: at, to: at + 180 }], pollSeconds: STATE_CHECK_SECONDS });
+    expect(r.phase).toBe('Failed');
+    expect(r.nodes.train.attempts.length).toBe(1);
+    expect(r.nodes['train-wait'].message).toContain('(NotFound)');
+    expect(r.creates.map((c) => c.name)).toEqual([stepName(p, 'to-maxtext').jobSetName]);
+  });
+
+  test('a webhook that stays down: bounded (at most CREATE_RETRY_LIMIT retries within 15 minutes), the run Fails, train never created', () => {
+    const at = trainCreateAt();
+    const r = run(p, {}, [{ kind: 'webhook-down', from: at, to: at + 2 * H }]);
+    expect(r.phase).toBe('Failed');
+    const attempts = r.nodes.train.attempts;
+    expect(attempts.length).toBeLessThanOrEqual(CREATE_RETRY_LIMIT + 1);
+    expect(attempts.at(-1)!.start - attempts[0].start).toBeLessThanOrEqual(15 * 60);
+    expect(r.nodes.train.phase).toBe('Failed');
+    expect(r.nodes.train.message).toMatch(/failed calling webhook|Backoff would exceed|No more retries/);
+    expect(r.endedAt! - at).toBeLessThan(20 * 60);
+    expect(r.creates.map((c) => c.name)).toEqual([stepName(p, 'to-maxtext').jobSetName]);
+  });
+
+  test('the create retry expression: final on AlreadyExists and on a refusal of the object itself, retried otherwise', () => {
+    const create = (workflowOf(p) as any).spec.templates.find((t: any) => t.resource?.action === 'create');
+    expect(create.retryStrategy).toEqual({
+      limit: CREATE_RETRY_LIMIT,
+      retryPolicy: 'Always',
+      expression: FINAL_CREATE_MESSAGES.map((m) => `!(lastRetry.message contains ${JSON.stringify(m)})`).join(' && '),
+      backoff: { duration: '10s', factor: 2, cap: '2m', maxDuration: '15m' },
+    });
+    const e = create.retryStrategy.expression;
+    expect(evalExpression(e, `main: Error (exit code 64): ${webhookRefusal('x')}`)).toBe(true);
+    expect(evalExpression(e, 'pod deleted')).toBe(true);
+    expect(evalExpression(e, 'main: Error (exit code 64): no more retries Error from server (AlreadyExists): jobsets.jobset.x-k8s.io "x" already exists')).toBe(false);
+    expect(evalExpression(e, 'main: Error (exit code 64): no more retries Error from server (Forbidden): error when creating "/tmp/manifest.yaml": admission webhook "vjobset.kb.io" denied the request: x')).toBe(false);
+    expect(evalExpression(e, 'main: Error (exit code 64): no more retries The JobSet "x" is invalid: spec: Invalid value')).toBe(true);
+    expect(evalExpression(e, 'main: Error (exit code 64): no more retries Error from server (Invalid): x')).toBe(false);
   });
 });
 

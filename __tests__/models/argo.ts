@@ -70,7 +70,22 @@ export interface LiveJobSet {
 /** A fault: at `at` seconds, the pod of the running attempt of `task` is lost (deleted) or evicted. */
 export type Fault =
   | { readonly kind: 'pod-deleted' | 'pod-evicted'; readonly task: string; readonly at: number }
-  | { readonly kind: 'controller-down'; readonly from: number; readonly to: number };
+  | { readonly kind: 'controller-down'; readonly from: number; readonly to: number }
+  /** JobSet's (or Kueue's) admission webhook unreachable (its controller restarting): every JobSet create is refused. */
+  | { readonly kind: 'webhook-down'; readonly from: number; readonly to: number };
+
+/**
+ * The executor's error for a JobSet create while the webhook is unreachable: kubectl's stderr for the API server's 500
+ * (`Internal error occurred: failed calling webhook ...`, k8s.io/apiserver admission webhook errors), wrapped by
+ * resource.go `ExecResource` as "no more retries <stderr>" once client-go's DefaultBackoff (~0.3 s) is spent.
+ */
+export function webhookRefusal(name: string): string {
+  return (
+    `no more retries Error from server (InternalError): error when creating "/tmp/manifest.yaml": Internal error occurred: ` +
+    `failed calling webhook "mjobset.kb.io": failed to call webhook: Post "https://jobset-webhook-service.jobset-system.svc:443/` +
+    `mutate-jobset-x-k8s-io-v1alpha2-jobset?timeout=10s": no endpoints available for service "jobset-webhook-service" (${name})`
+  );
+}
 
 export interface Attempt {
   readonly start: number;
@@ -289,6 +304,7 @@ export function runWorkflow(o: RunOptions): RunResult {
       a.acted = true;
       const live = jobSetObject(jobSets.get(name), t);
       if (r.action === 'create') {
+        if ((o.faults ?? []).some((f) => f.kind === 'webhook-down' && t >= f.from && t < f.to)) return fail(webhookRefusal(name));
         if (live) return fail(`no more retries Error from server (AlreadyExists): jobsets.jobset.x-k8s.io "${name}" already exists`);
         jobSets.set(name, { name, createdAt: t, owner: r.setOwnerReference ? uid : undefined, script: o.scripts[name] ?? {} });
         creates.push({ name, at: t });
@@ -334,7 +350,7 @@ export function runWorkflow(o: RunOptions): RunResult {
   for (let t = 0; t <= horizon; t += dt) {
     // Faults act on pods.
     for (const f of o.faults ?? []) {
-      if (f.kind === 'controller-down' || f.at !== t) continue;
+      if (f.kind === 'controller-down' || f.kind === 'webhook-down' || f.at !== t) continue;
       const a = nodes[f.task]?.attempts.at(-1);
       if (a && a.end === undefined) Object.assign(a, f.kind === 'pod-deleted' ? { phase: 'Error', message: 'pod deleted', end: t } : { phase: 'Failed', message: 'The node was low on resource: memory.', end: t });
     }
