@@ -14,7 +14,7 @@ import { CREATE_RETRY_LIMIT, FINAL_CREATE_MESSAGES, FINAL_WAIT_MESSAGES, pipelin
 import { LOST_HOST, LOST_HOST_BUDGET_MESSAGE } from '../../jobs/lost-host';
 import { DEACTIVATED_RETENTION_MINUTES, kueueManagerConfig } from '../../jobs/kueue';
 import { testPlatform } from '../jobs/fixtures';
-import { deleteWorkflow, evalExpression, Fault, JobSetScript, matchConditions, runWorkflow, RunResult, webhookRefusal } from './argo';
+import { deleteWorkflow, evalExpression, Fault, JobSetScript, matchConditions, retryWorkflow, runWorkflow, RunResult, webhookRefusal } from './argo';
 
 const H = 3600;
 const platform = testPlatform();
@@ -341,6 +341,32 @@ describe('a refused JobSet create (JobSet or Kueue webhook restarting): argoexec
     expect(r.nodes.train.message).toMatch(/failed calling webhook|Backoff would exceed|No more retries/);
     expect(r.endedAt! - at).toBeLessThan(20 * 60);
     expect(r.creates.map((c) => c.name)).toEqual([stepName(p, 'to-maxtext').jobSetName]);
+  });
+
+  test.each(PIPELINES.map((x) => [`${x.name} (${x.steps[0].runsOn} conversions)`, x] as const))("%s: past the retries (webhook down 2 hours), npm run retry (Argo's retry) resumes from train: no finished step re-run, the run Succeeds", (_l, x) => {
+    const at = run(x).creates[1].at;
+    const failed = run(x, {}, [{ kind: 'webhook-down', from: at, to: at + 2 * H }]);
+    expect(failed.phase).toBe('Failed');
+    const kept = retryWorkflow(workflowOf(x), failed);
+    // Argo keeps the finished conversion's create and wait; train's create and wait (and the omitted rest) go.
+    expect(Object.keys(kept).sort()).toEqual(['to-maxtext', 'to-maxtext-wait']);
+    const resumed = runWorkflow({ workflow: workflowOf(x), scripts: scripts(x), pollSeconds: STATE_CHECK_SECONDS, resume: { nodes: kept, jobSets: failed.jobSets, creates: failed.creates, at: at + 2 * H + 600 } });
+    expect(resumed.phase).toBe('Succeeded');
+    expectOrderedSingleCreates(x, resumed);
+    expect(resumed.creates.map((c) => c.name)).toEqual(x.steps.map((st) => st.jobSetName));
+    expect(resumed.creates[0].at).toBe(failed.creates[0].at); // to-maxtext: the first run's, never created again
+    // A new run id instead would start from scratch: every JobSet name changes, so to-maxtext (and a finished train) runs again.
+  });
+
+  test('a retry of a run whose JobSet failed reads the same failed JobSet again: Argo\'s retry resumes engine failures, not a failed step', () => {
+    const failed = run(p, { train: { endsAfter: 600, ends: 'Failed' } });
+    expect(failed.phase).toBe('Failed');
+    const kept = retryWorkflow(workflowOf(p), failed);
+    expect(Object.keys(kept).sort()).toEqual(['to-maxtext', 'to-maxtext-wait', 'train']);
+    const again = runWorkflow({ workflow: workflowOf(p), scripts: scripts(p, { train: { endsAfter: 600, ends: 'Failed' } }), pollSeconds: STATE_CHECK_SECONDS, resume: { nodes: kept, jobSets: failed.jobSets, creates: failed.creates, at: failed.endedAt! + 60 } });
+    expect(again.phase).toBe('Failed');
+    expect(again.creates).toEqual(failed.creates);
+    expect(() => retryWorkflow(workflowOf(p), run(p))).toThrow('Cannot retry a workflow in phase Succeeded');
   });
 
   test('the create retry expression: final on AlreadyExists and on a refusal of the object itself, retried otherwise', () => {
