@@ -118,11 +118,18 @@ export const PLACEHOLDER_FIELDS: ReadonlyArray<{ readonly path: string; readonly
 ];
 
 /**
- * The values that say which deployment this is (its project, cluster, region, checkpoint bucket and state bucket).
+ * The values that say which deployment this is (its project, cluster, region, checkpoint bucket and state bucket; its
+ * zone and reservations, which its TPU pools are bound to: dev's reservation in prod's build would replace prod's pools;
+ * the addresses its alerts go to).
  * docs/configuration.md "Where a value comes from": a config file other than the example owns them; an environment
  * variable that disagrees with the file stops the program, naming both, unless IDENTITY_FROM says which wins.
  */
-export const IDENTITY_FIELDS: readonly string[] = ['project', 'clusterName', 'region', 'bucket', 'stateBucket'];
+export const IDENTITY_FIELDS: readonly string[] = ['project', 'clusterName', 'region', 'bucket', 'stateBucket', 'zone', 'tpu.reservation', 'singleHost.reservation', 'notify.emails'];
+
+/** Whether two config values are the same value (a list, `notify.emails`, compared by its items). */
+function sameValue(a: unknown, b: unknown): boolean {
+  return a === b || JSON.stringify(a) === JSON.stringify(b);
+}
 
 /** IDENTITY_FROM=env lets the environment's identity values win over the file's, IDENTITY_FROM=file the file's. */
 export const IDENTITY_FROM_ENV = 'IDENTITY_FROM';
@@ -362,9 +369,10 @@ function layerEnvironment(input: LayerInput): Layers & { readonly tpuVm?: string
   const problems: string[] = [];
   const layers: Layers = { raw, sources: {}, problems, notices: [], given: givenOf(env, problems) };
   const { sources, given } = layers;
-  applyCapacityPairs(layers);
-  // The file's own identity values, before the environment is laid over them (resolveIdentity compares).
+  // The file's own identity values, before the environment is laid over them (resolveIdentity compares): before the
+  // capacity pairs too, which drop the file's reservation when the environment names the pool's capacity.
   const fileIdentity = new Map(IDENTITY_FIELDS.map((f) => [f, getPath(raw, f)] as const));
+  applyCapacityPairs(layers);
   applyBindings(layers);
   // Asking for the single-host pool through its variables turns it on, whatever the file's `enabled` says.
   const singleHostEnv = ['SINGLE_HOST_RESERVATION', 'SINGLE_HOST_CAPACITY'].find((name) => given(name) !== undefined);
@@ -574,7 +582,9 @@ function resolveIdentity(input: IdentityInput, raw: Record<string, unknown>, sou
   const example = input.example;
   const conflicts = IDENTITY_FIELDS.filter((f) => {
     const fileValue = input.fileIdentity.get(f);
-    return sources[f]?.endsWith(' (env)') && fileValue !== undefined && fileValue !== example.get(f) && fileValue !== getPath(raw, f);
+    // A value the environment removed (TPU_CAPACITY=spot drops the reservation) names no other deployment.
+    const envValue = getPath(raw, f);
+    return sources[f]?.endsWith(' (env)') && fileValue !== undefined && envValue !== undefined && !sameValue(fileValue, example.get(f)) && !sameValue(fileValue, envValue);
   });
   if (conflicts.length === 0) return;
   const both = (f: string) => `${sources[f]} is ${shown(getPath(raw, f))}, ${input.file}: ${f} is ${shown(input.fileIdentity.get(f))}`;

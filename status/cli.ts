@@ -76,6 +76,9 @@ log lines; the output paths). A training step also shows what it did: chip-hours
 cost at the review's price table against the review's estimate, the loss trend, MaxText's evaluation before/after.
 
   <pipeline>          pipelines to show (default: every enabled pipeline)
+  rehearse-<pipeline> a pipeline's rehearsal (npm run deploy -- rehearse-<pipeline>): its steps and its verdict,
+                      passed | failed | running | not-deployed, from the record its Workflow wrote to the bucket when
+                      there; exit 0 passed, 1 failed, 3 otherwise
   serve-<pipeline>    a serve stack instead: ready | starting | failing | not-deployed, why, the model path it
                       serves, the endpoint (and internal load balancer), the smoke test, the port-forward command;
                       --json: {"serve":[{"stack","pipeline","state","reason","ready","modelPath"?,"servedModelName"?,
