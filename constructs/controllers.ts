@@ -3,6 +3,7 @@ import { Release } from '@cdktf/provider-helm/lib/release';
 import { AssetType, ITerraformDependable, TerraformAsset } from 'cdktf';
 import { Construct } from 'constructs';
 import { KUEUE_WEBHOOK_PORT, kueueChartValues } from '../jobs/kueue';
+import { jobsetChartValues } from '../jobs/jobset';
 import { ARGO_RELEASE, ARGO_WORKFLOWS, argoChartValues, ArgoValuesOptions } from '../jobs/argo';
 
 /**
@@ -27,7 +28,7 @@ export interface ControllersProps {
   readonly queuesChartPath: string;
   /** Complete Kueue objects (jobs/kueue.ts) the local chart renders. */
   readonly queueObjects: readonly Record<string, unknown>[];
-  /** Values of the Kueue chart. @default kueueChartValues() (jobs/kueue.ts: the manager configuration with only the JobSet integration) */
+  /** Values of the Kueue chart. @default kueueChartValues(undefined, workflows.systemPool) (jobs/kueue.ts: the manager configuration with only the JobSet integration, the controller on the system pool) */
   readonly kueueValues?: Record<string, unknown>;
   /** Where Argo Workflows runs: the pipelines' namespace (the release's, the only one it watches) and the system pool. */
   readonly workflows: ArgoValuesOptions;
@@ -85,6 +86,8 @@ export class Controllers extends Construct {
       createNamespace: true,
       wait: true,
       timeout,
+      // On the system pool, as Argo's controller: never on a TPU or CPU pool node that is repaired or scaled away.
+      values: [JSON.stringify(jobsetChartValues(props.workflows.systemPool))],
       // The webhook must be reachable before Helm waits for the release and Kueue installs its objects.
       dependsOn: [...(props.dependsOn ?? []), this.webhookFirewall],
     });
@@ -97,7 +100,7 @@ export class Controllers extends Construct {
       createNamespace: true,
       wait: true,
       timeout,
-      values: [JSON.stringify(props.kueueValues ?? kueueChartValues())],
+      values: [JSON.stringify(props.kueueValues ?? kueueChartValues(undefined, props.workflows.systemPool))],
       // Kueue manages JobSets; its webhook must see the JobSet CRD when it starts.
       dependsOn: [this.jobset],
     });
