@@ -79,6 +79,12 @@ function main(argv) {
     process.stderr.write(`usage: node scripts/cdktf.mjs synth|diff|deploy|destroy|${EMPTY_BUCKET} [stacks] [cdktf options], got '${command ?? ''}'\n`);
     return 2;
   }
+  // `serve-` or `rehearse-` with no pipeline names no stack: say so rather than let it pass unnoticed.
+  const bare = args.filter((a) => a === SERVE_PREFIX || a === REHEARSE_PREFIX);
+  if (bare.length > 0) {
+    process.stderr.write(`'${bare[0]}' names no stack: add the pipeline (${bare[0]}<pipeline>, e.g. ${bare[0]}rl-qwen3)\n`);
+    return 2;
+  }
   // A destroy synthesizes the stacks it names for their teardown (TEARDOWN: stacks/teardown-stack.ts) and turns no
   // serve stack or rehearsal on: the teardown of `serve-<p>` needs neither the pipeline nor its export.
   const destroying = command === 'destroy';

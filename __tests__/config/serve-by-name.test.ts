@@ -114,6 +114,14 @@ describe('scripts/cdktf.mjs: npm run deploy -- serve-<pipeline>', () => {
     expect(r.called).toBeUndefined();
     expect(r.stderr).toContain("SERVE (env): no pipeline named 'rl-qwen4' to serve (stack serve-rl-qwen4)");
   });
+  test("a bare 'serve-' or 'rehearse-' names no stack: refused (exit 2), cdktf never starts", () => {
+    for (const bare of ['serve-', 'rehearse-']) {
+      const r = run(['deploy', bare]);
+      expect(r.status).toBe(2);
+      expect(r.called).toBeUndefined();
+      expect(r.stderr).toBe(`'${bare}' names no stack: add the pipeline (${bare}<pipeline>, e.g. ${bare}rl-qwen3)\n`);
+    }
+  });
   test("cdktf's exit status is the command's", () => expect(run(['diff'], { FAKE_CDKTF_EXIT: '3' }).status).toBe(3));
   test('an unknown command: usage, exit 2, nothing run', () => {
     const r = run(['apply']);
