@@ -5,9 +5,10 @@
  * configured or not, with the providers the configuration declares; so the destroy reads nothing that may be gone:
  *
  * - a serve stack whose pipeline changed or is off: the full stack reads the export of the *current* spec through
- *   `data.google_storage_bucket_object`, which errors on a 404 (hashicorp/terraform-provider-google v6.50.0
- *   google/services/storage/data_source_google_storage_bucket_object.go l.65-72: `fmt.Errorf("Error retrieving
- *   storage bucket object: %s", err)`), and `terraform destroy` refreshes first, reading every data source
+ *   `data.google_storage_bucket_object`, which errors on a 404 (hashicorp/terraform-provider-google
+ *   google/services/storage/data_source_google_storage_bucket_object.go `dataSourceGoogleStorageBucketObjectRead`:
+ *   `fmt.Errorf("Error retrieving storage bucket object: %s", err)`, l.65-72 at the pinned v6.50.0 per issue 46; read here
+ *   at commit 2bdfed3d), and `terraform destroy` refreshes first, reading every data source
  *   (Terraform 1.11.4: a data source that errors fails the destroy, __tests__/environments/teardown.test.ts);
  * - a pipeline stack whose token secret version is gone (its preflight data source fails the read likewise), or a
  *   pipeline no longer in the config at all (its stack would not be synthesized: `cdktf destroy` would find no stack).

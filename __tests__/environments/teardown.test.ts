@@ -6,8 +6,9 @@
  *
  * Then, with Terraform 1.11.4 on built-in resources, why a destroy synthesizes its stacks for their teardown: a data
  * source that fails its read (as the Google provider's storage-object data source does on a 404,
- * hashicorp/terraform-provider-google v6.50.0 google/services/storage/data_source_google_storage_bucket_object.go
- * l.65-72) fails `terraform destroy`, which refreshes first; a failed data-source postcondition (as the reservation's)
+ * hashicorp/terraform-provider-google google/services/storage/data_source_google_storage_bucket_object.go
+ * `dataSourceGoogleStorageBucketObjectRead`: "Error retrieving storage bucket object"; l.65-72 at v6.50.0 per issue 46, read
+ * at commit 2bdfed3d) fails `terraform destroy`, which refreshes first; a failed data-source postcondition (as the reservation's)
  * fails the apply that lifts deletion protection. The bucket: the Google provider refuses to delete a bucket that holds
  * objects unless `force_destroy` is true (resource_storage_bucket.go, resourceStorageBucketDelete).
  */
