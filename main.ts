@@ -73,7 +73,9 @@ try {
   if (check && process.argv.includes('--print-environment')) {
     // scripts/cdktf.mjs reads this one line: the environment's own output folder (cdktf --output) and its origin.
     const { project, clusterName } = deployment.platform;
-    process.stdout.write(`${JSON.stringify({ outdir: environmentOutdir({ project, clusterName }), line: deployment.origin.line })}\n`);
+    // The bucket too: `npm run empty-bucket` empties this environment's own bucket, never one a shell variable names.
+    const bucket = deployment.platform.bucket;
+    process.stdout.write(`${JSON.stringify({ outdir: environmentOutdir({ project, clusterName }), line: deployment.origin.line, bucket })}\n`);
   }
   if (!check) {
     // Loaded after the check: stacks/ pulls in cdktf and the provider classes.

@@ -24,7 +24,7 @@ import { MAIN_CONTAINER } from '../jobs/jobset';
 import { notificationPlan, notifiedPipeline } from '../jobs/notifications';
 import { credentialsCommand } from '../jobs/platform';
 import { pipelineRecord } from '../jobs/record';
-import { LoadedConfig, loadConfig, LoadOptions } from './load';
+import { ConfigError, LoadedConfig, loadConfig, LoadOptions, teardownProblems } from './load';
 import { selectAndBuildPipelines } from './pipelines';
 import { platformFromConfig, reservationUses } from './platform';
 
@@ -38,6 +38,8 @@ export function loadDeployment(options: LoadOptions = {}): Deployment {
 /** The deployment of an already loaded config (loadDeployment without the loading). */
 export function deploymentOf(loaded: LoadedConfig): Deployment {
   const { config } = loaded;
+  const teardown = teardownProblems(loaded.teardown ?? []);
+  if (teardown.length > 0) throw new ConfigError(teardown);
   const platform = platformFromConfig(loaded);
   const reservations = reservationUses(loaded, platform);
   // Every selected pipeline is built (and validated against the platform) before any stack exists.
@@ -85,6 +87,7 @@ export function deploymentOf(loaded: LoadedConfig): Deployment {
     records: Object.fromEntries(built.pipelines.map((p) => [p.name, pipelineRecord(p, platform)])),
     notices: [...new Set([...loaded.notices, ...built.notices])],
     ...(built.lockNote ? { lockNote: built.lockNote } : {}),
+    teardown: loaded.teardown ?? [],
     provenance: loaded.provenance,
   });
 }

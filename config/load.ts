@@ -71,6 +71,12 @@ export const SERVE_ENV = 'SERVE';
  * synth, diff, destroy) sets it from the stack names it is given (scripts/cdktf.mjs), as SERVE does for serve stacks.
  */
 export const REHEARSE_ENV = 'REHEARSE';
+/**
+ * TEARDOWN=serve-rl-qwen3,infra names the stacks a destroy removes (`npm run destroy -- <stacks>` sets it,
+ * scripts/cdktf.mjs): each is synthesized for its teardown (stacks/teardown.ts), so a destroy never reads what may be
+ * gone (the export a serve stack reads, a reservation, a pipeline no longer in the config).
+ */
+export const TEARDOWN_ENV = 'TEARDOWN';
 /** The source of a rehearsal asked for by REHEARSE. */
 export const REHEARSE_SOURCE = `${REHEARSE_ENV} (env)`;
 /** The source of a serve stack turned on by SERVE. */
@@ -114,11 +120,18 @@ export const PLACEHOLDER_FIELDS: ReadonlyArray<{ readonly path: string; readonly
 ];
 
 /**
- * The values that say which deployment this is (its project, cluster, region, checkpoint bucket and state bucket).
+ * The values that say which deployment this is (its project, cluster, region, checkpoint bucket and state bucket; its
+ * zone and reservations, which its TPU pools are bound to: dev's reservation in prod's build would replace prod's pools;
+ * the addresses its alerts go to).
  * docs/configuration.md "Where a value comes from": a config file other than the example owns them; an environment
  * variable that disagrees with the file stops the program, naming both, unless IDENTITY_FROM says which wins.
  */
-export const IDENTITY_FIELDS: readonly string[] = ['project', 'clusterName', 'region', 'bucket', 'stateBucket'];
+export const IDENTITY_FIELDS: readonly string[] = ['project', 'clusterName', 'region', 'bucket', 'stateBucket', 'zone', 'tpu.reservation', 'singleHost.reservation', 'notify.emails'];
+
+/** Whether two config values are the same value (a list, `notify.emails`, compared by its items). */
+function sameValue(a: unknown, b: unknown): boolean {
+  return a === b || JSON.stringify(a) === JSON.stringify(b);
+}
 
 /** IDENTITY_FROM=env lets the environment's identity values win over the file's, IDENTITY_FROM=file the file's. */
 export const IDENTITY_FROM_ENV = 'IDENTITY_FROM';
@@ -132,6 +145,7 @@ export function knownVariables(): readonly string[] {
       PIPELINES_ENV,
       SERVE_ENV,
       REHEARSE_ENV,
+      TEARDOWN_ENV,
       TPU_TYPE_ENV,
       TPU_VM_ENV,
       IDENTITY_FROM_ENV,
@@ -178,6 +192,8 @@ export interface LoadedConfig {
   readonly pipelinesSelected: boolean;
   /** The pipelines REHEARSE names, each synthesized as `rehearse-<name>` (jobs/rehearsal.ts). @default - none */
   readonly rehearse?: readonly string[];
+  /** The stacks TEARDOWN names: synthesized for their destroy (stacks/teardown.ts). @default - none */
+  readonly teardown?: readonly string[];
   /** Every leaf of the resolved config (an array is one value) -> where it came from (`sourceOf`). */
   readonly provenance: Readonly<Record<string, string>>;
   /** The config file and the variables this deployment was built from (`originOf`). */
@@ -326,6 +342,7 @@ export function loadConfig(options: LoadOptions = {}): LoadedConfig {
     placeholders,
     pipelinesSelected: layers.selection !== undefined,
     ...rehearseOf(given(REHEARSE_ENV)),
+    ...teardownOf(given(TEARDOWN_ENV)),
     provenance: provenanceOf(result.data, loadedBase),
     origin: originOf(file, fromConfigFileEnv, sources),
     ...(options.lock === 'ignore' ? {} : { lock: readLock(repoRoot, options.lockFile ?? nonEmpty(env.LOCK_FILE)) }),
@@ -365,9 +382,10 @@ function layerEnvironment(input: LayerInput): Layers & { readonly tpuVm?: string
   const problems: string[] = [];
   const layers: Layers = { raw, sources: {}, problems, notices: [], given: givenOf(env, problems) };
   const { sources, given } = layers;
-  applyCapacityPairs(layers);
-  // The file's own identity values, before the environment is laid over them (resolveIdentity compares).
+  // The file's own identity values, before the environment is laid over them (resolveIdentity compares): before the
+  // capacity pairs too, which drop the file's reservation when the environment names the pool's capacity.
   const fileIdentity = new Map(IDENTITY_FIELDS.map((f) => [f, getPath(raw, f)] as const));
+  applyCapacityPairs(layers);
   applyBindings(layers);
   // Asking for the single-host pool through its variables turns it on, whatever the file's `enabled` says.
   const singleHostEnv = ['SINGLE_HOST_RESERVATION', 'SINGLE_HOST_CAPACITY'].find((name) => given(name) !== undefined);
@@ -577,7 +595,9 @@ function resolveIdentity(input: IdentityInput, raw: Record<string, unknown>, sou
   const example = input.example;
   const conflicts = IDENTITY_FIELDS.filter((f) => {
     const fileValue = input.fileIdentity.get(f);
-    return sources[f]?.endsWith(' (env)') && fileValue !== undefined && fileValue !== example.get(f) && fileValue !== getPath(raw, f);
+    // A value the environment removed (TPU_CAPACITY=spot drops the reservation) names no other deployment.
+    const envValue = getPath(raw, f);
+    return sources[f]?.endsWith(' (env)') && fileValue !== undefined && envValue !== undefined && !sameValue(fileValue, example.get(f)) && !sameValue(fileValue, envValue);
   });
   if (conflicts.length === 0) return;
   const both = (f: string) => `${sources[f]} is ${shown(getPath(raw, f))}, ${input.file}: ${f} is ${shown(input.fileIdentity.get(f))}`;
@@ -623,6 +643,25 @@ export function misspelledVariables(env: Readonly<Record<string, string | undefi
 function rehearseOf(value: string | undefined): { rehearse?: string[] } {
   const names = [...new Set((value ?? '').split(',').map((s) => s.trim()).filter((s) => s !== ''))];
   return names.length > 0 ? { rehearse: names } : {};
+}
+
+/** TEARDOWN: the stack names it lists, each once (checked by `teardownProblems`). */
+function teardownOf(value: string | undefined): { teardown?: string[] } {
+  const names = [...new Set((value ?? '').split(',').map((s) => s.trim()).filter((s) => s !== ''))];
+  return names.length > 0 ? { teardown: names } : {};
+}
+
+/**
+ * What is wrong with a stack name a destroy was given: not a stack name at all, or a rehearsal of a serve stack (there
+ * is none). A name this config no longer builds is fine: its teardown stack destroys what its state key holds.
+ */
+export function teardownProblems(names: readonly string[]): string[] {
+  const source = `${TEARDOWN_ENV} (env)`;
+  return names.flatMap((name) => {
+    if (!/^[a-z0-9]([a-z0-9-]*[a-z0-9])?$/.test(name)) return [`${source}: '${escapeText(name)}' is not a stack name (infra, <pipeline>, serve-<pipeline>, rehearse-<pipeline>)`];
+    if (name.startsWith('rehearse-serve-')) return [`${source}: ${name} names the rehearsal of a serve stack: a serve stack has no training to rehearse (rehearse-${name.slice('rehearse-serve-'.length)})`];
+    return [];
+  });
 }
 
 /** SERVE: `serve.enabled` on for each named pipeline, a preset or an entry of the file; any other name is a problem. */

@@ -318,7 +318,7 @@ export const configSchema = z
       })
       .strict(),
     releaseChannel: z.enum(RELEASE_CHANNELS).default(DEFAULT_RELEASE_CHANNEL),
-    /** GKE deletion protection; set false (DELETION_PROTECTION=false) and deploy once before destroy. */
+    /** GKE deletion protection; `npm run destroy -- infra` lifts it (an apply of infra's teardown form) before it destroys. */
     deletionProtection: z.boolean().default(DEFAULT_DELETION_PROTECTION),
     /**
      * Refuse synth when post-training.lock.json lacks an image digest, a model or a dataset a pipeline uses (set it in

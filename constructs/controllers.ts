@@ -7,6 +7,7 @@ import { ARGO_NAMESPACE, ARGO_NAMESPACE_LABELS, ARGO_RELEASE, RELEASE_NAMESPACES
 import { NamespaceV1 } from '@cdktf/provider-kubernetes/lib/namespace-v1';
 import { RoleBindingV1 } from '@cdktf/provider-kubernetes/lib/role-binding-v1';
 import { RoleV1 } from '@cdktf/provider-kubernetes/lib/role-v1';
+import { jobsetChartValues } from '../jobs/jobset';
 
 /**
  * Ports the API server calls on the controllers' pods: the JobSet webhook (charts/jobset/templates/controller/
@@ -35,7 +36,7 @@ export interface ControllersProps {
   readonly queuesChartPath: string;
   /** Complete Kueue objects (jobs/kueue.ts) the local chart renders. */
   readonly queueObjects: readonly Record<string, unknown>[];
-  /** Values of the Kueue chart. @default kueueChartValues() (jobs/kueue.ts: the manager configuration with only the JobSet integration) */
+  /** Values of the Kueue chart. @default kueueChartValues(undefined, workflows.systemPool) (jobs/kueue.ts: the manager configuration with only the JobSet integration, the controller on the system pool) */
   readonly kueueValues?: Record<string, unknown>;
   /** Where Argo Workflows runs: the pipelines' namespace (the only one it manages; the release is in ARGO_NAMESPACE) and the system pool. */
   readonly workflows: ArgoValuesOptions;
@@ -112,6 +113,8 @@ export class Controllers extends Construct {
       createNamespace: true,
       wait: true,
       timeout,
+      // On the system pool, as Argo's controller: never on a TPU or CPU pool node that is repaired or scaled away.
+      values: [JSON.stringify(jobsetChartValues(props.workflows.systemPool))],
       // The webhook must be reachable before Helm waits for the release and Kueue installs its objects.
       dependsOn: [...(props.dependsOn ?? []), this.webhookFirewall],
     });
@@ -124,7 +127,7 @@ export class Controllers extends Construct {
       createNamespace: true,
       wait: true,
       timeout,
-      values: [JSON.stringify(props.kueueValues ?? kueueChartValues())],
+      values: [JSON.stringify(props.kueueValues ?? kueueChartValues(undefined, props.workflows.systemPool))],
       // Kueue manages JobSets; its webhook must see the JobSet CRD when it starts.
       dependsOn: [this.jobset],
     });

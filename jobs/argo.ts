@@ -308,8 +308,37 @@ export function waitRetry(step: PipelineStep): Record<string, unknown> {
 }
 /** Retries of a wait task (each only reads the JobSet again). */
 export const WAIT_RETRY_LIMIT = 10;
-/** Retries of a create task whose pod errored (lost before or after kubectl ran: a second run then fails AlreadyExists). */
-export const CREATE_RETRY_LIMIT = 3;
+/** Retries of a create task (a refused create, or its pod lost before or after kubectl ran: a second run then fails AlreadyExists). */
+export const CREATE_RETRY_LIMIT = 8;
+
+/**
+ * Messages that end a create for good: the JobSet exists already (a retry after a create that ran, a re-deployed or
+ * migrated run: the wait reads it), or the API server refused the object itself (an admission webhook or policy denied
+ * it, the schema rejected it, RBAC forbids it), which no retry changes. Anything else is retried, above all an admission
+ * webhook that cannot be reached: JobSet's and Kueue's webhooks intercept every JobSet create, and while either
+ * controller restarts (an upgrade, a node drain) the API server answers `Error from server (InternalError): ... failed
+ * calling webhook ...`. argoexec retries that kubectl error for only ~0.3 s (workflow/executor/resource.go `ExecResource`:
+ * client-go `retry.DefaultBackoff`, 4 steps of 10 ms x 5, argoproj/argo-workflows v4.1.2), then exits 64 with the error
+ * as its termination message (cmd/argoexec/main.go l.22-44) and the controller marks the node Failed, not Error
+ * (workflow/controller/operator.go l.1864-1874: a main container's non-zero exit), so `retryPolicy: OnError` never
+ * retried it.
+ */
+export const FINAL_CREATE_MESSAGES = ['(AlreadyExists)', 'denied the request', '(Invalid)', '(Forbidden)'] as const;
+
+/**
+ * How the create task retries: Failed and Error attempts (Always) unless the message is final (FINAL_CREATE_MESSAGES),
+ * with backoff 10 s doubling to 2 min, at most CREATE_RETRY_LIMIT times and never past 15 minutes from the first
+ * attempt (10 + 20 + 40 + 80 + 4 x 120 s = 630 s of waits): longer than a webhook's restart, bounded for an API that
+ * stays down.
+ */
+export function createRetry(): Record<string, unknown> {
+  return {
+    limit: CREATE_RETRY_LIMIT,
+    retryPolicy: 'Always',
+    expression: FINAL_CREATE_MESSAGES.map((m) => `!(lastRetry.message contains ${JSON.stringify(m)})`).join(' && '),
+    backoff: { duration: '10s', factor: 2, cap: '2m', maxDuration: '15m' },
+  };
+}
 
 /**
  * The lost-host watcher of a flex-start step (jobs/lost-host.ts): a `script` template beside the step's wait, running
@@ -351,7 +380,7 @@ function stepTemplates(step: PipelineStep, watcherImage: string): Record<string,
     ...(watchesLostHost(step) ? [watchTemplate(step, watcherImage)] : []),
     {
       name: t.create,
-      retryStrategy: { limit: CREATE_RETRY_LIMIT, retryPolicy: 'OnError', backoff: { duration: '10s', factor: 2 } },
+      retryStrategy: createRetry(),
       resource: { action: 'create', setOwnerReference: true, manifest: JSON.stringify(step.manifest) },
     },
     {

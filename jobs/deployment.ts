@@ -137,6 +137,11 @@ export interface Deployment {
    */
   readonly lockNote?: string;
   /**
+   * The stacks a destroy removes (TEARDOWN, set by `npm run destroy -- <stacks>`): each synthesized for its teardown
+   * (stacks/teardown.ts). Empty for every other command.
+   */
+  readonly teardown: readonly string[];
+  /**
    * Where every value of the resolved config came from, by dotted config path (`tpu.topology` ->
    * `TOPOLOGY (env)` or `config/example.json: tpu.topology`): for messages about a value.
    */

@@ -18,6 +18,14 @@ export const JOBSET_API_VERSION = 'jobset.x-k8s.io/v1alpha2';
 export const QUEUE_LABEL = 'kueue.x-k8s.io/queue-name';
 export const EXCLUSIVE_TOPOLOGY = 'alpha.jobset.sigs.k8s.io/exclusive-topology';
 export const NODE_POOL_LABEL = 'cloud.google.com/gke-nodepool';
+
+/**
+ * Helm values of the JobSet chart: its controller (and webhook) on the system pool (kubernetes-sigs/jobset v0.12.0
+ * charts/jobset/values.yaml `controller.nodeSelector`, default {}; templates/controller/deployment.yaml writes it).
+ */
+export function jobsetChartValues(systemPool: string): Record<string, unknown> {
+  return { controller: { nodeSelector: { [NODE_POOL_LABEL]: systemPool } } };
+}
 /**
  * Labels the JobSet controller (v0.12, pkg/constants) and the Job controller put on every pod of a JobSet; the
  * status CLI and `logsCommand` select pods by them.

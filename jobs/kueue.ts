@@ -351,7 +351,14 @@ export function kueueManagerConfig(frameworks: readonly string[] = [JOBSET_FRAME
   };
 }
 
-/** Helm values of the Kueue chart. */
-export function kueueChartValues(frameworks?: readonly string[]): Record<string, unknown> {
-  return { managerConfig: { controllerManagerConfigYaml: JSON.stringify(kueueManagerConfig(frameworks), null, 2) } };
+/**
+ * Helm values of the Kueue chart: the manager configuration and, with `systemPool`, the controller on that pool
+ * (kubernetes-sigs/kueue v0.19.2 charts/kueue/values.yaml `controllerManager.nodeSelector`, default {}: anywhere,
+ * a TPU or CPU node included, where a TPU pool's repair or a CPU pool scaled to zero would take the webhook down).
+ */
+export function kueueChartValues(frameworks?: readonly string[], systemPool?: string): Record<string, unknown> {
+  return {
+    managerConfig: { controllerManagerConfigYaml: JSON.stringify(kueueManagerConfig(frameworks), null, 2) },
+    ...(systemPool ? { controllerManager: { nodeSelector: { [NODE_POOL_LABEL]: systemPool } } } : {}),
+  };
 }

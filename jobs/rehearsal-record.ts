@@ -57,8 +57,8 @@ export interface RehearsalFailure {
 
 /** A rehearsal's verdict: computed by status from the steps, or read from the record. */
 export interface RehearsalVerdict {
-  /** `passed`: every step completed; `failed`: a step failed; `running`: neither yet. */
-  readonly verdict: 'passed' | 'failed' | 'running';
+  /** `passed`: every step completed; `failed`: a step failed; `not-deployed`: no step exists; `running`: otherwise. */
+  readonly verdict: 'passed' | 'failed' | 'running' | 'not-deployed';
   readonly key: string;
   readonly of: string;
   readonly passed: readonly string[];

@@ -75,13 +75,29 @@ function exitOf(result) {
 
 function main(argv) {
   const [command, ...args] = argv;
-  if (!['synth', 'diff', 'deploy', 'destroy'].includes(command ?? '')) {
-    process.stderr.write(`usage: node scripts/cdktf.mjs synth|diff|deploy|destroy [stacks] [cdktf options], got '${command ?? ''}'\n`);
+  if (!['synth', 'diff', 'deploy', 'destroy', EMPTY_BUCKET].includes(command ?? '')) {
+    process.stderr.write(`usage: node scripts/cdktf.mjs synth|diff|deploy|destroy|${EMPTY_BUCKET} [stacks] [cdktf options], got '${command ?? ''}'\n`);
     return 2;
   }
-  const serve = serveList(args, process.env.SERVE);
-  const rehearse = rehearseList(args, process.env.REHEARSE);
-  const env = { ...process.env, CHECKPOINT_DISABLE: '1', ...(serve ? { SERVE: serve } : {}), ...(rehearse ? { REHEARSE: rehearse } : {}) };
+  // `serve-` or `rehearse-` with no pipeline names no stack: say so rather than let it pass unnoticed.
+  const bare = args.filter((a) => a === SERVE_PREFIX || a === REHEARSE_PREFIX);
+  if (bare.length > 0) {
+    process.stderr.write(`'${bare[0]}' names no stack: add the pipeline (${bare[0]}<pipeline>, e.g. ${bare[0]}rl-qwen3)\n`);
+    return 2;
+  }
+  // A destroy synthesizes the stacks it names for their teardown (TEARDOWN: stacks/teardown-stack.ts) and turns no
+  // serve stack or rehearsal on: the teardown of `serve-<p>` needs neither the pipeline nor its export.
+  const destroying = command === 'destroy';
+  const serve = destroying ? process.env.SERVE ?? '' : serveList(args, process.env.SERVE);
+  const rehearse = destroying ? process.env.REHEARSE ?? '' : rehearseList(args, process.env.REHEARSE);
+  const teardown = destroying ? teardownList(args, process.env.TEARDOWN) : '';
+  const env = {
+    ...process.env,
+    CHECKPOINT_DISABLE: '1',
+    ...(serve ? { SERVE: serve } : {}),
+    ...(rehearse ? { REHEARSE: rehearse } : {}),
+    ...(teardown ? { TEARDOWN: teardown } : {}),
+  };
   const check = spawnSync(process.execPath, [...appArgs(), '--check', '--print-environment'], { cwd: ROOT, env, stdio: ['inherit', 'pipe', 'inherit'], encoding: 'utf8' });
   const checked = exitOf(check);
   if (checked !== 0) {
@@ -89,6 +105,7 @@ function main(argv) {
     return checked;
   }
   const environment = environmentOf(check.stdout ?? '');
+  if (command === EMPTY_BUCKET) return emptyBucket(environment, env);
   const migrate = command === 'deploy' && args.includes(MIGRATE_FLAG);
   const cdktfArgs = withOutput(args.filter((a) => a !== MIGRATE_FLAG), environment.outdir);
   const given = cdktfArgs.findIndex((a) => a === '-o' || a === '--output');
@@ -101,14 +118,21 @@ function main(argv) {
   const named = command === 'deploy' ? pipelineStacks(cdktfArgs) : [];
   const toCheck = named.filter((p) => !p.startsWith(REHEARSE_PREFIX));
   if (toCheck.length > 0) spawnSync(process.execPath, rehearsalCheckArgs(toCheck), { cwd: ROOT, env, stdio: 'inherit' });
+  if (destroying && teardown.split(',').includes('infra')) {
+    // GKE refuses to delete a cluster whose deletion protection is on (in the state): lift it first, with an apply of
+    // infra as its teardown synthesizes it (deletion protection off, no reservation or zone check).
+    process.stdout.write(`Lifting GKE deletion protection before the destroy: ${liftCommand(cdktfArgs).join(' ')}\n`);
+    const lifted = exitOf(spawnSync('cdktf', liftCommand(cdktfArgs), { cwd: ROOT, env, stdio: 'inherit' }));
+    if (lifted !== 0) return lifted;
+  }
   const deployed = exitOf(spawnSync('cdktf', [command, ...cdktfArgs], { cwd: ROOT, env, stdio: 'inherit' }));
   const pipelines = deployed === 0 ? named : [];
   const outdir = given >= 0 ? cdktfArgs[given + 1] : environment.outdir;
   for (const line of rehearsalLines(pipelines, outdir)) process.stdout.write(`${line}\n`);
   if (pipelines.length > 0) {
     process.stdout.write(`\nWaiting up to ${UNTIL_STARTED_SECONDS / 60} minutes for the first step of ${pipelines.join(', ')} to be admitted or queued (Ctrl-C stops only this wait):\n`);
-    spawnSync(process.execPath, untilStartedArgs(pipelines), { cwd: ROOT, env, stdio: 'inherit' });
-    process.stdout.write(`\nThe pipeline runs in the cluster; follow it with: ${followCommand(pipelines)}\n`);
+    const waited = spawnSync(process.execPath, untilStartedArgs(pipelines), { cwd: ROOT, env, stdio: 'inherit' });
+    process.stdout.write(`\n${afterWaitLine(waited.error || waited.signal ? undefined : waited.status, pipelines)}\n`);
   }
   return deployed;
 }
@@ -143,6 +167,41 @@ export function rehearsalLines(pipelines, outdir) {
     });
 }
 
+/** `npm run empty-bucket`: empties this environment's bucket (the config's, after the identity rule), nothing else. */
+export const EMPTY_BUCKET = 'empty-bucket';
+
+/** The stacks a destroy names (positional, no glob), joined with TEARDOWN's own (order kept, each once). */
+export function teardownList(args, current = '') {
+  const given = (current ?? '').split(',').map((s) => s.trim()).filter((s) => s !== '');
+  const withValue = new Set(['-o', '--output', '--var', '--var-file', '--parallelism', '--app', '-a']);
+  const named = [];
+  for (let i = 0; i < args.length; i++) {
+    if (args[i].startsWith('-')) {
+      if (withValue.has(args[i])) i += 1;
+      continue;
+    }
+    if (!/[*?]/.test(args[i])) named.push(args[i]);
+  }
+  return [...new Set([...given, ...named])].join(',');
+}
+
+/** The apply that lifts deletion protection before `destroy infra`: `deploy infra`, with the destroy's output folder and approval. */
+export function liftCommand(cdktfArgs) {
+  const out = cdktfArgs.findIndex((a) => a === '-o' || a === '--output');
+  return ['deploy', 'infra', ...(out >= 0 ? cdktfArgs.slice(out, out + 2) : []), ...cdktfArgs.filter((a) => a === '--auto-approve')];
+}
+
+/**
+ * `gcloud storage rm --recursive gs://<bucket>/**` for the bucket of this environment's config, after the check (so
+ * after the identity rule: a shell still holding another environment's GCS_BUCKET stops it, naming both). Exit: gcloud's.
+ */
+function emptyBucket(environment, env) {
+  if (typeof environment.bucket !== 'string' || environment.bucket === '') throw new Error('the check printed no bucket');
+  const url = `gs://${environment.bucket}/**`;
+  process.stdout.write(`${environment.line}\nEmptying ${url}\n`);
+  return exitOf(spawnSync('gcloud', ['storage', 'rm', '--recursive', url], { cwd: ROOT, env, stdio: 'inherit' }));
+}
+
 /** How long the deploy waits for the first steps after the apply, seconds. */
 export const UNTIL_STARTED_SECONDS = 300;
 
@@ -171,6 +230,21 @@ export function pipelineStacks(args) {
 /** The status command the deploy runs after the apply (node, the built status CLI, the pipelines, the bounded wait). */
 export function untilStartedArgs(pipelines) {
   return [path.join(ROOT, 'dist', 'status', 'cli.js'), 'status', ...pipelines, '--until-started', String(UNTIL_STARTED_SECONDS), '--interval', '15'];
+}
+
+/**
+ * The deploy's last line, from the exit status of `status --until-started` (status/cli.ts EXIT): only a first step
+ * admitted or queued (0, 3) says the pipeline runs; a failed one (1), a first step not started in time (5: e.g. the
+ * workflow engine never picked the Workflow up, which the status above says), an unreadable cluster (4) or a wait that
+ * did not end by itself (undefined: Ctrl-C) say so.
+ */
+export function afterWaitLine(status, pipelines) {
+  const follow = followCommand(pipelines);
+  if (status === 0 || status === 3) return `The pipeline runs in the cluster; follow it with: ${follow}`;
+  if (status === 1) return `A step has failed already (above); see it with: npm run status -- ${pipelines.join(' ')}`;
+  if (status === 5) return `Deployed, but not started within ${UNTIL_STARTED_SECONDS / 60} minutes (why: above); follow it with: ${follow}`;
+  if (status === 4) return `Deployed; the cluster could not be read to see it start (above); follow it with: ${follow}`;
+  return `Deployed; whether it started is not known; follow it with: ${follow}`;
 }
 
 /** What to run to follow the pipelines. */

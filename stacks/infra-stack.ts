@@ -27,7 +27,15 @@ export { REQUIRED_APIS } from '../constructs/project-apis';
  * The parts of the deployment (jobs/deployment.ts) infra builds from, each resolved and checked by config: the stack
  * picks nothing, it hands each part to the construct that owns it.
  */
-export type InfraStackProps = Pick<Deployment, 'platform' | 'cluster' | 'nodePools' | 'bucket' | 'controllers' | 'queues' | 'state' | 'preflight' | 'notify'>;
+export type InfraStackProps = Pick<Deployment, 'platform' | 'cluster' | 'nodePools' | 'bucket' | 'controllers' | 'queues' | 'state' | 'preflight' | 'notify'> & {
+  /**
+   * Synthesized for its teardown (`npm run destroy -- infra`, TEARDOWN): deletion protection off and no plan-time check
+   * that only a create needs (the reservations, the zone's accelerators): a reservation released before the teardown
+   * would fail the apply that lifts deletion protection with advice (set ZONE) meant for a create.
+   * @default false
+   */
+  readonly teardown?: boolean;
+};
 
 /**
  * `cdktf deploy infra`: network, GKE cluster, node pools (system, cpu-np, one per TPU slice), service
@@ -44,20 +52,22 @@ export class InfraStack extends ProjectStack {
     new GoogleProvider(this, 'google', { project: platform.project, region: platform.region });
     // Plan-time checks (constructs/preflight.ts): placeholders, then every reservation the TPU pools consume.
     const preflight = new PlaceholderGuard(this, 'preflight', { placeholders: props.preflight.placeholders });
-    new ReservationChecks(this, 'reservations', {
-      project: platform.project,
-      zone: platform.zone,
-      uses: props.preflight.reservations,
-      precondition: preflight.precondition,
-    });
-    // Plan-time: ZONE offers each TPU machine type the pools use (with spot or flex-start nothing else would catch it
-    // before the TPU pool fails, after the cluster's 20-minute create).
-    new AcceleratorZoneChecks(this, 'accelerator-zone', {
-      project: platform.project,
-      zone: platform.zone,
-      machineTypes: [...new Set(platform.tpuGroups.map((g) => g.slice.machineType))],
-      precondition: preflight.precondition,
-    });
+    if (!props.teardown) {
+      new ReservationChecks(this, 'reservations', {
+        project: platform.project,
+        zone: platform.zone,
+        uses: props.preflight.reservations,
+        precondition: preflight.precondition,
+      });
+      // Plan-time: ZONE offers each TPU machine type the pools use (with spot or flex-start nothing else would catch it
+      // before the TPU pool fails, after the cluster's 20-minute create).
+      new AcceleratorZoneChecks(this, 'accelerator-zone', {
+        project: platform.project,
+        zone: platform.zone,
+        machineTypes: [...new Set(platform.tpuGroups.map((g) => g.slice.machineType))],
+        precondition: preflight.precondition,
+      });
+    }
 
     // Every google_* resource below depends on the services of the APIs it calls (constructs/project-apis.ts).
     const notify = props.notify.emails.length > 0 && props.notify.pipelines.length > 0 ? props.notify : undefined;
@@ -79,7 +89,7 @@ export class InfraStack extends ProjectStack {
       // The GKE version floor of the pools' TPU generations (the TPU table: tpu7x pools need 1.34.0-gke.2201000), as its
       // minor version alias (`1.34`): never one exact patch, which GKE stops offering (jobs/tpu.ts minMasterVersionOf).
       minMasterVersion: versionAlias(clusterVersionFloor(platform.tpuGroups.map((g) => g.slice.generation))?.version),
-      deletionProtection: clusterSettings.deletionProtection,
+      deletionProtection: props.teardown ? false : clusterSettings.deletionProtection,
       upgradeExclusionDays: clusterSettings.upgradeExclusionDays,
       // The default pool GKE boots once (and this stack removes) runs as the node identity too, as does every pool
       // added through the cluster, in the slice's zone.

@@ -43,10 +43,13 @@ import { renderServe, ServeSnapshot, serveExit, serveStatus } from './serve';
 import { gcloudToken, GCS_ENDPOINT, gcsLister, gcsReader } from './bucket';
 import { ObjectReader, withEvalFiles } from './eval';
 import { rehearsalBeforeApply, withRehearsalRecords } from './rehearsal';
+import { retryWorkflowRequest, retryLines, startPortForward } from './retry';
+import { engineView, pipelineWorkflowOf } from './workflow';
 import { withDownloadedCommits } from './run-record';
 import { SERVE_LABEL, SERVE_STACK_PREFIX as SERVE_PREFIX, serveNames } from '../jobs/serve';
 
-export const EXIT = { completed: 0, failed: 1, usage: 2, inProgress: 3, unreachable: 4 } as const;
+/** notStarted: only `--until-started` whose time ran out before every named pipeline's first step was admitted or queued. */
+export const EXIT = { completed: 0, failed: 1, usage: 2, inProgress: 3, unreachable: 4, notStarted: 5 } as const;
 
 /** Seconds between polls of `--watch`. */
 export const DEFAULT_INTERVAL_SECONDS = 30;
@@ -73,6 +76,9 @@ log lines; the output paths). A training step also shows what it did: chip-hours
 cost at the review's price table against the review's estimate, the loss trend, MaxText's evaluation before/after.
 
   <pipeline>          pipelines to show (default: every enabled pipeline)
+  rehearse-<pipeline> a pipeline's rehearsal (npm run deploy -- rehearse-<pipeline>): its steps and its verdict,
+                      passed | failed | running | not-deployed, from the record its Workflow wrote to the bucket when
+                      there; exit 0 passed, 1 failed, 3 otherwise
   serve-<pipeline>    a serve stack instead: ready | starting | failing | not-deployed, why, the model path it
                       serves, the endpoint (and internal load balancer), the smoke test, the port-forward command;
                       --json: {"serve":[{"stack","pipeline","state","reason","ready","modelPath"?,"servedModelName"?,
@@ -82,7 +88,7 @@ cost at the review's price table against the review's estimate, the loss trend, 
   -w, --watch         redraw until every named pipeline completed or failed
   --until-started <s> poll until every named pipeline's first step is admitted or queued by Kueue (or further, or
                       failed), at most <s> seconds (1-3600); what \`npm run deploy\` runs after a pipeline's apply:
-                      exit 3 when the time ran out first
+                      exit 5 when the time ran out first
   --interval <s>      seconds between polls with --watch or --until-started (default ${DEFAULT_INTERVAL_SECONDS})
   --json              {"pipelines":[{"name","steps":[{"name","jobset","state","reason"?,"message"?,"progress"?,
                       "stall"?,"run"?}],"cost"?}]} (one document per line with --watch); run: chips, admittedAt, endedAt?,
@@ -636,7 +642,7 @@ async function status(argv: string[], io: Io): Promise<number> {
       if (statuses.every(firstStepStarted)) return exitCode(statuses);
       if (Date.now() + intervalSeconds * 1000 > deadline) {
         io.stdout.write(`not admitted or queued yet after ${untilStarted}s: ${statuses.filter((p) => !firstStepStarted(p)).map((p) => p.name).join(', ')}\n`);
-        return EXIT.inProgress;
+        return EXIT.notStarted;
       }
     } else if (!values.watch || statuses.every(isDone)) return exitCode(statuses);
     await sleep(intervalSeconds * 1000);
@@ -760,23 +766,76 @@ async function rehearsalCheck(argv: string[], io: Io): Promise<number> {
   return EXIT.completed;
 }
 
+const RETRY_USAGE = `usage: npm run retry -- <pipeline> [--context <name>] [--timeout <seconds>]
+
+Resumes a pipeline whose Workflow ended Failed or Error from the step that failed, with Argo Workflows' own retry
+(argo-server PUT /api/v1/workflows/<namespace>/<name>/retry, what the UI's RETRY button and \`argo retry\` do): the
+failed tasks run again, every finished step is kept and never re-run. It reaches the engine as npm run workflows-ui
+does (kubectl port-forward to the argo-server Service, your gcloud access token). Exit 0 retried, 1 refused, 3 nothing
+to retry (the Workflow runs or succeeded), 4 the cluster did not answer.
+`;
+
+/**
+ * \`npm run retry -- <pipeline>\`: Argo's retry of the pipeline's failed Workflow (status/retry.ts), from the step that
+ * failed. A run id would start from scratch; this keeps every step that finished.
+ */
+async function retry(argv: string[], io: Io): Promise<number> {
+  const { values, positionals } = parse(argv, { timeout: { type: 'string' }, context: { type: 'string' }, help: { type: 'boolean', short: 'h' } });
+  if (values.help) {
+    io.stdout.write(RETRY_USAGE);
+    return EXIT.completed;
+  }
+  const s = setup(io.env);
+  if (positionals.length !== 1) throw new UsageError(`retry takes one pipeline, got ${positionals.length === 0 ? 'none' : positionals.map((p) => `'${p}'`).join(' ')}`);
+  const pipeline = s.pipelines.find((p) => p.name === positionals[0]);
+  if (!pipeline) throw new UsageError(`no pipeline named '${positionals[0]}' in this config; pipelines: ${s.pipelines.map((p) => p.name).join(', ')}`);
+  const requestTimeout = timeoutMs(values.timeout);
+  const { cluster, context, server } = await connect(io, s, requestTimeout, values.context);
+  let snapshot;
+  try {
+    snapshot = await cluster.snapshot(pipeline.namespace, pipelinesSelector([pipeline]));
+  } catch (err) {
+    throw noAnswer(err as ClusterError, context, server, s);
+  }
+  const wf = snapshot.workflows ? pipelineWorkflowOf(snapshot.workflows, pipeline.name) : undefined;
+  if (!wf?.metadata.name) {
+    io.stdout.write(`${pipeline.name}: no Workflow in namespace ${pipeline.namespace}: nothing to retry (npm run deploy -- ${pipeline.name})\n`);
+    return EXIT.inProgress;
+  }
+  const phase = wf.status?.phase ?? '';
+  if (phase !== 'Failed' && phase !== 'Error') {
+    io.stdout.write(`${pipeline.name}: Workflow ${wf.metadata.name} is ${phase || 'not picked up by the engine yet'}: nothing to retry (Argo retries only a Failed or Error Workflow)\n`);
+    return EXIT.inProgress;
+  }
+  const view = engineView(wf, pipeline.steps.map((st) => st.name));
+  const forward = await startPortForward(pipeline.namespace, io.env, requestTimeout, values.context);
+  try {
+    const answer = await retryWorkflowRequest(forward.url, pipeline.namespace, wf.metadata.name, gcloudToken(requestTimeout), requestTimeout);
+    for (const line of retryLines(pipeline.name, wf.metadata.name, view, answer)) io.stdout.write(`${line}\n`);
+    return answer.ok ? EXIT.completed : EXIT.failed;
+  } finally {
+    forward.stop();
+  }
+}
+
 /** Runs `status <args>`, `logs <args>` or `workflows-ui`; resolves to the exit status. */
 export async function main(argv: string[], raw: Io = { stdout: process.stdout, stderr: process.stderr, env: process.env }): Promise<number> {
   // Everything status and logs print comes from the cluster (pod messages, events, logs): one redaction on the way out.
   // (`logs` streams through a line redactor of its own, status/redact-stream.ts, so a key split over lines is caught.)
   const io: Io = { ...raw, stdout: redacting(raw.stdout), stderr: redacting(raw.stderr) };
   const [command, ...rest] = argv;
-  const name = command === 'logs' ? 'logs' : 'status';
+  const name = command === 'logs' ? 'logs' : command === 'retry' ? 'retry' : 'status';
   const code = await (async () => {
     try {
       if (command === 'status') return await status(rest, io);
       if (command === 'logs') return await logs(rest, { ...io, stdout: raw.stdout });
       if (command === 'workflows-ui') return workflowsUi(io);
       if (command === 'rehearsal-check') return await rehearsalCheck(rest, io);
-      throw new UsageError(`the first argument must be 'status', 'logs', 'workflows-ui' or 'rehearsal-check', got '${command ?? ''}'`);
+      if (command === 'retry') return await retry(rest, io);
+      throw new UsageError(`the first argument must be 'status', 'logs', 'retry', 'workflows-ui' or 'rehearsal-check', got '${command ?? ''}'`);
     } catch (err) {
       if (err instanceof UsageError) {
-        io.stderr.write(`${name}: ${err.message}\n${name === 'logs' ? LOGS_USAGE : STATUS_USAGE}`);
+        io.stderr.write(`${name}: ${err.message}\n${name === 'logs' ? LOGS_USAGE : name === 'retry' ? RETRY_USAGE : STATUS_USAGE}`);
         return EXIT.usage;
       }
       if (err instanceof ConfigError) {

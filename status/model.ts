@@ -533,12 +533,29 @@ export type StepVerdict = Omit<StepStatus, 'name' | 'jobset'>;
 export type StepRule = (f: StepFacts) => StepVerdict | undefined;
 
 /** No JobSet yet: why (the previous step failed, nothing of the pipeline is deployed, or it waits for the previous one). */
-export const notCreatedRule: StepRule = ({ jobSet, pipeline, index, snapshot }) => {
+export const notCreatedRule: StepRule = ({ jobSet, pipeline, index, snapshot, step }) => {
   if (jobSet) return undefined;
+  // Any earlier step that failed (its JobSet, or the engine's create of it) ends the run before this one.
+  const wf = snapshot.workflows ? pipelineWorkflowOf(snapshot.workflows, pipeline.name) : undefined;
+  const engine = wf ? engineView(wf, pipeline.steps.map((s) => s.name)) : undefined;
+  const refused = (name: string) => engine?.steps.find((e) => e.step === name && e.createRefused);
+  const own = refused(step.name);
+  if (own) return { state: 'failed', message: `the engine's create of its JobSet was refused: ${own.message ?? 'no message'}`, details: [] };
+  const failedBefore = pipeline.steps.slice(0, index).find((s) => {
+    const js = jobSetByName(snapshot, s);
+    return (js && jobSetEnd(js) === 'Failed') || refused(s.name);
+  });
+  if (failedBefore) return { state: 'not-created', message: `will not start: ${failedBefore.name} failed`, details: [] };
   const previous = pipeline.steps[index - 1];
-  const previousJs = previous ? jobSetByName(snapshot, previous) : undefined;
-  if (previous && previousJs && jobSetEnd(previousJs) === 'Failed') return { state: 'not-created', message: `will not start: ${previous.name} failed`, details: [] };
   const anyCreated = pipeline.steps.some((s) => jobSetByName(snapshot, s));
+  // The Workflow exists but no controller ever wrote its status: the engine has not picked it up (not "not deployed").
+  if (!anyCreated && wf && !wf.status?.phase) {
+    return {
+      state: 'not-created',
+      message: `Workflow ${wf.metadata.name ?? '?'} is deployed, but the workflow engine has not picked it up: is its controller running? (kubectl get pods -A -l app.kubernetes.io/component=workflow-controller)`,
+      details: [],
+    };
+  }
   const message = !anyCreated ? `not deployed: npm run deploy -- ${pipeline.name}` : previous ? `starts when ${previous.name} completed` : 'not created';
   return { state: 'not-created', message, details: [] };
 };

@@ -26,7 +26,9 @@ export type { RehearsalVerdict } from '../jobs/rehearsal-record';
 export function rehearsalVerdict(facts: RehearsalFacts, steps: readonly VerdictStep[]): RehearsalVerdict {
   const passed = steps.filter((s) => s.state === 'completed').map((s) => s.name);
   const failed = steps.find((s) => s.state === 'failed');
-  const verdict = failed ? 'failed' : steps.length > 0 && passed.length === steps.length ? 'passed' : 'running';
+  // Never deployed (every step `not deployed: npm run deploy -- rehearse-<p>`) is not running.
+  const deployed = steps.some((s) => s.state !== 'not-created' || !(s.message ?? '').startsWith('not deployed'));
+  const verdict = failed ? 'failed' : steps.length > 0 && passed.length === steps.length ? 'passed' : deployed ? 'running' : 'not-deployed';
   return {
     verdict,
     key: facts.key,
@@ -68,7 +70,9 @@ export function rehearsalLines(facts: RehearsalFacts, v: RehearsalVerdict, sourc
       ? `rehearsal of ${v.of} PASSED (key ${v.key}): every step ran on the cut model; \`npm run deploy -- ${v.of}\` may spend the slice`
       : v.verdict === 'failed'
         ? `rehearsal of ${v.of} FAILED at ${v.firstFailure!.step} (key ${v.key}): ${v.firstFailure!.reason}`
-        : `rehearsal of ${v.of} running (key ${v.key})`;
+        : v.verdict === 'not-deployed'
+          ? `rehearsal of ${v.of} not deployed (key ${v.key}): npm run deploy -- rehearse-${v.of}`
+          : `rehearsal of ${v.of} running (key ${v.key})`;
   const versions = Object.entries(facts.versions).map(([k, x]) => `${k} ${x}`).join(', ');
   const pinned = facts.imagesPinnedBy === 'digest' ? 'by digest' : 'by tag: a tag moved since the rehearsal is not detected';
   const from = !source ? [] : 'record' in source ? [`  verdict: written by the rehearsal's Workflow at ${source.writtenAt} (${source.record})`] : [`  verdict: computed from the steps (${source.computed})`];

@@ -43,6 +43,11 @@ export interface EngineStep {
   readonly waitAttempts: number;
   /** The last message of the step's failing task. @default - none */
   readonly message?: string;
+  /**
+   * The create task ended Failed or Error for a reason other than AlreadyExists (the API server refused the JobSet, a
+   * webhook unreachable past the retries): the step failed there, whatever its wait then read (NotFound). @default false
+   */
+  readonly createRefused?: boolean;
 }
 
 export interface EngineView {
@@ -90,11 +95,14 @@ export function engineView(wf: WorkflowObject, steps: readonly string[]): Engine
     // The watcher that ran out of budget deleted the JobSet: its message says why, the wait's only that it is gone.
     const watch = byTask(t.watch);
     const failed = (n?: WorkflowNode) => n !== undefined && (n.phase === 'Failed' || n.phase === 'Error');
-    const failing = failed(watch) ? watch : failed(wait) ? wait : !wait && create?.phase === 'Error' ? create : undefined;
-    const attempts = wait?.type === 'Retry' ? (wait.children ?? []).length : wait ? 1 : 0;
     const last = (n?: WorkflowNode) => (n?.type === 'Retry' ? nodes[(n.children ?? [])[(n.children ?? []).length - 1] ?? ''] : undefined);
-    const message = failing ? (last(failing)?.message || failing.message) : undefined;
-    return { step, create: create?.phase ?? '', wait: wait?.phase ?? '', waitAttempts: attempts, ...(message ? { message } : {}) };
+    const messageOf = (n: WorkflowNode) => last(n)?.message || n.message;
+    // Refused: the create's last attempt failed for another reason than finding the JobSet there (AlreadyExists).
+    const createRefused = failed(create) && !(messageOf(create!) ?? '').includes('AlreadyExists') && (create!.phase === 'Failed' || !wait);
+    const failing = failed(watch) ? watch : createRefused ? create : failed(wait) ? wait : undefined;
+    const attempts = wait?.type === 'Retry' ? (wait.children ?? []).length : wait ? 1 : 0;
+    const message = failing ? messageOf(failing) : undefined;
+    return { step, create: create?.phase ?? '', wait: wait?.phase ?? '', waitAttempts: attempts, ...(message ? { message } : {}), ...(createRefused ? { createRefused } : {}) };
   });
   return {
     workflow: wf.metadata.name ?? '?',
@@ -108,7 +116,7 @@ export function engineView(wf: WorkflowObject, steps: readonly string[]): Engine
 /** `to-maxtext ✓ → train watching (2 attempts) → to-hf · → eval ·` */
 function stepText(s: EngineStep): string {
   if (s.wait === 'Succeeded') return `${s.step} ✓${s.create === 'Failed' ? ' (JobSet was already there)' : ''}`;
-  if (s.wait === 'Failed' || s.wait === 'Error' || s.create === 'Error') return `${s.step} ✗`;
+  if (s.wait === 'Failed' || s.wait === 'Error' || s.createRefused) return `${s.step} ✗`;
   if (s.wait === 'Running' || s.wait === 'Pending') return `${s.step} watching${s.waitAttempts > 1 ? ` (attempt ${s.waitAttempts})` : ''}`;
   if (s.create === 'Running' || s.create === 'Pending' || s.create === 'Succeeded') return `${s.step} creating`;
   return `${s.step} ·`;

@@ -67,3 +67,46 @@ export function runBounded(command: string, args: readonly string[], options: Bo
     child.on('close', (code) => finish(() => resolve({ code, timedOut: false, stdout, stderr })));
   });
 }
+
+/** A command left running in the background (a tunnel), and the line of its stdout that said it is ready. */
+export interface Background {
+  /** The match of `ready` in its stdout. */
+  readonly ready: RegExpExecArray;
+  /** Ends it (SIGTERM, once; nothing when it has ended already). */
+  readonly stop: () => void;
+}
+
+/**
+ * Starts `command args` and resolves once its stdout matches `ready` (a tunnel's "Forwarding from ..." line), leaving it
+ * running until `stop`; rejects, the command killed, when it exits first (with its stderr), at the deadline, or when it
+ * cannot be started (`ENOENT` as Node gives it). `npm run retry` runs `kubectl port-forward` through it (status/retry.ts).
+ */
+export function startBackground(command: string, args: readonly string[], options: { readonly timeoutMs: number; readonly env?: NodeJS.ProcessEnv; readonly ready: RegExp }): Promise<Background> {
+  const child = spawn(command, [...args], { env: options.env ?? process.env, stdio: ['ignore', 'pipe', 'pipe'] });
+  const stop = () => {
+    if (child.exitCode === null && child.signalCode === null) child.kill('SIGTERM');
+  };
+  return new Promise((resolve, reject) => {
+    let out = '';
+    let err = '';
+    let settled = false;
+    const settle = (f: () => void) => {
+      if (settled) return;
+      settled = true;
+      clearTimeout(timer);
+      f();
+    };
+    const timer = setTimeout(() => settle(() => {
+      stop();
+      reject(new Error(`${killedText(`${command} ${args.join(' ')}`, options.timeoutMs)}${err.trim() ? `: ${err.trim().slice(0, 500)}` : ''}`));
+    }), options.timeoutMs);
+    child.stdout.on('data', (chunk: Buffer) => {
+      out = (out + chunk.toString('utf8')).slice(-(1 << 16));
+      const m = options.ready.exec(out);
+      if (m) settle(() => resolve({ ready: m, stop }));
+    });
+    child.stderr.on('data', (chunk: Buffer) => (err = (err + chunk.toString('utf8')).slice(-(1 << 16))));
+    child.on('error', (e) => settle(() => reject(e)));
+    child.on('exit', (code) => settle(() => reject(new Error(`${command} exited ${code ?? 'on a signal'}: ${err.trim().slice(0, 500) || out.trim().slice(0, 500) || 'no output'}`))));
+  });
+}

@@ -39,13 +39,36 @@ test("dev's exports with prod's config file: stops, naming each identity value's
   for (const [variable, key] of [['CLUSTER_NAME', 'clusterName'], ['GCS_BUCKET', 'bucket'], ['STATE_BUCKET', 'stateBucket'], ['REGION', 'region']]) {
     expect(e.issues.find((i) => i.startsWith(`${variable} (env) is `))).toContain(`${file}: ${key} is `);
   }
-  expect(e.issues).toHaveLength(5);
+  expect(e.issues).toContain(`ZONE (env) is 'us-central1-a', ${file}: zone is 'us-east5-b': ${fix.replace('unset PROJECT', 'unset ZONE')}`);
+  expect(e.issues).toHaveLength(6);
 });
 
-test('ZONE alone (the region derived from it) disagreeing with the file is a conflict of the region, naming ZONE', () => {
+test('ZONE alone (the region derived from it) disagreeing with the file is a conflict of the zone and of the region, naming ZONE', () => {
   const e = errorOf(() => loadConfig({ env: { ZONE: 'us-central1-a', CONFIG_FILE: PROD } }));
-  expect(e.issues).toHaveLength(1);
+  expect(e.issues).toHaveLength(2);
   expect(e.issues[0]).toMatch(/^ZONE \(env\) is 'us-central1', .*: region is 'us-east5': .*unset ZONE/);
+  expect(e.issues[1]).toMatch(/^ZONE \(env\) is 'us-central1-a', .*: zone is 'us-east5-b': .*unset ZONE/);
+});
+
+test("the values that bind a deployment's TPU pools and alerts are its identity too: dev's reservation, zone or alert address never builds prod", () => {
+  const withNotify = configFile((c) => {
+    Object.assign(c, { project: 'acme-prod', clusterName: 'prod-tpu', zone: 'us-east5-b', bucket: 'acme-prod-ckpt' });
+    c.tpu.reservation = 'acme-prod-v6e-32';
+    c.singleHost = { reservation: 'acme-prod-v6e-8' };
+    c.notify = { emails: ['oncall@acme.example'] };
+  });
+  const dev = { RESERVATION: 'acme-dev-v6e-32', SINGLE_HOST_RESERVATION: 'acme-dev-v6e-8', ZONE: 'us-east5-c', NOTIFY_EMAIL: 'dev@acme.example' };
+  const e = errorOf(() => loadConfig({ env: { ...dev, CONFIG_FILE: withNotify } }));
+  expect(e.issues.map((i) => i.split(':')[0] + i.slice(i.indexOf(': ') + 1).split(': the config')[0].replace(/^.*?: /, ': '))).toEqual([
+    "ZONE (env) is 'us-east5-c', " + withNotify + ": zone is 'us-east5-b'",
+    "RESERVATION (env) is 'acme-dev-v6e-32', " + withNotify + ": tpu.reservation is 'acme-prod-v6e-32'",
+    "SINGLE_HOST_RESERVATION (env) is 'acme-dev-v6e-8', " + withNotify + ": singleHost.reservation is 'acme-prod-v6e-8'",
+    'NOTIFY_EMAIL (env) is ["dev@acme.example"], ' + withNotify + ': notify.emails is ["oncall@acme.example"]',
+  ].map((i) => i.split(':')[0] + i.slice(i.indexOf(': ') + 1).split(': the config')[0].replace(/^.*?: /, ': ')));
+  const kept = loadConfig({ env: { ...dev, CONFIG_FILE: withNotify, IDENTITY_FROM: 'file' } }).config;
+  expect([kept.zone, kept.tpu.reservation, kept.singleHost?.reservation, kept.notify.emails]).toEqual(['us-east5-b', 'acme-prod-v6e-32', 'acme-prod-v6e-8', ['oncall@acme.example']]);
+  // The same address (a list of the same items) is no disagreement.
+  expect(loadConfig({ env: { NOTIFY_EMAIL: 'oncall@acme.example', CONFIG_FILE: withNotify } }).config.notify.emails).toEqual(['oncall@acme.example']);
 });
 
 test('IDENTITY_FROM=file keeps the file and says the environment was ignored; IDENTITY_FROM=env lets it win and says so', () => {
@@ -56,7 +79,7 @@ test('IDENTITY_FROM=file keeps the file and says the environment was ignored; ID
   expect(envWins.config).toMatchObject({ project: 'acme-dev', clusterName: 'dev-tpu', bucket: 'acme-dev-ckpt', region: 'us-central1' });
   expect(envWins.notices.find((n) => n.startsWith('IDENTITY_FROM=env'))).toContain('the environment wins over');
   expect(errorOf(() => loadConfig({ env: { CONFIG_FILE: PROD, IDENTITY_FROM: 'shell' } })).issues).toEqual([
-    "IDENTITY_FROM (env): must be env or file (which wins when the config file and the environment disagree on project, clusterName, region, bucket, stateBucket), got 'shell'",
+    "IDENTITY_FROM (env): must be env or file (which wins when the config file and the environment disagree on project, clusterName, region, bucket, stateBucket, zone, tpu.reservation, singleHost.reservation, notify.emails), got 'shell'",
   ]);
 });
 
@@ -70,9 +93,9 @@ test("no conflict: the same values in both, the example config, and the example'
 });
 
 test('every synth names the environment, the config file and the variables it was built from', () => {
-  const d = loadDeployment({ env: { CONFIG_FILE: PROD, ZONE: 'us-east5-c' } });
+  const d = loadDeployment({ env: { CONFIG_FILE: PROD, CLUSTER_NODEPOOL_COUNT: '1' } });
   expect(d.origin.name).toBe('acme-prod.prod-tpu');
-  expect(d.origin.line).toMatch(/^environment acme-prod\.prod-tpu \(project acme-prod, cluster prod-tpu, region us-east5\), built from \S+\.json \(CONFIG_FILE\) and env ZONE$/);
+  expect(d.origin.line).toMatch(/^environment acme-prod\.prod-tpu \(project acme-prod, cluster prod-tpu, region us-east5\), built from \S+\.json \(CONFIG_FILE\) and env CLUSTER_NODEPOOL_COUNT$/);
   expect(loadDeployment({ env: {} }).origin.line).toBe(
     'environment my-tpu-project.tpu-post-train (project my-tpu-project, cluster tpu-post-train, region us-east5), built from config/example.json (the default: CONFIG_FILE unset) and no environment variable',
   );

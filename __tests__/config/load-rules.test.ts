@@ -409,7 +409,7 @@ describe('identity: the file owns it, IDENTITY_FROM says which wins', () => {
   test('IDENTITY_FROM with no conflict: no notice; an invalid value is refused even with the example', () => {
     expect(loadConfig({ env: { IDENTITY_FROM: 'env' }, file: prod() }).notices.filter((n) => n.startsWith('IDENTITY_FROM'))).toEqual([]);
     expect(issuesOf(() => loadConfig({ env: { IDENTITY_FROM: 'ENV' } }))).toEqual([
-      "IDENTITY_FROM (env): must be env or file (which wins when the config file and the environment disagree on project, clusterName, region, bucket, stateBucket), got 'ENV'",
+      "IDENTITY_FROM (env): must be env or file (which wins when the config file and the environment disagree on project, clusterName, region, bucket, stateBucket, zone, tpu.reservation, singleHost.reservation, notify.emails), got 'ENV'",
     ]);
   });
 
@@ -428,6 +428,7 @@ describe('identity: the file owns it, IDENTITY_FROM says which wins', () => {
     expect(loadConfig({ env: { PROJECT: 'acme-dev' }, file }).config.project).toBe('acme-dev');
     expect(issuesOf(() => loadConfig({ env: { REGION: 'us-central1', ZONE: 'us-central1-a' }, file }))).toEqual([
       `REGION (env) is 'us-central1', ${file}: region is 'us-east5': the config file and the environment name different deployments; unset REGION to use the file's, or say which wins: IDENTITY_FROM=file (the file's) or IDENTITY_FROM=env (the environment's)`,
+      `ZONE (env) is 'us-central1-a', ${file}: zone is 'us-east5-b': the config file and the environment name different deployments; unset ZONE to use the file's, or say which wins: IDENTITY_FROM=file (the file's) or IDENTITY_FROM=env (the environment's)`,
     ]);
   });
 });
@@ -726,7 +727,7 @@ describe('the repository root and the variables the program knows', () => {
   test('knownVariables: every binding, the special variables and the tutorial variables noted as unread, each once', () => {
     const known = knownVariables();
     for (const b of ENV_BINDINGS) expect(known).toContain(b.env);
-    for (const name of ['PIPELINES', 'SERVE', 'REHEARSE', 'TPU_TYPE', 'TPU_NAME', 'IDENTITY_FROM', 'CONFIG_FILE', ...Object.keys(UNREAD_TUTORIAL_VARIABLES)]) {
+    for (const name of ['PIPELINES', 'SERVE', 'REHEARSE', 'TEARDOWN', 'TPU_TYPE', 'TPU_NAME', 'IDENTITY_FROM', 'CONFIG_FILE', ...Object.keys(UNREAD_TUTORIAL_VARIABLES)]) {
       expect(known).toContain(name);
     }
     expect(new Set(known).size).toBe(known.length);

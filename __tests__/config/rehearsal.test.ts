@@ -177,7 +177,7 @@ describe('scripts/cdktf.mjs: npm run deploy -- rehearse-<pipeline>', () => {
     expect(r.stacks).toContain('rehearse-rl-qwen3');
     const bad = runWrapper(['destroy', 'rehearse-serve-rl-qwen3'], ONE_HOST, ['REHEARSE']);
     expect(bad.status).toBe(1);
-    expect(bad.stderr).toContain('a serve stack has no training to rehearse');
+    expect(bad.stderr).toContain('TEARDOWN (env): rehearse-serve-rl-qwen3 names the rehearsal of a serve stack: a serve stack has no training to rehearse');
     expect(bad.called).toBeUndefined();
   });
 });

@@ -103,7 +103,10 @@ describe('scripts/cdktf.mjs: npm run deploy -- serve-<pipeline>', () => {
   });
   test('without a serve stack named: no SERVE, no serve stack; SERVE already set is kept and joined', () => {
     expect(run(['synth']).called).toEqual({ args: ['synth', '--output', EXAMPLE_OUTDIR], serve: null, checkpoint: '1' });
-    expect(run(['destroy', 'serve-rl-qwen3'], { SERVE: 'rl-gemma4' }).called?.serve).toBe('rl-gemma4,rl-qwen3');
+    expect(run(['deploy', 'serve-rl-qwen3'], { SERVE: 'rl-gemma4' }).called?.serve).toBe('rl-gemma4,rl-qwen3');
+    // A destroy turns no serve stack on: it synthesizes the named stack for its teardown (TEARDOWN,
+    // __tests__/environments/teardown.test.ts), which needs neither the pipeline nor its export.
+    expect(run(['destroy', 'serve-rl-qwen3'], { SERVE: 'rl-gemma4' }).called?.serve).toBe('rl-gemma4');
   });
   test("a bad name: the check fails once, naming SERVE, and cdktf never starts", () => {
     const r = run(['deploy', 'serve-rl-qwen4']);
@@ -111,11 +114,19 @@ describe('scripts/cdktf.mjs: npm run deploy -- serve-<pipeline>', () => {
     expect(r.called).toBeUndefined();
     expect(r.stderr).toContain("SERVE (env): no pipeline named 'rl-qwen4' to serve (stack serve-rl-qwen4)");
   });
+  test("a bare 'serve-' or 'rehearse-' names no stack: refused (exit 2), cdktf never starts", () => {
+    for (const bare of ['serve-', 'rehearse-']) {
+      const r = run(['deploy', bare]);
+      expect(r.status).toBe(2);
+      expect(r.called).toBeUndefined();
+      expect(r.stderr).toBe(`'${bare}' names no stack: add the pipeline (${bare}<pipeline>, e.g. ${bare}rl-qwen3)\n`);
+    }
+  });
   test("cdktf's exit status is the command's", () => expect(run(['diff'], { FAKE_CDKTF_EXIT: '3' }).status).toBe(3));
   test('an unknown command: usage, exit 2, nothing run', () => {
     const r = run(['apply']);
     expect(r.status).toBe(2);
-    expect(r.stderr).toBe("usage: node scripts/cdktf.mjs synth|diff|deploy|destroy [stacks] [cdktf options], got 'apply'\n");
+    expect(r.stderr).toBe("usage: node scripts/cdktf.mjs synth|diff|deploy|destroy|empty-bucket [stacks] [cdktf options], got 'apply'\n");
     expect(r.called).toBeUndefined();
   });
 });

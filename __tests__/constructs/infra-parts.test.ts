@@ -255,6 +255,16 @@ describe('Controllers', () => {
     const out = JSON.parse(Testing.synthScope((s) => new Controllers(s, 'c', { jobsetVersion: '0.12.0', kueueVersion: '0.19.2', queuesChartPath: chart, queueObjects: [], webhookAccess, workflows: { ...workflows, namespace: 'default' } })));
     expect((Object.values(out.resource.kubernetes_namespace_v1) as any[]).map((n) => n.metadata.name)).toEqual(['argo']);
   });
+  test('JobSet and Kueue controllers (their webhooks) run on the system pool, as Argo\'s: chart values controller.nodeSelector (jobset v0.12.0) and controllerManager.nodeSelector (kueue v0.19.2)', () => {
+    const out = JSON.parse(Testing.synthScope((s) => new Controllers(s, 'c', { jobsetVersion: '0.12.0', kueueVersion: '0.19.2', queuesChartPath: chart, queueObjects: [], webhookAccess, workflows })));
+    const release = (name: string) => Object.values(out.resource.helm_release as Record<string, any>).find((r) => r.name === name);
+    const onSystem = { 'cloud.google.com/gke-nodepool': 'system' };
+    expect(JSON.parse(release('jobset').values[0])).toEqual({ controller: { nodeSelector: onSystem } });
+    const kueue = JSON.parse(release('kueue').values[0]);
+    expect(kueue.controllerManager).toEqual({ nodeSelector: onSystem });
+    expect(JSON.parse(kueue.managerConfig.controllerManagerConfigYaml).integrations.frameworks).toEqual(['jobset.x-k8s.io/jobset']);
+    // Before: neither release set a node selector (the JobSet release no values at all): the webhooks could land on any node.
+  });
   test('the control plane may reach the webhooks (9443) and the Kueue visibility API (8082) on the nodes, from its range only', () => {
     const out = JSON.parse(Testing.synthScope((s) => new Controllers(s, 'c', { jobsetVersion: '0.12.0', kueueVersion: '0.19.2', queuesChartPath: chart, queueObjects: [], webhookAccess, workflows })));
     expect(Object.values(out.resource.google_compute_firewall)).toEqual([

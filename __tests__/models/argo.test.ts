@@ -10,11 +10,11 @@
  */
 import { buildPipeline, Pipeline } from '../../jobs/pipeline';
 import { RECIPES } from '../../jobs/recipes';
-import { FINAL_WAIT_MESSAGES, pipelineWorkflow, STATE_CHECK_SECONDS, stepTasks, WAIT_RETRY_LIMIT } from '../../jobs/argo';
+import { CREATE_RETRY_LIMIT, FINAL_CREATE_MESSAGES, FINAL_WAIT_MESSAGES, pipelineWorkflow, STATE_CHECK_SECONDS, stepTasks, WAIT_RETRY_LIMIT } from '../../jobs/argo';
 import { LOST_HOST, LOST_HOST_BUDGET_MESSAGE } from '../../jobs/lost-host';
 import { DEACTIVATED_RETENTION_MINUTES, kueueManagerConfig } from '../../jobs/kueue';
 import { testPlatform } from '../jobs/fixtures';
-import { deleteWorkflow, evalExpression, Fault, JobSetScript, matchConditions, runWorkflow, RunResult } from './argo';
+import { deleteWorkflow, evalExpression, Fault, JobSetScript, matchConditions, retryWorkflow, runWorkflow, RunResult, webhookRefusal } from './argo';
 
 const H = 3600;
 const platform = testPlatform();
@@ -296,6 +296,94 @@ describe('the model tells the designs apart', () => {
 
   test('the shipped design under the same fault succeeds', () => {
     expect(run(p, {}, [{ kind: 'pod-deleted', task: 'train-wait', at: 5 * H }]).phase).toBe('Succeeded');
+  });
+});
+
+describe('a refused JobSet create (JobSet or Kueue webhook restarting): argoexec exits 64, the node is Failed', () => {
+  const p = PIPELINES.find((x) => x.name === 'rl-qwen3' && x.steps[0].runsOn === 'cpu')!;
+  const trainCreateAt = () => run(p).creates[1].at;
+  /** The shipped Workflow with the create tasks' retry strategy before this version. */
+  const before = () => {
+    const wf = JSON.parse(JSON.stringify(workflowOf(p)));
+    for (const t of wf.spec.templates) if (t.resource?.action === 'create') t.retryStrategy = { limit: 3, retryPolicy: 'OnError', backoff: { duration: '10s', factor: 2 } };
+    return wf;
+  };
+
+  test.each(PIPELINES.map((x) => [`${x.name} (${x.steps[0].runsOn} conversions)`, x] as const))('%s: a webhook down for 3 minutes as train is created: the create is retried with backoff, train created once, the run Succeeds', (_l, x) => {
+    const at = run(x).creates[1].at;
+    const r = run(x, {}, [{ kind: 'webhook-down', from: at, to: at + 180 }]);
+    expect(r.phase).toBe('Succeeded');
+    expectOrderedSingleCreates(x, r);
+    const attempts = r.nodes.train.attempts;
+    expect(attempts.at(-1)!.phase).toBe('Succeeded');
+    expect(attempts.slice(0, -1).map((a) => a.phase).every((ph) => ph === 'Failed')).toBe(true);
+    expect(attempts[0].message).toBe(`main: Error (exit code 64): ${webhookRefusal(stepName(x, 'train').jobSetName)}`);
+    expect(r.creates.find((c) => c.name === stepName(x, 'train').jobSetName)!.at).toBeGreaterThanOrEqual(at + 180);
+  });
+
+  test('before this version (retryPolicy OnError): the same 3 minutes lost the run, and the wait blamed NotFound', () => {
+    const at = trainCreateAt();
+    const r = runWorkflow({ workflow: before(), scripts: scripts(p), faults: [{ kind: 'webhook-down', from: at, to: at + 180 }], pollSeconds: STATE_CHECK_SECONDS });
+    expect(r.phase).toBe('Failed');
+    expect(r.nodes.train.attempts.length).toBe(1);
+    expect(r.nodes['train-wait'].message).toContain('(NotFound)');
+    expect(r.creates.map((c) => c.name)).toEqual([stepName(p, 'to-maxtext').jobSetName]);
+  });
+
+  test('a webhook that stays down: bounded (at most CREATE_RETRY_LIMIT retries within 15 minutes), the run Fails, train never created', () => {
+    const at = trainCreateAt();
+    const r = run(p, {}, [{ kind: 'webhook-down', from: at, to: at + 2 * H }]);
+    expect(r.phase).toBe('Failed');
+    const attempts = r.nodes.train.attempts;
+    expect(attempts.length).toBeLessThanOrEqual(CREATE_RETRY_LIMIT + 1);
+    expect(attempts.at(-1)!.start - attempts[0].start).toBeLessThanOrEqual(15 * 60);
+    expect(r.nodes.train.phase).toBe('Failed');
+    expect(r.nodes.train.message).toMatch(/failed calling webhook|Backoff would exceed|No more retries/);
+    expect(r.endedAt! - at).toBeLessThan(20 * 60);
+    expect(r.creates.map((c) => c.name)).toEqual([stepName(p, 'to-maxtext').jobSetName]);
+  });
+
+  test.each(PIPELINES.map((x) => [`${x.name} (${x.steps[0].runsOn} conversions)`, x] as const))("%s: past the retries (webhook down 2 hours), npm run retry (Argo's retry) resumes from train: no finished step re-run, the run Succeeds", (_l, x) => {
+    const at = run(x).creates[1].at;
+    const failed = run(x, {}, [{ kind: 'webhook-down', from: at, to: at + 2 * H }]);
+    expect(failed.phase).toBe('Failed');
+    const kept = retryWorkflow(workflowOf(x), failed);
+    // Argo keeps the finished conversion's create and wait; train's create and wait (and the omitted rest) go.
+    expect(Object.keys(kept).sort()).toEqual(['to-maxtext', 'to-maxtext-wait']);
+    const resumed = runWorkflow({ workflow: workflowOf(x), scripts: scripts(x), pollSeconds: STATE_CHECK_SECONDS, resume: { nodes: kept, jobSets: failed.jobSets, creates: failed.creates, at: at + 2 * H + 600 } });
+    expect(resumed.phase).toBe('Succeeded');
+    expectOrderedSingleCreates(x, resumed);
+    expect(resumed.creates.map((c) => c.name)).toEqual(x.steps.map((st) => st.jobSetName));
+    expect(resumed.creates[0].at).toBe(failed.creates[0].at); // to-maxtext: the first run's, never created again
+    // A new run id instead would start from scratch: every JobSet name changes, so to-maxtext (and a finished train) runs again.
+  });
+
+  test('a retry of a run whose JobSet failed reads the same failed JobSet again: Argo\'s retry resumes engine failures, not a failed step', () => {
+    const failed = run(p, { train: { endsAfter: 600, ends: 'Failed' } });
+    expect(failed.phase).toBe('Failed');
+    const kept = retryWorkflow(workflowOf(p), failed);
+    expect(Object.keys(kept).sort()).toEqual(['to-maxtext', 'to-maxtext-wait', 'train']);
+    const again = runWorkflow({ workflow: workflowOf(p), scripts: scripts(p, { train: { endsAfter: 600, ends: 'Failed' } }), pollSeconds: STATE_CHECK_SECONDS, resume: { nodes: kept, jobSets: failed.jobSets, creates: failed.creates, at: failed.endedAt! + 60 } });
+    expect(again.phase).toBe('Failed');
+    expect(again.creates).toEqual(failed.creates);
+    expect(() => retryWorkflow(workflowOf(p), run(p))).toThrow('Cannot retry a workflow in phase Succeeded');
+  });
+
+  test('the create retry expression: final on AlreadyExists and on a refusal of the object itself, retried otherwise', () => {
+    const create = (workflowOf(p) as any).spec.templates.find((t: any) => t.resource?.action === 'create');
+    expect(create.retryStrategy).toEqual({
+      limit: CREATE_RETRY_LIMIT,
+      retryPolicy: 'Always',
+      expression: FINAL_CREATE_MESSAGES.map((m) => `!(lastRetry.message contains ${JSON.stringify(m)})`).join(' && '),
+      backoff: { duration: '10s', factor: 2, cap: '2m', maxDuration: '15m' },
+    });
+    const e = create.retryStrategy.expression;
+    expect(evalExpression(e, `main: Error (exit code 64): ${webhookRefusal('x')}`)).toBe(true);
+    expect(evalExpression(e, 'pod deleted')).toBe(true);
+    expect(evalExpression(e, 'main: Error (exit code 64): no more retries Error from server (AlreadyExists): jobsets.jobset.x-k8s.io "x" already exists')).toBe(false);
+    expect(evalExpression(e, 'main: Error (exit code 64): no more retries Error from server (Forbidden): error when creating "/tmp/manifest.yaml": admission webhook "vjobset.kb.io" denied the request: x')).toBe(false);
+    expect(evalExpression(e, 'main: Error (exit code 64): no more retries The JobSet "x" is invalid: spec: Invalid value')).toBe(true);
+    expect(evalExpression(e, 'main: Error (exit code 64): no more retries Error from server (Invalid): x')).toBe(false);
   });
 });
 

@@ -70,7 +70,22 @@ export interface LiveJobSet {
 /** A fault: at `at` seconds, the pod of the running attempt of `task` is lost (deleted) or evicted. */
 export type Fault =
   | { readonly kind: 'pod-deleted' | 'pod-evicted'; readonly task: string; readonly at: number }
-  | { readonly kind: 'controller-down'; readonly from: number; readonly to: number };
+  | { readonly kind: 'controller-down'; readonly from: number; readonly to: number }
+  /** JobSet's (or Kueue's) admission webhook unreachable (its controller restarting): every JobSet create is refused. */
+  | { readonly kind: 'webhook-down'; readonly from: number; readonly to: number };
+
+/**
+ * The executor's error for a JobSet create while the webhook is unreachable: kubectl's stderr for the API server's 500
+ * (`Internal error occurred: failed calling webhook ...`, k8s.io/apiserver admission webhook errors), wrapped by
+ * resource.go `ExecResource` as "no more retries <stderr>" once client-go's DefaultBackoff (~0.3 s) is spent.
+ */
+export function webhookRefusal(name: string): string {
+  return (
+    `no more retries Error from server (InternalError): error when creating "/tmp/manifest.yaml": Internal error occurred: ` +
+    `failed calling webhook "mjobset.kb.io": failed to call webhook: Post "https://jobset-webhook-service.jobset-system.svc:443/` +
+    `mutate-jobset-x-k8s-io-v1alpha2-jobset?timeout=10s": no endpoints available for service "jobset-webhook-service" (${name})`
+  );
+}
 
 export interface Attempt {
   readonly start: number;
@@ -245,6 +260,8 @@ export interface RunOptions {
   readonly lostAfterAct?: boolean;
   /** Poll interval of the executor, seconds (RESOURCE_STATE_CHECK_INTERVAL). */
   readonly pollSeconds: number;
+  /** Go on from a retried Workflow (`retryWorkflow`): its kept nodes, the cluster's JobSets, from time `at`. @default - a new run */
+  readonly resume?: { readonly nodes: Readonly<Record<string, NodeState>>; readonly jobSets: ReadonlyMap<string, LiveJobSet>; readonly creates: ReadonlyArray<{ readonly name: string; readonly at: number }>; readonly at: number };
 }
 
 export function runWorkflow(o: RunOptions): RunResult {
@@ -252,9 +269,9 @@ export function runWorkflow(o: RunOptions): RunResult {
   const uid = o.uid ?? 'wf-uid';
   const templates = new Map<string, any>(wf.spec.templates.map((t: any) => [t.name, t]));
   const tasks: any[] = templates.get(wf.spec.entrypoint).dag.tasks;
-  const nodes: Record<string, NodeState> = {};
-  const jobSets = new Map<string, LiveJobSet>();
-  const creates: Array<{ name: string; at: number }> = [];
+  const nodes: Record<string, NodeState> = JSON.parse(JSON.stringify(o.resume?.nodes ?? {}));
+  const jobSets = new Map<string, LiveJobSet>(o.resume?.jobSets ?? []);
+  const creates: Array<{ name: string; at: number }> = [...(o.resume?.creates ?? [])];
   for (const e of o.existing ?? []) jobSets.set(e.name, { name: e.name, createdAt: -e.ageSeconds, script: o.scripts[e.name] ?? {} });
   const dt = o.pollSeconds;
   const horizon = o.horizon ?? 40 * 86400;
@@ -289,6 +306,7 @@ export function runWorkflow(o: RunOptions): RunResult {
       a.acted = true;
       const live = jobSetObject(jobSets.get(name), t);
       if (r.action === 'create') {
+        if ((o.faults ?? []).some((f) => f.kind === 'webhook-down' && t >= f.from && t < f.to)) return fail(webhookRefusal(name));
         if (live) return fail(`no more retries Error from server (AlreadyExists): jobsets.jobset.x-k8s.io "${name}" already exists`);
         jobSets.set(name, { name, createdAt: t, owner: r.setOwnerReference ? uid : undefined, script: o.scripts[name] ?? {} });
         creates.push({ name, at: t });
@@ -331,10 +349,10 @@ export function runWorkflow(o: RunOptions): RunResult {
   };
 
   let endedAt: number | undefined;
-  for (let t = 0; t <= horizon; t += dt) {
+  for (let t = o.resume?.at ?? 0; t <= horizon; t += dt) {
     // Faults act on pods.
     for (const f of o.faults ?? []) {
-      if (f.kind === 'controller-down' || f.at !== t) continue;
+      if (f.kind === 'controller-down' || f.kind === 'webhook-down' || f.at !== t) continue;
       const a = nodes[f.task]?.attempts.at(-1);
       if (a && a.end === undefined) Object.assign(a, f.kind === 'pod-deleted' ? { phase: 'Error', message: 'pod deleted', end: t } : { phase: 'Failed', message: 'The node was low on resource: memory.', end: t });
     }
@@ -362,6 +380,29 @@ export function runWorkflow(o: RunOptions): RunResult {
     if (tasks.every((x) => nodes[x.name] && ['Succeeded', 'Failed', 'Error', 'Omitted'].includes(nodes[x.name].phase))) { endedAt = t; break; }
   }
   return { phase: endedAt === undefined ? 'Running' : dagPhase(tasks, nodes), endedAt, nodes, creates, jobSets };
+}
+
+/**
+ * Argo's retry of a Failed or Error Workflow (argo-workflows v4.1.2 workflow/util/util.go `FormulateRetryWorkflow`,
+ * what argo-server's RetryWorkflow runs, restartSuccessful false, no node selector): every failed execution node
+ * without a succeeded descendant (`isDescendantNodeSucceeded`) is deleted with everything that depends on it
+ * (`resetPath`; Omitted nodes are such dependents), every other node kept as it is; the phase goes back to Running
+ * and the controller runs the DAG on. Returns the kept nodes (by task).
+ */
+export function retryWorkflow(workflow: any, result: RunResult): Record<string, NodeState> {
+  if (result.phase !== 'Failed' && result.phase !== 'Error') throw new Error(`Cannot retry a workflow in phase ${result.phase}`);
+  const tasks: any[] = workflow.spec.templates.find((t: any) => t.name === workflow.spec.entrypoint).dag.tasks;
+  // `depends` here is `a`, or `a.Succeeded || a.Failed`: the task names before each dot.
+  const dependents = (task: string) => tasks.filter((t) => String(t.depends ?? '').split('||').some((term) => term.trim().split('.')[0] === task)).map((t) => t.name as string);
+  const descendantSucceeded = (task: string): boolean => dependents(task).some((d) => result.nodes[d]?.phase === 'Succeeded' || descendantSucceeded(d));
+  const remove = new Set<string>();
+  const drop = (task: string) => {
+    if (remove.has(task)) return;
+    remove.add(task);
+    for (const d of dependents(task)) drop(d);
+  };
+  for (const [task, n] of Object.entries(result.nodes)) if ((n.phase === 'Failed' || n.phase === 'Error') && !descendantSucceeded(task)) drop(task);
+  return Object.fromEntries(Object.entries(result.nodes).filter(([task]) => !remove.has(task)));
 }
 
 /** assessDAGPhase for a chain: the leaf's branch phase (last completed node before the leaf; Failed/Error preferred). */

@@ -81,6 +81,16 @@ test('a passing rehearsal: every step passed, the deploy command; exit 0', async
   expect(r.stdout).toContain('steps passed: to-maxtext, train, to-hf, eval');
 });
 
+test('a rehearsal never deployed is "not deployed", not "running" (exit 3); status --help names rehearse-<pipeline>', async () => {
+  const api = await fake(emptyWorld());
+  const r = await runCli(['status', 'rehearse-rl-qwen3'], { ...kubeconfig(api.url), REHEARSE: 'rl-qwen3' });
+  expect(r.code).toBe(3);
+  expect(r.stdout).toContain(`rehearsal of rl-qwen3 not deployed (key ${rec.rehearsal!.key}): npm run deploy -- rehearse-rl-qwen3`);
+  expect(r.stdout).not.toContain('rehearsal of rl-qwen3 running');
+  const help = await runCli(['status', '--help'], kubeconfig(api.url));
+  expect(help.stdout).toMatch(/^ {2}rehearse-<pipeline> a pipeline's rehearsal/m);
+});
+
 describe("the verdict record the rehearsal's Workflow writes to the bucket (jobs/rehearsal-record.ts), read back by status", () => {
   const { spawnSync } = require('child_process') as typeof import('child_process');
   const fs = require('fs') as typeof import('fs');

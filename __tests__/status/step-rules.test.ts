@@ -59,6 +59,36 @@ describe('notCreatedRule', () => {
     f.jobSets.push(jobSet(step(qwen, 'to-maxtext'), failed));
     expect(notCreatedRule(facts(f))).toMatchObject({ message: 'will not start: to-maxtext failed' });
   });
+  test('after train failed, eval (two steps on) will not start either: not "starts when to-hf completed"', () => {
+    const f = emptyWorld();
+    f.jobSets.push(jobSet(step(qwen, 'to-maxtext'), completed), jobSet(step(qwen, 'train'), failed));
+    expect(notCreatedRule(facts(f, 2))).toMatchObject({ message: 'will not start: train failed' });
+    expect(notCreatedRule(facts(f, 3))).toMatchObject({ message: 'will not start: train failed' });
+  });
+  const workflow = (status?: Record<string, unknown>) => ({
+    apiVersion: 'argoproj.io/v1alpha1',
+    kind: 'Workflow',
+    metadata: { name: 'rl-qwen3-r1-0123456789', namespace: 'default', labels: { 'tpu-post-training/pipeline': 'rl-qwen3' }, creationTimestamp: iso(0) },
+    ...(status ? { status } : {}),
+  });
+  test('the Workflow exists but no controller wrote its status: the engine has not picked it up (not "not deployed")', () => {
+    const w = { ...emptyWorld(), workflows: [workflow()] } as never;
+    const v = notCreatedRule(facts(w, 0))!;
+    expect(v.state).toBe('not-created');
+    expect(v.message).toMatch(/^Workflow rl-qwen3-r1-0123456789 is deployed, but the workflow engine has not picked it up: is its controller running\?/);
+    expect(v.message).not.toContain('not deployed');
+  });
+  test("the engine's create refused past its retries: the step failed (with the refusal), the later ones will not start, nobody blames NotFound", () => {
+    const refusal = 'main: Error (exit code 64): no more retries Error from server (InternalError): Internal error occurred: failed calling webhook "mjobset.kb.io"';
+    const node = (displayName: string, phase: string, message?: string) => ({ displayName, phase, type: 'Pod', ...(message ? { message } : {}) });
+    const w = { ...emptyWorld(), workflows: [workflow({ phase: 'Failed', nodes: {
+      a: node('to-maxtext', 'Succeeded'), b: node('to-maxtext-wait', 'Succeeded'),
+      c: node('train', 'Failed', refusal), d: node('train-wait', 'Failed', 'main: Error (exit code 64): no more retries Error from server (NotFound): not found'),
+    } })] } as never;
+    (w as any).jobSets.push(jobSet(step(qwen, 'to-maxtext'), completed));
+    expect(notCreatedRule(facts(w, 1))).toEqual({ state: 'failed', message: `the engine's create of its JobSet was refused: ${refusal}`, details: [] });
+    expect(notCreatedRule(facts(w, 2))).toMatchObject({ state: 'not-created', message: 'will not start: train failed' });
+  });
   test('a JobSet exists: not this rule', () => {
     const w = emptyWorld();
     w.jobSets.push(jobSet(step(qwen, 'train')));

@@ -45,7 +45,8 @@ test('--until-started polls until the first step exists past not-created, then e
 test('--until-started ends after its bound with the pipelines still not admitted or queued named', async () => {
   api = await startFakeApi(emptyWorld());
   const r = await runCliOn(api.url, ['status', 'rl-qwen3', '--until-started', '1', '--interval', '1']);
-  expect(r.code).toBe(3);
+  // 5, not 3: the deploy tells "not started" from "runs" by it (scripts/cdktf.mjs afterWaitLine).
+  expect(r.code).toBe(5);
   expect(r.stdout).toContain('not admitted or queued yet after 1s: rl-qwen3');
 });
 
@@ -64,6 +65,7 @@ describe('the wrapper (scripts/cdktf.mjs)', () => {
     pipelineStacks: (a: string[]) => wrapperCall(`m.pipelineStacks(${JSON.stringify(a)})`),
     untilStartedArgs: (p: string[]) => wrapperCall(`m.untilStartedArgs(${JSON.stringify(p)})`) as string[],
     followCommand: (p: string[]) => wrapperCall(`m.followCommand(${JSON.stringify(p)})`),
+    afterWaitLine: (code: number | null, p: string[]) => wrapperCall(`m.afterWaitLine(${JSON.stringify(code ?? undefined) ?? 'undefined'}, ${JSON.stringify(p)})`),
     UNTIL_STARTED_SECONDS: wrapperCall('m.UNTIL_STARTED_SECONDS'),
   };
 
@@ -79,4 +81,24 @@ describe('the wrapper (scripts/cdktf.mjs)', () => {
     expect(mod.untilStartedArgs(['rl-qwen3'])[0]).toMatch(/dist[/\\]status[/\\]cli\.js$/);
     expect(mod.followCommand(['rl-qwen3', 'sft-gemma4'])).toBe('npm run status -- rl-qwen3 sft-gemma4 --watch');
   });
+
+  test('the last line says the pipeline runs only when its first step was admitted or queued: not when the engine never picked the Workflow up', () => {
+    const follow = 'npm run status -- rl-qwen3 --watch';
+    expect(mod.afterWaitLine(0, ['rl-qwen3'])).toBe(`The pipeline runs in the cluster; follow it with: ${follow}`);
+    expect(mod.afterWaitLine(3, ['rl-qwen3'])).toBe(`The pipeline runs in the cluster; follow it with: ${follow}`);
+    expect(mod.afterWaitLine(5, ['rl-qwen3'])).toBe(`Deployed, but not started within 5 minutes (why: above); follow it with: ${follow}`);
+    expect(mod.afterWaitLine(1, ['rl-qwen3'])).toBe('A step has failed already (above); see it with: npm run status -- rl-qwen3');
+    expect(mod.afterWaitLine(4, ['rl-qwen3'])).toMatch(/^Deployed; the cluster could not be read/);
+    expect(mod.afterWaitLine(null, ['rl-qwen3'])).toMatch(/^Deployed; whether it started is not known/);
+  });
+});
+
+test('a Workflow no controller picked up: --until-started exits 5 once its time ran out, naming it (not "not deployed")', async () => {
+  const w = emptyWorld();
+  (w as any).workflows = [{ apiVersion: 'argoproj.io/v1alpha1', kind: 'Workflow', metadata: { name: 'rl-qwen3-r1-0123456789', namespace: 'default', labels: { 'app.kubernetes.io/part-of': 'tpu-post-training', 'tpu-post-training/pipeline': 'rl-qwen3' }, creationTimestamp: '2026-12-01T00:00:00Z' } }];
+  api = await startFakeApi(w);
+  const r = await runCliOn(api.url, ['status', 'rl-qwen3', '--until-started', '1', '--interval', '1']);
+  expect(r.code).toBe(5);
+  expect(r.stdout).toContain('Workflow rl-qwen3-r1-0123456789 is deployed, but the workflow engine has not picked it up');
+  expect(r.stdout).not.toContain('not deployed: npm run deploy');
 });

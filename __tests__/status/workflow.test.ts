@@ -71,3 +71,16 @@ test('a Workflow not started yet shows Pending', () => {
   const v = engineView({ metadata: { name: 'w' } }, STEPS);
   expect(engineLines(v)).toEqual(['engine: Workflow w Pending: to-maxtext · → train · → to-hf · → eval ·']);
 });
+
+test('a create the API server refused (a webhook unreachable past the retries): the create is the failure, not the wait\'s NotFound', () => {
+  const refusal = 'main: Error (exit code 64): no more retries Error from server (InternalError): error when creating "/tmp/manifest.yaml": Internal error occurred: failed calling webhook "mjobset.kb.io": failed to call webhook: no endpoints available for service "jobset-webhook-service"';
+  const notFound = 'main: Error (exit code 64): no more retries Error from server (NotFound): jobsets.jobset.x-k8s.io "rl-qwen3-r1-train" not found';
+  const v = engineView(wf({
+    a: node('to-maxtext', 'Succeeded'), b: node('to-maxtext-wait', 'Succeeded'),
+    c: node('train', 'Failed', 'Retry', ['c0', 'c1']), c0: node('train(0)', 'Failed', 'Pod', [], refusal), c1: node('train(1)', 'Failed', 'Pod', [], refusal),
+    d: node('train-wait', 'Failed', 'Retry', ['d0']), d0: node('train-wait(0)', 'Failed', 'Pod', [], notFound),
+  }, 'Failed'), STEPS);
+  expect(v.steps[1]).toMatchObject({ createRefused: true, message: refusal });
+  expect(engineLines(v)).toEqual(['engine: Workflow rl-qwen3-r1-0123456789 Failed: to-maxtext ✓ → train ✗ → to-hf · → eval ·', `engine: train: ${refusal}`]);
+  expect(engineLines(v).join('\n')).not.toContain('NotFound');
+});
