@@ -26,6 +26,10 @@ class Report:
     self.rows.append((step, check, ok, detail))
     print(f"{'PASS' if ok else 'FAIL'} {step}: {check}{' — ' + detail if detail else ''}", flush=True)
 
+  def skip(self, step, why):
+    self.skipped = getattr(self, "skipped", []) + [(step, why)]
+    print(f"UNRUN {step}: {why}", flush=True)
+
   def step(self, name, rc, seconds, log_path):
     if rc == 0:
       self.add(name, "exits 0", True, f"{seconds:.0f} s")
@@ -34,7 +38,7 @@ class Report:
 
   def finish(self):
     failed = [r for r in self.rows if not r[2]]
-    print(f"rehearse:cpu: {len(self.rows) - len(failed)} passed, {len(failed)} failed in {self.total:.0f} s", flush=True)
+    print(f"rehearse:cpu: {len(self.rows) - len(failed)} passed, {len(failed)} failed, {len(getattr(self, 'skipped', []))} unrun on CPU in {self.total:.0f} s", flush=True)
     return 1 if failed else 0
 
 
@@ -70,7 +74,11 @@ def run_checks(report, plan, run, gcs, model_dir, env_root, steps_ok, hub):
       return
     _check_loads(report, plan, scripts, export)
     _check_moved(report, method, export, model_dir)
-  unrun = [s["name"] for s in plan["steps"] if s["name"] not in steps_ok]
+  for line in open(os.path.join(run, "train.log"), errors="replace") if os.path.exists(os.path.join(run, "train.log")) else []:
+    if line.startswith("rl probe: PASS "):
+      report.add("train", line[len("rl probe: PASS "):].strip()[:300], True, "")
+  skipped = {s for s, _ in getattr(report, "skipped", [])}
+  unrun = [s["name"] for s in plan["steps"] if s["name"] not in steps_ok and s["name"] not in skipped]
   if unrun:
     report.add(unrun[0], "runs", False, f"not run: an earlier step failed ({', '.join(unrun)} left)")
   if steps_ok.get("eval"):

@@ -185,13 +185,20 @@ def main(plan_path):
   subs.add("the eval step's `pip install lm_eval...` -> nothing (lm-eval 0.4.12 is in the locked eval environment)", Regex(r"^pip install [^\n]*lm_eval[^\n]*$", "true", re.M), None)
   subs.add("`vllm serve` -> python/rehearse_cpu/vllm (a loopback stand-in serving /health and /v1/completions from transformers on CPU, with the same --hf-overrides)", "vllm serve ", "vllm serve ")
 
+  rl = plan["recipe"]["train"]["kind"] == "rl"
+  if rl:
+    subs.add("GRPO/GSPO train -> python/rehearse_cpu/rl_probe.py with the train step's own MaxText arguments: MaxText's config, tokenizer and chat template, prepare_datasets and build_reward_fns on real completions run; the vLLM rollout, the policy update and the RL checkpoint stay unrun (vLLM runs on TPU only), so to-hf and eval stay unrun",
+             "python3 -m maxtext.trainers.post_train.rl.train_rl ", f"python3 {HERE}/rl_probe.py ")
   shim = os.path.join(HERE, "shim")
   base_env = {k: v for k, v in os.environ.items() if not k.startswith(("VIRTUAL_ENV", "PYTHONPATH"))}
   base_env.update(HF_ENDPOINT=hub.url, HF_HUB_DISABLE_TELEMETRY="1", HF_HUB_ETAG_TIMEOUT="30", HF_HOME=os.path.join(run, "hf-home"),
-                  REHEARSE_CPU_GCS=gcs, JAX_PLATFORMS="cpu", TOKENIZERS_PARALLELISM="false", PYTHONUNBUFFERED="1")
+                  REHEARSE_CPU_GCS=gcs, REHEARSE_CPU_MODEL_DIR=model_dir, JAX_PLATFORMS="cpu", TOKENIZERS_PARALLELISM="false", PYTHONUNBUFFERED="1")
   steps_ok = {}
   for step in plan["steps"]:
     name = step["name"]
+    if rl and name in ("to-hf", "eval"):
+      report.skip(name, "needs the RL checkpoint, which needs the vLLM rollout (TPU only); proven by the one-host rehearsal")
+      continue
     env = dict(base_env)
     for k, v in step["env"].items():
       if k in ("JAX_PLATFORMS", "LIBTPU_INIT_ARGS", "TPU_WORKER_HOSTNAMES", "TPU_WORKER_ID") or not v:
