@@ -29,9 +29,9 @@ function buildDeployment(): ReturnType<typeof loadDeployment> {
 }
 
 function main(): number {
-  const { positionals, values } = parseArgs({ allowPositionals: true, options: { config: { type: 'string' } } });
+  const { positionals, values } = parseArgs({ allowPositionals: true, options: { config: { type: 'string' }, from: { type: 'string' } } });
   if (positionals.length !== 1) {
-    process.stderr.write('usage: npm run rehearse:cpu -- <pipeline> [--config config/examples/<file>.json]\n');
+    process.stderr.write('usage: npm run rehearse:cpu -- <pipeline> [--config config/examples/<file>.json] [--from <step>]\n');
     return 2;
   }
   const name = positionals[0];
@@ -44,7 +44,9 @@ function main(): number {
     return 2;
   }
   const dir = path.join(ROOT, '.rehearse', 'runs', name);
-  fs.rmSync(dir, { recursive: true, force: true });
+  // --from <step>: keep the run folder and what the earlier steps wrote there, and start at that step.
+  if (values.from) process.env.REHEARSE_CPU_FROM = values.from;
+  else fs.rmSync(dir, { recursive: true, force: true });
   fs.mkdirSync(dir, { recursive: true });
   const planFile = path.join(dir, 'plan.json');
   fs.writeFileSync(planFile, JSON.stringify(cpuPlan(rehearsal, name), null, 1) + '\n');

@@ -41,8 +41,10 @@ def _column(kind, col, rows):
   return [_text(col, i) for i in range(rows)]
 
 
-def write_dataset(root, configs, rows=64):
-  """configs: {config: {"splits": [...], "columns": {col: kind}}}. Writes the repository into root."""
+def write_dataset(root, configs, rows=1024):
+  """configs: {config: {"splits": [...], "columns": {col: kind}}}. Writes the repository into root. 1024 rows: MaxText
+  packs SFT rows into max_target_length sequences and stops a run when the data ends (num_epoch 1), so a rehearsal
+  needs more rows than its steps x batch x rows per packed sequence."""
   import pyarrow as pa
   import pyarrow.parquet as pq
   os.makedirs(root, exist_ok=True)

@@ -169,6 +169,7 @@ def main(plan_path):
   subs.add(f"gs://<bucket>/ -> {gcs}/<bucket>/ (gcsfs calls through a local stand-in: python/rehearse_cpu/shim/gcsfs)", "gs://", gcs + "/")
   src = os.path.join(run, "src")
   import maxtext
+  shutil.rmtree(src, ignore_errors=True)
   shutil.copytree(os.path.dirname(maxtext.__file__), os.path.join(src, "maxtext"))
   with open(os.path.join(src, "maxtext", "checkpoint_conversion", "utils", "hf_model_configs.py"), "a") as f:
     f.write(f"\n# rehearse:cpu: the tiny stand-in's config in place of the full-size one\nimport transformers as _t\nHF_MODEL_CONFIGS[{plan['model']['name']!r}] = _t.AutoConfig.from_pretrained({model_dir!r})\n")
@@ -194,8 +195,17 @@ def main(plan_path):
   base_env.update(HF_ENDPOINT=hub.url, HF_HUB_DISABLE_TELEMETRY="1", HF_HUB_ETAG_TIMEOUT="30", HF_HOME=os.path.join(run, "hf-home"),
                   REHEARSE_CPU_GCS=gcs, REHEARSE_CPU_MODEL_DIR=model_dir, JAX_PLATFORMS="cpu", TOKENIZERS_PARALLELISM="false", PYTHONUNBUFFERED="1")
   steps_ok = {}
+  start_at = os.environ.get("REHEARSE_CPU_FROM") or plan["steps"][0]["name"]
+  names = [s["name"] for s in plan["steps"]]
+  if start_at not in names:
+    raise SystemExit(f"rehearse:cpu: --from {start_at!r}: the pipeline's steps are {', '.join(names)}")
   for step in plan["steps"]:
     name = step["name"]
+    if names.index(name) < names.index(start_at):
+      steps_ok[name] = True
+      open(os.path.join(run, f"{name}.sh"), "w").write(subs.apply(step["script"]))
+      say(f"step {name}: kept from the previous run (--from {start_at})")
+      continue
     if rl and name in ("to-hf", "eval"):
       report.skip(name, "needs the RL checkpoint, which needs the vLLM rollout (TPU only); proven by the one-host rehearsal")
       continue
