@@ -72,6 +72,11 @@ def complete(model, tok, body):
         text = text[: text.index(s)]
     choice = {"index": i, "text": text, "finish_reason": "length"}
     if want_lp:
+      # with echo, vLLM returns the prompt's tokens and then the generated ones, each with its log-probability
+      full = list(ids) + out_ids
+      with torch.no_grad():
+        lps = torch.log_softmax(model(torch.tensor([full])).logits[0].float(), -1)
+      ids = full
       toks = [tok.convert_ids_to_tokens(t) for t in ids]
       token_lps = [None] + [float(lps[j - 1, ids[j]]) for j in range(1, len(ids))]
       tops = [None] + [{toks[j]: token_lps[j]} for j in range(1, len(ids))]
