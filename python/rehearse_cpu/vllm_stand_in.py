@@ -73,7 +73,8 @@ def complete(model, tok, body):
     choice = {"index": i, "text": text, "finish_reason": "length"}
     if want_lp:
       # with echo, vLLM returns the prompt's tokens and then the generated ones, each with its log-probability
-      full = list(ids) + out_ids
+      prompt_ids = list(ids)
+      full = prompt_ids + out_ids
       with torch.no_grad():
         lps = torch.log_softmax(model(torch.tensor([full])).logits[0].float(), -1)
       ids = full
@@ -87,7 +88,7 @@ def complete(model, tok, body):
       choice["logprobs"] = {"tokens": toks if echo else [], "token_logprobs": token_lps if echo else [],
                             "top_logprobs": tops if echo else [], "text_offset": offsets if echo else []}
       if echo:
-        choice["text"] = tok.decode(ids) + text
+        choice["text"] = tok.decode(prompt_ids) + text
     choices.append(choice)
   return {"id": "cmpl-rehearse", "object": "text_completion", "model": body.get("model"), "choices": choices,
           "usage": {"prompt_tokens": 0, "completion_tokens": 0, "total_tokens": 0}}
