@@ -193,6 +193,8 @@ def main(plan_path):
   if rl:
     subs.add("GRPO/GSPO train -> python/rehearse_cpu/rl_probe.py with the train step's own MaxText arguments: MaxText's config, tokenizer and chat template, prepare_datasets and build_reward_fns on real completions run; the vLLM rollout, the policy update and the RL checkpoint stay unrun (vLLM runs on TPU only), so to-hf and eval stay unrun",
              "python3 -m maxtext.trainers.post_train.rl.train_rl ", f"python3 {HERE}/rl_probe.py ")
+    subs.add("the train step's patch of Tunix's vLLM sampler source (jobs/maxtext.ts vllmReshardChunkPatch) -> nothing: importing tunix.generate.vllm_sampler imports vLLM, TPU only",
+             Regex(r"^python3 -c \"import pathlib, sys, tunix\.generate\.vllm_sampler[^\n]*$", "true", re.M), None)
   shim = os.path.join(HERE, "shim")
   base_env = {k: v for k, v in os.environ.items() if not k.startswith(("VIRTUAL_ENV", "PYTHONPATH"))}
   base_env.update(HF_ENDPOINT=hub.url, HF_HUB_DISABLE_TELEMETRY="1", HF_HUB_ETAG_TIMEOUT="30", HF_HOME=os.path.join(run, "hf-home"),
