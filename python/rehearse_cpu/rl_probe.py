@@ -14,12 +14,27 @@ from functools import wraps
 
 
 def main(argv):
+  import importlib
+  import maxtext
+  parent = maxtext
+  for name in ("integration", "vllm"):  # the real packages where they import, empty stand-ins where they need vLLM
+    full = parent.__name__ + "." + name
+    try:
+      mod = importlib.import_module(full)
+    except Exception:  # noqa: BLE001
+      mod = pytypes.ModuleType(full)
+      mod.__path__ = []
+      sys.modules[full] = mod
+    setattr(parent, name, mod)
+    parent = mod
   stub = pytypes.ModuleType("maxtext.integration.vllm.maxtext_vllm_adapter")
   stub.register = lambda: None
-  sys.modules["maxtext.integration.vllm.maxtext_vllm_adapter"] = stub
+  sys.modules[stub.__name__] = stub
+  parent.maxtext_vllm_adapter = stub
   roll = pytypes.ModuleType("maxtext.integration.vllm.maxtext_vllm_rollout")
   roll.MaxTextVllmRollout = None
-  sys.modules["maxtext.integration.vllm.maxtext_vllm_rollout"] = roll
+  sys.modules[roll.__name__] = roll
+  parent.maxtext_vllm_rollout = roll
   print("rl probe: maxtext.integration.vllm adapter and rollout stubbed (vLLM does not install on CPU)", flush=True)
   from maxtext.configs import types
   from maxtext.trainers.post_train.rl import train_rl
