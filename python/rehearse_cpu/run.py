@@ -182,7 +182,7 @@ def main(plan_path):
   os.makedirs(tmp, exist_ok=True)
   subs.add(f"/tmp/ -> {tmp}/", Regex(r"(?<![\w.])/tmp/", tmp + "/"), None)
   overrides = tiny.maxtext_overrides(plan["model"]["name"], layers)
-  overrides.update(hardware="cpu")
+  overrides.update(hardware="cpu", skip_jax_distributed_system="True")
   pat, fix = maxtext_override_sub(overrides)
   subs.add("MaxText sizes -> " + " ".join(f"{k}={v}" for k, v in overrides.items()) + " on every MaxText command", Regex(pat.pattern, fix), None)
   subs.add("skip_jax_distributed_system=False -> True (one CPU process)", "skip_jax_distributed_system=False", "skip_jax_distributed_system=True")
