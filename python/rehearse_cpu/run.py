@@ -189,6 +189,12 @@ def main(plan_path):
   subs.add("the eval step's `pip install lm_eval...` -> nothing (lm-eval 0.4.12 is in the locked eval environment)", Regex(r"^pip install [^\n]*lm_eval[^\n]*$", "true", re.M), None)
   subs.add("`vllm serve` -> python/rehearse_cpu/vllm (a loopback stand-in serving /health and /v1/completions from transformers on CPU, with the same --hf-overrides)", "vllm serve ", "vllm serve ")
 
+  to_hf = next((st for st in plan["steps"] if st["name"] == "to-hf"), None)
+  m = re.search(r"base_output_directory=(\S+)", subs.apply(to_hf["script"])) if to_hf else None
+  if m:
+    subs.add(f"/gcs/export (the eval pod's Cloud Storage FUSE mount of the export) -> {m.group(1)}<export run> (the folder to-hf wrote)",
+             Regex(r"(?<![\w.])/gcs/export", "__EXPORT__"), None)
+    export_base = m.group(1)
   rl = plan["recipe"]["train"]["kind"] == "rl"
   if rl:
     subs.add("GRPO/GSPO train -> python/rehearse_cpu/rl_probe.py with the train step's own MaxText arguments: MaxText's config, tokenizer and chat template, prepare_datasets and build_reward_fns on real completions run; the vLLM rollout, the policy update and the RL checkpoint stay unrun (vLLM runs on TPU only), so to-hf and eval stay unrun",
@@ -224,6 +230,9 @@ def main(plan_path):
     env["PYTHONPATH"] = os.pathsep.join([shim, src] if py_env == "maxtext" else [shim])
     env["REHEARSE_CPU_EVAL_PYTHON"] = os.path.join(env_root, "eval", "bin", "python")
     script = subs.apply(step["script"])
+    if "__EXPORT__" in script:
+      from rehearse_cpu.checks import _export_dir
+      script = script.replace("__EXPORT__", _export_dir(export_base) or export_base)
     open(os.path.join(run, f"{name}.sh"), "w").write(script)
     log_path = os.path.join(run, f"{name}.log")
     say(f"step {name}: running ({run}/{name}.sh, log {log_path})")
