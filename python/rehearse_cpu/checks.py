@@ -48,10 +48,10 @@ def _arg(script, key):
 
 
 def _tensors(folder):
-  from safetensors.numpy import load_file
+  from safetensors.torch import load_file  # the export is bfloat16, which numpy cannot read
   out = {}
   for f in sorted(glob.glob(os.path.join(folder, "*.safetensors"))):
-    out.update(load_file(f))
+    out.update({k: v.float().numpy() for k, v in load_file(f).items()})
   return out
 
 
