@@ -40,6 +40,10 @@ def main(argv):
   from maxtext.trainers.post_train.rl import train_rl
   from maxtext.utils import model_creation_utils
   from transformers import AutoTokenizer
+  # `python3 -m maxtext.trainers.post_train.rl.train_rl` gets post_train/rl.yml as its default config from the module
+  # it runs as (maxtext-v0.2.4 configs/pyconfig.py l.55); this file runs as a script, so it names that file
+  rl_yml = os.path.join(os.path.dirname(maxtext.__file__), "configs", "post_train", "rl.yml")
+  argv = [argv[0], rl_yml] + [a for a in argv[1:] if not a.endswith(".yml")]
   trainer_config, _sampler_config, _t, _s = model_creation_utils.setup_configs_and_devices(argv, {}, config_class=types.RLConfig)
   tok = AutoTokenizer.from_pretrained(trainer_config.tokenizer_path, token=trainer_config.hf_access_token or None)
   train_rl.configure_tokenizer_chat_template(tok, trainer_config)
