@@ -254,7 +254,7 @@ describe('links', () => {
   });
 
   test('every docs page and section the code, tests and workflows cite exists', () => {
-    const skip = new Set(['node_modules', 'dist', 'cdktf.out', 'coverage', '.git']);
+    const skip = new Set(['node_modules', 'dist', 'cdktf.out', 'coverage', '.git', '.rehearse']);
     const sources: string[] = [];
     const walk = (dir: string) => {
       for (const e of fs.readdirSync(dir, { withFileTypes: true })) {
