@@ -192,8 +192,11 @@ export interface EvalPlan {
   readonly evalJson: string;
   readonly timeoutMinutes: number;
   readonly maxRestarts: number;
-  /** The held-out task's dataset, split and column (SFT; two text columns as `prompt,completion`). @default - not a held-out task */
-  readonly heldout?: { readonly path: string; readonly split: string; readonly column: string };
+  /**
+   * The held-out task's dataset, its config (`hf_name`), split and column (SFT; two text columns as `question,answer`).
+   * @default - not a held-out task
+   */
+  readonly heldout?: Heldout;
   /** The GRPO prompt template the reasoning task renders (RL_TEMPLATES). @default - not the reasoning task */
   readonly reasoning?: { readonly templatePath: string; readonly SYSTEM_PROMPT: string; readonly TEMPLATE: string };
   /** pip extras of lm_eval beyond `api`. */
@@ -210,14 +213,33 @@ export function defaultTasks(recipe: Recipe): string[] {
   return [...rowOf(recipe).defaultEval];
 }
 
-function heldoutOf(recipe: Recipe): { path: string; split: string; column: string } {
+/** The held-out task's dataset: repository, config (lm-eval `dataset_name`), evaluation split and column(s). */
+export interface Heldout {
+  readonly path: string;
+  /** The dataset's config, as training loads it (`hf_name`). @default - none (the dataset's default config) */
+  readonly name?: string;
+  readonly split: string;
+  readonly column: string;
+}
+
+/**
+ * The held-out task's dataset as training reads it: `hf_path` and its config `hf_name` (maxtext-v0.2.4
+ * input_pipeline/hf_data_processing.py l.485 `load_dataset(..., name=config.hf_name)`), and the evaluation split:
+ * `hf_eval_split` when the pipeline sets one (dataset.evalSplit), else sft.yml's `test_sft` only for sft.yml's own
+ * dataset (UltraChat's split: l.38-40); for any other dataset the split is unknown (`split` undefined), which
+ * taskProblems refuses.
+ */
+function heldoutOf(recipe: Recipe): Omit<Heldout, 'split'> & { readonly split?: string } {
   const args = recipe.train.args;
-  const str = (key: string, fallback: string) => (typeof args[key] === 'string' && args[key] !== '' ? (args[key] as string) : fallback);
+  const str = (key: string) => (typeof args[key] === 'string' && args[key] !== '' ? (args[key] as string) : undefined);
   // The chat column, or the two text columns (prompt/question first) of the SFT column sets (jobs/methods/sft.ts).
   const given = Array.isArray(args['train_data_columns']) ? (args['train_data_columns'] as string[]) : [SFT_DEFAULTS.column];
   const first = (c: string) => (c === 'prompt' || c === 'question' ? 0 : 1);
   const column = [...given].sort((a, b) => first(a) - first(b)).join(',');
-  return { path: str('hf_path', SFT_DEFAULTS.hfPath), split: str('hf_eval_split', SFT_DEFAULTS.evalSplit), column };
+  const path = str('hf_path') ?? SFT_DEFAULTS.hfPath;
+  const name = str('hf_name');
+  const split = str('hf_eval_split') ?? (path === SFT_DEFAULTS.hfPath ? SFT_DEFAULTS.evalSplit : undefined);
+  return { path, ...(name !== undefined ? { name } : {}), ...(split !== undefined ? { split } : {}), column };
 }
 
 /** The recipe's `data_template_path` (rl.yml's default when unset). */
@@ -258,7 +280,14 @@ function taskProblems(tasks: readonly string[], recipe: Recipe, key: string, ima
     const t = Object.prototype.hasOwnProperty.call(EVAL_TASKS, task) ? EVAL_TASKS[task] : undefined;
     if (!t) problems.push(`${key}.tasks: no lm-evaluation-harness task '${task}' here; tasks: ${list(Object.keys(EVAL_TASKS))}`);
     else if (t.needs && !rowOf(recipe)[t.needs.row]) problems.push(`${key}.tasks: '${task}' ${t.needs.scores}; ${recipe.name} trains with ${methodOf(recipe)}`);
-    else if (task === REASONING_TASK && !rlTemplate(recipe)) {
+    else if (task === HELDOUT_TASK && heldoutOf(recipe).split === undefined) {
+      const { path } = heldoutOf(recipe);
+      problems.push(
+        `${key}.tasks: '${task}' scores the dataset's evaluation split, and ${recipe.name} names none for ${path}: sft.yml's ` +
+          `hf_eval_split '${SFT_DEFAULTS.evalSplit}' is ${SFT_DEFAULTS.hfPath}'s split (lm-eval would fail after training on a dataset without it); ` +
+          `set dataset.evalSplit to a split of ${path} that training does not read, or name other tasks in eval.tasks`,
+      );
+    } else if (task === REASONING_TASK && !rlTemplate(recipe)) {
       problems.push(`${key}.tasks: '${task}' renders the GRPO template, but ${recipe.name}'s data_template_path '${rlTemplatePath(recipe)}' is none of ${list(Object.keys(RL_TEMPLATES))} nor a template file of the pipeline (dataset.template)`);
     } else {
       const beyond = taskImageProblem(task, image);
@@ -376,7 +405,7 @@ function resolvePlan(recipe: Recipe, paths: PipelinePaths, o: EvalOptions, tasks
     // Two server starts plus scoring (DEFAULT_EVAL_TIMEOUT_MINUTES covers the scoring of the default tasks).
     timeoutMinutes: o.timeoutMinutes ?? Math.max(DEFAULT_EVAL_TIMEOUT_MINUTES, Math.ceil((2 * startSeconds) / 60) + 120),
     maxRestarts: o.maxRestarts ?? DEFAULT_EVAL_MAX_RESTARTS,
-    ...(tasks.includes(HELDOUT_TASK) ? { heldout: heldoutOf(recipe) } : {}),
+    ...(tasks.includes(HELDOUT_TASK) ? { heldout: heldoutOf(recipe) as Heldout } : {}),
     ...(template ? { reasoning: { templatePath: template, ...rlTemplate(recipe)! } } : {}),
     extras: [...new Set(tasks.flatMap((t) => EVAL_TASKS[t].extras ?? []))],
   };
@@ -440,17 +469,23 @@ const datasetRevisionLines = ['dataset_kwargs:', `  revision: "${DATASET_REVISIO
 
 /** The dataset the project's own task reads (heldout: the run's evaluation split; gsm8k_reasoning: GSM8K's test split), or none (lm-eval's built-in tasks read their own). */
 export function evalDataset(plan: Pick<EvalPlan, 'heldout' | 'reasoning'>): { readonly hf: string; readonly config?: string; readonly split: string } | undefined {
-  if (plan.heldout) return { hf: plan.heldout.path, split: plan.heldout.split };
+  if (plan.heldout) return { hf: plan.heldout.path, ...(plan.heldout.name !== undefined ? { config: plan.heldout.name } : {}), split: plan.heldout.split };
   return plan.reasoning ? { hf: REASONING_DATASET.path, config: REASONING_DATASET.name, split: REASONING_DATASET.split } : undefined;
 }
 /** GSM8K as the reasoning task reads it (rl.yml dataset_name, hf_subset, eval_split). */
 const REASONING_DATASET = { path: 'openai/gsm8k', name: 'main', split: 'test' } as const;
 
-/** The lm-eval task file of the held-out task: the evaluation split's conversations in the chat template, scored as rolling log-likelihood. */
-export function heldoutTaskYaml(h: { path: string; split: string; column: string }): string {
+/**
+ * The lm-eval task file of the held-out task: the evaluation split's conversations in the chat template, scored as
+ * rolling log-likelihood. The dataset's config goes in `dataset_name`: lm-eval v0.4.12 loads
+ * `datasets.load_dataset(path=dataset_path, name=dataset_name, **dataset_kwargs)` (lm_eval/api/task.py l.869-873), so
+ * without it a dataset's config is dropped and load_dataset picks the default one (or fails when there are several).
+ */
+export function heldoutTaskYaml(h: Heldout): string {
   return [
     `task: ${HELDOUT_TASK}`,
     `dataset_path: ${JSON.stringify(h.path)}`,
+    ...(h.name !== undefined ? [`dataset_name: ${JSON.stringify(h.name)}`] : []),
     ...datasetRevisionLines,
     `test_split: ${JSON.stringify(h.split)}`,
     'output_type: loglikelihood_rolling',
