@@ -233,9 +233,17 @@ describe('defaults of a new pipeline', () => {
     expect(train).toContain('lora.lora_rank=16');
     expect(train).toContain('lora.lora_alpha=16');
     const toHf = script(d, 'mine', 'to-hf');
-    expect(toHf).toMatch(/lora\.lora_restore_path=gs:\/\/[^ ]+\/trained\/sft-[0-9a-f]{12}\/checkpoints\/1000\/model_params\//);
+    // The trained adapters (Tunix: nnx.state(model, nnx.LoRAParam), rooted at decoder) are first re-rooted under
+    // params/params, where to_huggingface's merge reads them (jobs/maxtext.ts loraRerootLines; issue 44: without it the
+    // "merged" export was the base model), and the merge reads that copy.
+    expect(toHf).toMatch(/python3 - gs:\/\/[^ ]+\/trained\/sft-[0-9a-f]{12}\/checkpoints\/1000\/model_params\/ \/tmp\/lora-params <<'REROOT'\n/);
+    expect(toHf).toContain('ocp.PyTreeCheckpointer().save(epath.Path(dst), {"params": {"params": tree}})');
+    expect(toHf).toContain('lora.lora_restore_path=/tmp/lora-params');
+    expect(toHf.indexOf("<<'REROOT'")).toBeLessThan(toHf.indexOf('maxtext.checkpoint_conversion.to_huggingface'));
     // to_huggingface Merged mode (maxtext-v0.2.4): the converted base and the adapter, so eval and serve get a full model.
     expect(toHf).toMatch(/load_parameters_path=gs:\/\/[^ ]+\/0\/items\//);
+    // Not a LoRA run: no re-rooting, the trained checkpoint read directly.
+    expect(script(deploy({ mine: SFT }), 'mine', 'to-hf')).not.toContain('REROOT');
   });
 
   test('hfRevision: to_maxtext gets --revision, and the conversion key (its directory) changes with it', () => {
