@@ -50,6 +50,8 @@ export interface EvalTask {
   readonly range: readonly [number, number];
   /** Scored from prompt log-probabilities (multiple_choice, loglikelihood, loglikelihood_rolling): the image needs them. */
   readonly loglikelihood: boolean;
+  /** Scored as `loglikelihood_rolling` (a whole text, lm-eval's prefix token in front). @default false */
+  readonly rolling?: boolean;
   /** Leaf tasks lm-eval expands it into: `--limit` applies to each (evaluator.py get_sample_size per task). @default 1 */
   readonly leafTasks?: number;
   /** pip extras of lm_eval the task imports beyond `api` (pyproject.toml optional-dependencies). @default - none */
@@ -82,7 +84,7 @@ export const EVAL_TASKS: Readonly<Record<string, EvalTask>> = {
     loglikelihood: false,
     extras: ['ifeval'],
   },
-  heldout: { metrics: { 'word_perplexity,none': false, 'byte_perplexity,none': false, 'bits_per_byte,none': false }, range: [0, Infinity], loglikelihood: true, needs: { row: 'heldoutEval', scores: "scores an SFT dataset's evaluation split" } },
+  heldout: { metrics: { 'word_perplexity,none': false, 'byte_perplexity,none': false, 'bits_per_byte,none': false }, range: [0, Infinity], loglikelihood: true, rolling: true, needs: { row: 'heldoutEval', scores: "scores an SFT dataset's evaluation split" } },
 };
 /** The task over an SFT recipe's own evaluation split. */
 export const HELDOUT_TASK = 'heldout';
@@ -434,15 +436,19 @@ export function taskUtilsPy(plan: Pick<EvalPlan, 'heldout' | 'reasoning'>): stri
     '    if len(columns) == 1:',
     '        return d[columns[0]]',
     '    return [{"role": "user", "content": d[columns[0]]}, {"role": "assistant", "content": d[columns[1]]}]',
+    '# The chat template writes the BOS text (Llama 3.1, Gemma); lm-eval puts its own BOS in front (jobs/eval.ts requestArgs).',
+    'def _no_bos(text):',
+    '    bos = _tokenizer().bos_token',
+    '    return text[len(bos):] if bos and text.startswith(bos) else text',
     'def heldout_docs(dataset):',
-    '    return dataset.map(lambda d: {"text": _tokenizer().apply_chat_template(_conversation(d), tokenize=False)})',
+    '    return dataset.map(lambda d: {"text": _no_bos(_tokenizer().apply_chat_template(_conversation(d), tokenize=False))})',
     `TEMPLATE = ${JSON.stringify(plan.reasoning ? { SYSTEM_PROMPT: plan.reasoning.SYSTEM_PROMPT, TEMPLATE: plan.reasoning.TEMPLATE } : {})}`,
     `TOKENS = ${JSON.stringify(RL_TOKENS)}`,
     'def reasoning_docs(dataset):',
     '    system = TEMPLATE["SYSTEM_PROMPT"].format(**TOKENS)',
     '    def one(d):',
     '        content = TEMPLATE["TEMPLATE"].format(system_prompt=system, question=d["question"])',
-    '        prompt = _tokenizer().apply_chat_template([{"role": "user", "content": content}], tokenize=False, add_generation_prompt=True)',
+    '        prompt = _no_bos(_tokenizer().apply_chat_template([{"role": "user", "content": content}], tokenize=False, add_generation_prompt=True))',
     '        return {"prompt": prompt, "answer_value": d["answer"].split("####")[-1].strip()}',
     '    return dataset.map(one)',
     'def _number(text):',
@@ -634,13 +640,39 @@ export function serverStartPolls(plan: Pick<EvalPlan, 'serverStartSeconds'>): nu
   return Math.ceil(plan.serverStartSeconds / SERVER_POLL_SECONDS);
 }
 
+/**
+ * lm-eval `local-completions` request arguments of a task, by how it is scored, so every request the server scores
+ * starts with exactly one BOS and lm-eval sums exactly the continuation's log-probabilities. Read at lm-eval v0.4.12
+ * (lm_eval/models/api_models.py tok_encode, batch_loglikelihood_requests, loglikelihood_rolling with
+ * `prefix_token=self.prefix_token_id` (BOS); openai_completions.py parse_logprobs `token_logprobs[ctxlen:-1]`) and
+ * vLLM's completions protocol (`CompletionRequest.add_special_tokens` default True: a text prompt gets the tokenizer's
+ * BOS; a prompt of token ids is taken as is), and run with lm-eval 0.4.12's own LocalCompletionsAPI against a
+ * loopback stand-in of that endpoint and a tokenizer that adds BOS as Llama 3.1's and Gemma's do
+ * (scripts/upstream-checks/loglikelihood_bos.py):
+ * - `tokenized_requests=False` (text): lm-eval counts `ctxlen` in tokens without BOS, the server adds one, so the sum
+ *   takes the context's last token too (a one-token answer scored -0.25 where -0.13 is right); a rolling text rendered
+ *   by a chat template that starts with the BOS text reached the model with three BOS tokens.
+ * - loglikelihood / multiple_choice: `tokenized_requests=True,add_bos_token=True` (lm-eval adds the one BOS itself,
+ *   counted in `ctxlen`; the server adds nothing to token ids): right.
+ * - loglikelihood_rolling (heldout): `tokenized_requests=True,add_bos_token=False` (lm-eval's prefix token is BOS) and
+ *   the chat template's leading BOS text stripped (taskUtilsPy `_no_bos`): right.
+ * - generate_until: text, the server adds the one BOS (the project's own prompts strip the template's: `_no_bos`).
+ * A tokenizer without BOS (Qwen) adds none either way; lm-eval's prefix token is then its EOS, as lm-eval intends.
+ */
+export function requestArgs(task: string): string {
+  const t = Object.prototype.hasOwnProperty.call(EVAL_TASKS, task) ? EVAL_TASKS[task] : undefined;
+  if (!t?.loglikelihood) return 'tokenized_requests=False';
+  return `tokenized_requests=True,add_bos_token=${t.rolling ? 'False' : 'True'}`;
+}
+
 /** The `score` shell function: serve $2 as $1, poll its health within the window, run every task, stop it. */
 function scoreFunction(plan: EvalPlan, tok: { readonly name: string; readonly revision?: string }): string[] {
   const url = `http://127.0.0.1:${VLLM_PORT}`;
   const polls = serverStartPolls(plan);
   const tokenizer = `--tokenizer ${shellQuote(tok.name)}${tok.revision ? ` --tokenizer-revision ${shellQuote(tok.revision)}` : ''}`;
   const serveArgs = [`--port ${VLLM_PORT} --tensor-parallel-size ${plan.fit.tensorParallel} --max-model-len ${plan.maxModelLen} --seed ${plan.seed} ${tokenizer}`, ...plan.vllmArgs.map(shellQuote)].join(' ');
-  const modelArgs = `model=$name,base_url=${url}/v1/completions,tokenizer=${tok.name}${tok.revision ? `,revision=${tok.revision}` : ''},num_concurrent=8,max_retries=3,tokenized_requests=False`;
+  const modelArgs = (task: string) =>
+    `model=$name,base_url=${url}/v1/completions,tokenizer=${tok.name}${tok.revision ? `,revision=${tok.revision}` : ''},num_concurrent=8,max_retries=3,${requestArgs(task)}`;
   const includes = plan.heldout || plan.reasoning ? ' --include_path /tmp/eval-tasks' : '';
   return [
     // $1: served name (base|trained), $2: the model (HF repo or mounted directory), then extra vllm serve arguments.
@@ -658,7 +690,7 @@ function scoreFunction(plan: EvalPlan, tok: { readonly name: string; readonly re
     '  done',
     ...plan.tasks.map(
       (task) =>
-        `  lm_eval --model local-completions --model_args "${modelArgs}" --tasks ${task} --limit ${plan.limits[task]} --seed ${plan.seed} --output_path "/tmp/eval/$name/${task}"${includes} ` +
+        `  lm_eval --model local-completions --model_args "${modelArgs(task)}" --tasks ${task} --limit ${plan.limits[task]} --seed ${plan.seed} --output_path "/tmp/eval/$name/${task}"${includes} ` +
         `|| { echo "eval: lm_eval failed on ${task} for the $name model"; kill "$server"; exit 1; }`,
     ),
     // A server that died after its last task has nothing left to stop: its scores are already written.
