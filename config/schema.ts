@@ -187,6 +187,12 @@ const dataset = z
     revision: z.string().max(64).optional(),
     /** SFT: the chat column(s); DPO: [chosen, rejected] or [prompt, chosen, rejected]. @default - the method's (SFT ["messages"], DPO ["chosen", "rejected"]) */
     columns: z.array(z.string().max(128)).max(16).optional(),
+    /**
+     * What each column holds (the dataset's features; the lock's `columns` when it records them): plain `text`, a list
+     * of `{role, content}` `messages`, a `number` or `other`; checked against what the method's MaxText data path
+     * accepts. @default - not known (nothing refused for it)
+     */
+    columnTypes: z.record(z.string().max(128), z.enum(['text', 'messages', 'number', 'other'])).optional(),
     /** RL: a .json prompt template of this repository, shipped to the pods (data_template_path). @default - rl.yml's or the preset's */
     template: z.string().max(1024).optional(),
     /** RL: a .py file of this repository defining process_data, shipped to the pods (dataset_processor_path). @default - MaxText's built-in */

@@ -50,6 +50,8 @@ export interface EvalTask {
   readonly range: readonly [number, number];
   /** Scored from prompt log-probabilities (multiple_choice, loglikelihood, loglikelihood_rolling): the image needs them. */
   readonly loglikelihood: boolean;
+  /** Scored as `loglikelihood_rolling` (a whole text, lm-eval's prefix token in front). @default false */
+  readonly rolling?: boolean;
   /** Leaf tasks lm-eval expands it into: `--limit` applies to each (evaluator.py get_sample_size per task). @default 1 */
   readonly leafTasks?: number;
   /** pip extras of lm_eval the task imports beyond `api` (pyproject.toml optional-dependencies). @default - none */
@@ -82,7 +84,7 @@ export const EVAL_TASKS: Readonly<Record<string, EvalTask>> = {
     loglikelihood: false,
     extras: ['ifeval'],
   },
-  heldout: { metrics: { 'word_perplexity,none': false, 'byte_perplexity,none': false, 'bits_per_byte,none': false }, range: [0, Infinity], loglikelihood: true, needs: { row: 'heldoutEval', scores: "scores an SFT dataset's evaluation split" } },
+  heldout: { metrics: { 'word_perplexity,none': false, 'byte_perplexity,none': false, 'bits_per_byte,none': false }, range: [0, Infinity], loglikelihood: true, rolling: true, needs: { row: 'heldoutEval', scores: "scores an SFT dataset's evaluation split" } },
 };
 /** The task over an SFT recipe's own evaluation split. */
 export const HELDOUT_TASK = 'heldout';
@@ -192,16 +194,13 @@ export interface EvalPlan {
   readonly evalJson: string;
   readonly timeoutMinutes: number;
   readonly maxRestarts: number;
-  /** The held-out task's dataset, split and column (SFT; two text columns as `prompt,completion`). @default - not a held-out task */
-  readonly heldout?: { readonly path: string; readonly split: string; readonly column: string };
+  /**
+   * The held-out task's dataset, its config (`hf_name`), split and column (SFT; two text columns as `question,answer`).
+   * @default - not a held-out task
+   */
+  readonly heldout?: Heldout;
   /** The GRPO prompt template the reasoning task renders (RL_TEMPLATES). @default - not the reasoning task */
   readonly reasoning?: { readonly templatePath: string; readonly SYSTEM_PROMPT: string; readonly TEMPLATE: string };
-  /**
-   * The base tokenizer's BOS as the lock holds it (tokenizer_config.json `bos_token`, `add_bos_token`): when the
-   * tokenizer adds BOS itself, the prompt text the chat template rendered (which may begin with `{{ bos_token }}`) is
-   * passed without it, so the server's tokenization does not begin with two. @default - not locked: the text as rendered
-   */
-  readonly bos?: { readonly token: string; readonly added: boolean };
   /** pip extras of lm_eval beyond `api`. */
   readonly extras: readonly string[];
 }
@@ -216,14 +215,33 @@ export function defaultTasks(recipe: Recipe): string[] {
   return [...rowOf(recipe).defaultEval];
 }
 
-function heldoutOf(recipe: Recipe): { path: string; split: string; column: string } {
+/** The held-out task's dataset: repository, config (lm-eval `dataset_name`), evaluation split and column(s). */
+export interface Heldout {
+  readonly path: string;
+  /** The dataset's config, as training loads it (`hf_name`). @default - none (the dataset's default config) */
+  readonly name?: string;
+  readonly split: string;
+  readonly column: string;
+}
+
+/**
+ * The held-out task's dataset as training reads it: `hf_path` and its config `hf_name` (maxtext-v0.2.4
+ * input_pipeline/hf_data_processing.py l.485 `load_dataset(..., name=config.hf_name)`), and the evaluation split:
+ * `hf_eval_split` when the pipeline sets one (dataset.evalSplit), else sft.yml's `test_sft` only for sft.yml's own
+ * dataset (UltraChat's split: l.38-40); for any other dataset the split is unknown (`split` undefined), which
+ * taskProblems refuses.
+ */
+function heldoutOf(recipe: Recipe): Omit<Heldout, 'split'> & { readonly split?: string } {
   const args = recipe.train.args;
-  const str = (key: string, fallback: string) => (typeof args[key] === 'string' && args[key] !== '' ? (args[key] as string) : fallback);
+  const str = (key: string) => (typeof args[key] === 'string' && args[key] !== '' ? (args[key] as string) : undefined);
   // The chat column, or the two text columns (prompt/question first) of the SFT column sets (jobs/methods/sft.ts).
   const given = Array.isArray(args['train_data_columns']) ? (args['train_data_columns'] as string[]) : [SFT_DEFAULTS.column];
   const first = (c: string) => (c === 'prompt' || c === 'question' ? 0 : 1);
   const column = [...given].sort((a, b) => first(a) - first(b)).join(',');
-  return { path: str('hf_path', SFT_DEFAULTS.hfPath), split: str('hf_eval_split', SFT_DEFAULTS.evalSplit), column };
+  const path = str('hf_path') ?? SFT_DEFAULTS.hfPath;
+  const name = str('hf_name');
+  const split = str('hf_eval_split') ?? (path === SFT_DEFAULTS.hfPath ? SFT_DEFAULTS.evalSplit : undefined);
+  return { path, ...(name !== undefined ? { name } : {}), ...(split !== undefined ? { split } : {}), column };
 }
 
 /** The recipe's `data_template_path` (rl.yml's default when unset). */
@@ -264,7 +282,14 @@ function taskProblems(tasks: readonly string[], recipe: Recipe, key: string, ima
     const t = Object.prototype.hasOwnProperty.call(EVAL_TASKS, task) ? EVAL_TASKS[task] : undefined;
     if (!t) problems.push(`${key}.tasks: no lm-evaluation-harness task '${task}' here; tasks: ${list(Object.keys(EVAL_TASKS))}`);
     else if (t.needs && !rowOf(recipe)[t.needs.row]) problems.push(`${key}.tasks: '${task}' ${t.needs.scores}; ${recipe.name} trains with ${methodOf(recipe)}`);
-    else if (task === REASONING_TASK && !rlTemplate(recipe)) {
+    else if (task === HELDOUT_TASK && heldoutOf(recipe).split === undefined) {
+      const { path } = heldoutOf(recipe);
+      problems.push(
+        `${key}.tasks: '${task}' scores the dataset's evaluation split, and ${recipe.name} names none for ${path}: sft.yml's ` +
+          `hf_eval_split '${SFT_DEFAULTS.evalSplit}' is ${SFT_DEFAULTS.hfPath}'s split (lm-eval would fail after training on a dataset without it); ` +
+          `set dataset.evalSplit to a split of ${path} that training does not read, or name other tasks in eval.tasks`,
+      );
+    } else if (task === REASONING_TASK && !rlTemplate(recipe)) {
       problems.push(`${key}.tasks: '${task}' renders the GRPO template, but ${recipe.name}'s data_template_path '${rlTemplatePath(recipe)}' is none of ${list(Object.keys(RL_TEMPLATES))} nor a template file of the pipeline (dataset.template)`);
     } else {
       const beyond = taskImageProblem(task, image);
@@ -382,10 +407,9 @@ function resolvePlan(recipe: Recipe, paths: PipelinePaths, o: EvalOptions, tasks
     // Two server starts plus scoring (DEFAULT_EVAL_TIMEOUT_MINUTES covers the scoring of the default tasks).
     timeoutMinutes: o.timeoutMinutes ?? Math.max(DEFAULT_EVAL_TIMEOUT_MINUTES, Math.ceil((2 * startSeconds) / 60) + 120),
     maxRestarts: o.maxRestarts ?? DEFAULT_EVAL_MAX_RESTARTS,
-    ...(tasks.includes(HELDOUT_TASK) ? { heldout: heldoutOf(recipe) } : {}),
+    ...(tasks.includes(HELDOUT_TASK) ? { heldout: heldoutOf(recipe) as Heldout } : {}),
     ...(template ? { reasoning: { templatePath: template, ...rlTemplate(recipe)! } } : {}),
     extras: [...new Set(tasks.flatMap((t) => EVAL_TASKS[t].extras ?? []))],
-    ...(recipe.lockedModel?.tokenizer.bosToken ? { bos: { token: recipe.lockedModel.tokenizer.bosToken, added: recipe.lockedModel.tokenizer.addBosToken === true } } : {}),
   };
 }
 
@@ -395,9 +419,7 @@ function resolvePlan(recipe: Recipe, paths: PipelinePaths, o: EvalOptions, tasks
  * scored on the same text. `reasoning_results` reads the last `<answer>` tag (the end tag may be the stop string, which
  * vLLM leaves out) and compares numbers, as MaxText's rewards do (utils_rl.py extract_hash_answer: the text after `####`).
  */
-export function taskUtilsPy(plan: Pick<EvalPlan, 'heldout' | 'reasoning' | 'bos'>): string {
-  const bos = plan.bos?.added ? plan.bos.token : undefined;
-  const unbos = (expr: string) => (bos !== undefined ? `_unbos(${expr})` : expr);
+export function taskUtilsPy(plan: Pick<EvalPlan, 'heldout' | 'reasoning'>): string {
   return [
     'import os, re',
     'from transformers import AutoTokenizer',
@@ -414,17 +436,19 @@ export function taskUtilsPy(plan: Pick<EvalPlan, 'heldout' | 'reasoning' | 'bos'
     '    if len(columns) == 1:',
     '        return d[columns[0]]',
     '    return [{"role": "user", "content": d[columns[0]]}, {"role": "assistant", "content": d[columns[1]]}]',
-    // The locked tokenizer adds its BOS when the server tokenizes: the rendered text is passed without a leading one.
-    ...(bos !== undefined ? [`BOS = ${JSON.stringify(bos)}`, 'def _unbos(text):', '    return text[len(BOS):] if text.startswith(BOS) else text'] : []),
+    '# The chat template writes the BOS text (Llama 3.1, Gemma); lm-eval puts its own BOS in front (jobs/eval.ts requestArgs).',
+    'def _no_bos(text):',
+    '    bos = _tokenizer().bos_token',
+    '    return text[len(bos):] if bos and text.startswith(bos) else text',
     'def heldout_docs(dataset):',
-    `    return dataset.map(lambda d: {"text": ${unbos('_tokenizer().apply_chat_template(_conversation(d), tokenize=False)')}})`,
+    '    return dataset.map(lambda d: {"text": _no_bos(_tokenizer().apply_chat_template(_conversation(d), tokenize=False))})',
     `TEMPLATE = ${JSON.stringify(plan.reasoning ? { SYSTEM_PROMPT: plan.reasoning.SYSTEM_PROMPT, TEMPLATE: plan.reasoning.TEMPLATE } : {})}`,
     `TOKENS = ${JSON.stringify(RL_TOKENS)}`,
     'def reasoning_docs(dataset):',
     '    system = TEMPLATE["SYSTEM_PROMPT"].format(**TOKENS)',
     '    def one(d):',
     '        content = TEMPLATE["TEMPLATE"].format(system_prompt=system, question=d["question"])',
-    `        prompt = ${unbos('_tokenizer().apply_chat_template([{"role": "user", "content": content}], tokenize=False, add_generation_prompt=True)')}`,
+    '        prompt = _no_bos(_tokenizer().apply_chat_template([{"role": "user", "content": content}], tokenize=False, add_generation_prompt=True))',
     '        return {"prompt": prompt, "answer_value": d["answer"].split("####")[-1].strip()}',
     '    return dataset.map(one)',
     'def _number(text):',
@@ -451,17 +475,23 @@ const datasetRevisionLines = ['dataset_kwargs:', `  revision: "${DATASET_REVISIO
 
 /** The dataset the project's own task reads (heldout: the run's evaluation split; gsm8k_reasoning: GSM8K's test split), or none (lm-eval's built-in tasks read their own). */
 export function evalDataset(plan: Pick<EvalPlan, 'heldout' | 'reasoning'>): { readonly hf: string; readonly config?: string; readonly split: string } | undefined {
-  if (plan.heldout) return { hf: plan.heldout.path, split: plan.heldout.split };
+  if (plan.heldout) return { hf: plan.heldout.path, ...(plan.heldout.name !== undefined ? { config: plan.heldout.name } : {}), split: plan.heldout.split };
   return plan.reasoning ? { hf: REASONING_DATASET.path, config: REASONING_DATASET.name, split: REASONING_DATASET.split } : undefined;
 }
 /** GSM8K as the reasoning task reads it (rl.yml dataset_name, hf_subset, eval_split). */
 const REASONING_DATASET = { path: 'openai/gsm8k', name: 'main', split: 'test' } as const;
 
-/** The lm-eval task file of the held-out task: the evaluation split's conversations in the chat template, scored as rolling log-likelihood. */
-export function heldoutTaskYaml(h: { path: string; split: string; column: string }): string {
+/**
+ * The lm-eval task file of the held-out task: the evaluation split's conversations in the chat template, scored as
+ * rolling log-likelihood. The dataset's config goes in `dataset_name`: lm-eval v0.4.12 loads
+ * `datasets.load_dataset(path=dataset_path, name=dataset_name, **dataset_kwargs)` (lm_eval/api/task.py l.869-873), so
+ * without it a dataset's config is dropped and load_dataset picks the default one (or fails when there are several).
+ */
+export function heldoutTaskYaml(h: Heldout): string {
   return [
     `task: ${HELDOUT_TASK}`,
     `dataset_path: ${JSON.stringify(h.path)}`,
+    ...(h.name !== undefined ? [`dataset_name: ${JSON.stringify(h.name)}`] : []),
     ...datasetRevisionLines,
     `test_split: ${JSON.stringify(h.split)}`,
     'output_type: loglikelihood_rolling',
@@ -610,13 +640,39 @@ export function serverStartPolls(plan: Pick<EvalPlan, 'serverStartSeconds'>): nu
   return Math.ceil(plan.serverStartSeconds / SERVER_POLL_SECONDS);
 }
 
+/**
+ * lm-eval `local-completions` request arguments of a task, by how it is scored, so every request the server scores
+ * starts with exactly one BOS and lm-eval sums exactly the continuation's log-probabilities. Read at lm-eval v0.4.12
+ * (lm_eval/models/api_models.py tok_encode, batch_loglikelihood_requests, loglikelihood_rolling with
+ * `prefix_token=self.prefix_token_id` (BOS); openai_completions.py parse_logprobs `token_logprobs[ctxlen:-1]`) and
+ * vLLM's completions protocol (`CompletionRequest.add_special_tokens` default True: a text prompt gets the tokenizer's
+ * BOS; a prompt of token ids is taken as is), and run with lm-eval 0.4.12's own LocalCompletionsAPI against a
+ * loopback stand-in of that endpoint and a tokenizer that adds BOS as Llama 3.1's and Gemma's do
+ * (scripts/upstream-checks/loglikelihood_bos.py):
+ * - `tokenized_requests=False` (text): lm-eval counts `ctxlen` in tokens without BOS, the server adds one, so the sum
+ *   takes the context's last token too (a one-token answer scored -0.25 where -0.13 is right); a rolling text rendered
+ *   by a chat template that starts with the BOS text reached the model with three BOS tokens.
+ * - loglikelihood / multiple_choice: `tokenized_requests=True,add_bos_token=True` (lm-eval adds the one BOS itself,
+ *   counted in `ctxlen`; the server adds nothing to token ids): right.
+ * - loglikelihood_rolling (heldout): `tokenized_requests=True,add_bos_token=False` (lm-eval's prefix token is BOS) and
+ *   the chat template's leading BOS text stripped (taskUtilsPy `_no_bos`): right.
+ * - generate_until: text, the server adds the one BOS (the project's own prompts strip the template's: `_no_bos`).
+ * A tokenizer without BOS (Qwen) adds none either way; lm-eval's prefix token is then its EOS, as lm-eval intends.
+ */
+export function requestArgs(task: string): string {
+  const t = Object.prototype.hasOwnProperty.call(EVAL_TASKS, task) ? EVAL_TASKS[task] : undefined;
+  if (!t?.loglikelihood) return 'tokenized_requests=False';
+  return `tokenized_requests=True,add_bos_token=${t.rolling ? 'False' : 'True'}`;
+}
+
 /** The `score` shell function: serve $2 as $1, poll its health within the window, run every task, stop it. */
 function scoreFunction(plan: EvalPlan, tok: { readonly name: string; readonly revision?: string }): string[] {
   const url = `http://127.0.0.1:${VLLM_PORT}`;
   const polls = serverStartPolls(plan);
   const tokenizer = `--tokenizer ${shellQuote(tok.name)}${tok.revision ? ` --tokenizer-revision ${shellQuote(tok.revision)}` : ''}`;
   const serveArgs = [`--port ${VLLM_PORT} --tensor-parallel-size ${plan.fit.tensorParallel} --max-model-len ${plan.maxModelLen} --seed ${plan.seed} ${tokenizer}`, ...plan.vllmArgs.map(shellQuote)].join(' ');
-  const modelArgs = `model=$name,base_url=${url}/v1/completions,tokenizer=${tok.name}${tok.revision ? `,revision=${tok.revision}` : ''},num_concurrent=8,max_retries=3,tokenized_requests=False`;
+  const modelArgs = (task: string) =>
+    `model=$name,base_url=${url}/v1/completions,tokenizer=${tok.name}${tok.revision ? `,revision=${tok.revision}` : ''},num_concurrent=8,max_retries=3,${requestArgs(task)}`;
   const includes = plan.heldout || plan.reasoning ? ' --include_path /tmp/eval-tasks' : '';
   return [
     // $1: served name (base|trained), $2: the model (HF repo or mounted directory), then extra vllm serve arguments.
@@ -634,7 +690,7 @@ function scoreFunction(plan: EvalPlan, tok: { readonly name: string; readonly re
     '  done',
     ...plan.tasks.map(
       (task) =>
-        `  lm_eval --model local-completions --model_args "${modelArgs}" --tasks ${task} --limit ${plan.limits[task]} --seed ${plan.seed} --output_path "/tmp/eval/$name/${task}"${includes} ` +
+        `  lm_eval --model local-completions --model_args "${modelArgs(task)}" --tasks ${task} --limit ${plan.limits[task]} --seed ${plan.seed} --output_path "/tmp/eval/$name/${task}"${includes} ` +
         `|| { echo "eval: lm_eval failed on ${task} for the $name model"; kill "$server"; exit 1; }`,
     ),
     // A server that died after its last task has nothing left to stop: its scores are already written.

@@ -221,6 +221,9 @@ export function exportKey(recipe: Recipe): string {
     modelName: recipe.toHf.modelName,
     overrideModelArchitecture: recipe.toHf.overrideModelArchitecture ?? false,
     lora: recipe.toHf.lora,
+    // A merged LoRA export made before the adapters were re-rooted (LORA_REROOT) was the base model: the fixed
+    // export lands in a directory of its own, never over it.
+    ...(recipe.toHf.lora ? { loraMerge: LORA_MERGE_LAYOUT } : {}),
   });
 }
 
@@ -529,7 +532,8 @@ export function toHfInvocation({ recipe, paths, atRevision }: CommandContext): I
   const source: Array<readonly [string, ArgValue]> = step.lora
     ? [
         ['load_parameters_path', paths.maxtextCheckpoint],
-        ['lora.lora_restore_path', paths.trainedCheckpoint],
+        // The adapters re-rooted where to_huggingface merges them (loraRerootLines, run first by the step's script).
+        ['lora.lora_restore_path', LORA_REROOTED_DIR],
         ['lora.lora_rank', step.lora.rank],
         ['lora.lora_alpha', step.lora.alpha],
       ]
@@ -547,6 +551,61 @@ export function toHfInvocation({ recipe, paths, atRevision }: CommandContext): I
     flags: [['hf_model_path', atRevision ? atRevision.tokenizerDir : recipe.model.hfRepo]],
     switches: step.overrideModelArchitecture ? ['override_model_architecture'] : [],
   };
+}
+
+/**
+ * Where the to-hf step of a LoRA run writes the trained adapters re-rooted for the merge (loraRerootLines): the pod's
+ * local disk (the adapters are rank x (in + out) per adapted matrix: megabytes).
+ */
+export const LORA_REROOTED_DIR = '/tmp/lora-params';
+/** The layout the merge reads the adapters in, part of the export key (exportKey). */
+export const LORA_MERGE_LAYOUT = 'params/params';
+
+/**
+ * Shell lines that copy the LoRA checkpoint training wrote (`from`) to `to` with its tree under `params/params`, so that
+ * to_huggingface's "Merged" mode merges it. Why, read at maxtext-v0.2.4 (538fe7a3) and google/tunix c4ec573d and run on
+ * CPU with MaxText 0.2.4 from PyPI (scripts/upstream-checks/lora_merge.py): Tunix saves a LoRA run's `model_params` as
+ * `nnx.state(model, nnx.LoRAParam)` (tunix/sft/checkpoint_manager.py l.196-197; peft_trainer.py l.1021-1026
+ * `save_only_lora_params=self._lora_enabled`), a tree rooted at `decoder`; the base (to_maxtext) is a Linen TrainState
+ * `{"params": {"params": ...}}` (checkpoint_conversion/utils/utils.py l.1298); `load_orbax_checkpoint` puts the two
+ * side by side (l.914-937 `_recursive_update`), `detect_and_extract_checkpoint` keeps only `params` (l.1078), so
+ * `_get_lora_delta` (to_huggingface.py l.135) finds no `<key>_lora_a` and the "merged" export is the base model, bit for
+ * bit. Under `params/params` the adapters land beside their kernels (`...-query-kernel_lora_a`), as MaxText's own test
+ * lays them out (tests/unit/hf_checkpoint_conversion_test.py l.426-482). The copy is read with MaxText's own
+ * `load_orbax_checkpoint` (the restore to_huggingface does), the NNX `value` wrappers dropped, and written with Orbax's
+ * PyTreeCheckpointer; a checkpoint without adapters (`kernel_lora_a`) fails the step, naming the path.
+ */
+export function loraRerootLines(from: string, to: string): string[] {
+  return [
+    `python3 - ${shellQuote(from)} ${shellQuote(to)} <<'REROOT'`,
+    'import sys, types',
+    'import jax, orbax.checkpoint as ocp',
+    'from etils import epath',
+    'from maxtext.checkpoint_conversion.utils.utils import load_orbax_checkpoint',
+    'src, dst = sys.argv[1], sys.argv[2]',
+    'cfg = types.SimpleNamespace(load_parameters_path=src, lora=types.SimpleNamespace(lora_restore_path=""), weight_dtype=None,',
+    '                            checkpoint_storage_concurrent_gb=96, checkpoint_storage_use_ocdbt=True, checkpoint_storage_use_zarr3=True)',
+    'tree = load_orbax_checkpoint(cfg)',
+    'def unwrap(t):',
+    '    if isinstance(t, dict):',
+    '        return unwrap(t["value"]) if set(t) == {"value"} else {k: unwrap(v) for k, v in t.items()}',
+    '    return t',
+    'tree = unwrap(tree)',
+    'keys = ["/".join(str(getattr(k, "key", k)) for k in p) for p, _ in jax.tree_util.tree_leaves_with_path(tree)]',
+    'n = sum(k.endswith("_lora_a") for k in keys)',
+    'if n == 0:',
+    '    sys.exit(f"lora: no LoRA adapters (*_lora_a) in {src}: the merged export would be the base model")',
+    'if "params" in tree:',
+    '    sys.exit(f"lora: {src} is already rooted at params; expected the tree Tunix saves (decoder/...)")',
+    'ocp.PyTreeCheckpointer().save(epath.Path(dst), {"params": {"params": tree}})',
+    'print(f"lora: {n} adapters of {src} re-rooted under params/params at {dst}")',
+    'REROOT',
+  ];
+}
+
+/** The lines a to-hf step runs before to_huggingface: the LoRA re-rooting for a LoRA run, else none. */
+export function toHfPrelude(recipe: Recipe, paths: Pick<PipelinePaths, 'trainedCheckpoint'>): string[] {
+  return recipe.toHf.lora ? loraRerootLines(paths.trainedCheckpoint, LORA_REROOTED_DIR) : [];
 }
 
 /**

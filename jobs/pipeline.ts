@@ -27,6 +27,7 @@ import {
   PipelinePaths,
   pipelinePaths,
   toHfInvocation,
+  toHfPrelude,
   toMaxTextInvocation,
   trainInvocation,
   trainPrelude,
@@ -642,7 +643,7 @@ function conversionJobSet(plan: PipelinePlan, platform: Platform, options: Pipel
   const skipIfExists = step === 'to-maxtext' && conf.reuseExisting !== false ? `${paths.maxtextDir}0/commit_success.txt` : undefined;
   const common = commonOf(plan, platform, options, step);
   const record = recordLines(plan, options, step);
-  const prelude = revisionPrelude(plan, step);
+  const prelude = [...revisionPrelude(plan, step), ...(step === 'to-hf' ? toHfPrelude(resolved, paths) : [])];
   if (onCpu) {
     const script = buildScript(inv, { skipIfExists, retryTransientOnce: true, record, prelude });
     const resources = conf.resources ?? DEFAULT_CONVERSION_RESOURCES;

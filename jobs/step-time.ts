@@ -2,8 +2,12 @@
  * A physical lower bound of a training step's time, and the refusal of a run whose first checkpoint cannot land before
  * its step's deadline (an attempt that never checkpoints restarts from step 0 on every retry, forever). The bound can
  * only refuse what is certainly impossible:
- * - FLOPs: a step trains at least 6 x active parameters x tokens (forward 2, backward 4 FLOPs per parameter per token;
- *   MoE: the parameters used per token, jobs/models.ts `activeParams`), the tokens being the method row's
+ * - FLOPs: a step trains at least 6 x active parameters x tokens (forward 2, backward 4 FLOPs per parameter per token:
+ *   2 for the gradients of the activations, 2 for those of the weights; MoE: the parameters used per token, jobs/models.ts
+ *   `activeParams`); with LoRA (`lora.enable_lora`) 4: train_sft differentiates only the adapters (maxtext-v0.2.4
+ *   trainers/post_train/sft/train_sft.py `wrt = nnx.LoRAParam if is_lora_enabled else nnx.Param`), so the frozen base
+ *   computes no weight gradients, only the activation gradients that reach the adapters below it (the adapters' own
+ *   rank x (in + out) FLOPs are left out: they only add), the tokens being the method row's
  *   `stepTokens` (every sequence padded to max_target_length). Attention, the loss, the optimizer, a reference model
  *   and RL's rollouts are left out (each only adds time);
  * - speed: every chip of the slice at its generation's peak bf16 FLOP/s (jobs/tpu.ts `peakBf16Tflops`, the Cloud TPU
@@ -15,6 +19,7 @@
  *   stall alert already uses (jobs/notifications.ts trainStartMinutes: the weights read and compiled, twice for RL).
  * Pure; no cdktf.
  */
+import { loraEnabled } from './hbm';
 import { checkpointPeriod, lastCheckpointStep } from './maxtext';
 import { rowOf } from './methods';
 import { modelSize } from './models';
@@ -22,15 +27,22 @@ import { trainStartMinutes } from './vllm';
 import { numberArg, Recipe } from './recipes/types';
 import { GENERATIONS, TpuSlice } from './tpu';
 
-/** FLOPs per parameter per trained token: forward 2, backward 4. */
+/** FLOPs per parameter per trained token: forward 2, backward 4 (activation gradients 2, weight gradients 2). */
 export const TRAIN_FLOPS_PER_PARAM_TOKEN = 6;
+/** LoRA: forward 2 and the activation gradients 2; the frozen base computes no weight gradients (train_sft.py `wrt`). */
+export const LORA_FLOPS_PER_PARAM_TOKEN = 4;
+
+/** FLOPs per base parameter per trained token of a run with these training arguments. */
+export function flopsPerParamToken(args: Recipe['train']['args']): number {
+  return loraEnabled(args) ? LORA_FLOPS_PER_PARAM_TOKEN : TRAIN_FLOPS_PER_PARAM_TOKEN;
+}
 
 /** The lower bound of one step: its FLOPs, the slice's peak and the seconds, with what they were computed from. */
 export interface StepBound {
   readonly flops: number;
   readonly peakFlopsPerSecond: number;
   readonly seconds: number;
-  /** `6 x 3.3e9 active parameters x (8 prompts x 4 generations x 512 tokens)`. */
+  /** `6 x 3.3e9 active parameters x (8 prompts x 4 generations x 512 tokens)`; LoRA: `4 x ... frozen (LoRA) parameters x ...`. */
   readonly label: string;
 }
 
@@ -46,14 +58,15 @@ export function stepBound(recipe: Recipe, slice: TpuSlice, slices: number): Step
   const chips = slice.chips * slices;
   const active = size.activeParams ?? size.params;
   const step = rowOf(recipe).stepTokens(recipe.train.args, chips);
-  const flops = TRAIN_FLOPS_PER_PARAM_TOKEN * active * step.tokens;
+  const perParamToken = flopsPerParamToken(recipe.train.args);
+  const flops = perParamToken * active * step.tokens;
   const quantized = typeof recipe.train.args['quantization'] === 'string' && recipe.train.args['quantization'] !== '';
   const peakTflops = GENERATIONS[slice.generation].peakBf16Tflops * (quantized ? 2 : 1);
   return {
     flops,
     peakFlopsPerSecond: chips * peakTflops * 1e12,
     seconds: boundSeconds(flops, chips, peakTflops),
-    label: `${TRAIN_FLOPS_PER_PARAM_TOKEN} x ${active.toPrecision(3)} ${size.activeParams !== undefined ? 'active ' : ''}parameters x (${step.label})`,
+    label: `${perParamToken} x ${active.toPrecision(3)} ${size.activeParams !== undefined ? 'active ' : ''}${perParamToken === LORA_FLOPS_PER_PARAM_TOKEN ? 'frozen (LoRA) ' : ''}parameters x (${step.label})`,
   };
 }
 

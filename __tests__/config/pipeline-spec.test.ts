@@ -87,7 +87,39 @@ test("SFT columns: any set MaxText's SFT data processing accepts, in any order; 
   expect(train).toContain(`train_data_columns='["answer", "question"]'`);
   expect(train).toContain('hf_eval_split=validation');
   expect(d.pipelines[0].eval?.heldout).toEqual({ path: 'acme/qa', split: 'validation', column: 'question,answer' });
-  expect(script(deploy({ mine: { ...SFT, dataset: { hf: 'acme/pc', columns: ['prompt', 'completion'] } } }), 'mine', 'train')).toContain(`train_data_columns='["prompt", "completion"]'`);
+  expect(script(deploy({ mine: { ...SFT, dataset: { hf: 'acme/pc', evalSplit: 'test', columns: ['prompt', 'completion'] } } }), 'mine', 'train')).toContain(`train_data_columns='["prompt", "completion"]'`);
+});
+
+describe('issue 44: combinations MaxText 0.2.4 rejects after the slice is paid for are refused at synth, naming the key', () => {
+  test('the held-out task of a dataset that is not UltraChat needs dataset.evalSplit (sft.yml test_sft is UltraChat\'s); its config reaches the task file', () => {
+    expect(errorOf({ mine: { ...SFT, dataset: { hf: 'acme/chat' } } })).toContain(
+      "pipelines.mine.eval.tasks: 'heldout' scores the dataset's evaluation split, and mine names none for acme/chat: sft.yml's hf_eval_split 'test_sft' is HuggingFaceH4/ultrachat_200k's split",
+    );
+    expect(errorOf({ mine: { ...SFT, dataset: { hf: 'acme/chat' } } })).toContain('set dataset.evalSplit to a split of acme/chat that training does not read, or name other tasks in eval.tasks');
+    const d = deploy({ mine: { ...SFT, dataset: { hf: 'acme/chat', config: 'beta', evalSplit: 'validation' } } });
+    expect(d.pipelines[0].eval?.heldout).toEqual({ path: 'acme/chat', name: 'beta', split: 'validation', column: 'messages' });
+    expect(script(d, 'mine', 'eval')).toContain('dataset_path: "acme/chat"\ndataset_name: "beta"\n');
+    // Another task instead: nothing to refuse.
+    expect(deploy({ mine: { ...SFT, dataset: { hf: 'acme/chat' }, eval: { tasks: ['mmlu'] } } }).pipelines[0].eval?.tasks).toEqual(['mmlu']);
+  });
+  test.each([
+    [{ ...SFT, dataset: { hf: 'acme/pc', evalSplit: 'test', columns: ['prompt', 'completion'], columnTypes: { prompt: 'text', completion: 'text' } } }, "pipelines.mine.dataset.columns: MaxText's SFT data path needs [\"prompt\",\"completion\"] to hold lists of {role, content} messages, got prompt: text, completion: text"],
+    [{ ...SFT, dataset: { hf: 'acme/pc', evalSplit: 'test', columnTypes: { messages: 'text' } } }, 'got messages: text'],
+    [{ method: 'dpo', model: 'llama3.1-8b', hfModel: 'meta-llama/Llama-3.1-8B-Instruct', slice: 'v6e-8', dataset: { hf: 'acme/pref', columnTypes: { chosen: 'messages', rejected: 'messages' } } }, "pipelines.mine.dataset.columns: MaxText 0.2.4's DPO data path tokenizes plain text only and applies no chat template (input_pipeline/input_pipeline_utils.py tokenization), got chosen: messages, rejected: messages"],
+  ])('a column layout the method\'s data path rejects: %p', (entry, want) => {
+    expect(errorOf({ mine: entry })).toContain(want);
+  });
+  test('the layouts MaxText 0.2.4 accepts pass (scripts/upstream-checks/column_layouts.py)', () => {
+    expect(deploy({ mine: { ...SFT, dataset: { hf: 'acme/pc', evalSplit: 'test', columns: ['prompt', 'completion'], columnTypes: { prompt: 'messages', completion: 'messages' } } } }).pipelines).toHaveLength(1);
+    expect(deploy({ mine: { ...SFT, dataset: { hf: 'acme/qa', evalSplit: 'test', columns: ['question', 'answer'], columnTypes: { question: 'text', answer: 'text' } } } }).pipelines).toHaveLength(1);
+    expect(deploy({ mine: { method: 'dpo', model: 'llama3.1-8b', hfModel: 'meta-llama/Llama-3.1-8B-Instruct', slice: 'v6e-8', dataset: { hf: 'acme/pref', columnTypes: { chosen: 'text', rejected: 'text' } } } }).pipelines).toHaveLength(1);
+  });
+  test("RL without a dataset config: hf_subset=null (load_dataset's default config), not rl.yml's 'main'; GSM8K keeps main", () => {
+    const d = deploy({ own: { ...GRPO, dataset: { hf: 'acme/math' } }, gsm: { ...GRPO, runId: 'r2', dataset: { hf: 'openai/gsm8k' } }, cfg: { ...GRPO, runId: 'r3', dataset: { hf: 'acme/math', config: 'hard' } } });
+    expect(script(d, 'own', 'train')).toContain('hf_subset=null');
+    expect(script(d, 'gsm', 'train')).not.toContain('hf_subset');
+    expect(script(d, 'cfg', 'train')).toContain('hf_subset=hard');
+  });
 });
 
 test('fit advice for single-host RL that fits nowhere on one VM names the Pathways preset whose slice fits (issue 32)', () => {
@@ -233,9 +265,17 @@ describe('defaults of a new pipeline', () => {
     expect(train).toContain('lora.lora_rank=16');
     expect(train).toContain('lora.lora_alpha=16');
     const toHf = script(d, 'mine', 'to-hf');
-    expect(toHf).toMatch(/lora\.lora_restore_path=gs:\/\/[^ ]+\/trained\/sft-[0-9a-f]{12}\/checkpoints\/1000\/model_params\//);
+    // The trained adapters (Tunix: nnx.state(model, nnx.LoRAParam), rooted at decoder) are first re-rooted under
+    // params/params, where to_huggingface's merge reads them (jobs/maxtext.ts loraRerootLines; issue 44: without it the
+    // "merged" export was the base model), and the merge reads that copy.
+    expect(toHf).toMatch(/python3 - gs:\/\/[^ ]+\/trained\/sft-[0-9a-f]{12}\/checkpoints\/1000\/model_params\/ \/tmp\/lora-params <<'REROOT'\n/);
+    expect(toHf).toContain('ocp.PyTreeCheckpointer().save(epath.Path(dst), {"params": {"params": tree}})');
+    expect(toHf).toContain('lora.lora_restore_path=/tmp/lora-params');
+    expect(toHf.indexOf("<<'REROOT'")).toBeLessThan(toHf.indexOf('maxtext.checkpoint_conversion.to_huggingface'));
     // to_huggingface Merged mode (maxtext-v0.2.4): the converted base and the adapter, so eval and serve get a full model.
     expect(toHf).toMatch(/load_parameters_path=gs:\/\/[^ ]+\/0\/items\//);
+    // Not a LoRA run: no re-rooting, the trained checkpoint read directly.
+    expect(script(deploy({ mine: SFT }), 'mine', 'to-hf')).not.toContain('REROOT');
   });
 
   test('hfRevision: to_maxtext gets --revision, and the conversion key (its directory) changes with it', () => {

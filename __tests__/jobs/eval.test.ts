@@ -1,6 +1,6 @@
 import { spawnSync } from 'child_process';
 /** The eval step (jobs/eval.ts) and the serving fit (jobs/vllm.ts): defaults, overrides, errors, the JobSet it builds. */
-import { EVAL_TASKS, evalJsonPath, GATE_EXIT_CODE, gateText, heldoutTaskYaml, planEval, taskImageProblem, taskUtilsPy } from '../../jobs/eval';
+import { EVAL_TASKS, evalJsonPath, GATE_EXIT_CODE, gateText, heldoutTaskYaml, planEval, requestArgs, taskImageProblem, taskUtilsPy } from '../../jobs/eval';
 import { INFRASTRUCTURE_EXIT_CODES } from '../../jobs/jobset';
 import { MODELS, SERVING } from '../../jobs/models';
 import { buildPipeline, Pipeline } from '../../jobs/pipeline';
@@ -278,6 +278,7 @@ test('the heldout task reads the SFT dataset\'s own columns: the chat column, or
       'import sys, types, json',
       'tf = types.ModuleType("transformers")',
       'class Tok:',
+      '    bos_token = None',
       '    def apply_chat_template(self, conv, tokenize=False):',
       '        return json.dumps(conv)',
       'tf.AutoTokenizer = types.SimpleNamespace(from_pretrained=lambda *a, **k: Tok())',
@@ -297,4 +298,18 @@ test('the heldout task reads the SFT dataset\'s own columns: the chat column, or
   const chat = [{ role: 'user', content: 'hi' }, { role: 'assistant', content: 'hello' }];
   expect(run('messages', { messages: chat })).toEqual(chat);
   expect(heldoutTaskYaml({ path: 'acme/qa', split: 'validation', column: 'question,answer' })).toContain('doc_to_target: "{{text}}"');
+});
+
+test('issue 44: each task asks lm-eval for requests that start with one BOS and sum only the continuation (scripts/upstream-checks/loglikelihood_bos.py)', () => {
+  expect(requestArgs('mmlu')).toBe('tokenized_requests=True,add_bos_token=True');
+  expect(requestArgs('heldout')).toBe('tokenized_requests=True,add_bos_token=False');
+  expect(requestArgs('gsm8k')).toBe('tokenized_requests=False');
+  const script = scriptOf(container(evalStep(build('sft-gemma4', { runId: 'r1', eval: { tasks: ['heldout', 'mmlu', 'gsm8k'] } })).manifest, 'slice', 'workload-container'));
+  expect(script).toMatch(/max_retries=3,tokenized_requests=True,add_bos_token=False" --tasks heldout /);
+  expect(script).toMatch(/max_retries=3,tokenized_requests=True,add_bos_token=True" --tasks mmlu /);
+  expect(script).toMatch(/max_retries=3,tokenized_requests=False" --tasks gsm8k /);
+  // The chat template's own BOS text is stripped where lm-eval or the server adds the one BOS.
+  const utils = taskUtilsPy({ heldout: { path: 'a/b', split: 's', column: 'messages' } });
+  expect(utils).toContain('"text": _no_bos(_tokenizer().apply_chat_template(');
+  expect(utils).toContain('prompt = _no_bos(_tokenizer().apply_chat_template(');
 });

@@ -187,14 +187,12 @@ test("RL's built-in processor needs a question and an answer column: refused nam
   );
 });
 
-test("the eval follows the locked tokenizer's BOS: a rendered leading BOS is dropped when the tokenizer adds one", () => {
-  const d = loadDeployment({ file: 'config/examples/sft-llama3-8b.json', env: {}, lockFile: writeLock(fullLock()) });
-  const p = d.pipelines[0]!;
-  expect(p.eval?.bos).toEqual({ token: '<bos>', added: true });
-  const py = taskUtilsPy(p.eval!);
-  expect(py).toContain('BOS = "<bos>"');
-  expect(py).toContain('    return dataset.map(lambda d: {"text": _unbos(_tokenizer().apply_chat_template(_conversation(d), tokenize=False))})');
-  // Not locked: the text as rendered, and no BOS code at all.
-  expect(taskUtilsPy({ ...p.eval!, bos: undefined })).not.toContain('_unbos');
-  expect(taskUtilsPy({ ...p.eval!, bos: { token: '<bos>', added: false } })).not.toContain('_unbos');
+test("the eval follows the tokenizer's BOS, locked or not: the rendered text loses the template's BOS text (the tokenizer's own bos_token at run time, jobs/eval.ts _no_bos), so lm-eval's and the server's BOS are the only one", () => {
+  const locked = loadDeployment({ file: 'config/examples/sft-llama3-8b.json', env: {}, lockFile: writeLock(fullLock()) });
+  const unlocked = loadDeployment({ file: 'config/examples/sft-llama3-8b.json', env: {}, lock: 'ignore' });
+  for (const d of [locked, unlocked]) {
+    const py = taskUtilsPy(d.pipelines[0]!.eval!);
+    expect(py).toContain('    bos = _tokenizer().bos_token');
+    expect(py).toContain('    return dataset.map(lambda d: {"text": _no_bos(_tokenizer().apply_chat_template(_conversation(d), tokenize=False))})');
+  }
 });

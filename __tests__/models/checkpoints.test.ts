@@ -18,7 +18,13 @@ import { allConfigurations, Obj, podSets } from './synthesized';
  * "Merged" mode, with the converted base as `load_parameters_path`: maxtext-v0.2.4
  * src/maxtext/checkpoint_conversion/to_huggingface.py module docstring).
  */
-const exportSource = (args: Record<string, string>): string => args['lora.lora_restore_path'] ?? args.load_parameters_path;
+const exportSource = (args: Record<string, string>, script: string): string => {
+  const lora = args['lora.lora_restore_path'];
+  if (lora === undefined) return args.load_parameters_path;
+  // The adapters are re-rooted first (jobs/maxtext.ts loraRerootLines: `python3 - <trained> <copy> <<'REROOT'`).
+  const reroot = new RegExp(`^python3 - (\\S+) ${lora} <<'REROOT'$`, 'm').exec(script);
+  return reroot ? reroot[1] : lora;
+};
 
 const trainCalls = allConfigurations().flatMap(([c, s]) =>
   s.jobSets
@@ -43,7 +49,7 @@ describe.each(trainCalls)('%s checkpoints often enough to lose at most a quarter
 
   test('the export reads a step that is saved', () => {
     const hfScript: string = podSets(toHf.manifest).flatMap((p) => p.pod.containers).find((x: Obj) => x.name === MAIN_CONTAINER).command[2];
-    const step = Number(/checkpoints\/(?:actor\/)?(\d+)\/model_params/.exec(exportSource(maxTextCalls(hfScript)[0].args))![1]);
+    const step = Number(/checkpoints\/(?:actor\/)?(\d+)\/model_params/.exec(exportSource(maxTextCalls(hfScript)[0].args, hfScript))![1]);
     expect(step).toBe(total);
     expect(step % period).toBe(0);
   });

@@ -8,7 +8,7 @@ import { checkpointPeriod, lastCheckpointStep } from '../../jobs/maxtext';
 import { trainStartMinutes } from '../../jobs/notifications';
 import { RECIPES } from '../../jobs/recipes';
 import { rowOf } from '../../jobs/methods';
-import { boundSeconds, firstCheckpointProblem, stepBound, TRAIN_FLOPS_PER_PARAM_TOKEN } from '../../jobs/step-time';
+import { boundSeconds, firstCheckpointProblem, flopsPerParamToken, stepBound, TRAIN_FLOPS_PER_PARAM_TOKEN } from '../../jobs/step-time';
 import { GENERATIONS, tpuSlice } from '../../jobs/tpu';
 
 test('peak bf16 compute per chip: the Cloud TPU pages, each value with its source', () => {
@@ -81,4 +81,16 @@ test('not one step fits the time left: the message says so instead of a step cou
   // No deadline left after the start-up budget, or a model without a size: nothing certain, nothing refused.
   expect(firstCheckpointProblem(r, { slice: tpuSlice('ct6e-standard-8t', '2x4'), slices: 1, timeoutMinutes: 36, source: 'pipelines.mine' })).toBeUndefined();
   expect(firstCheckpointProblem({ ...r, model: { name: 'mixtral-8x7b', hfRepo: 'x/y' } }, { slice: tpuSlice('ct6e-standard-8t', '2x4'), slices: 1, timeoutMinutes: 37, source: 'p' })).toBeUndefined();
+});
+
+test('LoRA: 4 x parameters x tokens: the frozen base computes no weight gradients (train_sft.py wrt = nnx.LoRAParam, issue 44)', () => {
+  const base = RECIPES['sft-gemma4'];
+  const slice = tpuSlice('ct6e-standard-4t', '4x8');
+  const full = stepBound(base, slice, 1)!;
+  const lora = { ...base, train: { ...base.train, args: { ...base.train.args, 'lora.enable_lora': true, 'lora.lora_rank': 16 } } } as typeof base;
+  const b = stepBound(lora, slice, 1)!;
+  expect(b.label).toBe('4 x 3.10e+10 frozen (LoRA) parameters x (per_device_batch_size=1 x 32 chips x 2048 tokens)');
+  expect(b.seconds).toBeCloseTo((full.seconds * 4) / 6, 12);
+  expect(flopsPerParamToken({ lora: { enable_lora: true } })).toBe(4);
+  expect(flopsPerParamToken({ 'lora.enable_lora': false })).toBe(TRAIN_FLOPS_PER_PARAM_TOKEN);
 });

@@ -29,7 +29,7 @@ import { dtypeBytes, HbmEstimate, HbmInput, HbmPart, num, stateGib, str, wholeCh
 import { DPO_DEFAULTS } from '../maxtext-defaults';
 import { METRIC_LOGGER_LINES } from '../run-log';
 import { BASE_SHAPE, hfDatasetArgs, hfProblem, numArg, perDeviceStepTokens, rlOnlyProblems, TO_HF_ARGS, TO_MAXTEXT_ARGS } from './common';
-import type { DatasetSpec, MethodRow } from './types';
+import type { ColumnType, DatasetSpec, MethodRow } from './types';
 
 /**
  * DPO memory: the policy's weights at `weight_dtype` (types.py default float32, dpo.yml sets none), the frozen
@@ -63,12 +63,31 @@ export function dpoColumnsProblem(columns: readonly string[], at: string): strin
   );
 }
 
+/**
+ * Why MaxText's DPO data path refuses these columns holding these types, or undefined. maxtext-v0.2.4
+ * input_pipeline/input_pipeline_utils.py `tokenization` (l.317-326) tokenizes a string column as one text and a list
+ * column element by element, and the DPO path applies no chat template (hf_data_processing.py: `use_sft` only), so a
+ * column of `{role, content}` messages fails in the tokenizer (run on local data with MaxText 0.2.4 and transformers
+ * 5.12.1: "text input must be of type `str` ...", scripts/upstream-checks/column_layouts.py). A column of unknown type passes.
+ */
+export function dpoColumnTypesProblem(columns: readonly string[], types: Readonly<Record<string, ColumnType>>, at: string): string | undefined {
+  const notText = columns.filter((c) => types[c] !== undefined && types[c] !== 'text');
+  if (notText.length === 0) return undefined;
+  return (
+    `${at}.columns: MaxText 0.2.4's DPO data path tokenizes plain text only and applies no chat template ` +
+    `(input_pipeline/input_pipeline_utils.py tokenization), got ${notText.map((c) => `${c}: ${types[c]}`).join(', ')}; ` +
+    `use a copy of the dataset whose ${JSON.stringify(columns)} hold text (the conversation rendered in the model's chat template)`
+  );
+}
+
 /** DPO's dataset: hf, config, split and the preference columns. */
 function dpoDataset(d: DatasetSpec, at: string) {
   const problems = [...hfProblem(d, at, DPO.exampleDataset), ...rlOnlyProblems(d, at, 'DPO')];
   const columns = d.columns ?? DPO_DEFAULTS.columns;
   const bad = dpoColumnsProblem(columns, at);
   if (bad) problems.push(bad);
+  const typed = !bad && d.columnTypes ? dpoColumnTypesProblem(columns, d.columnTypes, at) : undefined;
+  if (typed) problems.push(typed);
   return { args: hfDatasetArgs(d, columns), problems };
 }
 
@@ -100,6 +119,7 @@ export const DPO: MethodRow = {
   defaultEval: ['truthfulqa_mc2'],
   heldoutEval: false,
   exampleDataset: 'Anthropic/hh-rlhf',
+  columnTypesProblem: (columns, types, at) => dpoColumnTypesProblem(columns, types, at),
   dataset: (d, at) => dpoDataset(d, at),
   // The chosen and the rejected sequence of each pair in one pass (dpo_trainer.py _prepare_inputs).
   stepTokens: (args, chips) => perDeviceStepTokens(args, chips, DPO_DEFAULTS, { count: 2, what: 'chosen, rejected' }),

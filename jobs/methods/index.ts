@@ -11,7 +11,7 @@ import { RL } from './rl';
 import { SFT } from './sft';
 import type { MethodRow, TrainingSetting, TrainKind } from './types';
 
-export type { DatasetSpec, MethodRow, TrainKind } from './types';
+export type { ColumnType, DatasetSpec, MethodRow, TrainKind } from './types';
 export { DEFAULT_SFT_COLUMNS } from './sft';
 export { LOSS_ALGO } from './rl';
 

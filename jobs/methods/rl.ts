@@ -14,7 +14,7 @@ import {
   dtypeBytes, fmt, gib, HbmEstimate, HbmInput, HbmPart, HbmSide, num, passParts, replicaChips, stateGib, stateShardCount, str, TIGHT_FRACTION, verdictOf,
 } from '../hbm';
 import { RL_DEFAULTS } from '../maxtext-defaults';
-import type { JsonValue } from '../recipes/types';
+import type { JsonValue, MaxTextArgs } from '../recipes/types';
 import { TUNIX_TRAIN_LINES } from '../run-log';
 import { BASE_SHAPE, hfProblem, numArg, optional, TO_HF_ARGS } from './common';
 import type { DatasetSpec, MethodRow } from './types';
@@ -153,6 +153,23 @@ export function rlMemory(input: HbmInput): HbmEstimate {
   return { verdict: verdictOf(impossible, f.tight.size > 0), parts, reasons: f.reasons, sides: [...(impossible ? f.impossible : f.tight)] };
 }
 
+/**
+ * `hf_subset` of an RL dataset: the entry's `config`; else, for a dataset other than rl.yml's openai/gsm8k, `null`
+ * (None: `load_dataset(name=None)` takes the dataset's default config). rl.yml l.245 sets `hf_subset: 'main'`, which
+ * train_rl.py get_dataset (l.180) passes as `load_dataset(dataset_name, name=hf_subset, ...)` whatever the dataset, so a
+ * dataset without a `main` config failed there, after the model loaded. Run on CPU with MaxText 0.2.4 and datasets
+ * 5.0.1 (scripts/upstream-checks/rl_subset.py): `hf_subset=null` reaches RLConfig as None, and a local dataset of one
+ * (`default`) config loads with name None and fails with `main` ("BuilderConfig 'main' not found. Available: ['default']").
+ */
+export function rlSubset(d: DatasetSpec): MaxTextArgs {
+  if (d.config !== undefined) return { hf_subset: d.config };
+  return (d.hf ?? '') === RL_BUILT_IN_DATASET ? {} : { hf_subset: OMEGACONF_NONE };
+}
+/** The command-line value pyconfig's OmegaConf reads as None (`hf_subset=null` -> `None`, run with MaxText 0.2.4). */
+export const OMEGACONF_NONE = 'null';
+/** rl.yml's dataset (l.241-242), whose config is rl.yml's `main`. */
+const RL_BUILT_IN_DATASET = 'openai/gsm8k';
+
 /** RL's dataset: hf, config (`hf_subset`), splits and template; the columns are read by name. */
 function rlDataset(d: DatasetSpec, at: string) {
   const problems = hfProblem(d, at, RL.exampleDataset);
@@ -166,7 +183,7 @@ function rlDataset(d: DatasetSpec, at: string) {
   const args = {
     dataset_name: hf,
     eval_dataset_name: hf,
-    ...optional('hf_subset', d.config),
+    ...rlSubset(d),
     ...optional('train_split', d.split),
     ...optional('eval_split', d.evalSplit),
   };
@@ -207,8 +224,10 @@ export const RL: MethodRow = {
   // jobs/eval.ts gsm8k_reasoning: GSM8K in the template and answer format the run trained with, not lm-eval's 5-shot gsm8k.
   defaultEval: ['gsm8k_reasoning'],
   heldoutEval: false,
-  builtInDataset: 'openai/gsm8k',
+  builtInDataset: RL_BUILT_IN_DATASET,
   exampleDataset: 'openai/gsm8k',
+  // RL reads its columns by name, as strings (utils_rl.py process_data formats them into the template): no type is refused.
+  columnTypesProblem: () => undefined,
   dataset: (d, at) => rlDataset(d, at),
   // One optimizer step trains on batch_size prompts x rl.num_generations sequences padded to max_target_length (Tunix
   // pads prompts to max_prefill_predict_length and completions to the rest). The rollouts are not counted: vLLM stops

@@ -14,7 +14,7 @@ import { dtypeBytes, HbmEstimate, HbmInput, HbmPart, loraEnabled, num, stateGib,
 import { SFT_DEFAULTS } from '../maxtext-defaults';
 import { METRIC_LOGGER_LINES } from '../run-log';
 import { BASE_SHAPE, columnListProblem, hfDatasetArgs, hfProblem, numArg, perDeviceStepTokens, TO_HF_ARGS, TO_MAXTEXT_ARGS } from './common';
-import type { DatasetSpec, MethodRow } from './types';
+import type { ColumnType, DatasetSpec, MethodRow } from './types';
 
 /** The chat column(s) SFT trains on when the dataset does not say (sft.yml l.41 `train_data_columns`). */
 export const DEFAULT_SFT_COLUMNS: readonly string[] = ['messages'];
@@ -64,6 +64,29 @@ export function sftColumnsProblem(columns: readonly string[], at: string): strin
   );
 }
 
+/**
+ * Why MaxText's SFT data path refuses these columns holding these types, or undefined. maxtext-v0.2.4
+ * input_pipeline/hf_data_processing.py l.339-355: after validate_and_configure_sft_columns,
+ * instruction_data_processing.convert_to_conversational_format turns only `question`/`answer` text into messages
+ * (l.203-211) and `assert input_pipeline_utils.is_conversational(...)` ("Dataset is not in conversational format.")
+ * requires every other column to be a list of `{role, content}` messages. Run on local data of each layout with
+ * MaxText 0.2.4 (scripts/upstream-checks/column_layouts.py): messages accepted, prompt/completion as messages accepted,
+ * question/answer as text accepted; prompt/completion as text and messages as text refused. A column of unknown type passes.
+ */
+export function sftColumnTypesProblem(columns: readonly string[], types: Readonly<Record<string, ColumnType>>, at: string): string | undefined {
+  const qa = columns.includes('question') && columns.includes('answer');
+  if (qa) return undefined;
+  const notMessages = columns.filter((c) => types[c] !== undefined && types[c] !== 'messages');
+  if (notMessages.length === 0) return undefined;
+  const found = notMessages.map((c) => `${c}: ${types[c]}`).join(', ');
+  return (
+    `${at}.columns: MaxText's SFT data path needs ${JSON.stringify(columns)} to hold lists of {role, content} messages, got ${found} ` +
+    `(it converts only question/answer text to messages: input_pipeline/instruction_data_processing.py convert_to_conversational_format, ` +
+    `then asserts is_conversational: hf_data_processing.py "Dataset is not in conversational format."); ` +
+    `for plain prompt/completion text use a copy of the dataset with the columns named question and answer, or a messages column`
+  );
+}
+
 /** SFT's dataset: hf, config, splits and the chat column(s); the evaluation split is the one the `heldout` eval task scores. */
 function sftDataset(d: DatasetSpec, at: string) {
   const problems = hfProblem(d, at, SFT.exampleDataset);
@@ -72,6 +95,8 @@ function sftDataset(d: DatasetSpec, at: string) {
   const columns = d.columns ?? DEFAULT_SFT_COLUMNS;
   const bad = d.columns !== undefined ? sftColumnsProblem(d.columns, at) : undefined;
   if (bad) problems.push(bad);
+  const typed = !bad && d.columnTypes ? sftColumnTypesProblem(columns, d.columnTypes, at) : undefined;
+  if (typed) problems.push(typed);
   return { args: hfDatasetArgs(d, columns, d.evalSplit), problems };
 }
 
@@ -100,6 +125,7 @@ export const SFT: MethodRow = {
   defaultEval: ['heldout'],
   heldoutEval: true,
   exampleDataset: 'HuggingFaceH4/ultrachat_200k',
+  columnTypesProblem: (columns, types, at) => sftColumnTypesProblem(columns, types, at),
   dataset: (d, at) => sftDataset(d, at),
   stepTokens: (args, chips) => perDeviceStepTokens(args, chips, SFT_DEFAULTS),
   stepSettings: ['perDeviceBatch', 'maxSeqLen'],

@@ -10,6 +10,13 @@ import type { TrainerDefaults, TrainKind } from './kind';
 export type { TrainerDefaults, TrainKind } from './kind';
 
 
+/**
+ * What a dataset column holds, as the lock records it (post-training.lock.json `datasets["<repo>@<rev>"].configs[<config>]
+ * .columns[<col>]`, issue 43) or the config declares it: plain text, a list of `{role, content}` messages, a number, or
+ * anything else.
+ */
+export type ColumnType = 'text' | 'messages' | 'number' | 'other';
+
 /** The dataset of an entry, as the config file spells it. */
 export interface DatasetSpec {
   /** Hugging Face dataset repository, e.g. `HuggingFaceH4/ultrachat_200k`. */
@@ -24,6 +31,8 @@ export interface DatasetSpec {
   readonly revision?: string;
   /** The column(s) the method reads (SFT: the chat column; DPO: [prompt,] chosen, rejected). @default - the method's */
   readonly columns?: readonly string[];
+  /** What each column holds (ColumnType), from the config or the lock. @default - not known: nothing is refused for it */
+  readonly columnTypes?: Readonly<Record<string, ColumnType>>;
   /** RL only: a `.json` prompt template of the repository, shipped to the pods (`data_template_path`). @default - rl.yml's (gsm8k_rl.json) or the preset's */
   readonly template?: string;
   /** RL only: a `.py` file of the repository defining `process_data`, shipped to the pods (`dataset_processor_path`). @default - MaxText's built-in process_data */
@@ -107,6 +116,11 @@ export interface MethodRow {
   readonly builtInDataset?: string;
   /** An example dataset repository for messages. */
   readonly exampleDataset: string;
+  /**
+   * Why the method's MaxText data path refuses these columns holding these types, or undefined: a model of upstream's
+   * rule citing its source (a column whose type is not known passes). Pure: (columns, types) in, a message out.
+   */
+  readonly columnTypesProblem: (columns: readonly string[], types: Readonly<Record<string, ColumnType>>, at: string) => string | undefined;
   /** The MaxText arguments of an entry's `dataset`, or its problems (`at`: the key prefix for messages). */
   readonly dataset: (d: DatasetSpec, at: string) => { readonly args: MaxTextArgs; readonly problems: readonly string[] };
   /**
