@@ -14,6 +14,7 @@
  */
 import { hubKey, Lock, LOCK_COMMAND, LockedDataset, pinnedImage } from './lock';
 import { rowOf } from './methods';
+import type { MethodRow } from './methods/types';
 import { modelRow } from './models';
 import type { Recipe } from './recipes/types';
 import type { Pipeline } from './pipeline';
@@ -108,7 +109,7 @@ export function lockImageProblems(p: Pick<Pipeline, 'images' | 'serve' | 'steps'
 }
 
 /** Why the locked dataset does not hold what the recipe loads, each naming the MaxText key and what it has. */
-function datasetProblems(data: DataUse, locked: LockedDataset, key: string, source: string, method: { kind: string; rlData: boolean }, processor: boolean): string[] {
+function datasetProblems(data: DataUse, locked: LockedDataset, key: string, source: string, method: { kind: string; rlData: boolean; row: MethodRow }, processor: boolean): string[] {
   if (data.files) return [];
   const names = Object.keys(locked.configs);
   const configName = data.config ?? (names.length === 1 ? names[0]! : 'default');
@@ -127,6 +128,11 @@ function datasetProblems(data: DataUse, locked: LockedDataset, key: string, sour
     if (type === undefined) out.push(`${source}: dataset ${data.repo} config '${configName}' has no column '${column}' (train_data_columns; it has ${known.join(', ')}); set dataset.columns`);
     else if (type === 'number' || type === 'other') out.push(`${source}: column '${column}' of ${data.repo} holds ${type === 'number' ? 'numbers' : 'neither text nor {role, content} messages'}; ${method.kind.toUpperCase()} trains on text or message columns`);
   }
+  // The layouts the method's data path rejects (jobs/methods: SFT plain prompt/completion, DPO message columns), read
+  // from the lock's column types as from dataset.columnTypes.
+  const columns = (data.columns ?? []).filter((c) => config.columns[c] !== undefined);
+  const layout = columns.length > 0 ? method.row.columnTypesProblem(columns, config.columns, `${source}.dataset`) : undefined;
+  if (layout) out.push(`${layout} (column types as the lock's ${key} holds them)`);
   if (method.rlData && !processor) {
     const question = ['problem', 'prompt', 'question'].find((c) => config.columns[c] !== undefined);
     const answer = ['answer', 'solution', 'expected_answer'].find((c) => config.columns[c] !== undefined);
@@ -170,7 +176,7 @@ export function applyLock(recipe: Recipe, lock: Lock | undefined, o: { source: s
   const dataKey = data ? hubKey(data.repo, data.revision) : undefined;
   const dataset = dataKey ? lock?.datasets[dataKey] : undefined;
   if (data && !dataset) missing(`dataset ${dataKey}`, 'its config, splits and columns are not checked');
-  if (data && dataset) problems.push(...datasetProblems(data, dataset, dataKey!, o.source, { kind: recipe.train.kind, rlData: rowOf(recipe).datasetFiles }, str((recipe.train.args as Record<string, unknown>)['dataset_processor_path']) !== undefined));
+  if (data && dataset) problems.push(...datasetProblems(data, dataset, dataKey!, o.source, { kind: recipe.train.kind, rlData: rowOf(recipe).datasetFiles, row: rowOf(recipe) }, str((recipe.train.args as Record<string, unknown>)['dataset_processor_path']) !== undefined));
   const lineageData = recipe.lineage?.dataset;
   const out: Recipe = {
     ...recipe,

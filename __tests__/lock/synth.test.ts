@@ -196,3 +196,19 @@ test("the eval follows the tokenizer's BOS, locked or not: the rendered text los
     expect(py).toContain('    return dataset.map(lambda d: {"text": _no_bos(_tokenizer().apply_chat_template(_conversation(d), tokenize=False))})');
   }
 });
+
+test("the lock's column types meet the method's data path (jobs/methods columnTypesProblem): SFT text where messages are needed, DPO messages where text is needed, each refused naming the lock key", () => {
+  const sft = sftWith((l) => (l.datasets['HuggingFaceH4/ultrachat_200k@main']!.configs.default!.columns = { messages: 'text' }));
+  expect(sft.find((i) => i.includes("MaxText's SFT data path"))).toMatch(/^config\/examples\/sft-llama3-8b\.json: pipelines\.sft-llama3-support\.dataset\.columns: .*got messages: text .*\(column types as the lock's HuggingFaceH4\/ultrachat_200k@main holds them\)$/);
+  const lock = fullLock();
+  lock.datasets['argilla/distilabel-intel-orca-dpo-pairs@main']!.configs.default!.columns = { input: 'text', chosen: 'messages', rejected: 'messages' };
+  let issues: readonly string[] = [];
+  try {
+    loadDeployment({ file: 'config/examples/dpo-llama3-8b.json', env: {}, lockFile: writeLock(lock) });
+  } catch (e) {
+    issues = (e as ConfigError).issues;
+  }
+  expect(issues.find((i) => i.includes("(column types as the lock's argilla/distilabel-intel-orca-dpo-pairs@main holds them)"))).toMatch(/chosen/);
+  // Messages where SFT wants messages, text where DPO wants text: nothing (the full lock above synthesizes).
+  expect(sftWith(() => undefined)).toEqual([]);
+});
