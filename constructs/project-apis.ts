@@ -44,6 +44,8 @@ export const APIS_OF_OPTIONAL_RESOURCE: Readonly<Record<string, readonly string[
   google_monitoring_notification_channel: ['monitoring.googleapis.com'],
   google_monitoring_alert_policy: ['monitoring.googleapis.com'],
   google_logging_metric: ['logging.googleapis.com'],
+  // The cluster's dashboard (constructs/dashboard.ts), with any pipeline.
+  google_monitoring_dashboard: ['monitoring.googleapis.com'],
 };
 
 /**

@@ -39,6 +39,7 @@ import { renderRunReport } from './report';
 import type { Cluster, ClusterError } from './cluster';
 import { defaultLogStep, exitCode, isDone, logRequests, mainPodOf, pipelineStatus, PipelineStatus } from './model';
 import { renderText, toJson } from './render';
+import { dashboardUrl } from '../jobs/dashboard';
 import { renderServe, ServeSnapshot, serveExit, serveStatus } from './serve';
 import { gcloudToken, GCS_ENDPOINT, gcsLister, gcsReader } from './bucket';
 import { ObjectReader, withEvalFiles } from './eval';
@@ -489,6 +490,15 @@ function headerOf(context: string, server: string, chosen: readonly PipelineReco
   return `cluster ${context} (${server}), ${namespaces} (records read from ${read}); local config: ${s.origin}`;
 }
 
+/**
+ * `dashboard <console link>`, one line per project and cluster the shown pipelines are deployed by (their records; the
+ * local config's when none): infra's Cloud Monitoring dashboard (jobs/dashboard.ts). A string, no request.
+ */
+export function dashboardLines(chosen: readonly Pick<PipelineRecord, 'project' | 'cluster'>[], s: Pick<Setup, 'platform'>): string {
+  const urls = chosen.length > 0 ? chosen.map((p) => dashboardUrl(p.project, p.cluster)) : [dashboardUrl(s.platform.project, s.platform.clusterName)];
+  return [...new Set(urls)].map((url) => `dashboard ${url}\n`).join('');
+}
+
 /** The pipelines of the `serve-<pipeline>` names given (a pipeline of the local config named serve-x is a pipeline). */
 function serveNamesOf(s: Setup, names: readonly string[], options: { watch?: boolean; report?: boolean }): string[] {
   const isServe = (n: string) => n.startsWith(SERVE_PREFIX) && n.length > SERVE_PREFIX.length && !s.pipelines.some((p) => p.name === n);
@@ -595,7 +605,7 @@ async function status(argv: string[], io: Io): Promise<number> {
     io.stdout.write(`${file}\n`);
     return exitCode(statuses);
   }
-  if (!values.json) io.stdout.write(`${header}\n`);
+  if (!values.json) io.stdout.write(`${header}\n${dashboardLines(chosen, s)}`);
   const tty = Boolean(io.stdout.isTTY) && !values.json;
   let lastOk: string | undefined;
   let failures = 0;
