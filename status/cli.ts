@@ -36,6 +36,7 @@ import { BoundExceeded, readBounded } from '../util/bounded-read';
 import type { ChipPrice } from './metrics';
 import type { CostRates } from './run-cost';
 import { renderRunReport } from './report';
+import { renderHtmlReport, PlotLibrary } from './html-report';
 import type { Cluster, ClusterError } from './cluster';
 import { defaultLogStep, exitCode, isDone, logRequests, mainPodOf, pipelineStatus, PipelineStatus } from './model';
 import { renderText, toJson } from './render';
@@ -551,7 +552,7 @@ export function firstStepStarted(p: PipelineStatus): boolean {
   return p.steps.length > 0 && p.steps[0]!.state !== 'not-created';
 }
 
-async function status(argv: string[], io: Io): Promise<number> {
+async function status(argv: string[], io: Io, format: 'md' | 'html' = 'md'): Promise<number> {
   const { values, positionals } = parse(argv, {
     watch: { type: 'boolean', short: 'w' },
     json: { type: 'boolean' },
@@ -599,9 +600,10 @@ async function status(argv: string[], io: Io): Promise<number> {
     } catch (err) {
       throw noAnswer(err as ClusterError, context, server, s);
     }
-    const file = values.out !== undefined ? path.resolve(values.out) : path.join(findRepoRoot(), REPORTS_DIR, `run-report-${chosen[0]!.name}-${chosen[0]!.runId}.md`);
+    const file = values.out !== undefined ? path.resolve(values.out) : path.join(findRepoRoot(), REPORTS_DIR, `run-report-${chosen[0]!.name}-${chosen[0]!.runId}.${format}`);
     fs.mkdirSync(path.dirname(file), { recursive: true });
-    fs.writeFileSync(file, stripControls(redact(renderRunReport(statuses[0]!, { generatedAt: Date.now(), cluster: header }))));
+    const options = { generatedAt: Date.now(), cluster: header };
+    fs.writeFileSync(file, format === 'html' ? renderHtmlReport(redactStatus(statuses[0]!), { ...options, cluster: stripControls(redact(header)), plot: plotLibrary() }) : stripControls(redact(renderRunReport(statuses[0]!, options))));
     io.stdout.write(`${file}\n`);
     return exitCode(statuses);
   }
@@ -770,6 +772,31 @@ async function rehearsalCheck(argv: string[], io: Io): Promise<number> {
   return EXIT.completed;
 }
 
+/**
+ * `report <pipeline> [--out <file>] [--lineage] [--context ..] [--namespace ..] [--timeout ..]`: `status <pipeline>
+ * --report` written as one self-contained HTML page (status/html-report.ts); --watch, --json and the rest are refused
+ * as with --report.
+ */
+export function reportArgs(argv: readonly string[]): string[] {
+  return [...argv, '--report'];
+}
+
+/** uPlot's minified browser build and stylesheet (npm `uplot`, a dependency), read when a report is written. */
+export function plotLibrary(): PlotLibrary {
+  const dist = path.join(path.dirname(require.resolve('uplot/package.json')), 'dist');
+  return { js: fs.readFileSync(path.join(dist, 'uPlot.iife.min.js'), 'utf8'), css: fs.readFileSync(path.join(dist, 'uPlot.min.css'), 'utf8') };
+}
+
+/**
+ * A pipeline's status with every string redacted and stripped of control sequences (util/redact.ts, util/inert.ts):
+ * the HTML report escapes its text itself, so the redaction runs on the values, not on the page.
+ */
+export function redactStatus(p: PipelineStatus): PipelineStatus {
+  const clean = (v: unknown): unknown =>
+    typeof v === 'string' ? stripControls(redact(v)) : Array.isArray(v) ? v.map(clean) : v && typeof v === 'object' ? Object.fromEntries(Object.entries(v).map(([k, x]) => [k, clean(x)])) : v;
+  return clean(p) as PipelineStatus;
+}
+
 /** Runs `status <args>`, `logs <args>` or `workflows-ui`; resolves to the exit status. */
 export async function main(argv: string[], raw: Io = { stdout: process.stdout, stderr: process.stderr, env: process.env }): Promise<number> {
   // Everything status and logs print comes from the cluster (pod messages, events, logs): one redaction on the way out.
@@ -780,10 +807,11 @@ export async function main(argv: string[], raw: Io = { stdout: process.stdout, s
   const code = await (async () => {
     try {
       if (command === 'status') return await status(rest, io);
+      if (command === 'report') return await status(reportArgs(rest), io, 'html');
       if (command === 'logs') return await logs(rest, { ...io, stdout: raw.stdout });
       if (command === 'workflows-ui') return workflowsUi(io);
       if (command === 'rehearsal-check') return await rehearsalCheck(rest, io);
-      throw new UsageError(`the first argument must be 'status', 'logs', 'workflows-ui' or 'rehearsal-check', got '${command ?? ''}'`);
+      throw new UsageError(`the first argument must be 'status', 'report', 'logs', 'workflows-ui' or 'rehearsal-check', got '${command ?? ''}'`);
     } catch (err) {
       if (err instanceof UsageError) {
         io.stderr.write(`${name}: ${err.message}\n${name === 'logs' ? LOGS_USAGE : STATUS_USAGE}`);
