@@ -43,6 +43,7 @@ import { renderText, toJson } from './render';
 import { dashboardUrl } from '../jobs/dashboard';
 import { renderServe, ServeSnapshot, serveExit, serveStatus } from './serve';
 import { gcloudToken, GCS_ENDPOINT, gcsLister, gcsReader } from './bucket';
+import { gcsDownloader, gcsPrefixLister, syncEventFiles, tensorboardDir } from './tensorboard';
 import { ObjectReader, withEvalFiles } from './eval';
 import { rehearsalBeforeApply, withRehearsalRecords } from './rehearsal';
 import { withDownloadedCommits } from './run-record';
@@ -797,6 +798,78 @@ export function redactStatus(p: PipelineStatus): PipelineStatus {
   return clean(p) as PipelineStatus;
 }
 
+const TENSORBOARD_USAGE = `usage: npm run tensorboard -- <pipeline> [--dir <folder>] [--port <n>] [--no-serve] [--context <name>] [--namespace <ns>] [--timeout <s>]
+  copies the run's TensorBoard event files (gs://.../<run name>/tensorboard/, MaxText's tensorboard_dir) from the bucket
+  with your gcloud login into --dir (default reports/tensorboard/<pipeline>/<run id>/, gitignored; only new or grown
+  files), then runs \`tensorboard --logdir <folder> --port <n>\` (default 6006) when tensorboard is on PATH
+  (pip install tensorboard), else prints that command; --no-serve only copies.
+`;
+
+/** The first executable `name` on PATH, or none. */
+function onPath(name: string, env: NodeJS.ProcessEnv): string | undefined {
+  for (const dir of (env.PATH ?? '').split(path.delimiter).filter(Boolean)) {
+    const file = path.join(dir, name);
+    try {
+      fs.accessSync(file, fs.constants.X_OK);
+      return file;
+    } catch {
+      // not here
+    }
+  }
+  return undefined;
+}
+
+/** `tensorboard <pipeline>`: status/tensorboard.ts. Exit 0 once copied (and served), 4 when nothing could be listed. */
+async function tensorboard(argv: string[], io: Io): Promise<number> {
+  const { values, positionals } = parse(argv, {
+    dir: { type: 'string' },
+    port: { type: 'string' },
+    'no-serve': { type: 'boolean' },
+    timeout: { type: 'string' },
+    context: { type: 'string' },
+    namespace: { type: 'string' },
+    help: { type: 'boolean', short: 'h' },
+  });
+  if (values.help) {
+    io.stdout.write(TENSORBOARD_USAGE);
+    return EXIT.completed;
+  }
+  if (positionals.length !== 1) throw new UsageError(`tensorboard takes exactly one pipeline, got ${positionals.length === 0 ? 'none' : positionals.map((p) => `'${p}'`).join(' ')}`);
+  const port = values.port ?? '6006';
+  if (!/^\d{1,5}$/.test(port) || Number(port) < 1 || Number(port) > 65535) throw new UsageError(`--port must be a TCP port (1-65535), got '${port}'`);
+  const requestTimeout = timeoutMs(values.timeout);
+  const s = setup(io.env);
+  const { cluster, context, server } = await connect(io, s, requestTimeout, values.context);
+  const { chosen: [pipeline] } = await pipelinesToShow(io, cluster, s, positionals, context, server, values.namespace);
+  const runDir = pipeline!.paths.trainRunDir;
+  if (!runDir) throw new UsageError(`${pipeline!.name}: its record names no training run folder (trainRunDir)`);
+  const logdir = tensorboardDir(runDir);
+  const local = values.dir !== undefined ? path.resolve(values.dir) : path.join(findRepoRoot(), 'reports', 'tensorboard', pipeline!.name, pipeline!.runId);
+  const options = { endpoint: io.env.STORAGE_EMULATOR_HOST || GCS_ENDPOINT, token: gcloudToken(requestTimeout), timeoutMs: requestTimeout };
+  const result = await syncEventFiles(logdir, local, gcsPrefixLister(options), gcsDownloader(options));
+  for (const p of result.problems) io.stderr.write(`note: ${p}\n`);
+  const listed = result.copied.length + result.kept.length;
+  io.stdout.write(`${logdir} -> ${local}: ${result.copied.length} file(s) copied, ${result.kept.length} already there\n`);
+  if (listed === 0 && result.problems.some((p) => p.startsWith('cannot list'))) return EXIT.unreachable;
+  if (listed === 0) io.stdout.write(`no event files yet: MaxText writes them once training steps (enable_tensorboard: true, MaxText maxtext-v0.2.4 base.yml)\n`);
+  const command = ['tensorboard', '--logdir', local, '--port', port];
+  const binary = onPath('tensorboard', io.env);
+  if (values['no-serve'] || !binary) {
+    io.stdout.write(`${binary ? '' : 'tensorboard is not on PATH (pip install tensorboard); then: '}${command.join(' ')}\n`);
+    return EXIT.completed;
+  }
+  io.stdout.write(`${command.join(' ')}   (Ctrl-C to stop)\n`);
+  const { spawn } = await import('child_process');
+  return new Promise((resolve) => {
+    const child = spawn(binary, command.slice(1), { stdio: 'inherit' });
+    child.on('error', (err) => {
+      io.stderr.write(`tensorboard: ${err.message}\n`);
+      resolve(EXIT.usage);
+    });
+    child.on('exit', (code) => resolve(code === 0 || code === null ? EXIT.completed : EXIT.usage));
+  });
+}
+
 /** Runs `status <args>`, `logs <args>` or `workflows-ui`; resolves to the exit status. */
 export async function main(argv: string[], raw: Io = { stdout: process.stdout, stderr: process.stderr, env: process.env }): Promise<number> {
   // Everything status and logs print comes from the cluster (pod messages, events, logs): one redaction on the way out.
@@ -808,10 +881,11 @@ export async function main(argv: string[], raw: Io = { stdout: process.stdout, s
     try {
       if (command === 'status') return await status(rest, io);
       if (command === 'report') return await status(reportArgs(rest), io, 'html');
+      if (command === 'tensorboard') return await tensorboard(rest, io);
       if (command === 'logs') return await logs(rest, { ...io, stdout: raw.stdout });
       if (command === 'workflows-ui') return workflowsUi(io);
       if (command === 'rehearsal-check') return await rehearsalCheck(rest, io);
-      throw new UsageError(`the first argument must be 'status', 'report', 'logs', 'workflows-ui' or 'rehearsal-check', got '${command ?? ''}'`);
+      throw new UsageError(`the first argument must be 'status', 'report', 'tensorboard', 'logs', 'workflows-ui' or 'rehearsal-check', got '${command ?? ''}'`);
     } catch (err) {
       if (err instanceof UsageError) {
         io.stderr.write(`${name}: ${err.message}\n${name === 'logs' ? LOGS_USAGE : STATUS_USAGE}`);
