@@ -44,6 +44,8 @@ import { dashboardUrl } from '../jobs/dashboard';
 import { renderServe, ServeSnapshot, serveExit, serveStatus } from './serve';
 import { gcloudToken, GCS_ENDPOINT, gcsLister, gcsReader } from './bucket';
 import { gcsDownloader, gcsPrefixLister, syncEventFiles, tensorboardDir } from './tensorboard';
+import { GoodputReaders, MAX_GOODPUT_FILE_BYTES, withGoodput } from './goodput';
+import { RECORDS_GOODPUT } from '../jobs/goodput';
 import { ObjectReader, withEvalFiles } from './eval';
 import { rehearsalBeforeApply, withRehearsalRecords } from './rehearsal';
 import { withDownloadedCommits } from './run-record';
@@ -63,7 +65,7 @@ export const MAX_BACKOFF_SECONDS = 300;
 /** Where `--report` writes by default, under the repository root (ignored by git: .gitignore `reports/`). */
 export const REPORTS_DIR = 'reports/runs';
 
-const STATUS_USAGE = `usage: npm run status [-- <pipeline>...] [--watch | --until-started <seconds>] [--interval <seconds>] [--json] [--lineage]
+const STATUS_USAGE = `usage: npm run status [-- <pipeline>...] [--watch | --until-started <seconds>] [--interval <seconds>] [--json] [--lineage] [--goodput]
        npm run status -- <pipeline> --report [--out <file>]
        npm run status -- serve-<pipeline>... [--json]
        node dist/status/cli.js rehearsal-check <pipeline>...   (what npm run deploy runs before its apply: whether a
@@ -95,6 +97,9 @@ cost at the review's price table against the review's estimate, the loss trend, 
   --lineage           also read each completed step's run record in the bucket (gcloud login) and show the commits
                       it downloaded: the weights' and the tokenizer's (with its chat template); --json: "commits"
                       {weights?, tokenizer?} per step
+  --goodput           also read the training run's TensorBoard folder in the bucket (gcloud login) and show the
+                      goodput and badput by cause MaxText's goodput monitor wrote there (SFT and DPO trainers; RL
+                      records none at MaxText 0.2.4): a line under the training step
   --report            write a Markdown run report of one pipeline (the whole training log read; an SVG chart of
                       the loss) and print its path
   --out <file>        where --report writes (default ${REPORTS_DIR}/run-report-<pipeline>-<run id>.md, gitignored)
@@ -424,6 +429,8 @@ interface PollIo {
   /** The same, remembering what it read (a finished step's run record does not change). */
   readonly readOnce: ObjectReader;
   readonly note: (line: string) => void;
+  /** The run's TensorBoard folder, for --goodput (status/goodput.ts). */
+  readonly goodput: GoodputReaders;
 }
 
 async function poll(
@@ -434,6 +441,7 @@ async function poll(
   pio: PollIo,
   full = false,
   lineage = false,
+  goodput = false,
 ): Promise<PipelineStatus[]> {
   // Each pipeline is read in the namespace its record names (a deployment's namespace may not be the local config's).
   const ctx = { clusterQueue: s.platform.clusterQueue, now: now(), price: chipPrices(), costRates: costRates() };
@@ -450,20 +458,32 @@ async function poll(
   // A rehearsal's verdict from the record its Workflow wrote to the bucket, when there (status/rehearsal.ts).
   const rehearsed = await withRehearsalRecords(evaluated, new Map(chosen.map((p) => [p.name, p.rehearsal])), pio.readOnce);
   rehearsed.notes.forEach(pio.note);
-  if (!lineage) return rehearsed.statuses;
-  // The commits each completed step downloaded, from its run record (status/run-record.ts), read once per command.
-  const downloaded = await withDownloadedCommits(rehearsed.statuses, new Map(chosen.map((p) => [p.name, p])), pio.readOnce);
-  downloaded.notes.forEach(pio.note);
-  return downloaded.statuses;
+  let result = rehearsed.statuses;
+  if (lineage) {
+    // The commits each completed step downloaded, from its run record (status/run-record.ts), read once per command.
+    const downloaded = await withDownloadedCommits(result, new Map(chosen.map((p) => [p.name, p])), pio.readOnce);
+    downloaded.notes.forEach(pio.note);
+    result = downloaded.statuses;
+  }
+  if (goodput) {
+    // The goodput MaxText's monitor wrote to the run's TensorBoard folder (status/goodput.ts), for trainers that record it.
+    const runs = new Map(chosen.map((p) => [p.name, { trainRunDir: p.paths.trainRunDir, recordsGoodput: RECORDS_GOODPUT[p.trainKind] }]));
+    const read = await withGoodput(result, runs, pio.goodput);
+    read.notes.forEach(pio.note);
+    result = read.statuses;
+  }
+  return result;
 }
 
 /** The bucket reader and a note printer that says each note once per command. */
 function pollIo(io: Io, timeout: number): PollIo {
   const said = new Set<string>();
-  const read = gcsReader({ endpoint: io.env.STORAGE_EMULATOR_HOST || GCS_ENDPOINT, token: gcloudToken(timeout), timeoutMs: timeout });
+  const gcs = { endpoint: io.env.STORAGE_EMULATOR_HOST || GCS_ENDPOINT, token: gcloudToken(timeout), timeoutMs: timeout };
+  const read = gcsReader(gcs);
   const got = new Map<string, ReturnType<ObjectReader>>();
   return {
     read,
+    goodput: { list: gcsPrefixLister(gcs), download: gcsDownloader(gcs, MAX_GOODPUT_FILE_BYTES) },
     readOnce: (url) => {
       if (!got.has(url)) got.set(url, read(url).then((r) => (r.text === undefined && got.delete(url), r)));
       return got.get(url)!;
@@ -561,6 +581,7 @@ async function status(argv: string[], io: Io, format: 'md' | 'html' = 'md'): Pro
     timeout: { type: 'string' },
     report: { type: 'boolean' },
     lineage: { type: 'boolean' },
+    goodput: { type: 'boolean' },
     'until-started': { type: 'string' },
     out: { type: 'string' },
     context: { type: 'string' },
@@ -597,7 +618,7 @@ async function status(argv: string[], io: Io, format: 'md' | 'html' = 'md'): Pro
   if (values.report) {
     let statuses: PipelineStatus[];
     try {
-      statuses = await poll(cluster, s, chosen, Date.now, pio, true, Boolean(values.lineage));
+      statuses = await poll(cluster, s, chosen, Date.now, pio, true, Boolean(values.lineage), Boolean(values.goodput));
     } catch (err) {
       throw noAnswer(err as ClusterError, context, server, s);
     }
@@ -615,7 +636,7 @@ async function status(argv: string[], io: Io, format: 'md' | 'html' = 'md'): Pro
   for (let first = true; ; first = false) {
     let statuses: PipelineStatus[];
     try {
-      statuses = await poll(cluster, s, chosen, Date.now, pio, false, Boolean(values.lineage));
+      statuses = await poll(cluster, s, chosen, Date.now, pio, false, Boolean(values.lineage), Boolean(values.goodput));
     } catch (err) {
       const e = err as ClusterError;
       // The first poll decides whether the cluster can be read at all: its failure ends the command (exit 4).

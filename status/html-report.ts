@@ -67,11 +67,11 @@ function table(head: readonly string[], rows: ReadonlyArray<readonly string[]>):
 
 const fmt = (v: number | null) => (v === null ? 'n/a' : String(Math.round(v * 10_000) / 10_000));
 
-function runSection(stepName: string, run: RunSummary, charts: ChartSpec[]): string {
+function runSection(stepName: string, run: RunSummary, charts: ChartSpec[], extra: readonly string[] = []): string {
   const out: string[] = [`<section><h2>${html(stepName)}</h2>`];
   // The curves first: the page is to be looked at.
   for (const c of charts) out.push(`<figure><div class="chart" id="${html(c.id)}" aria-label="${html(c.title)}"></div></figure>`);
-  out.push(`<ul>${runLines(run).map((l) => `<li>${html(l)}</li>`).join('')}</ul>`);
+  out.push(`<ul>${[...runLines(run), ...extra].map((l) => `<li>${html(l)}</li>`).join('')}</ul>`);
   const u = run.usage;
   if (u) {
     out.push(
@@ -126,7 +126,8 @@ export function renderHtmlReport(p: PipelineStatus, options: { generatedAt: numb
   for (const s of p.steps.filter((x) => x.run)) {
     const c = chartsOf(p.name, s.name, s.run!);
     charts.push(...c);
-    sections.push(runSection(s.name, s.run!, c));
+    // `status --goodput`'s line (status/goodput.ts), when it was read.
+    sections.push(runSection(s.name, s.run!, c, s.details.map((d) => d.trim()).filter((d) => d.startsWith('goodput '))));
   }
   const steps = table(
     ['step', 'JobSet', 'state', 'detail'],
