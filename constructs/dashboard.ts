@@ -4,16 +4,13 @@ import { Construct } from 'constructs';
 import type { DashboardPlan } from '../jobs/dashboard';
 import { literal } from './notifications';
 
-/** The resource types Dashboard creates (their APIs: constructs/project-apis.ts APIS_OF_OPTIONAL_RESOURCE). */
-export const DASHBOARD_RESOURCE_TYPES = ['google_monitoring_dashboard', 'google_logging_metric'] as const;
-
 export interface DashboardProps {
   /** The dashboard and its loss metric, as data (jobs/dashboard.ts dashboardPlan). */
   readonly plan: DashboardPlan;
 }
 
 /**
- * The cluster's Cloud Monitoring dashboard (jobs/dashboard.ts): a `google_monitoring_dashboard` whose
+ * The cluster's Cloud Monitoring dashboard (jobs/dashboard.ts; its APIs: constructs/project-apis.ts APIS_OF_RESOURCE): a `google_monitoring_dashboard` whose
  * `dashboard_json` is the plan's Dashboard object, and the `google_logging_metric` of training loss it charts (a
  * DELTA DISTRIBUTION with a value extractor; hashicorp/terraform-provider-google v6.50.0
  * website/docs/r/logging_metric.html.markdown: `bucket_options` is required for a distribution). Terraform reads

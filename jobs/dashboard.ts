@@ -24,12 +24,13 @@
  *   - Log-based distribution metric: `value_extractor` is `REGEXP_EXTRACT(field, "re")` with one capturing group, the
  *     metric descriptor DELTA DISTRIBUTION, `bucket_options` required (hashicorp/terraform-provider-google v6.50.0
  *     website/docs/r/logging_metric.html.markdown, the @cdktf/provider-google 16.12.1 binding).
- *   - Kueue v0.19.2 exports Prometheus metrics (`kueue_pending_workloads{cluster_queue,status}`,
- *     `kueue_admitted_active_workloads{cluster_queue}`, `kueue_cluster_queue_resource_usage`, kueue site
- *     docs/reference/metrics) on its controller's metrics Service, over HTTPS behind Kubernetes authn/authz. This
- *     project installs no PodMonitoring for it (constructs/controllers.ts: the kueue chart's `enablePrometheus` stays
- *     off), so GKE's managed Prometheus does not scrape them: the dashboard says so and shows what the cluster does
- *     export, Kueue's Workload events in Cloud Logging (log_id("events"), jobs/notifications.ts).
+ *   - Kueue v0.19.2 exports Prometheus metrics (kubernetes-sigs/kueue v0.19.2 site/content/en/docs/reference/metrics.md:
+ *     `kueue_pending_workloads{cluster_queue,status}`, `kueue_admitted_active_workloads{cluster_queue}`,
+ *     `kueue_cluster_queue_resource_usage{cluster_queue,flavor,resource}`) on its controller's metrics Service. Its chart
+ *     leaves them unscraped by default (charts/kueue/values.yaml `enablePrometheus: false`, which would add a
+ *     prometheus-operator ServiceMonitor, not GKE managed Prometheus' PodMonitoring), and this project sets neither
+ *     (constructs/controllers.ts), so Cloud Monitoring has no Kueue metric: the dashboard says so and shows what the
+ *     cluster does export, Kueue's Workload events in Cloud Logging (log_id("events"), jobs/notifications.ts).
  */
 import { MAIN_CONTAINER } from './jobset';
 import { jobSetNameRe2, promqlMetricName, NotificationScope, NotifiedPipeline } from './notifications';

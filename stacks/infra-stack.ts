@@ -11,7 +11,7 @@ import { HfTokenSecret, LEGACY_FORGOTTEN_ADDRESSES } from '../constructs/hf-toke
 import { Identity } from '../constructs/identity';
 import { Network } from '../constructs/network';
 import { NOTIFICATION_RESOURCE_TYPES, Notifications } from '../constructs/notifications';
-import { DASHBOARD_RESOURCE_TYPES, Dashboard } from '../constructs/dashboard';
+import { Dashboard } from '../constructs/dashboard';
 import { dashboardPlan } from '../jobs/dashboard';
 import { AcceleratorZoneChecks, PlaceholderGuard, ReservationChecks } from '../constructs/preflight';
 import { ProjectApis } from '../constructs/project-apis';
@@ -64,7 +64,7 @@ export class InfraStack extends ProjectStack {
     const notify = props.notify.emails.length > 0 && props.notify.pipelines.length > 0 ? props.notify : undefined;
     // The cluster's dashboard (jobs/dashboard.ts), whenever a pipeline is selected.
     const dashboard = props.notify.pipelines.length > 0 ? dashboardPlan({ project: platform.project, clusterName: platform.clusterName, namespace: platform.namespace, pipelines: props.notify.pipelines }) : undefined;
-    new ProjectApis(this, [...new Set([...(notify ? NOTIFICATION_RESOURCE_TYPES : []), ...(dashboard ? DASHBOARD_RESOURCE_TYPES : [])])]);
+    new ProjectApis(this, notify ? NOTIFICATION_RESOURCE_TYPES : []);
     const network = new Network(this, 'network', { name: platform.clusterName, region: platform.region });
 
     const identity = new Identity(this, 'identity', { platform });

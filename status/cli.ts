@@ -43,8 +43,8 @@ import { renderText, toJson } from './render';
 import { dashboardUrl } from '../jobs/dashboard';
 import { renderServe, ServeSnapshot, serveExit, serveStatus } from './serve';
 import { gcloudToken, GCS_ENDPOINT, gcsLister, gcsReader } from './bucket';
-import { gcsDownloader, gcsPrefixLister, syncEventFiles, tensorboardDir } from './tensorboard';
-import { GoodputReaders, MAX_GOODPUT_FILE_BYTES, withGoodput } from './goodput';
+import { gcsDownloader, gcsPrefixLister, MAX_GOODPUT_FILE_BYTES, syncEventFiles, tensorboardDir } from './tensorboard';
+import type { GoodputReaders } from './goodput';
 import { RECORDS_GOODPUT } from '../jobs/goodput';
 import { ObjectReader, withEvalFiles } from './eval';
 import { rehearsalBeforeApply, withRehearsalRecords } from './rehearsal';
@@ -468,6 +468,8 @@ async function poll(
   if (goodput) {
     // The goodput MaxText's monitor wrote to the run's TensorBoard folder (status/goodput.ts), for trainers that record it.
     const runs = new Map(chosen.map((p) => [p.name, { trainRunDir: p.paths.trainRunDir, recordsGoodput: RECORDS_GOODPUT[p.trainKind] }]));
+    // Loaded only here: status/goodput.ts brings protobufjs, which a plain status never needs.
+    const { withGoodput } = await import('./goodput');
     const read = await withGoodput(result, runs, pio.goodput);
     read.notes.forEach(pio.note);
     result = read.statuses;

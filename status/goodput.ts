@@ -13,6 +13,7 @@
  * past the file ends the read (a file still being written).
  */
 import * as protobuf from 'protobufjs';
+import { MAX_GOODPUT_FILE_BYTES } from './tensorboard';
 
 const EVENT_PROTO = protobuf.Root.fromJSON({
   nested: {
@@ -106,9 +107,6 @@ export function goodputLine(g: Goodput): string {
     .map(([k, v]) => `${BADPUT_WORDS[k] ?? k.replace(/_/g, ' ')} ${v}%`);
   return `goodput ${g.goodput}% at step ${g.step} (MaxText goodput recording)${causes.length > 0 ? `; badput: ${causes.join(', ')}` : ''}`;
 }
-
-/** The largest event file read for goodput (the monitor's own file is small; MaxText's metrics file beside it may not be). */
-export const MAX_GOODPUT_FILE_BYTES = 64 * 1024 * 1024;
 
 /** What withGoodput reads with (status/tensorboard.ts gcsPrefixLister and gcsDownloader). */
 export interface GoodputReaders {

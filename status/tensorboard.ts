@@ -17,6 +17,9 @@ import { GcsOptions, MAX_LIST_PAGES, parseGsUrl, withGcs } from './bucket';
 /** The largest object copied (an event file of a long run is tens of MB; a profile trace may be more). */
 export const MAX_EVENT_FILE_BYTES = 256 * 1024 * 1024;
 
+/** The largest event file `status --goodput` reads (the monitor's own file is small; MaxText's metrics file beside it may not be). */
+export const MAX_GOODPUT_FILE_BYTES = 64 * 1024 * 1024;
+
 /** The run's TensorBoard folder in the bucket: `<trainRunDir>tensorboard/` (MaxText's tensorboard_dir). */
 export function tensorboardDir(trainRunDir: string): string {
   return `${trainRunDir.replace(/\/?$/, '/')}tensorboard/`;

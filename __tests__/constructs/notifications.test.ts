@@ -10,7 +10,7 @@ import { exampleConfig, resources, synthStack, WITH_SINGLE_HOST } from '../util'
 
 const EMAILS = 'ml-team@example.com, oncall@example.org';
 
-test('default: no NOTIFY_EMAIL, no channel, policy or step-line metric (the dashboard, jobs/dashboard.ts, brings its loss metric and the monitoring and logging APIs)', () => {
+test('default: no NOTIFY_EMAIL, no channel, policy or step-line metric (only the loss metric of the dashboard, jobs/dashboard.ts; the monitoring and logging APIs are managed for every configuration)', () => {
   const infra = synthStack('infra');
   const services = Object.values(resources(infra, 'google_project_service')).map((x: any) => x.service);
   expect(services).toContain('monitoring.googleapis.com');
