@@ -33,6 +33,10 @@ export const APIS_OF_RESOURCE: Readonly<Record<string, readonly string[]>> = {
   google_storage_bucket_iam_member: ['storage.googleapis.com'],
   google_secret_manager_secret: ['secretmanager.googleapis.com'],
   google_secret_manager_secret_iam_member: ['secretmanager.googleapis.com'],
+  // The cluster's dashboard and its loss metric (constructs/dashboard.ts), with any pipeline. GKE's own system logs and
+  // metrics need both APIs on anyway, so they are managed for every configuration.
+  google_monitoring_dashboard: ['monitoring.googleapis.com'],
+  google_logging_metric: ['logging.googleapis.com'],
 };
 
 /**

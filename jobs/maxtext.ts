@@ -18,6 +18,7 @@
  * Scripts never contain `${` or `%{`: Terraform would read them as template syntax (the construct escapes them
  * anyway, see constructs/jobset-step.ts), and shell `$VAR` does the same job here.
  */
+import { goodputArgs } from './goodput';
 import { METHOD_TABLE, rolloutSettings, rowOf } from './methods';
 import { modelRow } from './models';
 import { HF_TOKEN_FILE } from './secrets';
@@ -512,6 +513,7 @@ export function trainInvocation({ recipe, paths, atRevision }: CommandContext): 
       ['load_parameters_path', paths.maxtextCheckpoint],
       ...args,
       ...checkpointArgs(recipe.train),
+      ...goodputArgs(recipe.train.kind, recipe.train.args),
     ],
   };
 }

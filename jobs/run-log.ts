@@ -45,3 +45,9 @@ export const EVAL_PATTERN = /(Pre|Post) RL Training: corr=(\d+), total=(\d+), ac
 
 /** An RFC 3339 timestamp at the start of a line, as the API serves logs with `timestamps=true`. */
 export const LOG_TIMESTAMP = /^(\d{4}-\d\d-\d\dT\S+)\s/;
+
+/**
+ * The loss value of a step line of either format, as an RE2 with one capturing group (Cloud Logging's REGEXP_EXTRACT,
+ * the dashboard's loss metric, jobs/dashboard.ts): MaxText's `, loss: L` (not `lm_loss:`) and Tunix's `training loss: L`.
+ */
+export const LOSS_VALUE_RE2 = '[ ,]loss: (-?[0-9.]+(?:e[-+]?[0-9]+)?)';

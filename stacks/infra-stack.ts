@@ -11,6 +11,8 @@ import { HfTokenSecret, LEGACY_FORGOTTEN_ADDRESSES } from '../constructs/hf-toke
 import { Identity } from '../constructs/identity';
 import { Network } from '../constructs/network';
 import { NOTIFICATION_RESOURCE_TYPES, Notifications } from '../constructs/notifications';
+import { Dashboard } from '../constructs/dashboard';
+import { dashboardPlan } from '../jobs/dashboard';
 import { AcceleratorZoneChecks, PlaceholderGuard, ReservationChecks } from '../constructs/preflight';
 import { ProjectApis } from '../constructs/project-apis';
 import { TpuSlicePool } from '../constructs/tpu-slice-pool';
@@ -71,6 +73,8 @@ export class InfraStack extends ProjectStack {
 
     // Every google_* resource below depends on the services of the APIs it calls (constructs/project-apis.ts).
     const notify = props.notify.emails.length > 0 && props.notify.pipelines.length > 0 ? props.notify : undefined;
+    // The cluster's dashboard (jobs/dashboard.ts), whenever a pipeline is selected.
+    const dashboard = props.notify.pipelines.length > 0 ? dashboardPlan({ project: platform.project, clusterName: platform.clusterName, namespace: platform.namespace, pipelines: props.notify.pipelines }) : undefined;
     new ProjectApis(this, notify ? NOTIFICATION_RESOURCE_TYPES : []);
     const network = new Network(this, 'network', { name: platform.clusterName, region: platform.region });
 
@@ -168,6 +172,11 @@ export class InfraStack extends ProjectStack {
         emails: notify.emails,
         plan: notify.plan,
       });
+    }
+
+    if (dashboard) {
+      new Dashboard(this, 'dashboard', { plan: dashboard });
+      new TerraformOutput(this, 'dashboard_url', { description: 'The Cloud Monitoring dashboard of the cluster and its pipelines', value: dashboard.url });
     }
 
     new TerraformOutput(this, 'get_credentials_command', {

@@ -52,7 +52,7 @@ export interface GcsOptions {
  * request under its own deadline); a token that cannot be had, a refused login (401/403: `may not <verb> gs://<bucket>`)
  * and a request that fails or times out are reasons, never throws.
  */
-async function withGcs<T>(
+export async function withGcs<T>(
   options: GcsOptions,
   access: { readonly verb: 'read' | 'list'; readonly bucket: string },
   calls: (get: (path: string) => Promise<Response | { problem: string }>) => Promise<T | { problem: string }>,

@@ -36,11 +36,16 @@ import { BoundExceeded, readBounded } from '../util/bounded-read';
 import type { ChipPrice } from './metrics';
 import type { CostRates } from './run-cost';
 import { renderRunReport } from './report';
+import { renderHtmlReport, PlotLibrary } from './html-report';
 import type { Cluster, ClusterError } from './cluster';
 import { defaultLogStep, exitCode, isDone, logRequests, mainPodOf, pipelineStatus, PipelineStatus } from './model';
 import { renderText, toJson } from './render';
+import { dashboardUrl } from '../jobs/dashboard';
 import { renderServe, ServeSnapshot, serveExit, serveStatus } from './serve';
 import { gcloudToken, GCS_ENDPOINT, gcsLister, gcsReader } from './bucket';
+import { gcsDownloader, gcsPrefixLister, MAX_GOODPUT_FILE_BYTES, syncEventFiles, tensorboardDir } from './tensorboard';
+import type { GoodputReaders } from './goodput';
+import { RECORDS_GOODPUT } from '../jobs/goodput';
 import { ObjectReader, withEvalFiles } from './eval';
 import { rehearsalBeforeApply, withRehearsalRecords } from './rehearsal';
 import { retryWorkflowRequest, retryLines, startPortForward } from './retry';
@@ -63,7 +68,7 @@ export const MAX_BACKOFF_SECONDS = 300;
 /** Where `--report` writes by default, under the repository root (ignored by git: .gitignore `reports/`). */
 export const REPORTS_DIR = 'reports/runs';
 
-const STATUS_USAGE = `usage: npm run status [-- <pipeline>...] [--watch | --until-started <seconds>] [--interval <seconds>] [--json] [--lineage]
+const STATUS_USAGE = `usage: npm run status [-- <pipeline>...] [--watch | --until-started <seconds>] [--interval <seconds>] [--json] [--lineage] [--goodput]
        npm run status -- <pipeline> --report [--out <file>]
        npm run status -- serve-<pipeline>... [--json]
        node dist/status/cli.js rehearsal-check <pipeline>...   (what npm run deploy runs before its apply: whether a
@@ -98,6 +103,9 @@ cost at the review's price table against the review's estimate, the loss trend, 
   --lineage           also read each completed step's run record in the bucket (gcloud login) and show the commits
                       it downloaded: the weights' and the tokenizer's (with its chat template); --json: "commits"
                       {weights?, tokenizer?} per step
+  --goodput           also read the training run's TensorBoard folder in the bucket (gcloud login) and show the
+                      goodput and badput by cause MaxText's goodput monitor wrote there (SFT and DPO trainers; RL
+                      records none at MaxText 0.2.4): a line under the training step
   --report            write a Markdown run report of one pipeline (the whole training log read; an SVG chart of
                       the loss) and print its path
   --out <file>        where --report writes (default ${REPORTS_DIR}/run-report-<pipeline>-<run id>.md, gitignored)
@@ -427,6 +435,8 @@ interface PollIo {
   /** The same, remembering what it read (a finished step's run record does not change). */
   readonly readOnce: ObjectReader;
   readonly note: (line: string) => void;
+  /** The run's TensorBoard folder, for --goodput (status/goodput.ts). */
+  readonly goodput: GoodputReaders;
 }
 
 async function poll(
@@ -437,6 +447,7 @@ async function poll(
   pio: PollIo,
   full = false,
   lineage = false,
+  goodput = false,
 ): Promise<PipelineStatus[]> {
   // Each pipeline is read in the namespace its record names (a deployment's namespace may not be the local config's).
   const ctx = { clusterQueue: s.platform.clusterQueue, now: now(), price: chipPrices(), costRates: costRates() };
@@ -453,20 +464,34 @@ async function poll(
   // A rehearsal's verdict from the record its Workflow wrote to the bucket, when there (status/rehearsal.ts).
   const rehearsed = await withRehearsalRecords(evaluated, new Map(chosen.map((p) => [p.name, p.rehearsal])), pio.readOnce);
   rehearsed.notes.forEach(pio.note);
-  if (!lineage) return rehearsed.statuses;
-  // The commits each completed step downloaded, from its run record (status/run-record.ts), read once per command.
-  const downloaded = await withDownloadedCommits(rehearsed.statuses, new Map(chosen.map((p) => [p.name, p])), pio.readOnce);
-  downloaded.notes.forEach(pio.note);
-  return downloaded.statuses;
+  let result = rehearsed.statuses;
+  if (lineage) {
+    // The commits each completed step downloaded, from its run record (status/run-record.ts), read once per command.
+    const downloaded = await withDownloadedCommits(result, new Map(chosen.map((p) => [p.name, p])), pio.readOnce);
+    downloaded.notes.forEach(pio.note);
+    result = downloaded.statuses;
+  }
+  if (goodput) {
+    // The goodput MaxText's monitor wrote to the run's TensorBoard folder (status/goodput.ts), for trainers that record it.
+    const runs = new Map(chosen.map((p) => [p.name, { trainRunDir: p.paths.trainRunDir, recordsGoodput: RECORDS_GOODPUT[p.trainKind] }]));
+    // Loaded only here: status/goodput.ts brings protobufjs, which a plain status never needs.
+    const { withGoodput } = await import('./goodput');
+    const read = await withGoodput(result, runs, pio.goodput);
+    read.notes.forEach(pio.note);
+    result = read.statuses;
+  }
+  return result;
 }
 
 /** The bucket reader and a note printer that says each note once per command. */
 function pollIo(io: Io, timeout: number): PollIo {
   const said = new Set<string>();
-  const read = gcsReader({ endpoint: io.env.STORAGE_EMULATOR_HOST || GCS_ENDPOINT, token: gcloudToken(timeout), timeoutMs: timeout });
+  const gcs = { endpoint: io.env.STORAGE_EMULATOR_HOST || GCS_ENDPOINT, token: gcloudToken(timeout), timeoutMs: timeout };
+  const read = gcsReader(gcs);
   const got = new Map<string, ReturnType<ObjectReader>>();
   return {
     read,
+    goodput: { list: gcsPrefixLister(gcs), download: gcsDownloader(gcs, MAX_GOODPUT_FILE_BYTES) },
     readOnce: (url) => {
       if (!got.has(url)) got.set(url, read(url).then((r) => (r.text === undefined && got.delete(url), r)));
       return got.get(url)!;
@@ -493,6 +518,15 @@ function headerOf(context: string, server: string, chosen: readonly PipelineReco
   const shown = [...new Set(chosen.map((p) => p.namespace))];
   const namespaces = shown.length === 1 ? `namespace ${shown[0]}` : `namespaces ${shown.join(', ') || s.platform.namespace}`;
   return `cluster ${context} (${server}), ${namespaces} (records read from ${read}); local config: ${s.origin}`;
+}
+
+/**
+ * `dashboard <console link>`, one line per project and cluster the shown pipelines are deployed by (their records; the
+ * local config's when none): infra's Cloud Monitoring dashboard (jobs/dashboard.ts). A string, no request.
+ */
+export function dashboardLines(chosen: readonly Pick<PipelineRecord, 'project' | 'cluster'>[], s: Pick<Setup, 'platform'>): string {
+  const urls = chosen.length > 0 ? chosen.map((p) => dashboardUrl(p.project, p.cluster)) : [dashboardUrl(s.platform.project, s.platform.clusterName)];
+  return [...new Set(urls)].map((url) => `dashboard ${url}\n`).join('');
 }
 
 /** The pipelines of the `serve-<pipeline>` names given (a pipeline of the local config named serve-x is a pipeline). */
@@ -547,7 +581,7 @@ export function firstStepStarted(p: PipelineStatus): boolean {
   return p.steps.length > 0 && p.steps[0]!.state !== 'not-created';
 }
 
-async function status(argv: string[], io: Io): Promise<number> {
+async function status(argv: string[], io: Io, format: 'md' | 'html' = 'md'): Promise<number> {
   const { values, positionals } = parse(argv, {
     watch: { type: 'boolean', short: 'w' },
     json: { type: 'boolean' },
@@ -555,6 +589,7 @@ async function status(argv: string[], io: Io): Promise<number> {
     timeout: { type: 'string' },
     report: { type: 'boolean' },
     lineage: { type: 'boolean' },
+    goodput: { type: 'boolean' },
     'until-started': { type: 'string' },
     out: { type: 'string' },
     context: { type: 'string' },
@@ -591,24 +626,25 @@ async function status(argv: string[], io: Io): Promise<number> {
   if (values.report) {
     let statuses: PipelineStatus[];
     try {
-      statuses = await poll(cluster, s, chosen, Date.now, pio, true, Boolean(values.lineage));
+      statuses = await poll(cluster, s, chosen, Date.now, pio, true, Boolean(values.lineage), Boolean(values.goodput));
     } catch (err) {
       throw noAnswer(err as ClusterError, context, server, s);
     }
-    const file = values.out !== undefined ? path.resolve(values.out) : path.join(findRepoRoot(), REPORTS_DIR, `run-report-${chosen[0]!.name}-${chosen[0]!.runId}.md`);
+    const file = values.out !== undefined ? path.resolve(values.out) : path.join(findRepoRoot(), REPORTS_DIR, `run-report-${chosen[0]!.name}-${chosen[0]!.runId}.${format}`);
     fs.mkdirSync(path.dirname(file), { recursive: true });
-    fs.writeFileSync(file, stripControls(redact(renderRunReport(statuses[0]!, { generatedAt: Date.now(), cluster: header }))));
+    const options = { generatedAt: Date.now(), cluster: header };
+    fs.writeFileSync(file, format === 'html' ? renderHtmlReport(redactStatus(statuses[0]!), { ...options, cluster: stripControls(redact(header)), plot: plotLibrary() }) : stripControls(redact(renderRunReport(statuses[0]!, options))));
     io.stdout.write(`${file}\n`);
     return exitCode(statuses);
   }
-  if (!values.json) io.stdout.write(`${header}\n`);
+  if (!values.json) io.stdout.write(`${header}\n${dashboardLines(chosen, s)}`);
   const tty = Boolean(io.stdout.isTTY) && !values.json;
   let lastOk: string | undefined;
   let failures = 0;
   for (let first = true; ; first = false) {
     let statuses: PipelineStatus[];
     try {
-      statuses = await poll(cluster, s, chosen, Date.now, pio, false, Boolean(values.lineage));
+      statuses = await poll(cluster, s, chosen, Date.now, pio, false, Boolean(values.lineage), Boolean(values.goodput));
     } catch (err) {
       const e = err as ClusterError;
       // The first poll decides whether the cluster can be read at all: its failure ends the command (exit 4).
@@ -818,6 +854,103 @@ async function retry(argv: string[], io: Io): Promise<number> {
   }
 }
 
+/**
+ * `report <pipeline> [--out <file>] [--lineage] [--context ..] [--namespace ..] [--timeout ..]`: `status <pipeline>
+ * --report` written as one self-contained HTML page (status/html-report.ts); --watch, --json and the rest are refused
+ * as with --report.
+ */
+export function reportArgs(argv: readonly string[]): string[] {
+  return [...argv, '--report'];
+}
+
+/** uPlot's minified browser build and stylesheet (npm `uplot`, a dependency), read when a report is written. */
+export function plotLibrary(): PlotLibrary {
+  const dist = path.join(path.dirname(require.resolve('uplot/package.json')), 'dist');
+  return { js: fs.readFileSync(path.join(dist, 'uPlot.iife.min.js'), 'utf8'), css: fs.readFileSync(path.join(dist, 'uPlot.min.css'), 'utf8') };
+}
+
+/**
+ * A pipeline's status with every string redacted and stripped of control sequences (util/redact.ts, util/inert.ts):
+ * the HTML report escapes its text itself, so the redaction runs on the values, not on the page.
+ */
+export function redactStatus(p: PipelineStatus): PipelineStatus {
+  const clean = (v: unknown): unknown =>
+    typeof v === 'string' ? stripControls(redact(v)) : Array.isArray(v) ? v.map(clean) : v && typeof v === 'object' ? Object.fromEntries(Object.entries(v).map(([k, x]) => [k, clean(x)])) : v;
+  return clean(p) as PipelineStatus;
+}
+
+const TENSORBOARD_USAGE = `usage: npm run tensorboard -- <pipeline> [--dir <folder>] [--port <n>] [--no-serve] [--context <name>] [--namespace <ns>] [--timeout <s>]
+  copies the run's TensorBoard event files (gs://.../<run name>/tensorboard/, MaxText's tensorboard_dir) from the bucket
+  with your gcloud login into --dir (default reports/tensorboard/<pipeline>/<run id>/, gitignored; only new or grown
+  files), then runs \`tensorboard --logdir <folder> --port <n>\` (default 6006) when tensorboard is on PATH
+  (pip install tensorboard), else prints that command; --no-serve only copies.
+`;
+
+/** The first executable `name` on PATH, or none. */
+function onPath(name: string, env: NodeJS.ProcessEnv): string | undefined {
+  for (const dir of (env.PATH ?? '').split(path.delimiter).filter(Boolean)) {
+    const file = path.join(dir, name);
+    try {
+      fs.accessSync(file, fs.constants.X_OK);
+      return file;
+    } catch {
+      // not here
+    }
+  }
+  return undefined;
+}
+
+/** `tensorboard <pipeline>`: status/tensorboard.ts. Exit 0 once copied (and served), 4 when nothing could be listed. */
+async function tensorboard(argv: string[], io: Io): Promise<number> {
+  const { values, positionals } = parse(argv, {
+    dir: { type: 'string' },
+    port: { type: 'string' },
+    'no-serve': { type: 'boolean' },
+    timeout: { type: 'string' },
+    context: { type: 'string' },
+    namespace: { type: 'string' },
+    help: { type: 'boolean', short: 'h' },
+  });
+  if (values.help) {
+    io.stdout.write(TENSORBOARD_USAGE);
+    return EXIT.completed;
+  }
+  if (positionals.length !== 1) throw new UsageError(`tensorboard takes exactly one pipeline, got ${positionals.length === 0 ? 'none' : positionals.map((p) => `'${p}'`).join(' ')}`);
+  const port = values.port ?? '6006';
+  if (!/^\d{1,5}$/.test(port) || Number(port) < 1 || Number(port) > 65535) throw new UsageError(`--port must be a TCP port (1-65535), got '${port}'`);
+  const requestTimeout = timeoutMs(values.timeout);
+  const s = setup(io.env);
+  const { cluster, context, server } = await connect(io, s, requestTimeout, values.context);
+  const { chosen: [pipeline] } = await pipelinesToShow(io, cluster, s, positionals, context, server, values.namespace);
+  const runDir = pipeline!.paths.trainRunDir;
+  if (!runDir) throw new UsageError(`${pipeline!.name}: its record names no training run folder (trainRunDir)`);
+  const logdir = tensorboardDir(runDir);
+  const local = values.dir !== undefined ? path.resolve(values.dir) : path.join(findRepoRoot(), 'reports', 'tensorboard', pipeline!.name, pipeline!.runId);
+  const options = { endpoint: io.env.STORAGE_EMULATOR_HOST || GCS_ENDPOINT, token: gcloudToken(requestTimeout), timeoutMs: requestTimeout };
+  const result = await syncEventFiles(logdir, local, gcsPrefixLister(options), gcsDownloader(options));
+  for (const p of result.problems) io.stderr.write(`note: ${p}\n`);
+  const listed = result.copied.length + result.kept.length;
+  io.stdout.write(`${logdir} -> ${local}: ${result.copied.length} file(s) copied, ${result.kept.length} already there\n`);
+  if (listed === 0 && result.problems.some((p) => p.startsWith('cannot list'))) return EXIT.unreachable;
+  if (listed === 0) io.stdout.write(`no event files yet: MaxText writes them once training steps (enable_tensorboard: true, MaxText maxtext-v0.2.4 base.yml)\n`);
+  const command = ['tensorboard', '--logdir', local, '--port', port];
+  const binary = onPath('tensorboard', io.env);
+  if (values['no-serve'] || !binary) {
+    io.stdout.write(`${binary ? '' : 'tensorboard is not on PATH (pip install tensorboard); then: '}${command.join(' ')}\n`);
+    return EXIT.completed;
+  }
+  io.stdout.write(`${command.join(' ')}   (Ctrl-C to stop)\n`);
+  const { spawn } = await import('child_process');
+  return new Promise((resolve) => {
+    const child = spawn(binary, command.slice(1), { stdio: 'inherit' });
+    child.on('error', (err) => {
+      io.stderr.write(`tensorboard: ${err.message}\n`);
+      resolve(EXIT.usage);
+    });
+    child.on('exit', (code) => resolve(code === 0 || code === null ? EXIT.completed : EXIT.usage));
+  });
+}
+
 /** Runs `status <args>`, `logs <args>` or `workflows-ui`; resolves to the exit status. */
 export async function main(argv: string[], raw: Io = { stdout: process.stdout, stderr: process.stderr, env: process.env }): Promise<number> {
   // Everything status and logs print comes from the cluster (pod messages, events, logs): one redaction on the way out.
@@ -828,11 +961,13 @@ export async function main(argv: string[], raw: Io = { stdout: process.stdout, s
   const code = await (async () => {
     try {
       if (command === 'status') return await status(rest, io);
+      if (command === 'report') return await status(reportArgs(rest), io, 'html');
+      if (command === 'tensorboard') return await tensorboard(rest, io);
       if (command === 'logs') return await logs(rest, { ...io, stdout: raw.stdout });
       if (command === 'workflows-ui') return workflowsUi(io);
       if (command === 'rehearsal-check') return await rehearsalCheck(rest, io);
       if (command === 'retry') return await retry(rest, io);
-      throw new UsageError(`the first argument must be 'status', 'logs', 'retry', 'workflows-ui' or 'rehearsal-check', got '${command ?? ''}'`);
+      throw new UsageError(`the first argument must be 'status', 'report', 'tensorboard', 'logs', 'retry', 'workflows-ui' or 'rehearsal-check', got '${command ?? ''}'`);
     } catch (err) {
       if (err instanceof UsageError) {
         io.stderr.write(`${name}: ${err.message}\n${name === 'logs' ? LOGS_USAGE : name === 'retry' ? RETRY_USAGE : STATUS_USAGE}`);

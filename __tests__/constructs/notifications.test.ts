@@ -10,14 +10,14 @@ import { exampleConfig, resources, synthStack, WITH_SINGLE_HOST } from '../util'
 
 const EMAILS = 'ml-team@example.com, oncall@example.org';
 
-test('default: no NOTIFY_EMAIL, no channel, policy or metric, and no new API service', () => {
+test('default: no NOTIFY_EMAIL, no channel, policy or step-line metric (only the loss metric of the dashboard, jobs/dashboard.ts; the monitoring and logging APIs are managed for every configuration)', () => {
   const infra = synthStack('infra');
   const services = Object.values(resources(infra, 'google_project_service')).map((x: any) => x.service);
-  expect(services).not.toContain('monitoring.googleapis.com');
-  expect(services).not.toContain('logging.googleapis.com');
+  expect(services).toContain('monitoring.googleapis.com');
+  expect(services).toContain('logging.googleapis.com');
   expect(resources(infra, 'google_monitoring_notification_channel')).toEqual({});
   expect(resources(infra, 'google_monitoring_alert_policy')).toEqual({});
-  expect(resources(infra, 'google_logging_metric')).toEqual({});
+  expect(Object.values(resources(infra, 'google_logging_metric')).map((m: any) => m.name)).toEqual([expect.stringMatching(/\/training-loss$/)]);
   expect(exampleConfig().config.notify).toEqual({ emails: [], stallMinutes: DEFAULT_STALL_ALERT_MINUTES });
 });
 

@@ -76,6 +76,8 @@ const NAMED: ReadonlyArray<readonly [string, string]> = [
   ['google_logging_metric', 'name'],
   ['google_monitoring_alert_policy', 'display_name'],
   ['google_monitoring_notification_channel', 'display_name'],
+  // The dashboard's resource name (projects/<project>/dashboards/tpu-post-training-<cluster>) is inside its JSON.
+  ['google_monitoring_dashboard', 'dashboard_json'],
 ];
 
 function names(env: typeof dev): Map<string, string> {

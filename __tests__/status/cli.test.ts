@@ -371,7 +371,7 @@ describe('usage', () => {
     [['logs'], 'logs: expected <pipeline> [step], got nothing'],
     [['logs', 'rl-qwen3', 'serve'], "logs: step must be one of to-maxtext, train, to-hf, eval, got 'serve'"],
     [['logs', 'rl-qwen3', '--tail'], "logs: Unknown option '--tail'"],
-    [[], "status: the first argument must be 'status', 'logs', 'retry', 'workflows-ui' or 'rehearsal-check', got ''"],
+    [[], "status: the first argument must be 'status', 'report', 'tensorboard', 'logs', 'retry', 'workflows-ui' or 'rehearsal-check', got ''"],
     [['rehearsal-check'], 'status: rehearsal-check takes the pipelines to check, got none'],
     [['rehearsal-check', 'rl-qwen3', '--bogus'], "status: Unknown option '--bogus'"],
   ])('%j exits 2: %s', async (args, message) => {
