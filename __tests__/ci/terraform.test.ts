@@ -129,6 +129,7 @@ describe('.ci/run (this kind of machine, where no reachable registry ships terra
       'npm run --silent test:node-lines TERRAFORM_TESTS=skip',
       'npm run --silent test:cdktn TERRAFORM_TESTS=skip',
       'npm run --silent bench -- --no-targets TERRAFORM_TESTS=skip',
+      'npm run --silent rehearse:cpu:test TERRAFORM_TESTS=skip',
     ]);
   });
 
@@ -142,6 +143,7 @@ describe('.ci/run (this kind of machine, where no reachable registry ships terra
       'npm run --silent test:node-lines TERRAFORM_TESTS=unset',
       'npm run --silent test:cdktn TERRAFORM_TESTS=unset',
       'npm run --silent bench -- --no-targets TERRAFORM_TESTS=unset',
+      'npm run --silent rehearse:cpu:test TERRAFORM_TESTS=unset',
     ]);
   });
 });
