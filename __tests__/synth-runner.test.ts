@@ -29,7 +29,15 @@ function tree(dir: string, rel = ''): Map<string, Buffer> {
 const env = (extra: Record<string, string> = {}) => ({ PATH: `${BIN}${path.delimiter}${process.env.PATH}`, HOME: process.env.HOME ?? os.tmpdir(), CHECKPOINT_DISABLE: '1', ...extra });
 const node = (args: string[], extra: Record<string, string> = {}) => spawnSync(process.execPath, args, { cwd: ROOT, env: env(extra), encoding: 'utf8' });
 
-test('npm run synth writes what cdktf synth wrote, byte for byte, and removes the orphaned stack folders cdktf-cli removes', () => {
+/**
+ * cdktf-cli 0.21.0 loads node-pty (@cdktf/node-pty-prebuilt-multiarch 0.10.2) when it starts; npm 11 runs no install
+ * script of it, so on a Node line its prebuilt binaries do not cover (Node 24) cdktf-cli itself cannot start and there
+ * is no old path to compare with: the comparison runs where it starts (Node 20 and 22, CI's own line) and is skipped,
+ * saying why, where node-pty is the reason. Any other failure to start fails the test.
+ */
+const ptyLoad = spawnSync(process.execPath, ['-e', "require('@cdktf/node-pty-prebuilt-multiarch')"], { cwd: ROOT, encoding: 'utf8' });
+const noPty = ptyLoad.status !== 0 && /pty\.node/.test(ptyLoad.stderr);
+(noPty ? test.skip : test)(`npm run synth writes what cdktf synth wrote, byte for byte, and removes the orphaned stack folders cdktf-cli removes${noPty ? ` (cdktf-cli cannot start on Node ${process.version}: node-pty has no binary)` : ''}`, () => {
   const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'tpt-synth-runner-'));
   const [before, after] = [path.join(tmp, 'cdktf-cli'), path.join(tmp, 'runner')];
   for (const dir of [before, after]) {
