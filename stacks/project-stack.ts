@@ -9,7 +9,7 @@
  * written as the other stack's address, which Terraform refuses; __tests__/architecture.test.ts checks that every
  * reference in every synthesized stack names something that stack declares.
  *
- * (Issue 47: the `toTerraform` override that resolved each fragment once read cdktf's private `rawOverrides` and
+ * (Issue 47: the `toTerraform` override that resolved each fragment once read cdktf's private raw-override map and
  * deep-imported its private `deepMerge`: removed, ~0.03 s of CPU a synth.)
  */
 import { TerraformStack } from 'cdktf';
