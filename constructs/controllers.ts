@@ -131,6 +131,11 @@ export class Controllers extends Construct {
       // Kueue manages JobSets; its webhook must see the JobSet CRD when it starts.
       dependsOn: [this.jobset],
     });
+    // The pipelines' namespace was created by the Argo release when it lived there (createNamespace); now by infra.
+    this.pipelinesNamespace =
+      props.workflows.namespace === 'default'
+        ? undefined
+        : new NamespaceV1(this, 'pipelines-namespace', { metadata: { name: props.workflows.namespace }, dependsOn: props.dependsOn });
     const chart = new TerraformAsset(this, 'queues-chart', { path: props.queuesChartPath, type: AssetType.DIRECTORY });
     this.queues = new Release(this, 'queues', {
       name: 'kueue-queues',
@@ -139,18 +144,14 @@ export class Controllers extends Construct {
       wait: true,
       timeout,
       values: [JSON.stringify({ objects: props.queueObjects })],
-      // The queue objects are validated by Kueue's webhooks: install them after Kueue is ready.
-      dependsOn: [this.kueue],
+      // The queue objects are validated by Kueue's webhooks: install them after Kueue is ready; the LocalQueue lives in
+      // the pipelines' namespace, after it where infra creates it.
+      dependsOn: [this.kueue, ...(this.pipelinesNamespace ? [this.pipelinesNamespace] : [])],
     });
     this.argoNamespace = new NamespaceV1(this, 'argo-namespace', {
       metadata: { name: ARGO_NAMESPACE, labels: { ...ARGO_NAMESPACE_LABELS } },
       dependsOn: props.dependsOn,
     });
-    // The pipelines' namespace was created by the Argo release when it lived there (createNamespace); now by infra.
-    this.pipelinesNamespace =
-      props.workflows.namespace === 'default'
-        ? undefined
-        : new NamespaceV1(this, 'pipelines-namespace', { metadata: { name: props.workflows.namespace }, dependsOn: props.dependsOn });
     this.workflows = new Release(this, 'argo-workflows', {
       name: ARGO_RELEASE,
       repository: ARGO_WORKFLOWS.chartRepository,

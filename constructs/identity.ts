@@ -51,7 +51,14 @@ export interface WorkloadBindingProps {
   readonly cluster: ITerraformDependable;
   /** A node pool: the API server serves the KSA once one exists. */
   readonly nodePool: ITerraformDependable;
+  /** The pipelines' namespace where infra creates it (any but `default`): the KSAs and the Role go in after it. @default - none: the namespace exists (`default`) */
+  readonly namespace?: ITerraformDependable;
 }
+/** What an object of the pipelines' namespace waits for: a node pool (the API server), and the namespace where infra creates it. */
+function inNamespace(props: WorkloadBindingProps): ITerraformDependable[] {
+  return [props.nodePool, ...(props.namespace ? [props.namespace] : [])];
+}
+
 /** What bindWorkloads creates. */
 export interface WorkloadBindings {
   readonly workloadIdentityBinding: ServiceAccountIamMember;
@@ -113,7 +120,7 @@ export class Identity extends Construct {
     const platform = this.platform;
     this.bindings = {
       workloadIdentityBinding: this.actsAs(this.workloadServiceAccount, 'cluster-workload-identity', platform.serviceAccountName, props.cluster),
-      kubernetesServiceAccount: this.ksaActingAs(this.workloadServiceAccount, 'cluster-ksa', platform.serviceAccountName, props.nodePool),
+      kubernetesServiceAccount: this.ksaActingAs(this.workloadServiceAccount, 'cluster-ksa', platform.serviceAccountName, inNamespace(props)),
       ...this.verdictWriter(props),
     };
     return this.bindings;
@@ -130,10 +137,10 @@ export class Identity extends Construct {
   }
 
   /** A KSA in the pipelines' namespace that acts as `gsa` (Workload Identity annotation), after a node pool. */
-  private ksaActingAs(gsa: ServiceAccount, id: string, name: string, nodePool: ITerraformDependable): ServiceAccountV1 {
+  private ksaActingAs(gsa: ServiceAccount, id: string, name: string, after: ITerraformDependable[]): ServiceAccountV1 {
     return new ServiceAccountV1(this, id, {
       metadata: { name, namespace: this.platform.namespace, annotations: { 'iam.gke.io/gcp-service-account': gsa.email } },
-      dependsOn: [nodePool],
+      dependsOn: after,
     });
   }
 
@@ -145,12 +152,12 @@ export class Identity extends Construct {
   private verdictWriter(props: WorkloadBindingProps): Pick<WorkloadBindings, 'verdictIdentityBinding' | 'verdictServiceAccount' | 'podLogsRole' | 'podLogsBinding'> {
     const { namespace, verdictServiceAccountName } = this.platform;
     const verdictIdentityBinding = this.actsAs(this.verdictServiceAccount, 'cluster-verdict-workload-identity', verdictServiceAccountName, props.cluster);
-    const verdictServiceAccount = this.ksaActingAs(this.verdictServiceAccount, 'cluster-verdict-ksa', verdictServiceAccountName, props.nodePool);
+    const verdictServiceAccount = this.ksaActingAs(this.verdictServiceAccount, 'cluster-verdict-ksa', verdictServiceAccountName, inNamespace(props));
     const name = podLogsRoleName(verdictServiceAccountName);
     const podLogsRole = new RoleV1(this, 'cluster-verdict-pod-logs', {
       metadata: { name, namespace },
       rule: VERDICT_WRITER_RBAC_RULES.map((r) => ({ apiGroups: [...r.apiGroups], resources: [...r.resources], verbs: [...r.verbs] })),
-      dependsOn: [props.nodePool],
+      dependsOn: inNamespace(props),
     });
     const podLogsBinding = new RoleBindingV1(this, 'cluster-verdict-pod-logs-binding', {
       metadata: { name, namespace },

@@ -127,7 +127,6 @@ export class InfraStack extends ProjectStack {
         this.tpuPools.push(this.cluster.addTpuSlicePool(poolName, { name: poolName, slice: group.slice, capacity: group.capacity }));
       }
     }
-    identity.bindWorkloads({ cluster, nodePool: systemPool.pool });
 
     const bucket = new TrainingBucket(this, 'bucket', {
       name: platform.bucket,
@@ -150,7 +149,7 @@ export class InfraStack extends ProjectStack {
     // The secret, the KSA and their bindings of the version before per-cluster identities: forgotten, never destroyed.
     this.addOverride('removed', LEGACY_FORGOTTEN_ADDRESSES.map((from) => ({ from, lifecycle: { destroy: false } })));
 
-    new Controllers(this, 'controllers', {
+    const engine = new Controllers(this, 'controllers', {
       jobsetVersion: controllers.jobsetVersion,
       kueueVersion: controllers.kueueVersion,
       queuesChartPath: controllers.queuesChartPath,
@@ -166,6 +165,8 @@ export class InfraStack extends ProjectStack {
         nodeServiceAccount: nodeServiceAccount.email,
       },
     });
+    // The KSAs and the verdict writer's Role live in the pipelines' namespace: after it, where infra creates it.
+    identity.bindWorkloads({ cluster, nodePool: systemPool.pool, namespace: engine.pipelinesNamespace });
 
     if (notify) {
       new Notifications(this, 'notify', {

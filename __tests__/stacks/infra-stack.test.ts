@@ -3,7 +3,10 @@ import { ContainerNodePool } from '@cdktf/provider-google/lib/container-node-poo
 import { StorageBucket } from '@cdktf/provider-google/lib/storage-bucket';
 import { Release } from '@cdktf/provider-helm/lib/release';
 import { bucketObjectsRoleId } from '../../jobs/platform';
-import { resources, synthStack, synthStackString } from '../util';
+import { Testing, TerraformStack } from 'cdktf';
+import { loadDeployment } from '../../config/deployment';
+import { buildApp } from '../../stacks/app';
+import { configFile, defaultOutdir, resources, synthStack, synthStackString } from '../util';
 
 function pools(env: Record<string, string> = {}): Record<string, any> {
   const byName: Record<string, any> = {};
@@ -474,5 +477,32 @@ describe('infra stack: upgrades and maintenance', () => {
   test('override: upgradeExclusionDays from the config file', () => {
     expect(cluster('{"upgradeExclusionDays": 90}').maintenance_policy.maintenance_exclusion[0].end_time).toContain('"2160h"');
     expect(cluster('{"upgradeExclusionDays": 0}').maintenance_policy.maintenance_exclusion).toBeUndefined();
+  });
+});
+
+describe('a pipelines namespace of its own (not `default`): what lives in it waits for infra to create it', () => {
+  test('the steps\' and the verdict writer\'s KSAs, the verdict Role (and so its binding) and the Kueue queues release depend on the namespace resource; with `default` none does', () => {
+    const infraOf = (namespace: string) => {
+      const d = loadDeployment({ file: configFile((c) => (c.namespace = namespace)), env: {} });
+      return JSON.parse(Testing.synth(buildApp(d, { outdir: defaultOutdir() }).node.findChild('infra') as TerraformStack));
+    };
+    const own = infraOf('team-a');
+    const ns = Object.entries(resources(own, 'kubernetes_namespace_v1')).find(([, n]) => n.metadata.name === 'team-a')!;
+    const address = `kubernetes_namespace_v1.${ns[0]}`;
+    const ksas = Object.values(resources(own, 'kubernetes_service_account_v1'));
+    expect(ksas.map((k) => [k.metadata.namespace, k.depends_on.includes(address)])).toEqual([
+      ['team-a', true],
+      ['team-a', true],
+    ]);
+    const role = Object.values(resources(own, 'kubernetes_role_v1')).find((r) => r.metadata.name.endsWith('-pod-logs'));
+    expect(role.depends_on).toContain(address);
+    const binding = Object.values(resources(own, 'kubernetes_role_binding_v1')).find((b) => b.metadata.name.endsWith('-pod-logs'));
+    expect(binding.role_ref.name).toMatch(/kubernetes_role_v1\./);
+    const queues = Object.values(resources(own, 'helm_release')).find((r) => r.name === 'kueue-queues');
+    expect(queues.depends_on).toContain(address);
+    // Before: the namespace came only with the Argo release, which installs last; the KSAs, the Role and the LocalQueue raced it.
+    const plain = infraOf('default');
+    expect(resources(plain, 'kubernetes_namespace_v1')).not.toHaveProperty(ns[0]);
+    expect(JSON.stringify(plain)).not.toContain('pipelines-namespace');
   });
 });
