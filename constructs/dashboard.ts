@@ -2,6 +2,7 @@ import type { LoggingMetric } from '@cdktf/provider-google/lib/logging-metric';
 import type { MonitoringDashboard } from '@cdktf/provider-google/lib/monitoring-dashboard';
 import { Construct } from 'constructs';
 import type { DashboardPlan } from '../jobs/dashboard';
+import { STEP_LINE_LABELS } from '../jobs/notifications';
 import { literal } from './notifications';
 
 export interface DashboardProps {
@@ -35,10 +36,7 @@ export class Dashboard extends Construct {
         metricKind: 'DELTA',
         valueType: 'DISTRIBUTION',
         unit: '1',
-        labels: [
-          { key: 'pipeline', valueType: 'STRING', description: 'pipeline (stack) name' },
-          { key: 'jobset', valueType: 'STRING', description: 'JobSet of the training step' },
-        ],
+        labels: STEP_LINE_LABELS.map((l) => ({ ...l })),
       },
       labelExtractors: { ...m.labelExtractors },
       bucketOptions: { exponentialBuckets: { ...m.buckets } },

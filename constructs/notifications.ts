@@ -2,7 +2,7 @@ import type { LoggingMetric } from '@cdktf/provider-google/lib/logging-metric';
 import type { MonitoringAlertPolicy } from '@cdktf/provider-google/lib/monitoring-alert-policy';
 import type { MonitoringNotificationChannel } from '@cdktf/provider-google/lib/monitoring-notification-channel';
 import { Construct } from 'constructs';
-import type { NotificationPlan } from '../jobs/notifications';
+import { NotificationPlan, STEP_LINE_LABELS } from '../jobs/notifications';
 
 /** The resource types Notifications creates (their APIs: constructs/project-apis.ts APIS_OF_OPTIONAL_RESOURCE). */
 export const NOTIFICATION_RESOURCE_TYPES = ['google_monitoring_notification_channel', 'google_monitoring_alert_policy', 'google_logging_metric'] as const;
@@ -93,10 +93,7 @@ export class Notifications extends Construct {
         metricKind: 'DELTA',
         valueType: 'INT64',
         unit: '1',
-        labels: [
-          { key: 'pipeline', valueType: 'STRING', description: 'pipeline (stack) name' },
-          { key: 'jobset', valueType: 'STRING', description: 'JobSet of the training step' },
-        ],
+        labels: STEP_LINE_LABELS.map((l) => ({ ...l })),
       },
       labelExtractors: { ...metric.labelExtractors },
     });

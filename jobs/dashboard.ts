@@ -33,9 +33,8 @@
  *     cluster does export, Kueue's Workload events in Cloud Logging (log_id("events"), jobs/notifications.ts).
  */
 import { MAIN_CONTAINER } from './jobset';
-import { jobSetNameRe2, promqlMetricName, NotificationScope, NotifiedPipeline } from './notifications';
+import { jobSetNameRe2, promqlMetricName, NotificationScope, NotifiedPipeline, stepLineMetric } from './notifications';
 import { LOSS_VALUE_RE2 } from './run-log';
-import { methodRow } from './methods';
 import { serveNames } from './serve';
 import { EVAL_RESULT_PREFIX } from './eval';
 
@@ -103,27 +102,13 @@ function stepPodsRe2(scope: NotificationScope, p: NotifiedPipeline, step: 'train
  * LOSS_VALUE_RE2), labelled by pipeline and JobSet.
  */
 export function lossMetric(scope: NotificationScope): LogDistributionMetric {
-  const pod = 'resource.labels.pod_name';
-  const pipelines = `(${scope.pipelines.map((p) => p.name).join('|')})`;
-  const lines = [...new Set(scope.pipelines.map((p) => methodRow(p.kind).log.progressLql))];
-  const rjobs = [...new Set(scope.pipelines.map((p) => p.trainMainReplicatedJob))];
-  const trainJobSet = jobSetNameRe2(scope).replace(/\([a-z|-]+\)$/, 'train');
+  const steps = stepLineMetric(scope, MAIN_CONTAINER);
   return {
     name: lossMetricName(scope.clusterName),
     description: 'Training loss per step line (MaxText "completed step: N, ... loss: L", Tunix "Train step N training loss: L") of the training main container',
-    filter: [
-      'resource.type="k8s_container"',
-      `resource.labels.cluster_name="${scope.clusterName}"`,
-      `resource.labels.namespace_name="${scope.namespace}"`,
-      `resource.labels.container_name="${MAIN_CONTAINER}"`,
-      `${pod}=~"^${trainJobSet}-(${rjobs.join('|')})-0-0-[a-z0-9]{5}$"`,
-      `textPayload=~"${lines.length === 1 ? lines[0] : `(${lines.join('|')})`}"`,
-    ].join('\n'),
+    filter: steps.filter,
     valueExtractor: `REGEXP_EXTRACT(textPayload, "${LOSS_VALUE_RE2}")`,
-    labelExtractors: {
-      pipeline: `REGEXP_EXTRACT(${pod}, "^${pipelines}-")`,
-      jobset: `REGEXP_EXTRACT(${pod}, "^(.+-train)-(?:${rjobs.join('|')})-0-0-[a-z0-9]{5}$")`,
-    },
+    labelExtractors: steps.labelExtractors,
     // 64 buckets from 1e-3 growing by 1.25: up to ~1.6e3, fine enough for a median per minute.
     buckets: { numFiniteBuckets: 64, growthFactor: 1.25, scale: 0.001 },
   };

@@ -422,6 +422,12 @@ export function neverStartedMessage(minutes: number): { subject: string; content
   };
 }
 
+/** The labels of a step-line metric (stepLineMetric's labelExtractors), with their descriptions, as the metric descriptor declares them. */
+export const STEP_LINE_LABELS: readonly { readonly key: string; readonly valueType: 'STRING'; readonly description: string }[] = [
+  { key: 'pipeline', valueType: 'STRING', description: 'pipeline (stack) name' },
+  { key: 'jobset', valueType: 'STRING', description: 'JobSet of the training step' },
+];
+
 /** The log-based metric of training step lines: one count per line of a training step's main container. */
 export function stepLineMetric(scope: NotificationScope, container: string): { name: string; filter: string; labelExtractors: Record<string, string> } {
   const pod = 'resource.labels.pod_name';
