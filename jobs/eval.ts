@@ -31,7 +31,7 @@ import { methodOf, rowOf } from './methods';
 import { RECIPE_FILES_DIR } from './recipe-files';
 import { Recipe } from './recipes/types';
 import { HF_TOKEN_FILE } from './secrets';
-import { DEFAULT_MAX_MODEL_LEN, fitText, IMAGE_DISK_GB, imageReference, serverStartSeconds, VLLM_TPU_IMAGE, servingFit, ServingFit, singleHostSlices, TPU_POOL_DISK_GB, VLLM_HEALTH_PATH, VLLM_IMAGE_ROW, VLLM_PORT, VllmImage, vllmImage, weightBytes } from './vllm';
+import { DEFAULT_MAX_MODEL_LEN, fitText, IMAGE_DISK_GB, serverStartSeconds, VLLM_TPU_IMAGE, servingFit, ServingFit, singleHostSlices, TPU_POOL_DISK_GB, VLLM_HEALTH_PATH, VLLM_IMAGE_ROW, VLLM_PORT, VllmImage, vllmImage, weightBytes } from './vllm';
 import { generationOf, TpuSlice } from './tpu';
 
 /** `ct6e-standard-8t 2x4 (v6e-8)`. */
@@ -136,7 +136,7 @@ export const GCSFUSE_ANNOTATION = 'gke-gcsfuse/volumes';
 export function taskImageProblem(task: string, image: VllmImage): string | undefined {
   const t = EVAL_TASKS[task];
   if (t?.loglikelihood && !image.features.promptLogprobs) {
-    return `task '${task}' is scored from prompt log-probabilities, which ${imageReference(image)} (tpu-inference ${image.tpuInference.slice(0, 7)}) does not compute (tpu-inference #2750, first released in v0.22)`;
+    return `task '${task}' is scored from prompt log-probabilities, which ${image.tag} (tpu-inference ${image.tpuInference.slice(0, 7)}) does not compute (tpu-inference #2750, first released in v0.22)`;
   }
   return undefined;
 }

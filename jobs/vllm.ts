@@ -34,11 +34,6 @@ export const VLLM_HEALTH_PATH = '/health';
 export interface VllmImage {
   /** `vllm/vllm-tpu:<tag>`. */
   readonly tag: string;
-  /**
-   * The manifest digest, when known. @default - not knowable offline (no registry is reachable from where the table
-   * was written): the reference stays tag-only and docs/pipelines.md says how to pin it.
-   */
-  readonly digest?: string;
   /** The tpu-inference commit (the tag's first sha, expanded in the mirror) and its date. */
   readonly tpuInference: string;
   /** The vLLM commit (the tag's second sha = tpu-inference's .buildkite/vllm_lkg.version at that commit). */
@@ -100,13 +95,9 @@ export const VLLM_IMAGES: Readonly<Record<string, VllmImage>> = {
 /** The image every model is served and scored with. */
 export const VLLM_IMAGE_ROW: VllmImage = VLLM_IMAGES['nightly-20260816'];
 
-/** The image reference a pod runs: `<tag>@<digest>` when the digest is known, else the tag. */
-export function imageReference(row: VllmImage): string {
-  return row.digest ? `${row.tag}@${row.digest}` : row.tag;
-}
 
 /** The reference of the pinned image. */
-export const VLLM_TPU_IMAGE = imageReference(VLLM_IMAGE_ROW);
+export const VLLM_TPU_IMAGE = VLLM_IMAGE_ROW.tag;
 
 /** The vLLM image for a MaxText model key: one image for all (VLLM_IMAGES). */
 export function vllmImage(_model: string): string {
