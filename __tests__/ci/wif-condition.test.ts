@@ -1,14 +1,14 @@
 /**
  * The Workload Identity Federation provider's attribute condition (.github/wif-attribute-condition.cel, shown in
- * docs/ci.md) evaluated with a CEL implementation (@marcbachmann/cel-js 8.0.0: maintained, no dependencies, the CEL
- * spec's `in`, ternary and `startsWith`) against the OIDC claims GitHub issues to each job (docs.github.com "About
+ * docs/ci.md) evaluated with a CEL implementation (@bufbuild/cel 0.6.1, the one the admission policy's tests use: the
+ * CEL spec's `in`, ternary and `startsWith`) against the OIDC claims GitHub issues to each job (docs.github.com "About
  * security hardening with OpenID Connect": `repository`, `ref`, `event_name`, `job_workflow_ref`, and `environment`
  * only for a job that names one). Every job of the workflows that asks for a token (`id-token: write`) is admitted on
  * each of its triggers; every other combination of repository, event, branch, environment and workflow file is refused.
  */
 import * as fs from 'fs';
 import * as path from 'path';
-import { spawnSync } from 'child_process';
+import { isCelError, run } from '@bufbuild/cel';
 import { parse } from 'yaml';
 
 const ROOT = path.resolve(__dirname, '..', '..');
@@ -17,19 +17,14 @@ const CONDITION = fs.readFileSync(path.join(ROOT, '.github', 'wif-attribute-cond
 
 type Claims = Record<string, string>;
 
-/**
- * The condition over each claims set, in one child Node process: the package is ES modules only, which jest's
- * CommonJS runtime cannot load. `true`, `false`, or the evaluation error's name (a missing claim).
- */
-function evaluateAll(all: readonly Claims[]): Array<boolean | string> {
-  const script = `import { evaluate } from '@marcbachmann/cel-js';
-const { condition, all } = JSON.parse(await new Promise((done) => { let s = ''; process.stdin.on('data', (d) => (s += d)).on('end', () => done(s)); }));
-console.log(JSON.stringify(all.map((assertion) => { try { return evaluate(condition, { assertion }); } catch (e) { return e.name; } })));`;
-  const r = spawnSync(process.execPath, ['--input-type=module', '-e', script], { cwd: ROOT, input: JSON.stringify({ condition: CONDITION, all }), encoding: 'utf8' });
-  if (r.status !== 0) throw new Error(r.stderr);
-  return JSON.parse(r.stdout);
+/** The condition over one claims set: `true`, `false`, or `EvaluationError` (a missing claim: the provider denies). */
+function evaluate(condition: string, assertion: Claims): boolean | string {
+  const r = run(condition, { assertion });
+  if (isCelError(r)) return 'EvaluationError';
+  if (typeof r !== 'boolean') throw new Error(`the condition gave ${String(r)}, not a boolean`);
+  return r;
 }
-const admits = (claims: Claims): boolean | string => evaluateAll([claims])[0]!;
+const admits = (claims: Claims): boolean | string => evaluate(CONDITION, claims);
 
 /** The claims of a job of `file` run by `event` on `ref`, with its environment when it names one. */
 function claims(file: string, event: string, ref: string, environment?: string, repository = REPO): Claims {
@@ -90,10 +85,7 @@ test('a token without the claims the condition reads is refused (an evaluation e
 
 test('the condition documented before issue 45 refused the pipeline deploy (a model of the defect this file fixes)', () => {
   const OLD = `assertion.repository == '${REPO}' && (('environment' in assertion && assertion.environment == 'infra') ? assertion.ref == 'refs/heads/main' : assertion.event_name == 'pull_request')`;
-  const script = `import { evaluate } from '@marcbachmann/cel-js';
-console.log(JSON.stringify(evaluate(process.argv[1], { assertion: JSON.parse(process.argv[2]) })));`;
-  const r = spawnSync(process.execPath, ['--input-type=module', '-e', script, OLD, JSON.stringify(claims('deploy-pipeline.yml', 'workflow_dispatch', 'refs/heads/main', 'pipelines'))], { cwd: ROOT, encoding: 'utf8' });
-  expect(r.stdout.trim()).toBe('false');
+  expect(evaluate(OLD, claims('deploy-pipeline.yml', 'workflow_dispatch', 'refs/heads/main', 'pipelines'))).toBe(false);
 });
 
 test('docs/ci.md shows this condition, word for word', () => {
